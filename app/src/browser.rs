@@ -1,0 +1,97 @@
+//! Thin, failure-tolerant wrappers over the browser APIs the shell uses. Storage can be
+//! unavailable (private modes, blocked cookies): reads then return `None` and writes are
+//! dropped, and the app keeps working with its defaults.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use leptos::prelude::{document, window};
+use wasm_bindgen::JsCast;
+
+fn local_storage() -> Option<web_sys::Storage> {
+    window().local_storage().ok().flatten()
+}
+
+/// Reads a `localStorage` entry.
+pub fn local_storage_get(key: &str) -> Option<String> {
+    local_storage()?.get_item(key).ok().flatten()
+}
+
+/// Writes a `localStorage` entry; a full or blocked storage is ignored.
+pub fn local_storage_set(key: &str, value: &str) {
+    if let Some(storage) = local_storage() {
+        let _ = storage.set_item(key, value);
+    }
+}
+
+/// Removes a `localStorage` entry.
+pub fn local_storage_remove(key: &str) {
+    if let Some(storage) = local_storage() {
+        let _ = storage.remove_item(key);
+    }
+}
+
+/// The browser's preferred languages, most preferred first.
+pub fn navigator_languages() -> Vec<String> {
+    window()
+        .navigator()
+        .languages()
+        .iter()
+        .filter_map(|value| value.as_string())
+        .collect()
+}
+
+/// Whether the system asks for a dark colour scheme.
+pub fn system_prefers_dark() -> bool {
+    window()
+        .match_media("(prefers-color-scheme: dark)")
+        .ok()
+        .flatten()
+        .is_some_and(|query| query.matches())
+}
+
+/// Sets (or, with `None`, removes) an attribute on `<html>`.
+pub fn set_root_attribute(name: &str, value: Option<&str>) {
+    if let Some(root) = document().document_element() {
+        let _ = match value {
+            Some(value) => root.set_attribute(name, value),
+            None => root.remove_attribute(name),
+        };
+    }
+}
+
+/// The element that has focus, if it is an HTML element.
+pub fn active_element() -> Option<web_sys::HtmlElement> {
+    document()
+        .active_element()
+        .and_then(|element| element.dyn_into::<web_sys::HtmlElement>().ok())
+}
+
+/// Moves focus to the element with `id`, if there is one.
+pub fn focus_by_id(id: &str) {
+    if let Some(element) = document()
+        .get_element_by_id(id)
+        .and_then(|element| element.dyn_into::<web_sys::HtmlElement>().ok())
+    {
+        let _ = element.focus();
+    }
+}
+
+/// A document-unique id for ARIA relationships (`prefix-N`).
+pub fn unique_id(prefix: &str) -> String {
+    static NEXT: AtomicU32 = AtomicU32::new(1);
+    format!("{prefix}-{}", NEXT.fetch_add(1, Ordering::Relaxed))
+}
+
+/// The focusable elements inside `container`, in tab order of the document.
+pub fn focusable_within(container: &web_sys::Element) -> Vec<web_sys::HtmlElement> {
+    const SELECTOR: &str = "a[href], button:not([disabled]), input:not([disabled]), \
+        select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex='-1'])";
+    let Ok(nodes) = container.query_selector_all(SELECTOR) else {
+        return Vec::new();
+    };
+    (0..nodes.length())
+        .filter_map(|i| nodes.item(i))
+        .filter_map(|node| node.dyn_into::<web_sys::HtmlElement>().ok())
+        .filter(|element| element.get_client_rects().length() > 0)
+        .collect()
+}

@@ -1,0 +1,67 @@
+//! Every translatable string's key. The enum makes a typo a compile error in the app; the
+//! catalog tests make a key missing from any locale file a test failure.
+
+macro_rules! keys {
+    ($($variant:ident => $id:literal,)*) => {
+        /// A user-facing string.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[allow(missing_docs)]
+        pub enum Key { $($variant,)* }
+
+        impl Key {
+            /// Every key, in catalog order.
+            pub const ALL: &'static [Key] = &[$(Key::$variant,)*];
+
+            /// The key's id in the locale files (`sidebar.new_chat`).
+            pub fn id(self) -> &'static str {
+                match self { $(Key::$variant => $id,)* }
+            }
+        }
+    };
+}
+
+keys! {
+    AppName => "app.name",
+    SkipToComposer => "app.skip_to_composer",
+    SidebarLabel => "sidebar.label",
+    SidebarOpen => "sidebar.open",
+    SidebarClose => "sidebar.close",
+    SidebarNewChat => "sidebar.new_chat",
+    SidebarConversations => "sidebar.conversations",
+    SidebarEmpty => "sidebar.empty",
+    SidebarEmptyHint => "sidebar.empty_hint",
+    SidebarSettings => "sidebar.settings",
+    TopbarNewChat => "topbar.new_chat",
+    ThemeMenu => "theme.menu",
+    ThemeSystem => "theme.system",
+    ThemeLight => "theme.light",
+    ThemeDark => "theme.dark",
+    EmptyTitle => "empty.title",
+    EmptyBody => "empty.body",
+    EmptyOpenSettings => "empty.open_settings",
+    ComposerLabel => "composer.label",
+    ComposerPlaceholder => "composer.placeholder",
+    ComposerSend => "composer.send",
+    ComposerHint => "composer.hint",
+    ComposerNoProvider => "composer.no_provider",
+    SettingsTitle => "settings.title",
+    SettingsSections => "settings.sections",
+    SettingsTabGeneral => "settings.tab.general",
+    SettingsTabAbout => "settings.tab.about",
+    SettingsAppearance => "settings.appearance",
+    SettingsLanguage => "settings.language",
+    SettingsLanguageAuto => "settings.language_auto",
+    SettingsLanguageHint => "settings.language_hint",
+    AboutAppVersion => "about.app_version",
+    AboutEdgeVersion => "about.edge_version",
+    AboutMode => "about.mode",
+    AboutModeLocal => "about.mode_local",
+    AboutModeHosted => "about.mode_hosted",
+    AboutChecking => "about.checking",
+    AboutEdgeUnreachable => "about.edge_unreachable",
+    AboutPrivacy => "about.privacy",
+    DialogClose => "dialog.close",
+    ToastDismiss => "toast.dismiss",
+    ToastRegion => "toast.region",
+    ImageBlocked => "image.blocked",
+}

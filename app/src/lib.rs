@@ -1,0 +1,92 @@
+//! # hearth-app
+//!
+//! Hearth's browser app: a Leptos client-side-rendered app compiled to WebAssembly. It
+//! owns the user's data (later: IndexedDB and OPFS) and talks to the edge only for what a
+//! browser cannot do alone.
+//!
+//! ## Layout
+//!
+//! - [`shell`]: what the user sees first: sidebar, top bar, empty state, composer.
+//! - [`settings`]: the settings dialog and its tabs.
+//! - [`ui`]: shared primitives with correct keyboard and focus behaviour: `Dialog`,
+//!   `Menu`, `Toast`, `SafeImage`, icons.
+//! - [`i18n`]: translation catalogs (en, zh-CN, ja) and the reactive locale.
+//! - [`theme`]: light, dark and system themes.
+//! - [`edge`]: typed calls to the app's own edge server.
+//! - [`browser`]: small wrappers over browser APIs that tolerate their absence.
+//!
+//! Rules (validation, parsing, policies) live in `hearth-core`, not here.
+
+pub mod browser;
+pub mod edge;
+pub mod i18n;
+pub mod settings;
+pub mod shell;
+pub mod theme;
+pub mod ui;
+
+use leptos::prelude::*;
+
+use crate::i18n::{I18n, Key, tr};
+use crate::shell::{COMPOSER_INPUT_ID, Composer, EmptyState, ShellState, Sidebar, Topbar};
+use crate::theme::Theme;
+use crate::ui::toast::{ToastRegion, Toasts};
+
+/// The root component.
+#[component]
+pub fn App() -> impl IntoView {
+    let i18n = I18n::from_browser();
+    provide_context(i18n);
+    provide_context(Theme::from_browser());
+    provide_context(Toasts::new());
+    let shell = ShellState {
+        drawer_open: RwSignal::new(false),
+        settings_open: RwSignal::new(false),
+    };
+    provide_context(shell);
+
+    Effect::new(move |_| browser::set_root_attribute("lang", Some(i18n.locale().tag())));
+    // Opening the drawer moves focus into it, so keyboard users land where they asked to go.
+    Effect::new(move |_| {
+        if shell.drawer_open.get() {
+            browser::focus_by_id("sidebar-new-chat");
+        }
+    });
+
+    view! {
+        <div class=move || {
+            if shell.drawer_open.get() { "shell shell--drawer-open" } else { "shell" }
+        }>
+            <a class="skip-link" href=format!("#{COMPOSER_INPUT_ID}")>
+                {tr(Key::SkipToComposer)}
+            </a>
+            <Sidebar />
+            <div
+                class="shell__backdrop"
+                aria-hidden="true"
+                on:click=move |_| shell.drawer_open.set(false)
+            ></div>
+            <main class="main">
+                <Topbar />
+                <section class="conversation">
+                    <EmptyState />
+                </section>
+                <div class="composer-dock">
+                    <Composer />
+                </div>
+            </main>
+            <settings::SettingsDialog />
+            <ToastRegion />
+        </div>
+    }
+}
+
+/// Mounts the app on `<body>`. Called by the wasm entry point.
+pub fn start() {
+    console_error_panic_hook::set_once();
+    mount_to_body(App);
+    // The static splash in index.html covers the time the wasm takes to load.
+    if let Some(splash) = document().get_element_by_id("boot") {
+        splash.remove();
+    }
+}

@@ -1,0 +1,130 @@
+//! The settings dialog: a vertical tab list (arrow keys move between tabs, as the ARIA
+//! tabs pattern asks) and one panel per tab. Later issues add the providers, models,
+//! system prompt, data and health tabs here.
+
+mod about;
+mod general;
+
+use leptos::ev::KeyboardEvent;
+use leptos::prelude::*;
+
+use crate::browser;
+use crate::i18n::{Key, tr, use_i18n};
+use crate::shell::use_shell;
+use crate::ui::dialog::Dialog;
+
+/// The settings tabs, in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tab {
+    /// Appearance and language.
+    General,
+    /// Versions, deployment and privacy.
+    About,
+}
+
+impl Tab {
+    const ALL: [Tab; 2] = [Tab::General, Tab::About];
+
+    fn key(self) -> Key {
+        match self {
+            Tab::General => Key::SettingsTabGeneral,
+            Tab::About => Key::SettingsTabAbout,
+        }
+    }
+
+    fn slug(self) -> &'static str {
+        match self {
+            Tab::General => "general",
+            Tab::About => "about",
+        }
+    }
+}
+
+/// The settings dialog, opened through [`crate::shell::ShellState::settings_open`].
+#[component]
+pub fn SettingsDialog() -> impl IntoView {
+    let shell = use_shell();
+    let i18n = use_i18n();
+    view! {
+        <Dialog
+            open=shell.settings_open
+            title=Signal::derive(move || i18n.t(Key::SettingsTitle))
+            class="dialog--settings"
+        >
+            <SettingsTabs />
+        </Dialog>
+    }
+}
+
+#[component]
+fn SettingsTabs() -> impl IntoView {
+    let selected = RwSignal::new(Tab::General);
+    let select_and_focus = move |tab: Tab| {
+        selected.set(tab);
+        browser::focus_by_id(&format!("settings-tab-{}", tab.slug()));
+    };
+    let on_keydown = move |event: KeyboardEvent| {
+        let index = Tab::ALL
+            .iter()
+            .position(|t| *t == selected.get_untracked())
+            .unwrap_or(0);
+        let count = Tab::ALL.len();
+        let next = match event.key().as_str() {
+            "ArrowDown" | "ArrowRight" => Some((index + 1) % count),
+            "ArrowUp" | "ArrowLeft" => Some((index + count - 1) % count),
+            "Home" => Some(0),
+            "End" => Some(count - 1),
+            _ => None,
+        };
+        if let Some(next) = next {
+            event.prevent_default();
+            select_and_focus(Tab::ALL[next]);
+        }
+    };
+    let tabs = Tab::ALL
+        .into_iter()
+        .map(|tab| {
+            let is_selected = move || selected.get() == tab;
+            view! {
+                <button
+                    type="button"
+                    role="tab"
+                    class="settings__tab"
+                    id=format!("settings-tab-{}", tab.slug())
+                    aria-controls="settings-panel"
+                    aria-selected=move || is_selected().to_string()
+                    tabindex=move || if is_selected() { "0" } else { "-1" }
+                    data-autofocus=move || is_selected().then_some("")
+                    on:click=move |_| selected.set(tab)
+                >
+                    {tr(tab.key())}
+                </button>
+            }
+        })
+        .collect_view();
+
+    view! {
+        <div class="settings">
+            <div
+                class="settings__tabs"
+                role="tablist"
+                aria-orientation="vertical"
+                aria-label=tr(Key::SettingsSections)
+                on:keydown=on_keydown
+            >
+                {tabs}
+            </div>
+            <div
+                class="settings__panel"
+                id="settings-panel"
+                role="tabpanel"
+                aria-labelledby=move || format!("settings-tab-{}", selected.get().slug())
+            >
+                {move || match selected.get() {
+                    Tab::General => view! { <general::GeneralPanel /> }.into_any(),
+                    Tab::About => view! { <about::AboutPanel /> }.into_any(),
+                }}
+            </div>
+        </div>
+    }
+}

@@ -1,0 +1,33 @@
+//! The app shell a user sees first: the sidebar, the top bar, the conversation pane with
+//! its empty state, and the composer. On narrow screens the sidebar becomes a drawer.
+
+mod composer;
+mod empty_state;
+mod sidebar;
+mod topbar;
+
+use leptos::prelude::*;
+
+pub use composer::Composer;
+pub use empty_state::EmptyState;
+pub use sidebar::Sidebar;
+pub use topbar::Topbar;
+
+/// The id of the composer's text area (the skip link's and "New chat"'s target).
+pub const COMPOSER_INPUT_ID: &str = "composer-input";
+/// The id of the drawer toggle, where focus returns when the drawer closes.
+pub const DRAWER_TOGGLE_ID: &str = "drawer-toggle";
+
+/// UI state of the shell shared by its parts, provided as context.
+#[derive(Clone, Copy)]
+pub struct ShellState {
+    /// The phone-width drawer is open.
+    pub drawer_open: RwSignal<bool>,
+    /// The settings dialog is open.
+    pub settings_open: RwSignal<bool>,
+}
+
+/// The shell's state.
+pub fn use_shell() -> ShellState {
+    expect_context::<ShellState>()
+}

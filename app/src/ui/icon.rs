@@ -1,0 +1,71 @@
+//! Inline SVG icons (drawn for Hearth; stroke and size come from `.icon` in the CSS).
+//! Icons are decorative: the control that holds one carries the accessible name.
+
+use leptos::prelude::*;
+
+/// The icons the shell uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum Icon {
+    Plus,
+    Sliders,
+    Sun,
+    Moon,
+    Monitor,
+    ArrowUp,
+    Menu,
+    Close,
+    Chat,
+    Check,
+    Image,
+    Info,
+    Alert,
+}
+
+fn paths(icon: Icon) -> &'static [&'static str] {
+    match icon {
+        Icon::Plus => &["M12 5v14", "M5 12h14"],
+        Icon::Sliders => &[
+            "M4 7h9",
+            "M17 7h3",
+            "M4 17h3",
+            "M11 17h9",
+            "M15 5a2 2 0 1 1 0 4a2 2 0 1 1 0-4z",
+            "M9 15a2 2 0 1 1 0 4a2 2 0 1 1 0-4z",
+        ],
+        Icon::Sun => &[
+            "M12 8a4 4 0 1 1 0 8a4 4 0 1 1 0-8z",
+            "M12 2v2",
+            "M12 20v2",
+            "M4.9 4.9l1.4 1.4",
+            "M17.7 17.7l1.4 1.4",
+            "M2 12h2",
+            "M20 12h2",
+            "M4.9 19.1l1.4-1.4",
+            "M17.7 6.3l1.4-1.4",
+        ],
+        Icon::Moon => &["M20 14.5A8 8 0 1 1 9.5 4a6.5 6.5 0 0 0 10.5 10.5z"],
+        Icon::Monitor => &["M5 4h14a2 2 0 0 1 2 2v8a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z", "M8 20h8", "M12 16v4"],
+        Icon::ArrowUp => &["M12 19V5", "M5 12l7-7 7 7"],
+        Icon::Menu => &["M4 6h16", "M4 12h16", "M4 18h16"],
+        Icon::Close => &["M6 6l12 12", "M18 6L6 18"],
+        Icon::Chat => &["M21 12a8 8 0 0 1-11.6 7.1L4 20l1-4.6A8 8 0 1 1 21 12z"],
+        Icon::Check => &["M5 12l5 5 9-11"],
+        Icon::Image => &[
+            "M5 4h14a2 2 0 0 1 2 2v12a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z",
+            "M21 15l-5-5L5 20",
+            "M9 8a1.5 1.5 0 1 1 0 3a1.5 1.5 0 1 1 0-3z",
+        ],
+        Icon::Info => &["M12 3a9 9 0 1 1 0 18a9 9 0 1 1 0-18z", "M12 11v5", "M12 8h.01"],
+        Icon::Alert => &["M12 3l9.5 17h-19z", "M12 10v4", "M12 17h.01"],
+    }
+}
+
+/// Renders `icon` as a decorative inline SVG.
+pub fn icon(icon: Icon) -> impl IntoView {
+    view! {
+        <svg class="icon" viewBox="0 0 24 24" aria-hidden="true" focusable="false">
+            {paths(icon).iter().map(|d| view! { <path d=*d></path> }).collect_view()}
+        </svg>
+    }
+}

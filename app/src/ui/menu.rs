@@ -1,0 +1,214 @@
+//! A menu button (WAI-ARIA menu button pattern): the button opens a `role=menu` popup;
+//! ArrowDown/ArrowUp move between items and wrap, Home and End jump to the ends, Enter
+//! and Space choose, Escape closes and returns focus to the button, Tab or a click
+//! elsewhere closes it. Items are radio items (`menuitemradio`), which is what the
+//! shell's menus (theme) need.
+
+use leptos::ev::{FocusEvent, KeyboardEvent};
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::browser;
+use crate::ui::icon::{Icon, icon};
+
+/// One choice in a [`Menu`].
+#[derive(Clone)]
+pub struct MenuItem {
+    /// The item's text (reactive, for translation).
+    pub label: Signal<String>,
+    /// The item's icon.
+    pub icon: Icon,
+    /// Whether this is the current choice.
+    pub checked: Signal<bool>,
+    /// Runs when the item is chosen.
+    pub on_select: Callback<()>,
+}
+
+/// Where focus goes when the menu opens.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Focus {
+    First,
+    Last,
+    Index(usize),
+}
+
+/// A button that opens a menu of radio items.
+#[component]
+pub fn Menu(
+    /// The button's accessible name and tooltip.
+    #[prop(into)]
+    label: Signal<String>,
+    /// The button's icon.
+    #[prop(into)]
+    button_icon: Signal<Icon>,
+    /// The items.
+    items: Vec<MenuItem>,
+) -> impl IntoView {
+    let open = RwSignal::new(false);
+    let focus = RwSignal::new(Focus::First);
+    let button_id = browser::unique_id("menu-button");
+    let menu_id = browser::unique_id("menu");
+    let menu_ref = NodeRef::<leptos::html::Div>::new();
+    let wrapper_ref = NodeRef::<leptos::html::Div>::new();
+    let count = items.len();
+    let items = StoredValue::new(items);
+
+    let focus_button = {
+        let button_id = button_id.clone();
+        move || browser::focus_by_id(&button_id)
+    };
+
+    // Move DOM focus whenever the logical focus changes while open.
+    Effect::new(move |_| {
+        let target = focus.get();
+        if !open.get() {
+            return;
+        }
+        let Some(menu) = menu_ref.get() else { return };
+        let Ok(nodes) = menu.query_selector_all("[role=menuitemradio]") else {
+            return;
+        };
+        let index = match target {
+            Focus::First => 0,
+            Focus::Last => nodes.length().saturating_sub(1),
+            Focus::Index(i) => i as u32,
+        };
+        if let Some(element) = nodes
+            .item(index)
+            .and_then(|node| node.dyn_into::<web_sys::HtmlElement>().ok())
+        {
+            let _ = element.focus();
+        }
+    });
+
+    let current = move || match focus.get_untracked() {
+        Focus::First => 0,
+        Focus::Last => count.saturating_sub(1),
+        Focus::Index(i) => i,
+    };
+
+    let on_button_keydown = move |event: KeyboardEvent| match event.key().as_str() {
+        "ArrowDown" | "Enter" | " " => {
+            event.prevent_default();
+            focus.set(Focus::First);
+            open.set(true);
+        }
+        "ArrowUp" => {
+            event.prevent_default();
+            focus.set(Focus::Last);
+            open.set(true);
+        }
+        _ => {}
+    };
+
+    let on_menu_keydown = {
+        let focus_button = focus_button.clone();
+        move |event: KeyboardEvent| {
+            if count == 0 {
+                return;
+            }
+            let next = match event.key().as_str() {
+                "ArrowDown" => Some((current() + 1) % count),
+                "ArrowUp" => Some((current() + count - 1) % count),
+                "Home" => Some(0),
+                "End" => Some(count - 1),
+                "Escape" => {
+                    event.prevent_default();
+                    event.stop_propagation();
+                    open.set(false);
+                    focus_button();
+                    None
+                }
+                "Tab" => {
+                    open.set(false);
+                    None
+                }
+                _ => None,
+            };
+            if let Some(index) = next {
+                event.prevent_default();
+                focus.set(Focus::Index(index));
+            }
+        }
+    };
+
+    // Focus leaving the menu and its button (a click elsewhere, Tab) closes it.
+    let on_focusout = move |event: FocusEvent| {
+        let Some(wrapper) = wrapper_ref.get() else { return };
+        let still_inside = event
+            .related_target()
+            .and_then(|target| target.dyn_into::<web_sys::Node>().ok())
+            .is_some_and(|node| wrapper.contains(Some(&node)));
+        if !still_inside {
+            open.set(false);
+        }
+    };
+
+    let render_items = move || {
+        items
+            .get_value()
+            .into_iter()
+            .enumerate()
+            .map(|(index, item)| {
+                let focus_button = focus_button.clone();
+                let select = move |_| {
+                    item.on_select.run(());
+                    open.set(false);
+                    focus_button();
+                };
+                view! {
+                    <button
+                        type="button"
+                        role="menuitemradio"
+                        class="menu__item"
+                        tabindex="-1"
+                        aria-checked=move || item.checked.get().to_string()
+                        on:click=select
+                        on:focus=move |_| focus.set(Focus::Index(index))
+                    >
+                        {icon(item.icon)}
+                        <span class="menu__label">{move || item.label.get()}</span>
+                        <span class="menu__check">
+                            {move || item.checked.get().then(|| icon(Icon::Check))}
+                        </span>
+                    </button>
+                }
+            })
+            .collect_view()
+    };
+
+    let controls = menu_id.clone();
+    let labelled_by = button_id.clone();
+    view! {
+        <div class="menu-anchor" node_ref=wrapper_ref on:focusout=on_focusout>
+            <button
+                type="button"
+                id=button_id
+                class="icon-button"
+                aria-haspopup="menu"
+                aria-controls=controls
+                aria-expanded=move || open.get().to_string()
+                aria-label=move || label.get()
+                title=move || label.get()
+                on:click=move |_| {
+                    focus.set(Focus::First);
+                    open.update(|o| *o = !*o);
+                }
+                on:keydown=on_button_keydown
+            >
+                {move || icon(button_icon.get())}
+            </button>
+            <div
+                node_ref=menu_ref
+                id=menu_id
+                role="menu"
+                class="menu"
+                aria-labelledby=labelled_by
+                hidden=move || !open.get()
+                on:keydown=on_menu_keydown
+            >
+                {render_items}
+            </div>
+        </div>
+    }
+}

@@ -1,0 +1,8 @@
+//! Shared UI primitives with the keyboard and focus behaviour users of assistive
+//! technology rely on. Features build on these instead of re-implementing them.
+
+pub mod dialog;
+pub mod icon;
+pub mod menu;
+pub mod safe_image;
+pub mod toast;

@@ -1,0 +1,120 @@
+//! Toast notifications. Two live regions exist from the first render (a region added
+//! together with its message is not announced): `role=status` / `aria-live=polite` for
+//! information and `role=alert` / `aria-live=assertive` for errors. Information toasts
+//! dismiss themselves; errors stay until dismissed, so nobody misses one.
+
+use std::time::Duration;
+
+use leptos::prelude::*;
+
+use crate::i18n::{Key, tr};
+use crate::ui::icon::{Icon, icon};
+
+/// How long an information toast stays.
+const INFO_TIMEOUT: Duration = Duration::from_secs(6);
+
+/// What a toast reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ToastKind {
+    /// Something happened or needs the user's attention; announced politely.
+    Info,
+    /// Something failed; announced at once and kept until dismissed.
+    Error,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct ToastItem {
+    id: u64,
+    kind: ToastKind,
+    message: String,
+}
+
+/// The toast queue, provided as context by the app root.
+#[derive(Clone, Copy)]
+pub struct Toasts {
+    items: RwSignal<Vec<ToastItem>>,
+    next_id: StoredValue<u64>,
+}
+
+impl Toasts {
+    /// An empty queue.
+    pub fn new() -> Self {
+        Self {
+            items: RwSignal::new(Vec::new()),
+            next_id: StoredValue::new(1),
+        }
+    }
+
+    /// Shows a toast with an already translated `message`.
+    pub fn show(&self, kind: ToastKind, message: impl Into<String>) {
+        let id = self.next_id.get_value();
+        self.next_id.set_value(id + 1);
+        let message = message.into();
+        self.items.update(|items| {
+            // The same message twice in a row is one toast, not a stack of them.
+            items.retain(|item| item.message != message);
+            items.push(ToastItem { id, kind, message });
+        });
+        if kind == ToastKind::Info {
+            let this = *self;
+            set_timeout(move || this.dismiss(id), INFO_TIMEOUT);
+        }
+    }
+
+    /// Removes a toast.
+    pub fn dismiss(&self, id: u64) {
+        self.items.update(|items| items.retain(|item| item.id != id));
+    }
+}
+
+impl Default for Toasts {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The app's [`Toasts`].
+pub fn use_toasts() -> Toasts {
+    expect_context::<Toasts>()
+}
+
+/// The two live regions. Render once, near the end of the app root.
+#[component]
+pub fn ToastRegion() -> impl IntoView {
+    let toasts = use_toasts();
+    let list = move |kind: ToastKind| {
+        view! {
+            <For
+                each=move || {
+                    toasts.items.get().into_iter().filter(move |item| item.kind == kind)
+                }
+                key=|item| item.id
+                let:item
+            >
+                <div class=format!("toast toast--{}", if item.kind == ToastKind::Error { "error" } else { "info" })>
+                    {icon(if item.kind == ToastKind::Error { Icon::Alert } else { Icon::Info })}
+                    <p class="toast__message">{item.message.clone()}</p>
+                    <button
+                        type="button"
+                        class="icon-button icon-button--small"
+                        aria-label=tr(Key::ToastDismiss)
+                        title=tr(Key::ToastDismiss)
+                        on:click=move |_| toasts.dismiss(item.id)
+                    >
+                        {icon(Icon::Close)}
+                    </button>
+                </div>
+            </For>
+        }
+    };
+    view! {
+        <section class="toasts" aria-label=tr(Key::ToastRegion)>
+            <div class="toasts__list" role="status" aria-live="polite">
+                {list(ToastKind::Info)}
+            </div>
+            <div class="toasts__list" role="alert" aria-live="assertive">
+                {list(ToastKind::Error)}
+            </div>
+        </section>
+    }
+}

@@ -1,0 +1,135 @@
+//! `GET /api/config`: what the app may know about the deployment. Nothing in here is a
+//! secret; the edge builds it from its configuration and the app adapts its features to it.
+
+use serde::{Deserialize, Serialize};
+
+/// How the edge is deployed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DeploymentMode {
+    /// One process on one machine, usually a laptop on `127.0.0.1`; memory stores are fine.
+    #[default]
+    Local,
+    /// Several stateless instances behind a load balancer; shared state must live in a
+    /// shared store, and the edge refuses to run without one.
+    Hosted,
+}
+
+impl DeploymentMode {
+    /// The wire and configuration spelling (`local`, `hosted`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Local => "local",
+            Self::Hosted => "hosted",
+        }
+    }
+}
+
+impl std::str::FromStr for DeploymentMode {
+    type Err = String;
+
+    fn from_str(value: &str) -> Result<Self, Self::Err> {
+        match value.trim().to_ascii_lowercase().as_str() {
+            "local" => Ok(Self::Local),
+            "hosted" => Ok(Self::Hosted),
+            other => Err(format!(
+                "unknown deployment mode `{other}`; expected `local` or `hosted`"
+            )),
+        }
+    }
+}
+
+/// Where a piece of the edge's shared state lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StoreState {
+    /// In this process only; lost on restart and not shared between instances.
+    Memory,
+    /// In a shared store (Redis or Upstash).
+    Shared,
+    /// Required but not configured: the features that need it are off.
+    Missing,
+}
+
+/// Facts about the deployment that change how the app behaves.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeploymentInfo {
+    /// Local or hosted.
+    pub mode: DeploymentMode,
+    /// Whether the edge asks for a deployment password.
+    pub access_password_enabled: bool,
+}
+
+/// Which edge features this deployment offers. A feature the edge cannot serve is `false`
+/// and the app hides or explains it instead of failing at use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Capabilities {
+    /// `POST /api/chat/relay` for providers that block browser calls.
+    pub chat_relay: bool,
+    /// `POST /api/plugins/*`: OpenAPI plugin tools.
+    pub plugins: bool,
+    /// Remote MCP servers through the edge.
+    pub mcp: bool,
+    /// `POST /api/doc-parse` document-parse jobs.
+    pub document_parse: bool,
+    /// `GET /api/byok/public-key`: secrets sent to the edge as envelopes.
+    pub byok: bool,
+}
+
+/// The body of `GET /api/config`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PublicConfig {
+    /// The edge's version (`CARGO_PKG_VERSION`).
+    pub version: String,
+    /// Deployment facts.
+    pub deployment: DeploymentInfo,
+    /// Features this edge serves.
+    pub capabilities: Capabilities,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn deployment_mode_parses_case_insensitively_and_rejects_others() {
+        assert_eq!(
+            " Hosted ".parse::<DeploymentMode>().unwrap(),
+            DeploymentMode::Hosted
+        );
+        assert_eq!(
+            "local".parse::<DeploymentMode>().unwrap(),
+            DeploymentMode::Local
+        );
+        let err = "cluster".parse::<DeploymentMode>().unwrap_err();
+        assert!(err.contains("cluster"), "{err}");
+    }
+
+    #[test]
+    fn store_states_are_lowercase() {
+        assert_eq!(serde_json::to_value(StoreState::Shared).unwrap(), json!("shared"));
+        assert_eq!(serde_json::to_value(StoreState::Missing).unwrap(), json!("missing"));
+    }
+
+    #[test]
+    fn public_config_uses_camel_case_on_the_wire() {
+        let config = PublicConfig {
+            version: "0.1.0".into(),
+            deployment: DeploymentInfo {
+                mode: DeploymentMode::Local,
+                access_password_enabled: false,
+            },
+            capabilities: Capabilities::default(),
+        };
+        let value = serde_json::to_value(&config).unwrap();
+        assert_eq!(value["deployment"]["mode"], json!("local"));
+        assert_eq!(value["deployment"]["accessPasswordEnabled"], json!(false));
+        assert_eq!(value["deployment"].as_object().unwrap().len(), 2);
+        assert_eq!(value["capabilities"]["chatRelay"], json!(false));
+        assert_eq!(value["capabilities"]["documentParse"], json!(false));
+    }
+}

@@ -1,0 +1,19 @@
+//! # hearth-core
+//!
+//! The rules of Hearth, shared by the browser app and the edge server. Everything here is
+//! pure: no I/O, no clocks, no randomness, so it builds for `wasm32-unknown-unknown` and
+//! for the host, and is tested natively.
+//!
+//! ## Layout
+//!
+//! - [`api`]: the request and response types of the edge routes, and the one JSON error
+//!   shape every route answers with (`{error, code, statusCode, details?, retryAfter?}`).
+//! - [`locale`]: the locales Hearth ships and how a browser's language list maps onto them.
+//! - [`safe_url`]: which URLs may become an image source or a link target in the page.
+//!
+//! Later issues add `chat`, `provider`, `context`, `plugin`, `skill` and `byok` here (see
+//! `docs/ARCHITECTURE.md`).
+
+pub mod api;
+pub mod locale;
+pub mod safe_url;

@@ -1,0 +1,222 @@
+//! A WebDriver session in headless Chromium, with the helpers the tests share.
+//!
+//! Chromium runs with the flags this workplace requires (no sandbox as root, no
+//! background networking: the machine has no network beyond loopback), a fresh profile
+//! per session, and the browser console log enabled so tests can assert that a page
+//! produced no errors and no CSP violations.
+
+use std::time::{Duration, Instant};
+
+use fantoccini::elements::Element;
+use fantoccini::key::Key;
+use fantoccini::wd::WebDriverCompatibleCommand;
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{Value, json};
+
+use crate::paths;
+use crate::process::Stack;
+
+/// How long a test waits for something to appear.
+pub const WAIT: Duration = Duration::from_secs(15);
+
+const CHROMIUM_FLAGS: [&str; 9] = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--hide-scrollbars",
+];
+
+/// A browser session bound to one test's server.
+pub struct Browser {
+    /// The WebDriver client.
+    pub client: Client,
+    base: String,
+}
+
+/// One entry of the browser's console log.
+#[derive(Debug, Clone)]
+pub struct LogEntry {
+    /// `SEVERE`, `WARNING`, `INFO`, …
+    pub level: String,
+    /// The message, including its source.
+    pub message: String,
+}
+
+#[derive(Debug)]
+struct ReadBrowserLog;
+
+impl WebDriverCompatibleCommand for ReadBrowserLog {
+    fn endpoint(
+        &self,
+        base_url: &url::Url,
+        session_id: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base_url.join(&format!("session/{}/se/log", session_id.unwrap_or_default()))
+    }
+
+    fn method_and_body(&self, _request_url: &url::Url) -> (http::Method, Option<String>) {
+        (http::Method::POST, Some(json!({"type": "browser"}).to_string()))
+    }
+}
+
+impl Browser {
+    /// Opens a session with a viewport of `width` × `height` CSS pixels.
+    pub async fn open(stack: &Stack, width: u32, height: u32) -> Self {
+        let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+        let mut args: Vec<String> = CHROMIUM_FLAGS.iter().map(|s| s.to_string()).collect();
+        args.push(format!("--window-size={width},{height}"));
+        let capabilities = json!({
+            "browserName": "chrome",
+            "goog:chromeOptions": { "binary": chromium, "args": args },
+            "goog:loggingPrefs": { "browser": "ALL" },
+        });
+        let Value::Object(capabilities) = capabilities else {
+            unreachable!("a JSON object literal")
+        };
+        let client = ClientBuilder::rustls()
+            .expect("rustls connector")
+            .capabilities(capabilities)
+            .connect(&stack.driver_url())
+            .await
+            .expect("a WebDriver session in Chromium");
+        Self {
+            client,
+            base: stack.hearth.url(),
+        }
+    }
+
+    /// Navigates to `path` on the test's server and waits for the app to mount.
+    pub async fn open_app(&self, path: &str) {
+        self.client
+            .goto(&format!("{}{path}", self.base))
+            .await
+            .expect("navigate");
+        self.wait_for("#composer-input").await;
+    }
+
+    /// Reloads and waits for the app to mount again.
+    pub async fn reload_app(&self) {
+        self.client.refresh().await.expect("reload");
+        self.wait_for("#composer-input").await;
+    }
+
+    /// Waits until `css` matches an element, and returns it.
+    pub async fn wait_for(&self, css: &str) -> Element {
+        self.client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(css))
+            .await
+            .unwrap_or_else(|error| panic!("no element matches `{css}`: {error}"))
+    }
+
+    /// Runs `script` (a function body; `arguments` holds `args`) and returns its value.
+    pub async fn js(&self, script: &str, args: Vec<Value>) -> Value {
+        self.client
+            .execute(script, args)
+            .await
+            .unwrap_or_else(|error| panic!("script failed: {error}\n{script}"))
+    }
+
+    /// Polls the JavaScript `expression` until it is truthy.
+    pub async fn wait_until(&self, expression: &str) {
+        let deadline = Instant::now() + WAIT;
+        let script = format!("return !!({expression});");
+        loop {
+            if self.js(&script, vec![]).await == Value::Bool(true) {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for `{expression}`"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Sends keys to the focused element. Modifier keys (Shift) stay held until the end
+    /// of the sequence, as WebDriver specifies.
+    pub async fn press(&self, keys: &[Key]) {
+        let text: String = keys.iter().map(|key| char::from(*key)).collect();
+        self.client
+            .active_element()
+            .await
+            .expect("a focused element")
+            .send_keys(&text)
+            .await
+            .expect("send keys");
+    }
+
+    /// A description of the focused element: its id, else its role and accessible name.
+    pub async fn focused(&self) -> String {
+        let value = self
+            .js(
+                "const e = document.activeElement;
+                 if (!e || e === document.body) return 'body';
+                 return e.id || ((e.getAttribute('role') || e.tagName.toLowerCase()) + ':' +
+                     (e.getAttribute('aria-label') || e.textContent.trim()));",
+                vec![],
+            )
+            .await;
+        value.as_str().unwrap_or_default().to_string()
+    }
+
+    /// Console entries since the last call (the browser empties its log on read).
+    pub async fn console_log(&self) -> Vec<LogEntry> {
+        let value = self
+            .client
+            .issue_cmd(ReadBrowserLog)
+            .await
+            .expect("read the browser log");
+        value
+            .as_array()
+            .map(|entries| {
+                entries
+                    .iter()
+                    .map(|entry| LogEntry {
+                        level: entry["level"].as_str().unwrap_or_default().to_string(),
+                        message: entry["message"].as_str().unwrap_or_default().to_string(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Console errors since the last read (`SEVERE` entries: uncaught errors,
+    /// `console.error`, failed loads and CSP violations).
+    pub async fn console_errors(&self) -> Vec<LogEntry> {
+        self.console_log()
+            .await
+            .into_iter()
+            .filter(|entry| entry.level == "SEVERE")
+            .collect()
+    }
+
+    /// Resizes the window so the viewport is `width` × `height`.
+    pub async fn resize(&self, width: u32, height: u32) {
+        self.client
+            .set_window_size(width, height)
+            .await
+            .expect("resize");
+        self.wait_until(&format!("window.innerWidth === {width}"))
+            .await;
+    }
+
+    /// Saves a screenshot to `e2e/artifacts/<name>.png` and returns its path.
+    pub async fn screenshot(&self, name: &str) -> std::path::PathBuf {
+        let png = self.client.screenshot().await.expect("screenshot");
+        let path = paths::artifacts_dir().join(format!("{name}.png"));
+        std::fs::write(&path, png).expect("write screenshot");
+        path
+    }
+
+    /// Ends the session (closes Chromium).
+    pub async fn close(self) {
+        let _ = self.client.close().await;
+    }
+}

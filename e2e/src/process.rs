@@ -1,0 +1,124 @@
+//! Child processes for a test: the `hearth` server and ChromeDriver, each on a free
+//! loopback port, each killed when its guard is dropped (also when a test panics).
+
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::paths;
+
+/// How long a child may take to accept connections.
+const START_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// A child process that is killed on drop.
+#[derive(Debug)]
+pub struct Guard {
+    child: Child,
+    /// The loopback port it listens on.
+    pub port: u16,
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A port that was free a moment ago.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .map(|addr| addr.port())
+        .expect("a free loopback port")
+}
+
+fn wait_for_port(child: &mut Child, port: u16, name: &str) {
+    let deadline = Instant::now() + START_TIMEOUT;
+    while Instant::now() < deadline {
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("{name} exited before listening: {status}");
+        }
+        if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("{name} did not listen on port {port} within {START_TIMEOUT:?}");
+}
+
+/// A running `hearth` server.
+#[derive(Debug)]
+pub struct Hearth {
+    guard: Guard,
+}
+
+impl Hearth {
+    /// Starts the real binary serving `dist` on a free port, with extra environment.
+    pub fn start(dist: &Path, env: &[(&str, &str)]) -> Self {
+        let port = free_port();
+        let mut command = Command::new(paths::hearth_binary());
+        command
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HEARTH_ADDR", format!("127.0.0.1:{port}"))
+            .env("HEARTH_DIST_DIR", dist)
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit());
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        let mut child = command.spawn().expect("spawn hearth");
+        wait_for_port(&mut child, port, "hearth");
+        Self {
+            guard: Guard { child, port },
+        }
+    }
+
+    /// The server's base URL, without a trailing slash.
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.guard.port)
+    }
+}
+
+/// Starts ChromeDriver (`CHROMEDRIVER`, default `chromedriver` on PATH).
+pub fn start_chromedriver() -> Guard {
+    let port = free_port();
+    let binary = std::env::var("CHROMEDRIVER").unwrap_or_else(|_| "chromedriver".to_string());
+    let mut child = Command::new(&binary)
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|error| {
+            panic!("cannot start {binary}: {error}. Install Debian's chromium and chromium-driver (scripts/setup.sh does)")
+        });
+    wait_for_port(&mut child, port, "chromedriver");
+    Guard { child, port }
+}
+
+/// A server and a driver for one test.
+#[derive(Debug)]
+pub struct Stack {
+    /// The hearth server.
+    pub hearth: Hearth,
+    /// ChromeDriver.
+    pub driver: Guard,
+}
+
+impl Stack {
+    /// Starts `hearth` on the release `dist/` and a ChromeDriver.
+    pub fn start() -> Self {
+        Self {
+            hearth: Hearth::start(&paths::dist_dir(), &[]),
+            driver: start_chromedriver(),
+        }
+    }
+
+    /// The WebDriver URL.
+    pub fn driver_url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.driver.port)
+    }
+}

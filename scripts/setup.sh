@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Installs what building (and, with `test`, testing) Hearth needs, and skips whatever is
+# already present at the right version. Safe to run again and again.
+#
+#   scripts/setup.sh build   wasm32 target, wasm-bindgen-cli, trunk, wasm-opt
+#   scripts/setup.sh test    the above, plus Chromium and ChromeDriver for the e2e tests
+#
+# Everything comes from the package registries (crates.io, npm, Debian); nothing is
+# downloaded from anywhere else, so this works behind a firewall that allows them.
+set -euo pipefail
+
+mode="${1:-build}"
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+
+TRUNK_VERSION="0.21.14"
+BINARYEN_VERSION="132.0.0"
+# wasm-bindgen-cli must equal the wasm-bindgen in Cargo.lock exactly.
+WASM_BINDGEN_VERSION="$(sed -n '/^name = "wasm-bindgen"$/{n;s/^version = "\(.*\)"$/\1/p;q}' Cargo.lock)"
+TOOLS_DIR="$root/.tools"
+
+step() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+skip() { printf '    %s\n' "$*"; }
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+apt_packages=()
+need_command() { # need_command COMMAND DEBIAN_PACKAGE
+  if command -v "$1" >/dev/null 2>&1; then
+    skip "$1: $(command -v "$1")"
+  else
+    apt_packages+=("$2")
+  fi
+}
+
+step "System packages"
+need_command node nodejs
+need_command npm npm
+need_command gzip gzip
+if [ "$mode" = "test" ]; then
+  need_command chromium chromium
+  need_command chromedriver chromium-driver
+fi
+if [ "${#apt_packages[@]}" -gt 0 ]; then
+  step "Installing ${apt_packages[*]} with apt-get (first run only)"
+  as_root apt-get update -q
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q --no-install-recommends "${apt_packages[@]}"
+fi
+
+step "Rust toolchain pieces"
+if rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  skip "wasm32-unknown-unknown target present"
+else
+  rustup target add wasm32-unknown-unknown
+fi
+for component in rustfmt clippy; do
+  if rustup component list --installed | grep -q "^$component"; then
+    skip "$component present"
+  else
+    rustup component add "$component"
+  fi
+done
+
+step "wasm-bindgen-cli $WASM_BINDGEN_VERSION"
+if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" = "$WASM_BINDGEN_VERSION" ]; then
+  skip "present"
+else
+  # Not --locked: its lockfile names a webpki-roots release the registry no longer serves.
+  echo "    building from crates.io (about 4 minutes, once)"
+  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
+fi
+
+step "trunk $TRUNK_VERSION"
+if [ "$(trunk --version 2>/dev/null | awk '{print $2}')" = "$TRUNK_VERSION" ]; then
+  skip "present"
+else
+  # 0.22 needs a newer rustc than the one pinned here.
+  echo "    building from crates.io (about 5 minutes, once)"
+  cargo install trunk --version "$TRUNK_VERSION" --locked --force
+fi
+
+step "wasm-opt (binaryen $BINARYEN_VERSION, from npm)"
+wasm_opt="$TOOLS_DIR/binaryen/node_modules/.bin/wasm-opt"
+if [ -x "$wasm_opt" ] && "$wasm_opt" --version 2>/dev/null | grep -q "version_${BINARYEN_VERSION%%.*}"; then
+  skip "present"
+else
+  # Debian's binaryen 108 breaks wasm-bindgen's externref table (docs/NOTES.md).
+  mkdir -p "$TOOLS_DIR/binaryen"
+  npm install --prefix "$TOOLS_DIR/binaryen" --no-audit --no-fund --silent "binaryen@$BINARYEN_VERSION"
+fi
+
+step "Setup complete"

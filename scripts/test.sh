@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The whole test suite: formatting, lints, the release app build, unit tests, server
+# integration tests over real sockets, and e2e tests in headless Chromium against the
+# real `hearth` binary serving the real release dist/.
+set -euo pipefail
+source "$(dirname "$0")/env.sh"
+cd "$root"
+step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
+started=$(date +%s)
+
+step "1/6 Formatting (cargo fmt --check)"
+cargo fmt --all -- --check
+
+step "2/6 Lints, native (cargo clippy --workspace --all-targets -D warnings)"
+cargo clippy --locked --workspace --all-targets -- -D warnings
+
+step "3/6 Lints, browser (cargo clippy -p hearth-app --target wasm32-unknown-unknown)"
+cargo clippy --locked -p hearth-app --target wasm32-unknown-unknown -- -D warnings
+
+step "4/6 Release build of the app (trunk build --release --offline)"
+trunk build --release --offline
+
+step "5/6 The server binary the e2e tests start"
+cargo build --locked -p hearth-server
+
+step "6/6 Tests: core, app, server (real sockets), e2e (headless Chromium)"
+cargo test --locked --workspace
+
+printf '\nAll checks passed in %ss.\n' "$(( $(date +%s) - started ))"

@@ -1,0 +1,42 @@
+//! `GET /api/health`: liveness plus the state of each service, for the app's health panel,
+//! load balancers and the Docker `HEALTHCHECK`.
+
+use std::collections::BTreeMap;
+use std::time::SystemTime;
+
+use axum::Json;
+use axum::extract::State;
+use hearth_core::api::{HealthReport, ServiceHealth, ServiceStatus};
+
+use crate::app::AppState;
+
+pub(super) async fn health(State(state): State<AppState>) -> Json<HealthReport> {
+    let mut services = BTreeMap::new();
+    services.insert(
+        "accessPassword".to_string(),
+        if state.config.deployment.access_password_enabled {
+            service(ServiceStatus::Available, "ACCESS_PASSWORD_SET")
+        } else {
+            service(ServiceStatus::Unconfigured, "ACCESS_PASSWORD_UNSET")
+        },
+    );
+    services.insert(
+        "app".to_string(),
+        service(ServiceStatus::Available, "DIST_LOADED"),
+    );
+    Json(HealthReport {
+        status: "ok".to_string(),
+        version: state.config.version.clone(),
+        generated_at: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
+        uptime_seconds: state.started.elapsed().as_secs(),
+        deployment_mode: state.config.deployment.mode,
+        services,
+    })
+}
+
+fn service(status: ServiceStatus, code: &str) -> ServiceHealth {
+    ServiceHealth {
+        status,
+        code: code.to_string(),
+    }
+}

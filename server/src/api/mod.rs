@@ -1,0 +1,37 @@
+//! The `/api/*` routes. Every answer is JSON; every failure is an [`ApiError`] body with its
+//! status, and an unknown path under `/api/` is a JSON 404, never the app's HTML.
+//!
+//! [`ApiError`]: hearth_core::api::ApiError
+
+mod config;
+mod error;
+mod health;
+
+use axum::Router;
+use axum::routing::get;
+
+pub use error::ApiErrorResponse;
+
+use crate::app::AppState;
+use hearth_core::api::{ApiError, ErrorCode};
+
+/// The router mounted at `/api`.
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/health", get(health::health))
+        .route("/config", get(config::config))
+        .fallback(unknown_route)
+        .method_not_allowed_fallback(method_not_allowed)
+}
+
+async fn unknown_route() -> ApiErrorResponse {
+    ApiError::new(ErrorCode::NotFound, "No API route matches this path").into()
+}
+
+async fn method_not_allowed() -> ApiErrorResponse {
+    ApiError::new(
+        ErrorCode::MethodNotAllowed,
+        "This API route does not accept this method",
+    )
+    .into()
+}

@@ -1,0 +1,82 @@
+//! Assembles the edge: shared state, the `/api` router, the static app with its SPA
+//! fallback, and the layers every response passes through (security headers, request
+//! log).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, header};
+use axum::middleware::{self, Next};
+use axum::response::Response;
+use hearth_core::api::{Capabilities, DeploymentInfo, PublicConfig};
+
+use crate::config::Config;
+use crate::logging;
+use crate::security_headers::SecurityHeaders;
+use crate::static_files::StaticAssets;
+
+/// State shared by every handler. Cheap to clone.
+#[derive(Clone)]
+pub struct AppState {
+    /// The public configuration answered by `GET /api/config`.
+    pub config: Arc<PublicConfig>,
+    /// When the process started, for uptime.
+    pub started: Instant,
+    /// The app's files.
+    pub assets: Arc<StaticAssets>,
+    /// The headers added to every response.
+    pub security: Arc<SecurityHeaders>,
+}
+
+impl AppState {
+    /// Builds the state from a validated configuration and loaded assets.
+    pub fn new(config: &Config, assets: StaticAssets) -> Self {
+        let security = SecurityHeaders::new(assets.inline_script_hashes());
+        Self {
+            config: Arc::new(PublicConfig {
+                version: env!("CARGO_PKG_VERSION").to_string(),
+                deployment: DeploymentInfo {
+                    mode: config.deployment_mode,
+                    access_password_enabled: config.access_password_enabled(),
+                },
+                capabilities: Capabilities::default(),
+            }),
+            started: Instant::now(),
+            assets: Arc::new(assets),
+            security: Arc::new(security),
+        }
+    }
+}
+
+/// The whole edge as one router.
+pub fn router(state: AppState) -> Router {
+    Router::new()
+        .nest("/api", crate::api::router())
+        .fallback(serve_static)
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            response_headers,
+        ))
+        .layer(middleware::from_fn(logging::log_request))
+        .with_state(state)
+}
+
+async fn serve_static(State(state): State<AppState>, request: Request) -> Response {
+    state
+        .assets
+        .respond(request.method(), request.uri().path(), request.headers())
+}
+
+/// Security headers on everything; `no-store` on API answers, which are never cacheable.
+async fn response_headers(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let is_api = request.uri().path().starts_with("/api/") || request.uri().path() == "/api";
+    let mut response = next.run(request).await;
+    let headers = response.headers_mut();
+    state.security.apply(headers);
+    if is_api {
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
+    response
+}

@@ -1,0 +1,178 @@
+//! The edge's configuration: flags and environment variables (each flag has an
+//! environment twin, named as in Neo Chat where the concept is the same), and the checks
+//! that refuse an unsafe configuration with a message that says what to do.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::{Parser, ValueEnum};
+use hearth_core::api::DeploymentMode;
+
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line, for log collectors.
+    Json,
+}
+
+/// `hearth`: the Hearth edge server.
+#[derive(Debug, Clone, Parser)]
+#[command(
+    name = "hearth",
+    version,
+    about = "Hearth's edge server: serves the local-first chat app and its /api routes.",
+    long_about = "Hearth's edge server: serves the local-first chat app from a release dist/ \
+                  directory and answers its /api routes. Every flag can also be set by the \
+                  environment variable shown next to it. Log verbosity follows RUST_LOG \
+                  (default: info)."
+)]
+pub struct Config {
+    /// Address to listen on. Binding anything but loopback in local mode requires
+    /// ACCESS_PASSWORD or --allow-public-bind.
+    #[arg(long, env = "HEARTH_ADDR", default_value = "127.0.0.1:8080")]
+    pub addr: SocketAddr,
+
+    /// Directory holding the built app (`trunk build --release` output).
+    #[arg(long, env = "HEARTH_DIST_DIR", default_value = "dist")]
+    pub dist_dir: PathBuf,
+
+    /// `local` (one process, in-memory state) or `hosted` (several instances sharing a
+    /// store).
+    #[arg(long, env = "DEPLOYMENT_MODE", default_value = "local", value_parser = parse_mode)]
+    pub deployment_mode: DeploymentMode,
+
+    /// Password (or comma-separated passwords) that gates the deployment. Prefer the
+    /// environment variable: a flag is visible to other users in the process list.
+    #[arg(long, env = "ACCESS_PASSWORD", hide_env_values = true)]
+    pub access_password: Option<String>,
+
+    /// Allow binding a non-loopback address in local mode without ACCESS_PASSWORD. Anyone
+    /// who can reach the port can then use this edge.
+    #[arg(long, env = "HEARTH_ALLOW_PUBLIC_BIND", default_value_t = false)]
+    pub allow_public_bind: bool,
+
+    /// Log line format.
+    #[arg(long, env = "HEARTH_LOG_FORMAT", value_enum, default_value = "text")]
+    pub log_format: LogFormat,
+}
+
+fn parse_mode(value: &str) -> Result<DeploymentMode, String> {
+    value.parse()
+}
+
+/// A configuration the edge refuses to run with.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ConfigError {
+    /// A non-loopback bind in local mode without a password or an explicit override.
+    #[error(
+        "refusing to listen on {addr}: in local mode Hearth only binds loopback addresses \
+         unless it is protected. Set ACCESS_PASSWORD to require a password, or pass \
+         --allow-public-bind (HEARTH_ALLOW_PUBLIC_BIND=true) if something else protects \
+         this port. To keep it private, use HEARTH_ADDR=127.0.0.1:{port}."
+    )]
+    PublicBindWithoutPassword {
+        /// The address that was asked for.
+        addr: SocketAddr,
+        /// Its port, for the suggestion.
+        port: u16,
+    },
+    /// Hosted mode needs a shared store, which this build does not have yet.
+    #[error(
+        "refusing to start in hosted mode: hosted deployments keep rate limits, plugin \
+         registrations and parse jobs in a shared store (Redis or Upstash), and this build \
+         of Hearth does not include one yet. Run with DEPLOYMENT_MODE=local."
+    )]
+    HostedWithoutSharedStore,
+    /// An empty password would gate nothing.
+    #[error("ACCESS_PASSWORD is set but contains no password; unset it or give a value")]
+    EmptyAccessPassword,
+}
+
+impl Config {
+    /// Whether a non-empty access password is configured.
+    pub fn access_password_enabled(&self) -> bool {
+        self.access_password
+            .as_deref()
+            .is_some_and(|value| value.split(',').any(|p| !p.trim().is_empty()))
+    }
+
+    /// Checks the configuration before anything binds. Fails closed.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.access_password.is_some() && !self.access_password_enabled() {
+            return Err(ConfigError::EmptyAccessPassword);
+        }
+        if self.deployment_mode == DeploymentMode::Hosted {
+            return Err(ConfigError::HostedWithoutSharedStore);
+        }
+        let loopback = self.addr.ip().is_loopback();
+        if !loopback && !self.access_password_enabled() && !self.allow_public_bind {
+            return Err(ConfigError::PublicBindWithoutPassword {
+                addr: self.addr,
+                port: self.addr.port(),
+            });
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Config {
+        let mut argv = vec!["hearth"];
+        argv.extend_from_slice(args);
+        Config::try_parse_from(argv).expect("valid arguments")
+    }
+
+    #[test]
+    fn defaults_are_local_and_loopback() {
+        let config = parse(&[]);
+        assert_eq!(config.addr, "127.0.0.1:8080".parse().unwrap());
+        assert_eq!(config.deployment_mode, DeploymentMode::Local);
+        assert!(config.validate().is_ok());
+    }
+
+    #[test]
+    fn public_bind_needs_a_password_or_an_override() {
+        let open = parse(&["--addr", "0.0.0.0:9000"]);
+        assert_eq!(
+            open.validate(),
+            Err(ConfigError::PublicBindWithoutPassword {
+                addr: "0.0.0.0:9000".parse().unwrap(),
+                port: 9000
+            })
+        );
+        assert!(
+            parse(&["--addr", "0.0.0.0:9000", "--access-password", "pw"])
+                .validate()
+                .is_ok()
+        );
+        assert!(
+            parse(&["--addr", "[::]:9000", "--allow-public-bind"])
+                .validate()
+                .is_ok()
+        );
+        assert!(parse(&["--addr", "[::1]:9000"]).validate().is_ok());
+    }
+
+    #[test]
+    fn blank_passwords_are_refused() {
+        let config = parse(&["--access-password", " , "]);
+        assert_eq!(config.validate(), Err(ConfigError::EmptyAccessPassword));
+    }
+
+    #[test]
+    fn hosted_mode_fails_closed() {
+        let config = parse(&["--deployment-mode", "hosted"]);
+        assert_eq!(config.validate(), Err(ConfigError::HostedWithoutSharedStore));
+    }
+
+    #[test]
+    fn unknown_mode_is_a_parse_error() {
+        let err = Config::try_parse_from(["hearth", "--deployment-mode", "cluster"]).unwrap_err();
+        assert!(err.to_string().contains("cluster"), "{err}");
+    }
+}

@@ -1,0 +1,26 @@
+//! # hearth-server
+//!
+//! The edge of Hearth: a thin axum server that serves the browser app and, as later issues
+//! land, does what a browser cannot or must not do alone (plugin tools, MCP, relayed model
+//! calls, document-parse jobs). It stores nothing about a user's conversations.
+//!
+//! ## Layout
+//!
+//! - [`config`]: command-line flags and environment variables, and the checks that refuse
+//!   an unsafe configuration before anything binds.
+//! - [`app`]: assembles the router, the shared state and the layers every response passes.
+//! - [`api`]: the `/api/*` routes and the one JSON error response.
+//! - [`static_files`]: the release `dist/` held in memory, with MIME types, cache policy,
+//!   ETags, gzip and the SPA fallback.
+//! - [`security_headers`]: the CSP and the other headers on every response.
+//! - [`logging`]: the tracing subscriber and a request log that never records queries,
+//!   headers or bodies (where secrets live).
+//! - [`shutdown`]: the SIGTERM / SIGINT future for graceful shutdown.
+
+pub mod api;
+pub mod app;
+pub mod config;
+pub mod logging;
+pub mod security_headers;
+pub mod shutdown;
+pub mod static_files;

@@ -1,0 +1,390 @@
+//! The release `dist/` directory, loaded into memory once at start-up and served from
+//! there: correct MIME types (`application/wasm` above all), hashed assets cached as
+//! immutable, everything else revalidated by ETag, gzip chosen by `Accept-Encoding`, and
+//! `index.html` for client-side routes.
+//!
+//! Requests are answered by looking a path up in a map built from the directory walk, so a
+//! request can never name a file outside `dist/` (there is no filesystem access per
+//! request, and so no traversal to defend against). A rebuilt `dist/` is picked up on
+//! restart.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use axum::body::Body;
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use flate2::Compression;
+use flate2::write::GzEncoder;
+use sha2::{Digest, Sha256};
+
+/// Cache policy for files whose name carries a content hash.
+pub const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+/// Cache policy for everything else: always revalidate (cheap, thanks to the ETag).
+pub const REVALIDATE: &str = "no-cache";
+
+/// Why `dist/` could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The directory has no `index.html`: the app was not built.
+    #[error(
+        "{dir} has no index.html: build the app first (`make build`, or \
+         `trunk build --release --offline`), or point --dist-dir / HEARTH_DIST_DIR at a build"
+    )]
+    NotBuilt {
+        /// The directory that was searched.
+        dir: PathBuf,
+    },
+    /// A file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+}
+
+/// One file of `dist/`, ready to send.
+#[derive(Debug)]
+struct Asset {
+    body: Vec<u8>,
+    gzip: Option<Vec<u8>>,
+    content_type: &'static str,
+    etag: HeaderValue,
+    cache_control: &'static str,
+}
+
+/// All of `dist/`, in memory.
+#[derive(Debug)]
+pub struct StaticAssets {
+    files: HashMap<String, Asset>,
+    inline_script_hashes: Vec<String>,
+}
+
+impl StaticAssets {
+    /// Reads every file under `dir`. Fails if `index.html` is missing.
+    pub fn load(dir: &Path) -> Result<Self, LoadError> {
+        let mut paths = Vec::new();
+        walk(dir, dir, &mut paths)?;
+        let mut files = HashMap::new();
+        for (relative, path) in paths {
+            let body = std::fs::read(&path).map_err(|source| LoadError::Io {
+                path: path.clone(),
+                source,
+            })?;
+            files.insert(relative.clone(), Asset::new(&relative, body));
+        }
+        let index = files.get("index.html").ok_or_else(|| LoadError::NotBuilt {
+            dir: dir.to_path_buf(),
+        })?;
+        let html = String::from_utf8_lossy(&index.body);
+        let inline_script_hashes = inline_scripts(&html)
+            .into_iter()
+            .map(|script| {
+                let digest = Sha256::digest(script.as_bytes());
+                format!("'sha256-{}'", base64_standard(&digest))
+            })
+            .collect();
+        Ok(Self {
+            files,
+            inline_script_hashes,
+        })
+    }
+
+    /// CSP source expressions (`'sha256-…'`) for each inline `<script>` in `index.html`
+    /// (Trunk's module loader), so the CSP can allow exactly them and no other inline code.
+    pub fn inline_script_hashes(&self) -> &[String] {
+        &self.inline_script_hashes
+    }
+
+    /// Number of files served.
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    /// Whether no file is served (never true after a successful load).
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    /// Answers a GET or HEAD for `path` (the URL path, without the query).
+    pub fn respond(&self, method: &Method, path: &str, headers: &HeaderMap) -> Response {
+        if method != Method::GET && method != Method::HEAD {
+            let mut response = (StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed").into_response();
+            response
+                .headers_mut()
+                .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+            return response;
+        }
+        let key = path.trim_start_matches('/');
+        let key = if key.is_empty() { "index.html" } else { key };
+        let asset = match self.files.get(key) {
+            Some(asset) => asset,
+            None if is_client_route(key) => &self.files["index.html"],
+            None => return (StatusCode::NOT_FOUND, "Not Found").into_response(),
+        };
+        asset.respond(method, headers)
+    }
+}
+
+impl Asset {
+    fn new(relative: &str, body: Vec<u8>) -> Self {
+        let content_type = content_type(relative);
+        let digest = Sha256::digest(&body);
+        let etag = HeaderValue::from_str(&format!("\"{}\"", hex(&digest[..12])))
+            .unwrap_or_else(|_| HeaderValue::from_static("\"0\""));
+        let gzip = is_compressible(content_type)
+            .then(|| gzip(&body))
+            .filter(|compressed| compressed.len() < body.len());
+        let cache_control = if has_content_hash(relative) {
+            IMMUTABLE
+        } else {
+            REVALIDATE
+        };
+        Self {
+            body,
+            gzip,
+            content_type,
+            etag,
+            cache_control,
+        }
+    }
+
+    fn respond(&self, method: &Method, headers: &HeaderMap) -> Response {
+        let mut builder = Response::builder()
+            .header(header::CONTENT_TYPE, self.content_type)
+            .header(header::CACHE_CONTROL, self.cache_control)
+            .header(header::ETAG, self.etag.clone())
+            .header(header::VARY, "Accept-Encoding");
+        if etag_matches(headers, &self.etag) {
+            return builder
+                .status(StatusCode::NOT_MODIFIED)
+                .body(Body::empty())
+                .unwrap_or_default();
+        }
+        let (bytes, encoded) = match &self.gzip {
+            Some(compressed) if accepts_gzip(headers) => (compressed, true),
+            _ => (&self.body, false),
+        };
+        if encoded {
+            builder = builder.header(header::CONTENT_ENCODING, "gzip");
+        }
+        builder = builder.header(header::CONTENT_LENGTH, bytes.len());
+        let body = if method == Method::HEAD {
+            Body::empty()
+        } else {
+            Body::from(bytes.clone())
+        };
+        builder.status(StatusCode::OK).body(body).unwrap_or_default()
+    }
+}
+
+fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) -> Result<(), LoadError> {
+    let entries = std::fs::read_dir(dir).map_err(|source| match source.kind() {
+        std::io::ErrorKind::NotFound => LoadError::NotBuilt {
+            dir: root.to_path_buf(),
+        },
+        _ => LoadError::Io {
+            path: dir.to_path_buf(),
+            source,
+        },
+    })?;
+    for entry in entries {
+        let entry = entry.map_err(|source| LoadError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        let path = entry.path();
+        let kind = entry.file_type().map_err(|source| LoadError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        if kind.is_dir() {
+            walk(root, &path, out)?;
+        } else if kind.is_file() {
+            let relative = path
+                .strip_prefix(root)
+                .unwrap_or(&path)
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/");
+            out.push((relative, path));
+        }
+    }
+    Ok(())
+}
+
+/// A path without a file extension in its last segment is a client-side route
+/// (`/c/123`, `/settings`), answered with `index.html`. A missing file (`/x.js`) is a 404:
+/// answering it with HTML would hide the error behind a MIME-type failure.
+fn is_client_route(key: &str) -> bool {
+    let last = key.rsplit('/').next().unwrap_or(key);
+    !last.contains('.')
+}
+
+/// Trunk names hashed outputs `<name>-<16 hex digits>.<ext>` (and `_bg.wasm`).
+fn has_content_hash(relative: &str) -> bool {
+    let name = relative.rsplit('/').next().unwrap_or(relative);
+    let stem = name.split('.').next().unwrap_or(name);
+    let stem = stem.strip_suffix("_bg").unwrap_or(stem);
+    stem.rsplit_once('-').is_some_and(|(_, hash)| {
+        hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit())
+    })
+}
+
+/// The MIME type for a file name. Unknown types are served as bytes, never sniffed.
+pub fn content_type(name: &str) -> &'static str {
+    let extension = name.rsplit_once('.').map(|(_, ext)| ext.to_ascii_lowercase());
+    match extension.as_deref() {
+        Some("html") => "text/html; charset=utf-8",
+        Some("js" | "mjs") => "text/javascript; charset=utf-8",
+        Some("wasm") => "application/wasm",
+        Some("css") => "text/css; charset=utf-8",
+        Some("json") => "application/json",
+        Some("webmanifest") => "application/manifest+json",
+        Some("svg") => "image/svg+xml",
+        Some("png") => "image/png",
+        Some("jpg" | "jpeg") => "image/jpeg",
+        Some("webp") => "image/webp",
+        Some("avif") => "image/avif",
+        Some("gif") => "image/gif",
+        Some("ico") => "image/x-icon",
+        Some("woff2") => "font/woff2",
+        Some("txt") => "text/plain; charset=utf-8",
+        _ => "application/octet-stream",
+    }
+}
+
+fn is_compressible(content_type: &str) -> bool {
+    content_type.starts_with("text/")
+        || matches!(
+            content_type,
+            "application/wasm"
+                | "application/json"
+                | "application/manifest+json"
+                | "image/svg+xml"
+        )
+}
+
+fn gzip(body: &[u8]) -> Vec<u8> {
+    let mut encoder = GzEncoder::new(Vec::new(), Compression::best());
+    // Writing to a Vec cannot fail.
+    let _ = encoder.write_all(body);
+    encoder.finish().unwrap_or_default()
+}
+
+fn accepts_gzip(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::ACCEPT_ENCODING)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .any(|coding| {
+            let mut parts = coding.split(';');
+            let name = parts.next().unwrap_or_default().trim();
+            let refused = parts.any(|p| {
+                p.trim()
+                    .strip_prefix("q=")
+                    .and_then(|q| q.trim().parse::<f32>().ok())
+                    == Some(0.0)
+            });
+            (name.eq_ignore_ascii_case("gzip") || name == "*") && !refused
+        })
+}
+
+fn etag_matches(headers: &HeaderMap, etag: &HeaderValue) -> bool {
+    headers
+        .get_all(header::IF_NONE_MATCH)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .any(|candidate| {
+            let candidate = candidate.trim();
+            candidate == "*" || candidate.trim_start_matches("W/") == etag.to_str().unwrap_or("")
+        })
+}
+
+/// The contents of every `<script>` element without a `src` attribute.
+fn inline_scripts(html: &str) -> Vec<String> {
+    let mut scripts = Vec::new();
+    let mut rest = html;
+    while let Some(start) = rest.find("<script") {
+        let after = &rest[start..];
+        let Some(tag_end) = after.find('>') else { break };
+        let tag = &after[..tag_end];
+        let body_start = &after[tag_end + 1..];
+        let Some(close) = body_start.find("</script>") else {
+            break;
+        };
+        if !tag.contains("src=") {
+            scripts.push(body_start[..close].to_string());
+        }
+        rest = &body_start[close..];
+    }
+    scripts
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn base64_standard(bytes: &[u8]) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recognises_trunk_hashed_names() {
+        assert!(has_content_hash("hearth-app-8f1c2a3b4d5e6f70_bg.wasm"));
+        assert!(has_content_hash("hearth-app-8f1c2a3b4d5e6f70.js"));
+        assert!(has_content_hash("main-0123456789abcdef.css"));
+        assert!(!has_content_hash("index.html"));
+        assert!(!has_content_hash("boot.js"));
+        assert!(!has_content_hash("icons/icon-192.png"));
+        assert!(!has_content_hash("app-notahexhash12345.js"));
+    }
+
+    #[test]
+    fn wasm_and_scripts_get_their_types() {
+        assert_eq!(content_type("a_bg.wasm"), "application/wasm");
+        assert_eq!(content_type("a.JS"), "text/javascript; charset=utf-8");
+        assert_eq!(content_type("manifest.webmanifest"), "application/manifest+json");
+        assert_eq!(content_type("noextension"), "application/octet-stream");
+    }
+
+    #[test]
+    fn client_routes_are_paths_without_extensions() {
+        assert!(is_client_route("c/123"));
+        assert!(is_client_route("settings"));
+        assert!(!is_client_route("missing.js"));
+        assert!(!is_client_route("icons/none.png"));
+    }
+
+    #[test]
+    fn finds_inline_scripts_only() {
+        let html = r#"<head><script src="/boot.js"></script>
+            <script type="module">import init from '/a.js';init();</script></head>"#;
+        assert_eq!(
+            inline_scripts(html),
+            vec!["import init from '/a.js';init();".to_string()]
+        );
+    }
+
+    #[test]
+    fn gzip_negotiation_honours_q_zero() {
+        let mut headers = HeaderMap::new();
+        headers.insert(header::ACCEPT_ENCODING, HeaderValue::from_static("br, gzip"));
+        assert!(accepts_gzip(&headers));
+        headers.insert(header::ACCEPT_ENCODING, HeaderValue::from_static("gzip;q=0, br"));
+        assert!(!accepts_gzip(&headers));
+        headers.insert(header::ACCEPT_ENCODING, HeaderValue::from_static("identity"));
+        assert!(!accepts_gzip(&headers));
+    }
+}
