@@ -92,6 +92,6 @@ pub fn focusable_within(container: &web_sys::Element) -> Vec<web_sys::HtmlElemen
     (0..nodes.length())
         .filter_map(|i| nodes.item(i))
         .filter_map(|node| node.dyn_into::<web_sys::HtmlElement>().ok())
-        .filter(|element| element.get_client_rects().length() > 0)
+        .filter(|element| element.tab_index() >= 0 && element.get_client_rects().length() > 0)
         .collect()
 }

@@ -46,10 +46,11 @@ pub fn App() -> impl IntoView {
     provide_context(shell);
 
     Effect::new(move |_| browser::set_root_attribute("lang", Some(i18n.locale().tag())));
-    // Opening the drawer moves focus into it, so keyboard users land where they asked to go.
+    // Opening the drawer moves focus into it, so keyboard users land where they asked to
+    // go. The drawer is `visibility: hidden` until its class is applied, hence the frame.
     Effect::new(move |_| {
         if shell.drawer_open.get() {
-            browser::focus_by_id("sidebar-new-chat");
+            request_animation_frame(|| browser::focus_by_id("sidebar-new-chat"));
         }
     });
 

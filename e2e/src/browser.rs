@@ -56,11 +56,17 @@ impl WebDriverCompatibleCommand for ReadBrowserLog {
         base_url: &url::Url,
         session_id: Option<&str>,
     ) -> Result<url::Url, url::ParseError> {
-        base_url.join(&format!("session/{}/se/log", session_id.unwrap_or_default()))
+        base_url.join(&format!(
+            "session/{}/se/log",
+            session_id.unwrap_or_default()
+        ))
     }
 
     fn method_and_body(&self, _request_url: &url::Url) -> (http::Method, Option<String>) {
-        (http::Method::POST, Some(json!({"type": "browser"}).to_string()))
+        (
+            http::Method::POST,
+            Some(json!({"type": "browser"}).to_string()),
+        )
     }
 }
 

@@ -9,7 +9,7 @@ use axum::Router;
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, header};
 use axum::middleware::{self, Next};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use hearth_core::api::{Capabilities, DeploymentInfo, PublicConfig};
 
 use crate::config::Config;
@@ -64,14 +64,24 @@ pub fn router(state: AppState) -> Router {
 }
 
 async fn serve_static(State(state): State<AppState>, request: Request) -> Response {
+    let path = request.uri().path();
+    // Paths the nested API router does not see (`/api/` with its trailing slash, say)
+    // still belong to the API: a JSON 404, never the app's HTML.
+    if is_api_path(path) {
+        return crate::api::unknown_route().await.into_response();
+    }
     state
         .assets
-        .respond(request.method(), request.uri().path(), request.headers())
+        .respond(request.method(), path, request.headers())
+}
+
+fn is_api_path(path: &str) -> bool {
+    path == "/api" || path.starts_with("/api/")
 }
 
 /// Security headers on everything; `no-store` on API answers, which are never cacheable.
 async fn response_headers(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    let is_api = request.uri().path().starts_with("/api/") || request.uri().path() == "/api";
+    let is_api = is_api_path(request.uri().path());
     let mut response = next.run(request).await;
     let headers = response.headers_mut();
     state.security.apply(headers);

@@ -167,7 +167,10 @@ mod tests {
     #[test]
     fn hosted_mode_fails_closed() {
         let config = parse(&["--deployment-mode", "hosted"]);
-        assert_eq!(config.validate(), Err(ConfigError::HostedWithoutSharedStore));
+        assert_eq!(
+            config.validate(),
+            Err(ConfigError::HostedWithoutSharedStore)
+        );
     }
 
     #[test]

@@ -87,7 +87,10 @@ mod tests {
     fn csp_allows_wasm_and_hashed_loader_but_no_unsafe_sources() {
         let headers = SecurityHeaders::new(&["'sha256-abc='".to_string()]);
         let csp = headers.csp();
-        assert!(csp.contains("script-src 'self' 'wasm-unsafe-eval' 'sha256-abc='"), "{csp}");
+        assert!(
+            csp.contains("script-src 'self' 'wasm-unsafe-eval' 'sha256-abc='"),
+            "{csp}"
+        );
         assert!(csp.contains("frame-ancestors 'none'"), "{csp}");
         assert!(!csp.contains("'unsafe-inline'"), "{csp}");
         assert!(!csp.contains("'unsafe-eval'"), "{csp}");

@@ -112,7 +112,8 @@ impl StaticAssets {
     /// Answers a GET or HEAD for `path` (the URL path, without the query).
     pub fn respond(&self, method: &Method, path: &str, headers: &HeaderMap) -> Response {
         if method != Method::GET && method != Method::HEAD {
-            let mut response = (StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed").into_response();
+            let mut response =
+                (StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed").into_response();
             response
                 .headers_mut()
                 .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
@@ -177,7 +178,10 @@ impl Asset {
         } else {
             Body::from(bytes.clone())
         };
-        builder.status(StatusCode::OK).body(body).unwrap_or_default()
+        builder
+            .status(StatusCode::OK)
+            .body(body)
+            .unwrap_or_default()
     }
 }
 
@@ -230,14 +234,15 @@ fn has_content_hash(relative: &str) -> bool {
     let name = relative.rsplit('/').next().unwrap_or(relative);
     let stem = name.split('.').next().unwrap_or(name);
     let stem = stem.strip_suffix("_bg").unwrap_or(stem);
-    stem.rsplit_once('-').is_some_and(|(_, hash)| {
-        hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit())
-    })
+    stem.rsplit_once('-')
+        .is_some_and(|(_, hash)| hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 /// The MIME type for a file name. Unknown types are served as bytes, never sniffed.
 pub fn content_type(name: &str) -> &'static str {
-    let extension = name.rsplit_once('.').map(|(_, ext)| ext.to_ascii_lowercase());
+    let extension = name
+        .rsplit_once('.')
+        .map(|(_, ext)| ext.to_ascii_lowercase());
     match extension.as_deref() {
         Some("html") => "text/html; charset=utf-8",
         Some("js" | "mjs") => "text/javascript; charset=utf-8",
@@ -262,10 +267,7 @@ fn is_compressible(content_type: &str) -> bool {
     content_type.starts_with("text/")
         || matches!(
             content_type,
-            "application/wasm"
-                | "application/json"
-                | "application/manifest+json"
-                | "image/svg+xml"
+            "application/wasm" | "application/json" | "application/manifest+json" | "image/svg+xml"
         )
 }
 
@@ -313,7 +315,9 @@ fn inline_scripts(html: &str) -> Vec<String> {
     let mut rest = html;
     while let Some(start) = rest.find("<script") {
         let after = &rest[start..];
-        let Some(tag_end) = after.find('>') else { break };
+        let Some(tag_end) = after.find('>') else {
+            break;
+        };
         let tag = &after[..tag_end];
         let body_start = &after[tag_end + 1..];
         let Some(close) = body_start.find("</script>") else {
@@ -355,7 +359,10 @@ mod tests {
     fn wasm_and_scripts_get_their_types() {
         assert_eq!(content_type("a_bg.wasm"), "application/wasm");
         assert_eq!(content_type("a.JS"), "text/javascript; charset=utf-8");
-        assert_eq!(content_type("manifest.webmanifest"), "application/manifest+json");
+        assert_eq!(
+            content_type("manifest.webmanifest"),
+            "application/manifest+json"
+        );
         assert_eq!(content_type("noextension"), "application/octet-stream");
     }
 
@@ -380,11 +387,20 @@ mod tests {
     #[test]
     fn gzip_negotiation_honours_q_zero() {
         let mut headers = HeaderMap::new();
-        headers.insert(header::ACCEPT_ENCODING, HeaderValue::from_static("br, gzip"));
+        headers.insert(
+            header::ACCEPT_ENCODING,
+            HeaderValue::from_static("br, gzip"),
+        );
         assert!(accepts_gzip(&headers));
-        headers.insert(header::ACCEPT_ENCODING, HeaderValue::from_static("gzip;q=0, br"));
+        headers.insert(
+            header::ACCEPT_ENCODING,
+            HeaderValue::from_static("gzip;q=0, br"),
+        );
         assert!(!accepts_gzip(&headers));
-        headers.insert(header::ACCEPT_ENCODING, HeaderValue::from_static("identity"));
+        headers.insert(
+            header::ACCEPT_ENCODING,
+            HeaderValue::from_static("identity"),
+        );
         assert!(!accepts_gzip(&headers));
     }
 }

@@ -164,7 +164,11 @@ mod tests {
                 .keys()
                 .filter(|id| !known.contains(id.as_str()))
                 .collect();
-            assert!(unknown.is_empty(), "{} has unknown keys {unknown:?}", locale.tag());
+            assert!(
+                unknown.is_empty(),
+                "{} has unknown keys {unknown:?}",
+                locale.tag()
+            );
         }
     }
 
@@ -204,6 +208,9 @@ mod tests {
             interpolate("{a} and {b}, {a}", &[("a", "x"), ("b", "y")]),
             "x and y, x"
         );
-        assert_eq!(interpolate("no placeholders", &[("a", "x")]), "no placeholders");
+        assert_eq!(
+            interpolate("no placeholders", &[("a", "x")]),
+            "no placeholders"
+        );
     }
 }

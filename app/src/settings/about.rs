@@ -13,7 +13,9 @@ pub fn AboutPanel() -> impl IntoView {
     let i18n = use_i18n();
     let config = LocalResource::new(edge::fetch_config);
     let edge_rows = move || match config.get() {
-        None => view! { <p class="field__hint" role="status">{tr(Key::AboutChecking)}</p> }.into_any(),
+        None => {
+            view! { <p class="field__hint" role="status">{tr(Key::AboutChecking)}</p> }.into_any()
+        }
         Some(Err(error)) => {
             let reason = error.to_string();
             view! {

@@ -31,7 +31,13 @@ pub fn Topbar() -> impl IntoView {
             }
         })
         .collect::<Vec<_>>();
-    let button_icon = Signal::derive(move || if theme.is_dark() { Icon::Moon } else { Icon::Sun });
+    let button_icon = Signal::derive(move || {
+        if theme.is_dark() {
+            Icon::Moon
+        } else {
+            Icon::Sun
+        }
+    });
 
     view! {
         <header class="topbar">

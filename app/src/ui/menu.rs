@@ -24,12 +24,19 @@ pub struct MenuItem {
     pub on_select: Callback<()>,
 }
 
-/// Where focus goes when the menu opens.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Focus {
-    First,
-    Last,
-    Index(usize),
+/// Moves focus to item `index` of `menu` (clamped), synchronously.
+fn focus_item(menu: &web_sys::HtmlDivElement, index: usize) {
+    let Ok(nodes) = menu.query_selector_all("[role=menuitemradio]") else {
+        return;
+    };
+    let last = nodes.length().saturating_sub(1);
+    let index = u32::try_from(index).unwrap_or(last).min(last);
+    if let Some(element) = nodes
+        .item(index)
+        .and_then(|node| node.dyn_into::<web_sys::HtmlElement>().ok())
+    {
+        let _ = element.focus();
+    }
 }
 
 /// A button that opens a menu of radio items.
@@ -45,7 +52,8 @@ pub fn Menu(
     items: Vec<MenuItem>,
 ) -> impl IntoView {
     let open = RwSignal::new(false);
-    let focus = RwSignal::new(Focus::First);
+    // The item that has focus while the menu is open.
+    let current = StoredValue::new(0usize);
     let button_id = browser::unique_id("menu-button");
     let menu_id = browser::unique_id("menu");
     let menu_ref = NodeRef::<leptos::html::Div>::new();
@@ -57,46 +65,30 @@ pub fn Menu(
         let button_id = button_id.clone();
         move || browser::focus_by_id(&button_id)
     };
-
-    // Move DOM focus whenever the logical focus changes while open.
-    Effect::new(move |_| {
-        let target = focus.get();
-        if !open.get() {
-            return;
+    // Opens the menu and focuses `index` once the popup is shown (a hidden element
+    // cannot take focus, and `hidden` is removed when the view updates).
+    let open_at = move |index: usize| {
+        open.set(true);
+        request_animation_frame(move || {
+            if let Some(menu) = menu_ref.get_untracked() {
+                focus_item(&menu, index);
+            }
+        });
+    };
+    let move_to = move |index: usize| {
+        if let Some(menu) = menu_ref.get_untracked() {
+            focus_item(&menu, index);
         }
-        let Some(menu) = menu_ref.get() else { return };
-        let Ok(nodes) = menu.query_selector_all("[role=menuitemradio]") else {
-            return;
-        };
-        let index = match target {
-            Focus::First => 0,
-            Focus::Last => nodes.length().saturating_sub(1),
-            Focus::Index(i) => i as u32,
-        };
-        if let Some(element) = nodes
-            .item(index)
-            .and_then(|node| node.dyn_into::<web_sys::HtmlElement>().ok())
-        {
-            let _ = element.focus();
-        }
-    });
-
-    let current = move || match focus.get_untracked() {
-        Focus::First => 0,
-        Focus::Last => count.saturating_sub(1),
-        Focus::Index(i) => i,
     };
 
     let on_button_keydown = move |event: KeyboardEvent| match event.key().as_str() {
         "ArrowDown" | "Enter" | " " => {
             event.prevent_default();
-            focus.set(Focus::First);
-            open.set(true);
+            open_at(0);
         }
         "ArrowUp" => {
             event.prevent_default();
-            focus.set(Focus::Last);
-            open.set(true);
+            open_at(count.saturating_sub(1));
         }
         _ => {}
     };
@@ -107,9 +99,10 @@ pub fn Menu(
             if count == 0 {
                 return;
             }
+            let index = current.get_value();
             let next = match event.key().as_str() {
-                "ArrowDown" => Some((current() + 1) % count),
-                "ArrowUp" => Some((current() + count - 1) % count),
+                "ArrowDown" => Some((index + 1) % count),
+                "ArrowUp" => Some((index + count - 1) % count),
                 "Home" => Some(0),
                 "End" => Some(count - 1),
                 "Escape" => {
@@ -127,14 +120,16 @@ pub fn Menu(
             };
             if let Some(index) = next {
                 event.prevent_default();
-                focus.set(Focus::Index(index));
+                move_to(index);
             }
         }
     };
 
     // Focus leaving the menu and its button (a click elsewhere, Tab) closes it.
     let on_focusout = move |event: FocusEvent| {
-        let Some(wrapper) = wrapper_ref.get() else { return };
+        let Some(wrapper) = wrapper_ref.get() else {
+            return;
+        };
         let still_inside = event
             .related_target()
             .and_then(|target| target.dyn_into::<web_sys::Node>().ok())
@@ -164,7 +159,7 @@ pub fn Menu(
                         tabindex="-1"
                         aria-checked=move || item.checked.get().to_string()
                         on:click=select
-                        on:focus=move |_| focus.set(Focus::Index(index))
+                        on:focus=move |_| current.set_value(index)
                     >
                         {icon(item.icon)}
                         <span class="menu__label">{move || item.label.get()}</span>
@@ -191,8 +186,7 @@ pub fn Menu(
                 aria-label=move || label.get()
                 title=move || label.get()
                 on:click=move |_| {
-                    focus.set(Focus::First);
-                    open.update(|o| *o = !*o);
+                    if open.get_untracked() { open.set(false) } else { open_at(0) }
                 }
                 on:keydown=on_button_keydown
             >

@@ -63,7 +63,8 @@ impl Toasts {
 
     /// Removes a toast.
     pub fn dismiss(&self, id: u64) {
-        self.items.update(|items| items.retain(|item| item.id != id));
+        self.items
+            .update(|items| items.retain(|item| item.id != id));
     }
 }
 

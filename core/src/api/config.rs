@@ -111,8 +111,14 @@ mod tests {
 
     #[test]
     fn store_states_are_lowercase() {
-        assert_eq!(serde_json::to_value(StoreState::Shared).unwrap(), json!("shared"));
-        assert_eq!(serde_json::to_value(StoreState::Missing).unwrap(), json!("missing"));
+        assert_eq!(
+            serde_json::to_value(StoreState::Shared).unwrap(),
+            json!("shared")
+        );
+        assert_eq!(
+            serde_json::to_value(StoreState::Missing).unwrap(),
+            json!("missing")
+        );
     }
 
     #[test]

@@ -24,7 +24,8 @@ pub fn router() -> Router<AppState> {
         .method_not_allowed_fallback(method_not_allowed)
 }
 
-async fn unknown_route() -> ApiErrorResponse {
+/// The JSON 404 for a path under `/api` that no route serves.
+pub(crate) async fn unknown_route() -> ApiErrorResponse {
     ApiError::new(ErrorCode::NotFound, "No API route matches this path").into()
 }
 

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Builds the release app and records the benchmark figures in docs/BENCHMARKS.md.
+set -euo pipefail
+source "$(dirname "$0")/../scripts/env.sh"
+cd "$root"
+trunk build --release --offline
+BENCH_LABEL="$(date -u +%Y-%m-%d), rustc $(rustc --version | awk '{print $2}'), $(nproc) cores" \
+  cargo run --quiet --locked --release -p hearth-bench --bin bundle-size -- dist docs/BENCHMARKS.md

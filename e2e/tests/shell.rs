@@ -1,0 +1,695 @@
+//! The app shell in headless Chromium, against the real `hearth` binary serving the real
+//! release `dist/`: it renders, logs no errors and no CSP violations, and its theme,
+//! menu, dialog, drawer, toast and language behaviours work from the keyboard.
+
+use fantoccini::Locator;
+use fantoccini::key::Key;
+use hearth_e2e::{Browser, Stack};
+use serde_json::{Value, json};
+
+async fn text_of(browser: &Browser, css: &str) -> String {
+    browser.wait_for(css).await.text().await.unwrap_or_default()
+}
+
+async fn assert_no_console_errors(browser: &Browser) {
+    let errors = browser.console_errors().await;
+    assert!(
+        errors.is_empty(),
+        "the page logged errors: {:#?}",
+        errors.iter().map(|e| &e.message).collect::<Vec<_>>()
+    );
+}
+
+#[tokio::test]
+async fn shell_renders_without_console_errors_or_csp_violations() {
+    let stack = Stack::start();
+    let browser = Browser::open(&stack, 1440, 900).await;
+    browser.open_app("/").await;
+
+    assert_eq!(
+        browser
+            .js("return document.getElementById('boot') === null", vec![])
+            .await,
+        json!(true),
+        "the boot splash is removed once the app mounts"
+    );
+    assert_eq!(text_of(&browser, "#sidebar-new-chat").await, "New chat");
+    assert_eq!(text_of(&browser, ".topbar__title").await, "New chat");
+    assert_eq!(
+        text_of(&browser, ".empty-state__title").await,
+        "What can I help with?"
+    );
+    assert_eq!(
+        text_of(&browser, ".sidebar__empty-title").await,
+        "No conversations yet"
+    );
+    assert_eq!(
+        browser
+            .js("return document.documentElement.lang", vec![])
+            .await,
+        json!("en")
+    );
+    assert_no_console_errors(&browser).await;
+
+    // A client-side route is answered with the app, which renders the same way.
+    browser.open_app("/c/some-conversation").await;
+    assert_eq!(text_of(&browser, "#sidebar-new-chat").await, "New chat");
+    assert_no_console_errors(&browser).await;
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn csp_blocks_inline_script_and_inline_handlers_and_the_violation_is_seen() {
+    let stack = Stack::start();
+    let browser = Browser::open(&stack, 1440, 900).await;
+    browser.open_app("/").await;
+    assert_no_console_errors(&browser).await;
+
+    let outcome = browser
+        .js(
+            "const s = document.createElement('script');
+             s.textContent = 'window.__inlineRan = true';
+             document.head.appendChild(s);
+             const img = document.createElement('img');
+             img.setAttribute('onerror', 'window.__handlerRan = true');
+             img.src = '/does-not-exist.png';
+             document.body.appendChild(img);
+             return window.__inlineRan === true;",
+            vec![],
+        )
+        .await;
+    assert_eq!(outcome, json!(false), "inline script must not run");
+    // The image fails to load; its inline onerror handler must not run either.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(
+        browser
+            .js("return window.__handlerRan === true", vec![])
+            .await,
+        json!(false),
+        "inline event handlers must not run"
+    );
+
+    // The console check used by the other tests does see violations.
+    let errors = browser.console_errors().await;
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.message.contains("Content Security Policy")),
+        "expected CSP violations in the console log, got {errors:#?}"
+    );
+    browser.close().await;
+}
+
+const THEME_BUTTON: &str = ".topbar__actions [aria-haspopup=menu]";
+
+async fn body_background(browser: &Browser) -> String {
+    browser
+        .js(
+            "return getComputedStyle(document.body).backgroundColor",
+            vec![],
+        )
+        .await
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[tokio::test]
+async fn theme_switch_applies_persists_and_returns_to_system() {
+    let stack = Stack::start();
+    let browser = Browser::open(&stack, 1440, 900).await;
+    browser.open_app("/").await;
+    let light = body_background(&browser).await;
+    assert_eq!(
+        light, "rgb(251, 250, 248)",
+        "headless Chromium prefers light"
+    );
+
+    browser
+        .wait_for(THEME_BUTTON)
+        .await
+        .click()
+        .await
+        .expect("open menu");
+    browser
+        .wait_until("!document.querySelector('[role=menu]').hidden")
+        .await;
+    let items = browser
+        .client
+        .find_all(Locator::Css("[role=menuitemradio]"))
+        .await
+        .expect("menu items");
+    assert_eq!(items.len(), 3);
+    items[2].click().await.expect("choose dark");
+    browser
+        .wait_until("document.documentElement.dataset.theme === 'dark'")
+        .await;
+    assert_eq!(body_background(&browser).await, "rgb(20, 18, 16)");
+    assert_eq!(
+        browser
+            .js("return localStorage.getItem('hearth.theme')", vec![])
+            .await,
+        json!("dark")
+    );
+
+    browser.reload_app().await;
+    assert_eq!(
+        browser
+            .js("return document.documentElement.dataset.theme", vec![])
+            .await,
+        json!("dark"),
+        "the choice survives a reload"
+    );
+    assert_eq!(body_background(&browser).await, "rgb(20, 18, 16)");
+    browser
+        .wait_for(THEME_BUTTON)
+        .await
+        .click()
+        .await
+        .expect("open menu");
+    browser
+        .wait_until("!document.querySelector('[role=menu]').hidden")
+        .await;
+    assert_eq!(
+        browser
+            .js(
+                "return [...document.querySelectorAll('[role=menuitemradio]')]
+                   .map(i => i.getAttribute('aria-checked'))",
+                vec![]
+            )
+            .await,
+        json!(["false", "false", "true"])
+    );
+    let items = browser
+        .client
+        .find_all(Locator::Css("[role=menuitemradio]"))
+        .await
+        .expect("menu items");
+    items[0].click().await.expect("choose system");
+    browser
+        .wait_until("!document.documentElement.hasAttribute('data-theme')")
+        .await;
+    assert_eq!(body_background(&browser).await, light);
+    assert_eq!(
+        browser
+            .js("return localStorage.getItem('hearth.theme')", vec![])
+            .await,
+        Value::Null
+    );
+    assert_no_console_errors(&browser).await;
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn menu_is_keyboard_operable() {
+    let stack = Stack::start();
+    let browser = Browser::open(&stack, 1440, 900).await;
+    browser.open_app("/").await;
+    let button_id = browser
+        .js(
+            &format!("const b = document.querySelector('{THEME_BUTTON}'); b.focus(); return b.id"),
+            vec![],
+        )
+        .await
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+
+    browser.press(&[Key::Enter]).await;
+    browser
+        .wait_until(&format!(
+            "document.getElementById('{button_id}').getAttribute('aria-expanded') === 'true'"
+        ))
+        .await;
+    browser
+        .wait_until("document.activeElement.getAttribute('role') === 'menuitemradio'")
+        .await;
+    assert_eq!(browser.focused().await, "menuitemradio:System");
+    browser.press(&[Key::Down]).await;
+    assert_eq!(browser.focused().await, "menuitemradio:Light");
+    browser.press(&[Key::End]).await;
+    assert_eq!(browser.focused().await, "menuitemradio:Dark");
+    browser.press(&[Key::Down]).await;
+    assert_eq!(
+        browser.focused().await,
+        "menuitemradio:System",
+        "ArrowDown wraps"
+    );
+    browser.press(&[Key::Up]).await;
+    assert_eq!(
+        browser.focused().await,
+        "menuitemradio:Dark",
+        "ArrowUp wraps"
+    );
+    browser.press(&[Key::Home]).await;
+    assert_eq!(browser.focused().await, "menuitemradio:System");
+
+    browser.press(&[Key::Escape]).await;
+    browser
+        .wait_until("document.querySelector('[role=menu]').hidden")
+        .await;
+    assert_eq!(
+        browser.focused().await,
+        button_id,
+        "Escape returns focus to the button"
+    );
+
+    // ArrowUp on the button opens on the last item; Enter chooses it.
+    browser.press(&[Key::Up]).await;
+    browser
+        .wait_until("document.activeElement.getAttribute('role') === 'menuitemradio'")
+        .await;
+    assert_eq!(browser.focused().await, "menuitemradio:Dark");
+    browser.press(&[Key::Up]).await;
+    assert_eq!(browser.focused().await, "menuitemradio:Light");
+    browser.press(&[Key::Enter]).await;
+    browser
+        .wait_until("document.documentElement.dataset.theme === 'light'")
+        .await;
+    browser
+        .wait_until("document.querySelector('[role=menu]').hidden")
+        .await;
+    assert_eq!(browser.focused().await, button_id);
+
+    // Tab out of an open menu closes it.
+    browser.press(&[Key::Enter]).await;
+    browser
+        .wait_until("document.activeElement.getAttribute('role') === 'menuitemradio'")
+        .await;
+    browser.press(&[Key::Tab]).await;
+    browser
+        .wait_until("document.querySelector('[role=menu]').hidden")
+        .await;
+    assert_no_console_errors(&browser).await;
+    browser.close().await;
+}
+
+const SETTINGS_BUTTON: &str = ".sidebar__footer .sidebar__item";
+
+#[tokio::test]
+async fn dialog_traps_focus_closes_on_escape_and_returns_focus() {
+    let stack = Stack::start();
+    let browser = Browser::open(&stack, 1440, 900).await;
+    browser.open_app("/").await;
+    browser
+        .js(
+            &format!("document.querySelector('{SETTINGS_BUTTON}').focus()"),
+            vec![],
+        )
+        .await;
+    browser.press(&[Key::Enter]).await;
+    browser
+        .wait_until("document.querySelector('dialog').open")
+        .await;
+    browser
+        .wait_until("document.activeElement.id === 'settings-tab-general'")
+        .await;
+    assert_eq!(
+        text_of(&browser, "dialog .dialog__title").await,
+        "Settings",
+        "the dialog is labelled by its title"
+    );
+    let labelled = browser
+        .js(
+            "const d = document.querySelector('dialog');
+             return document.getElementById(d.getAttribute('aria-labelledby')).textContent",
+            vec![],
+        )
+        .await;
+    assert_eq!(labelled, json!("Settings"));
+
+    // Shift+Tab from the first control reaches the close button, then wraps to the last.
+    browser.press(&[Key::Shift, Key::Tab]).await;
+    assert_eq!(browser.focused().await, "button:Close");
+    browser.press(&[Key::Shift, Key::Tab]).await;
+    assert_eq!(
+        browser.focused().await,
+        "settings-language",
+        "Shift+Tab wraps to the end"
+    );
+    browser.press(&[Key::Tab]).await;
+    assert_eq!(
+        browser.focused().await,
+        "button:Close",
+        "Tab wraps to the start"
+    );
+    for _ in 0..12 {
+        browser.press(&[Key::Tab]).await;
+        assert_eq!(
+            browser
+                .js(
+                    "return document.querySelector('dialog').contains(document.activeElement)",
+                    vec![]
+                )
+                .await,
+            json!(true),
+            "focus left the dialog"
+        );
+    }
+
+    // Arrow keys move between tabs; the About tab talks to the edge.
+    browser
+        .js(
+            "document.getElementById('settings-tab-general').focus()",
+            vec![],
+        )
+        .await;
+    browser.press(&[Key::Down]).await;
+    assert_eq!(browser.focused().await, "settings-tab-about");
+    assert_eq!(
+        text_of(&browser, "[data-testid=edge-version]").await,
+        env!("CARGO_PKG_VERSION")
+    );
+
+    browser.press(&[Key::Escape]).await;
+    browser
+        .wait_until("!document.querySelector('dialog').open")
+        .await;
+    assert_eq!(
+        browser
+            .js(
+                &format!(
+                    "return document.activeElement === document.querySelector('{SETTINGS_BUTTON}')"
+                ),
+                vec![]
+            )
+            .await,
+        json!(true),
+        "focus returns to the button that opened the dialog"
+    );
+
+    // The close button closes too, and focus again returns to the opener.
+    browser
+        .wait_for(".empty-state .button")
+        .await
+        .click()
+        .await
+        .expect("open");
+    browser
+        .wait_until("document.querySelector('dialog').open")
+        .await;
+    browser
+        .wait_for("dialog .dialog__header .icon-button")
+        .await
+        .click()
+        .await
+        .expect("close");
+    browser
+        .wait_until("!document.querySelector('dialog').open")
+        .await;
+    assert_eq!(
+        browser
+            .js(
+                "return document.activeElement === document.querySelector('.empty-state .button')",
+                vec![]
+            )
+            .await,
+        json!(true)
+    );
+    assert_no_console_errors(&browser).await;
+    browser.close().await;
+}
+
+async fn assert_fits_viewport(browser: &Browser, label: &str) {
+    let layout = browser
+        .js(
+            "const c = document.querySelector('.composer').getBoundingClientRect();
+             return {
+               overflowX: document.documentElement.scrollWidth - window.innerWidth,
+               composerRight: c.right, composerBottom: c.bottom,
+               width: window.innerWidth, height: window.innerHeight,
+             };",
+            vec![],
+        )
+        .await;
+    assert!(
+        layout["overflowX"].as_f64().unwrap_or(1.0) <= 0.0,
+        "{label}: horizontal overflow {layout}"
+    );
+    assert!(
+        layout["composerRight"].as_f64().unwrap_or(f64::MAX)
+            <= layout["width"].as_f64().unwrap_or(0.0),
+        "{label}: composer spills right {layout}"
+    );
+    assert!(
+        layout["composerBottom"].as_f64().unwrap_or(f64::MAX)
+            <= layout["height"].as_f64().unwrap_or(0.0),
+        "{label}: composer below the fold {layout}"
+    );
+}
+
+async fn set_theme_and_reload(browser: &Browser, theme: &str) {
+    browser
+        .js(
+            "localStorage.setItem('hearth.theme', arguments[0])",
+            vec![json!(theme)],
+        )
+        .await;
+    browser.reload_app().await;
+    browser
+        .wait_until(&format!(
+            "document.documentElement.dataset.theme === '{theme}'"
+        ))
+        .await;
+}
+
+async fn computed(browser: &Browser, css: &str, property: &str) -> String {
+    browser
+        .js(
+            "return getComputedStyle(document.querySelector(arguments[0]))[arguments[1]]",
+            vec![json!(css), json!(property)],
+        )
+        .await
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[tokio::test]
+async fn layout_holds_at_desktop_and_phone_widths_in_both_themes() {
+    let stack = Stack::start();
+    let browser = Browser::open(&stack, 1440, 900).await;
+    browser.open_app("/").await;
+
+    browser.resize(1440, 900).await;
+    for theme in ["light", "dark"] {
+        set_theme_and_reload(&browser, theme).await;
+        assert_fits_viewport(&browser, &format!("desktop {theme}")).await;
+        assert_eq!(
+            computed(&browser, "#sidebar", "visibility").await,
+            "visible"
+        );
+        assert_eq!(
+            computed(&browser, "#drawer-toggle", "display").await,
+            "none"
+        );
+        browser.screenshot(&format!("shell-desktop-{theme}")).await;
+    }
+
+    browser.resize(360, 780).await;
+    for theme in ["light", "dark"] {
+        set_theme_and_reload(&browser, theme).await;
+        assert_fits_viewport(&browser, &format!("phone {theme}")).await;
+        assert_eq!(
+            computed(&browser, "#sidebar", "visibility").await,
+            "hidden",
+            "the drawer is closed (and out of the tab order) at phone width"
+        );
+        browser.screenshot(&format!("shell-phone-{theme}")).await;
+    }
+
+    // The drawer opens from the toggle, takes focus, and Escape closes it.
+    browser
+        .wait_for("#drawer-toggle")
+        .await
+        .click()
+        .await
+        .expect("open drawer");
+    browser
+        .wait_until("getComputedStyle(document.getElementById('sidebar')).visibility === 'visible'")
+        .await;
+    browser
+        .wait_until("document.activeElement.id === 'sidebar-new-chat'")
+        .await;
+    assert_eq!(
+        browser
+            .js(
+                "return document.getElementById('drawer-toggle').getAttribute('aria-expanded')",
+                vec![]
+            )
+            .await,
+        json!("true")
+    );
+    browser
+        .wait_until("document.getElementById('sidebar').getBoundingClientRect().left >= 0")
+        .await;
+    browser.screenshot("shell-phone-dark-drawer").await;
+    browser.press(&[Key::Escape]).await;
+    browser
+        .wait_until("getComputedStyle(document.getElementById('sidebar')).visibility === 'hidden'")
+        .await;
+    assert_eq!(browser.focused().await, "drawer-toggle");
+    assert_no_console_errors(&browser).await;
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn composer_keeps_text_and_explains_missing_provider_in_a_polite_toast() {
+    let stack = Stack::start();
+    let browser = Browser::open(&stack, 1440, 900).await;
+    browser.open_app("/").await;
+    let send_disabled = "document.querySelector('.composer [type=submit]').disabled";
+    assert_eq!(
+        browser.js(&format!("return {send_disabled}"), vec![]).await,
+        json!(true)
+    );
+
+    let input = browser.wait_for("#composer-input").await;
+    input.send_keys("Hello").await.expect("type");
+    browser.press(&[Key::Shift, Key::Enter]).await;
+    browser.press(&[Key::Shift]).await; // release Shift
+    input.send_keys("there").await.expect("type");
+    assert_eq!(
+        browser
+            .js(
+                "return document.getElementById('composer-input').value",
+                vec![]
+            )
+            .await,
+        json!("Hello\nthere"),
+        "Shift+Enter inserts a new line instead of sending"
+    );
+    assert_eq!(
+        browser.js(&format!("return {send_disabled}"), vec![]).await,
+        json!(false)
+    );
+
+    browser.press(&[Key::Enter]).await;
+    let toast = text_of(&browser, "[role=status][aria-live=polite] .toast").await;
+    assert!(toast.contains("Add a model provider"), "{toast}");
+    assert_eq!(
+        browser
+            .js(
+                "return document.getElementById('composer-input').value",
+                vec![]
+            )
+            .await,
+        json!("Hello\nthere"),
+        "nothing typed is lost"
+    );
+    assert_eq!(
+        browser
+            .js(
+                "return document.querySelectorAll('[role=alert][aria-live=assertive]').length",
+                vec![]
+            )
+            .await,
+        json!(1),
+        "the error region exists before any error is shown"
+    );
+
+    browser
+        .wait_for(".toast .icon-button")
+        .await
+        .click()
+        .await
+        .expect("dismiss");
+    browser
+        .wait_until("document.querySelectorAll('.toast').length === 0")
+        .await;
+    assert_no_console_errors(&browser).await;
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn language_switch_translates_the_shell_and_persists() {
+    let stack = Stack::start();
+    let browser = Browser::open(&stack, 1440, 900).await;
+    browser.open_app("/").await;
+    browser
+        .wait_for(SETTINGS_BUTTON)
+        .await
+        .click()
+        .await
+        .expect("open settings");
+    browser
+        .wait_until("document.querySelector('dialog').open")
+        .await;
+
+    let select = browser.wait_for("#settings-language").await;
+    select.select_by_value("ja").await.expect("choose Japanese");
+    browser
+        .wait_until("document.documentElement.lang === 'ja'")
+        .await;
+    assert_eq!(
+        text_of(&browser, "#sidebar-new-chat").await,
+        "新しいチャット"
+    );
+    assert_eq!(text_of(&browser, "dialog .dialog__title").await, "設定");
+
+    browser.reload_app().await;
+    assert_eq!(
+        browser
+            .js("return document.documentElement.lang", vec![])
+            .await,
+        json!("ja")
+    );
+    assert_eq!(
+        text_of(&browser, "#sidebar-new-chat").await,
+        "新しいチャット"
+    );
+
+    browser
+        .wait_for(SETTINGS_BUTTON)
+        .await
+        .click()
+        .await
+        .expect("open settings");
+    let select = browser.wait_for("#settings-language").await;
+    select
+        .select_by_value("zh-CN")
+        .await
+        .expect("choose Chinese");
+    browser
+        .wait_until("document.documentElement.lang === 'zh-CN'")
+        .await;
+    assert_eq!(text_of(&browser, "#sidebar-new-chat").await, "新对话");
+
+    let select = browser.wait_for("#settings-language").await;
+    select
+        .select_by_value("auto")
+        .await
+        .expect("follow the browser");
+    browser
+        .wait_until("document.documentElement.lang === 'en'")
+        .await;
+    assert_eq!(text_of(&browser, "#sidebar-new-chat").await, "New chat");
+    assert_eq!(
+        browser
+            .js("return localStorage.getItem('hearth.locale')", vec![])
+            .await,
+        Value::Null
+    );
+    assert_no_console_errors(&browser).await;
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn logo_is_a_safe_image() {
+    let stack = Stack::start();
+    let browser = Browser::open(&stack, 1440, 900).await;
+    browser.open_app("/").await;
+    let attributes = browser
+        .js(
+            "const i = document.querySelector('img.sidebar__logo');
+             return [i.getAttribute('loading'), i.getAttribute('decoding'),
+                     i.getAttribute('referrerpolicy'), i.getAttribute('alt')];",
+            vec![],
+        )
+        .await;
+    assert_eq!(attributes, json!(["lazy", "async", "no-referrer", ""]));
+    browser
+        .wait_until("document.querySelector('img.sidebar__logo').naturalWidth > 0")
+        .await;
+    browser.close().await;
+}

@@ -1,0 +1,163 @@
+//! Test support: a fake `dist/` and the real `hearth` binary on a free loopback port.
+
+#![allow(dead_code)]
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The inline loader script placed in the fake index.html.
+pub const INLINE_SCRIPT: &str = "import init from '/app-0123456789abcdef.js'; await init();";
+/// The fake wasm module's bytes.
+pub const WASM: &[u8] =
+    b"\0asm\x01\0\0\0 pretend this is a module, repeated repeated repeated repeated";
+
+/// Writes a small `dist/` shaped like a Trunk release build.
+pub fn fake_dist(dir: &Path) {
+    std::fs::create_dir_all(dir.join("icons")).unwrap();
+    std::fs::write(
+        dir.join("index.html"),
+        format!(
+            "<!doctype html><html><head><script src=\"/boot.js\"></script>\
+             <script type=\"module\">{INLINE_SCRIPT}</script></head><body></body></html>"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("app-0123456789abcdef.js"),
+        "export default function init() {}\n".repeat(40),
+    )
+    .unwrap();
+    std::fs::write(dir.join("app-0123456789abcdef_bg.wasm"), WASM).unwrap();
+    std::fs::write(
+        dir.join("main-fedcba9876543210.css"),
+        "body{margin:0}\n".repeat(40),
+    )
+    .unwrap();
+    std::fs::write(dir.join("boot.js"), "// boot\n").unwrap();
+    std::fs::write(
+        dir.join("icons/icon.svg"),
+        "<svg xmlns=\"http://www.w3.org/2000/svg\"/>",
+    )
+    .unwrap();
+}
+
+/// A free loopback port.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// The real binary, with a clean environment plus `env`.
+pub fn hearth_command(env: &[(&str, &str)]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_hearth"));
+    command
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default());
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    command
+}
+
+/// A running server; killed on drop.
+pub struct Server {
+    pub child: Child,
+    pub port: u16,
+    pub dist: tempfile::TempDir,
+}
+
+impl Server {
+    /// Starts `hearth` on a fake dist with `env` added.
+    pub fn start(env: &[(&str, &str)]) -> Self {
+        let dist = tempfile::tempdir().unwrap();
+        fake_dist(dist.path());
+        // A caller's own HEARTH_ADDR wins (the later variable overrides the earlier one).
+        let port = env
+            .iter()
+            .find(|(key, _)| *key == "HEARTH_ADDR")
+            .and_then(|(_, addr)| addr.rsplit(':').next()?.parse().ok())
+            .unwrap_or_else(free_port);
+        let addr = format!("127.0.0.1:{port}");
+        let dist_path = dist.path().to_string_lossy().to_string();
+        let mut all = vec![
+            ("HEARTH_ADDR", addr.as_str()),
+            ("HEARTH_DIST_DIR", dist_path.as_str()),
+        ];
+        all.extend_from_slice(env);
+        let mut child = hearth_command(&all)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if let Ok(Some(status)) = child.try_wait() {
+                let mut stderr = String::new();
+                child
+                    .stderr
+                    .take()
+                    .unwrap()
+                    .read_to_string(&mut stderr)
+                    .unwrap();
+                panic!("hearth exited with {status}: {stderr}");
+            }
+            assert!(Instant::now() < deadline, "hearth did not start");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Self { child, port, dist }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+
+    /// Sends SIGTERM and returns (exit success, stderr).
+    pub fn terminate(mut self) -> (bool, String) {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let exit = loop {
+            if let Some(exit) = self.child.try_wait().unwrap() {
+                break exit;
+            }
+            assert!(Instant::now() < deadline, "hearth ignored SIGTERM");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let mut stderr = String::new();
+        self.child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut stderr)
+            .unwrap();
+        (exit.success(), stderr)
+    }
+
+    /// Sends `request` verbatim over a raw socket and returns the raw response.
+    pub fn raw(&self, request: &str) -> String {
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(5)))
+            .unwrap();
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut response = Vec::new();
+        let _ = stream.read_to_end(&mut response);
+        String::from_utf8_lossy(&response).to_string()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
