@@ -3,4 +3,5 @@
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$root"
-exec "$HEARTH_TARGET_DIR/release/hearth" --dist-dir "$root/dist" "$@"
+export HEARTH_DIST_DIR="${HEARTH_DIST_DIR:-$root/dist}"
+exec "$HEARTH_TARGET_DIR/release/hearth" "$@"

@@ -360,6 +360,10 @@ async fn dialog_traps_focus_closes_on_escape_and_returns_focus() {
         text_of(&browser, "[data-testid=edge-version]").await,
         env!("CARGO_PKG_VERSION")
     );
+    browser.screenshot("settings-dialog-about").await;
+    browser.press(&[Key::Up]).await;
+    browser.screenshot("settings-dialog-general").await;
+    browser.press(&[Key::Down]).await;
 
     browser.press(&[Key::Escape]).await;
     browser

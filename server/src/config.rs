@@ -5,7 +5,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use clap::{Parser, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use hearth_core::api::DeploymentMode;
 
 /// How log lines are written.
@@ -28,6 +28,25 @@ pub enum LogFormat {
                   environment variable shown next to it. Log verbosity follows RUST_LOG \
                   (default: info)."
 )]
+pub struct Cli {
+    /// What to do; without a command, serve.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// The server's settings (also read by `healthcheck` for the address).
+    #[command(flatten)]
+    pub config: Config,
+}
+
+/// Commands besides serving.
+#[derive(Debug, Clone, Subcommand)]
+pub enum Command {
+    /// Ask a running server on HEARTH_ADDR for `/api/health`; exit 0 if it answers 200.
+    /// For container health checks in images without curl.
+    Healthcheck,
+}
+
+/// The server's settings.
+#[derive(Debug, Clone, Args)]
 pub struct Config {
     /// Address to listen on. Binding anything but loopback in local mode requires
     /// ACCESS_PASSWORD or --allow-public-bind.
@@ -124,7 +143,7 @@ mod tests {
     fn parse(args: &[&str]) -> Config {
         let mut argv = vec!["hearth"];
         argv.extend_from_slice(args);
-        Config::try_parse_from(argv).expect("valid arguments")
+        Cli::try_parse_from(argv).expect("valid arguments").config
     }
 
     #[test]
@@ -165,6 +184,13 @@ mod tests {
     }
 
     #[test]
+    fn healthcheck_is_a_subcommand_that_keeps_the_address() {
+        let cli = Cli::try_parse_from(["hearth", "--addr", "127.0.0.1:9", "healthcheck"]).unwrap();
+        assert!(matches!(cli.command, Some(Command::Healthcheck)));
+        assert_eq!(cli.config.addr.port(), 9);
+    }
+
+    #[test]
     fn hosted_mode_fails_closed() {
         let config = parse(&["--deployment-mode", "hosted"]);
         assert_eq!(
@@ -175,7 +201,7 @@ mod tests {
 
     #[test]
     fn unknown_mode_is_a_parse_error() {
-        let err = Config::try_parse_from(["hearth", "--deployment-mode", "cluster"]).unwrap_err();
+        let err = Cli::try_parse_from(["hearth", "--deployment-mode", "cluster"]).unwrap_err();
         assert!(err.to_string().contains("cluster"), "{err}");
     }
 }

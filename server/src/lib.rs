@@ -13,6 +13,7 @@
 //! - [`static_files`]: the release `dist/` held in memory, with MIME types, cache policy,
 //!   ETags, gzip and the SPA fallback.
 //! - [`security_headers`]: the CSP and the other headers on every response.
+//! - [`healthcheck`]: `hearth healthcheck`, the container health probe.
 //! - [`logging`]: the tracing subscriber and a request log that never records queries,
 //!   headers or bodies (where secrets live).
 //! - [`shutdown`]: the SIGTERM / SIGINT future for graceful shutdown.
@@ -20,6 +21,7 @@
 pub mod api;
 pub mod app;
 pub mod config;
+pub mod healthcheck;
 pub mod logging;
 pub mod security_headers;
 pub mod shutdown;

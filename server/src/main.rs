@@ -1,17 +1,27 @@
 //! The `hearth` binary: parse the configuration, refuse unsafe settings, load the app,
-//! bind, serve until SIGINT or SIGTERM.
+//! bind, serve until SIGINT or SIGTERM. `hearth healthcheck` probes a running server.
 
 use std::process::ExitCode;
 
 use clap::Parser;
 use hearth_server::app::{AppState, router};
-use hearth_server::config::Config;
+use hearth_server::config::{Cli, Command};
 use hearth_server::static_files::StaticAssets;
-use hearth_server::{logging, shutdown};
+use hearth_server::{healthcheck, logging, shutdown};
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let config = Config::parse();
+    let cli = Cli::parse();
+    let config = cli.config;
+    if let Some(Command::Healthcheck) = cli.command {
+        return match healthcheck::check(config.addr) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("hearth healthcheck: {error}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     logging::init(config.log_format);
     if let Err(error) = config.validate() {
         eprintln!("hearth: {error}");

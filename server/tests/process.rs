@@ -148,3 +148,27 @@ async fn json_logs_are_one_object_per_line() {
         assert!(value.get("level").is_some(), "{line}");
     }
 }
+
+#[test]
+fn healthcheck_passes_against_a_live_server_and_fails_against_none() {
+    let server = Server::start(&[]);
+    let addr = format!("127.0.0.1:{}", server.port);
+    let live = hearth_command(&[("HEARTH_ADDR", &addr)])
+        .arg("healthcheck")
+        .output()
+        .unwrap();
+    assert!(
+        live.status.success(),
+        "{}",
+        String::from_utf8_lossy(&live.stderr)
+    );
+    drop(server);
+
+    let dead = format!("127.0.0.1:{}", free_port());
+    let output = hearth_command(&[("HEARTH_ADDR", &dead)])
+        .arg("healthcheck")
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("no answer"));
+}

@@ -33,7 +33,7 @@ pub fn AboutPanel() -> impl IntoView {
             view! {
                 <div class="facts__row">
                     <dt>{tr(Key::AboutEdgeVersion)}</dt>
-                    <dd data-testid="edge-version">{config.version.clone()}</dd>
+                    <dd class="facts__mono" data-testid="edge-version">{config.version.clone()}</dd>
                 </div>
                 <div class="facts__row">
                     <dt>{tr(Key::AboutMode)}</dt>
@@ -48,7 +48,7 @@ pub fn AboutPanel() -> impl IntoView {
             <dl class="facts">
                 <div class="facts__row">
                     <dt>{tr(Key::AboutAppVersion)}</dt>
-                    <dd>{env!("CARGO_PKG_VERSION")}</dd>
+                    <dd class="facts__mono">{env!("CARGO_PKG_VERSION")}</dd>
                 </div>
                 {edge_rows}
             </dl>
