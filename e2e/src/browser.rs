@@ -203,6 +203,30 @@ impl Browser {
             .collect()
     }
 
+    /// Fails the test if the console logged errors since the last read.
+    pub async fn assert_no_console_errors(&self) {
+        let errors = self.console_errors().await;
+        assert!(
+            errors.is_empty(),
+            "the page logged errors: {:#?}",
+            errors.iter().map(|e| &e.message).collect::<Vec<_>>()
+        );
+    }
+
+    /// A `localStorage` entry (`null` when absent).
+    pub async fn local_storage(&self, key: &str) -> Value {
+        self.js(
+            "return localStorage.getItem(arguments[0])",
+            vec![json!(key)],
+        )
+        .await
+    }
+
+    /// The text of the first element matching `css`, once it exists.
+    pub async fn text_of(&self, css: &str) -> String {
+        self.wait_for(css).await.text().await.unwrap_or_default()
+    }
+
     /// Resizes the window so the viewport is `width` × `height`.
     pub async fn resize(&self, width: u32, height: u32) {
         self.client

@@ -18,3 +18,35 @@ pub mod process;
 
 pub use browser::Browser;
 pub use process::{Hearth, Stack};
+
+/// A test's own server, driver and browser, with the app open at `/`.
+pub struct AppSession {
+    /// The browser; the field order drops it before the processes it talks to.
+    pub browser: Browser,
+    /// The server and driver processes.
+    pub stack: Stack,
+}
+
+impl AppSession {
+    /// Starts everything and opens the app in a `width` × `height` window.
+    pub async fn open(width: u32, height: u32) -> Self {
+        let stack = Stack::start();
+        let browser = Browser::open(&stack, width, height).await;
+        browser.open_app("/").await;
+        Self { browser, stack }
+    }
+
+    /// Checks that the page logged no errors, then closes the browser.
+    pub async fn finish(self) {
+        self.browser.assert_no_console_errors().await;
+        self.browser.close().await;
+    }
+}
+
+impl std::ops::Deref for AppSession {
+    type Target = Browser;
+
+    fn deref(&self) -> &Browser {
+        &self.browser
+    }
+}

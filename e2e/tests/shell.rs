@@ -4,27 +4,12 @@
 
 use fantoccini::Locator;
 use fantoccini::key::Key;
-use hearth_e2e::{Browser, Stack};
+use hearth_e2e::{AppSession, Browser};
 use serde_json::{Value, json};
-
-async fn text_of(browser: &Browser, css: &str) -> String {
-    browser.wait_for(css).await.text().await.unwrap_or_default()
-}
-
-async fn assert_no_console_errors(browser: &Browser) {
-    let errors = browser.console_errors().await;
-    assert!(
-        errors.is_empty(),
-        "the page logged errors: {:#?}",
-        errors.iter().map(|e| &e.message).collect::<Vec<_>>()
-    );
-}
 
 #[tokio::test]
 async fn shell_renders_without_console_errors_or_csp_violations() {
-    let stack = Stack::start();
-    let browser = Browser::open(&stack, 1440, 900).await;
-    browser.open_app("/").await;
+    let browser = AppSession::open(1440, 900).await;
 
     assert_eq!(
         browser
@@ -33,14 +18,14 @@ async fn shell_renders_without_console_errors_or_csp_violations() {
         json!(true),
         "the boot splash is removed once the app mounts"
     );
-    assert_eq!(text_of(&browser, "#sidebar-new-chat").await, "New chat");
-    assert_eq!(text_of(&browser, ".topbar__title").await, "New chat");
+    assert_eq!(browser.text_of("#sidebar-new-chat").await, "New chat");
+    assert_eq!(browser.text_of(".topbar__title").await, "New chat");
     assert_eq!(
-        text_of(&browser, ".empty-state__title").await,
+        browser.text_of(".empty-state__title").await,
         "What can I help with?"
     );
     assert_eq!(
-        text_of(&browser, ".sidebar__empty-title").await,
+        browser.text_of(".sidebar__empty-title").await,
         "No conversations yet"
     );
     assert_eq!(
@@ -49,21 +34,18 @@ async fn shell_renders_without_console_errors_or_csp_violations() {
             .await,
         json!("en")
     );
-    assert_no_console_errors(&browser).await;
+    browser.assert_no_console_errors().await;
 
     // A client-side route is answered with the app, which renders the same way.
     browser.open_app("/c/some-conversation").await;
-    assert_eq!(text_of(&browser, "#sidebar-new-chat").await, "New chat");
-    assert_no_console_errors(&browser).await;
-    browser.close().await;
+    assert_eq!(browser.text_of("#sidebar-new-chat").await, "New chat");
+    browser.finish().await;
 }
 
 #[tokio::test]
 async fn csp_blocks_inline_script_and_inline_handlers_and_the_violation_is_seen() {
-    let stack = Stack::start();
-    let browser = Browser::open(&stack, 1440, 900).await;
-    browser.open_app("/").await;
-    assert_no_console_errors(&browser).await;
+    let browser = AppSession::open(1440, 900).await;
+    browser.assert_no_console_errors().await;
 
     let outcome = browser
         .js(
@@ -97,7 +79,7 @@ async fn csp_blocks_inline_script_and_inline_handlers_and_the_violation_is_seen(
             .any(|e| e.message.contains("Content Security Policy")),
         "expected CSP violations in the console log, got {errors:#?}"
     );
-    browser.close().await;
+    browser.finish().await;
 }
 
 const THEME_BUTTON: &str = ".topbar__actions [aria-haspopup=menu]";
@@ -116,9 +98,7 @@ async fn body_background(browser: &Browser) -> String {
 
 #[tokio::test]
 async fn theme_switch_applies_persists_and_returns_to_system() {
-    let stack = Stack::start();
-    let browser = Browser::open(&stack, 1440, 900).await;
-    browser.open_app("/").await;
+    let browser = AppSession::open(1440, 900).await;
     let light = body_background(&browser).await;
     assert_eq!(
         light, "rgb(251, 250, 248)",
@@ -145,12 +125,7 @@ async fn theme_switch_applies_persists_and_returns_to_system() {
         .wait_until("document.documentElement.dataset.theme === 'dark'")
         .await;
     assert_eq!(body_background(&browser).await, "rgb(20, 18, 16)");
-    assert_eq!(
-        browser
-            .js("return localStorage.getItem('hearth.theme')", vec![])
-            .await,
-        json!("dark")
-    );
+    assert_eq!(browser.local_storage("hearth.theme").await, json!("dark"));
 
     browser.reload_app().await;
     assert_eq!(
@@ -190,21 +165,13 @@ async fn theme_switch_applies_persists_and_returns_to_system() {
         .wait_until("!document.documentElement.hasAttribute('data-theme')")
         .await;
     assert_eq!(body_background(&browser).await, light);
-    assert_eq!(
-        browser
-            .js("return localStorage.getItem('hearth.theme')", vec![])
-            .await,
-        Value::Null
-    );
-    assert_no_console_errors(&browser).await;
-    browser.close().await;
+    assert_eq!(browser.local_storage("hearth.theme").await, Value::Null);
+    browser.finish().await;
 }
 
 #[tokio::test]
 async fn menu_is_keyboard_operable() {
-    let stack = Stack::start();
-    let browser = Browser::open(&stack, 1440, 900).await;
-    browser.open_app("/").await;
+    let browser = AppSession::open(1440, 900).await;
     let button_id = browser
         .js(
             &format!("const b = document.querySelector('{THEME_BUTTON}'); b.focus(); return b.id"),
@@ -280,17 +247,14 @@ async fn menu_is_keyboard_operable() {
     browser
         .wait_until("document.querySelector('[role=menu]').hidden")
         .await;
-    assert_no_console_errors(&browser).await;
-    browser.close().await;
+    browser.finish().await;
 }
 
 const SETTINGS_BUTTON: &str = ".sidebar__footer .sidebar__item";
 
 #[tokio::test]
 async fn dialog_traps_focus_closes_on_escape_and_returns_focus() {
-    let stack = Stack::start();
-    let browser = Browser::open(&stack, 1440, 900).await;
-    browser.open_app("/").await;
+    let browser = AppSession::open(1440, 900).await;
     browser
         .js(
             &format!("document.querySelector('{SETTINGS_BUTTON}').focus()"),
@@ -305,7 +269,7 @@ async fn dialog_traps_focus_closes_on_escape_and_returns_focus() {
         .wait_until("document.activeElement.id === 'settings-tab-general'")
         .await;
     assert_eq!(
-        text_of(&browser, "dialog .dialog__title").await,
+        browser.text_of("dialog .dialog__title").await,
         "Settings",
         "the dialog is labelled by its title"
     );
@@ -357,7 +321,7 @@ async fn dialog_traps_focus_closes_on_escape_and_returns_focus() {
     browser.press(&[Key::Down]).await;
     assert_eq!(browser.focused().await, "settings-tab-about");
     assert_eq!(
-        text_of(&browser, "[data-testid=edge-version]").await,
+        browser.text_of("[data-testid=edge-version]").await,
         env!("CARGO_PKG_VERSION")
     );
     browser.screenshot("settings-dialog-about").await;
@@ -410,8 +374,7 @@ async fn dialog_traps_focus_closes_on_escape_and_returns_focus() {
             .await,
         json!(true)
     );
-    assert_no_console_errors(&browser).await;
-    browser.close().await;
+    browser.finish().await;
 }
 
 async fn assert_fits_viewport(browser: &Browser, label: &str) {
@@ -471,9 +434,7 @@ async fn computed(browser: &Browser, css: &str, property: &str) -> String {
 
 #[tokio::test]
 async fn layout_holds_at_desktop_and_phone_widths_in_both_themes() {
-    let stack = Stack::start();
-    let browser = Browser::open(&stack, 1440, 900).await;
-    browser.open_app("/").await;
+    let browser = AppSession::open(1440, 900).await;
 
     browser.resize(1440, 900).await;
     for theme in ["light", "dark"] {
@@ -533,15 +494,12 @@ async fn layout_holds_at_desktop_and_phone_widths_in_both_themes() {
         .wait_until("getComputedStyle(document.getElementById('sidebar')).visibility === 'hidden'")
         .await;
     assert_eq!(browser.focused().await, "drawer-toggle");
-    assert_no_console_errors(&browser).await;
-    browser.close().await;
+    browser.finish().await;
 }
 
 #[tokio::test]
 async fn composer_keeps_text_and_explains_missing_provider_in_a_polite_toast() {
-    let stack = Stack::start();
-    let browser = Browser::open(&stack, 1440, 900).await;
-    browser.open_app("/").await;
+    let browser = AppSession::open(1440, 900).await;
     let send_disabled = "document.querySelector('.composer [type=submit]').disabled";
     assert_eq!(
         browser.js(&format!("return {send_disabled}"), vec![]).await,
@@ -569,7 +527,9 @@ async fn composer_keeps_text_and_explains_missing_provider_in_a_polite_toast() {
     );
 
     browser.press(&[Key::Enter]).await;
-    let toast = text_of(&browser, "[role=status][aria-live=polite] .toast").await;
+    let toast = browser
+        .text_of("[role=status][aria-live=polite] .toast")
+        .await;
     assert!(toast.contains("Add a model provider"), "{toast}");
     assert_eq!(
         browser
@@ -601,15 +561,12 @@ async fn composer_keeps_text_and_explains_missing_provider_in_a_polite_toast() {
     browser
         .wait_until("document.querySelectorAll('.toast').length === 0")
         .await;
-    assert_no_console_errors(&browser).await;
-    browser.close().await;
+    browser.finish().await;
 }
 
 #[tokio::test]
 async fn language_switch_translates_the_shell_and_persists() {
-    let stack = Stack::start();
-    let browser = Browser::open(&stack, 1440, 900).await;
-    browser.open_app("/").await;
+    let browser = AppSession::open(1440, 900).await;
     browser
         .wait_for(SETTINGS_BUTTON)
         .await
@@ -625,11 +582,8 @@ async fn language_switch_translates_the_shell_and_persists() {
     browser
         .wait_until("document.documentElement.lang === 'ja'")
         .await;
-    assert_eq!(
-        text_of(&browser, "#sidebar-new-chat").await,
-        "新しいチャット"
-    );
-    assert_eq!(text_of(&browser, "dialog .dialog__title").await, "設定");
+    assert_eq!(browser.text_of("#sidebar-new-chat").await, "新しいチャット");
+    assert_eq!(browser.text_of("dialog .dialog__title").await, "設定");
 
     browser.reload_app().await;
     assert_eq!(
@@ -638,10 +592,7 @@ async fn language_switch_translates_the_shell_and_persists() {
             .await,
         json!("ja")
     );
-    assert_eq!(
-        text_of(&browser, "#sidebar-new-chat").await,
-        "新しいチャット"
-    );
+    assert_eq!(browser.text_of("#sidebar-new-chat").await, "新しいチャット");
 
     browser
         .wait_for(SETTINGS_BUTTON)
@@ -657,7 +608,7 @@ async fn language_switch_translates_the_shell_and_persists() {
     browser
         .wait_until("document.documentElement.lang === 'zh-CN'")
         .await;
-    assert_eq!(text_of(&browser, "#sidebar-new-chat").await, "新对话");
+    assert_eq!(browser.text_of("#sidebar-new-chat").await, "新对话");
 
     let select = browser.wait_for("#settings-language").await;
     select
@@ -667,22 +618,14 @@ async fn language_switch_translates_the_shell_and_persists() {
     browser
         .wait_until("document.documentElement.lang === 'en'")
         .await;
-    assert_eq!(text_of(&browser, "#sidebar-new-chat").await, "New chat");
-    assert_eq!(
-        browser
-            .js("return localStorage.getItem('hearth.locale')", vec![])
-            .await,
-        Value::Null
-    );
-    assert_no_console_errors(&browser).await;
-    browser.close().await;
+    assert_eq!(browser.text_of("#sidebar-new-chat").await, "New chat");
+    assert_eq!(browser.local_storage("hearth.locale").await, Value::Null);
+    browser.finish().await;
 }
 
 #[tokio::test]
 async fn logo_is_a_safe_image() {
-    let stack = Stack::start();
-    let browser = Browser::open(&stack, 1440, 900).await;
-    browser.open_app("/").await;
+    let browser = AppSession::open(1440, 900).await;
     let attributes = browser
         .js(
             "const i = document.querySelector('img.sidebar__logo');
@@ -695,5 +638,5 @@ async fn logo_is_a_safe_image() {
     browser
         .wait_until("document.querySelector('img.sidebar__logo').naturalWidth > 0")
         .await;
-    browser.close().await;
+    browser.finish().await;
 }
