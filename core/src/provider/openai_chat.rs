@@ -1,0 +1,263 @@
+//! OpenAI Chat Completions streaming (`data: {chunk}` … `data: [DONE]`), as sent by
+//! OpenAI and by OpenAI-compatible servers (Ollama, llama.cpp, vLLM, LocalAI,
+//! OpenRouter). Reasoning arrives as `delta.reasoning_content` (DeepSeek, vLLM,
+//! llama.cpp) or `delta.reasoning` (OpenRouter, Ollama); usage in a final chunk with
+//! empty `choices` when `stream_options.include_usage` is set. A stream that ends after a
+//! `finish_reason` but without `[DONE]` is complete (some servers omit it); one with
+//! neither is truncated.
+
+use serde_json::Value;
+
+use super::sse::SseEvent;
+use super::{
+    FinishReason, ImageData, ProtocolParser, ProviderError, StreamError, StreamEvent, Usage, count,
+    parse_json,
+};
+
+/// Parser state for one reply.
+#[derive(Debug, Default)]
+pub struct Parser {
+    finish: Option<FinishReason>,
+    done: bool,
+    errored: bool,
+}
+
+fn finish_reason(reason: &str) -> FinishReason {
+    match reason {
+        "stop" | "end_turn" => FinishReason::Stop,
+        "length" | "max_tokens" => FinishReason::Length,
+        "tool_calls" | "function_call" => FinishReason::ToolCalls,
+        "content_filter" => FinishReason::ContentFilter,
+        other => FinishReason::Other(other.to_string()),
+    }
+}
+
+/// Usage from an OpenAI-style `usage` object.
+pub(crate) fn usage(value: &Value) -> Usage {
+    Usage {
+        input_tokens: count(&value["prompt_tokens"]),
+        output_tokens: count(&value["completion_tokens"]),
+        reasoning_tokens: count(&value["completion_tokens_details"]["reasoning_tokens"]),
+        cached_input_tokens: count(&value["prompt_tokens_details"]["cached_tokens"]),
+    }
+}
+
+/// A provider error from an `{"error": …}` body (OpenAI's shape, used widely).
+pub(crate) fn error(value: &Value) -> ProviderError {
+    let error = &value["error"];
+    let message = error["message"]
+        .as_str()
+        .or_else(|| error.as_str())
+        .unwrap_or("the provider reported an error")
+        .to_string();
+    let code = error["code"]
+        .as_str()
+        .map(str::to_string)
+        .or_else(|| error["code"].as_i64().map(|c| c.to_string()))
+        .or_else(|| error["type"].as_str().map(str::to_string));
+    ProviderError { code, message }
+}
+
+impl ProtocolParser for Parser {
+    fn on_event(&mut self, event: &SseEvent) -> Result<Vec<StreamEvent>, StreamError> {
+        if self.done || self.errored {
+            return Ok(Vec::new());
+        }
+        let data = event.data.trim();
+        if data == "[DONE]" {
+            self.done = true;
+            return Ok(self
+                .finish
+                .take()
+                .map(|reason| vec![StreamEvent::Finish { reason }])
+                .unwrap_or_else(|| {
+                    vec![StreamEvent::Finish {
+                        reason: FinishReason::Stop,
+                    }]
+                }));
+        }
+        if data.is_empty() {
+            return Ok(Vec::new());
+        }
+        let chunk = parse_json(data)?;
+        let mut out = Vec::new();
+        if chunk.get("error").is_some_and(|e| !e.is_null()) {
+            self.errored = true;
+            out.push(StreamEvent::Error {
+                error: error(&chunk),
+            });
+            return Ok(out);
+        }
+        if let Some(choice) = chunk["choices"].as_array().and_then(|c| c.first()) {
+            let delta = &choice["delta"];
+            for field in ["reasoning_content", "reasoning"] {
+                if let Some(text) = delta[field].as_str().filter(|t| !t.is_empty()) {
+                    out.push(StreamEvent::Reasoning {
+                        delta: text.to_string(),
+                    });
+                }
+            }
+            if let Some(text) = delta["content"].as_str().filter(|t| !t.is_empty()) {
+                out.push(StreamEvent::Text {
+                    delta: text.to_string(),
+                });
+            }
+            for call in delta["tool_calls"].as_array().into_iter().flatten() {
+                let index = call["index"].as_u64().and_then(|i| u32::try_from(i).ok());
+                let Some(index) = index else {
+                    return Err(StreamError::malformed("tool call without an index", data));
+                };
+                out.push(StreamEvent::ToolCall {
+                    index,
+                    id: call["id"].as_str().map(str::to_string),
+                    name: call["function"]["name"].as_str().map(str::to_string),
+                    arguments: call["function"]["arguments"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_string(),
+                });
+            }
+            for image in delta["images"].as_array().into_iter().flatten() {
+                if let Some(url) = image["image_url"]["url"].as_str() {
+                    out.push(StreamEvent::Image {
+                        image: ImageData::Url {
+                            url: url.to_string(),
+                        },
+                    });
+                }
+            }
+            if let Some(reason) = choice["finish_reason"].as_str() {
+                self.finish = Some(finish_reason(reason));
+            }
+        }
+        if chunk.get("usage").is_some_and(Value::is_object) {
+            let usage = usage(&chunk["usage"]);
+            if !usage.is_empty() {
+                out.push(StreamEvent::Usage { usage });
+            }
+        }
+        Ok(out)
+    }
+
+    fn finish(&mut self) -> Result<Vec<StreamEvent>, StreamError> {
+        if self.done || self.errored {
+            return Ok(Vec::new());
+        }
+        match self.finish.take() {
+            Some(reason) => {
+                self.done = true;
+                Ok(vec![StreamEvent::Finish { reason }])
+            }
+            None => Err(StreamError::Truncated),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::replay::{Collected, every_split};
+    use super::super::{FinishReason, Protocol, StreamError};
+
+    const TOOLS_AND_REASONING: &str = concat!(
+        "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"Weather needs \"}}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"a tool.\"}}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Checking \u{1F326}\"}}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_a\",\"type\":\"function\",\"function\":{\"name\":\"weather\",\"arguments\":\"\"}}]}}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":1,\"id\":\"call_b\",\"type\":\"function\",\"function\":{\"name\":\"weather\",\"arguments\":\"{\\\"city\\\":\"}}]}}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{\\\"city\\\":\\\"Paris\\\"}\"}}]}}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":1,\"function\":{\"arguments\":\"\\\"東京\\\"}\"}}]}}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n",
+        "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":31,\"completion_tokens\":12,\"total_tokens\":43,\"completion_tokens_details\":{\"reasoning_tokens\":5},\"prompt_tokens_details\":{\"cached_tokens\":8}}}\n\n",
+        "data: [DONE]\n\n",
+    );
+
+    #[test]
+    fn text_reasoning_parallel_tool_calls_and_usage() {
+        let got = every_split(Protocol::OpenAiChat, TOOLS_AND_REASONING).unwrap();
+        assert_eq!(got.reasoning, "Weather needs a tool.");
+        assert_eq!(got.text, "Checking \u{1F326}");
+        assert_eq!(got.calls.len(), 2);
+        assert_eq!(got.calls[0].id, "call_a");
+        assert_eq!(got.calls[0].arguments.as_ref().unwrap()["city"], "Paris");
+        assert_eq!(got.calls[1].id, "call_b");
+        assert_eq!(got.calls[1].arguments.as_ref().unwrap()["city"], "東京");
+        assert_eq!(got.usage.input_tokens, Some(31));
+        assert_eq!(got.usage.output_tokens, Some(12));
+        assert_eq!(got.usage.reasoning_tokens, Some(5));
+        assert_eq!(got.usage.cached_input_tokens, Some(8));
+        assert_eq!(got.finish, Some(FinishReason::ToolCalls));
+        assert!(got.finish_was_last);
+    }
+
+    #[test]
+    fn inline_think_tags_from_local_servers_become_reasoning() {
+        let stream = concat!(
+            "data: {\"choices\":[{\"delta\":{\"content\":\"<th\"}}]}\r\n\r\n",
+            "data: {\"choices\":[{\"delta\":{\"content\":\"ink>Plan: add.</thi\"}}]}\r\n\r\n",
+            "data: {\"choices\":[{\"delta\":{\"content\":\"nk>\\n2 + 2 = 4\"}}]}\r\n\r\n",
+            "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\r\n\r\n",
+            "data: [DONE]\r\n\r\n",
+        );
+        let got = every_split(Protocol::OpenAiChat, stream).unwrap();
+        assert_eq!(got.reasoning, "Plan: add.");
+        assert_eq!(got.text, "2 + 2 = 4");
+        assert!(got.usage.is_empty(), "no usage reported: the app estimates");
+        assert_eq!(got.finish, Some(FinishReason::Stop));
+    }
+
+    #[test]
+    fn openrouter_reasoning_field_and_missing_done_after_finish() {
+        let stream = concat!(
+            ": OPENROUTER PROCESSING\n\n",
+            "data: {\"choices\":[{\"delta\":{\"reasoning\":\"hmm\"}}]}\n\n",
+            "data: {\"choices\":[{\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"length\"}]}\n\n",
+        );
+        let got = every_split(Protocol::OpenAiChat, stream).unwrap();
+        assert_eq!(got.reasoning, "hmm");
+        assert_eq!(got.text, "ok");
+        assert_eq!(got.finish, Some(FinishReason::Length));
+    }
+
+    #[test]
+    fn an_error_chunk_ends_the_reply_and_keeps_the_partial_text() {
+        let stream = concat!(
+            "data: {\"choices\":[{\"delta\":{\"content\":\"Part\"}}]}\n\n",
+            "data: {\"error\":{\"message\":\"Rate limit reached\",\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}\n\n",
+        );
+        let got = every_split(Protocol::OpenAiChat, stream).unwrap();
+        assert_eq!(got.text, "Part");
+        let error = got.error.unwrap();
+        assert_eq!(error.code.as_deref(), Some("rate_limit_exceeded"));
+        assert_eq!(error.message, "Rate limit reached");
+        assert_eq!(got.finish, None);
+    }
+
+    #[test]
+    fn a_stream_cut_mid_reply_is_truncated_not_finished() {
+        let stream = "data: {\"choices\":[{\"delta\":{\"content\":\"Half an ans\"}}]}\n\n";
+        let outcome = every_split(Protocol::OpenAiChat, stream);
+        assert_eq!(
+            outcome.err(),
+            Some((StreamError::Truncated, partial("Half an ans")))
+        );
+        let cut = &TOOLS_AND_REASONING[..TOOLS_AND_REASONING.find("[DONE]").unwrap() - 20];
+        assert!(matches!(
+            every_split(Protocol::OpenAiChat, cut),
+            Err((StreamError::Malformed { .. } | StreamError::Truncated, _))
+        ));
+    }
+
+    #[test]
+    fn malformed_json_is_a_typed_error() {
+        let outcome = every_split(Protocol::OpenAiChat, "data: {not json}\n\n");
+        assert!(matches!(outcome, Err((StreamError::Malformed { .. }, _))));
+    }
+
+    fn partial(text: &str) -> Collected {
+        Collected {
+            text: text.to_string(),
+            ..Collected::default()
+        }
+    }
+}

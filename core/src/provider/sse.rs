@@ -1,0 +1,208 @@
+//! Server-sent events framing (the WHATWG `text/event-stream` format), incremental and
+//! indifferent to chunk boundaries.
+//!
+//! Bytes arrive in arbitrary chunks: a line, a CRLF pair or a multi-byte UTF-8 character
+//! may be split anywhere. [`SseDecoder::push`] buffers the incomplete tail and returns
+//! every event completed by the chunk. Line breaks are `\n`, `\r\n` or a lone `\r` (a
+//! `\r` ending one chunk and a `\n` starting the next are one break). Comment lines
+//! (`:`) are skipped, several `data:` lines join with `\n`, one space after the colon is
+//! removed, and a leading byte-order mark is ignored.
+//!
+//! Lines are bounded: a line longer than [`MAX_LINE_BYTES`] is an error rather than an
+//! unbounded buffer.
+
+use super::StreamError;
+
+/// The longest line accepted (a base64 image in one `data:` line fits comfortably).
+pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+
+/// One dispatched event.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SseEvent {
+    /// The `event:` field; empty means the default type (`message`).
+    pub event: String,
+    /// The `data:` lines joined by `\n`.
+    pub data: String,
+    /// The last `id:` field seen, if any.
+    pub id: Option<String>,
+}
+
+/// Incremental SSE decoder.
+#[derive(Debug, Default)]
+pub struct SseDecoder {
+    line: Vec<u8>,
+    after_cr: bool,
+    started: bool,
+    event: String,
+    data: String,
+    has_data: bool,
+    id: Option<String>,
+}
+
+impl SseDecoder {
+    /// A decoder at the start of a stream.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Feeds a chunk; returns the events it completed.
+    pub fn push(&mut self, chunk: &[u8]) -> Result<Vec<SseEvent>, StreamError> {
+        let mut events = Vec::new();
+        for &byte in chunk {
+            if self.after_cr {
+                self.after_cr = false;
+                if byte == b'\n' {
+                    continue;
+                }
+            }
+            match byte {
+                b'\n' => self.end_line(&mut events),
+                b'\r' => {
+                    self.after_cr = true;
+                    self.end_line(&mut events);
+                }
+                _ => {
+                    if self.line.len() >= MAX_LINE_BYTES {
+                        return Err(StreamError::LineTooLong {
+                            limit: MAX_LINE_BYTES,
+                        });
+                    }
+                    self.line.push(byte);
+                }
+            }
+        }
+        Ok(events)
+    }
+
+    /// Ends the stream. An event whose blank line never came is returned (providers
+    /// often close right after their last `data:` line); a partial line counts as a line.
+    pub fn finish(&mut self) -> Option<SseEvent> {
+        let mut events = Vec::new();
+        if !self.line.is_empty() {
+            self.end_line(&mut events);
+        }
+        self.dispatch(&mut events);
+        events.pop()
+    }
+
+    fn end_line(&mut self, events: &mut Vec<SseEvent>) {
+        let mut raw = std::mem::take(&mut self.line);
+        if !self.started {
+            self.started = true;
+            if raw.starts_with(&[0xEF, 0xBB, 0xBF]) {
+                raw.drain(..3);
+            }
+        }
+        if raw.is_empty() {
+            self.dispatch(events);
+            return;
+        }
+        let line = String::from_utf8_lossy(&raw);
+        if line.starts_with(':') {
+            return;
+        }
+        let (field, value) = match line.split_once(':') {
+            Some((field, value)) => (field, value.strip_prefix(' ').unwrap_or(value)),
+            None => (line.as_ref(), ""),
+        };
+        match field {
+            "event" => self.event = value.to_string(),
+            "data" => {
+                if self.has_data {
+                    self.data.push('\n');
+                }
+                self.data.push_str(value);
+                self.has_data = true;
+            }
+            "id" if !value.contains('\0') => self.id = Some(value.to_string()),
+            _ => {}
+        }
+    }
+
+    fn dispatch(&mut self, events: &mut Vec<SseEvent>) {
+        let event = std::mem::take(&mut self.event);
+        if !self.has_data {
+            return;
+        }
+        self.has_data = false;
+        events.push(SseEvent {
+            event,
+            data: std::mem::take(&mut self.data),
+            id: self.id.clone(),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode_all(chunks: &[&[u8]]) -> Vec<SseEvent> {
+        let mut decoder = SseDecoder::new();
+        let mut events = Vec::new();
+        for chunk in chunks {
+            events.extend(decoder.push(chunk).unwrap());
+        }
+        events.extend(decoder.finish());
+        events
+    }
+
+    fn data(events: &[SseEvent]) -> Vec<&str> {
+        events.iter().map(|e| e.data.as_str()).collect()
+    }
+
+    const STREAM: &str = "\u{feff}: keep-alive\r\nevent: delta\r\ndata: {\"a\":\"é中\"}\r\n\r\n\
+        data: line one\ndata:line two\n\n:comment\r\rid: 7\rdata: cr only\r\r\
+        event: done\ndata\n\n";
+
+    #[test]
+    fn decodes_fields_comments_and_every_line_ending() {
+        let events = decode_all(&[STREAM.as_bytes()]);
+        assert_eq!(
+            data(&events),
+            vec!["{\"a\":\"é中\"}", "line one\nline two", "cr only", ""]
+        );
+        assert_eq!(events[0].event, "delta");
+        assert_eq!(events[1].event, "");
+        assert_eq!(events[2].id.as_deref(), Some("7"));
+        assert_eq!(events[3].event, "done");
+    }
+
+    #[test]
+    fn every_split_point_gives_the_same_events() {
+        let bytes = STREAM.as_bytes();
+        let whole = decode_all(&[bytes]);
+        for i in 0..=bytes.len() {
+            let (a, b) = bytes.split_at(i);
+            assert_eq!(decode_all(&[a, b]), whole, "split at {i}");
+        }
+        let singles: Vec<&[u8]> = bytes.chunks(1).collect();
+        assert_eq!(decode_all(&singles), whole, "byte by byte");
+    }
+
+    #[test]
+    fn an_event_without_its_blank_line_is_returned_at_the_end() {
+        let events = decode_all(&[b"data: last", b" words"]);
+        assert_eq!(data(&events), vec!["last words"]);
+        assert!(decode_all(&[b"event: x\n"]).is_empty(), "no data, no event");
+    }
+
+    #[test]
+    fn a_line_past_the_limit_is_an_error() {
+        let mut decoder = SseDecoder::new();
+        let chunk = vec![b'a'; 1024 * 1024];
+        let mut outcome = Ok(Vec::new());
+        for _ in 0..=16 {
+            outcome = decoder.push(&chunk);
+            if outcome.is_err() {
+                break;
+            }
+        }
+        assert_eq!(
+            outcome,
+            Err(StreamError::LineTooLong {
+                limit: MAX_LINE_BYTES
+            })
+        );
+    }
+}
