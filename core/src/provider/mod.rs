@@ -10,12 +10,15 @@
 //!
 //! [`StreamDecoder`] composes them. [`tool_calls`] reassembles tool-call fragments by
 //! index (never by name: a model may call one tool twice in a turn) and parses their
-//! arguments once, centrally.
+//! arguments once, centrally. [`request`] builds the request that starts a stream, and
+//! [`models`] reads providers' model listings.
 
 pub mod anthropic;
 pub mod gemini;
+pub mod models;
 pub mod openai_chat;
 pub mod openai_responses;
+pub mod request;
 pub mod sse;
 pub mod think;
 pub mod tool_calls;
@@ -345,7 +348,7 @@ mod robustness {
                 for _ in 0..(rng.next() % 40) {
                     let piece = PIECES[(rng.next() % PIECES.len() as u64) as usize];
                     stream.extend_from_slice(piece.as_bytes());
-                    if rng.next() % 7 == 0 {
+                    if rng.next().is_multiple_of(7) {
                         stream.push((rng.next() % 256) as u8);
                     }
                 }
