@@ -10,17 +10,20 @@
 //!   shape every route answers with (`{error, code, statusCode, details?, retryAfter?}`).
 //! - [`chat`]: the message tree (branches, active path, delete with undo), the generation
 //!   state machine with stale-run protection, and the queue of messages sent mid-reply.
+//! - [`context`]: the context planner every producer shares: input budget, bands,
+//!   whole turns newest first, `CONTEXT_BUDGET_EXCEEDED`; token estimates marked `~`.
 //! - [`locale`]: the locales Hearth ships and how a browser's language list maps onto them.
 //! - [`provider`]: model providers' wire protocols: SSE framing, stream parsers for
 //!   OpenAI Chat, OpenAI Responses, Anthropic and Gemini, `<think>` splitting, tool-call
 //!   reassembly. Bytes in, typed events out.
 //! - [`safe_url`]: which URLs may become an image source or a link target in the page.
 //!
-//! Later issues add `context`, `plugin`, `skill` and `byok` here (see
+//! Later issues add `plugin`, `skill` and `byok` here (see
 //! `docs/ARCHITECTURE.md`).
 
 pub mod api;
 pub mod chat;
+pub mod context;
 pub mod locale;
 pub mod provider;
 pub mod safe_url;
