@@ -30,3 +30,4 @@ pub mod locale;
 pub mod markdown;
 pub mod provider;
 pub mod safe_url;
+pub mod url_policy;
