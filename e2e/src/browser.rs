@@ -222,7 +222,9 @@ impl Browser {
         .await
     }
 
-    /// The text of the first element matching `css`, once it exists.
+    /// The visible text of the first element matching `css`, once it exists. WebDriver
+    /// reports an element that is fading in (opacity 0) as having no text; wait on
+    /// `textContent` with [`Browser::wait_until`] for animated elements.
     pub async fn text_of(&self, css: &str) -> String {
         self.wait_for(css).await.text().await.unwrap_or_default()
     }

@@ -527,10 +527,13 @@ async fn composer_keeps_text_and_explains_missing_provider_in_a_polite_toast() {
     );
 
     browser.press(&[Key::Enter]).await;
-    let toast = browser
-        .text_of("[role=status][aria-live=polite] .toast")
+    // Read the DOM text: WebDriver's visible text is empty while the toast fades in.
+    browser
+        .wait_until(
+            "document.querySelector('[role=status][aria-live=polite] .toast')\
+             ?.textContent.includes('Add a model provider')",
+        )
         .await;
-    assert!(toast.contains("Add a model provider"), "{toast}");
     assert_eq!(
         browser
             .js(

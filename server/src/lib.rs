@@ -12,6 +12,8 @@
 //! - [`api`]: the `/api/*` routes and the one JSON error response.
 //! - [`static_files`]: the release `dist/` held in memory, with MIME types, cache policy,
 //!   ETags, gzip and the SPA fallback.
+//! - [`safe_fetch`]: the one outbound HTTP client for URLs from outside: URL policy on
+//!   every hop and every resolved address, manual redirects, one deadline, capped bodies.
 //! - [`security_headers`]: the CSP and the other headers on every response.
 //! - [`healthcheck`]: `hearth healthcheck`, the container health probe.
 //! - [`logging`]: the tracing subscriber and a request log that never records queries,
@@ -23,6 +25,7 @@ pub mod app;
 pub mod config;
 pub mod healthcheck;
 pub mod logging;
+pub mod safe_fetch;
 pub mod security_headers;
 pub mod shutdown;
 pub mod static_files;
