@@ -12,7 +12,9 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use hearth_core::api::{Capabilities, DeploymentInfo, PublicConfig};
 
+use crate::access::AccessGate;
 use crate::config::Config;
+use crate::kv::KvStore;
 use crate::logging;
 use crate::security_headers::SecurityHeaders;
 use crate::static_files::StaticAssets;
@@ -28,12 +30,22 @@ pub struct AppState {
     pub assets: Arc<StaticAssets>,
     /// The headers added to every response.
     pub security: Arc<SecurityHeaders>,
+    /// The password gate, when `ACCESS_PASSWORD` is set.
+    pub access: Option<AccessGate>,
+    /// The edge's small shared state.
+    pub kv: KvStore,
 }
 
 impl AppState {
     /// Builds the state from a validated configuration and loaded assets.
     pub fn new(config: &Config, assets: StaticAssets) -> Self {
         let security = SecurityHeaders::new(assets.inline_script_hashes());
+        let kv = KvStore::memory();
+        let access = AccessGate::new(
+            config.access_password.as_deref(),
+            config.session_secret.as_deref(),
+            kv.clone(),
+        );
         Self {
             config: Arc::new(PublicConfig {
                 version: env!("CARGO_PKG_VERSION").to_string(),
@@ -46,6 +58,8 @@ impl AppState {
             started: Instant::now(),
             assets: Arc::new(assets),
             security: Arc::new(security),
+            access,
+            kv,
         }
     }
 }
@@ -53,7 +67,13 @@ impl AppState {
 /// The whole edge as one router.
 pub fn router(state: AppState) -> Router {
     Router::new()
-        .nest("/api", crate::api::router())
+        .nest(
+            "/api",
+            crate::api::router().layer(middleware::from_fn_with_state(
+                state.clone(),
+                crate::guard::api_guard,
+            )),
+        )
         .fallback(serve_static)
         .layer(middleware::from_fn_with_state(
             state.clone(),

@@ -67,6 +67,11 @@ pub struct Config {
     #[arg(long, env = "ACCESS_PASSWORD", hide_env_values = true)]
     pub access_password: Option<String>,
 
+    /// Secret that signs access-session cookies. Set the same value on every instance of a
+    /// deployment; without it a random secret is used and sessions end on restart.
+    #[arg(long, env = "HEARTH_SESSION_SECRET", hide_env_values = true)]
+    pub session_secret: Option<String>,
+
     /// Allow binding a non-loopback address in local mode without ACCESS_PASSWORD. Anyone
     /// who can reach the port can then use this edge.
     #[arg(long, env = "HEARTH_ALLOW_PUBLIC_BIND", default_value_t = false)]

@@ -9,21 +9,29 @@
 //! - [`config`]: command-line flags and environment variables, and the checks that refuse
 //!   an unsafe configuration before anything binds.
 //! - [`app`]: assembles the router, the shared state and the layers every response passes.
+//! - [`access`]: the deployment password gate: signed expiring session cookies,
+//!   constant-time comparison, lockout per client kept in the store.
 //! - [`api`]: the `/api/*` routes and the one JSON error response.
 //! - [`static_files`]: the release `dist/` held in memory, with MIME types, cache policy,
 //!   ETags, gzip and the SPA fallback.
 //! - [`safe_fetch`]: the one outbound HTTP client for URLs from outside: URL policy on
 //!   every hop and every resolved address, manual redirects, one deadline, capped bodies.
 //! - [`security_headers`]: the CSP and the other headers on every response.
+//! - [`guard`]: same-origin checks on state-changing `/api` requests and the gate's
+//!   session requirement.
 //! - [`healthcheck`]: `hearth healthcheck`, the container health probe.
+//! - [`kv`]: the store for the edge's small shared state (memory in local mode).
 //! - [`logging`]: the tracing subscriber and a request log that never records queries,
 //!   headers or bodies (where secrets live).
 //! - [`shutdown`]: the SIGTERM / SIGINT future for graceful shutdown.
 
+pub mod access;
 pub mod api;
 pub mod app;
 pub mod config;
+pub mod guard;
 pub mod healthcheck;
+pub mod kv;
 pub mod logging;
 pub mod safe_fetch;
 pub mod security_headers;

@@ -51,7 +51,8 @@ async fn main() -> ExitCode {
     let local = listener.local_addr().unwrap_or(config.addr);
     tracing::info!("Hearth is running at http://{local}/");
     let app = router(AppState::new(&config, assets));
-    if let Err(error) = axum::serve(listener, app)
+    let service = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
+    if let Err(error) = axum::serve(listener, service)
         .with_graceful_shutdown(shutdown::signal())
         .await
     {

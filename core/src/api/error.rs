@@ -20,6 +20,16 @@ pub enum ErrorCode {
     MethodNotAllowed,
     /// The body is larger than the route accepts.
     PayloadTooLarge,
+    /// The body is not JSON (`Content-Type`).
+    UnsupportedMediaType,
+    /// The deployment is password-protected and the request has no valid session.
+    AccessRequired,
+    /// The deployment password was wrong.
+    AccessPasswordInvalid,
+    /// Too many wrong passwords from this client; it must wait.
+    AccessPasswordLocked,
+    /// A state-changing request came from another origin.
+    CsrfOriginBlocked,
     /// The client must slow down.
     RateLimited,
     /// A dependency of the edge is unreachable or unconfigured.
@@ -36,6 +46,10 @@ impl ErrorCode {
             Self::NotFound => 404,
             Self::MethodNotAllowed => 405,
             Self::PayloadTooLarge => 413,
+            Self::UnsupportedMediaType => 415,
+            Self::AccessRequired | Self::AccessPasswordInvalid => 401,
+            Self::AccessPasswordLocked => 423,
+            Self::CsrfOriginBlocked => 403,
             Self::RateLimited => 429,
             Self::ServiceUnavailable => 503,
             Self::Internal => 500,
@@ -140,6 +154,11 @@ mod tests {
             ErrorCode::NotFound,
             ErrorCode::MethodNotAllowed,
             ErrorCode::PayloadTooLarge,
+            ErrorCode::UnsupportedMediaType,
+            ErrorCode::AccessRequired,
+            ErrorCode::AccessPasswordInvalid,
+            ErrorCode::AccessPasswordLocked,
+            ErrorCode::CsrfOriginBlocked,
             ErrorCode::RateLimited,
             ErrorCode::ServiceUnavailable,
             ErrorCode::Internal,

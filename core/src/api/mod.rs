@@ -1,10 +1,12 @@
 //! The wire types of the edge's HTTP API. Field names are camelCase on the wire so a Neo
 //! Chat client's expectations carry over; Rust names stay snake_case.
 
+mod access;
 mod config;
 mod error;
 mod health;
 
+pub use access::{AccessSession, AccessVerifyRequest, InvalidPasswordDetails, LockedDetails};
 pub use config::{Capabilities, DeploymentInfo, DeploymentMode, PublicConfig, StoreState};
 pub use error::{ApiError, ErrorCode};
 pub use health::{HealthReport, ServiceHealth, ServiceStatus};

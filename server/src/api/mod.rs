@@ -3,13 +3,16 @@
 //!
 //! [`ApiError`]: hearth_core::api::ApiError
 
+mod access;
 mod config;
 mod error;
 mod health;
+pub mod json;
 
 use axum::Router;
-use axum::routing::get;
+use axum::routing::{get, post};
 
+pub(crate) use access::session_of;
 pub use error::ApiErrorResponse;
 
 use crate::app::AppState;
@@ -20,6 +23,8 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/health", get(health::health))
         .route("/config", get(config::config))
+        .route("/access/verify", post(access::verify))
+        .route("/access/session", get(access::session))
         .fallback(unknown_route)
         .method_not_allowed_fallback(method_not_allowed)
 }
