@@ -2,10 +2,11 @@
 //! an edge that is down is an ordinary, displayable error, because the app works without
 //! it for everything that does not need it.
 
-use hearth_core::api::{ApiError, PublicConfig};
+use hearth_core::api::{AccessSession, AccessVerifyRequest, ApiError, PublicConfig};
 use leptos::prelude::window;
+use serde::Serialize;
 use serde::de::DeserializeOwned;
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
 /// Why a call to the edge failed.
@@ -29,8 +30,15 @@ impl std::fmt::Display for EdgeError {
     }
 }
 
-async fn get_json<T: DeserializeOwned>(path: &str) -> Result<T, EdgeError> {
-    let response = JsFuture::from(window().fetch_with_str(path))
+async fn send<T: DeserializeOwned>(
+    path: &str,
+    init: Option<&web_sys::RequestInit>,
+) -> Result<T, EdgeError> {
+    let promise = match init {
+        Some(init) => window().fetch_with_str_and_init(path, init),
+        None => window().fetch_with_str(path),
+    };
+    let response = JsFuture::from(promise)
         .await
         .map_err(|_| EdgeError::Unreachable)?
         .dyn_into::<web_sys::Response>()
@@ -51,7 +59,37 @@ async fn get_json<T: DeserializeOwned>(path: &str) -> Result<T, EdgeError> {
     }
 }
 
+async fn get_json<T: DeserializeOwned>(path: &str) -> Result<T, EdgeError> {
+    send(path, None).await
+}
+
+async fn post_json<B: Serialize, T: DeserializeOwned>(
+    path: &str,
+    body: &B,
+) -> Result<T, EdgeError> {
+    let body = serde_json::to_string(body).map_err(|_| EdgeError::Unexpected(0))?;
+    let headers = web_sys::Headers::new().map_err(|_| EdgeError::Unexpected(0))?;
+    headers
+        .set("content-type", "application/json")
+        .map_err(|_| EdgeError::Unexpected(0))?;
+    let init = web_sys::RequestInit::new();
+    init.set_method("POST");
+    init.set_headers(&headers);
+    init.set_body(&JsValue::from_str(&body));
+    send(path, Some(&init)).await
+}
+
 /// `GET /api/config`.
 pub async fn fetch_config() -> Result<PublicConfig, EdgeError> {
     get_json("/api/config").await
+}
+
+/// `GET /api/access/session`.
+pub async fn fetch_access_session() -> Result<AccessSession, EdgeError> {
+    get_json("/api/access/session").await
+}
+
+/// `POST /api/access/verify`.
+pub async fn verify_access_password(password: String) -> Result<AccessSession, EdgeError> {
+    post_json("/api/access/verify", &AccessVerifyRequest { password }).await
 }

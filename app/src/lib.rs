@@ -6,6 +6,7 @@
 //!
 //! ## Layout
 //!
+//! - [`access_gate`]: the password screen of a protected deployment.
 //! - [`shell`]: what the user sees first: sidebar, top bar, empty state, composer.
 //! - [`settings`]: the settings dialog and its tabs.
 //! - [`ui`]: shared primitives with correct keyboard and focus behaviour: `Dialog`,
@@ -17,6 +18,7 @@
 //!
 //! Rules (validation, parsing, policies) live in `hearth-core`, not here.
 
+pub mod access_gate;
 pub mod browser;
 pub mod edge;
 pub mod i18n;
@@ -55,30 +57,32 @@ pub fn App() -> impl IntoView {
     });
 
     view! {
-        <div class=move || {
-            if shell.drawer_open.get() { "shell shell--drawer-open" } else { "shell" }
-        }>
-            <a class="skip-link" href=format!("#{COMPOSER_INPUT_ID}")>
-                {tr(Key::SkipToComposer)}
-            </a>
-            <Sidebar />
-            <div
-                class="shell__backdrop"
-                aria-hidden="true"
-                on:click=move |_| shell.drawer_open.set(false)
-            ></div>
-            <main class="main">
-                <Topbar />
-                <section class="conversation">
-                    <EmptyState />
-                </section>
-                <div class="composer-dock">
-                    <Composer />
-                </div>
-            </main>
-            <settings::SettingsDialog />
-            <ToastRegion />
-        </div>
+        <access_gate::AccessGate>
+            <div class=move || {
+                if shell.drawer_open.get() { "shell shell--drawer-open" } else { "shell" }
+            }>
+                <a class="skip-link" href=format!("#{COMPOSER_INPUT_ID}")>
+                    {tr(Key::SkipToComposer)}
+                </a>
+                <Sidebar />
+                <div
+                    class="shell__backdrop"
+                    aria-hidden="true"
+                    on:click=move |_| shell.drawer_open.set(false)
+                ></div>
+                <main class="main">
+                    <Topbar />
+                    <section class="conversation">
+                        <EmptyState />
+                    </section>
+                    <div class="composer-dock">
+                        <Composer />
+                    </div>
+                </main>
+                <settings::SettingsDialog />
+            </div>
+        </access_gate::AccessGate>
+        <ToastRegion />
     }
 }
 

@@ -105,6 +105,14 @@ impl Browser {
         self.wait_for("#composer-input").await;
     }
 
+    /// Navigates to `path` without waiting for anything.
+    pub async fn goto(&self, path: &str) {
+        self.client
+            .goto(&format!("{}{path}", self.base))
+            .await
+            .expect("navigate");
+    }
+
     /// Reloads and waits for the app to mount again.
     pub async fn reload_app(&self) {
         self.client.refresh().await.expect("reload");

@@ -111,8 +111,13 @@ pub struct Stack {
 impl Stack {
     /// Starts `hearth` on the release `dist/` and a ChromeDriver.
     pub fn start() -> Self {
+        Self::start_with_env(&[])
+    }
+
+    /// Like [`Stack::start`], with extra environment for `hearth`.
+    pub fn start_with_env(env: &[(&str, &str)]) -> Self {
         Self {
-            hearth: Hearth::start(&paths::dist_dir(), &[]),
+            hearth: Hearth::start(&paths::dist_dir(), env),
             driver: start_chromedriver(),
         }
     }

@@ -64,4 +64,13 @@ keys! {
     ToastDismiss => "toast.dismiss",
     ToastRegion => "toast.region",
     ImageBlocked => "image.blocked",
+    AccessTitle => "access.title",
+    AccessBody => "access.body",
+    AccessPassword => "access.password",
+    AccessSubmit => "access.submit",
+    AccessChecking => "access.checking",
+    AccessEmpty => "access.empty",
+    AccessInvalid => "access.invalid",
+    AccessLocked => "access.locked",
+    AccessUnreachable => "access.unreachable",
 }
