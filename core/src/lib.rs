@@ -8,6 +8,7 @@
 //!
 //! - [`api`]: the request and response types of the edge routes, and the one JSON error
 //!   shape every route answers with (`{error, code, statusCode, details?, retryAfter?}`).
+//! - [`byok`]: BYOK envelope format, bounds, contexts and the plaintext-secret check.
 //! - [`chat`]: the message tree (branches, active path, delete with undo), the generation
 //!   state machine with stale-run protection, and the queue of messages sent mid-reply.
 //! - [`context`]: the context planner every producer shares: input budget, bands,
@@ -20,10 +21,11 @@
 //!   reassembly. Bytes in, typed events out.
 //! - [`safe_url`]: which URLs may become an image source or a link target in the page.
 //!
-//! Later issues add `plugin`, `skill` and `byok` here (see
+//! Later issues add `plugin` and `skill` here (see
 //! `docs/ARCHITECTURE.md`).
 
 pub mod api;
+pub mod byok;
 pub mod chat;
 pub mod context;
 pub mod locale;

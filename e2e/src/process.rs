@@ -48,22 +48,32 @@ fn wait_for_port(child: &mut Child, port: u16, name: &str) {
     panic!("{name} did not listen on port {port} within {START_TIMEOUT:?}");
 }
 
-/// A running `hearth` server.
+/// A running `hearth` server with its own data directory (removed on drop).
 #[derive(Debug)]
 pub struct Hearth {
     guard: Guard,
+    data_dir: std::path::PathBuf,
+}
+
+impl Drop for Hearth {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.data_dir);
+    }
 }
 
 impl Hearth {
     /// Starts the real binary serving `dist` on a free port, with extra environment.
     pub fn start(dist: &Path, env: &[(&str, &str)]) -> Self {
         let port = free_port();
+        let data_dir =
+            std::env::temp_dir().join(format!("hearth-e2e-{}-{port}", std::process::id()));
         let mut command = Command::new(paths::hearth_binary());
         command
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HEARTH_ADDR", format!("127.0.0.1:{port}"))
             .env("HEARTH_DIST_DIR", dist)
+            .env("HEARTH_DATA_DIR", &data_dir)
             .env("RUST_LOG", "warn")
             .stdout(Stdio::null())
             .stderr(Stdio::inherit());
@@ -74,7 +84,13 @@ impl Hearth {
         wait_for_port(&mut child, port, "hearth");
         Self {
             guard: Guard { child, port },
+            data_dir,
         }
+    }
+
+    /// The server's data directory (its BYOK key lives there).
+    pub fn data_dir(&self) -> &std::path::Path {
+        &self.data_dir
     }
 
     /// The server's base URL, without a trailing slash.

@@ -13,6 +13,7 @@ use axum::response::{IntoResponse, Response};
 use hearth_core::api::{Capabilities, DeploymentInfo, PublicConfig};
 
 use crate::access::AccessGate;
+use crate::byok::ByokKeys;
 use crate::config::Config;
 use crate::kv::KvStore;
 use crate::logging;
@@ -34,11 +35,14 @@ pub struct AppState {
     pub access: Option<AccessGate>,
     /// The edge's small shared state.
     pub kv: KvStore,
+    /// The BYOK envelope key.
+    pub byok: Option<Arc<ByokKeys>>,
 }
 
 impl AppState {
-    /// Builds the state from a validated configuration and loaded assets.
-    pub fn new(config: &Config, assets: StaticAssets) -> Self {
+    /// Builds the state from a validated configuration, the loaded assets and the BYOK
+    /// key.
+    pub fn new(config: &Config, assets: StaticAssets, byok: Option<ByokKeys>) -> Self {
         let security = SecurityHeaders::new(assets.inline_script_hashes());
         let kv = KvStore::memory();
         let access = AccessGate::new(
@@ -53,13 +57,17 @@ impl AppState {
                     mode: config.deployment_mode,
                     access_password_enabled: config.access_password_enabled(),
                 },
-                capabilities: Capabilities::default(),
+                capabilities: Capabilities {
+                    byok: byok.is_some(),
+                    ..Capabilities::default()
+                },
             }),
             started: Instant::now(),
             assets: Arc::new(assets),
             security: Arc::new(security),
             access,
             kv,
+            byok: byok.map(Arc::new),
         }
     }
 }

@@ -43,6 +43,20 @@ pub enum Command {
     /// Ask a running server on HEARTH_ADDR for `/api/health`; exit 0 if it answers 200.
     /// For container health checks in images without curl.
     Healthcheck,
+    /// Manage the BYOK envelope key.
+    Byok {
+        /// What to do.
+        #[command(subcommand)]
+        command: ByokCommand,
+    },
+}
+
+/// `hearth byok …`.
+#[derive(Debug, Clone, Subcommand)]
+pub enum ByokCommand {
+    /// Print a new key pair as BYOK_KEY_ID and BYOK_PRIVATE_KEY_PEM lines for a hosted
+    /// deployment's environment.
+    Generate,
 }
 
 /// The server's settings.
@@ -71,6 +85,20 @@ pub struct Config {
     /// deployment; without it a random secret is used and sessions end on restart.
     #[arg(long, env = "HEARTH_SESSION_SECRET", hide_env_values = true)]
     pub session_secret: Option<String>,
+
+    /// Directory for the edge's own files (the local BYOK key). Default:
+    /// $XDG_DATA_HOME/hearth or ~/.local/share/hearth.
+    #[arg(long, env = "HEARTH_DATA_DIR")]
+    pub data_dir: Option<PathBuf>,
+
+    /// PKCS#8 PEM of the BYOK envelope key (required when hosted; `hearth byok generate`
+    /// makes one). Without it, local mode keeps a generated key in the data directory.
+    #[arg(long, env = "BYOK_PRIVATE_KEY_PEM", hide_env_values = true)]
+    pub byok_private_key_pem: Option<String>,
+
+    /// Id of the BYOK key (default: a fingerprint of the key).
+    #[arg(long, env = "BYOK_KEY_ID")]
+    pub byok_key_id: Option<String>,
 
     /// Allow binding a non-loopback address in local mode without ACCESS_PASSWORD. Anyone
     /// who can reach the port can then use this edge.
@@ -102,6 +130,13 @@ pub enum ConfigError {
         /// Its port, for the suggestion.
         port: u16,
     },
+    /// Hosted mode needs a BYOK key shared by every instance.
+    #[error(
+        "refusing to start in hosted mode without BYOK_PRIVATE_KEY_PEM: every instance must \
+         open the same envelopes. Run `hearth byok generate` and set BYOK_KEY_ID and \
+         BYOK_PRIVATE_KEY_PEM on every instance."
+    )]
+    HostedWithoutByokKey,
     /// Hosted mode needs a shared store, which this build does not have yet.
     #[error(
         "refusing to start in hosted mode: hosted deployments keep rate limits, plugin \
@@ -128,6 +163,13 @@ impl Config {
             return Err(ConfigError::EmptyAccessPassword);
         }
         if self.deployment_mode == DeploymentMode::Hosted {
+            let has_key = self
+                .byok_private_key_pem
+                .as_deref()
+                .is_some_and(|pem| !pem.trim().is_empty());
+            if !has_key {
+                return Err(ConfigError::HostedWithoutByokKey);
+            }
             return Err(ConfigError::HostedWithoutSharedStore);
         }
         let loopback = self.addr.ip().is_loopback();
@@ -198,6 +240,13 @@ mod tests {
     #[test]
     fn hosted_mode_fails_closed() {
         let config = parse(&["--deployment-mode", "hosted"]);
+        assert_eq!(config.validate(), Err(ConfigError::HostedWithoutByokKey));
+        let config = parse(&[
+            "--deployment-mode",
+            "hosted",
+            "--byok-private-key-pem",
+            "pem",
+        ]);
         assert_eq!(
             config.validate(),
             Err(ConfigError::HostedWithoutSharedStore)

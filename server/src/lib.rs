@@ -6,6 +6,8 @@
 //!
 //! ## Layout
 //!
+//! - [`byok`]: the envelope key pair (from the environment, or kept in the data
+//!   directory) and the opening of BYOK envelopes.
 //! - [`config`]: command-line flags and environment variables, and the checks that refuse
 //!   an unsafe configuration before anything binds.
 //! - [`app`]: assembles the router, the shared state and the layers every response passes.
@@ -28,6 +30,7 @@
 pub mod access;
 pub mod api;
 pub mod app;
+pub mod byok;
 pub mod config;
 pub mod guard;
 pub mod healthcheck;

@@ -5,7 +5,8 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use hearth_server::app::{AppState, router};
-use hearth_server::config::{Cli, Command};
+use hearth_server::byok::{self, ByokKeys};
+use hearth_server::config::{ByokCommand, Cli, Command, Config};
 use hearth_server::static_files::StaticAssets;
 use hearth_server::{healthcheck, logging, shutdown};
 
@@ -13,14 +14,20 @@ use hearth_server::{healthcheck, logging, shutdown};
 async fn main() -> ExitCode {
     let cli = Cli::parse();
     let config = cli.config;
-    if let Some(Command::Healthcheck) = cli.command {
-        return match healthcheck::check(config.addr) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(error) => {
-                eprintln!("hearth healthcheck: {error}");
-                ExitCode::FAILURE
-            }
-        };
+    match cli.command {
+        Some(Command::Healthcheck) => {
+            return match healthcheck::check(config.addr) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(error) => {
+                    eprintln!("hearth healthcheck: {error}");
+                    ExitCode::FAILURE
+                }
+            };
+        }
+        Some(Command::Byok {
+            command: ByokCommand::Generate,
+        }) => return generate_byok_key(),
+        None => {}
     }
     logging::init(config.log_format);
     if let Err(error) = config.validate() {
@@ -31,6 +38,13 @@ async fn main() -> ExitCode {
         Ok(assets) => assets,
         Err(error) => {
             eprintln!("hearth: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    let byok = match load_byok(&config) {
+        Ok(keys) => keys,
+        Err(error) => {
+            eprintln!("hearth: BYOK key: {error}");
             return ExitCode::from(2);
         }
     };
@@ -50,7 +64,7 @@ async fn main() -> ExitCode {
     };
     let local = listener.local_addr().unwrap_or(config.addr);
     tracing::info!("Hearth is running at http://{local}/");
-    let app = router(AppState::new(&config, assets));
+    let app = router(AppState::new(&config, assets, Some(byok)));
     let service = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
     if let Err(error) = axum::serve(listener, service)
         .with_graceful_shutdown(shutdown::signal())
@@ -61,4 +75,52 @@ async fn main() -> ExitCode {
     }
     tracing::info!("stopped");
     ExitCode::SUCCESS
+}
+
+/// The key from the environment, else the one kept in the data directory.
+fn load_byok(config: &Config) -> Result<ByokKeys, String> {
+    match config
+        .byok_private_key_pem
+        .as_deref()
+        .filter(|p| !p.trim().is_empty())
+    {
+        Some(pem) => {
+            ByokKeys::from_pem(pem, config.byok_key_id.as_deref()).map_err(|e| e.to_string())
+        }
+        None => {
+            let dir = config
+                .data_dir
+                .clone()
+                .unwrap_or_else(byok::default_data_dir);
+            // Everything under dist/ is served to anyone: a key there would be public.
+            let inside_dist = match (dir.canonicalize(), config.dist_dir.canonicalize()) {
+                (Ok(data), Ok(dist)) => data.starts_with(dist),
+                _ => dir.starts_with(&config.dist_dir),
+            };
+            if inside_dist {
+                return Err(format!(
+                    "the data directory {} is inside the served dist directory; choose another HEARTH_DATA_DIR",
+                    dir.display()
+                ));
+            }
+            ByokKeys::load_or_create(&dir).map_err(|e| e.to_string())
+        }
+    }
+}
+
+fn generate_byok_key() -> ExitCode {
+    match ByokKeys::generate() {
+        Ok((keys, pem)) => {
+            println!(
+                "# Hearth BYOK envelope key. Keep it secret; give every instance the same two values."
+            );
+            println!("BYOK_KEY_ID={}", keys.kid());
+            println!("BYOK_PRIVATE_KEY_PEM=\"{}\"", pem.trim_end());
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("hearth byok generate: {error}");
+            ExitCode::FAILURE
+        }
+    }
 }

@@ -21,6 +21,14 @@ pub(super) async fn health(State(state): State<AppState>) -> Json<HealthReport> 
         },
     );
     services.insert(
+        "byok".to_string(),
+        if state.byok.is_some() {
+            service(ServiceStatus::Available, "BYOK_KEY_LOADED")
+        } else {
+            service(ServiceStatus::MissingKey, "BYOK_KEY_NOT_CONFIGURED")
+        },
+    );
+    services.insert(
         "app".to_string(),
         service(ServiceStatus::Available, "DIST_LOADED"),
     );

@@ -4,6 +4,7 @@
 //! [`ApiError`]: hearth_core::api::ApiError
 
 mod access;
+mod byok;
 mod config;
 mod error;
 mod health;
@@ -25,6 +26,7 @@ pub fn router() -> Router<AppState> {
         .route("/config", get(config::config))
         .route("/access/verify", post(access::verify))
         .route("/access/session", get(access::session))
+        .route("/byok/public-key", get(byok::public_key))
         .fallback(unknown_route)
         .method_not_allowed_fallback(method_not_allowed)
 }

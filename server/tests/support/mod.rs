@@ -70,6 +70,7 @@ pub struct Server {
     pub child: Child,
     pub port: u16,
     pub dist: tempfile::TempDir,
+    pub data: tempfile::TempDir,
 }
 
 impl Server {
@@ -85,9 +86,12 @@ impl Server {
             .unwrap_or_else(free_port);
         let addr = format!("127.0.0.1:{port}");
         let dist_path = dist.path().to_string_lossy().to_string();
+        let data = tempfile::tempdir().unwrap();
+        let data_path = data.path().to_string_lossy().to_string();
         let mut all = vec![
             ("HEARTH_ADDR", addr.as_str()),
             ("HEARTH_DIST_DIR", dist_path.as_str()),
+            ("HEARTH_DATA_DIR", data_path.as_str()),
         ];
         all.extend_from_slice(env);
         let mut child = hearth_command(&all)
@@ -110,7 +114,12 @@ impl Server {
             assert!(Instant::now() < deadline, "hearth did not start");
             std::thread::sleep(Duration::from_millis(20));
         }
-        Self { child, port, dist }
+        Self {
+            child,
+            port,
+            dist,
+            data,
+        }
     }
 
     pub fn url(&self, path: &str) -> String {
