@@ -3,20 +3,22 @@
 //! log).
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use hearth_core::api::{Capabilities, DeploymentInfo, PublicConfig};
+use hearth_core::api::{Capabilities, DeploymentInfo, DeploymentMode, PublicConfig};
+use hearth_core::url_policy::UrlPolicy;
 
 use crate::access::AccessGate;
 use crate::byok::ByokKeys;
 use crate::config::Config;
 use crate::kv::KvStore;
 use crate::logging;
+use crate::safe_fetch::{FetchError, Limits, SafeFetch};
 use crate::security_headers::SecurityHeaders;
 use crate::static_files::StaticAssets;
 
@@ -37,12 +39,32 @@ pub struct AppState {
     pub kv: KvStore,
     /// The BYOK envelope key.
     pub byok: Option<Arc<ByokKeys>>,
+    /// The one outbound client.
+    pub fetch: SafeFetch,
+    /// Deadline of one relayed model reply.
+    pub relay_timeout: Duration,
 }
 
 impl AppState {
     /// Builds the state from a validated configuration, the loaded assets and the BYOK
     /// key.
-    pub fn new(config: &Config, assets: StaticAssets, byok: Option<ByokKeys>) -> Self {
+    pub fn new(
+        config: &Config,
+        assets: StaticAssets,
+        byok: Option<ByokKeys>,
+    ) -> Result<Self, FetchError> {
+        let relay_timeout = Duration::from_secs(config.relay_timeout_secs.max(1));
+        let policy = match config.deployment_mode {
+            DeploymentMode::Local => UrlPolicy::local(),
+            DeploymentMode::Hosted => UrlPolicy::hosted(),
+        };
+        let fetch = SafeFetch::new(
+            policy,
+            Limits {
+                timeout: relay_timeout,
+                ..Limits::default()
+            },
+        )?;
         let security = SecurityHeaders::new(assets.inline_script_hashes());
         let kv = KvStore::memory();
         let access = AccessGate::new(
@@ -50,7 +72,7 @@ impl AppState {
             config.session_secret.as_deref(),
             kv.clone(),
         );
-        Self {
+        Ok(Self {
             config: Arc::new(PublicConfig {
                 version: env!("CARGO_PKG_VERSION").to_string(),
                 deployment: DeploymentInfo {
@@ -59,6 +81,7 @@ impl AppState {
                 },
                 capabilities: Capabilities {
                     byok: byok.is_some(),
+                    chat_relay: true,
                     ..Capabilities::default()
                 },
             }),
@@ -68,7 +91,9 @@ impl AppState {
             access,
             kv,
             byok: byok.map(Arc::new),
-        }
+            fetch,
+            relay_timeout,
+        })
     }
 }
 

@@ -15,8 +15,10 @@ use std::path::{Path, PathBuf};
 
 use aws_lc_rs::aead::{AES_256_GCM, Aad, LessSafeKey, Nonce, UnboundKey};
 use aws_lc_rs::encoding::{AsDer, Pkcs8V1Der, PublicKeyX509Der};
+use aws_lc_rs::rand::{SecureRandom, SystemRandom};
 use aws_lc_rs::rsa::{
-    KeySize, OAEP_SHA256_MGF1SHA256, OaepPrivateDecryptingKey, PrivateDecryptingKey,
+    KeySize, OAEP_SHA256_MGF1SHA256, OaepPrivateDecryptingKey, OaepPublicEncryptingKey,
+    PrivateDecryptingKey, PublicEncryptingKey,
 };
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
@@ -57,6 +59,7 @@ pub enum KeyError {
 pub struct ByokKeys {
     kid: String,
     key: OaepPrivateDecryptingKey,
+    public: PublicEncryptingKey,
     jwk: PublicJwk,
 }
 
@@ -142,6 +145,7 @@ impl ByokKeys {
             });
         let key = OaepPrivateDecryptingKey::new(private).map_err(|_| KeyError::Crypto)?;
         Ok(Self {
+            public,
             jwk: PublicJwk {
                 kty: "RSA".into(),
                 n: URL_SAFE_NO_PAD.encode(n),
@@ -205,6 +209,38 @@ impl ByokKeys {
             alg: ALGORITHM.into(),
             public_key_jwk: self.jwk.clone(),
         }
+    }
+
+    /// Seals `secret` for this key and `context` — exactly what a browser does — for
+    /// secrets the edge must hold for a while (a parse job's credential) and for tests.
+    pub fn seal(&self, context: &str, secret: &str) -> Result<Envelope, KeyError> {
+        let random = SystemRandom::new();
+        let mut aes = [0u8; 32];
+        let mut iv = [0u8; 12];
+        random.fill(&mut aes).map_err(|_| KeyError::Crypto)?;
+        random.fill(&mut iv).map_err(|_| KeyError::Crypto)?;
+        let public =
+            OaepPublicEncryptingKey::new(self.public.clone()).map_err(|_| KeyError::Crypto)?;
+        let mut wrapped = vec![0u8; public.ciphertext_size()];
+        let wrapped = public
+            .encrypt(&OAEP_SHA256_MGF1SHA256, &aes, &mut wrapped, None)
+            .map_err(|_| KeyError::Crypto)?
+            .to_vec();
+        let key =
+            LessSafeKey::new(UnboundKey::new(&AES_256_GCM, &aes).map_err(|_| KeyError::Crypto)?);
+        let mut sealed = secret.as_bytes().to_vec();
+        let nonce = Nonce::try_assume_unique_for_key(&iv).map_err(|_| KeyError::Crypto)?;
+        key.seal_in_place_append_tag(nonce, Aad::from(context.as_bytes()), &mut sealed)
+            .map_err(|_| KeyError::Crypto)?;
+        Ok(Envelope {
+            v: hearth_core::byok::VERSION,
+            kid: self.kid.clone(),
+            alg: ALGORITHM.into(),
+            iv: URL_SAFE_NO_PAD.encode(iv),
+            wrapped_key: URL_SAFE_NO_PAD.encode(wrapped),
+            ciphertext: URL_SAFE_NO_PAD.encode(sealed),
+            context: context.into(),
+        })
     }
 
     /// Opens `envelope`, which must have been made for `expected_context` (decided by
@@ -312,68 +348,26 @@ fn check_private(_path: &Path) -> Result<(), KeyError> {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
-    use aws_lc_rs::rand::{SecureRandom, SystemRandom};
-    use aws_lc_rs::rsa::{OaepPublicEncryptingKey, PublicEncryptingKey};
     use hearth_core::byok::context;
 
-    /// Seals `secret` for `keys` the way the browser does (test support).
-    pub(crate) fn seal(
-        jwk_der_key: &PublicEncryptingKey,
-        kid: &str,
-        context: &str,
-        secret: &str,
-    ) -> Envelope {
-        let random = SystemRandom::new();
-        let mut aes = [0u8; 32];
-        let mut iv = [0u8; 12];
-        random.fill(&mut aes).unwrap();
-        random.fill(&mut iv).unwrap();
-        let public = OaepPublicEncryptingKey::new(jwk_der_key.clone()).unwrap();
-        let mut wrapped = vec![0u8; public.ciphertext_size()];
-        let wrapped = public
-            .encrypt(&OAEP_SHA256_MGF1SHA256, &aes, &mut wrapped, None)
-            .unwrap()
-            .to_vec();
-        let key = LessSafeKey::new(UnboundKey::new(&AES_256_GCM, &aes).unwrap());
-        let mut sealed = secret.as_bytes().to_vec();
-        key.seal_in_place_append_tag(
-            Nonce::try_assume_unique_for_key(&iv).unwrap(),
-            Aad::from(context.as_bytes()),
-            &mut sealed,
-        )
-        .unwrap();
-        Envelope {
-            v: 1,
-            kid: kid.into(),
-            alg: ALGORITHM.into(),
-            iv: URL_SAFE_NO_PAD.encode(iv),
-            wrapped_key: URL_SAFE_NO_PAD.encode(wrapped),
-            ciphertext: URL_SAFE_NO_PAD.encode(sealed),
-            context: context.into(),
-        }
-    }
-
-    fn keys() -> (ByokKeys, PublicEncryptingKey) {
-        let (keys, pem) = ByokKeys::generate().unwrap();
-        let der = pem_to_der(&pem).unwrap();
-        let public = PrivateDecryptingKey::from_pkcs8(&der).unwrap().public_key();
-        (keys, public)
+    fn keys() -> ByokKeys {
+        ByokKeys::generate().unwrap().0
     }
 
     #[test]
     fn an_envelope_opens_only_for_its_key_and_context() {
-        let (keys, public) = keys();
+        let keys = keys();
         let ctx = context::provider("openai");
-        let envelope = seal(&public, keys.kid(), &ctx, "sk-live-秘密");
+        let envelope = keys.seal(&ctx, "sk-live-秘密").unwrap();
         assert_eq!(keys.open(&envelope, &ctx).unwrap(), "sk-live-秘密");
         assert_eq!(
             keys.open(&envelope, &context::provider("anthropic")),
             Err(EnvelopeError::WrongContext)
         );
         // Relabelled to pass the context check: the AAD no longer matches.
-        let mut relabelled = seal(&public, keys.kid(), &context::plugin_auth("x"), "sk");
+        let mut relabelled = keys.seal(&context::plugin_auth("x"), "sk").unwrap();
         relabelled.context = ctx.clone();
         assert_eq!(
             keys.open(&relabelled, &ctx),
@@ -386,9 +380,9 @@ pub(crate) mod tests {
 
     #[test]
     fn tampering_anywhere_is_detected() {
-        let (keys, public) = keys();
+        let keys = keys();
         let ctx = context::provider("gemini");
-        let envelope = seal(&public, keys.kid(), &ctx, "secret");
+        let envelope = keys.seal(&ctx, "secret").unwrap();
         let flip = |text: &str| {
             let mut bytes = URL_SAFE_NO_PAD.decode(text).unwrap();
             bytes[0] ^= 1;

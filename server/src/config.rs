@@ -100,6 +100,10 @@ pub struct Config {
     #[arg(long, env = "BYOK_KEY_ID")]
     pub byok_key_id: Option<String>,
 
+    /// Longest time one relayed model reply may take, in seconds.
+    #[arg(long, env = "HEARTH_RELAY_TIMEOUT_SECS", default_value_t = 120)]
+    pub relay_timeout_secs: u64,
+
     /// Allow binding a non-loopback address in local mode without ACCESS_PASSWORD. Anyone
     /// who can reach the port can then use this edge.
     #[arg(long, env = "HEARTH_ALLOW_PUBLIC_BIND", default_value_t = false)]

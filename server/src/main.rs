@@ -64,7 +64,14 @@ async fn main() -> ExitCode {
     };
     let local = listener.local_addr().unwrap_or(config.addr);
     tracing::info!("Hearth is running at http://{local}/");
-    let app = router(AppState::new(&config, assets, Some(byok)));
+    let state = match AppState::new(&config, assets, Some(byok)) {
+        Ok(state) => state,
+        Err(error) => {
+            eprintln!("hearth: cannot create the outbound client: {error}");
+            return ExitCode::from(1);
+        }
+    };
+    let app = router(state);
     let service = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
     if let Err(error) = axum::serve(listener, service)
         .with_graceful_shutdown(shutdown::signal())

@@ -30,6 +30,22 @@ pub enum ErrorCode {
     AccessPasswordLocked,
     /// A state-changing request came from another origin.
     CsrfOriginBlocked,
+    /// A BYOK envelope could not be opened (wrong key id, wrong context, tampered).
+    AuthError,
+    /// The request carried a secret in plaintext instead of an envelope.
+    PlaintextSecretRefused,
+    /// The target URL or one of its addresses is not allowed.
+    UrlBlocked,
+    /// The upstream did not answer in time.
+    ResponseTimeout,
+    /// The upstream's answer exceeded the size limit.
+    ResponseSizeLimit,
+    /// The upstream redirected too often.
+    TooManyRedirects,
+    /// The upstream could not be reached.
+    UpstreamUnreachable,
+    /// The upstream answered with an error status.
+    UpstreamError,
     /// The client must slow down.
     RateLimited,
     /// A dependency of the edge is unreachable or unconfigured.
@@ -49,7 +65,14 @@ impl ErrorCode {
             Self::UnsupportedMediaType => 415,
             Self::AccessRequired | Self::AccessPasswordInvalid => 401,
             Self::AccessPasswordLocked => 423,
-            Self::CsrfOriginBlocked => 403,
+            Self::CsrfOriginBlocked | Self::UrlBlocked => 403,
+            Self::AuthError => 401,
+            Self::PlaintextSecretRefused => 400,
+            Self::ResponseTimeout => 504,
+            Self::ResponseSizeLimit
+            | Self::TooManyRedirects
+            | Self::UpstreamUnreachable
+            | Self::UpstreamError => 502,
             Self::RateLimited => 429,
             Self::ServiceUnavailable => 503,
             Self::Internal => 500,
@@ -159,6 +182,14 @@ mod tests {
             ErrorCode::AccessPasswordInvalid,
             ErrorCode::AccessPasswordLocked,
             ErrorCode::CsrfOriginBlocked,
+            ErrorCode::AuthError,
+            ErrorCode::PlaintextSecretRefused,
+            ErrorCode::UrlBlocked,
+            ErrorCode::ResponseTimeout,
+            ErrorCode::ResponseSizeLimit,
+            ErrorCode::TooManyRedirects,
+            ErrorCode::UpstreamUnreachable,
+            ErrorCode::UpstreamError,
             ErrorCode::RateLimited,
             ErrorCode::ServiceUnavailable,
             ErrorCode::Internal,

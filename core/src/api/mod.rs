@@ -5,8 +5,10 @@ mod access;
 mod config;
 mod error;
 mod health;
+mod relay;
 
 pub use access::{AccessSession, AccessVerifyRequest, InvalidPasswordDetails, LockedDetails};
 pub use config::{Capabilities, DeploymentInfo, DeploymentMode, PublicConfig, StoreState};
 pub use error::{ApiError, ErrorCode};
 pub use health::{HealthReport, ServiceHealth, ServiceStatus};
+pub use relay::{RelayProvider, RelayRequest};

@@ -30,17 +30,46 @@ use self::think::ThinkSplitter;
 
 /// The wire protocols Hearth speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
 pub enum Protocol {
     /// OpenAI Chat Completions (`/v1/chat/completions`), also spoken by
     /// OpenAI-compatible servers (Ollama, llama.cpp, vLLM, LocalAI, OpenRouter…).
+    #[serde(rename = "openai-chat")]
     OpenAiChat,
     /// OpenAI Responses (`/v1/responses`).
+    #[serde(rename = "openai-responses")]
     OpenAiResponses,
     /// Anthropic Messages (`/v1/messages`).
+    #[serde(rename = "anthropic")]
     Anthropic,
     /// Google Gemini (`:streamGenerateContent?alt=sse`).
+    #[serde(rename = "gemini")]
     Gemini,
+}
+
+impl Protocol {
+    /// The wire name (`openai-chat`, `openai-responses`, `anthropic`, `gemini`), also
+    /// used in BYOK contexts (`provider:<name>`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::OpenAiChat => "openai-chat",
+            Self::OpenAiResponses => "openai-responses",
+            Self::Anthropic => "anthropic",
+            Self::Gemini => "gemini",
+        }
+    }
+}
+
+/// An SSE frame that every protocol parser reads as a provider error: the edge relay
+/// appends it when it has to end a stream early (size or time limit), so the app stores a
+/// typed error instead of a silent truncation.
+pub fn relay_error_frame(code: &str, message: &str) -> String {
+    let body = serde_json::json!({
+        "type": "error",
+        "code": code,
+        "message": message,
+        "error": { "type": code, "code": code, "message": message },
+    });
+    format!("event: error\ndata: {body}\n\n")
 }
 
 /// Why a reply stopped.
@@ -297,6 +326,42 @@ pub(crate) fn count(value: &serde_json::Value) -> Option<u64> {
 
 #[cfg(test)]
 pub(crate) mod replay;
+
+#[cfg(test)]
+mod relay_frame {
+    use super::*;
+
+    #[test]
+    fn every_protocol_reads_the_relay_error_frame_as_a_provider_error() {
+        for protocol in [
+            Protocol::OpenAiChat,
+            Protocol::OpenAiResponses,
+            Protocol::Anthropic,
+            Protocol::Gemini,
+        ] {
+            let mut decoder = StreamDecoder::new(protocol);
+            let events = decoder
+                .push(
+                    relay_error_frame("RESPONSE_SIZE_LIMIT", "The reply exceeded 8 MiB").as_bytes(),
+                )
+                .unwrap();
+            let error = events.iter().find_map(|e| match e {
+                StreamEvent::Error { error } => Some(error.clone()),
+                _ => None,
+            });
+            let error = error.unwrap_or_else(|| panic!("{protocol:?}: {events:?}"));
+            assert_eq!(error.message, "The reply exceeded 8 MiB", "{protocol:?}");
+            assert!(
+                decoder.finish().is_ok(),
+                "{protocol:?}: an error ends the reply cleanly"
+            );
+        }
+        assert_eq!(
+            serde_json::to_string(&Protocol::OpenAiChat).unwrap(),
+            format!("\"{}\"", Protocol::OpenAiChat.as_str())
+        );
+    }
+}
 
 #[cfg(test)]
 mod robustness {

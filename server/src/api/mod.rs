@@ -9,6 +9,7 @@ mod config;
 mod error;
 mod health;
 pub mod json;
+mod relay;
 
 use axum::Router;
 use axum::routing::{get, post};
@@ -27,6 +28,7 @@ pub fn router() -> Router<AppState> {
         .route("/access/verify", post(access::verify))
         .route("/access/session", get(access::session))
         .route("/byok/public-key", get(byok::public_key))
+        .route("/chat/relay", post(relay::relay))
         .fallback(unknown_route)
         .method_not_allowed_fallback(method_not_allowed)
 }

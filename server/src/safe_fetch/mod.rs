@@ -81,6 +81,19 @@ impl FetchError {
         }
     }
 
+    /// The error as the API's error shape.
+    pub fn to_api_error(&self) -> hearth_core::api::ApiError {
+        use hearth_core::api::{ApiError, ErrorCode};
+        let code = match self {
+            Self::UrlBlocked(_) => ErrorCode::UrlBlocked,
+            Self::Timeout(_) => ErrorCode::ResponseTimeout,
+            Self::SizeLimit { .. } => ErrorCode::ResponseSizeLimit,
+            Self::BadRedirect => ErrorCode::TooManyRedirects,
+            Self::Unreachable(_) => ErrorCode::UpstreamUnreachable,
+        };
+        ApiError::new(code, self.to_string())
+    }
+
     fn from_reqwest(error: reqwest::Error) -> Self {
         let mut source: Option<&(dyn std::error::Error + 'static)> = Some(&error);
         while let Some(current) = source {
@@ -183,7 +196,31 @@ impl SafeFetch {
             .map_err(|_| FetchError::Timeout(limit))?
     }
 
+    /// Sends `request` and follows redirects; returns the final response with its body
+    /// unread, for streaming. The deadline covers everything up to the headers; the
+    /// caller bounds the body (see [`read_capped`] and the relay).
+    pub async fn open(&self, request: OutboundRequest) -> Result<reqwest::Response, FetchError> {
+        let limit = self.limits.timeout;
+        tokio::time::timeout(limit, self.follow(request))
+            .await
+            .map_err(|_| FetchError::Timeout(limit))?
+    }
+
     async fn fetch_inner(&self, request: OutboundRequest) -> Result<OutboundResponse, FetchError> {
+        let response = self.follow(request).await?;
+        let status = response.status();
+        let headers = response.headers().clone();
+        let url = response.url().clone();
+        let body = read_capped(response, self.limits.max_body_bytes).await?;
+        Ok(OutboundResponse {
+            status,
+            headers,
+            url,
+            body,
+        })
+    }
+
+    async fn follow(&self, request: OutboundRequest) -> Result<reqwest::Response, FetchError> {
         let mut url = self
             .policy
             .check_url(&request.url)
@@ -233,20 +270,13 @@ impl SafeFetch {
                 }
                 continue;
             }
-            let headers = response.headers().clone();
-            let final_url = response.url().clone();
-            let body = read_capped(response, self.limits.max_body_bytes).await?;
-            return Ok(OutboundResponse {
-                status,
-                headers,
-                url: final_url,
-                body,
-            });
+            return Ok(response);
         }
     }
 }
 
-async fn read_capped(response: reqwest::Response, limit: usize) -> Result<Bytes, FetchError> {
+/// Reads a whole body, failing past `limit` bytes (declared or received).
+pub async fn read_capped(response: reqwest::Response, limit: usize) -> Result<Bytes, FetchError> {
     if response
         .content_length()
         .is_some_and(|length| length > limit as u64)

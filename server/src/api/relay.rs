@@ -1,0 +1,289 @@
+//! `POST /api/chat/relay`: one streamed model round through the edge, for providers that
+//! block browser calls (CORS) — later also for server-configured providers.
+//!
+//! The edge opens the key envelope for `provider:<protocol>` (the route decides the
+//! context), builds the provider request with the same `core` builder the browser uses,
+//! sends it through `safe_fetch` (URL policy on every hop and address), and streams the
+//! provider's SSE back unchanged, in whole events, within a size cap (8 MiB) and a
+//! deadline (`HEARTH_RELAY_TIMEOUT_SECS`, default 120 s). Hitting either ends the stream
+//! with an error frame every protocol parser reads as a provider error. If the browser
+//! goes away, the response body is dropped, and with it the upstream connection.
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderName, HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use bytes::{Bytes, BytesMut};
+use futures_util::{Stream, StreamExt};
+use hearth_core::api::{ApiError, ErrorCode, RelayRequest};
+use hearth_core::byok::{context, find_plaintext_secret};
+use hearth_core::provider::relay_error_frame;
+use hearth_core::provider::request::{self, Endpoint, auth_headers};
+use reqwest::Method;
+use serde_json::{Value, json};
+use tokio::time::Instant;
+
+use super::ApiErrorResponse;
+use super::json::ApiJson;
+use crate::app::AppState;
+use crate::safe_fetch::{OutboundRequest, read_capped};
+
+/// The most bytes of one relayed reply.
+pub const MAX_STREAM_BYTES: usize = 8 * 1024 * 1024;
+/// The most bytes of an upstream error body read.
+const MAX_ERROR_BODY: usize = 64 * 1024;
+
+fn fail(code: ErrorCode, message: impl Into<String>) -> Response {
+    ApiErrorResponse(ApiError::new(code, message)).into_response()
+}
+
+/// The provider's own error message from an error body, with the key removed.
+fn upstream_message(body: &[u8], key: Option<&str>) -> String {
+    let text = String::from_utf8_lossy(body);
+    let message = serde_json::from_str::<Value>(&text)
+        .ok()
+        .and_then(|v| {
+            v["error"]["message"]
+                .as_str()
+                .or_else(|| v["message"].as_str())
+                .or_else(|| v["error"].as_str())
+                .map(str::to_string)
+        })
+        .unwrap_or_else(|| text.chars().take(300).collect());
+    let mut message: String = message.chars().take(500).collect();
+    if let Some(key) = key.filter(|k| k.len() >= 4) {
+        message = message.replace(key, "[redacted]");
+    }
+    message
+}
+
+pub(super) async fn relay(State(state): State<AppState>, ApiJson(raw): ApiJson<Value>) -> Response {
+    if let Some(field) = find_plaintext_secret(&raw["provider"]) {
+        return ApiErrorResponse(
+            ApiError::new(
+                ErrorCode::PlaintextSecretRefused,
+                "Secrets must be sent as BYOK envelopes, never in plaintext",
+            )
+            .with_details(json!({ "field": format!("provider.{field}") })),
+        )
+        .into_response();
+    }
+    let relay: RelayRequest = match serde_json::from_value(raw) {
+        Ok(relay) => relay,
+        Err(error) => {
+            return ApiErrorResponse(
+                ApiError::new(ErrorCode::BadRequest, "Invalid request body")
+                    .with_details(json!({ "error": error.to_string() })),
+            )
+            .into_response();
+        }
+    };
+    let protocol = relay.provider.protocol;
+    let key = match (&relay.provider.api_key, &state.byok) {
+        (None, _) => None,
+        (Some(_), None) => return fail(ErrorCode::AuthError, "This edge has no BYOK key"),
+        (Some(envelope), Some(keys)) => {
+            match keys.open(envelope, &context::provider(protocol.as_str())) {
+                Ok(key) => Some(key),
+                Err(error) => {
+                    return ApiErrorResponse(
+                        ApiError::new(ErrorCode::AuthError, "The key envelope could not be opened")
+                            .with_details(json!({ "reason": error.to_string() })),
+                    )
+                    .into_response();
+                }
+            }
+        }
+    };
+    let endpoint = Endpoint {
+        protocol,
+        base_url: relay.provider.base_url.clone(),
+        compatible: relay.provider.compatible,
+    };
+    let built = match request::build(&endpoint, &relay.request, &relay.capabilities) {
+        Ok(built) => built,
+        Err(error) => return fail(ErrorCode::BadRequest, error.to_string()),
+    };
+    let to_headers = |pairs: Vec<(String, String)>| {
+        pairs
+            .into_iter()
+            .filter_map(|(name, value)| {
+                Some((
+                    HeaderName::try_from(name).ok()?,
+                    HeaderValue::try_from(value).ok()?,
+                ))
+            })
+            .collect::<Vec<_>>()
+    };
+    let secret_headers = key
+        .as_deref()
+        .map(|key| to_headers(auth_headers(protocol, key)))
+        .unwrap_or_default();
+    let outbound = OutboundRequest {
+        method: Method::POST,
+        url: built.url,
+        headers: to_headers(built.headers),
+        secret_headers,
+        body: Some(Bytes::from(
+            serde_json::to_vec(&built.body).unwrap_or_default(),
+        )),
+    };
+    let response = match state.fetch.open(outbound).await {
+        Ok(response) => response,
+        Err(error) => return ApiErrorResponse(error.to_api_error()).into_response(),
+    };
+    let status = response.status();
+    if !status.is_success() {
+        let body = read_capped(response, MAX_ERROR_BODY)
+            .await
+            .unwrap_or_default();
+        return ApiErrorResponse(
+            ApiError::new(
+                ErrorCode::UpstreamError,
+                format!("The provider answered HTTP {}", status.as_u16()),
+            )
+            .with_details(json!({
+                "upstreamStatus": status.as_u16(),
+                "message": upstream_message(&body, key.as_deref()),
+            })),
+        )
+        .into_response();
+    }
+    let deadline = Instant::now() + state.relay_timeout;
+    let stream = whole_events(response.bytes_stream(), deadline, MAX_STREAM_BYTES);
+    (
+        [
+            (header::CONTENT_TYPE, "text/event-stream; charset=utf-8"),
+            (header::CACHE_CONTROL, "no-store"),
+            (HeaderName::from_static("x-accel-buffering"), "no"),
+        ],
+        Body::from_stream(stream),
+    )
+        .into_response()
+}
+
+/// The end of the last complete SSE event in `buffer` (after its blank line).
+fn last_event_boundary(buffer: &[u8]) -> Option<usize> {
+    let lf = buffer.windows(2).rposition(|w| w == b"\n\n").map(|i| i + 2);
+    let crlf = buffer
+        .windows(4)
+        .rposition(|w| w == b"\r\n\r\n")
+        .map(|i| i + 4);
+    let cr = buffer.windows(2).rposition(|w| w == b"\r\r").map(|i| i + 2);
+    [lf, crlf, cr].into_iter().flatten().max()
+}
+
+struct Relay<S> {
+    upstream: S,
+    buffer: BytesMut,
+    forwarded: usize,
+    deadline: Instant,
+    limit: usize,
+    finished: bool,
+}
+
+/// Forwards `upstream` in whole SSE events; past `limit` bytes or `deadline`, or on an
+/// upstream failure, drops the partial event and ends with an error frame.
+fn whole_events<S>(
+    upstream: S,
+    deadline: Instant,
+    limit: usize,
+) -> impl Stream<Item = Result<Bytes, std::io::Error>> + Send
+where
+    S: Stream<Item = reqwest::Result<Bytes>> + Send + Unpin + 'static,
+{
+    let state = Relay {
+        upstream,
+        buffer: BytesMut::new(),
+        forwarded: 0,
+        deadline,
+        limit,
+        finished: false,
+    };
+    futures_util::stream::unfold(state, |mut state| async move {
+        loop {
+            if state.finished {
+                return None;
+            }
+            let next = tokio::time::timeout_at(state.deadline, state.upstream.next()).await;
+            let frame = |code: &str, message: &str| Bytes::from(relay_error_frame(code, message));
+            match next {
+                Err(_) => {
+                    state.finished = true;
+                    let message = "The provider did not finish within the relay's time limit";
+                    return Some((Ok(frame("RESPONSE_TIMEOUT", message)), state));
+                }
+                Ok(Some(Err(_))) => {
+                    state.finished = true;
+                    let message = "The connection to the provider failed mid-reply";
+                    return Some((Ok(frame("UPSTREAM_UNREACHABLE", message)), state));
+                }
+                Ok(None) => {
+                    state.finished = true;
+                    let rest = state.buffer.split().freeze();
+                    if rest.is_empty() {
+                        return None;
+                    }
+                    return Some((Ok(rest), state));
+                }
+                Ok(Some(Ok(chunk))) => {
+                    if state.forwarded + state.buffer.len() + chunk.len() > state.limit {
+                        state.finished = true;
+                        let message = format!("The reply exceeded {} bytes", state.limit);
+                        return Some((Ok(frame("RESPONSE_SIZE_LIMIT", &message)), state));
+                    }
+                    state.buffer.extend_from_slice(&chunk);
+                    if let Some(end) = last_event_boundary(&state.buffer) {
+                        let events = state.buffer.split_to(end).freeze();
+                        state.forwarded += events.len();
+                        return Some((Ok(events), state));
+                    }
+                }
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn event_boundaries_in_every_line_ending() {
+        assert_eq!(last_event_boundary(b"data: a\n\ndata: b"), Some(9));
+        assert_eq!(
+            last_event_boundary(b"data: a\r\n\r\ndata: b\r\n\r\n"),
+            Some(22)
+        );
+        assert_eq!(last_event_boundary(b"data: a\r\rdata"), Some(9));
+        assert_eq!(last_event_boundary(b"data: partial"), None);
+    }
+
+    #[test]
+    fn upstream_messages_are_short_and_keyless() {
+        let body = br#"{"error":{"message":"Incorrect API key provided: sk-abcdef123. Find yours at ..."}}"#;
+        let message = upstream_message(body, Some("sk-abcdef123"));
+        assert!(message.contains("[redacted]"), "{message}");
+        assert!(!message.contains("sk-abcdef123"));
+        assert_eq!(upstream_message(b"plain text", None), "plain text");
+    }
+
+    #[tokio::test]
+    async fn whole_events_only_and_an_error_frame_at_the_limit() {
+        let chunks: Vec<reqwest::Result<Bytes>> = vec![
+            Ok(Bytes::from_static(b"data: one\n\nda")),
+            Ok(Bytes::from_static(b"ta: two\n\n")),
+            Ok(Bytes::from(vec![b'x'; 100])),
+        ];
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let out: Vec<Bytes> = whole_events(futures_util::stream::iter(chunks), deadline, 60)
+            .map(|r| r.unwrap())
+            .collect()
+            .await;
+        assert_eq!(out[0].as_ref(), b"data: one\n\n");
+        assert_eq!(out[1].as_ref(), b"data: two\n\n");
+        assert!(String::from_utf8_lossy(&out[2]).starts_with("event: error\n"));
+        assert_eq!(out.len(), 3);
+    }
+}
