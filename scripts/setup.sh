@@ -3,7 +3,8 @@
 # already present at the right version. Safe to run again and again.
 #
 #   scripts/setup.sh build   wasm32 target, wasm-bindgen-cli, trunk, wasm-opt
-#   scripts/setup.sh test    the above, plus Chromium and ChromeDriver for the e2e tests
+#   scripts/setup.sh test    the above, plus Chromium and ChromeDriver for the e2e tests and
+#                            redis-server for the shared-store tests
 #
 # Everything comes from the package registries (crates.io, npm, Debian); nothing is
 # downloaded from anywhere else, so this works behind a firewall that allows them.
@@ -42,6 +43,7 @@ need_command gzip gzip
 if [ "$mode" = "test" ]; then
   need_command chromium chromium
   need_command chromedriver chromium-driver
+  need_command redis-server redis-server
 fi
 if [ "${#apt_packages[@]}" -gt 0 ]; then
   step "Installing ${apt_packages[*]} with apt-get (first run only)"

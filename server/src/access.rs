@@ -7,20 +7,16 @@
 //! - Three wrong passwords lock the client out for three hours. The count and the lock
 //!   are kept per client address in the store, not in a cookie, so clearing cookies
 //!   does not reset them.
-//! - The signing secret is `HEARTH_SESSION_SECRET` when set (required for several
-//!   instances to accept each other's sessions), else random per process (sessions end
-//!   when the process restarts).
+//! - Cookies are signed by the edge's [`Signer`] (`HEARTH_SESSION_SECRET`, required when
+//!   hosted so instances accept each other's sessions; else random per process).
 
 use std::net::IpAddr;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use hmac::{Hmac, Mac};
-use sha2::Sha256;
 use subtle::ConstantTimeEq;
 
-use crate::kv::KvStore;
+use crate::kv::{KvError, KvStore};
+use crate::signing::Signer;
 
 /// The cookie's name.
 pub const COOKIE: &str = "hearth_access";
@@ -57,7 +53,7 @@ pub enum Attempt {
 #[derive(Clone)]
 pub struct AccessGate {
     passwords: Vec<Vec<u8>>,
-    secret: [u8; 32],
+    signer: Signer,
     store: KvStore,
 }
 
@@ -77,9 +73,9 @@ fn now_secs() -> u64 {
 }
 
 impl AccessGate {
-    /// A gate for the comma-separated `passwords`, signing with `secret` or a random key.
-    /// Returns `None` when no password is configured (the gate is open).
-    pub fn new(passwords: Option<&str>, secret: Option<&str>, store: KvStore) -> Option<Self> {
+    /// A gate for the comma-separated `passwords`, signing with `signer`. Returns `None`
+    /// when no password is configured (the gate is open).
+    pub fn new(passwords: Option<&str>, signer: Signer, store: KvStore) -> Option<Self> {
         let passwords: Vec<Vec<u8>> = passwords?
             .split(',')
             .map(str::trim)
@@ -89,40 +85,23 @@ impl AccessGate {
         if passwords.is_empty() {
             return None;
         }
-        let secret = match secret.filter(|s| !s.is_empty()) {
-            Some(secret) => {
-                let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(b"hearth-session-secret")
-                    .unwrap_or_else(|_| unreachable!("HMAC takes keys of any length"));
-                mac.update(secret.as_bytes());
-                mac.finalize().into_bytes().into()
-            }
-            None => {
-                let mut bytes = [0u8; 32];
-                // Without randomness there is no safe secret: fail loudly, not weakly.
-                getrandom::fill(&mut bytes).unwrap_or_else(|e| panic!("no system randomness: {e}"));
-                bytes
-            }
-        };
         Some(Self {
             passwords,
-            secret,
+            signer,
             store,
         })
     }
 
     fn sign(&self, expires_at: u64) -> String {
-        let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(&self.secret)
-            .unwrap_or_else(|_| unreachable!("HMAC takes keys of any length"));
-        mac.update(format!("access:v1:{expires_at}").as_bytes());
-        URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes())
+        self.signer.sign("access:v1", &expires_at.to_string())
     }
 
-    /// Checks a password from `client`.
-    pub fn attempt(&self, client: IpAddr, password: &str) -> Attempt {
+    /// Checks a password from `client`. Fails (closed) when the store is unavailable.
+    pub async fn attempt(&self, client: IpAddr, password: &str) -> Result<Attempt, KvError> {
         let lock_key = format!("access-lock:{client}");
         let fail_key = format!("access-fail:{client}");
-        if let Some((_, left)) = self.store.get(&lock_key) {
-            return Attempt::Locked { retry_after: left };
+        if let Some((_, left)) = self.store.get(&lock_key).await? {
+            return Ok(Attempt::Locked { retry_after: left });
         }
         // Compare against every password, without stopping at a match.
         let matched = self
@@ -132,32 +111,32 @@ impl AccessGate {
                 found | candidate.as_slice().ct_eq(password.as_bytes())
             });
         if bool::from(matched) {
-            self.store.delete(&fail_key);
+            self.store.delete(&fail_key).await?;
             let expires_at = now_secs() + SESSION_LIFETIME.as_secs();
-            return Attempt::Granted {
+            return Ok(Attempt::Granted {
                 token: format!("{expires_at}.{}", self.sign(expires_at)),
                 expires_at,
-            };
+            });
         }
-        let failures = u32::try_from(self.store.incr(&fail_key, LOCK_DURATION)).unwrap_or(u32::MAX);
+        let (failures, _) = self.store.incr(&fail_key, LOCK_DURATION).await?;
+        let failures = u32::try_from(failures).unwrap_or(u32::MAX);
         if failures >= MAX_ATTEMPTS {
-            self.store.delete(&fail_key);
-            self.store.set(&lock_key, 1, LOCK_DURATION);
-            return Attempt::Locked {
+            self.store.delete(&fail_key).await?;
+            self.store.set(&lock_key, 1, LOCK_DURATION).await?;
+            return Ok(Attempt::Locked {
                 retry_after: LOCK_DURATION,
-            };
+            });
         }
-        Attempt::Denied {
+        Ok(Attempt::Denied {
             remaining: MAX_ATTEMPTS - failures,
-        }
+        })
     }
 
     /// The expiry (seconds since the epoch) of a valid session token, if `token` is one.
     pub fn session(&self, token: &str) -> Option<u64> {
         let (expires, signature) = token.split_once('.')?;
         let expires_at: u64 = expires.parse().ok()?;
-        let expected = self.sign(expires_at);
-        let valid: bool = expected.as_bytes().ct_eq(signature.as_bytes()).into();
+        let valid = self.signer.verify("access:v1", expires, signature);
         (valid && expires_at > now_secs()).then_some(expires_at)
     }
 
@@ -176,64 +155,77 @@ mod tests {
     use super::*;
 
     fn gate() -> AccessGate {
-        AccessGate::new(Some("alpha, beta"), Some("secret"), KvStore::memory()).unwrap()
+        AccessGate::new(
+            Some("alpha, beta"),
+            Signer::new(Some("secret")),
+            KvStore::memory(),
+        )
+        .unwrap()
     }
 
     const CLIENT: IpAddr = IpAddr::V4(std::net::Ipv4Addr::new(203, 0, 113, 7));
 
-    #[test]
-    fn every_configured_password_works_and_yields_a_valid_session() {
+    async fn attempt(gate: &AccessGate, client: IpAddr, password: &str) -> Attempt {
+        gate.attempt(client, password).await.unwrap()
+    }
+
+    #[tokio::test]
+    async fn every_configured_password_works_and_yields_a_valid_session() {
         let gate = gate();
         for password in ["alpha", "beta"] {
-            let Attempt::Granted { token, expires_at } = gate.attempt(CLIENT, password) else {
+            let Attempt::Granted { token, expires_at } = attempt(&gate, CLIENT, password).await
+            else {
                 panic!("{password} should be accepted");
             };
             assert_eq!(gate.session(&token), Some(expires_at));
         }
     }
 
-    #[test]
-    fn three_wrong_passwords_lock_the_client_even_for_the_right_one() {
+    #[tokio::test]
+    async fn three_wrong_passwords_lock_the_client_even_for_the_right_one() {
         let gate = gate();
         assert_eq!(
-            gate.attempt(CLIENT, "nope"),
+            attempt(&gate, CLIENT, "nope").await,
             Attempt::Denied { remaining: 2 }
         );
         assert_eq!(
-            gate.attempt(CLIENT, "alph"),
+            attempt(&gate, CLIENT, "alph").await,
             Attempt::Denied { remaining: 1 }
         );
-        assert!(matches!(gate.attempt(CLIENT, "x"), Attempt::Locked { .. }));
         assert!(matches!(
-            gate.attempt(CLIENT, "alpha"),
+            attempt(&gate, CLIENT, "x").await,
+            Attempt::Locked { .. }
+        ));
+        assert!(matches!(
+            attempt(&gate, CLIENT, "alpha").await,
             Attempt::Locked { .. }
         ));
         let other: IpAddr = "203.0.113.8".parse().unwrap();
         assert!(matches!(
-            gate.attempt(other, "alpha"),
+            attempt(&gate, other, "alpha").await,
             Attempt::Granted { .. }
         ));
     }
 
-    #[test]
-    fn a_success_resets_the_count() {
+    #[tokio::test]
+    async fn a_success_resets_the_count() {
         let gate = gate();
-        gate.attempt(CLIENT, "nope");
-        gate.attempt(CLIENT, "nope");
+        attempt(&gate, CLIENT, "nope").await;
+        attempt(&gate, CLIENT, "nope").await;
         assert!(matches!(
-            gate.attempt(CLIENT, "beta"),
+            attempt(&gate, CLIENT, "beta").await,
             Attempt::Granted { .. }
         ));
         assert_eq!(
-            gate.attempt(CLIENT, "nope"),
+            attempt(&gate, CLIENT, "nope").await,
             Attempt::Denied { remaining: 2 }
         );
     }
 
-    #[test]
-    fn forged_altered_or_expired_tokens_are_rejected() {
+    #[tokio::test]
+    async fn forged_altered_or_expired_tokens_are_rejected() {
         let gate = gate();
-        let Attempt::Granted { token, expires_at } = gate.attempt(CLIENT, "alpha") else {
+        let Attempt::Granted { token, expires_at } = attempt(&gate, CLIENT, "alpha").await else {
             panic!()
         };
         let (_, signature) = token.split_once('.').unwrap();
@@ -245,8 +237,12 @@ mod tests {
         assert_eq!(gate.session("garbage"), None);
         let past = now_secs() - 1;
         assert_eq!(gate.session(&format!("{past}.{}", gate.sign(past))), None);
-        let other =
-            AccessGate::new(Some("alpha"), Some("another secret"), KvStore::memory()).unwrap();
+        let other = AccessGate::new(
+            Some("alpha"),
+            Signer::new(Some("another secret")),
+            KvStore::memory(),
+        )
+        .unwrap();
         assert_eq!(
             other.session(&token),
             None,
@@ -256,8 +252,8 @@ mod tests {
 
     #[test]
     fn no_password_means_no_gate_and_cookies_are_parsed() {
-        assert!(AccessGate::new(None, None, KvStore::memory()).is_none());
-        assert!(AccessGate::new(Some(" , "), None, KvStore::memory()).is_none());
+        assert!(AccessGate::new(None, Signer::new(None), KvStore::memory()).is_none());
+        assert!(AccessGate::new(Some(" , "), Signer::new(None), KvStore::memory()).is_none());
         assert_eq!(
             AccessGate::token_from_cookies("a=1; hearth_access=tok.en; b=2"),
             Some("tok.en")

@@ -11,7 +11,7 @@ use axum::http::{HeaderValue, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use hearth_core::api::{Capabilities, DeploymentInfo, DeploymentMode, PublicConfig};
-use hearth_core::url_policy::UrlPolicy;
+use hearth_core::url_policy::{AllowedNetwork, UrlPolicy};
 
 use crate::access::AccessGate;
 use crate::byok::ByokKeys;
@@ -20,6 +20,7 @@ use crate::kv::KvStore;
 use crate::logging;
 use crate::safe_fetch::{FetchError, Limits, SafeFetch};
 use crate::security_headers::SecurityHeaders;
+use crate::signing::Signer;
 use crate::static_files::StaticAssets;
 
 /// State shared by every handler. Cheap to clone.
@@ -37,6 +38,10 @@ pub struct AppState {
     pub access: Option<AccessGate>,
     /// The edge's small shared state.
     pub kv: KvStore,
+    /// Signs session and client tokens.
+    pub signer: Signer,
+    /// Proxies whose forwarded addresses are believed.
+    pub trusted_proxies: Arc<Vec<AllowedNetwork>>,
     /// The BYOK envelope key.
     pub byok: Option<Arc<ByokKeys>>,
     /// The one outbound client.
@@ -52,6 +57,7 @@ impl AppState {
         config: &Config,
         assets: StaticAssets,
         byok: Option<ByokKeys>,
+        kv: KvStore,
     ) -> Result<Self, FetchError> {
         let relay_timeout = Duration::from_secs(config.relay_timeout_secs.max(1));
         let policy = match config.deployment_mode {
@@ -66,10 +72,10 @@ impl AppState {
             },
         )?;
         let security = SecurityHeaders::new(assets.inline_script_hashes());
-        let kv = KvStore::memory();
+        let signer = Signer::new(config.session_secret.as_deref());
         let access = AccessGate::new(
             config.access_password.as_deref(),
-            config.session_secret.as_deref(),
+            signer.clone(),
             kv.clone(),
         );
         Ok(Self {
@@ -78,6 +84,7 @@ impl AppState {
                 deployment: DeploymentInfo {
                     mode: config.deployment_mode,
                     access_password_enabled: config.access_password_enabled(),
+                    shared_state: kv.state(),
                 },
                 capabilities: Capabilities {
                     byok: byok.is_some(),
@@ -90,6 +97,8 @@ impl AppState {
             security: Arc::new(security),
             access,
             kv,
+            signer,
+            trusted_proxies: Arc::new(config.trusted_proxy_networks()),
             byok: byok.map(Arc::new),
             fetch,
             relay_timeout,

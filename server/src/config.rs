@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use hearth_core::api::DeploymentMode;
+use hearth_core::url_policy::AllowedNetwork;
 
 /// How log lines are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -100,6 +101,15 @@ pub struct Config {
     #[arg(long, env = "BYOK_KEY_ID")]
     pub byok_key_id: Option<String>,
 
+    /// Redis for the shared state of a hosted deployment (`redis://` or `rediss://`).
+    #[arg(long, env = "REDIS_URL", hide_env_values = true)]
+    pub redis_url: Option<String>,
+
+    /// Proxies whose `X-Forwarded-For` is believed (comma-separated addresses or CIDRs,
+    /// e.g. the load balancer's network).
+    #[arg(long, env = "HEARTH_TRUSTED_PROXIES", value_delimiter = ',')]
+    pub trusted_proxies: Vec<String>,
+
     /// Longest time one relayed model reply may take, in seconds.
     #[arg(long, env = "HEARTH_RELAY_TIMEOUT_SECS", default_value_t = 120)]
     pub relay_timeout_secs: u64,
@@ -141,19 +151,36 @@ pub enum ConfigError {
          BYOK_PRIVATE_KEY_PEM on every instance."
     )]
     HostedWithoutByokKey,
-    /// Hosted mode needs a shared store, which this build does not have yet.
+    /// Hosted mode needs a shared store.
     #[error(
-        "refusing to start in hosted mode: hosted deployments keep rate limits, plugin \
-         registrations and parse jobs in a shared store (Redis or Upstash), and this build \
-         of Hearth does not include one yet. Run with DEPLOYMENT_MODE=local."
+        "refusing to start in hosted mode without REDIS_URL: instances share lockouts and \
+         rate limits through Redis (redis:// or rediss://, which Upstash also offers), and \
+         per-instance memory would let every instance be tried separately."
     )]
     HostedWithoutSharedStore,
+    /// Hosted mode needs one session secret for every instance.
+    #[error(
+        "refusing to start in hosted mode without HEARTH_SESSION_SECRET: every instance must \
+         accept the sessions and client ids the others signed."
+    )]
+    HostedWithoutSessionSecret,
+    /// A trusted proxy entry is not an address or network.
+    #[error("HEARTH_TRUSTED_PROXIES has `{0}`, which is not an address or a CIDR network")]
+    InvalidTrustedProxy(String),
     /// An empty password would gate nothing.
     #[error("ACCESS_PASSWORD is set but contains no password; unset it or give a value")]
     EmptyAccessPassword,
 }
 
 impl Config {
+    /// The trusted proxy networks.
+    pub fn trusted_proxy_networks(&self) -> Vec<AllowedNetwork> {
+        self.trusted_proxies
+            .iter()
+            .filter_map(|p| AllowedNetwork::parse(p))
+            .collect()
+    }
+
     /// Whether a non-empty access password is configured.
     pub fn access_password_enabled(&self) -> bool {
         self.access_password
@@ -174,7 +201,27 @@ impl Config {
             if !has_key {
                 return Err(ConfigError::HostedWithoutByokKey);
             }
-            return Err(ConfigError::HostedWithoutSharedStore);
+            if self
+                .redis_url
+                .as_deref()
+                .is_none_or(|u| u.trim().is_empty())
+            {
+                return Err(ConfigError::HostedWithoutSharedStore);
+            }
+            if self
+                .session_secret
+                .as_deref()
+                .is_none_or(|s| s.trim().is_empty())
+            {
+                return Err(ConfigError::HostedWithoutSessionSecret);
+            }
+        }
+        if let Some(bad) = self
+            .trusted_proxies
+            .iter()
+            .find(|p| !p.trim().is_empty() && AllowedNetwork::parse(p).is_none())
+        {
+            return Err(ConfigError::InvalidTrustedProxy(bad.clone()));
         }
         let loopback = self.addr.ip().is_loopback();
         if !loopback && !self.access_password_enabled() && !self.allow_public_bind {

@@ -3,17 +3,23 @@
 //!    OPTIONS must not come from another site: `Sec-Fetch-Site`, when sent, must be
 //!    `same-origin` or `none`, and `Origin`, when sent, must match `Host`. Browsers send
 //!    at least one of them on every cross-site POST; tools like curl send neither.
-//! 2. **The password gate.** With `ACCESS_PASSWORD` set, every route except
+//! 2. **Rate limits** per route family and client ([`crate::rate_limit`]); 429 with
+//!    `Retry-After` over the limit, 503 when the shared store does not answer.
+//! 3. **The password gate.** With `ACCESS_PASSWORD` set, every route except
 //!    health, config and the gate's own needs a valid session cookie.
 
-use axum::extract::{OriginalUri, Request, State};
-use axum::http::{HeaderMap, Method, header};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+
+use axum::extract::{ConnectInfo, OriginalUri, Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use hearth_core::api::{ApiError, ErrorCode};
+use hearth_core::api::{ApiError, DeploymentMode, ErrorCode};
+use serde_json::json;
 
 use crate::api::ApiErrorResponse;
 use crate::app::AppState;
+use crate::rate_limit::{self, Family};
 
 /// Routes open without a session.
 const OPEN_ROUTES: [&str; 4] = [
@@ -45,6 +51,49 @@ pub fn same_origin(method: &Method, headers: &HeaderMap) -> bool {
     }
 }
 
+/// A 429 (over the limit) or 503 (store down) for this request, if it gets one. Health
+/// is exempt: it must be able to report a broken store.
+async fn limited(state: &AppState, path: &str, identity: &str) -> Option<Response> {
+    if path == "/api/health" {
+        return None;
+    }
+    let family = Family::of(path);
+    match rate_limit::check(&state.kv, family, identity).await {
+        Ok(None) => None,
+        Ok(Some(wait)) => Some(
+            ApiErrorResponse(
+                ApiError::new(ErrorCode::RateLimited, "Too many requests; slow down")
+                    .with_retry_after(wait.as_secs().max(1))
+                    .with_details(json!({ "family": family.name(), "limit": family.limit() })),
+            )
+            .into_response(),
+        ),
+        Err(error) => {
+            tracing::error!(%error, "rate-limit store unavailable");
+            Some(
+                ApiErrorResponse(ApiError::new(
+                    ErrorCode::ServiceUnavailable,
+                    "The deployment's shared store is unavailable; try again shortly",
+                ))
+                .into_response(),
+            )
+        }
+    }
+}
+
+/// A 401 when the deployment needs a session this request does not carry.
+fn gate_refusal(state: &AppState, path: &str, headers: &HeaderMap) -> Option<Response> {
+    let gate = state.access.as_ref()?;
+    let open = OPEN_ROUTES.contains(&path);
+    (!open && crate::api::session_of(gate, headers).is_none()).then(|| {
+        ApiErrorResponse(ApiError::new(
+            ErrorCode::AccessRequired,
+            "This deployment needs its access password",
+        ))
+        .into_response()
+    })
+}
+
 /// The `/api` guard middleware.
 pub async fn api_guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
     if !same_origin(request.method(), request.headers()) {
@@ -54,28 +103,48 @@ pub async fn api_guard(State(state): State<AppState>, request: Request, next: Ne
         ))
         .into_response();
     }
-    if let Some(gate) = &state.access {
-        // Inside the nested `/api` router the URI has lost its prefix; the original has it.
-        let path = request.extensions().get::<OriginalUri>().map_or_else(
-            || request.uri().path().to_string(),
-            |uri| uri.path().to_string(),
+    // Inside the nested `/api` router the URI has lost its prefix; the original has it.
+    let path = request.extensions().get::<OriginalUri>().map_or_else(
+        || request.uri().path().to_string(),
+        |uri| uri.path().to_string(),
+    );
+
+    let peer = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map_or(IpAddr::V4(Ipv4Addr::LOCALHOST), |info| info.0.ip());
+    let ip = rate_limit::client_ip(peer, request.headers(), &state.trusted_proxies);
+    let hosted = state.config.deployment.mode == DeploymentMode::Hosted;
+    let (identity, new_cookie) = match rate_limit::client_id(request.headers(), &state.signer) {
+        Some(id) if hosted => (format!("client:{id}"), None),
+        _ if hosted => (
+            format!("ip:{ip}"),
+            Some(rate_limit::new_client_cookie(&state.signer)),
+        ),
+        _ => (format!("ip:{ip}"), None),
+    };
+    let mut response = match limited(&state, &path, &identity).await {
+        Some(refusal) => refusal,
+        None => match gate_refusal(&state, &path, request.headers()) {
+            Some(refusal) => refusal,
+            None => next.run(request).await,
+        },
+    };
+    if let Some(cookie) = new_cookie {
+        let value = format!(
+            "{}={cookie}; Path=/; HttpOnly; SameSite=Lax; Secure; Max-Age=31536000",
+            rate_limit::CLIENT_COOKIE
         );
-        let open = OPEN_ROUTES.contains(&path.as_str());
-        if !open && crate::api::session_of(gate, request.headers()).is_none() {
-            return ApiErrorResponse(ApiError::new(
-                ErrorCode::AccessRequired,
-                "This deployment needs its access password",
-            ))
-            .into_response();
+        if let Ok(value) = HeaderValue::from_str(&value) {
+            response.headers_mut().append(header::SET_COOKIE, value);
         }
     }
-    next.run(request).await
+    response
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use axum::http::HeaderValue;
 
     fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
         let mut map = HeaderMap::new();

@@ -1,104 +1,244 @@
-//! The edge's small shared state (lockouts, and later rate-limit counters, plugin
-//! registrations and parse jobs) behind one store. This build has the in-process memory
-//! store, which is right for local mode; hosted mode refuses to start until the Redis
-//! store lands (it must not silently fall back to per-instance state).
+//! The edge's small shared state — lockouts and rate-limit counters today; plugin
+//! registrations and parse jobs later — behind one store with two backends:
+//! - `memory`: this process only, right for local mode;
+//! - `redis` (`redis://` or `rediss://`, which Upstash also speaks): shared by every
+//!   instance of a hosted deployment.
 //!
-//! Keys expire; the memory store drops expired keys lazily and caps its size, evicting
-//! the entries closest to expiry first when full.
+//! Hosted mode refuses to start without Redis, and a Redis that stops answering makes the
+//! routes that need it answer 503 — never a silent fall back to per-instance state. Every
+//! value is an integer with an expiry; Redis operations are atomic (MULTI/EXEC) and time
+//! out after two seconds.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use hearth_core::api::StoreState;
+
 /// The most keys the memory store holds.
 pub const MEMORY_MAX_KEYS: usize = 100_000;
+/// How long one Redis operation may take.
+const REDIS_TIMEOUT: Duration = Duration::from_secs(2);
+/// Prefix of every Redis key.
+const PREFIX: &str = "hearth:";
 
+/// The shared store did not answer.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("the shared store is unavailable: {0}")]
+pub struct KvError(pub String);
+
+/// One value of the memory store.
 #[derive(Debug, Clone)]
-struct Entry {
+pub struct Entry {
     value: i64,
     expires: Instant,
 }
 
-/// An in-process store with expiring integer values.
-#[derive(Debug, Clone, Default)]
-pub struct KvStore {
-    entries: Arc<Mutex<HashMap<String, Entry>>>,
+/// The store.
+#[derive(Clone)]
+pub enum KvStore {
+    /// In this process.
+    Memory(Arc<Mutex<HashMap<String, Entry>>>),
+    /// In Redis.
+    Redis(redis::aio::ConnectionManager),
+}
+
+impl std::fmt::Debug for KvStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Memory(_) => "KvStore::Memory",
+            Self::Redis(_) => "KvStore::Redis",
+        })
+    }
 }
 
 impl KvStore {
     /// An empty memory store.
     pub fn memory() -> Self {
-        Self::default()
+        Self::Memory(Arc::default())
     }
 
-    fn with<R>(&self, f: impl FnOnce(&mut HashMap<String, Entry>, Instant) -> R) -> R {
-        let mut entries = self
-            .entries
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let now = Instant::now();
-        f(&mut entries, now)
+    /// Connects to Redis at `url` (`redis://…` or `rediss://…`), failing if it does not
+    /// answer a PING.
+    pub async fn redis(url: &str) -> Result<Self, KvError> {
+        let client = redis::Client::open(url).map_err(|e| KvError(e.to_string()))?;
+        let manager =
+            tokio::time::timeout(REDIS_TIMEOUT, redis::aio::ConnectionManager::new(client))
+                .await
+                .map_err(|_| KvError("connecting timed out".into()))?
+                .map_err(|e| KvError(e.to_string()))?;
+        let store = Self::Redis(manager);
+        store.ping().await?;
+        Ok(store)
     }
 
-    /// Adds one to `key` (starting from zero), setting its expiry when it is created.
-    /// Returns the new value.
-    pub fn incr(&self, key: &str, ttl: Duration) -> i64 {
-        self.with(|entries, now| {
-            if entries.len() >= MEMORY_MAX_KEYS && !entries.contains_key(key) {
-                evict(entries, now);
+    /// Where the state lives.
+    pub fn state(&self) -> StoreState {
+        match self {
+            Self::Memory(_) => StoreState::Memory,
+            Self::Redis(_) => StoreState::Shared,
+        }
+    }
+
+    /// Checks the store answers.
+    pub async fn ping(&self) -> Result<(), KvError> {
+        match self {
+            Self::Memory(_) => Ok(()),
+            Self::Redis(manager) => {
+                let mut manager = manager.clone();
+                let pong: String = run(redis::cmd("PING").query_async(&mut manager)).await?;
+                if pong == "PONG" {
+                    Ok(())
+                } else {
+                    Err(KvError(format!("unexpected PING answer {pong}")))
+                }
             }
-            let entry = entries
-                .entry(key.to_string())
-                .and_modify(|entry| {
-                    if entry.expires <= now {
-                        *entry = Entry {
-                            value: 0,
-                            expires: now + ttl,
-                        };
-                    }
-                })
-                .or_insert(Entry {
-                    value: 0,
-                    expires: now + ttl,
-                });
-            entry.value += 1;
-            entry.value
-        })
+        }
+    }
+
+    /// Adds one to `key` (from zero), setting its expiry when it is created. Returns the
+    /// new value and the time the key has left.
+    pub async fn incr(&self, key: &str, ttl: Duration) -> Result<(i64, Duration), KvError> {
+        match self {
+            Self::Memory(entries) => Ok(with(entries, |entries, now| {
+                make_room(entries, key, now);
+                let entry = entries
+                    .entry(key.to_string())
+                    .and_modify(|entry| {
+                        if entry.expires <= now {
+                            *entry = Entry {
+                                value: 0,
+                                expires: now + ttl,
+                            };
+                        }
+                    })
+                    .or_insert(Entry {
+                        value: 0,
+                        expires: now + ttl,
+                    });
+                entry.value += 1;
+                (entry.value, entry.expires - now)
+            })),
+            Self::Redis(manager) => {
+                let mut manager = manager.clone();
+                let key = format!("{PREFIX}{key}");
+                let (value, _, left): (i64, i64, i64) = run(redis::pipe()
+                    .atomic()
+                    .cmd("INCR")
+                    .arg(&key)
+                    .cmd("PEXPIRE")
+                    .arg(&key)
+                    .arg(millis(ttl))
+                    .arg("NX")
+                    .cmd("PTTL")
+                    .arg(&key)
+                    .query_async(&mut manager))
+                .await?;
+                Ok((
+                    value,
+                    Duration::from_millis(u64::try_from(left).unwrap_or(0)),
+                ))
+            }
+        }
     }
 
     /// Sets `key` to `value` for `ttl`.
-    pub fn set(&self, key: &str, value: i64, ttl: Duration) {
-        self.with(|entries, now| {
-            if entries.len() >= MEMORY_MAX_KEYS && !entries.contains_key(key) {
-                evict(entries, now);
+    pub async fn set(&self, key: &str, value: i64, ttl: Duration) -> Result<(), KvError> {
+        match self {
+            Self::Memory(entries) => {
+                with(entries, |entries, now| {
+                    make_room(entries, key, now);
+                    entries.insert(
+                        key.to_string(),
+                        Entry {
+                            value,
+                            expires: now + ttl,
+                        },
+                    );
+                });
+                Ok(())
             }
-            entries.insert(
-                key.to_string(),
-                Entry {
-                    value,
-                    expires: now + ttl,
-                },
-            );
-        });
+            Self::Redis(manager) => {
+                let mut manager = manager.clone();
+                run(redis::cmd("SET")
+                    .arg(format!("{PREFIX}{key}"))
+                    .arg(value)
+                    .arg("PX")
+                    .arg(millis(ttl))
+                    .query_async::<()>(&mut manager))
+                .await
+            }
+        }
     }
 
     /// The value and remaining lifetime of `key`, if it exists.
-    pub fn get(&self, key: &str) -> Option<(i64, Duration)> {
-        self.with(|entries, now| {
-            let entry = entries.get(key)?;
-            (entry.expires > now).then(|| (entry.value, entry.expires - now))
-        })
+    pub async fn get(&self, key: &str) -> Result<Option<(i64, Duration)>, KvError> {
+        match self {
+            Self::Memory(entries) => Ok(with(entries, |entries, now| {
+                let entry = entries.get(key)?;
+                (entry.expires > now).then(|| (entry.value, entry.expires - now))
+            })),
+            Self::Redis(manager) => {
+                let mut manager = manager.clone();
+                let key = format!("{PREFIX}{key}");
+                let (value, left): (Option<i64>, i64) = run(redis::pipe()
+                    .atomic()
+                    .cmd("GET")
+                    .arg(&key)
+                    .cmd("PTTL")
+                    .arg(&key)
+                    .query_async(&mut manager))
+                .await?;
+                Ok(value.map(|v| (v, Duration::from_millis(u64::try_from(left).unwrap_or(0)))))
+            }
+        }
     }
 
     /// Removes `key`.
-    pub fn delete(&self, key: &str) {
-        self.with(|entries, _| {
-            entries.remove(key);
-        });
+    pub async fn delete(&self, key: &str) -> Result<(), KvError> {
+        match self {
+            Self::Memory(entries) => {
+                with(entries, |entries, _| entries.remove(key));
+                Ok(())
+            }
+            Self::Redis(manager) => {
+                let mut manager = manager.clone();
+                run(redis::cmd("DEL")
+                    .arg(format!("{PREFIX}{key}"))
+                    .query_async::<()>(&mut manager))
+                .await
+            }
+        }
     }
 }
 
-fn evict(entries: &mut HashMap<String, Entry>, now: Instant) {
+fn millis(ttl: Duration) -> u64 {
+    u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1)
+}
+
+async fn run<T>(operation: impl Future<Output = redis::RedisResult<T>>) -> Result<T, KvError> {
+    tokio::time::timeout(REDIS_TIMEOUT, operation)
+        .await
+        .map_err(|_| KvError("timed out".into()))?
+        .map_err(|e| KvError(e.to_string()))
+}
+
+fn with<R>(
+    entries: &Mutex<HashMap<String, Entry>>,
+    f: impl FnOnce(&mut HashMap<String, Entry>, Instant) -> R,
+) -> R {
+    let mut entries = entries
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    f(&mut entries, Instant::now())
+}
+
+/// Keeps the memory store under its cap: expired entries go first, then the tenth of the
+/// entries closest to expiry.
+fn make_room(entries: &mut HashMap<String, Entry>, key: &str, now: Instant) {
+    if entries.len() < MEMORY_MAX_KEYS || entries.contains_key(key) {
+        return;
+    }
     entries.retain(|_, entry| entry.expires > now);
     if entries.len() >= MEMORY_MAX_KEYS {
         let mut by_expiry: Vec<(String, Instant)> = entries
@@ -116,24 +256,47 @@ fn evict(entries: &mut HashMap<String, Entry>, now: Instant) {
 mod tests {
     use super::*;
 
-    #[test]
-    fn counters_expire_and_restart() {
+    #[tokio::test]
+    async fn counters_expire_and_restart() {
         let store = KvStore::memory();
-        assert_eq!(store.incr("a", Duration::from_millis(30)), 1);
-        assert_eq!(store.incr("a", Duration::from_millis(30)), 2);
-        std::thread::sleep(Duration::from_millis(40));
-        assert_eq!(store.get("a"), None);
-        assert_eq!(store.incr("a", Duration::from_secs(10)), 1);
-        store.delete("a");
-        assert_eq!(store.get("a"), None);
+        assert_eq!(
+            store.incr("a", Duration::from_millis(30)).await.unwrap().0,
+            1
+        );
+        assert_eq!(
+            store.incr("a", Duration::from_millis(30)).await.unwrap().0,
+            2
+        );
+        tokio::time::sleep(Duration::from_millis(40)).await;
+        assert!(store.get("a").await.unwrap().is_none());
+        assert_eq!(store.incr("a", Duration::from_secs(10)).await.unwrap().0, 1);
+        store.delete("a").await.unwrap();
+        assert!(store.get("a").await.unwrap().is_none());
     }
 
-    #[test]
-    fn values_carry_their_remaining_lifetime() {
+    #[tokio::test]
+    async fn values_carry_their_remaining_lifetime() {
         let store = KvStore::memory();
-        store.set("lock", 42, Duration::from_secs(60));
-        let (value, left) = store.get("lock").unwrap();
+        store
+            .set("lock", 42, Duration::from_secs(60))
+            .await
+            .unwrap();
+        let (value, left) = store.get("lock").await.unwrap().unwrap();
         assert_eq!(value, 42);
         assert!(left <= Duration::from_secs(60) && left > Duration::from_secs(59));
+        assert_eq!(store.state(), StoreState::Memory);
+    }
+
+    #[tokio::test]
+    async fn an_unreachable_redis_is_an_error_not_a_fallback() {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let error = KvStore::redis(&format!("redis://127.0.0.1:{port}/"))
+            .await
+            .unwrap_err();
+        assert!(!error.0.is_empty());
     }
 }

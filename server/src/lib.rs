@@ -16,8 +16,11 @@
 //! - [`api`]: the `/api/*` routes and the one JSON error response.
 //! - [`static_files`]: the release `dist/` held in memory, with MIME types, cache policy,
 //!   ETags, gzip and the SPA fallback.
+//! - [`rate_limit`]: per-family limits per client (trusted-proxy-aware address, signed
+//!   client cookie when hosted), counted in the store.
 //! - [`safe_fetch`]: the one outbound HTTP client for URLs from outside: URL policy on
 //!   every hop and every resolved address, manual redirects, one deadline, capped bodies.
+//! - [`signing`]: the HMAC key for session and client tokens.
 //! - [`security_headers`]: the CSP and the other headers on every response.
 //! - [`guard`]: same-origin checks on state-changing `/api` requests and the gate's
 //!   session requirement.
@@ -36,7 +39,9 @@ pub mod guard;
 pub mod healthcheck;
 pub mod kv;
 pub mod logging;
+pub mod rate_limit;
 pub mod safe_fetch;
 pub mod security_headers;
 pub mod shutdown;
+pub mod signing;
 pub mod static_files;

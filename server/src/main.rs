@@ -7,6 +7,7 @@ use clap::Parser;
 use hearth_server::app::{AppState, router};
 use hearth_server::byok::{self, ByokKeys};
 use hearth_server::config::{ByokCommand, Cli, Command, Config};
+use hearth_server::kv::KvStore;
 use hearth_server::static_files::StaticAssets;
 use hearth_server::{healthcheck, logging, shutdown};
 
@@ -64,7 +65,18 @@ async fn main() -> ExitCode {
     };
     let local = listener.local_addr().unwrap_or(config.addr);
     tracing::info!("Hearth is running at http://{local}/");
-    let state = match AppState::new(&config, assets, Some(byok)) {
+    let kv = match config.redis_url.as_deref().filter(|u| !u.trim().is_empty()) {
+        None => KvStore::memory(),
+        Some(url) => match KvStore::redis(url).await {
+            Ok(store) => store,
+            Err(error) => {
+                // Fail closed: never run with per-instance state when a shared store was asked for.
+                eprintln!("hearth: REDIS_URL is set but Redis does not answer: {error}");
+                return ExitCode::from(2);
+            }
+        },
+    };
+    let state = match AppState::new(&config, assets, Some(byok), kv) {
         Ok(state) => state,
         Err(error) => {
             eprintln!("hearth: cannot create the outbound client: {error}");

@@ -231,3 +231,25 @@ async fn json_bodies_are_typed_bounded_and_validated() {
     let response = verify(&server, "alpha").await;
     assert_eq!(response.status(), StatusCode::OK);
 }
+
+#[tokio::test]
+async fn password_attempts_are_rate_limited_in_local_mode_too() {
+    let server = Server::start(&[("ACCESS_PASSWORD", "alpha")]);
+    for _ in 0..10 {
+        let status = verify(&server, "alpha").await.status();
+        assert_ne!(status, StatusCode::TOO_MANY_REQUESTS);
+    }
+    let limited = verify(&server, "alpha").await;
+    assert_eq!(limited.status(), StatusCode::TOO_MANY_REQUESTS);
+    assert!(limited.headers().contains_key(header::RETRY_AFTER));
+    assert!(
+        limited.headers().get(header::SET_COOKIE).is_none(),
+        "local mode needs no client cookie"
+    );
+    let body: Value = limited.json().await.unwrap();
+    assert_eq!(body["code"], "RATE_LIMITED");
+    assert!(body["retryAfter"].as_u64().unwrap() >= 1);
+    // Health stays reachable for monitors.
+    let health = client().get(server.url("/api/health")).send().await.unwrap();
+    assert_eq!(health.status(), StatusCode::OK);
+}

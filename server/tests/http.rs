@@ -65,7 +65,9 @@ async fn config_describes_the_deployment_without_secrets() {
     let body: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(body["deployment"]["mode"], "local");
     assert_eq!(body["deployment"]["accessPasswordEnabled"], true);
-    assert_eq!(body["capabilities"]["chatRelay"], false);
+    assert_eq!(body["capabilities"]["chatRelay"], true);
+    assert_eq!(body["capabilities"]["byok"], true);
+    assert_eq!(body["deployment"]["sharedState"], "memory");
 
     let health: Value = client()
         .get(server.url("/api/health"))

@@ -59,6 +59,8 @@ pub struct DeploymentInfo {
     pub mode: DeploymentMode,
     /// Whether the edge asks for a deployment password.
     pub access_password_enabled: bool,
+    /// Where lockouts and rate-limit counters live.
+    pub shared_state: StoreState,
 }
 
 /// Which edge features this deployment offers. A feature the edge cannot serve is `false`
@@ -128,13 +130,14 @@ mod tests {
             deployment: DeploymentInfo {
                 mode: DeploymentMode::Local,
                 access_password_enabled: false,
+                shared_state: StoreState::Memory,
             },
             capabilities: Capabilities::default(),
         };
         let value = serde_json::to_value(&config).unwrap();
         assert_eq!(value["deployment"]["mode"], json!("local"));
         assert_eq!(value["deployment"]["accessPasswordEnabled"], json!(false));
-        assert_eq!(value["deployment"].as_object().unwrap().len(), 2);
+        assert_eq!(value["deployment"]["sharedState"], json!("memory"));
         assert_eq!(value["capabilities"]["chatRelay"], json!(false));
         assert_eq!(value["capabilities"]["documentParse"], json!(false));
     }

@@ -38,7 +38,18 @@ pub(super) async fn verify(
         })
         .into_response();
     };
-    match gate.attempt(peer.ip(), &request.password) {
+    let attempt = match gate.attempt(peer.ip(), &request.password).await {
+        Ok(attempt) => attempt,
+        Err(error) => {
+            tracing::error!(%error, "access gate store unavailable");
+            return ApiErrorResponse(ApiError::new(
+                ErrorCode::ServiceUnavailable,
+                "The deployment's shared store is unavailable; try again shortly",
+            ))
+            .into_response();
+        }
+    };
+    match attempt {
         Attempt::Granted { token, expires_at } => {
             let secure = if state.config.deployment.mode == DeploymentMode::Hosted {
                 "; Secure"

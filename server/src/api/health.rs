@@ -6,7 +6,7 @@ use std::time::SystemTime;
 
 use axum::Json;
 use axum::extract::State;
-use hearth_core::api::{HealthReport, ServiceHealth, ServiceStatus};
+use hearth_core::api::{DeploymentMode, HealthReport, ServiceHealth, ServiceStatus, StoreState};
 
 use crate::app::AppState;
 
@@ -20,6 +20,15 @@ pub(super) async fn health(State(state): State<AppState>) -> Json<HealthReport> 
             service(ServiceStatus::Unconfigured, "ACCESS_PASSWORD_UNSET")
         },
     );
+    let store = match (state.kv.state(), state.kv.ping().await) {
+        (_, Err(_)) => service(ServiceStatus::UpstreamFailed, "SHARED_STORE_UNREACHABLE"),
+        (StoreState::Shared, Ok(())) => service(ServiceStatus::Available, "REDIS_STORE"),
+        (_, Ok(())) if state.config.deployment.mode == DeploymentMode::Hosted => {
+            service(ServiceStatus::PolicyBlocked, "MEMORY_STORE_IN_HOSTED_MODE")
+        }
+        (_, Ok(())) => service(ServiceStatus::LocalOnly, "MEMORY_STORE"),
+    };
+    services.insert("rateLimitStore".to_string(), store);
     services.insert(
         "byok".to_string(),
         if state.byok.is_some() {
