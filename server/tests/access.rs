@@ -250,6 +250,10 @@ async fn password_attempts_are_rate_limited_in_local_mode_too() {
     assert_eq!(body["code"], "RATE_LIMITED");
     assert!(body["retryAfter"].as_u64().unwrap() >= 1);
     // Health stays reachable for monitors.
-    let health = client().get(server.url("/api/health")).send().await.unwrap();
+    let health = client()
+        .get(server.url("/api/health"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(health.status(), StatusCode::OK);
 }
