@@ -20,6 +20,7 @@ use crate::kv::KvStore;
 use crate::logging;
 use crate::safe_fetch::{FetchError, Limits, SafeFetch};
 use crate::security_headers::SecurityHeaders;
+use crate::server_providers::ConfiguredProvider;
 use crate::signing::Signer;
 use crate::static_files::StaticAssets;
 
@@ -44,8 +45,12 @@ pub struct AppState {
     pub trusted_proxies: Arc<Vec<AllowedNetwork>>,
     /// The BYOK envelope key.
     pub byok: Option<Arc<ByokKeys>>,
-    /// The one outbound client.
+    /// The one outbound client, with the deployment's URL policy (for users' URLs).
     pub fetch: SafeFetch,
+    /// The same client allowing private targets, for URLs the operator configured.
+    pub operator_fetch: SafeFetch,
+    /// Providers the operator configured.
+    pub server_providers: Arc<Vec<ConfiguredProvider>>,
     /// Deadline of one relayed model reply.
     pub relay_timeout: Duration,
 }
@@ -64,13 +69,14 @@ impl AppState {
             DeploymentMode::Local => UrlPolicy::local(),
             DeploymentMode::Hosted => UrlPolicy::hosted(),
         };
-        let fetch = SafeFetch::new(
-            policy,
-            Limits {
-                timeout: relay_timeout,
-                ..Limits::default()
-            },
-        )?;
+        let limits = Limits {
+            timeout: relay_timeout,
+            ..Limits::default()
+        };
+        let fetch = SafeFetch::new(policy, limits)?;
+        let operator_fetch = SafeFetch::new(UrlPolicy::local(), limits)?;
+        // Validated before this point; an invalid entry yields no provider here.
+        let server_providers = crate::server_providers::from_config(config).unwrap_or_default();
         let security = SecurityHeaders::new(assets.inline_script_hashes());
         let signer = Signer::new(config.session_secret.as_deref());
         let access = AccessGate::new(
@@ -91,6 +97,7 @@ impl AppState {
                     chat_relay: true,
                     ..Capabilities::default()
                 },
+                server_providers: server_providers.iter().map(|p| p.public()).collect(),
             }),
             started: Instant::now(),
             assets: Arc::new(assets),
@@ -101,6 +108,8 @@ impl AppState {
             trusted_proxies: Arc::new(config.trusted_proxy_networks()),
             byok: byok.map(Arc::new),
             fetch,
+            operator_fetch,
+            server_providers: Arc::new(server_providers),
             relay_timeout,
         })
     }

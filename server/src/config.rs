@@ -110,6 +110,27 @@ pub struct Config {
     #[arg(long, env = "HEARTH_TRUSTED_PROXIES", value_delimiter = ',')]
     pub trusted_proxies: Vec<String>,
 
+    /// Type of the server-configured provider (`openai`, `openai-compatible`,
+    /// `openai-responses`, `anthropic`, `gemini`). Its key never reaches browsers.
+    #[arg(long, env = "DEFAULT_PROVIDER_TYPE")]
+    pub default_provider_type: Option<String>,
+
+    /// Display name of the server-configured provider.
+    #[arg(long, env = "DEFAULT_PROVIDER_NAME")]
+    pub default_provider_name: Option<String>,
+
+    /// Base URL of the server-configured provider.
+    #[arg(long, env = "DEFAULT_PROVIDER_BASE_URL")]
+    pub default_provider_base_url: Option<String>,
+
+    /// API key of the server-configured provider (stays on the edge).
+    #[arg(long, env = "DEFAULT_PROVIDER_API_KEY", hide_env_values = true)]
+    pub default_provider_api_key: Option<String>,
+
+    /// Comma-separated models of the server-configured provider.
+    #[arg(long, env = "DEFAULT_PROVIDER_MODELS", value_delimiter = ',')]
+    pub default_provider_models: Vec<String>,
+
     /// Longest time one relayed model reply may take, in seconds.
     #[arg(long, env = "HEARTH_RELAY_TIMEOUT_SECS", default_value_t = 120)]
     pub relay_timeout_secs: u64,
@@ -164,6 +185,15 @@ pub enum ConfigError {
          accept the sessions and client ids the others signed."
     )]
     HostedWithoutSessionSecret,
+    /// `DEFAULT_PROVIDER_TYPE` names no known protocol.
+    #[error(
+        "DEFAULT_PROVIDER_TYPE `{0}` is not one of openai, openai-compatible, \
+         openai-responses, anthropic, gemini"
+    )]
+    InvalidProviderType(String),
+    /// A server provider needs its URL.
+    #[error("DEFAULT_PROVIDER_TYPE is set but DEFAULT_PROVIDER_BASE_URL is not")]
+    ProviderWithoutBaseUrl,
     /// A trusted proxy entry is not an address or network.
     #[error("HEARTH_TRUSTED_PROXIES has `{0}`, which is not an address or a CIDR network")]
     InvalidTrustedProxy(String),
@@ -216,6 +246,7 @@ impl Config {
                 return Err(ConfigError::HostedWithoutSessionSecret);
             }
         }
+        crate::server_providers::from_config(self)?;
         if let Some(bad) = self
             .trusted_proxies
             .iter()

@@ -21,6 +21,7 @@
 //! - [`safe_fetch`]: the one outbound HTTP client for URLs from outside: URL policy on
 //!   every hop and every resolved address, manual redirects, one deadline, capped bodies.
 //! - [`signing`]: the HMAC key for session and client tokens.
+//! - [`server_providers`]: providers configured by the operator (`DEFAULT_PROVIDER_*`).
 //! - [`security_headers`]: the CSP and the other headers on every response.
 //! - [`guard`]: same-origin checks on state-changing `/api` requests and the gate's
 //!   session requirement.
@@ -42,6 +43,7 @@ pub mod logging;
 pub mod rate_limit;
 pub mod safe_fetch;
 pub mod security_headers;
+pub mod server_providers;
 pub mod shutdown;
 pub mod signing;
 pub mod static_files;

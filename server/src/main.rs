@@ -56,6 +56,13 @@ async fn main() -> ExitCode {
         access_password = config.access_password_enabled(),
         "app loaded"
     );
+    let shutdown = match shutdown::Shutdown::install() {
+        Ok(shutdown) => shutdown,
+        Err(error) => {
+            eprintln!("hearth: cannot install signal handlers: {error}");
+            return ExitCode::from(1);
+        }
+    };
     let listener = match tokio::net::TcpListener::bind(config.addr).await {
         Ok(listener) => listener,
         Err(error) => {
@@ -86,7 +93,7 @@ async fn main() -> ExitCode {
     let app = router(state);
     let service = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
     if let Err(error) = axum::serve(listener, service)
-        .with_graceful_shutdown(shutdown::signal())
+        .with_graceful_shutdown(shutdown.wait())
         .await
     {
         eprintln!("hearth: server error: {error}");

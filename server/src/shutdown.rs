@@ -1,30 +1,46 @@
 //! The signal that ends the server: SIGINT (Ctrl-C) or SIGTERM (what `docker stop`, systemd
 //! and Kubernetes send). In-flight requests finish; new connections are refused.
+//!
+//! The handlers are installed by [`Shutdown::install`], before the listener binds: a
+//! handler registered lazily (on the first poll of the serve future) leaves a window in
+//! which a SIGTERM kills the process with the default action instead of a clean stop.
 
-/// Resolves when the process is asked to stop.
-pub async fn signal() {
-    let interrupt = async {
-        if let Err(error) = tokio::signal::ctrl_c().await {
-            tracing::error!(%error, "cannot listen for Ctrl-C");
-            std::future::pending::<()>().await;
-        }
-    };
+/// Installed signal handlers.
+pub struct Shutdown {
     #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut stream) => {
-                stream.recv().await;
-            }
-            Err(error) => {
-                tracing::error!(%error, "cannot listen for SIGTERM");
-                std::future::pending::<()>().await;
-            }
+    terminate: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    interrupt: tokio::signal::unix::Signal,
+}
+
+impl Shutdown {
+    /// Registers the SIGTERM and SIGINT handlers now.
+    pub fn install() -> std::io::Result<Self> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            Ok(Self {
+                terminate: signal(SignalKind::terminate())?,
+                interrupt: signal(SignalKind::interrupt())?,
+            })
         }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = interrupt => tracing::info!("SIGINT received, shutting down"),
-        () = terminate => tracing::info!("SIGTERM received, shutting down"),
+        #[cfg(not(unix))]
+        {
+            Ok(Self {})
+        }
+    }
+
+    /// Resolves when the process is asked to stop.
+    pub async fn wait(mut self) {
+        #[cfg(unix)]
+        tokio::select! {
+            _ = self.interrupt.recv() => tracing::info!("SIGINT received, shutting down"),
+            _ = self.terminate.recv() => tracing::info!("SIGTERM received, shutting down"),
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+            tracing::info!("Ctrl-C received, shutting down");
+        }
     }
 }

@@ -111,7 +111,16 @@ fn sigterm_shuts_down_gracefully() {
 #[tokio::test]
 async fn logs_never_contain_secrets_from_queries_headers_or_configuration() {
     let password = "pw-Zm9vYmFyLXNlY3JldA";
-    let server = Server::start(&[("RUST_LOG", "debug"), ("ACCESS_PASSWORD", password)]);
+    let provider_key = "sk-server-provider-0a1b2c3d4e5f";
+    let session_secret = "session-secret-9f8e7d6c";
+    let server = Server::start(&[
+        ("RUST_LOG", "debug"),
+        ("ACCESS_PASSWORD", password),
+        ("HEARTH_SESSION_SECRET", session_secret),
+        ("DEFAULT_PROVIDER_TYPE", "openai"),
+        ("DEFAULT_PROVIDER_BASE_URL", "https://api.openai.com/v1"),
+        ("DEFAULT_PROVIDER_API_KEY", provider_key),
+    ]);
     let http = reqwest::Client::new();
     let query_secret = "sk-query-5f4dcc3b5aa765d61d8327deb882cf99";
     let header_secret = "sk-header-e99a18c428cb38d5f260853678922e03";
@@ -130,7 +139,13 @@ async fn logs_never_contain_secrets_from_queries_headers_or_configuration() {
         stderr.contains("/api/health"),
         "requests are logged:\n{stderr}"
     );
-    for secret in [password, query_secret, header_secret] {
+    for secret in [
+        password,
+        query_secret,
+        header_secret,
+        provider_key,
+        session_secret,
+    ] {
         assert!(!stderr.contains(secret), "log contains {secret}:\n{stderr}");
     }
 }

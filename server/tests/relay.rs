@@ -75,6 +75,11 @@ async fn provider(State(fixture): State<Fixture>, request: Request) -> Response 
             .into_response();
     }
     match path.as_str() {
+        "/v1/models" => axum::Json(json!({"object": "list", "data": [
+            {"id": "gpt-4.1", "object": "model"},
+            {"id": "llama3.1:8b", "object": "model", "context_length": 131072}
+        ]}))
+        .into_response(),
         "/v1/chat/completions" | "/open/v1/chat/completions" => {
             let frames = [
                 chunk("Hel"),
@@ -349,4 +354,102 @@ async fn a_client_that_hangs_up_stops_the_upstream_call() {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+#[tokio::test]
+async fn server_configured_providers_keep_their_key_on_the_edge() {
+    let (base, fixture) = fixture().await;
+    let base_url = format!("{base}/v1");
+    let server = Server::start(&[
+        ("DEFAULT_PROVIDER_TYPE", "openai-compatible"),
+        ("DEFAULT_PROVIDER_NAME", "Team models"),
+        ("DEFAULT_PROVIDER_BASE_URL", &base_url),
+        ("DEFAULT_PROVIDER_API_KEY", KEY),
+    ]);
+    let config = reqwest::get(server.url("/api/config"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        !config.contains(KEY),
+        "the key never reaches the browser: {config}"
+    );
+    assert!(!config.contains(&base), "nor the URL: {config}");
+    let config: Value = serde_json::from_str(&config).unwrap();
+    assert_eq!(
+        config["serverProviders"],
+        json!([{"id": "server-default", "name": "Team models", "protocol": "openai-chat", "models": []}])
+    );
+
+    let mut request = body("", None);
+    request["provider"] = json!({"serverProviderId": "server-default", "protocol": "openai-chat"});
+    let response = post(&server, &request).await;
+    assert_eq!(response.status(), 200);
+    let (text, _) = decode(&response.bytes().await.unwrap());
+    assert_eq!(text, "Hello 从 relay");
+    assert_eq!(
+        fixture.last_auth.lock().unwrap().as_deref(),
+        Some(format!("Bearer {KEY}").as_str())
+    );
+
+    let models: Value = reqwest::Client::new()
+        .post(server.url("/api/providers/models"))
+        .json(
+            &json!({"provider": {"serverProviderId": "server-default", "protocol": "openai-chat"}}),
+        )
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let ids: Vec<&str> = models["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["gpt-4.1", "llama3.1:8b"]);
+    assert_eq!(models["models"][1]["capabilities"]["contextWindow"], 131072);
+
+    let mut unknown = body("", None);
+    unknown["provider"] = json!({"serverProviderId": "nope", "protocol": "openai-chat"});
+    assert_eq!(post(&server, &unknown).await.status(), 400);
+}
+
+#[tokio::test]
+async fn model_lists_come_through_the_edge_with_a_sealed_key() {
+    let (base, _fixture) = fixture().await;
+    let server = Server::start(&[]);
+    let envelope = sealed(&server, &context::provider("openai-chat"));
+    let list = |provider: Value| {
+        let url = server.url("/api/providers/models");
+        async move {
+            reqwest::Client::new()
+                .post(url)
+                .json(&json!({ "provider": provider }))
+                .send()
+                .await
+                .unwrap()
+        }
+    };
+    let ok = list(
+        json!({"protocol": "openai-chat", "baseUrl": format!("{base}/v1"), "apiKey": envelope}),
+    )
+    .await;
+    assert_eq!(ok.status(), 200);
+    let models: Value = ok.json().await.unwrap();
+    assert_eq!(models["models"].as_array().unwrap().len(), 2);
+
+    let refused =
+        list(json!({"protocol": "openai-chat", "baseUrl": format!("{base}/v1"), "apiKey": KEY}))
+            .await;
+    assert_eq!(refused.status(), 400);
+    let unauthorised =
+        list(json!({"protocol": "openai-chat", "baseUrl": format!("{base}/v1")})).await;
+    assert_eq!(unauthorised.status(), 502);
+    let error: Value = unauthorised.json().await.unwrap();
+    assert_eq!(error["details"]["upstreamStatus"], 401);
 }

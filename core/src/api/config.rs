@@ -90,6 +90,9 @@ pub struct PublicConfig {
     pub deployment: DeploymentInfo,
     /// Features this edge serves.
     pub capabilities: Capabilities,
+    /// Providers the operator configured (their keys stay on the edge).
+    #[serde(default)]
+    pub server_providers: Vec<super::ServerProvider>,
 }
 
 #[cfg(test)]
@@ -133,6 +136,7 @@ mod tests {
                 shared_state: StoreState::Memory,
             },
             capabilities: Capabilities::default(),
+            server_providers: Vec::new(),
         };
         let value = serde_json::to_value(&config).unwrap();
         assert_eq!(value["deployment"]["mode"], json!("local"));

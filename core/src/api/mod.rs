@@ -11,4 +11,4 @@ pub use access::{AccessSession, AccessVerifyRequest, InvalidPasswordDetails, Loc
 pub use config::{Capabilities, DeploymentInfo, DeploymentMode, PublicConfig, StoreState};
 pub use error::{ApiError, ErrorCode};
 pub use health::{HealthReport, ServiceHealth, ServiceStatus};
-pub use relay::{RelayProvider, RelayRequest};
+pub use relay::{ModelListRequest, ModelListResponse, RelayProvider, RelayRequest, ServerProvider};

@@ -9,13 +9,18 @@ use crate::byok::Envelope;
 use crate::provider::Protocol;
 use crate::provider::request::{ChatRequest, ModelCapabilities};
 
-/// Which provider to call.
+/// Which provider to call: a user's (protocol, URL and sealed key), or one the operator
+/// configured on the edge (`serverProviderId`; its URL and key never leave the edge).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RelayProvider {
+    /// A server-configured provider's id; when set, the other fields are not used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_provider_id: Option<String>,
     /// Its protocol.
     pub protocol: Protocol,
     /// Its base URL (checked against the edge's URL policy).
+    #[serde(default)]
     pub base_url: String,
     /// Whether it is an OpenAI-compatible server rather than OpenAI itself.
     #[serde(default)]
@@ -36,4 +41,34 @@ pub struct RelayRequest {
     /// What the model can do (decides images, tools and effort).
     #[serde(default)]
     pub capabilities: ModelCapabilities,
+}
+
+/// The body of `POST /api/providers/models`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelListRequest {
+    /// The provider to list.
+    pub provider: RelayProvider,
+}
+
+/// The answer of `POST /api/providers/models`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelListResponse {
+    /// The models, sorted by id.
+    pub models: Vec<crate::provider::models::ModelInfo>,
+}
+
+/// A provider the operator configured on the edge, as the app sees it: no URL, no key.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerProvider {
+    /// Its id, for `RelayProvider::server_provider_id`.
+    pub id: String,
+    /// Its display name.
+    pub name: String,
+    /// Its protocol.
+    pub protocol: Protocol,
+    /// The models the operator listed (empty: ask `POST /api/providers/models`).
+    pub models: Vec<String>,
 }

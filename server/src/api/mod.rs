@@ -9,6 +9,8 @@ mod config;
 mod error;
 mod health;
 pub mod json;
+mod models;
+mod provider;
 mod relay;
 
 use axum::Router;
@@ -29,6 +31,7 @@ pub fn router() -> Router<AppState> {
         .route("/access/session", get(access::session))
         .route("/byok/public-key", get(byok::public_key))
         .route("/chat/relay", post(relay::relay))
+        .route("/providers/models", post(models::list))
         .fallback(unknown_route)
         .method_not_allowed_fallback(method_not_allowed)
 }

@@ -16,15 +16,14 @@ use axum::response::{IntoResponse, Response};
 use bytes::{Bytes, BytesMut};
 use futures_util::{Stream, StreamExt};
 use hearth_core::api::{ApiError, ErrorCode, RelayRequest};
-use hearth_core::byok::{context, find_plaintext_secret};
 use hearth_core::provider::relay_error_frame;
-use hearth_core::provider::request::{self, Endpoint, auth_headers};
+use hearth_core::provider::request::{self, auth_headers};
 use reqwest::Method;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use super::ApiErrorResponse;
 use super::json::ApiJson;
+use super::{ApiErrorResponse, provider};
 use crate::app::AppState;
 use crate::safe_fetch::{OutboundRequest, read_capped};
 
@@ -37,36 +36,9 @@ fn fail(code: ErrorCode, message: impl Into<String>) -> Response {
     ApiErrorResponse(ApiError::new(code, message)).into_response()
 }
 
-/// The provider's own error message from an error body, with the key removed.
-fn upstream_message(body: &[u8], key: Option<&str>) -> String {
-    let text = String::from_utf8_lossy(body);
-    let message = serde_json::from_str::<Value>(&text)
-        .ok()
-        .and_then(|v| {
-            v["error"]["message"]
-                .as_str()
-                .or_else(|| v["message"].as_str())
-                .or_else(|| v["error"].as_str())
-                .map(str::to_string)
-        })
-        .unwrap_or_else(|| text.chars().take(300).collect());
-    let mut message: String = message.chars().take(500).collect();
-    if let Some(key) = key.filter(|k| k.len() >= 4) {
-        message = message.replace(key, "[redacted]");
-    }
-    message
-}
-
 pub(super) async fn relay(State(state): State<AppState>, ApiJson(raw): ApiJson<Value>) -> Response {
-    if let Some(field) = find_plaintext_secret(&raw["provider"]) {
-        return ApiErrorResponse(
-            ApiError::new(
-                ErrorCode::PlaintextSecretRefused,
-                "Secrets must be sent as BYOK envelopes, never in plaintext",
-            )
-            .with_details(json!({ "field": format!("provider.{field}") })),
-        )
-        .into_response();
+    if let Err(refusal) = provider::refuse_plaintext(&raw["provider"]) {
+        return *refusal;
     }
     let relay: RelayRequest = match serde_json::from_value(raw) {
         Ok(relay) => relay,
@@ -78,44 +50,17 @@ pub(super) async fn relay(State(state): State<AppState>, ApiJson(raw): ApiJson<V
             .into_response();
         }
     };
-    let protocol = relay.provider.protocol;
-    let key = match (&relay.provider.api_key, &state.byok) {
-        (None, _) => None,
-        (Some(_), None) => return fail(ErrorCode::AuthError, "This edge has no BYOK key"),
-        (Some(envelope), Some(keys)) => {
-            match keys.open(envelope, &context::provider(protocol.as_str())) {
-                Ok(key) => Some(key),
-                Err(error) => {
-                    return ApiErrorResponse(
-                        ApiError::new(ErrorCode::AuthError, "The key envelope could not be opened")
-                            .with_details(json!({ "reason": error.to_string() })),
-                    )
-                    .into_response();
-                }
-            }
-        }
+    let resolved = match provider::resolve(&state, &relay.provider) {
+        Ok(resolved) => resolved,
+        Err(refusal) => return *refusal,
     };
-    let endpoint = Endpoint {
-        protocol,
-        base_url: relay.provider.base_url.clone(),
-        compatible: relay.provider.compatible,
-    };
-    let built = match request::build(&endpoint, &relay.request, &relay.capabilities) {
+    let protocol = resolved.endpoint.protocol;
+    let built = match request::build(&resolved.endpoint, &relay.request, &relay.capabilities) {
         Ok(built) => built,
         Err(error) => return fail(ErrorCode::BadRequest, error.to_string()),
     };
-    let to_headers = |pairs: Vec<(String, String)>| {
-        pairs
-            .into_iter()
-            .filter_map(|(name, value)| {
-                Some((
-                    HeaderName::try_from(name).ok()?,
-                    HeaderValue::try_from(value).ok()?,
-                ))
-            })
-            .collect::<Vec<_>>()
-    };
-    let secret_headers = key
+    let secret_headers = resolved
+        .key
         .as_deref()
         .map(|key| to_headers(auth_headers(protocol, key)))
         .unwrap_or_default();
@@ -128,7 +73,7 @@ pub(super) async fn relay(State(state): State<AppState>, ApiJson(raw): ApiJson<V
             serde_json::to_vec(&built.body).unwrap_or_default(),
         )),
     };
-    let response = match state.fetch.open(outbound).await {
+    let response = match resolved.fetch.open(outbound).await {
         Ok(response) => response,
         Err(error) => return ApiErrorResponse(error.to_api_error()).into_response(),
     };
@@ -137,17 +82,7 @@ pub(super) async fn relay(State(state): State<AppState>, ApiJson(raw): ApiJson<V
         let body = read_capped(response, MAX_ERROR_BODY)
             .await
             .unwrap_or_default();
-        return ApiErrorResponse(
-            ApiError::new(
-                ErrorCode::UpstreamError,
-                format!("The provider answered HTTP {}", status.as_u16()),
-            )
-            .with_details(json!({
-                "upstreamStatus": status.as_u16(),
-                "message": upstream_message(&body, key.as_deref()),
-            })),
-        )
-        .into_response();
+        return provider::upstream_error(status.as_u16(), &body, resolved.key.as_deref());
     }
     let deadline = Instant::now() + state.relay_timeout;
     let stream = whole_events(response.bytes_stream(), deadline, MAX_STREAM_BYTES);
@@ -160,6 +95,19 @@ pub(super) async fn relay(State(state): State<AppState>, ApiJson(raw): ApiJson<V
         Body::from_stream(stream),
     )
         .into_response()
+}
+
+/// Header pairs as typed headers (invalid ones dropped).
+pub(super) fn to_headers(pairs: Vec<(String, String)>) -> Vec<(HeaderName, HeaderValue)> {
+    pairs
+        .into_iter()
+        .filter_map(|(name, value)| {
+            Some((
+                HeaderName::try_from(name).ok()?,
+                HeaderValue::try_from(value).ok()?,
+            ))
+        })
+        .collect()
 }
 
 /// The end of the last complete SSE event in `buffer` (after its blank line).
@@ -258,15 +206,6 @@ mod tests {
         );
         assert_eq!(last_event_boundary(b"data: a\r\rdata"), Some(9));
         assert_eq!(last_event_boundary(b"data: partial"), None);
-    }
-
-    #[test]
-    fn upstream_messages_are_short_and_keyless() {
-        let body = br#"{"error":{"message":"Incorrect API key provided: sk-abcdef123. Find yours at ..."}}"#;
-        let message = upstream_message(body, Some("sk-abcdef123"));
-        assert!(message.contains("[redacted]"), "{message}");
-        assert!(!message.contains("sk-abcdef123"));
-        assert_eq!(upstream_message(b"plain text", None), "plain text");
     }
 
     #[tokio::test]

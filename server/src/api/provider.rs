@@ -1,0 +1,158 @@
+//! Turning a request's `provider` into something to call: a user's provider (its URL
+//! under the deployment's URL policy, its key opened from the envelope for
+//! `provider:<protocol>`) or an operator's (URL and key from the edge's configuration).
+//! Shared by the relay and the model listing, so both check the same way.
+
+use axum::response::{IntoResponse, Response};
+use hearth_core::api::{ApiError, ErrorCode, RelayProvider};
+use hearth_core::byok::{context, find_plaintext_secret};
+use hearth_core::provider::request::Endpoint;
+use serde_json::{Value, json};
+
+use super::ApiErrorResponse;
+use crate::app::AppState;
+use crate::safe_fetch::SafeFetch;
+
+/// A finished refusal; boxed because a `Response` is large next to the `Ok` values.
+pub(super) type Refusal = Box<Response>;
+
+/// A provider ready to call.
+pub(super) struct Resolved<'a> {
+    /// Where and how.
+    pub endpoint: Endpoint,
+    /// The key, in plaintext, for this request only.
+    pub key: Option<String>,
+    /// The client to call it with.
+    pub fetch: &'a SafeFetch,
+}
+
+/// Refuses a `provider` object that carries a secret in plaintext.
+pub(super) fn refuse_plaintext(raw_provider: &Value) -> Result<(), Refusal> {
+    match find_plaintext_secret(raw_provider) {
+        None => Ok(()),
+        Some(field) => Err(Box::new(
+            ApiErrorResponse(
+                ApiError::new(
+                    ErrorCode::PlaintextSecretRefused,
+                    "Secrets must be sent as BYOK envelopes, never in plaintext",
+                )
+                .with_details(json!({ "field": format!("provider.{field}") })),
+            )
+            .into_response(),
+        )),
+    }
+}
+
+fn bad_request(message: &str) -> Refusal {
+    Box::new(ApiErrorResponse(ApiError::new(ErrorCode::BadRequest, message)).into_response())
+}
+
+/// Resolves `provider` for one call.
+pub(super) fn resolve<'a>(
+    state: &'a AppState,
+    provider: &RelayProvider,
+) -> Result<Resolved<'a>, Refusal> {
+    if let Some(id) = &provider.server_provider_id {
+        if provider.api_key.is_some() {
+            return Err(bad_request(
+                "A server provider takes no key from the browser",
+            ));
+        }
+        let configured = state
+            .server_providers
+            .iter()
+            .find(|p| &p.id == id)
+            .ok_or_else(|| bad_request("No server provider has this id"))?;
+        return Ok(Resolved {
+            endpoint: Endpoint {
+                protocol: configured.protocol,
+                base_url: configured.base_url.clone(),
+                compatible: configured.compatible,
+            },
+            key: configured.api_key.clone(),
+            fetch: &state.operator_fetch,
+        });
+    }
+    let key = match (&provider.api_key, &state.byok) {
+        (None, _) => None,
+        (Some(_), None) => {
+            return Err(Box::new(
+                ApiErrorResponse(ApiError::new(
+                    ErrorCode::AuthError,
+                    "This edge has no BYOK key",
+                ))
+                .into_response(),
+            ));
+        }
+        (Some(envelope), Some(keys)) => {
+            let expected = context::provider(provider.protocol.as_str());
+            Some(keys.open(envelope, &expected).map_err(|error| {
+                Box::new(
+                    ApiErrorResponse(
+                        ApiError::new(ErrorCode::AuthError, "The key envelope could not be opened")
+                            .with_details(json!({ "reason": error.to_string() })),
+                    )
+                    .into_response(),
+                )
+            })?)
+        }
+    };
+    Ok(Resolved {
+        endpoint: Endpoint {
+            protocol: provider.protocol,
+            base_url: provider.base_url.clone(),
+            compatible: provider.compatible,
+        },
+        key,
+        fetch: &state.fetch,
+    })
+}
+
+/// The provider's own error message from an error body, short and with the key removed.
+pub(super) fn upstream_message(body: &[u8], key: Option<&str>) -> String {
+    let text = String::from_utf8_lossy(body);
+    let message = serde_json::from_str::<Value>(&text)
+        .ok()
+        .and_then(|v| {
+            v["error"]["message"]
+                .as_str()
+                .or_else(|| v["message"].as_str())
+                .or_else(|| v["error"].as_str())
+                .map(str::to_string)
+        })
+        .unwrap_or_else(|| text.chars().take(300).collect());
+    let mut message: String = message.chars().take(500).collect();
+    if let Some(key) = key.filter(|k| k.len() >= 4) {
+        message = message.replace(key, "[redacted]");
+    }
+    message
+}
+
+/// The 502 for an upstream error status.
+pub(super) fn upstream_error(status: u16, body: &[u8], key: Option<&str>) -> Response {
+    ApiErrorResponse(
+        ApiError::new(
+            ErrorCode::UpstreamError,
+            format!("The provider answered HTTP {status}"),
+        )
+        .with_details(json!({
+            "upstreamStatus": status,
+            "message": upstream_message(body, key),
+        })),
+    )
+    .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn upstream_messages_are_short_and_keyless() {
+        let body = br#"{"error":{"message":"Incorrect API key provided: sk-abcdef123. Find yours at ..."}}"#;
+        let message = upstream_message(body, Some("sk-abcdef123"));
+        assert!(message.contains("[redacted]"), "{message}");
+        assert!(!message.contains("sk-abcdef123"));
+        assert_eq!(upstream_message(b"plain text", None), "plain text");
+    }
+}
