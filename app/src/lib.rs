@@ -14,6 +14,9 @@
 //! - [`i18n`]: translation catalogs (en, zh-CN, ja) and the reactive locale.
 //! - [`theme`]: light, dark and system themes.
 //! - [`edge`]: typed calls to the app's own edge server.
+//! - [`providers`]: the user's providers (settings in IndexedDB, keys in the vault).
+//! - [`storage`]: the IndexedDB database (settings, sealed secrets, the vault key).
+//! - [`vault`]: secrets at rest, sealed with a non-extractable WebCrypto key.
 //! - [`browser`]: small wrappers over browser APIs that tolerate their absence.
 //!
 //! Rules (validation, parsing, policies) live in `hearth-core`, not here.
@@ -22,10 +25,13 @@ pub mod access_gate;
 pub mod browser;
 pub mod edge;
 pub mod i18n;
+pub mod providers;
 pub mod settings;
 pub mod shell;
+pub mod storage;
 pub mod theme;
 pub mod ui;
+pub mod vault;
 
 use leptos::prelude::*;
 
@@ -41,6 +47,7 @@ pub fn App() -> impl IntoView {
     provide_context(i18n);
     provide_context(Theme::from_browser());
     provide_context(Toasts::new());
+    provide_context(providers::Providers::load());
     let shell = ShellState {
         drawer_open: RwSignal::new(false),
         settings_open: RwSignal::new(false),

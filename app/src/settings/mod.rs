@@ -1,9 +1,10 @@
 //! The settings dialog: a vertical tab list (arrow keys move between tabs, as the ARIA
-//! tabs pattern asks) and one panel per tab. Later issues add the providers, models,
-//! system prompt, data and health tabs here.
+//! tabs pattern asks) and one panel per tab. Later issues add the models, system prompt,
+//! data and health tabs here.
 
 mod about;
 mod general;
+mod providers;
 
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
@@ -18,16 +19,19 @@ use crate::ui::dialog::Dialog;
 pub enum Tab {
     /// Appearance and language.
     General,
+    /// Model providers and their keys.
+    Providers,
     /// Versions, deployment and privacy.
     About,
 }
 
 impl Tab {
-    const ALL: [Tab; 2] = [Tab::General, Tab::About];
+    const ALL: [Tab; 3] = [Tab::General, Tab::Providers, Tab::About];
 
     fn key(self) -> Key {
         match self {
             Tab::General => Key::SettingsTabGeneral,
+            Tab::Providers => Key::SettingsTabProviders,
             Tab::About => Key::SettingsTabAbout,
         }
     }
@@ -35,6 +39,7 @@ impl Tab {
     fn slug(self) -> &'static str {
         match self {
             Tab::General => "general",
+            Tab::Providers => "providers",
             Tab::About => "about",
         }
     }
@@ -122,6 +127,7 @@ fn SettingsTabs() -> impl IntoView {
             >
                 {move || match selected.get() {
                     Tab::General => view! { <general::GeneralPanel /> }.into_any(),
+                    Tab::Providers => view! { <providers::ProvidersPanel /> }.into_any(),
                     Tab::About => view! { <about::AboutPanel /> }.into_any(),
                 }}
             </div>

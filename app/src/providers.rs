@@ -1,0 +1,382 @@
+//! The user's model providers: their settings in IndexedDB (`settings/providers`), their
+//! keys sealed in the vault under `local:provider:<id>:api-key`. This module owns the
+//! provider list, its validation and its persistence; the settings tab draws it.
+
+use hearth_core::provider::Protocol;
+use hearth_core::provider::request::{Endpoint, api_base};
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::i18n::Key;
+use crate::storage::{Db, SETTINGS, StorageError};
+use crate::vault::{Vault, VaultError, provider_key_context};
+
+/// The settings document holding the list.
+const DOCUMENT: &str = "providers";
+
+/// The kinds of provider a user can add.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProviderKind {
+    /// OpenAI (Chat Completions).
+    Openai,
+    /// OpenAI (Responses API).
+    OpenaiResponses,
+    /// Anthropic.
+    Anthropic,
+    /// Google Gemini.
+    Gemini,
+    /// An OpenAI-compatible server (Ollama, llama.cpp, vLLM, LocalAI, OpenRouter…).
+    Compatible,
+}
+
+impl ProviderKind {
+    /// Every kind, in menu order.
+    pub const ALL: [ProviderKind; 5] = [
+        Self::Openai,
+        Self::Anthropic,
+        Self::Gemini,
+        Self::OpenaiResponses,
+        Self::Compatible,
+    ];
+
+    /// The wire protocol and whether it is a compatible server.
+    pub fn protocol(self) -> (Protocol, bool) {
+        match self {
+            Self::Openai => (Protocol::OpenAiChat, false),
+            Self::OpenaiResponses => (Protocol::OpenAiResponses, false),
+            Self::Anthropic => (Protocol::Anthropic, false),
+            Self::Gemini => (Protocol::Gemini, false),
+            Self::Compatible => (Protocol::OpenAiChat, true),
+        }
+    }
+
+    /// The usual base URL.
+    pub fn default_base_url(self) -> &'static str {
+        match self {
+            Self::Openai | Self::OpenaiResponses => "https://api.openai.com/v1",
+            Self::Anthropic => "https://api.anthropic.com",
+            Self::Gemini => "https://generativelanguage.googleapis.com/v1beta",
+            Self::Compatible => "http://127.0.0.1:11434/v1",
+        }
+    }
+
+    /// Whether a key is required.
+    pub fn needs_key(self) -> bool {
+        self != Self::Compatible
+    }
+
+    /// The label's translation key.
+    pub fn label(self) -> Key {
+        match self {
+            Self::Openai => Key::ProviderKindOpenai,
+            Self::OpenaiResponses => Key::ProviderKindOpenaiResponses,
+            Self::Anthropic => Key::ProviderKindAnthropic,
+            Self::Gemini => Key::ProviderKindGemini,
+            Self::Compatible => Key::ProviderKindCompatible,
+        }
+    }
+
+    /// The value used in forms.
+    pub fn slug(self) -> &'static str {
+        match self {
+            Self::Openai => "openai",
+            Self::OpenaiResponses => "openai-responses",
+            Self::Anthropic => "anthropic",
+            Self::Gemini => "gemini",
+            Self::Compatible => "compatible",
+        }
+    }
+
+    /// The kind for a form value.
+    pub fn from_slug(slug: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.slug() == slug)
+    }
+}
+
+/// A saved provider (its key lives in the vault).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Provider {
+    /// Its id.
+    pub id: String,
+    /// Its display name.
+    pub name: String,
+    /// Its kind.
+    pub kind: ProviderKind,
+    /// Its base URL.
+    pub base_url: String,
+    /// Whether it is offered in the model picker.
+    pub enabled: bool,
+    /// Whether a key is saved for it.
+    pub has_key: bool,
+}
+
+/// A form's content.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Draft {
+    /// The provider being edited, or `None` for a new one.
+    pub id: Option<String>,
+    /// Kind slug.
+    pub kind: String,
+    /// Name.
+    pub name: String,
+    /// Base URL.
+    pub base_url: String,
+    /// A new key (empty keeps the saved one when editing).
+    pub api_key: String,
+}
+
+/// A form field, for inline errors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    /// The name.
+    Name,
+    /// The base URL.
+    BaseUrl,
+    /// The key.
+    ApiKey,
+}
+
+/// The problems with `draft`, each with its message key.
+pub fn validate(draft: &Draft, existing: Option<&Provider>) -> Vec<(Field, Key)> {
+    let mut problems = Vec::new();
+    let name = draft.name.trim();
+    if name.is_empty() {
+        problems.push((Field::Name, Key::ProviderErrorName));
+    } else if name.chars().count() > 60 {
+        problems.push((Field::Name, Key::ProviderErrorNameLong));
+    }
+    let kind = ProviderKind::from_slug(&draft.kind).unwrap_or(ProviderKind::Openai);
+    let (protocol, compatible) = kind.protocol();
+    let endpoint = Endpoint {
+        protocol,
+        base_url: draft.base_url.trim().to_string(),
+        compatible,
+    };
+    if api_base(&endpoint).is_err() || endpoint.base_url.len() < "http://x".len() {
+        problems.push((Field::BaseUrl, Key::ProviderErrorUrl));
+    }
+    let has_saved_key = existing.is_some_and(|p| p.has_key);
+    if kind.needs_key() && draft.api_key.trim().is_empty() && !has_saved_key {
+        problems.push((Field::ApiKey, Key::ProviderErrorKey));
+    }
+    problems
+}
+
+/// Where the provider list is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoadState {
+    /// Opening the database and the vault.
+    Loading,
+    /// Ready.
+    Ready,
+    /// Storage or vault failed; the message is shown.
+    Failed(String),
+}
+
+/// The providers, provided as context.
+#[derive(Clone, Copy)]
+pub struct Providers {
+    /// The list.
+    pub list: RwSignal<Vec<Provider>>,
+    /// Loading state.
+    pub state: RwSignal<LoadState>,
+    handles: StoredValue<Option<(Db, Vault)>, LocalStorage>,
+}
+
+fn new_id() -> String {
+    let mut bytes = [0u8; 8];
+    if let Ok(crypto) = leptos::prelude::window().crypto() {
+        let _ = crypto.get_random_values_with_u8_array(&mut bytes);
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+impl Providers {
+    /// Starts loading from IndexedDB.
+    pub fn load() -> Self {
+        let providers = Self {
+            list: RwSignal::new(Vec::new()),
+            state: RwSignal::new(LoadState::Loading),
+            handles: StoredValue::new_local(None),
+        };
+        leptos::task::spawn_local(async move {
+            let opened = async {
+                let db = Db::open().await.map_err(|e| e.to_string())?;
+                let vault = Vault::open(db.clone()).await.map_err(|e| e.to_string())?;
+                let list = db
+                    .get_json::<Vec<Provider>>(SETTINGS, DOCUMENT)
+                    .await
+                    .map_err(|e| e.to_string())?
+                    .unwrap_or_default();
+                Ok::<_, String>((db, vault, list))
+            }
+            .await;
+            match opened {
+                Ok((db, vault, list)) => {
+                    providers.handles.set_value(Some((db, vault)));
+                    providers.list.set(list);
+                    providers.state.set(LoadState::Ready);
+                }
+                Err(message) => providers.state.set(LoadState::Failed(message)),
+            }
+        });
+        providers
+    }
+
+    fn handles(&self) -> Result<(Db, Vault), String> {
+        self.handles
+            .get_value()
+            .ok_or_else(|| StorageError::Unavailable("not open".into()).to_string())
+    }
+
+    /// Saves `draft` (already validated): the key first, then the list, so a list never
+    /// claims a key that was not stored.
+    pub async fn save(&self, draft: Draft) -> Result<(), String> {
+        let (db, vault) = self.handles()?;
+        let kind = ProviderKind::from_slug(&draft.kind).unwrap_or(ProviderKind::Openai);
+        let id = draft.id.clone().unwrap_or_else(new_id);
+        let mut list = self.list.get_untracked();
+        let previous = list.iter().find(|p| p.id == id).cloned();
+        let key = draft.api_key.trim();
+        if !key.is_empty() {
+            vault
+                .store(&provider_key_context(&id), key)
+                .await
+                .map_err(|e| e.to_string())?;
+        }
+        let provider = Provider {
+            id: id.clone(),
+            name: draft.name.trim().to_string(),
+            kind,
+            base_url: draft.base_url.trim().trim_end_matches('/').to_string(),
+            enabled: previous.as_ref().is_none_or(|p| p.enabled),
+            has_key: !key.is_empty() || previous.is_some_and(|p| p.has_key),
+        };
+        match list.iter_mut().find(|p| p.id == id) {
+            Some(slot) => *slot = provider,
+            None => list.push(provider),
+        }
+        db.put_json(SETTINGS, DOCUMENT, &list)
+            .await
+            .map_err(|e| e.to_string())?;
+        self.list.set(list);
+        Ok(())
+    }
+
+    /// Turns a provider on or off.
+    pub async fn set_enabled(&self, id: &str, enabled: bool) -> Result<(), String> {
+        let (db, _) = self.handles()?;
+        let mut list = self.list.get_untracked();
+        if let Some(provider) = list.iter_mut().find(|p| p.id == id) {
+            provider.enabled = enabled;
+        }
+        db.put_json(SETTINGS, DOCUMENT, &list)
+            .await
+            .map_err(|e| e.to_string())?;
+        self.list.set(list);
+        Ok(())
+    }
+
+    /// Removes a provider and its key.
+    pub async fn remove(&self, id: &str) -> Result<(), String> {
+        let (db, vault) = self.handles()?;
+        let list: Vec<Provider> = self
+            .list
+            .get_untracked()
+            .into_iter()
+            .filter(|p| p.id != id)
+            .collect();
+        db.put_json(SETTINGS, DOCUMENT, &list)
+            .await
+            .map_err(|e| e.to_string())?;
+        vault
+            .remove(&provider_key_context(id))
+            .await
+            .map_err(|e| e.to_string())?;
+        self.list.set(list);
+        Ok(())
+    }
+
+    /// The masked key of a provider, read through the vault.
+    pub async fn masked_key(&self, id: &str) -> Result<Option<String>, String> {
+        let (_, vault) = self.handles()?;
+        match vault.load(&provider_key_context(id)).await {
+            Ok(key) => Ok(key.map(|k| crate::vault::mask(&k))),
+            Err(VaultError::Unreadable) => Err(VaultError::Unreadable.to_string()),
+            Err(error) => Err(error.to_string()),
+        }
+    }
+}
+
+/// The app's providers.
+pub fn use_providers() -> Providers {
+    expect_context::<Providers>()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn draft(kind: &str, name: &str, url: &str, key: &str) -> Draft {
+        Draft {
+            id: None,
+            kind: kind.into(),
+            name: name.into(),
+            base_url: url.into(),
+            api_key: key.into(),
+        }
+    }
+
+    #[test]
+    fn validation_names_each_problem() {
+        assert!(
+            validate(
+                &draft("openai", "Work", "https://api.openai.com/v1", "sk-1"),
+                None
+            )
+            .is_empty()
+        );
+        assert!(
+            validate(
+                &draft("compatible", "Ollama", "http://127.0.0.1:11434/v1", ""),
+                None
+            )
+            .is_empty()
+        );
+        let problems = validate(&draft("anthropic", " ", "ftp://x", ""), None);
+        let fields: Vec<Field> = problems.iter().map(|(f, _)| *f).collect();
+        assert_eq!(fields, [Field::Name, Field::BaseUrl, Field::ApiKey]);
+        let saved = Provider {
+            id: "p".into(),
+            name: "x".into(),
+            kind: ProviderKind::Anthropic,
+            base_url: "https://api.anthropic.com".into(),
+            enabled: true,
+            has_key: true,
+        };
+        assert!(
+            validate(
+                &draft("anthropic", "x", "https://api.anthropic.com", ""),
+                Some(&saved)
+            )
+            .is_empty(),
+            "editing keeps the saved key"
+        );
+        assert_eq!(
+            validate(
+                &draft("openai", &"n".repeat(61), "https://a.b/v1", "k"),
+                None
+            ),
+            vec![(Field::Name, Key::ProviderErrorNameLong)]
+        );
+    }
+
+    #[test]
+    fn kinds_round_trip_through_their_slugs() {
+        for kind in ProviderKind::ALL {
+            assert_eq!(ProviderKind::from_slug(kind.slug()), Some(kind));
+        }
+    }
+}

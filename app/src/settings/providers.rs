@@ -1,0 +1,307 @@
+//! Settings › Providers: the user's providers, each with its type, name, base URL, key
+//! (shown masked, read back through the vault) and an enabled switch; a form to add or
+//! edit one with inline, specific validation errors.
+
+use std::collections::HashMap;
+
+use leptos::ev::SubmitEvent;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::i18n::{Key, tr, use_i18n};
+use crate::providers::{Draft, Field, LoadState, Provider, ProviderKind, use_providers, validate};
+use crate::ui::toast::{ToastKind, use_toasts};
+
+/// The Providers tab.
+#[component]
+pub fn ProvidersPanel() -> impl IntoView {
+    let providers = use_providers();
+    let i18n = use_i18n();
+    view! {
+        <div class="settings-section">
+            {move || match providers.state.get() {
+                LoadState::Loading => view! {
+                    <p class="field__hint" role="status">{tr(Key::ProvidersLoading)}</p>
+                }
+                .into_any(),
+                LoadState::Failed(reason) => view! {
+                    <p class="notice notice--warning" role="alert">
+                        {move || i18n.t_with(Key::ProvidersFailed, &[("reason", &reason)])}
+                    </p>
+                }
+                .into_any(),
+                LoadState::Ready => view! { <ProviderList /> }.into_any(),
+            }}
+        </div>
+    }
+}
+
+#[component]
+fn ProviderList() -> impl IntoView {
+    let providers = use_providers();
+    let i18n = use_i18n();
+    let toasts = use_toasts();
+    let editing = RwSignal::new(None::<Draft>);
+    let masks = RwSignal::new(HashMap::<String, String>::new());
+
+    // Masked keys are read through the vault whenever the list changes.
+    Effect::new(move |_| {
+        for provider in providers.list.get().into_iter().filter(|p| p.has_key) {
+            spawn_local(async move {
+                if let Ok(Some(mask)) = providers.masked_key(&provider.id).await {
+                    masks.update(|m| {
+                        m.insert(provider.id.clone(), mask);
+                    });
+                }
+            });
+        }
+    });
+
+    let start_add = move |_| {
+        let kind = ProviderKind::Openai;
+        editing.set(Some(Draft {
+            id: None,
+            kind: kind.slug().into(),
+            name: String::new(),
+            base_url: kind.default_base_url().into(),
+            api_key: String::new(),
+        }));
+    };
+    let row = move |provider: Provider| {
+        let id = provider.id.clone();
+        let edit_id = id.clone();
+        let toggle_id = id.clone();
+        let delete_id = id.clone();
+        let mask_id = id.clone();
+        let edit = {
+            let provider = provider.clone();
+            move |_| {
+                editing.set(Some(Draft {
+                    id: Some(provider.id.clone()),
+                    kind: provider.kind.slug().into(),
+                    name: provider.name.clone(),
+                    base_url: provider.base_url.clone(),
+                    api_key: String::new(),
+                }))
+            }
+        };
+        let toggle = move |event| {
+            let enabled = event_target_checked(&event);
+            let id = toggle_id.clone();
+            spawn_local(async move {
+                if let Err(reason) = providers.set_enabled(&id, enabled).await {
+                    toasts.show(
+                        ToastKind::Error,
+                        i18n.t_with(Key::ProviderSaveFailed, &[("reason", &reason)]),
+                    );
+                }
+            });
+        };
+        let delete = move |_| {
+            let id = delete_id.clone();
+            spawn_local(async move {
+                match providers.remove(&id).await {
+                    Ok(()) => toasts.show(ToastKind::Info, i18n.t(Key::ProviderDeleted)),
+                    Err(reason) => toasts.show(
+                        ToastKind::Error,
+                        i18n.t_with(Key::ProviderSaveFailed, &[("reason", &reason)]),
+                    ),
+                }
+            });
+        };
+        let has_key = provider.has_key;
+        view! {
+            <li class="provider-row" data-provider-id=id>
+                <div class="provider-row__main">
+                    <span class="provider-row__name">{provider.name.clone()}</span>
+                    <span class="provider-row__meta">{tr(provider.kind.label())}</span>
+                    <span class="provider-row__url">{provider.base_url.clone()}</span>
+                </div>
+                <span class="provider-row__key" data-testid="provider-key">
+                    {move || {
+                        if has_key {
+                            masks.with(|m| m.get(&mask_id).cloned()).unwrap_or_default()
+                        } else {
+                            i18n.t(Key::ProviderNoKey)
+                        }
+                    }}
+                </span>
+                <label class="switch">
+                    <input
+                        type="checkbox"
+                        prop:checked=provider.enabled
+                        on:change=toggle
+                    />
+                    <span>{tr(Key::ProviderEnabled)}</span>
+                </label>
+                <button type="button" class="button button--secondary button--small" data-edit=edit_id on:click=edit>
+                    {tr(Key::ProviderEdit)}
+                </button>
+                <button type="button" class="button button--secondary button--small" on:click=delete>
+                    {tr(Key::ProviderDelete)}
+                </button>
+            </li>
+        }
+    };
+
+    view! {
+        <div class="providers">
+            <div class="providers__head">
+                <button type="button" class="button button--primary" id="provider-add" on:click=start_add>
+                    {tr(Key::ProvidersAdd)}
+                </button>
+            </div>
+            {move || {
+                let list = providers.list.get();
+                if list.is_empty() {
+                    view! { <p class="field__hint" id="providers-empty">{tr(Key::ProvidersEmpty)}</p> }.into_any()
+                } else {
+                    view! { <ul class="provider-list">{list.into_iter().map(row).collect_view()}</ul> }.into_any()
+                }
+            }}
+            {move || editing.get().map(|draft| view! { <ProviderForm draft=draft editing=editing /> })}
+        </div>
+    }
+}
+
+#[component]
+fn ProviderForm(draft: Draft, editing: RwSignal<Option<Draft>>) -> impl IntoView {
+    let providers = use_providers();
+    let i18n = use_i18n();
+    let toasts = use_toasts();
+    let is_edit = draft.id.is_some();
+    let id = draft.id.clone();
+    let kind = RwSignal::new(draft.kind.clone());
+    let name = RwSignal::new(draft.name.clone());
+    let base_url = RwSignal::new(draft.base_url.clone());
+    let api_key = RwSignal::new(String::new());
+    let errors = RwSignal::new(Vec::<(Field, Key)>::new());
+    let saving = RwSignal::new(false);
+
+    let error_for = move |field: Field| {
+        move || {
+            errors
+                .get()
+                .into_iter()
+                .find(|(f, _)| *f == field)
+                .map(|(_, key)| i18n.t(key))
+        }
+    };
+    let invalid =
+        move |field: Field| move || errors.get().iter().any(|(f, _)| *f == field).to_string();
+
+    let on_kind = move |event| {
+        let value = event_target_value(&event);
+        // Follow the type with its usual URL unless the user typed their own.
+        let previous = ProviderKind::from_slug(&kind.get_untracked());
+        if previous.is_some_and(|p| p.default_base_url() == base_url.get_untracked())
+            && let Some(next) = ProviderKind::from_slug(&value)
+        {
+            base_url.set(next.default_base_url().into());
+        }
+        kind.set(value);
+    };
+    let submit = move |event: SubmitEvent| {
+        event.prevent_default();
+        if saving.get_untracked() {
+            return;
+        }
+        let draft = Draft {
+            id: id.clone(),
+            kind: kind.get_untracked(),
+            name: name.get_untracked(),
+            base_url: base_url.get_untracked(),
+            api_key: api_key.get_untracked(),
+        };
+        let existing = providers
+            .list
+            .get_untracked()
+            .into_iter()
+            .find(|p| Some(&p.id) == draft.id.as_ref());
+        let problems = validate(&draft, existing.as_ref());
+        errors.set(problems.clone());
+        if let Some((field, _)) = problems.first() {
+            let target = match field {
+                Field::Name => "provider-name",
+                Field::BaseUrl => "provider-base-url",
+                Field::ApiKey => "provider-api-key",
+            };
+            crate::browser::focus_by_id(target);
+            return;
+        }
+        saving.set(true);
+        spawn_local(async move {
+            let outcome = providers.save(draft).await;
+            saving.set(false);
+            match outcome {
+                Ok(()) => {
+                    toasts.show(ToastKind::Info, i18n.t(Key::ProviderSaved));
+                    editing.set(None);
+                }
+                Err(reason) => toasts.show(
+                    ToastKind::Error,
+                    i18n.t_with(Key::ProviderSaveFailed, &[("reason", &reason)]),
+                ),
+            }
+        });
+    };
+    let field_error = move |field: Field, id: &'static str| {
+        view! {
+            <p class="field__error" id=id>{error_for(field)}</p>
+        }
+    };
+
+    view! {
+        <form class="provider-form" on:submit=submit novalidate aria-labelledby="provider-form-title">
+            <h3 class="provider-form__title" id="provider-form-title">
+                {if is_edit { tr(Key::ProviderEditTitle)() } else { tr(Key::ProviderAddTitle)() }}
+            </h3>
+            <div class="field">
+                <label class="field__label" for="provider-kind">{tr(Key::ProviderType)}</label>
+                <select id="provider-kind" class="select" prop:value=move || kind.get() on:change=on_kind>
+                    {ProviderKind::ALL
+                        .into_iter()
+                        .map(|k| view! {
+                            <option value=k.slug() selected=move || kind.get() == k.slug()>{tr(k.label())}</option>
+                        })
+                        .collect_view()}
+                </select>
+            </div>
+            <div class="field">
+                <label class="field__label" for="provider-name">{tr(Key::ProviderName)}</label>
+                <input id="provider-name" class="input" type="text" autocomplete="off"
+                    aria-invalid=invalid(Field::Name) aria-describedby="provider-name-error"
+                    prop:value=move || name.get()
+                    on:input=move |e| name.set(event_target_value(&e)) />
+                {field_error(Field::Name, "provider-name-error")}
+            </div>
+            <div class="field">
+                <label class="field__label" for="provider-base-url">{tr(Key::ProviderBaseUrl)}</label>
+                <input id="provider-base-url" class="input" type="url" autocomplete="off" spellcheck="false"
+                    aria-invalid=invalid(Field::BaseUrl) aria-describedby="provider-base-url-error"
+                    prop:value=move || base_url.get()
+                    on:input=move |e| base_url.set(event_target_value(&e)) />
+                {field_error(Field::BaseUrl, "provider-base-url-error")}
+            </div>
+            <div class="field">
+                <label class="field__label" for="provider-api-key">{tr(Key::ProviderApiKey)}</label>
+                <input id="provider-api-key" class="input" type="password" autocomplete="off" spellcheck="false"
+                    placeholder=move || if is_edit { i18n.t(Key::ProviderApiKeyKeep) } else { String::new() }
+                    aria-invalid=invalid(Field::ApiKey) aria-describedby="provider-api-key-error provider-api-key-hint"
+                    prop:value=move || api_key.get()
+                    on:input=move |e| api_key.set(event_target_value(&e)) />
+                {field_error(Field::ApiKey, "provider-api-key-error")}
+                <p class="field__hint" id="provider-api-key-hint">{tr(Key::ProviderApiKeyHint)}</p>
+            </div>
+            <div class="provider-form__actions">
+                <button type="button" class="button button--secondary" on:click=move |_| editing.set(None)>
+                    {tr(Key::ProviderCancel)}
+                </button>
+                <button type="submit" class="button button--primary" id="provider-save"
+                    aria-busy=move || saving.get().to_string() disabled=move || saving.get()>
+                    {tr(Key::ProviderSave)}
+                </button>
+            </div>
+        </form>
+    }
+}
