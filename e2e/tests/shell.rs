@@ -319,15 +319,19 @@ async fn dialog_traps_focus_closes_on_escape_and_returns_focus() {
         )
         .await;
     browser.press(&[Key::Down]).await;
+    assert_eq!(browser.focused().await, "settings-tab-providers");
+    browser.press(&[Key::Down]).await;
     assert_eq!(browser.focused().await, "settings-tab-about");
     assert_eq!(
         browser.text_of("[data-testid=edge-version]").await,
         env!("CARGO_PKG_VERSION")
     );
     browser.screenshot("settings-dialog-about").await;
-    browser.press(&[Key::Up]).await;
+    browser.press(&[Key::Home]).await;
+    assert_eq!(browser.focused().await, "settings-tab-general");
     browser.screenshot("settings-dialog-general").await;
-    browser.press(&[Key::Down]).await;
+    browser.press(&[Key::End]).await;
+    assert_eq!(browser.focused().await, "settings-tab-about");
 
     browser.press(&[Key::Escape]).await;
     browser
