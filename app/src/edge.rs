@@ -2,7 +2,10 @@
 //! an edge that is down is an ordinary, displayable error, because the app works without
 //! it for everything that does not need it.
 
-use hearth_core::api::{AccessSession, AccessVerifyRequest, ApiError, PublicConfig};
+use hearth_core::api::{
+    AccessSession, AccessVerifyRequest, ApiError, ModelListRequest, ModelListResponse, PublicConfig,
+};
+use hearth_core::byok::PublicKeyResponse;
 use leptos::prelude::window;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -92,4 +95,14 @@ pub async fn fetch_access_session() -> Result<AccessSession, EdgeError> {
 /// `POST /api/access/verify`.
 pub async fn verify_access_password(password: String) -> Result<AccessSession, EdgeError> {
     post_json("/api/access/verify", &AccessVerifyRequest { password }).await
+}
+
+/// `GET /api/byok/public-key`.
+pub async fn fetch_byok_public_key() -> Result<PublicKeyResponse, EdgeError> {
+    get_json("/api/byok/public-key").await
+}
+
+/// `POST /api/providers/models`.
+pub async fn list_models(request: &ModelListRequest) -> Result<ModelListResponse, EdgeError> {
+    post_json("/api/providers/models", request).await
 }

@@ -13,7 +13,9 @@
 //!   `Menu`, `Toast`, `SafeImage`, icons.
 //! - [`i18n`]: translation catalogs (en, zh-CN, ja) and the reactive locale.
 //! - [`theme`]: light, dark and system themes.
+//! - [`envelope`]: sealing secrets for the edge (BYOK envelopes, WebCrypto).
 //! - [`edge`]: typed calls to the app's own edge server.
+//! - [`models`]: fetching model lists, directly or through the edge relay.
 //! - [`providers`]: the user's providers (settings in IndexedDB, keys in the vault).
 //! - [`storage`]: the IndexedDB database (settings, sealed secrets, the vault key).
 //! - [`vault`]: secrets at rest, sealed with a non-extractable WebCrypto key.
@@ -24,7 +26,9 @@
 pub mod access_gate;
 pub mod browser;
 pub mod edge;
+pub mod envelope;
 pub mod i18n;
+pub mod models;
 pub mod providers;
 pub mod settings;
 pub mod shell;

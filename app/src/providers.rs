@@ -110,6 +110,9 @@ pub struct Provider {
     pub enabled: bool,
     /// Whether a key is saved for it.
     pub has_key: bool,
+    /// Whether it blocks browser calls, so calls go through the edge relay.
+    #[serde(default)]
+    pub via_relay: bool,
 }
 
 /// A form's content.
@@ -252,7 +255,8 @@ impl Providers {
             kind,
             base_url: draft.base_url.trim().trim_end_matches('/').to_string(),
             enabled: previous.as_ref().is_none_or(|p| p.enabled),
-            has_key: !key.is_empty() || previous.is_some_and(|p| p.has_key),
+            has_key: !key.is_empty() || previous.as_ref().is_some_and(|p| p.has_key),
+            via_relay: previous.is_some_and(|p| p.via_relay),
         };
         match list.iter_mut().find(|p| p.id == id) {
             Some(slot) => *slot = provider,
@@ -297,6 +301,48 @@ impl Providers {
             .map_err(|e| e.to_string())?;
         self.list.set(list);
         Ok(())
+    }
+
+    /// Fetches a provider's models (directly, or through the relay when the provider
+    /// blocks browser calls), remembering the route, and saves the list.
+    pub async fn refresh_models(
+        &self,
+        id: &str,
+    ) -> Result<
+        (
+            Vec<hearth_core::provider::models::ModelInfo>,
+            crate::models::Route,
+        ),
+        String,
+    > {
+        let (db, vault) = self.handles()?;
+        let provider = self
+            .list
+            .get_untracked()
+            .into_iter()
+            .find(|p| p.id == id)
+            .ok_or_else(|| "unknown provider".to_string())?;
+        let key = vault
+            .load(&provider_key_context(id))
+            .await
+            .map_err(|e| e.to_string())?;
+        let (models, route) = crate::models::fetch(&provider, key.as_deref())
+            .await
+            .map_err(|e| e.to_string())?;
+        db.put_json(SETTINGS, &format!("models:{id}"), &models)
+            .await
+            .map_err(|e| e.to_string())?;
+        if route == crate::models::Route::Relay && !provider.via_relay {
+            let mut list = self.list.get_untracked();
+            if let Some(slot) = list.iter_mut().find(|p| p.id == id) {
+                slot.via_relay = true;
+            }
+            db.put_json(SETTINGS, DOCUMENT, &list)
+                .await
+                .map_err(|e| e.to_string())?;
+            self.list.set(list);
+        }
+        Ok((models, route))
     }
 
     /// The masked key of a provider, read through the vault.
@@ -355,6 +401,7 @@ mod tests {
             base_url: "https://api.anthropic.com".into(),
             enabled: true,
             has_key: true,
+            via_relay: false,
         };
         assert!(
             validate(

@@ -159,3 +159,189 @@ async fn a_provider_key_is_saved_encrypted_shown_masked_and_survives_a_reload() 
     assert!(!storage.as_str().unwrap_or_default().contains(KEY));
     session.finish().await;
 }
+
+mod fixture {
+    //! A provider's model listing on 127.0.0.1: one path without CORS headers (the
+    //! browser may not call it), one with them. It records the key it was called with.
+
+    use std::sync::{Arc, Mutex};
+
+    use axum::Router;
+    use axum::extract::{Request, State};
+    use axum::http::{Method, StatusCode};
+    use axum::response::{IntoResponse, Response};
+    use axum::routing::any;
+    use serde_json::json;
+
+    /// A call: the path and the Authorization header.
+    pub type Call = (String, Option<String>);
+
+    #[derive(Clone, Default)]
+    pub struct Seen {
+        pub calls: Arc<Mutex<Vec<Call>>>,
+    }
+
+    async fn answer(State(seen): State<Seen>, request: Request) -> Response {
+        let path = request.uri().path().to_string();
+        let cors = path.starts_with("/cors");
+        let cors_headers = [
+            ("access-control-allow-origin", "*"),
+            (
+                "access-control-allow-headers",
+                "authorization, content-type",
+            ),
+            ("access-control-allow-methods", "GET, POST, OPTIONS"),
+        ];
+        if request.method() == Method::OPTIONS {
+            return if cors {
+                (StatusCode::NO_CONTENT, cors_headers).into_response()
+            } else {
+                StatusCode::NO_CONTENT.into_response()
+            };
+        }
+        let auth = request
+            .headers()
+            .get("authorization")
+            .map(|v| v.to_str().unwrap_or_default().to_string());
+        seen.calls
+            .lock()
+            .unwrap()
+            .push((path.clone(), auth.clone()));
+        if auth.as_deref() != Some(&format!("Bearer {}", super::RELAY_KEY)) {
+            return (
+                StatusCode::UNAUTHORIZED,
+                axum::Json(json!({"error": {"message": "bad key"}})),
+            )
+                .into_response();
+        }
+        let body = axum::Json(json!({"data": [{"id": "model-alpha"}, {"id": "model-beta"}]}));
+        if cors {
+            (cors_headers, body).into_response()
+        } else {
+            body.into_response()
+        }
+    }
+
+    pub async fn start() -> (String, Seen) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let seen = Seen::default();
+        let app = Router::new().fallback(any(answer)).with_state(seen.clone());
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        (base, seen)
+    }
+}
+
+const RELAY_KEY: &str = "sk-local-relay-test-9876";
+
+async fn add_compatible_provider(session: &AppSession, name: &str, base_url: &str) {
+    session
+        .wait_for("#provider-add")
+        .await
+        .click()
+        .await
+        .expect("add");
+    session
+        .wait_for("#provider-kind")
+        .await
+        .select_by_value("compatible")
+        .await
+        .expect("kind");
+    let url = session.wait_for("#provider-base-url").await;
+    url.clear().await.expect("clear url");
+    url.send_keys(base_url).await.expect("url");
+    session
+        .wait_for("#provider-name")
+        .await
+        .send_keys(name)
+        .await
+        .expect("name");
+    session
+        .wait_for("#provider-api-key")
+        .await
+        .send_keys(RELAY_KEY)
+        .await
+        .expect("key");
+    session
+        .wait_for("#provider-save")
+        .await
+        .click()
+        .await
+        .expect("save");
+    session
+        .wait_until(&format!(
+            "[...document.querySelectorAll('.provider-row__name')].some(e => e.textContent === '{name}')"
+        ))
+        .await;
+}
+
+async fn fetch_models_of(session: &AppSession, name: &str) {
+    session
+        .js(
+            "const row = [...document.querySelectorAll('.provider-row')]
+               .find(r => r.querySelector('.provider-row__name').textContent === arguments[0]);
+             row.querySelector('[data-models]').click();",
+            vec![json!(name)],
+        )
+        .await;
+    session
+        .wait_until(&format!(
+            "[...document.querySelectorAll('.provider-row')]
+               .find(r => r.querySelector('.provider-row__name').textContent === '{name}')
+               ?.querySelector('[data-testid=model-count]')?.textContent === 'Models: 2'"
+        ))
+        .await;
+}
+
+#[tokio::test]
+async fn model_lists_come_directly_or_through_the_relay_when_cors_blocks() {
+    let (base, seen) = fixture::start().await;
+    let session = AppSession::open(1440, 900).await;
+    open_providers_tab(&session).await;
+
+    add_compatible_provider(&session, "Open CORS", &format!("{base}/cors/v1")).await;
+    fetch_models_of(&session, "Open CORS").await;
+    add_compatible_provider(&session, "No CORS", &format!("{base}/v1")).await;
+    fetch_models_of(&session, "No CORS").await;
+    session.wait_for("[data-testid=via-relay]").await;
+    assert_eq!(
+        session
+            .js(
+                "return document.querySelectorAll('[data-testid=via-relay]').length",
+                vec![]
+            )
+            .await,
+        json!(1),
+        "only the provider that blocks CORS is marked as relayed"
+    );
+    session.screenshot("settings-providers-models").await;
+
+    let calls = seen.calls.lock().unwrap().clone();
+    let expected = Some(format!("Bearer {RELAY_KEY}"));
+    assert!(
+        calls
+            .iter()
+            .any(|(path, auth)| path == "/cors/v1/models" && *auth == expected),
+        "the CORS-friendly provider was called directly: {calls:?}"
+    );
+    assert!(
+        calls
+            .iter()
+            .any(|(path, auth)| path == "/v1/models" && *auth == expected),
+        "the edge called the blocked provider with the key the browser sealed: {calls:?}"
+    );
+    // The browser's own attempt at the blocked provider fails on CORS; nothing else may.
+    let unexpected: Vec<String> = session
+        .console_errors()
+        .await
+        .into_iter()
+        .map(|e| e.message)
+        .filter(|m| {
+            !m.contains("CORS") && !m.contains("Failed to fetch") && !m.contains("net::ERR_FAILED")
+        })
+        .collect();
+    assert!(unexpected.is_empty(), "{unexpected:#?}");
+    session.browser.close().await;
+}

@@ -5,6 +5,8 @@
 //! (`'wasm-unsafe-eval'`, which is not `'unsafe-eval'`: it permits compiling wasm, not
 //! `eval` of strings) and, by hash, exactly the inline module loader Trunk writes into
 //! `index.html`. There is no `'unsafe-inline'` and no `'unsafe-eval'` anywhere.
+//! `connect-src` admits HTTPS and loopback model servers, because the app calls providers
+//! directly with the user's key (the edge relay is the fallback, not the default).
 
 use axum::http::{HeaderMap, HeaderName, HeaderValue, header};
 
@@ -26,7 +28,10 @@ impl SecurityHeaders {
             "style-src 'self'".to_string(),
             "img-src 'self' data: blob:".to_string(),
             "font-src 'self'".to_string(),
-            "connect-src 'self'".to_string(),
+            // Direct calls from the browser to providers: any HTTPS API, and model servers
+            // on the user's own machine (Ollama, llama.cpp). CSP has no syntax for IPv6
+            // literals, so [::1] cannot be listed (Chromium logs an error for it).
+            "connect-src 'self' https: http://localhost:* http://127.0.0.1:*".to_string(),
             "worker-src 'self'".to_string(),
             "manifest-src 'self'".to_string(),
             "media-src 'self' blob:".to_string(),

@@ -104,4 +104,9 @@ keys! {
     ProviderKindAnthropic => "provider.kind.anthropic",
     ProviderKindGemini => "provider.kind.gemini",
     ProviderKindCompatible => "provider.kind.compatible",
+    ProviderModels => "provider.models",
+    ProviderModelsLoading => "provider.models_loading",
+    ProviderModelsCount => "provider.models_count",
+    ProviderModelsViaRelay => "provider.models_via_relay",
+    ProviderModelsFailed => "provider.models_failed",
 }

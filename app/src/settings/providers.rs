@@ -12,6 +12,14 @@ use crate::i18n::{Key, tr, use_i18n};
 use crate::providers::{Draft, Field, LoadState, Provider, ProviderKind, use_providers, validate};
 use crate::ui::toast::{ToastKind, use_toasts};
 
+/// Where fetching one provider's models is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum ModelStatus {
+    Loading,
+    Loaded(Vec<String>),
+    Failed(String),
+}
+
 /// The Providers tab.
 #[component]
 pub fn ProvidersPanel() -> impl IntoView {
@@ -43,6 +51,7 @@ fn ProviderList() -> impl IntoView {
     let toasts = use_toasts();
     let editing = RwSignal::new(None::<Draft>);
     let masks = RwSignal::new(HashMap::<String, String>::new());
+    let model_status = RwSignal::new(HashMap::<String, ModelStatus>::new());
 
     // Masked keys are read through the vault whenever the list changes.
     Effect::new(move |_| {
@@ -73,6 +82,26 @@ fn ProviderList() -> impl IntoView {
         let toggle_id = id.clone();
         let delete_id = id.clone();
         let mask_id = id.clone();
+        let models_id = id.clone();
+        let status_id = id.clone();
+        let via_relay = provider.via_relay;
+        let fetch_models = move |_| {
+            let id = models_id.clone();
+            model_status.update(|m| {
+                m.insert(id.clone(), ModelStatus::Loading);
+            });
+            spawn_local(async move {
+                let status = match providers.refresh_models(&id).await {
+                    Ok((models, _)) => {
+                        ModelStatus::Loaded(models.into_iter().map(|m| m.id).collect())
+                    }
+                    Err(reason) => ModelStatus::Failed(reason),
+                };
+                model_status.update(|m| {
+                    m.insert(id, status);
+                });
+            });
+        };
         let edit = {
             let provider = provider.clone();
             move |_| {
@@ -137,9 +166,33 @@ fn ProviderList() -> impl IntoView {
                 <button type="button" class="button button--secondary button--small" data-edit=edit_id on:click=edit>
                     {tr(Key::ProviderEdit)}
                 </button>
+                <button type="button" class="button button--secondary button--small" data-models="" on:click=fetch_models>
+                    {tr(Key::ProviderModels)}
+                </button>
                 <button type="button" class="button button--secondary button--small" on:click=delete>
                     {tr(Key::ProviderDelete)}
                 </button>
+                <div class="provider-row__models" role="status" aria-live="polite">
+                    {move || match model_status.with(|m| m.get(&status_id).cloned()) {
+                        None => None,
+                        Some(ModelStatus::Loading) => Some(view! { <p class="field__hint">{tr(Key::ProviderModelsLoading)}</p> }.into_any()),
+                        Some(ModelStatus::Failed(reason)) => Some(view! {
+                            <p class="field__error">{move || i18n.t_with(Key::ProviderModelsFailed, &[("reason", &reason)])}</p>
+                        }.into_any()),
+                        Some(ModelStatus::Loaded(ids)) => {
+                            let count = ids.len().to_string();
+                            Some(view! {
+                                <p class="field__hint" data-testid="model-count">
+                                    {move || i18n.t_with(Key::ProviderModelsCount, &[("count", &count)])}
+                                </p>
+                                <ul class="model-chips">
+                                    {ids.into_iter().take(24).map(|id| view! { <li class="model-chip">{id}</li> }).collect_view()}
+                                </ul>
+                            }.into_any())
+                        }
+                    }}
+                    {via_relay.then(|| view! { <p class="field__hint" data-testid="via-relay">{tr(Key::ProviderModelsViaRelay)}</p> })}
+                </div>
             </li>
         }
     };
