@@ -255,16 +255,7 @@ impl MessageTree {
             .parent
             .clone();
         let was_active = self.active_path().iter().any(|p| p == id);
-        let list = match &parent {
-            Some(parent) => {
-                &mut self
-                    .nodes
-                    .get_mut(parent)
-                    .ok_or_else(|| TreeError::Unknown(parent.clone()))?
-                    .children
-            }
-            None => &mut self.roots,
-        };
+        let list = self.alternatives_mut(parent.as_ref())?;
         let position = list.iter().position(|s| s == id).unwrap_or(list.len());
         list.retain(|s| s != id);
         let replacement = list
@@ -320,16 +311,7 @@ impl MessageTree {
         let Some(root) = removed.ids.first().cloned() else {
             return Ok(());
         };
-        let list = match &removed.parent {
-            Some(parent) => {
-                &mut self
-                    .nodes
-                    .get_mut(parent)
-                    .ok_or_else(|| TreeError::Unknown(parent.clone()))?
-                    .children
-            }
-            None => &mut self.roots,
-        };
+        let list = self.alternatives_mut(removed.parent.as_ref())?;
         let position = removed.position.min(list.len());
         list.insert(position, root.clone());
         for (id, node) in removed.records {
@@ -340,6 +322,18 @@ impl MessageTree {
             self.activate(&leaf)?;
         }
         Ok(())
+    }
+
+    /// The children of `parent`, or the roots.
+    fn alternatives_mut(&mut self, parent: Option<&String>) -> Result<&mut Vec<String>, TreeError> {
+        match parent {
+            Some(parent) => Ok(&mut self
+                .nodes
+                .get_mut(parent)
+                .ok_or_else(|| TreeError::Unknown(parent.clone()))?
+                .children),
+            None => Ok(&mut self.roots),
+        }
     }
 
     fn leaf_below(&self, id: &str) -> String {

@@ -516,18 +516,25 @@ fn openai_responses(context: &mut Context, request: &ChatRequest) -> Value {
     Value::Object(body)
 }
 
+/// Appends `items` to the last turn when it has the same `role`, else opens a new turn
+/// (`{"role": role, field: items}`): Anthropic and Gemini want roles to alternate.
+fn push_turn(turns: &mut Vec<Value>, field: &str, role: &str, items: Vec<Value>) {
+    match turns.last_mut() {
+        Some(last) if last["role"] == role => {
+            if let Some(existing) = last[field].as_array_mut() {
+                existing.extend(items);
+            }
+        }
+        _ => turns.push(json!({ "role": role, field: items })),
+    }
+}
+
 fn anthropic(context: &mut Context, request: &ChatRequest) -> Value {
     let tools = context.tools_on(request);
     let mut messages: Vec<Value> = Vec::new();
     // Anthropic wants alternating roles, with tool results inside a user turn.
-    let mut push = |role: &str, blocks: Vec<Value>| match messages.last_mut() {
-        Some(last) if last["role"] == role => {
-            if let Some(content) = last["content"].as_array_mut() {
-                content.extend(blocks);
-            }
-        }
-        _ => messages.push(json!({"role": role, "content": blocks})),
-    };
+    let mut push =
+        |role: &str, blocks: Vec<Value>| push_turn(&mut messages, "content", role, blocks);
     for message in &request.messages {
         match message {
             Message::User { parts } => {
@@ -618,14 +625,7 @@ fn anthropic(context: &mut Context, request: &ChatRequest) -> Value {
 fn gemini(context: &mut Context, request: &ChatRequest) -> Value {
     let tools = context.tools_on(request);
     let mut contents: Vec<Value> = Vec::new();
-    let mut push = |role: &str, parts: Vec<Value>| match contents.last_mut() {
-        Some(last) if last["role"] == role => {
-            if let Some(existing) = last["parts"].as_array_mut() {
-                existing.extend(parts);
-            }
-        }
-        _ => contents.push(json!({"role": role, "parts": parts})),
-    };
+    let mut push = |role: &str, parts: Vec<Value>| push_turn(&mut contents, "parts", role, parts);
     for message in &request.messages {
         match message {
             Message::User { parts } => {
