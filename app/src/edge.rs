@@ -3,7 +3,8 @@
 //! it for everything that does not need it.
 
 use hearth_core::api::{
-    AccessSession, AccessVerifyRequest, ApiError, ModelListRequest, ModelListResponse, PublicConfig,
+    AccessSession, AccessVerifyRequest, ApiError, HealthReport, ModelListRequest,
+    ModelListResponse, PublicConfig,
 };
 use hearth_core::byok::PublicKeyResponse;
 use leptos::prelude::window;
@@ -105,4 +106,9 @@ pub async fn fetch_byok_public_key() -> Result<PublicKeyResponse, EdgeError> {
 /// `POST /api/providers/models`.
 pub async fn list_models(request: &ModelListRequest) -> Result<ModelListResponse, EdgeError> {
     post_json("/api/providers/models", request).await
+}
+
+/// `GET /api/health`.
+pub async fn fetch_health() -> Result<HealthReport, EdgeError> {
+    get_json("/api/health").await
 }

@@ -321,6 +321,8 @@ async fn dialog_traps_focus_closes_on_escape_and_returns_focus() {
     browser.press(&[Key::Down]).await;
     assert_eq!(browser.focused().await, "settings-tab-providers");
     browser.press(&[Key::Down]).await;
+    assert_eq!(browser.focused().await, "settings-tab-health");
+    browser.press(&[Key::Down]).await;
     assert_eq!(browser.focused().await, "settings-tab-about");
     assert_eq!(
         browser.text_of("[data-testid=edge-version]").await,

@@ -1,9 +1,10 @@
 //! The settings dialog: a vertical tab list (arrow keys move between tabs, as the ARIA
-//! tabs pattern asks) and one panel per tab. Later issues add the models, system prompt,
-//! data and health tabs here.
+//! tabs pattern asks) and one panel per tab. Later issues add the models, system prompt
+//! and data tabs here.
 
 mod about;
 mod general;
+mod health;
 mod providers;
 
 use leptos::ev::KeyboardEvent;
@@ -21,17 +22,20 @@ pub enum Tab {
     General,
     /// Model providers and their keys.
     Providers,
+    /// The edge's services.
+    Health,
     /// Versions, deployment and privacy.
     About,
 }
 
 impl Tab {
-    const ALL: [Tab; 3] = [Tab::General, Tab::Providers, Tab::About];
+    const ALL: [Tab; 4] = [Tab::General, Tab::Providers, Tab::Health, Tab::About];
 
     fn key(self) -> Key {
         match self {
             Tab::General => Key::SettingsTabGeneral,
             Tab::Providers => Key::SettingsTabProviders,
+            Tab::Health => Key::SettingsTabHealth,
             Tab::About => Key::SettingsTabAbout,
         }
     }
@@ -40,6 +44,7 @@ impl Tab {
         match self {
             Tab::General => "general",
             Tab::Providers => "providers",
+            Tab::Health => "health",
             Tab::About => "about",
         }
     }
@@ -128,6 +133,7 @@ fn SettingsTabs() -> impl IntoView {
                 {move || match selected.get() {
                     Tab::General => view! { <general::GeneralPanel /> }.into_any(),
                     Tab::Providers => view! { <providers::ProvidersPanel /> }.into_any(),
+                    Tab::Health => view! { <health::HealthPanel /> }.into_any(),
                     Tab::About => view! { <about::AboutPanel /> }.into_any(),
                 }}
             </div>

@@ -1,0 +1,51 @@
+//! Settings › Health shows each edge service's state in words a person can act on.
+
+use hearth_e2e::AppSession;
+
+#[tokio::test]
+async fn the_health_tab_explains_each_service() {
+    let session = AppSession::open(1440, 900).await;
+    session
+        .wait_for(".sidebar__footer .sidebar__item")
+        .await
+        .click()
+        .await
+        .expect("open settings");
+    session
+        .wait_for("#settings-tab-health")
+        .await
+        .click()
+        .await
+        .expect("health tab");
+    session.wait_for(".health-list").await;
+    let row = |service: &str| format!("[data-service={service}] .health-row__text");
+    assert_eq!(session.text_of(&row("app")).await, "Working.");
+    assert_eq!(session.text_of(&row("byok")).await, "Working.");
+    assert!(
+        session
+            .text_of(&row("rateLimitStore"))
+            .await
+            .starts_with("Works for this server only")
+    );
+    assert!(
+        session
+            .text_of(&row("accessPassword"))
+            .await
+            .starts_with("Not configured")
+    );
+    assert_eq!(
+        session
+            .text_of("[data-service=rateLimitStore] .health-row__code")
+            .await,
+        "MEMORY_STORE"
+    );
+    session.screenshot("settings-health").await;
+    session
+        .wait_for("#health-refresh")
+        .await
+        .click()
+        .await
+        .expect("refresh");
+    session.wait_for("[data-service=app]").await;
+    session.finish().await;
+}
