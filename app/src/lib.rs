@@ -1,8 +1,8 @@
 //! # hearth-app
 //!
 //! Hearth's browser app: a Leptos client-side-rendered app compiled to WebAssembly. It
-//! owns the user's data (later: IndexedDB and OPFS) and talks to the edge only for what a
-//! browser cannot do alone.
+//! owns the user's data (IndexedDB now; OPFS files with the chat work) and talks to the
+//! edge only for what a browser cannot do alone.
 //!
 //! ## Layout
 //!

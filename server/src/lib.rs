@@ -23,13 +23,14 @@
 //! - [`signing`]: the HMAC key for session and client tokens.
 //! - [`server_providers`]: providers configured by the operator (`DEFAULT_PROVIDER_*`).
 //! - [`security_headers`]: the CSP and the other headers on every response.
-//! - [`guard`]: same-origin checks on state-changing `/api` requests and the gate's
-//!   session requirement.
+//! - [`guard`]: same-origin checks on state-changing `/api` requests, rate limits, and
+//!   the gate's session requirement.
 //! - [`healthcheck`]: `hearth healthcheck`, the container health probe.
-//! - [`kv`]: the store for the edge's small shared state (memory in local mode).
+//! - [`kv`]: the store for the edge's small shared state (memory, or Redis when shared).
 //! - [`logging`]: the tracing subscriber and a request log that never records queries,
 //!   headers or bodies (where secrets live).
-//! - [`shutdown`]: the SIGTERM / SIGINT future for graceful shutdown.
+//! - [`shutdown`]: SIGTERM / SIGINT handlers, installed before binding, for graceful
+//!   shutdown.
 
 pub mod access;
 pub mod api;
