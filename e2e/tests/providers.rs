@@ -112,6 +112,21 @@ async fn a_provider_key_is_saved_encrypted_shown_masked_and_survives_a_reload() 
         .await;
     assert_eq!(session.text_of(".provider-row__name").await, "Work OpenAI");
     session.screenshot("settings-providers").await;
+    // The toast raised inside the modal dialog lives inside it, so it can be dismissed.
+    session
+        .wait_until(
+            "document.querySelector('dialog .toast')?.textContent.includes('Provider saved')",
+        )
+        .await;
+    session
+        .wait_for("dialog .toast .icon-button")
+        .await
+        .click()
+        .await
+        .expect("dismiss the toast from inside the dialog");
+    session
+        .wait_until("document.querySelectorAll('.toast').length === 0")
+        .await;
 
     session.reload_app().await;
     open_providers_tab(&session).await;

@@ -17,6 +17,7 @@ use wasm_bindgen::JsCast;
 use crate::browser;
 use crate::i18n::{Key, tr};
 use crate::ui::icon::{Icon, icon};
+use crate::ui::toast::{ToastRegion, use_toasts};
 
 /// A modal dialog controlled by `open`.
 #[component]
@@ -36,6 +37,7 @@ pub fn Dialog(
     let opener = StoredValue::new_local(None::<web_sys::HtmlElement>);
     let title_id = browser::unique_id("dialog-title");
 
+    let toasts = use_toasts();
     Effect::new(move |_| {
         let is_open = open.get();
         let Some(dialog) = dialog_ref.get() else {
@@ -44,10 +46,12 @@ pub fn Dialog(
         if is_open && !dialog.open() {
             opener.set_value(browser::active_element());
             if dialog.show_modal().is_ok() {
+                toasts.modals_open.update(|n| *n += 1);
                 focus_initial(&dialog);
             }
         } else if !is_open && dialog.open() {
             dialog.close();
+            toasts.modals_open.update(|n| *n = n.saturating_sub(1));
             if let Some(element) = opener.get_value() {
                 let _ = element.focus();
             }
@@ -112,6 +116,9 @@ pub fn Dialog(
                 <div class="dialog__body">
                     <Show when=move || open.get()>{children()}</Show>
                 </div>
+                <Show when=move || open.get()>
+                    <ToastRegion in_modal=true />
+                </Show>
             </div>
         </dialog>
     }

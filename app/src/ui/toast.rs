@@ -2,6 +2,11 @@
 //! together with its message is not announced): `role=status` / `aria-live=polite` for
 //! information and `role=alert` / `aria-live=assertive` for errors. Information toasts
 //! dismiss themselves; errors stay until dismissed, so nobody misses one.
+//!
+//! A modal dialog makes everything outside it inert, the page's toast region included, so
+//! each open [`crate::ui::dialog::Dialog`] renders its own region and the page's region
+//! stands down while any modal is open: toasts raised from a dialog can be read and
+//! dismissed there.
 
 use std::time::Duration;
 
@@ -34,6 +39,8 @@ struct ToastItem {
 pub struct Toasts {
     items: RwSignal<Vec<ToastItem>>,
     next_id: StoredValue<u64>,
+    /// How many modal dialogs are open.
+    pub modals_open: RwSignal<u32>,
 }
 
 impl Toasts {
@@ -42,6 +49,7 @@ impl Toasts {
         Self {
             items: RwSignal::new(Vec::new()),
             next_id: StoredValue::new(1),
+            modals_open: RwSignal::new(0),
         }
     }
 
@@ -79,15 +87,22 @@ pub fn use_toasts() -> Toasts {
     expect_context::<Toasts>()
 }
 
-/// The two live regions. Render once, near the end of the app root.
+/// The two live regions. The app root renders one with `in_modal = false`; every open
+/// modal dialog renders one with `in_modal = true`, and the root's stands down meanwhile.
 #[component]
-pub fn ToastRegion() -> impl IntoView {
+pub fn ToastRegion(
+    /// Whether this region lives inside a modal dialog.
+    #[prop(optional)]
+    in_modal: bool,
+) -> impl IntoView {
     let toasts = use_toasts();
+    let active = move || in_modal || toasts.modals_open.get() == 0;
     let list = move |kind: ToastKind| {
         view! {
             <For
                 each=move || {
-                    toasts.items.get().into_iter().filter(move |item| item.kind == kind)
+                    let items = if active() { toasts.items.get() } else { Vec::new() };
+                    items.into_iter().filter(move |item| item.kind == kind)
                 }
                 key=|item| item.id
                 let:item
