@@ -95,3 +95,31 @@ pub fn focusable_within(container: &web_sys::Element) -> Vec<web_sys::HtmlElemen
         .filter(|element| element.tab_index() >= 0 && element.get_client_rects().length() > 0)
         .collect()
 }
+
+/// The location's hash without `#`.
+pub fn location_hash() -> String {
+    window()
+        .location()
+        .hash()
+        .unwrap_or_default()
+        .trim_start_matches('#')
+        .to_string()
+}
+
+/// Replaces the location's hash (or removes it) without a history entry or a scroll.
+pub fn replace_hash(hash: Option<&str>) {
+    let Ok(history) = window().history() else {
+        return;
+    };
+    let location = window().location();
+    let base = format!(
+        "{}{}",
+        location.pathname().unwrap_or_default(),
+        location.search().unwrap_or_default()
+    );
+    let url = match hash {
+        Some(hash) => format!("{base}#{hash}"),
+        None => base,
+    };
+    let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+}

@@ -52,13 +52,36 @@ pub fn App() -> impl IntoView {
     provide_context(Theme::from_browser());
     provide_context(Toasts::new());
     provide_context(providers::Providers::load());
+    // A deep link `#settings/<tab>` opens the settings at that tab, on load and when the
+    // hash changes (our own tab switches use replaceState, which fires no hashchange).
+    let deep_tab = || {
+        browser::location_hash()
+            .strip_prefix("settings")
+            .map(|rest| rest.trim_start_matches('/').to_string())
+    };
+    let initial = deep_tab();
     let shell = ShellState {
         drawer_open: RwSignal::new(false),
-        settings_open: RwSignal::new(false),
+        settings_open: RwSignal::new(initial.is_some()),
+        settings_tab: RwSignal::new(initial.unwrap_or_default()),
     };
+    let _ = window_event_listener(leptos::ev::hashchange, move |_| {
+        if let Some(tab) = deep_tab() {
+            shell.settings_tab.set(tab);
+            shell.settings_open.set(true);
+        }
+    });
     provide_context(shell);
 
     Effect::new(move |_| browser::set_root_attribute("lang", Some(i18n.locale().tag())));
+    // Closing the settings drops its deep link.
+    Effect::new(move |previous: Option<bool>| {
+        let open = shell.settings_open.get();
+        if previous == Some(true) && !open {
+            browser::replace_hash(None);
+        }
+        open
+    });
     // Opening the drawer moves focus into it, so keyboard users land where they asked to
     // go. The drawer is `visibility: hidden` until its class is applied, hence the frame.
     Effect::new(move |_| {

@@ -49,3 +49,46 @@ async fn the_health_tab_explains_each_service() {
     session.wait_for("[data-service=app]").await;
     session.finish().await;
 }
+
+#[tokio::test]
+async fn deep_links_open_a_settings_tab_and_follow_it() {
+    let session = AppSession::open(1440, 900).await;
+    session.goto("/#settings/health").await;
+    session.wait_for("#composer-input").await;
+    session
+        .wait_until("document.querySelector('dialog').open")
+        .await;
+    session
+        .wait_until("document.getElementById('settings-tab-health').getAttribute('aria-selected') === 'true'")
+        .await;
+    session.wait_for(".health-list").await;
+
+    session
+        .wait_for("#settings-tab-providers")
+        .await
+        .click()
+        .await
+        .expect("providers tab");
+    session
+        .wait_until("location.hash === '#settings/providers'")
+        .await;
+    session.press(&[fantoccini::key::Key::Escape]).await;
+    session
+        .wait_until("!document.querySelector('dialog').open")
+        .await;
+    session.wait_until("location.hash === ''").await;
+
+    // A page loaded with the link opens there too.
+    session.goto("/#settings/about").await;
+    session
+        .wait_until("document.querySelector('dialog').open")
+        .await;
+    session.reload_app().await;
+    session
+        .wait_until("document.querySelector('dialog').open")
+        .await;
+    session
+        .wait_until("document.getElementById('settings-tab-about').getAttribute('aria-selected') === 'true'")
+        .await;
+    session.finish().await;
+}

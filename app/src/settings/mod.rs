@@ -40,7 +40,13 @@ impl Tab {
         }
     }
 
-    fn slug(self) -> &'static str {
+    /// The tab named by a deep link's slug (`#settings/<slug>`).
+    pub fn from_slug(slug: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.slug() == slug)
+    }
+
+    /// The slug used in deep links and element ids.
+    pub fn slug(self) -> &'static str {
         match self {
             Tab::General => "general",
             Tab::Providers => "providers",
@@ -68,7 +74,25 @@ pub fn SettingsDialog() -> impl IntoView {
 
 #[component]
 fn SettingsTabs() -> impl IntoView {
-    let selected = RwSignal::new(Tab::General);
+    let shell = use_shell();
+    let selected =
+        RwSignal::new(Tab::from_slug(&shell.settings_tab.get_untracked()).unwrap_or(Tab::General));
+    // The open tab is the deep link: `#settings/<tab>` can be bookmarked and shared, and
+    // a link followed while the dialog is open switches the tab.
+    Effect::new(move |_| {
+        let tab = selected.get();
+        if shell.settings_tab.get_untracked() != tab.slug() {
+            shell.settings_tab.set(tab.slug().to_string());
+        }
+        browser::replace_hash(Some(&format!("settings/{}", tab.slug())));
+    });
+    Effect::new(move |_| {
+        if let Some(tab) = Tab::from_slug(&shell.settings_tab.get())
+            && tab != selected.get_untracked()
+        {
+            selected.set(tab);
+        }
+    });
     let select_and_focus = move |tab: Tab| {
         selected.set(tab);
         browser::focus_by_id(&format!("settings-tab-{}", tab.slug()));

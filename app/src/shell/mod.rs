@@ -25,6 +25,8 @@ pub struct ShellState {
     pub drawer_open: RwSignal<bool>,
     /// The settings dialog is open.
     pub settings_open: RwSignal<bool>,
+    /// The settings tab to show (its slug; a deep link sets it).
+    pub settings_tab: RwSignal<String>,
 }
 
 /// The shell's state.
