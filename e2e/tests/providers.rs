@@ -35,13 +35,24 @@ open.onsuccess = () => {
 };
 "#;
 
+/// Opens Settings › Providers (the dialog may already be open: a reload keeps the
+/// `#settings/providers` deep link).
 async fn open_providers_tab(session: &AppSession) {
-    session
-        .wait_for(".sidebar__footer .sidebar__item")
-        .await
-        .click()
-        .await
-        .expect("open settings");
+    let deep_link = session
+        .js("return location.hash.startsWith('#settings')", vec![])
+        .await;
+    if deep_link == json!(true) {
+        session
+            .wait_until("document.querySelector('dialog')?.open")
+            .await;
+    } else {
+        session
+            .wait_for(".sidebar__footer .sidebar__item")
+            .await
+            .click()
+            .await
+            .expect("open settings");
+    }
     session
         .wait_for("#settings-tab-providers")
         .await
@@ -129,6 +140,11 @@ async fn a_provider_key_is_saved_encrypted_shown_masked_and_survives_a_reload() 
         .await;
 
     session.reload_app().await;
+    assert_eq!(
+        session.js("return location.hash", vec![]).await,
+        json!("#settings/providers"),
+        "the reload keeps the deep link"
+    );
     open_providers_tab(&session).await;
     session
         .wait_until(
