@@ -603,12 +603,11 @@ async fn language_switch_translates_the_shell_and_persists() {
     );
     assert_eq!(browser.text_of("#sidebar-new-chat").await, "新しいチャット");
 
+    // The reload kept the `#settings/general` deep link: the dialog reopens by itself.
     browser
-        .wait_for(SETTINGS_BUTTON)
-        .await
-        .click()
-        .await
-        .expect("open settings");
+        .wait_until("document.querySelector('dialog').open")
+        .await;
+    assert_eq!(browser.text_of("dialog .dialog__title").await, "設定");
     let select = browser.wait_for("#settings-language").await;
     select
         .select_by_value("zh-CN")
