@@ -11,16 +11,28 @@ use crate::paths;
 /// How long a child may take to accept connections.
 const START_TIMEOUT: Duration = Duration::from_secs(20);
 
-/// A child process that is killed on drop.
+/// A child process that is killed on drop — with its whole process group when it leads
+/// one (ChromeDriver: the Chromium it started must not outlive a failed test).
 #[derive(Debug)]
 pub struct Guard {
     child: Child,
     /// The loopback port it listens on.
     pub port: u16,
+    group: bool,
 }
 
 impl Drop for Guard {
     fn drop(&mut self) {
+        if self.group
+            && let Ok(pid) = i32::try_from(self.child.id())
+            && pid > 1
+        {
+            // Never through `/bin/kill`: procps reads `-KILL -<pgid>` ambiguously.
+            let _ = nix::sys::signal::killpg(
+                nix::unistd::Pid::from_raw(pid),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -83,7 +95,11 @@ impl Hearth {
         let mut child = command.spawn().expect("spawn hearth");
         wait_for_port(&mut child, port, "hearth");
         Self {
-            guard: Guard { child, port },
+            guard: Guard {
+                child,
+                port,
+                group: false,
+            },
             data_dir,
         }
     }
@@ -103,16 +119,26 @@ impl Hearth {
 pub fn start_chromedriver() -> Guard {
     let port = free_port();
     let binary = std::env::var("CHROMEDRIVER").unwrap_or_else(|_| "chromedriver".to_string());
-    let mut child = Command::new(&binary)
+    let mut command = Command::new(&binary);
+    command
         .arg(format!("--port={port}"))
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(Stdio::null());
+    // Its own process group, so that dropping the guard also ends the Chromium it
+    // launched, even when a failing test never closed its session.
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let mut child = command
         .spawn()
         .unwrap_or_else(|error| {
             panic!("cannot start {binary}: {error}. Install Debian's chromium and chromium-driver (scripts/setup.sh does)")
         });
     wait_for_port(&mut child, port, "chromedriver");
-    Guard { child, port }
+    Guard {
+        child,
+        port,
+        group: cfg!(unix),
+    }
 }
 
 /// A server and a driver for one test.
