@@ -16,6 +16,9 @@ use crate::edge::{self, EdgeError};
 use crate::envelope;
 use crate::providers::Provider;
 
+/// The largest model list read from a provider.
+const MAX_LIST_BYTES: usize = 4 * 1024 * 1024;
+
 /// How the list was fetched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Route {
@@ -104,6 +107,12 @@ async fn direct(
     .ok()
     .and_then(|v| v.as_string())
     .unwrap_or_default();
+    // Bounded like the edge's listing (4 MiB): a provider's answer is outside input.
+    if text.len() > MAX_LIST_BYTES {
+        return Err(ModelsError::Unreadable(format!(
+            "larger than {MAX_LIST_BYTES} bytes"
+        )));
+    }
     parse_list(endpoint.protocol, &text)
         .map(Some)
         .map_err(|e| ModelsError::Unreadable(e.to_string()))

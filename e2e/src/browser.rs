@@ -237,6 +237,29 @@ impl Browser {
         self.wait_for(css).await.text().await.unwrap_or_default()
     }
 
+    /// Opens the settings dialog from the sidebar (unless a `#settings/…` deep link has
+    /// already opened it) and selects the tab `slug`.
+    pub async fn open_settings_tab(&self, slug: &str) {
+        let deep_link = self
+            .js("return location.hash.startsWith('#settings')", vec![])
+            .await;
+        if deep_link == Value::Bool(true) {
+            self.wait_until("document.querySelector('dialog')?.open")
+                .await;
+        } else {
+            self.wait_for(".sidebar__footer .sidebar__item")
+                .await
+                .click()
+                .await
+                .expect("open settings");
+        }
+        self.wait_for(&format!("#settings-tab-{slug}"))
+            .await
+            .click()
+            .await
+            .expect("select the settings tab");
+    }
+
     /// Resizes the window so the viewport is `width` × `height`.
     pub async fn resize(&self, width: u32, height: u32) {
         self.client

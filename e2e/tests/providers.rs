@@ -35,30 +35,9 @@ open.onsuccess = () => {
 };
 "#;
 
-/// Opens Settings › Providers (the dialog may already be open: a reload keeps the
-/// `#settings/providers` deep link).
+/// Opens Settings › Providers (a reload keeps the `#settings/providers` deep link).
 async fn open_providers_tab(session: &AppSession) {
-    let deep_link = session
-        .js("return location.hash.startsWith('#settings')", vec![])
-        .await;
-    if deep_link == json!(true) {
-        session
-            .wait_until("document.querySelector('dialog')?.open")
-            .await;
-    } else {
-        session
-            .wait_for(".sidebar__footer .sidebar__item")
-            .await
-            .click()
-            .await
-            .expect("open settings");
-    }
-    session
-        .wait_for("#settings-tab-providers")
-        .await
-        .click()
-        .await
-        .expect("providers tab");
+    session.open_settings_tab("providers").await;
     session.wait_for("#provider-add").await;
 }
 

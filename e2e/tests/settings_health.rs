@@ -5,18 +5,7 @@ use hearth_e2e::AppSession;
 #[tokio::test]
 async fn the_health_tab_explains_each_service() {
     let session = AppSession::open(1440, 900).await;
-    session
-        .wait_for(".sidebar__footer .sidebar__item")
-        .await
-        .click()
-        .await
-        .expect("open settings");
-    session
-        .wait_for("#settings-tab-health")
-        .await
-        .click()
-        .await
-        .expect("health tab");
+    session.open_settings_tab("health").await;
     session.wait_for(".health-list").await;
     let row = |service: &str| format!("[data-service={service}] .health-row__text");
     assert_eq!(session.text_of(&row("app")).await, "Working.");
