@@ -8,6 +8,10 @@
 //!
 //! - [`access_gate`]: the password screen of a protected deployment.
 //! - [`shell`]: what the user sees first: sidebar, top bar, empty state, composer.
+//! - [`conversation`]: the conversation pane: virtualised message list, messages with
+//!   their actions and status, the queue.
+//! - [`chat`]: conversations and messages: storage, streaming runs, branches, two tabs.
+//! - [`render`]: Markdown rendering in a lazily started Web Worker.
 //! - [`settings`]: the settings dialog and its tabs.
 //! - [`ui`]: shared primitives with correct keyboard and focus behaviour: `Dialog`,
 //!   `Menu`, `Toast`, `SafeImage`, icons.
@@ -25,11 +29,14 @@
 
 pub mod access_gate;
 pub mod browser;
+pub mod chat;
+pub mod conversation;
 pub mod edge;
 pub mod envelope;
 pub mod i18n;
 pub mod models;
 pub mod providers;
+pub mod render;
 pub mod settings;
 pub mod shell;
 pub mod storage;
@@ -40,7 +47,7 @@ pub mod vault;
 use leptos::prelude::*;
 
 use crate::i18n::{I18n, Key, tr};
-use crate::shell::{COMPOSER_INPUT_ID, Composer, EmptyState, ShellState, Sidebar, Topbar};
+use crate::shell::{COMPOSER_INPUT_ID, Composer, ShellState, Sidebar, Topbar};
 use crate::theme::Theme;
 use crate::ui::toast::{ToastRegion, Toasts};
 
@@ -52,6 +59,7 @@ pub fn App() -> impl IntoView {
     provide_context(Theme::from_browser());
     provide_context(Toasts::new());
     provide_context(providers::Providers::load());
+    provide_context(chat::Chat::load());
     // A deep link `#settings/<tab>` opens the settings at that tab, on load and when the
     // hash changes (our own tab switches use replaceState, which fires no hashchange).
     let deep_tab = || {
@@ -106,10 +114,9 @@ pub fn App() -> impl IntoView {
                 ></div>
                 <main class="main">
                     <Topbar />
-                    <section class="conversation">
-                        <EmptyState />
-                    </section>
+                    <conversation::ConversationView />
                     <div class="composer-dock">
+                        <conversation::queue::QueueView />
                         <Composer />
                     </div>
                 </main>

@@ -345,6 +345,30 @@ impl Providers {
         Ok((models, route))
     }
 
+    /// A provider's key, for one request.
+    pub async fn api_key(&self, id: &str) -> Result<Option<String>, String> {
+        let (_, vault) = self.handles()?;
+        vault
+            .load(&provider_key_context(id))
+            .await
+            .map_err(|e| e.to_string())
+    }
+
+    /// Remembers that a provider blocks browser calls, so chat goes through the relay.
+    pub async fn mark_via_relay(&self, id: &str) -> Result<(), String> {
+        let (db, _) = self.handles()?;
+        let mut list = self.list.get_untracked();
+        match list.iter_mut().find(|p| p.id == id) {
+            Some(slot) if !slot.via_relay => slot.via_relay = true,
+            _ => return Ok(()),
+        }
+        db.put_json(SETTINGS, DOCUMENT, &list)
+            .await
+            .map_err(|e| e.to_string())?;
+        self.list.set(list);
+        Ok(())
+    }
+
     /// The masked key of a provider, read through the vault.
     pub async fn masked_key(&self, id: &str) -> Result<Option<String>, String> {
         let (_, vault) = self.handles()?;

@@ -1,12 +1,15 @@
 //! The composer: a text area that grows with its content, Enter to send and Shift+Enter
 //! for a new line. Enter while an input method is composing (Chinese, Japanese) confirms
-//! the composition and never sends. Until providers exist, sending explains what to do and
-//! keeps the text.
+//! the composition and never sends. The model picker lists every model of the enabled
+//! providers; without one, sending explains what to do and keeps the text. While a reply
+//! streams, Stop ends it and Send queues the message.
 
 use leptos::ev::{KeyboardEvent, SubmitEvent};
 use leptos::prelude::*;
 
+use crate::chat::{ModelChoice, use_chat};
 use crate::i18n::{Key, tr, use_i18n};
+use crate::providers::use_providers;
 use crate::shell::COMPOSER_INPUT_ID;
 use crate::ui::icon::{Icon, icon};
 use crate::ui::toast::{ToastKind, use_toasts};
@@ -19,11 +22,64 @@ pub fn Composer() -> impl IntoView {
     let text = RwSignal::new(String::new());
     let is_empty = move || text.with(|t| t.trim().is_empty());
 
+    let chat = use_chat();
+    let providers = use_providers();
+    // (provider id, provider name, model ids) of every enabled provider with models.
+    let options = Memo::new(move |_| {
+        let models = chat.models.get();
+        providers.list.with(|list| {
+            list.iter()
+                .filter(|p| p.enabled)
+                .filter_map(|p| {
+                    let ids: Vec<String> =
+                        models.get(&p.id)?.iter().map(|m| m.id.clone()).collect();
+                    (!ids.is_empty()).then(|| (p.id.clone(), p.name.clone(), ids))
+                })
+                .collect::<Vec<_>>()
+        })
+    });
+    // Keep the choice valid: the first model when none (or a removed one) is chosen.
+    Effect::new(move |_| {
+        let options = options.get();
+        let valid = chat.choice.with(|choice| {
+            choice.as_ref().is_some_and(|c| {
+                options
+                    .iter()
+                    .any(|(p, _, ids)| *p == c.provider_id && ids.contains(&c.model))
+            })
+        });
+        if !valid && let Some((provider_id, _, ids)) = options.first() {
+            chat.choice.set(Some(ModelChoice {
+                provider_id: provider_id.clone(),
+                model: ids[0].clone(),
+            }));
+        }
+    });
+    let streaming = move || chat.is_streaming();
     let send = move || {
         if is_empty() {
             return;
         }
-        toasts.show(ToastKind::Info, i18n.t(Key::ComposerNoProvider));
+        if chat.send(text.get_untracked()) {
+            text.set(String::new());
+        } else {
+            toasts.show(ToastKind::Info, i18n.t(Key::ComposerNoProvider));
+        }
+    };
+    let choose = move |event: leptos::ev::Event| {
+        let value = event_target_value(&event);
+        if let Some((provider_id, model)) = value.split_once('\u{1f}') {
+            chat.choice.set(Some(ModelChoice {
+                provider_id: provider_id.to_string(),
+                model: model.to_string(),
+            }));
+        }
+    };
+    let selected = move || {
+        chat.choice
+            .get()
+            .map(|c| format!("{}\u{1f}{}", c.provider_id, c.model))
+            .unwrap_or_default()
     };
     let on_keydown = move |event: KeyboardEvent| {
         // keyCode 229 is what some browsers report for keys an IME consumed.
@@ -54,14 +110,56 @@ pub fn Composer() -> impl IntoView {
                 on:keydown=on_keydown
             ></textarea>
             <div class="composer__bar">
+                <Show when=move || !options.with(Vec::is_empty)>
+                    <label class="visually-hidden" for="composer-model">{tr(Key::ComposerModel)}</label>
+                    <select
+                        id="composer-model"
+                        class="composer__model"
+                        title=tr(Key::ComposerModel)
+                        prop:value=selected
+                        on:change=choose
+                    >
+                        {move || {
+                            options
+                                .get()
+                                .into_iter()
+                                .map(|(provider_id, name, ids)| {
+                                    view! {
+                                        <optgroup label=name>
+                                            {ids
+                                                .into_iter()
+                                                .map(|id| {
+                                                    let value = format!("{provider_id}\u{1f}{id}");
+                                                    let selected_now = selected() == value;
+                                                    view! { <option value=value selected=selected_now>{id}</option> }
+                                                })
+                                                .collect_view()}
+                                        </optgroup>
+                                    }
+                                })
+                                .collect_view()
+                        }}
+                    </select>
+                </Show>
                 <span id="composer-hint" class="composer__hint">
                     {tr(Key::ComposerHint)}
                 </span>
+                <Show when=streaming>
+                    <button
+                        type="button"
+                        class="icon-button composer__stop"
+                        aria-label=tr(Key::ComposerStop)
+                        title=tr(Key::ComposerStop)
+                        on:click=move |_| chat.stop()
+                    >
+                        {icon(Icon::Stop)}
+                    </button>
+                </Show>
                 <button
                     type="submit"
                     class="icon-button icon-button--primary"
-                    aria-label=tr(Key::ComposerSend)
-                    title=tr(Key::ComposerSend)
+                    aria-label=move || if streaming() { i18n.t(Key::ComposerQueue) } else { i18n.t(Key::ComposerSend) }
+                    title=move || if streaming() { i18n.t(Key::ComposerQueue) } else { i18n.t(Key::ComposerSend) }
                     disabled=is_empty
                 >
                     {icon(Icon::ArrowUp)}

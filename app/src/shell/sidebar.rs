@@ -1,13 +1,19 @@
-//! The sidebar: brand, "New chat", the conversation list (empty until conversations
-//! exist) and the way to settings. At phone width it is a drawer over the page.
+//! The sidebar: brand, "New chat", the conversation list (pinned first, then the most
+//! recent; each with Rename, Pin and Delete) and the way to settings. It reads only
+//! conversation records, never messages, and renders the list a page at a time. At phone
+//! width it is a drawer over the page.
 
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 
+use hearth_core::chat::ConversationRecord;
+
 use crate::browser;
-use crate::i18n::{Key, tr};
+use crate::chat::use_chat;
+use crate::i18n::{Key, tr, use_i18n};
 use crate::shell::{COMPOSER_INPUT_ID, DRAWER_TOGGLE_ID, use_shell};
 use crate::ui::icon::{Icon, icon};
+use crate::ui::menu::{Menu, MenuItem};
 use crate::ui::safe_image::SafeImage;
 
 /// The sidebar.
@@ -26,10 +32,18 @@ pub fn Sidebar() -> impl IntoView {
             close_drawer();
         }
     };
+    let chat = use_chat();
     let new_chat = move |_| {
+        chat.new_chat();
         shell.drawer_open.set(false);
         browser::focus_by_id(COMPOSER_INPUT_ID);
     };
+    let shown = RwSignal::new(PAGE);
+    let visible = move || {
+        chat.conversations
+            .with(|list| list.iter().take(shown.get()).cloned().collect::<Vec<_>>())
+    };
+    let more = move || chat.conversations.with(Vec::len) > shown.get();
     let open_settings = move |_| {
         shell.drawer_open.set(false);
         shell.settings_open.set(true);
@@ -66,11 +80,35 @@ pub fn Sidebar() -> impl IntoView {
             </button>
             <h2 class="sidebar__heading">{tr(Key::SidebarConversations)}</h2>
             <div class="sidebar__list">
-                <div class="sidebar__empty">
-                    {icon(Icon::Chat)}
-                    <p class="sidebar__empty-title">{tr(Key::SidebarEmpty)}</p>
-                    <p class="sidebar__empty-hint">{tr(Key::SidebarEmptyHint)}</p>
-                </div>
+                <Show
+                    when=move || !chat.conversations.with(Vec::is_empty)
+                    fallback=|| view! {
+                        <div class="sidebar__empty">
+                            {icon(Icon::Chat)}
+                            <p class="sidebar__empty-title">{tr(Key::SidebarEmpty)}</p>
+                            <p class="sidebar__empty-hint">{tr(Key::SidebarEmptyHint)}</p>
+                        </div>
+                    }
+                >
+                    <ul class="conversation-list">
+                        <For
+                            each=visible
+                            key=|c| (c.id.clone(), c.rev, c.title.clone(), c.pinned)
+                            let:record
+                        >
+                            <ConversationItem record=record />
+                        </For>
+                    </ul>
+                    <Show when=more>
+                        <button
+                            type="button"
+                            class="button button--secondary button--small sidebar__more"
+                            on:click=move |_| shown.update(|n| *n += PAGE)
+                        >
+                            {tr(Key::SidebarShowMore)}
+                        </button>
+                    </Show>
+                </Show>
             </div>
             <div class="sidebar__footer">
                 <button
@@ -84,5 +122,124 @@ pub fn Sidebar() -> impl IntoView {
                 </button>
             </div>
         </nav>
+    }
+}
+
+/// How many conversations the sidebar shows at a time.
+const PAGE: usize = 100;
+
+/// One conversation in the sidebar.
+#[component]
+fn ConversationItem(record: ConversationRecord) -> impl IntoView {
+    let chat = use_chat();
+    let shell = use_shell();
+    let i18n = use_i18n();
+    let renaming = RwSignal::new(false);
+    let id = record.id.clone();
+    let title = if record.title.is_empty() {
+        i18n.t(Key::ConversationUntitled)
+    } else {
+        record.title.clone()
+    };
+    let current = {
+        let id = id.clone();
+        move || chat.current.with(|c| c.as_deref() == Some(id.as_str()))
+    };
+    let open = {
+        let id = id.clone();
+        move |_| {
+            chat.open(id.clone());
+            shell.drawer_open.set(false);
+        }
+    };
+    let input_id = format!("rename-{id}");
+    let items = {
+        let (rename_input, pin_id, delete_id) = (input_id.clone(), id.clone(), id.clone());
+        let pinned = record.pinned;
+        vec![
+            MenuItem {
+                label: Signal::derive(move || i18n.t(Key::ConversationRename)),
+                icon: Icon::Edit,
+                checked: None,
+                on_select: Callback::new(move |_| {
+                    renaming.set(true);
+                    let target = rename_input.clone();
+                    request_animation_frame(move || browser::focus_by_id(&target));
+                }),
+            },
+            MenuItem {
+                label: Signal::derive(move || {
+                    i18n.t(if pinned {
+                        Key::ConversationUnpin
+                    } else {
+                        Key::ConversationPin
+                    })
+                }),
+                icon: Icon::Pin,
+                checked: None,
+                on_select: Callback::new(move |_| chat.set_pinned(pin_id.clone(), !pinned)),
+            },
+            MenuItem {
+                label: Signal::derive(move || i18n.t(Key::ConversationDelete)),
+                icon: Icon::Trash,
+                checked: None,
+                on_select: Callback::new(move |_| chat.delete_conversation(delete_id.clone())),
+            },
+        ]
+    };
+    let (save_id, initial) = (id.clone(), record.title.clone());
+    let on_key = move |event: KeyboardEvent| match event.key().as_str() {
+        "Enter" => {
+            event.prevent_default();
+            chat.rename(save_id.clone(), event_target_value(&event));
+            renaming.set(false);
+        }
+        "Escape" => {
+            event.prevent_default();
+            event.stop_propagation();
+            renaming.set(false);
+        }
+        _ => {}
+    };
+    let label = title.clone();
+    view! {
+        <li class="conversation-item" class:conversation-item--current=current.clone()>
+            <Show
+                when=move || renaming.get()
+                fallback={
+                    let title = title.clone();
+                    let current = current.clone();
+                    let pinned = record.pinned;
+                    move || {
+                        let current = current.clone();
+                        view! {
+                            <button
+                                type="button"
+                                class="conversation-item__open"
+                                aria-current=move || current().then_some("page")
+                                on:click=open.clone()
+                            >
+                                {pinned.then(|| icon(Icon::Pin))}
+                                <span class="conversation-item__title">{title.clone()}</span>
+                            </button>
+                        }
+                    }
+                }
+            >
+                <label class="visually-hidden" for=input_id.clone()>{tr(Key::ConversationRename)}</label>
+                <input
+                    id=input_id.clone()
+                    class="conversation-item__rename"
+                    prop:value=initial.clone()
+                    on:keydown=on_key.clone()
+                    on:blur=move |_| renaming.set(false)
+                />
+            </Show>
+            <Menu
+                label=Signal::derive(move || i18n.t_with(Key::ConversationActions, &[("title", &label)]))
+                button_icon=Icon::More
+                items=items
+            />
+        </li>
     }
 }

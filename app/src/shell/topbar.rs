@@ -26,7 +26,7 @@ pub fn Topbar() -> impl IntoView {
             MenuItem {
                 label: Signal::derive(move || i18n.t(key)),
                 icon: item_icon,
-                checked: Signal::derive(move || theme.choice.get() == choice),
+                checked: Some(Signal::derive(move || theme.choice.get() == choice)),
                 on_select: Callback::new(move |()| theme.choice.set(choice)),
             }
         })
@@ -39,6 +39,7 @@ pub fn Topbar() -> impl IntoView {
         }
     });
 
+    let chat = crate::chat::use_chat();
     view! {
         <header class="topbar">
             <button
@@ -53,7 +54,20 @@ pub fn Topbar() -> impl IntoView {
             >
                 {icon(Icon::Menu)}
             </button>
-            <h1 class="topbar__title">{tr(Key::TopbarNewChat)}</h1>
+            <h1 class="topbar__title">
+                {move || {
+                    let current = chat.current.get();
+                    let title = current.and_then(|id| {
+                        chat.conversations
+                            .with(|list| list.iter().find(|c| c.id == id).map(|c| c.title.clone()))
+                    });
+                    match title {
+                        Some(title) if !title.is_empty() => title,
+                        Some(_) => i18n.t(Key::ConversationUntitled),
+                        None => i18n.t(Key::TopbarNewChat),
+                    }
+                }}
+            </h1>
             <div class="topbar__actions">
                 <Menu label=Signal::derive(move || i18n.t(Key::ThemeMenu)) button_icon=button_icon items=items />
             </div>

@@ -20,6 +20,16 @@ pub enum Icon {
     Image,
     Info,
     Alert,
+    Stop,
+    Copy,
+    Edit,
+    Refresh,
+    Trash,
+    ChevronLeft,
+    ChevronRight,
+    Pin,
+    More,
+    Play,
 }
 
 fn paths(icon: Icon) -> &'static [&'static str] {
@@ -66,6 +76,22 @@ fn paths(icon: Icon) -> &'static [&'static str] {
             "M12 8h.01",
         ],
         Icon::Alert => &["M12 3l9.5 17h-19z", "M12 10v4", "M12 17h.01"],
+        Icon::Stop => &["M7 7h10v10H7z"],
+        Icon::Copy => &["M9 9h11v11H9z", "M5 15H4V4h11v1"],
+        Icon::Edit => &["M4 20h4L19 9l-4-4L4 16z", "M13.5 6.5l4 4"],
+        Icon::Refresh => &["M20 11a8 8 0 1 0-2.3 5.7", "M20 4v7h-7"],
+        Icon::Trash => &[
+            "M4 7h16",
+            "M10 11v6",
+            "M14 11v6",
+            "M6 7l1 13h10l1-13",
+            "M9 7V4h6v3",
+        ],
+        Icon::ChevronLeft => &["M15 5l-7 7 7 7"],
+        Icon::ChevronRight => &["M9 5l7 7-7 7"],
+        Icon::Pin => &["M12 17v5", "M8 3h8l-1 7 3 4H6l3-4z"],
+        Icon::More => &["M5 12h.01", "M12 12h.01", "M19 12h.01"],
+        Icon::Play => &["M7 5l12 7-12 7z"],
     }
 }
 

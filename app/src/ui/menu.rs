@@ -1,8 +1,9 @@
 //! A menu button (WAI-ARIA menu button pattern): the button opens a `role=menu` popup;
 //! ArrowDown/ArrowUp move between items and wrap, Home and End jump to the ends, Enter
 //! and Space choose, Escape closes and returns focus to the button, Tab or a click
-//! elsewhere closes it. Items are radio items (`menuitemradio`), which is what the
-//! shell's menus (theme) need.
+//! elsewhere closes it. Items are radio items (`menuitemradio`, the theme menu) when
+//! they have a checked state, and plain actions (`menuitem`, a conversation's menu)
+//! when they do not.
 
 use leptos::ev::{FocusEvent, KeyboardEvent};
 use leptos::prelude::*;
@@ -18,15 +19,15 @@ pub struct MenuItem {
     pub label: Signal<String>,
     /// The item's icon.
     pub icon: Icon,
-    /// Whether this is the current choice.
-    pub checked: Signal<bool>,
+    /// Whether this is the current choice; `None` for an action item.
+    pub checked: Option<Signal<bool>>,
     /// Runs when the item is chosen.
     pub on_select: Callback<()>,
 }
 
 /// Moves focus to item `index` of `menu` (clamped), synchronously.
 fn focus_item(menu: &web_sys::HtmlDivElement, index: usize) {
-    let Ok(nodes) = menu.query_selector_all("[role=menuitemradio]") else {
+    let Ok(nodes) = menu.query_selector_all("[role^=menuitem]") else {
         return;
     };
     let last = nodes.length().saturating_sub(1);
@@ -151,20 +152,21 @@ pub fn Menu(
                     open.set(false);
                     focus_button();
                 };
+                let checked = item.checked;
                 view! {
                     <button
                         type="button"
-                        role="menuitemradio"
+                        role=if checked.is_some() { "menuitemradio" } else { "menuitem" }
                         class="menu__item"
                         tabindex="-1"
-                        aria-checked=move || item.checked.get().to_string()
+                        aria-checked=move || checked.map(|c| c.get().to_string())
                         on:click=select
                         on:focus=move |_| current.set_value(index)
                     >
                         {icon(item.icon)}
                         <span class="menu__label">{move || item.label.get()}</span>
                         <span class="menu__check">
-                            {move || item.checked.get().then(|| icon(Icon::Check))}
+                            {move || checked.is_some_and(|c| c.get()).then(|| icon(Icon::Check))}
                         </span>
                     </button>
                 }

@@ -27,11 +27,21 @@ pub enum ToastKind {
     Error,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A button on a toast (Undo); clicking it runs the callback and dismisses the toast.
+#[derive(Clone)]
+pub struct ToastAction {
+    /// The button's translated label.
+    pub label: String,
+    /// What it does.
+    pub run: Callback<()>,
+}
+
+#[derive(Clone)]
 struct ToastItem {
     id: u64,
     kind: ToastKind,
     message: String,
+    action: Option<ToastAction>,
 }
 
 /// The toast queue, provided as context by the app root.
@@ -55,13 +65,26 @@ impl Toasts {
 
     /// Shows a toast with an already translated `message`.
     pub fn show(&self, kind: ToastKind, message: impl Into<String>) {
+        self.push(kind, message.into(), None);
+    }
+
+    /// Shows an information toast with a button (Undo).
+    pub fn show_with_action(&self, message: impl Into<String>, action: ToastAction) {
+        self.push(ToastKind::Info, message.into(), Some(action));
+    }
+
+    fn push(&self, kind: ToastKind, message: String, action: Option<ToastAction>) {
         let id = self.next_id.get_value();
         self.next_id.set_value(id + 1);
-        let message = message.into();
         self.items.update(|items| {
             // The same message twice in a row is one toast, not a stack of them.
             items.retain(|item| item.message != message);
-            items.push(ToastItem { id, kind, message });
+            items.push(ToastItem {
+                id,
+                kind,
+                message,
+                action,
+            });
         });
         if kind == ToastKind::Info {
             let this = *self;
@@ -110,6 +133,21 @@ pub fn ToastRegion(
                 <div class=format!("toast toast--{}", if item.kind == ToastKind::Error { "error" } else { "info" })>
                     {icon(if item.kind == ToastKind::Error { Icon::Alert } else { Icon::Info })}
                     <p class="toast__message">{item.message.clone()}</p>
+                    {item.action.clone().map(|action| {
+                        let id = item.id;
+                        view! {
+                            <button
+                                type="button"
+                                class="button button--secondary button--small toast__action"
+                                on:click=move |_| {
+                                    action.run.run(());
+                                    toasts.dismiss(id);
+                                }
+                            >
+                                {action.label.clone()}
+                            </button>
+                        }
+                    })}
                     <button
                         type="button"
                         class="icon-button icon-button--small"

@@ -1,0 +1,529 @@
+//! One generation: plan the request from the active path (`hearth_core::context`), open
+//! the stream (direct, or the relay when the provider blocks the browser), decode it
+//! (`hearth_core::provider::StreamDecoder`), show it as it arrives, write the partial
+//! reply at least every 500 ms, and store how it ended: done, stopped (`aborted`, text
+//! kept), or failed (`generationError`, never written into the text). Then the next
+//! queued message is sent.
+
+use hearth_core::chat::record::Timings;
+use hearth_core::chat::{GenerationError, MessageRecord, MessageStatus, RunOutcome};
+use hearth_core::context::{self, Item, PlanInput, estimate_tokens};
+use hearth_core::provider::request::{ChatRequest, Message, ModelCapabilities, Part};
+use hearth_core::provider::{FinishReason, StreamDecoder, StreamError, StreamEvent, Usage};
+use leptos::prelude::*;
+use serde_json::json;
+
+use super::transport::{self, OpenError, Stream};
+use super::{Chat, RunInfo, now, sync};
+use crate::providers::{Provider, use_providers};
+use crate::storage::{Batch, MESSAGES};
+
+/// How often a streaming reply is written to IndexedDB.
+pub const FLUSH_MS: f64 = 500.0;
+
+/// The instruction added (not stored) when the user asks to continue a reply.
+const CONTINUE_PROMPT: &str =
+    "Continue your previous answer exactly where it stopped. Do not repeat what you already wrote.";
+
+/// What the run does with the reply's existing text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Writes a new reply.
+    Fresh,
+    /// Appends to an interrupted or stopped reply.
+    Continue,
+}
+
+/// Everything the run needs, gathered before it starts.
+struct Prepared {
+    provider: Provider,
+    key: Option<String>,
+    request: ChatRequest,
+    capabilities: ModelCapabilities,
+}
+
+/// The reply as the run knows it (the source of truth while streaming; the screen and
+/// the database follow it).
+struct Reply {
+    conversation_id: String,
+    id: String,
+    content: String,
+    reasoning: String,
+    usage: Usage,
+    finish: Option<FinishReason>,
+    error: Option<GenerationError>,
+    started: f64,
+    first_token: Option<f64>,
+}
+
+/// Starts a run for `reply_id` in `conversation_id`.
+pub fn start(chat: Chat, conversation_id: String, reply_id: String, mode: Mode) {
+    let run_id = chat.next_run.get_value();
+    chat.next_run.set_value(run_id + 1);
+    let controller = web_sys::AbortController::new().ok();
+    if let Some(controller) = &controller {
+        chat.aborts
+            .update_value(|a| drop(a.insert(conversation_id.clone(), controller.clone())));
+    }
+    chat.runs.update(|runs| {
+        runs.insert(
+            conversation_id.clone(),
+            RunInfo {
+                message_id: reply_id.clone(),
+                run_id,
+            },
+        );
+    });
+    let providers = use_providers();
+    leptos::task::spawn_local(async move {
+        let outcome = run(
+            chat,
+            providers,
+            &conversation_id,
+            &reply_id,
+            mode,
+            controller,
+        )
+        .await;
+        chat.aborts
+            .update_value(|a| drop(a.remove(&conversation_id)));
+        chat.runs.update(|runs| {
+            if runs
+                .get(&conversation_id)
+                .is_some_and(|r| r.run_id == run_id)
+            {
+                runs.remove(&conversation_id);
+            }
+        });
+        let next = chat.queues.try_update(|queues| {
+            queues
+                .get_mut(&conversation_id)
+                .and_then(|queue| queue.next_after(outcome))
+        });
+        if let Some(Some(message)) = next
+            && chat.current.get_untracked().as_deref() == Some(&conversation_id)
+        {
+            chat.send(message.text);
+        }
+    });
+}
+
+async fn run(
+    chat: Chat,
+    providers: crate::providers::Providers,
+    conversation_id: &str,
+    reply_id: &str,
+    mode: Mode,
+    controller: Option<web_sys::AbortController>,
+) -> RunOutcome {
+    let Some(live) = chat.live(reply_id) else {
+        return RunOutcome::Failed;
+    };
+    let record = live.snapshot();
+    let mut reply = Reply {
+        conversation_id: conversation_id.to_string(),
+        id: reply_id.to_string(),
+        content: if mode == Mode::Continue {
+            record.content.clone()
+        } else {
+            String::new()
+        },
+        reasoning: if mode == Mode::Continue {
+            record.reasoning.clone()
+        } else {
+            String::new()
+        },
+        usage: Usage::default(),
+        finish: None,
+        error: None,
+        started: now(),
+        first_token: None,
+    };
+    chat.show_reply(&reply, MessageStatus::Streaming);
+    let prepared = match prepare(chat, providers, &record, mode).await {
+        Ok(prepared) => prepared,
+        Err(error) => {
+            reply.error = Some(error);
+            return chat.end(reply, MessageStatus::Error).await;
+        }
+    };
+    let Some(controller) = controller else {
+        reply.error = Some(GenerationError::new(
+            "INTERNAL",
+            "AbortController is missing",
+            true,
+        ));
+        return chat.end(reply, MessageStatus::Error).await;
+    };
+    let signal = controller.signal();
+    let stream = match open(providers, &prepared, &signal).await {
+        Ok(stream) => stream,
+        Err(OpenError::Aborted) => return chat.end(reply, MessageStatus::Aborted).await,
+        Err(OpenError::Failed(error)) => {
+            reply.error = Some(error);
+            return chat.end(reply, MessageStatus::Error).await;
+        }
+        Err(OpenError::Blocked) => {
+            reply.error = Some(blocked_error());
+            return chat.end(reply, MessageStatus::Error).await;
+        }
+    };
+    let protocol = prepared.provider.kind.protocol().0;
+    let mut decoder = StreamDecoder::new(protocol);
+    let mut last_flush = now();
+    loop {
+        let chunk = stream.next().await;
+        let ended = matches!(chunk, Ok(None));
+        if signal.aborted() {
+            return chat.end(reply, MessageStatus::Aborted).await;
+        }
+        let events = match chunk {
+            Ok(Some(bytes)) => decoder.push(&bytes),
+            Ok(None) => decoder.finish(),
+            Err(()) => {
+                reply.error = Some(GenerationError::new(
+                    "STREAM_INTERRUPTED",
+                    "The connection to the provider broke; what arrived is kept",
+                    true,
+                ));
+                return chat.end(reply, MessageStatus::Error).await;
+            }
+        };
+        match events {
+            Ok(events) => {
+                chat.apply(&mut reply, events);
+            }
+            Err(error) => {
+                reply.error = Some(stream_error(&error));
+                return chat.end(reply, MessageStatus::Error).await;
+            }
+        }
+        if reply.error.is_some() {
+            return chat.end(reply, MessageStatus::Error).await;
+        }
+        if ended || decoder.ended() {
+            return chat.end(reply, MessageStatus::Done).await;
+        }
+        if now() - last_flush >= FLUSH_MS {
+            last_flush = now();
+            chat.flush(&reply).await;
+        }
+    }
+}
+
+fn blocked_error() -> GenerationError {
+    GenerationError::new(
+        "PROVIDER_UNREACHABLE",
+        "The browser may not call this provider directly (it does not allow cross-origin \
+         requests, or it is unreachable), and the edge relay could not reach it either. \
+         Check the provider's URL in Settings → Providers, or start the local server.",
+        true,
+    )
+}
+
+fn stream_error(error: &StreamError) -> GenerationError {
+    match error {
+        StreamError::Truncated => GenerationError::new(
+            "STREAM_TRUNCATED",
+            "The reply ended before the provider finished it; what arrived is kept",
+            true,
+        ),
+        other => GenerationError::new("STREAM_MALFORMED", other.to_string(), true),
+    }
+}
+
+/// Direct first (unless known to need the relay); the relay when the browser is blocked.
+async fn open(
+    providers: crate::providers::Providers,
+    prepared: &Prepared,
+    signal: &web_sys::AbortSignal,
+) -> Result<Stream, OpenError> {
+    let key = prepared.key.as_deref();
+    if !prepared.provider.via_relay {
+        match transport::open_direct(
+            &prepared.provider,
+            key,
+            &prepared.request,
+            &prepared.capabilities,
+            signal,
+        )
+        .await
+        {
+            Err(OpenError::Blocked) => {}
+            other => return other,
+        }
+    }
+    match transport::open_relay(
+        &prepared.provider,
+        key,
+        &prepared.request,
+        &prepared.capabilities,
+        signal,
+    )
+    .await
+    {
+        Ok(stream) => {
+            let _ = providers.mark_via_relay(&prepared.provider.id).await;
+            Ok(stream)
+        }
+        Err(OpenError::Blocked) => Err(OpenError::Failed(blocked_error())),
+        Err(OpenError::Failed(error)) if !prepared.provider.via_relay => {
+            let mut error = error;
+            error.message = format!("{} ({})", blocked_error().message, error.message);
+            Err(OpenError::Failed(error))
+        }
+        other => other,
+    }
+}
+
+/// Gathers the provider, key, capabilities and the planned history.
+async fn prepare(
+    chat: Chat,
+    providers: crate::providers::Providers,
+    reply: &MessageRecord,
+    mode: Mode,
+) -> Result<Prepared, GenerationError> {
+    let provider_id = reply.provider_id.clone().unwrap_or_default();
+    let model = reply.model.clone().unwrap_or_default();
+    let provider = providers
+        .list
+        .with_untracked(|list| list.iter().find(|p| p.id == provider_id).cloned())
+        .ok_or_else(|| {
+            GenerationError::new(
+                "PROVIDER_MISSING",
+                "The provider of this model was removed; choose another model",
+                false,
+            )
+        })?;
+    let key = providers
+        .api_key(&provider_id)
+        .await
+        .map_err(|e| GenerationError::new("KEY_UNREADABLE", e, false))?;
+    let capabilities = chat
+        .models
+        .with_untracked(|m| {
+            m.get(&provider_id)
+                .and_then(|list| list.iter().find(|info| info.id == model))
+                .map(|info| info.capabilities)
+        })
+        .unwrap_or_default();
+    // The active path up to the reply, without it.
+    let path = chat.path.get_untracked();
+    let end = path
+        .iter()
+        .position(|id| *id == reply.id)
+        .unwrap_or(path.len());
+    let history: Vec<MessageRecord> = path[..end]
+        .iter()
+        .filter_map(|id| chat.live(id).map(|l| l.snapshot()))
+        .filter(|m| m.is_user() || !m.content.trim().is_empty())
+        .collect();
+    let Some((newest, earlier)) = history.split_last() else {
+        return Err(GenerationError::new(
+            "NO_MESSAGES",
+            "There is nothing to answer",
+            false,
+        ));
+    };
+    let mut continuation = Vec::new();
+    if mode == Mode::Continue {
+        continuation.push(Message::Assistant {
+            text: reply.content.clone(),
+            tool_calls: Vec::new(),
+        });
+        continuation.push(user(CONTINUE_PROMPT));
+    }
+    let fixed = estimate_tokens(&newest.content)
+        + continuation
+            .iter()
+            .map(|m| match m {
+                Message::Assistant { text, .. } => estimate_tokens(text),
+                _ => estimate_tokens(CONTINUE_PROMPT),
+            })
+            .sum::<u64>();
+    // Whole turns (a question with its answer), oldest first.
+    let mut turns: Vec<Vec<Item>> = Vec::new();
+    for message in earlier {
+        let item = Item {
+            id: message.id.clone(),
+            tokens: estimate_tokens(&message.content),
+        };
+        match turns.last_mut() {
+            Some(turn) if !message.is_user() => turn.push(item),
+            _ => turns.push(vec![item]),
+        }
+    }
+    let plan = context::plan(&PlanInput {
+        context_window: capabilities.context_window,
+        output_reservation: capabilities.max_output_tokens,
+        fixed_tokens: fixed,
+        history: turns,
+        extras: Vec::new(),
+    })
+    .map_err(|error| GenerationError::new(error.code(), error.to_string(), error.recoverable()))?;
+    let mut messages: Vec<Message> = earlier
+        .iter()
+        .filter(|m| plan.history.contains(&m.id))
+        .map(to_message)
+        .collect();
+    messages.push(to_message(newest));
+    messages.extend(continuation);
+    Ok(Prepared {
+        provider,
+        key,
+        request: ChatRequest {
+            model,
+            messages,
+            ..Default::default()
+        },
+        capabilities,
+    })
+}
+
+fn user(text: &str) -> Message {
+    Message::User {
+        parts: vec![Part::Text {
+            text: text.to_string(),
+        }],
+    }
+}
+
+fn to_message(record: &MessageRecord) -> Message {
+    if record.is_user() {
+        user(&record.content)
+    } else {
+        Message::Assistant {
+            text: record.content.clone(),
+            tool_calls: Vec::new(),
+        }
+    }
+}
+
+impl Chat {
+    /// Applies decoded events to the reply and the screen.
+    fn apply(&self, reply: &mut Reply, events: Vec<StreamEvent>) {
+        let mut text = String::new();
+        let mut reasoning = String::new();
+        for event in events {
+            match event {
+                StreamEvent::Text { delta } => text.push_str(&delta),
+                StreamEvent::Reasoning { delta } => reasoning.push_str(&delta),
+                StreamEvent::Usage { usage } => reply.usage.merge(usage),
+                StreamEvent::Finish { reason } => reply.finish = Some(reason),
+                StreamEvent::Error { error } => {
+                    reply.error = Some(GenerationError::new(
+                        "PROVIDER_ERROR",
+                        error.message.clone(),
+                        true,
+                    ));
+                }
+                // Tool calls arrive with the tools work; images with output blocks.
+                StreamEvent::ToolCall { .. } | StreamEvent::Image { .. } => {}
+            }
+        }
+        if (!text.is_empty() || !reasoning.is_empty()) && reply.first_token.is_none() {
+            reply.first_token = Some(now());
+        }
+        reply.content.push_str(&text);
+        reply.reasoning.push_str(&reasoning);
+        if let Some(live) = self.live(&reply.id) {
+            if !text.is_empty() {
+                live.content.update(|c| c.push_str(&text));
+            }
+            if !reasoning.is_empty() {
+                live.reasoning.update(|r| r.push_str(&reasoning));
+            }
+        }
+    }
+
+    fn show_reply(&self, reply: &Reply, status: MessageStatus) {
+        if let Some(live) = self.live(&reply.id) {
+            if live.content.with_untracked(|c| *c != reply.content) {
+                live.content.set(reply.content.clone());
+            }
+            if live.reasoning.with_untracked(|r| *r != reply.reasoning) {
+                live.reasoning.set(reply.reasoning.clone());
+            }
+            live.record.update(|r| {
+                r.status = status;
+                r.generation_error = reply.error.clone();
+                r.usage = reply.usage;
+                r.finish_reason = reply.finish.as_ref().map(finish_name);
+                r.timings = timings(reply, status);
+            });
+        }
+    }
+
+    /// Writes the partial reply (the 500 ms flush).
+    async fn flush(&self, reply: &Reply) {
+        let mut batch = Batch::new();
+        batch.merge(
+            MESSAGES,
+            &reply.id,
+            json!({
+                "content": reply.content,
+                "reasoning": reply.reasoning,
+                "status": MessageStatus::Streaming,
+                "updatedAt": now(),
+            }),
+        );
+        if self.write(&batch).await.is_ok() {
+            sync::announce_message(&reply.conversation_id, &reply.id);
+        }
+    }
+
+    /// Stores how the reply ended and shows it.
+    async fn end(&self, reply: Reply, status: MessageStatus) -> RunOutcome {
+        self.show_reply(&reply, status);
+        let mut batch = Batch::new();
+        batch.merge(
+            MESSAGES,
+            &reply.id,
+            json!({
+                "content": reply.content,
+                "reasoning": reply.reasoning,
+                "status": status,
+                "generationError": reply.error,
+                "usage": reply.usage,
+                "timings": timings(&reply, status),
+                "finishReason": reply.finish.as_ref().map(finish_name),
+                "updatedAt": now(),
+            }),
+        );
+        let _ = self.write(&batch).await;
+        sync::announce_message(&reply.conversation_id, &reply.id);
+        if status == MessageStatus::Done {
+            let question = self
+                .live(&reply.id)
+                .and_then(|l| l.record.with_untracked(|r| r.parent_id.clone()))
+                .and_then(|parent| self.live(&parent))
+                .map(|l| l.content.get_untracked())
+                .unwrap_or_default();
+            self.auto_title(&reply.conversation_id, &question, &reply.content)
+                .await;
+        }
+        match status {
+            MessageStatus::Done => RunOutcome::Completed,
+            MessageStatus::Aborted => RunOutcome::Stopped,
+            _ => RunOutcome::Failed,
+        }
+    }
+}
+
+fn timings(reply: &Reply, status: MessageStatus) -> Timings {
+    let ms = |at: f64| (at - reply.started).max(0.0) as u64;
+    Timings {
+        first_token_ms: reply.first_token.map(ms),
+        total_ms: (status != MessageStatus::Streaming).then(|| ms(now())),
+    }
+}
+
+fn finish_name(reason: &FinishReason) -> String {
+    match reason {
+        FinishReason::Stop => "stop".into(),
+        FinishReason::Length => "length".into(),
+        FinishReason::ToolCalls => "tool_calls".into(),
+        FinishReason::ContentFilter => "content_filter".into(),
+        FinishReason::Other(other) => other.clone(),
+    }
+}

@@ -1,0 +1,178 @@
+//! Two tabs, one database. After every write a tab announces what it changed on the
+//! `hearth-chat` BroadcastChannel; the other tabs reload just that record from IndexedDB
+//! and show it. Nobody sends data over the channel, only ids, so the database stays the
+//! one source of truth, and field-level merges (`storage::Batch::merge`) keep a tab from
+//! overwriting fields another tab changed.
+
+use hearth_core::chat::record::newer;
+use hearth_core::chat::{ConversationRecord, MessageRecord, MessageTree};
+use js_sys::{Object, Reflect};
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+use web_sys::{BroadcastChannel, MessageEvent};
+
+use super::Chat;
+use crate::storage::{CONVERSATIONS, MESSAGES};
+
+const CHANNEL: &str = "hearth-chat";
+
+thread_local! {
+    static CHANNEL_HANDLE: Option<BroadcastChannel> = BroadcastChannel::new(CHANNEL).ok();
+}
+
+fn post(fields: &[(&str, &str)]) {
+    CHANNEL_HANDLE.with(|channel| {
+        let Some(channel) = channel else { return };
+        let message = Object::new();
+        for (name, value) in fields {
+            let _ = Reflect::set(&message, &(*name).into(), &(*value).into());
+        }
+        let _ = channel.post_message(&message);
+    });
+}
+
+/// Tells other tabs that conversation `id` changed (or was deleted).
+pub fn announce_conversation(id: &str) {
+    post(&[("kind", "conversation"), ("id", id)]);
+}
+
+/// Tells other tabs that message `id` of `conversation_id` changed (or was deleted).
+pub fn announce_message(conversation_id: &str, id: &str) {
+    post(&[
+        ("kind", "message"),
+        ("conversationId", conversation_id),
+        ("id", id),
+    ]);
+}
+
+fn text(data: &JsValue, name: &str) -> String {
+    Reflect::get(data, &name.into())
+        .ok()
+        .and_then(|v| v.as_string())
+        .unwrap_or_default()
+}
+
+/// Starts applying other tabs' announcements to `chat`.
+pub fn listen(chat: Chat) {
+    let on_message = Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
+        let data = event.data();
+        let kind = text(&data, "kind");
+        let id = text(&data, "id");
+        let conversation_id = text(&data, "conversationId");
+        leptos::task::spawn_local(async move {
+            match kind.as_str() {
+                "conversation" => reload_conversation(chat, id).await,
+                "message" => reload_message(chat, conversation_id, id).await,
+                _ => {}
+            }
+        });
+    });
+    CHANNEL_HANDLE.with(|channel| {
+        if let Some(channel) = channel {
+            channel.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        }
+    });
+    on_message.forget();
+}
+
+async fn reload_conversation(chat: Chat, id: String) {
+    use leptos::prelude::*;
+    let Some(db) = chat.db() else { return };
+    let Ok(stored) = db.record::<ConversationRecord>(CONVERSATIONS, &id).await else {
+        return;
+    };
+    let open = chat.current.get_untracked().as_deref() == Some(&id);
+    match stored {
+        None => {
+            chat.conversations
+                .update(|list| list.retain(|c| c.id != id));
+            if open {
+                chat.new_chat();
+            }
+        }
+        Some(record) => {
+            let root_changed = chat.conversations.with_untracked(|list| {
+                list.iter()
+                    .find(|c| c.id == id)
+                    .is_none_or(|c| c.active_root_id != record.active_root_id)
+            });
+            chat.conversations.update(|list| {
+                match list.iter_mut().find(|c| c.id == id) {
+                    Some(current) => {
+                        if newer(
+                            record.rev,
+                            record.updated_at,
+                            current.rev,
+                            current.updated_at,
+                        ) || record != *current
+                        {
+                            *current = record;
+                        }
+                    }
+                    None => list.push(record),
+                }
+                super::sort(list);
+            });
+            if open && root_changed {
+                chat.open(id);
+            }
+        }
+    }
+}
+
+async fn reload_message(chat: Chat, conversation_id: String, id: String) {
+    use leptos::prelude::*;
+    if chat.current.get_untracked().as_deref() != Some(&conversation_id) {
+        return;
+    }
+    // A reply this tab is writing is this tab's to show.
+    let ours = chat.runs.with_untracked(|runs| {
+        runs.get(&conversation_id)
+            .is_some_and(|r| r.message_id == id)
+    });
+    if ours {
+        return;
+    }
+    let Some(db) = chat.db() else { return };
+    let Ok(stored) = db.record::<MessageRecord>(MESSAGES, &id).await else {
+        return;
+    };
+    match (stored, chat.live(&id)) {
+        (Some(record), Some(live)) => {
+            let current = live.record.with_untracked(|r| (r.rev, r.updated_at));
+            if newer(record.rev, record.updated_at, current.0, current.1) {
+                let structure_changed = live
+                    .record
+                    .with_untracked(|r| r.active_child_id != record.active_child_id);
+                live.replace(record);
+                if structure_changed {
+                    rebuild_tree(chat);
+                }
+            }
+        }
+        (Some(record), None) => {
+            chat.add_live(record);
+            rebuild_tree(chat);
+        }
+        (None, Some(_)) => {
+            chat.messages.update(|m| {
+                m.remove(&id);
+            });
+            rebuild_tree(chat);
+        }
+        (None, None) => {}
+    }
+}
+
+/// Rebuilds the open conversation's tree from its live records.
+fn rebuild_tree(chat: Chat) {
+    use leptos::prelude::*;
+    let nodes: Vec<_> = chat.messages.with_untracked(|m| {
+        m.values()
+            .map(|live| live.record.with_untracked(MessageRecord::node))
+            .collect()
+    });
+    let root = chat.current_record().and_then(|c| c.active_root_id);
+    chat.tree
+        .set(MessageTree::from_records(&nodes, root.as_deref()));
+}

@@ -1,0 +1,245 @@
+//! Opening a model stream: directly from the browser with the user's key, or through the
+//! edge relay (`POST /api/chat/relay`, key sealed for `provider:<protocol>`) when the
+//! provider blocks browser calls. Both answer with the provider's own SSE bytes, which
+//! `hearth_core::provider::StreamDecoder` turns into events. The request is built by
+//! `hearth_core::provider::request::build` on either side.
+
+use hearth_core::api::{ApiError, ErrorCode, RelayProvider, RelayRequest};
+use hearth_core::byok::context;
+use hearth_core::chat::GenerationError;
+use hearth_core::provider::request::{
+    ChatRequest, Endpoint, ModelCapabilities, auth_headers, build,
+};
+use js_sys::{Reflect, Uint8Array};
+use leptos::prelude::window;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{AbortSignal, ReadableStreamDefaultReader, Response};
+
+use crate::envelope;
+use crate::providers::Provider;
+
+/// The most bytes of a provider's error answer read.
+const MAX_ERROR_BYTES: usize = 64 * 1024;
+
+/// Why a stream could not be opened.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OpenError {
+    /// The browser may not call this provider (CORS) or cannot reach it.
+    Blocked,
+    /// The user stopped the run.
+    Aborted,
+    /// The provider or the edge answered with an error.
+    Failed(GenerationError),
+}
+
+/// A model stream being read.
+pub struct Stream {
+    reader: ReadableStreamDefaultReader,
+}
+
+impl Stream {
+    /// The next bytes; `Ok(None)` at the end; `Err` when the connection broke or the run
+    /// was aborted.
+    pub async fn next(&self) -> Result<Option<Vec<u8>>, ()> {
+        let result = JsFuture::from(self.reader.read()).await.map_err(|_| ())?;
+        let done = Reflect::get(&result, &"done".into())
+            .ok()
+            .and_then(|v| v.as_bool())
+            .unwrap_or(true);
+        if done {
+            return Ok(None);
+        }
+        let value = Reflect::get(&result, &"value".into()).map_err(|_| ())?;
+        Ok(Some(Uint8Array::new(&value).to_vec()))
+    }
+}
+
+fn endpoint(provider: &Provider) -> Endpoint {
+    let (protocol, compatible) = provider.kind.protocol();
+    Endpoint {
+        protocol,
+        base_url: provider.base_url.clone(),
+        compatible,
+    }
+}
+
+async fn read_error_text(response: &Response) -> String {
+    let Ok(promise) = response.text() else {
+        return String::new();
+    };
+    let mut text = JsFuture::from(promise)
+        .await
+        .ok()
+        .and_then(|v| v.as_string())
+        .unwrap_or_default();
+    if text.len() > MAX_ERROR_BYTES {
+        let mut end = MAX_ERROR_BYTES;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+    }
+    text
+}
+
+/// The message inside a provider's JSON error body, if any.
+fn provider_message(body: &str) -> Option<String> {
+    let value: serde_json::Value = serde_json::from_str(body).ok()?;
+    let message = value["error"]["message"]
+        .as_str()
+        .or_else(|| value["message"].as_str())
+        .or_else(|| value[0]["error"]["message"].as_str())?;
+    Some(message.chars().take(500).collect())
+}
+
+async fn start(
+    url: &str,
+    init: &web_sys::RequestInit,
+    signal: &AbortSignal,
+) -> Result<Response, OpenError> {
+    init.set_signal(Some(signal));
+    init.set_referrer_policy(web_sys::ReferrerPolicy::NoReferrer);
+    match JsFuture::from(window().fetch_with_str_and_init(url, init)).await {
+        Ok(response) => response.dyn_into().map_err(|_| OpenError::Blocked),
+        Err(_) if signal.aborted() => Err(OpenError::Aborted),
+        Err(_) => Err(OpenError::Blocked),
+    }
+}
+
+fn reader(response: &Response) -> Result<Stream, OpenError> {
+    let body = response.body().ok_or_else(|| {
+        OpenError::Failed(GenerationError::new(
+            "PROVIDER_ERROR",
+            "The provider answered without a body",
+            true,
+        ))
+    })?;
+    let reader = body
+        .get_reader()
+        .dyn_into::<ReadableStreamDefaultReader>()
+        .map_err(|_| OpenError::Blocked)?;
+    Ok(Stream { reader })
+}
+
+/// Opens the stream directly from the browser.
+pub async fn open_direct(
+    provider: &Provider,
+    key: Option<&str>,
+    request: &ChatRequest,
+    capabilities: &ModelCapabilities,
+    signal: &AbortSignal,
+) -> Result<Stream, OpenError> {
+    let endpoint = endpoint(provider);
+    let built = build(&endpoint, request, capabilities).map_err(|error| {
+        OpenError::Failed(GenerationError::new(
+            "INVALID_REQUEST",
+            error.to_string(),
+            false,
+        ))
+    })?;
+    let headers = web_sys::Headers::new().map_err(|_| OpenError::Blocked)?;
+    let mut all = built.headers.clone();
+    if let Some(key) = key {
+        all.extend(auth_headers(endpoint.protocol, key));
+    }
+    for (name, value) in all {
+        let _ = headers.set(&name, &value);
+    }
+    let init = web_sys::RequestInit::new();
+    init.set_method("POST");
+    init.set_headers(&headers);
+    init.set_body(&JsValue::from_str(&built.body.to_string()));
+    let response = start(&built.url, &init, signal).await?;
+    if !response.ok() {
+        let body = read_error_text(&response).await;
+        return Err(OpenError::Failed(GenerationError::from_http_status(
+            response.status(),
+            provider_message(&body).as_deref(),
+        )));
+    }
+    reader(&response)
+}
+
+/// Opens the stream through the edge relay.
+pub async fn open_relay(
+    provider: &Provider,
+    key: Option<&str>,
+    request: &ChatRequest,
+    capabilities: &ModelCapabilities,
+    signal: &AbortSignal,
+) -> Result<Stream, OpenError> {
+    let endpoint = endpoint(provider);
+    let mut retried = false;
+    loop {
+        let api_key = match key {
+            Some(key) => Some(
+                envelope::seal_for_edge(&context::provider(endpoint.protocol.as_str()), key)
+                    .await
+                    .map_err(|e| {
+                        OpenError::Failed(GenerationError::new("SEAL_FAILED", e.to_string(), true))
+                    })?,
+            ),
+            None => None,
+        };
+        let body = RelayRequest {
+            provider: RelayProvider {
+                server_provider_id: None,
+                protocol: endpoint.protocol,
+                base_url: endpoint.base_url.clone(),
+                compatible: endpoint.compatible,
+                api_key,
+            },
+            request: request.clone(),
+            capabilities: *capabilities,
+        };
+        let json = serde_json::to_string(&body).map_err(|_| OpenError::Blocked)?;
+        let headers = web_sys::Headers::new().map_err(|_| OpenError::Blocked)?;
+        let _ = headers.set("content-type", "application/json");
+        let init = web_sys::RequestInit::new();
+        init.set_method("POST");
+        init.set_headers(&headers);
+        init.set_body(&JsValue::from_str(&json));
+        let response = start("/api/chat/relay", &init, signal).await?;
+        if response.ok() {
+            return reader(&response);
+        }
+        let text = read_error_text(&response).await;
+        match serde_json::from_str::<ApiError>(&text) {
+            // The edge's key rotated: fetch the new one and seal again, once.
+            Ok(error) if error.code == ErrorCode::AuthError && !retried => {
+                envelope::forget_edge_key();
+                retried = true;
+            }
+            Ok(error) => return Err(OpenError::Failed(relay_failure(&error))),
+            Err(_) => {
+                return Err(OpenError::Failed(GenerationError::from_http_status(
+                    response.status(),
+                    None,
+                )));
+            }
+        }
+    }
+}
+
+/// The stored error for a failed relay call: a provider's own status is classified like a
+/// direct call's; the edge's refusals keep their code.
+fn relay_failure(error: &ApiError) -> GenerationError {
+    let details = error.details.as_ref();
+    let message = details
+        .and_then(|d| d["message"].as_str())
+        .unwrap_or(&error.error);
+    match details.and_then(|d| d["upstreamStatus"].as_u64()) {
+        Some(status) if error.code == ErrorCode::UpstreamError => {
+            GenerationError::from_http_status(status as u16, Some(message))
+        }
+        _ => {
+            let code = serde_json::to_value(error.code)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_else(|| "EDGE_ERROR".into());
+            let recoverable = error.status_code >= 500 || error.status_code == 429;
+            GenerationError::new(&code, error.error.clone(), recoverable)
+        }
+    }
+}

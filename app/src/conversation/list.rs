@@ -1,0 +1,205 @@
+//! The message list, virtualised: only the messages near the viewport are in the DOM,
+//! with spacers standing in for the rest, so a conversation of 10,000 messages costs
+//! about as much as one of twenty. Heights are measured (a `ResizeObserver` follows
+//! streaming and late-rendered Markdown) and estimated until then.
+//!
+//! While a reply streams the list sticks to the bottom; scrolling up releases it, and
+//! scrolling back to the bottom sticks it again.
+
+use std::collections::HashMap;
+
+use leptos::html;
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+
+use super::message::MessageView;
+use crate::chat::use_chat;
+
+/// The height assumed for a message not measured yet, in CSS pixels.
+const ESTIMATE: f64 = 140.0;
+/// How far beyond the viewport messages stay rendered, in CSS pixels.
+const OVERSCAN: f64 = 800.0;
+/// Within this distance of the bottom the list counts as at the bottom.
+const STICK_DISTANCE: f64 = 48.0;
+
+/// Which slice of `heights` to render for a viewport at `top`..`top + height`; returns
+/// (first, end, space above, space below).
+pub fn window_of(heights: &[f64], top: f64, height: f64) -> (usize, usize, f64, f64) {
+    let (from, to) = (top - OVERSCAN, top + height + OVERSCAN);
+    let mut y = 0.0;
+    let mut first = heights.len();
+    let mut above = 0.0;
+    for (index, h) in heights.iter().enumerate() {
+        if y + h >= from {
+            first = index;
+            above = y;
+            break;
+        }
+        y += h;
+    }
+    let mut end = first;
+    while end < heights.len() && y < to {
+        y += heights[end];
+        end += 1;
+    }
+    let total: f64 = heights.iter().sum();
+    (first, end, above, (total - y).max(0.0))
+}
+
+/// The open conversation's messages.
+#[component]
+pub fn MessageList() -> impl IntoView {
+    let chat = use_chat();
+    let scroller = NodeRef::<html::Div>::new();
+    let heights = RwSignal::new(HashMap::<String, f64>::new());
+    let viewport = RwSignal::new((0.0_f64, 800.0_f64));
+    let stick = RwSignal::new(true);
+
+    let window = Memo::new(move |_| {
+        let path = chat.path.get();
+        let measured: Vec<f64> = heights.with(|h| {
+            path.iter()
+                .map(|id| h.get(id).copied().unwrap_or(ESTIMATE))
+                .collect()
+        });
+        let (top, height) = viewport.get();
+        let (first, end, above, below) = window_of(&measured, top, height);
+        (path[first..end].to_vec(), above, below)
+    });
+
+    let to_bottom = move || {
+        if let Some(element) = scroller.get_untracked() {
+            element.set_scroll_top(element.scroll_height());
+        }
+    };
+
+    // One observer measures every rendered message.
+    let observer = StoredValue::new_local(None::<web_sys::ResizeObserver>);
+    let on_resize = Closure::<dyn Fn(js_sys::Array)>::new(move |entries: js_sys::Array| {
+        let mut changed = Vec::new();
+        for entry in entries.iter() {
+            let Ok(entry) = entry.dyn_into::<web_sys::ResizeObserverEntry>() else {
+                continue;
+            };
+            let target = entry.target();
+            let Some(id) = target.get_attribute("data-row") else {
+                continue;
+            };
+            let Some(element) = target.dyn_ref::<web_sys::HtmlElement>() else {
+                continue;
+            };
+            let height = f64::from(element.offset_height());
+            changed.push((id, height));
+        }
+        if changed.is_empty() {
+            return;
+        }
+        heights.update(|h| {
+            for (id, height) in changed {
+                h.insert(id, height);
+            }
+        });
+        if stick.get_untracked() {
+            to_bottom();
+        }
+    });
+    observer.set_value(web_sys::ResizeObserver::new(on_resize.as_ref().unchecked_ref()).ok());
+    on_resize.forget();
+    on_cleanup(move || {
+        if let Some(Some(observer)) = observer.try_get_value() {
+            observer.disconnect();
+        }
+    });
+
+    let on_scroll = move |_| {
+        let Some(element) = scroller.get_untracked() else {
+            return;
+        };
+        let top = f64::from(element.scroll_top());
+        let height = f64::from(element.client_height());
+        let distance = f64::from(element.scroll_height()) - top - height;
+        stick.set(distance <= STICK_DISTANCE);
+        viewport.set((top, height));
+    };
+
+    // A new conversation opens at its end.
+    Effect::new(move |previous: Option<Option<String>>| {
+        let current = chat.current.get();
+        if previous.as_ref() != Some(&current) {
+            stick.set(true);
+            heights.set(HashMap::new());
+            request_animation_frame(move || {
+                if let Some(element) = scroller.get_untracked() {
+                    viewport.set((0.0, f64::from(element.client_height())));
+                }
+                to_bottom();
+            });
+        }
+        current
+    });
+    // New messages and streamed text keep the end in view while stuck.
+    Effect::new(move |_| {
+        chat.path.track();
+        if stick.get_untracked() {
+            request_animation_frame(to_bottom);
+        }
+    });
+
+    let row = move |id: String| {
+        let node = NodeRef::<html::Div>::new();
+        node.on_load(move |element| {
+            if let Some(observer) = observer.get_value() {
+                observer.observe(&element);
+            }
+        });
+        let row_id = id.clone();
+        view! {
+            <div class="message-row" data-row=row_id node_ref=node>
+                <MessageView id=id />
+            </div>
+        }
+    };
+
+    // The spacers' heights are computed geometry, not design values: set through the
+    // CSSOM (which the CSP allows), never as a `style` attribute.
+    let (above, below) = (NodeRef::<html::Div>::new(), NodeRef::<html::Div>::new());
+    Effect::new(move |_| {
+        let (top, bottom) = window.with(|w| (w.1, w.2));
+        for (node, px) in [(above, top), (below, bottom)] {
+            if let Some(element) = node.get() {
+                let _ = web_sys::HtmlElement::style(&element)
+                    .set_property("height", &format!("{px}px"));
+            }
+        }
+    });
+
+    view! {
+        <div class="message-list" node_ref=scroller on:scroll=on_scroll>
+            <div class="message-list__inner">
+                <div class="message-list__spacer" node_ref=above></div>
+                <For each=move || window.get().0 key=|id| id.clone() children=row />
+                <div class="message-list__spacer" node_ref=below></div>
+            </div>
+        </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_window_covers_the_viewport_and_the_spacers_the_rest() {
+        let heights = vec![100.0; 1000];
+        let (first, end, above, below) = window_of(&heights, 50_000.0, 800.0);
+        assert!(first <= 500 - 8 && end >= 508 + 8, "{first}..{end}");
+        assert!(end - first < 40);
+        assert_eq!(above, first as f64 * 100.0);
+        assert_eq!(below, (1000 - end) as f64 * 100.0);
+        let (first, end, above, _) = window_of(&heights, 0.0, 800.0);
+        assert_eq!((first, above), (0, 0.0));
+        assert!(end >= 8);
+        assert_eq!(window_of(&[], 0.0, 800.0), (0, 0, 0.0, 0.0));
+    }
+}

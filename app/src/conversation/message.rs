@@ -1,0 +1,420 @@
+//! One message on screen. The user's text is shown as text (never as HTML); a reply's
+//! Markdown goes through the render worker. Under each message: its actions (copy, edit
+//! or regenerate, delete, details), the branch switcher (`n/m`) when it has siblings, and
+//! for a reply its status: streaming, stopped (Continue), interrupted (Continue, Retry)
+//! or failed (the stored `generationError`, with Retry).
+
+use hearth_core::chat::{MessageRecord, MessageStatus};
+use leptos::ev::KeyboardEvent;
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::chat::{LiveMessage, use_chat};
+use crate::i18n::{Key, tr, use_i18n};
+use crate::render::view::MarkdownBody;
+use crate::ui::icon::{Icon, icon};
+use crate::ui::toast::{ToastKind, use_toasts};
+
+/// Copies `text` to the clipboard and says so.
+pub fn copy_text(text: String) {
+    let toasts = use_toasts();
+    let i18n = use_i18n();
+    let clipboard = window().navigator().clipboard();
+    leptos::task::spawn_local(async move {
+        let copied = wasm_bindgen_futures::JsFuture::from(clipboard.write_text(&text))
+            .await
+            .is_ok();
+        let key = if copied {
+            Key::MessageCopied
+        } else {
+            Key::MessageCopyFailed
+        };
+        toasts.show(
+            if copied {
+                ToastKind::Info
+            } else {
+                ToastKind::Error
+            },
+            i18n.t(key),
+        );
+    });
+}
+
+/// A click on a code block's copy button inside rendered Markdown.
+fn on_markdown_click(event: leptos::ev::MouseEvent) {
+    let Some(target) = event
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+    else {
+        return;
+    };
+    let Ok(Some(button)) = target.closest("[data-action='copy-code']") else {
+        return;
+    };
+    let code = button
+        .closest(".code-block")
+        .ok()
+        .flatten()
+        .and_then(|block| block.query_selector("code").ok().flatten())
+        .and_then(|code| code.text_content());
+    if let Some(code) = code {
+        copy_text(code);
+    }
+}
+
+fn icon_button(
+    label: Key,
+    glyph: Icon,
+    disabled: Signal<bool>,
+    action: impl Fn() + 'static,
+) -> impl IntoView {
+    view! {
+        <button
+            type="button"
+            class="icon-button icon-button--small"
+            aria-label=tr(label)
+            title=tr(label)
+            disabled=move || disabled.get()
+            on:click=move |_| action()
+        >
+            {icon(glyph)}
+        </button>
+    }
+}
+
+/// The `n/m` switcher between a message and its siblings.
+#[component]
+fn BranchSwitcher(id: String) -> impl IntoView {
+    let chat = use_chat();
+    let i18n = use_i18n();
+    let position = {
+        let id = id.clone();
+        Memo::new(move |_| {
+            chat.tree.with(|tree| {
+                tree.siblings(&id)
+                    .map(|(all, index)| (index + 1, all.len()))
+            })
+        })
+    };
+    let busy = Signal::derive(move || chat.is_streaming());
+    let (previous, next) = (id.clone(), id);
+    move || {
+        position
+            .get()
+            .filter(|(_, count)| *count > 1)
+            .map(|(index, count)| {
+                let (previous, next) = (previous.clone(), next.clone());
+                view! {
+                    <div class="branch" role="group" aria-label=tr(Key::MessageBranches)>
+                        {icon_button(
+                            Key::MessageBranchPrevious,
+                            Icon::ChevronLeft,
+                            Signal::derive(move || busy.get() || index <= 1),
+                            move || chat.switch(previous.clone(), -1),
+                        )}
+                        <span class="branch__position" aria-live="polite">
+                            {i18n.t_with(
+                                Key::MessageBranchPosition,
+                                &[("index", &index.to_string()), ("count", &count.to_string())],
+                            )}
+                        </span>
+                        {icon_button(
+                            Key::MessageBranchNext,
+                            Icon::ChevronRight,
+                            Signal::derive(move || busy.get() || index >= count),
+                            move || chat.switch(next.clone(), 1),
+                        )}
+                    </div>
+                }
+            })
+    }
+}
+
+fn details_text(record: &MessageRecord, i18n: crate::i18n::I18n) -> Vec<(String, String)> {
+    let mut rows = Vec::new();
+    if let Some(model) = &record.model {
+        rows.push((i18n.t(Key::MessageDetailModel), model.clone()));
+    }
+    let ms = |value: Option<u64>| {
+        value
+            .map(|ms| format!("{:.2} s", ms as f64 / 1000.0))
+            .unwrap_or_else(|| "—".into())
+    };
+    rows.push((
+        i18n.t(Key::MessageDetailFirstToken),
+        ms(record.timings.first_token_ms),
+    ));
+    rows.push((i18n.t(Key::MessageDetailTotal), ms(record.timings.total_ms)));
+    rows.push((
+        i18n.t(Key::MessageDetailTokensIn),
+        record
+            .input_tokens()
+            .map(|t| t.to_string())
+            .unwrap_or_else(|| "—".into()),
+    ));
+    rows.push((
+        i18n.t(Key::MessageDetailTokensOut),
+        record.output_tokens().to_string(),
+    ));
+    rows.push((
+        i18n.t(Key::MessageDetailFinish),
+        record.finish_reason.clone().unwrap_or_else(|| "—".into()),
+    ));
+    rows
+}
+
+/// The status block of a reply that is not simply done.
+fn status_block(id: String, live: LiveMessage) -> impl IntoView {
+    let chat = use_chat();
+    let i18n = use_i18n();
+    move || {
+        let (status, error, empty) = live
+            .record
+            .with(|r| (r.status, r.generation_error.clone(), false));
+        let empty = empty || live.content.with(String::is_empty);
+        let (retry_id, continue_id) = (id.clone(), id.clone());
+        let retry = move || chat.retry(retry_id.clone());
+        let resume = move || chat.continue_reply(continue_id.clone());
+        match status {
+            MessageStatus::Streaming if empty => Some(
+                view! {
+                    <p class="message__pending" role="status">
+                        <span class="message__dots" aria-hidden="true"></span>
+                        {tr(Key::MessageGenerating)}
+                    </p>
+                }
+                .into_any(),
+            ),
+            MessageStatus::Error => {
+                let error = error.unwrap_or_else(|| {
+                    hearth_core::chat::GenerationError::new("UNKNOWN", "", true)
+                });
+                Some(
+                    view! {
+                        <div class="status-block status-block--error">
+                            {icon(Icon::Alert)}
+                            <div class="status-block__text">
+                                <p class="status-block__title">{tr(Key::MessageFailed)}</p>
+                                <p class="status-block__detail">
+                                    <code>{error.code.clone()}</code>
+                                    " "
+                                    {error.message.clone()}
+                                </p>
+                            </div>
+                            <button type="button" class="button button--secondary button--small"
+                                on:click=move |_| retry()>
+                                {tr(Key::MessageRetry)}
+                            </button>
+                        </div>
+                    }
+                    .into_any(),
+                )
+            }
+            MessageStatus::Interrupted => Some(
+                view! {
+                    <div class="status-block">
+                        {icon(Icon::Info)}
+                        <p class="status-block__text status-block__title">{tr(Key::MessageInterrupted)}</p>
+                        <button type="button" class="button button--secondary button--small"
+                            on:click=move |_| resume()>
+                            {tr(Key::MessageContinue)}
+                        </button>
+                        <button type="button" class="button button--secondary button--small"
+                            on:click=move |_| retry()>
+                            {tr(Key::MessageRetry)}
+                        </button>
+                    </div>
+                }
+                .into_any(),
+            ),
+            MessageStatus::Aborted => Some(
+                view! {
+                    <div class="status-block status-block--quiet">
+                        <p class="status-block__text">{tr(Key::MessageStopped)}</p>
+                        <button type="button" class="button button--secondary button--small"
+                            on:click=move |_| resume()>
+                            {tr(Key::MessageContinue)}
+                        </button>
+                    </div>
+                }
+                .into_any(),
+            ),
+            _ => {
+                let _ = i18n;
+                None
+            }
+        }
+    }
+}
+
+/// One message of the active path.
+#[component]
+pub fn MessageView(
+    /// The message's id.
+    id: String,
+) -> impl IntoView {
+    let chat = use_chat();
+    let i18n = use_i18n();
+    let Some(live) = chat.live(&id) else {
+        return ().into_any();
+    };
+    let is_user = live.record.with_untracked(MessageRecord::is_user);
+    let busy = Signal::derive(move || chat.is_streaming());
+    let streaming =
+        Signal::derive(move || live.record.with(|r| r.status == MessageStatus::Streaming));
+    let editing = RwSignal::new(false);
+    let draft = RwSignal::new(String::new());
+    let show_details = RwSignal::new(false);
+
+    let copy = move || copy_text(live.content.get_untracked());
+    let delete = {
+        let id = id.clone();
+        move || chat.delete_message(id.clone())
+    };
+    let regenerate = {
+        let id = id.clone();
+        move || chat.regenerate(id.clone())
+    };
+    let save_edit = {
+        let id = id.clone();
+        move || {
+            let text = draft.get_untracked();
+            if text.trim().is_empty() {
+                return;
+            }
+            editing.set(false);
+            chat.edit(id.clone(), text);
+        }
+    };
+    let save_on_key = {
+        let save_edit = save_edit.clone();
+        move |event: KeyboardEvent| {
+            let composing = event.is_composing() || event.key_code() == 229;
+            if event.key() == "Enter" && !event.shift_key() && !composing {
+                event.prevent_default();
+                save_edit();
+            } else if event.key() == "Escape" {
+                event.prevent_default();
+                editing.set(false);
+            }
+        }
+    };
+
+    let body = if is_user {
+        view! {
+            <Show
+                when=move || editing.get()
+                fallback=move || view! { <div class="message__text">{move || live.content.get()}</div> }
+            >
+                <div class="message__edit">
+                    <label class="visually-hidden" for=format!("edit-{}", live.record.with_untracked(|r| r.id.clone()))>
+                        {tr(Key::MessageEditLabel)}
+                    </label>
+                    <textarea
+                        id=format!("edit-{}", live.record.with_untracked(|r| r.id.clone()))
+                        class="message__edit-input"
+                        prop:value=move || draft.get()
+                        on:input=move |event| draft.set(event_target_value(&event))
+                        on:keydown=save_on_key.clone()
+                    ></textarea>
+                    <div class="message__edit-actions">
+                        <button type="button" class="button button--secondary button--small"
+                            on:click=move |_| editing.set(false)>
+                            {tr(Key::MessageEditCancel)}
+                        </button>
+                        <button type="button" class="button button--primary button--small"
+                            on:click={
+                                let save_edit = save_edit.clone();
+                                move |_| save_edit()
+                            }>
+                            {tr(Key::MessageEditSend)}
+                        </button>
+                    </div>
+                </div>
+            </Show>
+        }
+        .into_any()
+    } else {
+        view! {
+            {move || {
+                live.reasoning.with(|r| !r.is_empty()).then(|| view! {
+                    <details class="message__reasoning">
+                        <summary>{tr(Key::MessageReasoning)}</summary>
+                        <div class="message__reasoning-text">{move || live.reasoning.get()}</div>
+                    </details>
+                })
+            }}
+            <div class="message__markdown" on:click=on_markdown_click>
+                <MarkdownBody text=live.content streaming=streaming />
+            </div>
+            {status_block(id.clone(), live)}
+        }
+        .into_any()
+    };
+
+    let actions = view! {
+        <div class="message__actions">
+            {icon_button(Key::MessageCopy, Icon::Copy, Signal::stored(false), copy)}
+            {is_user.then(|| {
+                icon_button(Key::MessageEdit, Icon::Edit, busy, move || {
+                    draft.set(live.content.get_untracked());
+                    editing.set(true);
+                    let id = format!("edit-{}", live.record.with_untracked(|r| r.id.clone()));
+                    request_animation_frame(move || crate::browser::focus_by_id(&id));
+                })
+            })}
+            {(!is_user).then(|| icon_button(Key::MessageRegenerate, Icon::Refresh, busy, regenerate))}
+            {icon_button(Key::MessageDelete, Icon::Trash, busy, delete)}
+            {(!is_user).then(|| view! {
+                <button
+                    type="button"
+                    class="icon-button icon-button--small"
+                    aria-label=tr(Key::MessageDetails)
+                    title=tr(Key::MessageDetails)
+                    aria-expanded=move || show_details.get().to_string()
+                    on:click=move |_| show_details.update(|v| *v = !*v)
+                >
+                    {icon(Icon::Info)}
+                </button>
+            })}
+            <BranchSwitcher id=id.clone() />
+        </div>
+    };
+
+    let details = move || {
+        show_details.get().then(|| {
+            let rows = live.record.with(|r| {
+                let mut record = r.clone();
+                record.content = live.content.get_untracked();
+                details_text(&record, i18n)
+            });
+            view! {
+                <dl class="message__details">
+                    {rows
+                        .into_iter()
+                        .map(|(name, value)| view! { <dt>{name}</dt><dd>{value}</dd> })
+                        .collect_view()}
+                </dl>
+            }
+        })
+    };
+
+    let role_label = if is_user {
+        tr(Key::MessageYou)
+    } else {
+        tr(Key::MessageAssistant)
+    };
+    view! {
+        <article
+            class=if is_user { "message message--user" } else { "message message--assistant" }
+            aria-label=role_label
+            data-message-id=id.clone()
+            data-status=move || format!("{:?}", live.record.with(|r| r.status)).to_lowercase()
+        >
+            <div class="message__body">{body}</div>
+            {details}
+            {actions}
+        </article>
+    }
+    .into_any()
+}

@@ -1,0 +1,53 @@
+//! The conversation pane: the open conversation's messages (or the welcome when there are
+//! none), the queue of messages waiting for the streaming reply, and storage warnings.
+//!
+//! - [`list`]: the virtualised message list that sticks to the bottom while streaming.
+//! - [`message`]: one message with its actions, branch switcher, status and details.
+//! - [`queue`]: messages sent while a reply streams: visible, editable, removable.
+
+pub mod list;
+pub mod message;
+pub mod queue;
+
+use leptos::prelude::*;
+
+use crate::chat::use_chat;
+use crate::i18n::{Key, tr};
+use crate::shell::EmptyState;
+use crate::storage::StorageError;
+use crate::ui::icon::{Icon, icon};
+
+/// The conversation pane.
+#[component]
+pub fn ConversationView() -> impl IntoView {
+    let chat = use_chat();
+    let empty = move || chat.path.with(Vec::is_empty) && chat.current.with(Option::is_none);
+    view! {
+        <section class="conversation">
+            {move || chat.storage_error.get().map(|error| {
+                let key = match error {
+                    StorageError::QuotaExceeded => Key::StorageFull,
+                    StorageError::Unavailable(_) => Key::StorageUnavailable,
+                    _ => Key::StorageFailed,
+                };
+                view! {
+                    <div class="storage-banner" role="alert">
+                        {icon(Icon::Alert)}
+                        <p>{tr(key)}</p>
+                        <button
+                            type="button"
+                            class="icon-button icon-button--small"
+                            aria-label=tr(Key::ToastDismiss)
+                            on:click=move |_| chat.storage_error.set(None)
+                        >
+                            {icon(Icon::Close)}
+                        </button>
+                    </div>
+                }
+            })}
+            <Show when=move || !empty() fallback=|| view! { <EmptyState /> }>
+                <list::MessageList />
+            </Show>
+        </section>
+    }
+}

@@ -1,0 +1,245 @@
+//! `MarkdownBody`: a message's Markdown, rendered by the worker. While a reply streams,
+//! `StableSplitter` marks where the finished blocks end; each finished block is rendered
+//! once and never touched again, and only the open tail re-renders, at most one request
+//! in flight (later growth is coalesced into the next request). Total work stays O(n) in
+//! the reply's length. Until a block's HTML arrives (or if the worker is unavailable) its
+//! text is shown as plain text.
+
+use std::sync::Arc;
+
+use hearth_core::markdown::{Labels, StableSplitter};
+use leptos::prelude::*;
+
+use super::client;
+use crate::i18n::{Key, use_i18n};
+
+/// One rendered piece of a message.
+#[derive(Clone)]
+struct Slot {
+    key: usize,
+    plain: Arc<str>,
+    html: RwSignal<Option<String>>,
+}
+
+impl Slot {
+    fn new(key: usize, plain: &str) -> Self {
+        Self {
+            key,
+            plain: plain.into(),
+            html: RwSignal::new(None),
+        }
+    }
+}
+
+/// Where rendering of the current text stands.
+#[derive(Default)]
+struct Progress {
+    /// Bumped when the text is replaced; answers for an older generation are dropped.
+    generation: u64,
+    splitter: StableSplitter,
+    /// `text[..done]` is covered by finished blocks.
+    done: usize,
+    next_key: usize,
+    /// A tail render is in flight.
+    tail_busy: bool,
+    /// The tail grew while a render was in flight.
+    tail_dirty: bool,
+    /// The tail text the last tail answer was rendered from.
+    tail_rendered: Option<(usize, String)>,
+}
+
+fn labels() -> Labels {
+    let i18n = use_i18n();
+    Labels {
+        copy_code: i18n.t(Key::MessageCopyCode),
+        plain_text: i18n.t(Key::MessagePlainText),
+    }
+}
+
+/// The open tail of a streaming reply.
+#[derive(Clone, Copy)]
+struct Tail {
+    open: RwSignal<bool>,
+    plain: RwSignal<String>,
+    html: RwSignal<Option<String>>,
+}
+
+/// Renders the current open tail, unless a render is already in flight (then the newest
+/// tail is rendered when that one answers).
+fn render_tail(
+    text: Signal<String>,
+    tail: Tail,
+    progress: StoredValue<Progress, LocalStorage>,
+    labels: StoredValue<Labels>,
+) {
+    let (generation, start, busy) = progress.with_value(|p| (p.generation, p.done, p.tail_busy));
+    if busy {
+        progress.update_value(|p| p.tail_dirty = true);
+        return;
+    }
+    let source = text.with_untracked(|t| t.get(start..).unwrap_or_default().to_string());
+    if source.is_empty() {
+        return;
+    }
+    progress.update_value(|p| {
+        p.tail_busy = true;
+        p.tail_dirty = false;
+    });
+    let rendered_from = source.clone();
+    labels.with_value(|names| {
+        client::render(&source, names, move |html| {
+            let state = progress.try_update_value(|p| {
+                p.tail_busy = false;
+                let current = p.generation == generation && p.done == start;
+                if current {
+                    p.tail_rendered = Some((start, rendered_from));
+                }
+                (current, p.tail_dirty)
+            });
+            let Some((current, dirty)) = state else {
+                return; // the view is gone
+            };
+            if current && html.is_some() {
+                let _ = tail.html.try_set(html);
+            }
+            if dirty {
+                render_tail(text, tail, progress, labels);
+            }
+        });
+    });
+}
+
+/// Renders `text` as Markdown; `streaming` is true while the text still grows.
+#[component]
+pub fn MarkdownBody(
+    /// The message's Markdown.
+    #[prop(into)]
+    text: Signal<String>,
+    /// Whether the text is still growing.
+    #[prop(into)]
+    streaming: Signal<bool>,
+) -> impl IntoView {
+    let labels = StoredValue::new(labels());
+    let blocks: RwSignal<Vec<Slot>> = RwSignal::new(Vec::new());
+    let tail = Tail {
+        open: RwSignal::new(false),
+        plain: RwSignal::new(String::new()),
+        html: RwSignal::new(None),
+    };
+    let progress = StoredValue::new_local(Progress::default());
+
+    Effect::new(move |_| {
+        let streaming = streaming.get();
+        text.track();
+        let reset = text.with_untracked(|t| {
+            progress.with_value(|p| t.len() < p.done || !t.is_char_boundary(p.done))
+        });
+        if reset {
+            progress.update_value(|p| {
+                *p = Progress {
+                    generation: p.generation + 1,
+                    next_key: p.next_key,
+                    ..Progress::default()
+                }
+            });
+            blocks.set(Vec::new());
+            tail.html.set(None);
+        }
+        let (start, end, length) = text.with_untracked(|t| {
+            let start = progress.with_value(|p| p.done).min(t.len());
+            let end = if streaming {
+                progress
+                    .try_update_value(|p| p.splitter.advance(t))
+                    .unwrap_or(start)
+            } else {
+                t.len()
+            };
+            (start, end.max(start), t.len())
+        });
+        if end > start {
+            finish_block(text, start, end, blocks, tail, progress, labels);
+        }
+        if streaming && end < length {
+            text.with_untracked(|t| tail.plain.set(t[end..].to_string()));
+            tail.open.set(true);
+            render_tail(text, tail, progress, labels);
+        } else if tail.open.get_untracked() {
+            tail.open.set(false);
+            tail.html.set(None);
+        }
+    });
+
+    let piece = move |html: Signal<Option<String>>, plain: Signal<String>| {
+        view! {
+            <Show
+                when=move || html.with(Option::is_some)
+                fallback=move || view! { <div class="md-plain">{plain}</div> }
+            >
+                <div class="md-block" inner_html=move || html.get().unwrap_or_default()></div>
+            </Show>
+        }
+    };
+    view! {
+        <div class="markdown">
+            <For
+                each=move || blocks.get()
+                key=|slot| slot.key
+                children=move |slot| {
+                    let plain = slot.plain.to_string();
+                    piece(slot.html.into(), Signal::stored(plain))
+                }
+            />
+            <Show when=move || tail.open.get()>
+                {piece(tail.html.into(), tail.plain.into())}
+            </Show>
+        </div>
+    }
+}
+
+/// Turns `text[start..end]` into a finished block, rendered once (or taken from the last
+/// tail answer when that was rendered from exactly this text).
+fn finish_block(
+    text: Signal<String>,
+    start: usize,
+    end: usize,
+    blocks: RwSignal<Vec<Slot>>,
+    tail: Tail,
+    progress: StoredValue<Progress, LocalStorage>,
+    labels: StoredValue<Labels>,
+) {
+    let generation = progress.with_value(|p| p.generation);
+    let (key, reuse) = progress
+        .try_update_value(|p| {
+            let key = p.next_key;
+            p.next_key += 1;
+            p.done = end;
+            let reuse = match p.tail_rendered.take() {
+                Some((from, source)) if from == start && source.len() == end - start => {
+                    text.with_untracked(|t| t[start..end] == source)
+                }
+                _ => false,
+            };
+            (key, reuse)
+        })
+        .unwrap_or_default();
+    let slot = text.with_untracked(|t| Slot::new(key, &t[start..end]));
+    if reuse {
+        slot.html.set(tail.html.get_untracked());
+    }
+    tail.html.set(None);
+    if slot.html.get_untracked().is_none() {
+        let html = slot.html;
+        let source = slot.plain.clone();
+        labels.with_value(|labels| {
+            client::render(&source, labels, move |answer| {
+                let current = progress
+                    .try_with_value(|p| p.generation == generation)
+                    .unwrap_or(false);
+                if current && answer.is_some() {
+                    let _ = html.try_set(answer);
+                }
+            });
+        });
+    }
+    blocks.update(|blocks| blocks.push(slot));
+}
