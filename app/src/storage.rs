@@ -1,10 +1,17 @@
-//! The app's IndexedDB database (`hearth`), opened once per page. Version 1 has:
-//! - `settings`: JSON documents by name (the provider list, …);
-//! - `secrets`: sealed secrets by context (see [`crate::vault`]), never plaintext;
-//! - `keys`: the vault's non-extractable `CryptoKey`.
+//! The app's IndexedDB database (`hearth`), opened once per page.
 //!
-//! Later schema versions add conversations and messages with forward migrations (issue 3).
-//! Every failure is a [`StorageError`] the user can be shown; a full disk is recognised.
+//! - v1: `settings` (JSON documents by name: the provider list, …), `secrets` (sealed
+//!   secrets by context, see [`crate::vault`], never plaintext), `keys` (the vault's
+//!   non-extractable `CryptoKey`).
+//! - v2: `conversations` (one record per conversation, key path `id`) and `messages` (one
+//!   record per message, key path `id`, index `conversationId`), so the sidebar never
+//!   loads a message.
+//!
+//! Migrations run in order inside the browser's upgrade transaction, which is atomic: a
+//! migration that fails aborts the upgrade and leaves the previous version's data as it
+//! was. Records are written in [`Batch`]es, one transaction each, so a full disk never
+//! leaves half a change. Every failure is a [`StorageError`] the user can be shown; a full
+//! quota is recognised.
 
 use idb::{Database, DatabaseEvent, Factory, ObjectStoreParams, TransactionMode};
 use serde::Serialize;
@@ -14,13 +21,146 @@ use wasm_bindgen::JsValue;
 /// The database name.
 pub const DB_NAME: &str = "hearth";
 /// The schema version.
-pub const DB_VERSION: u32 = 1;
+pub const DB_VERSION: u32 = 2;
 /// Settings documents.
 pub const SETTINGS: &str = "settings";
 /// Sealed secrets.
 pub const SECRETS: &str = "secrets";
 /// The vault key.
 pub const KEYS: &str = "keys";
+/// Conversation records.
+pub const CONVERSATIONS: &str = "conversations";
+/// Message records.
+pub const MESSAGES: &str = "messages";
+/// The `messages` index by conversation.
+pub const BY_CONVERSATION: &str = "conversationId";
+
+/// One write of a [`Batch`].
+#[derive(Debug, Clone)]
+enum Write {
+    Put {
+        store: &'static str,
+        json: String,
+    },
+    Delete {
+        store: &'static str,
+        key: String,
+    },
+    Merge {
+        store: &'static str,
+        key: String,
+        patch: serde_json::Map<String, serde_json::Value>,
+    },
+}
+
+/// Record writes applied together in one transaction: all or none.
+#[derive(Debug, Clone, Default)]
+pub struct Batch {
+    writes: Vec<Write>,
+}
+
+impl Batch {
+    /// An empty batch.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Writes `record` (which carries its key, `id`) to `store`.
+    pub fn put<T: Serialize>(&mut self, store: &'static str, record: &T) -> &mut Self {
+        if let Ok(json) = serde_json::to_string(record) {
+            self.writes.push(Write::Put { store, json });
+        }
+        self
+    }
+
+    /// Changes only the fields in `patch` of the stored record `key` and bumps its `rev`,
+    /// leaving every other field as the last writer (maybe another tab) left it. A record
+    /// that no longer exists is not recreated.
+    pub fn merge(&mut self, store: &'static str, key: &str, patch: serde_json::Value) -> &mut Self {
+        if let serde_json::Value::Object(patch) = patch {
+            self.writes.push(Write::Merge {
+                store,
+                key: key.to_string(),
+                patch,
+            });
+        }
+        self
+    }
+
+    /// Deletes `key` from `store`.
+    pub fn delete(&mut self, store: &'static str, key: &str) -> &mut Self {
+        self.writes.push(Write::Delete {
+            store,
+            key: key.to_string(),
+        });
+        self
+    }
+
+    /// Whether there is nothing to write.
+    pub fn is_empty(&self) -> bool {
+        self.writes.is_empty()
+    }
+
+    fn stores(&self) -> Vec<&'static str> {
+        let mut stores: Vec<&'static str> = self
+            .writes
+            .iter()
+            .map(|write| match write {
+                Write::Put { store, .. }
+                | Write::Delete { store, .. }
+                | Write::Merge { store, .. } => *store,
+            })
+            .collect();
+        stores.sort_unstable();
+        stores.dedup();
+        stores
+    }
+}
+
+fn to_object(json: &str) -> Result<JsValue, StorageError> {
+    js_sys::JSON::parse(json).map_err(|_| StorageError::Failed("record is not JSON".into()))
+}
+
+fn from_object<T: DeserializeOwned>(value: &JsValue) -> Result<T, StorageError> {
+    let text: String = js_sys::JSON::stringify(value)
+        .map_err(|_| StorageError::Corrupt("record".into()))?
+        .into();
+    serde_json::from_str(&text).map_err(|e| StorageError::Corrupt(e.to_string()))
+}
+
+/// Creates what version `version` adds. Each step only adds; a step that transforms
+/// existing records must also copy them aside first.
+fn migrate(database: &Database, version: u32) -> Result<(), idb::Error> {
+    let existing = database.store_names();
+    let missing = |name: &str| !existing.iter().any(|store| store == name);
+    match version {
+        1 => {
+            for store in [SETTINGS, SECRETS, KEYS] {
+                if missing(store) {
+                    database.create_object_store(store, ObjectStoreParams::new())?;
+                }
+            }
+        }
+        2 => {
+            for store in [CONVERSATIONS, MESSAGES] {
+                if missing(store) {
+                    let mut params = ObjectStoreParams::new();
+                    params.key_path(Some(idb::KeyPath::new_single("id")));
+                    let created = database.create_object_store(store, params)?;
+                    if store == MESSAGES {
+                        created.create_index(
+                            BY_CONVERSATION,
+                            idb::KeyPath::new_single("conversationId"),
+                            None,
+                        )?;
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
 
 /// A storage failure.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,10 +214,11 @@ impl Db {
             let Ok(database) = event.database() else {
                 return;
             };
-            let existing = database.store_names();
-            for store in [SETTINGS, SECRETS, KEYS] {
-                if !existing.iter().any(|name| name == store) {
-                    let _ = database.create_object_store(store, ObjectStoreParams::new());
+            let from = event.old_version().unwrap_or(0);
+            for version in from + 1..=DB_VERSION {
+                if let Err(error) = migrate(&database, version) {
+                    // Throwing aborts the upgrade: the old version stays as it was.
+                    wasm_bindgen::throw_str(&format!("migration to v{version} failed: {error}"));
                 }
             }
         });
@@ -141,6 +282,99 @@ impl Db {
         let count = transaction.object_store(store)?.count(None)?.await?;
         transaction.await?;
         Ok(count)
+    }
+
+    /// Applies `batch` in one transaction; when this returns `Ok`, all of it is durable,
+    /// and when it returns an error, none of it was applied.
+    pub async fn apply(&self, batch: &Batch) -> Result<(), StorageError> {
+        if batch.is_empty() {
+            return Ok(());
+        }
+        let stores = batch.stores();
+        let transaction = self
+            .database
+            .transaction(&stores, TransactionMode::ReadWrite)?;
+        for write in &batch.writes {
+            match write {
+                Write::Put { store, json } => {
+                    transaction
+                        .object_store(store)?
+                        .put(&to_object(json)?, None)?
+                        .await?;
+                }
+                Write::Delete { store, key } => {
+                    transaction
+                        .object_store(store)?
+                        .delete(JsValue::from_str(key))?
+                        .await?;
+                }
+                Write::Merge { store, key, patch } => {
+                    let records = transaction.object_store(store)?;
+                    let current = records.get(JsValue::from_str(key))?.await?;
+                    let Some(current) = current.filter(|v| !v.is_undefined()) else {
+                        continue;
+                    };
+                    let mut value: serde_json::Value = from_object(&current)?;
+                    if let Some(fields) = value.as_object_mut() {
+                        let rev = fields.get("rev").and_then(|r| r.as_u64()).unwrap_or(0);
+                        for (name, field) in patch {
+                            fields.insert(name.clone(), field.clone());
+                        }
+                        fields.insert("rev".into(), (rev + 1).into());
+                    }
+                    records.put(&to_object(&value.to_string())?, None)?.await?;
+                }
+            }
+        }
+        transaction.commit()?.await?;
+        Ok(())
+    }
+
+    /// One record by key.
+    pub async fn record<T: DeserializeOwned>(
+        &self,
+        store: &str,
+        key: &str,
+    ) -> Result<Option<T>, StorageError> {
+        match self.get_raw(store, key).await? {
+            Some(value) if !value.is_undefined() => from_object(&value).map(Some),
+            _ => Ok(None),
+        }
+    }
+
+    /// Every record of `store`; unreadable ones are skipped, never fatal.
+    pub async fn all_records<T: DeserializeOwned>(
+        &self,
+        store: &str,
+    ) -> Result<Vec<T>, StorageError> {
+        let transaction = self
+            .database
+            .transaction(&[store], TransactionMode::ReadOnly)?;
+        let values = transaction
+            .object_store(store)?
+            .get_all(None, None)?
+            .await?;
+        transaction.await?;
+        Ok(values.iter().filter_map(|v| from_object(v).ok()).collect())
+    }
+
+    /// The records of `store` whose `index` equals `key`.
+    pub async fn records_by<T: DeserializeOwned>(
+        &self,
+        store: &str,
+        index: &str,
+        key: &str,
+    ) -> Result<Vec<T>, StorageError> {
+        let transaction = self
+            .database
+            .transaction(&[store], TransactionMode::ReadOnly)?;
+        let values = transaction
+            .object_store(store)?
+            .index(index)?
+            .get_all(Some(idb::Query::Key(JsValue::from_str(key))), None)?
+            .await?;
+        transaction.await?;
+        Ok(values.iter().filter_map(|v| from_object(v).ok()).collect())
     }
 
     /// A JSON document (stored as a string, so any structured-clone quirk is avoided).

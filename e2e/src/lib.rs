@@ -11,10 +11,14 @@
 //! - [`process`]: child processes on free loopback ports, killed on drop.
 //! - [`browser`]: a WebDriver session with the flags this machine needs, plus helpers
 //!   for waiting, keys, screenshots and the browser's console log.
+//! - [`provider_fixture`]: a fake model provider on 127.0.0.1 speaking each protocol's
+//!   streaming wire format on its real paths, with CORS, scripted replies (errors,
+//!   truncation, stalls, tool calls) and a record of every request.
 
 pub mod browser;
 pub mod paths;
 pub mod process;
+pub mod provider_fixture;
 
 pub use browser::Browser;
 pub use process::{Hearth, Stack};

@@ -1,10 +1,13 @@
 //! Conversations: the message tree with its branches, the generation state machine,
-//! the queue of messages sent while a reply streams, and the errors stored on a message.
+//! the queue of messages sent while a reply streams, the errors stored on a message, and
+//! the stored records of conversations and messages.
 
 pub mod generation;
 pub mod queue;
+pub mod record;
 pub mod tree;
 
 pub use generation::{Generation, GenerationError, GenerationEvent, Phase, RunId};
 pub use queue::{Queue, QueuedMessage, RunOutcome};
+pub use record::{ConversationRecord, MessageRecord, MessageStatus, Role, Timings};
 pub use tree::{MessageTree, NodeRecord, RemovedSubtree, TreeError};

@@ -1,0 +1,314 @@
+//! What a conversation and a message look like in storage, and the rules about them that
+//! do not need a browser: how a stored reply reopens after a crash, how a conversation is
+//! titled from its first exchange, how two versions of one record are reconciled, and
+//! what the per-message details say.
+//!
+//! Records carry a `rev` that grows with every write; [`newer`] decides which of two
+//! versions wins, so a tab never replaces another tab's newer write with an older one.
+
+use serde::{Deserialize, Serialize};
+
+use super::generation::GenerationError;
+use super::tree::NodeRecord;
+use crate::context::{TokenCount, estimate_tokens};
+use crate::provider::Usage;
+
+/// The longest automatic title, in characters.
+pub const MAX_TITLE_CHARS: usize = 60;
+
+/// Who wrote a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Role {
+    /// The user.
+    User,
+    /// The model.
+    Assistant,
+}
+
+/// Where a message stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum MessageStatus {
+    /// Complete.
+    #[default]
+    Done,
+    /// A reply still arriving (in this tab or another).
+    Streaming,
+    /// The reply failed; `generation_error` says why.
+    Error,
+    /// The user stopped the reply; what arrived is kept.
+    Aborted,
+    /// The page closed while the reply streamed; Continue or Retry.
+    Interrupted,
+}
+
+/// Timings of a reply, in milliseconds from the request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Timings {
+    /// Until the first token arrived.
+    pub first_token_ms: Option<u64>,
+    /// Until the reply ended.
+    pub total_ms: Option<u64>,
+}
+
+/// One stored message.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct MessageRecord {
+    /// Its id.
+    pub id: String,
+    /// Its conversation.
+    pub conversation_id: String,
+    /// Its parent in the tree.
+    pub parent_id: Option<String>,
+    /// Which child continues the active path.
+    pub active_child_id: Option<String>,
+    /// Who wrote it.
+    pub role: Option<Role>,
+    /// The text (Markdown for replies).
+    pub content: String,
+    /// The model's reasoning, kept apart from the content.
+    pub reasoning: String,
+    /// Where it stands.
+    pub status: MessageStatus,
+    /// The failure of its generation, never written into `content`.
+    pub generation_error: Option<GenerationError>,
+    /// The provider that wrote a reply.
+    pub provider_id: Option<String>,
+    /// The model that wrote a reply.
+    pub model: Option<String>,
+    /// What the provider reported.
+    pub usage: Usage,
+    /// Timings of the reply.
+    pub timings: Timings,
+    /// Why the reply ended (`stop`, `length`, …).
+    pub finish_reason: Option<String>,
+    /// Creation time, ms since the epoch.
+    pub created_at: f64,
+    /// Last change, ms since the epoch.
+    pub updated_at: f64,
+    /// Grows with every write.
+    pub rev: u64,
+}
+
+impl MessageRecord {
+    /// The tree's view of it.
+    pub fn node(&self) -> NodeRecord {
+        NodeRecord {
+            id: self.id.clone(),
+            parent_id: self.parent_id.clone(),
+            active_child_id: self.active_child_id.clone(),
+        }
+    }
+
+    /// Whether it is the user's.
+    pub fn is_user(&self) -> bool {
+        self.role == Some(Role::User)
+    }
+
+    /// A record loaded after a reload or crash: a reply that was still streaming can no
+    /// longer be, so it reopens as interrupted, with everything stored so far.
+    pub fn reopened(mut self) -> Self {
+        if self.status == MessageStatus::Streaming {
+            self.status = MessageStatus::Interrupted;
+        }
+        self
+    }
+
+    /// Input tokens: reported, or `None` when the provider said nothing (the prompt is
+    /// not stored on the reply, so it cannot be estimated here).
+    pub fn input_tokens(&self) -> Option<TokenCount> {
+        self.usage.input_tokens.map(|value| TokenCount {
+            value,
+            estimated: false,
+        })
+    }
+
+    /// Output tokens: reported, or a marked estimate from the stored text.
+    pub fn output_tokens(&self) -> TokenCount {
+        match self.usage.output_tokens {
+            Some(value) => TokenCount {
+                value,
+                estimated: false,
+            },
+            None => TokenCount {
+                value: estimate_tokens(&self.content) + estimate_tokens(&self.reasoning),
+                estimated: true,
+            },
+        }
+    }
+}
+
+/// One stored conversation (the sidebar reads only these, never messages).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ConversationRecord {
+    /// Its id.
+    pub id: String,
+    /// Its title ("" until the first exchange names it).
+    pub title: String,
+    /// Whether the user named it (automatic titles never replace theirs).
+    pub title_by_user: bool,
+    /// Pinned to the top of the sidebar.
+    pub pinned: bool,
+    /// The root of the active path.
+    pub active_root_id: Option<String>,
+    /// The provider last used.
+    pub provider_id: Option<String>,
+    /// The model last used.
+    pub model: Option<String>,
+    /// Creation time, ms since the epoch.
+    pub created_at: f64,
+    /// Last change, ms since the epoch (the sidebar's order).
+    pub updated_at: f64,
+    /// Grows with every write.
+    pub rev: u64,
+}
+
+/// Whether `candidate` should replace `current`: a higher `rev`, or the same `rev` and a
+/// later `updated_at` (two tabs that raced to the same `rev`).
+pub fn newer(candidate_rev: u64, candidate_at: f64, current_rev: u64, current_at: f64) -> bool {
+    candidate_rev > current_rev || (candidate_rev == current_rev && candidate_at > current_at)
+}
+
+/// A title from the first exchange: the question's first line (it names a conversation
+/// better than the reply does), or else the reply's, with reasoning (`<think>` blocks),
+/// code fences and Markdown marks stripped, cut at [`MAX_TITLE_CHARS`] on a word
+/// boundary. `None` when neither has any words.
+pub fn auto_title(question: &str, reply: &str) -> Option<String> {
+    [question, reply]
+        .into_iter()
+        .map(|text| first_line(&strip_think(text)))
+        .find(|line| !line.is_empty())
+        .map(|line| shorten(&line))
+}
+
+fn strip_think(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("<think>") {
+        out.push_str(&rest[..start]);
+        match rest[start..].find("</think>") {
+            Some(end) => rest = &rest[start + end + "</think>".len()..],
+            None => return out,
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn first_line(text: &str) -> String {
+    let mut in_fence = false;
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            in_fence = !in_fence;
+            continue;
+        }
+        if in_fence {
+            continue;
+        }
+        let cleaned: String = trimmed
+            .trim_start_matches(['#', '>', '-', '*', '+', ' '])
+            .chars()
+            .filter(|c| !matches!(c, '*' | '_' | '`' | '[' | ']'))
+            .collect();
+        let cleaned = cleaned.split_whitespace().collect::<Vec<_>>().join(" ");
+        if !cleaned.is_empty() {
+            return cleaned;
+        }
+    }
+    String::new()
+}
+
+fn shorten(line: &str) -> String {
+    if line.chars().count() <= MAX_TITLE_CHARS {
+        return line.to_string();
+    }
+    let cut: String = line.chars().take(MAX_TITLE_CHARS).collect();
+    let at_word = match cut.rfind(' ') {
+        Some(space) if space > MAX_TITLE_CHARS / 2 => &cut[..space],
+        _ => cut.as_str(),
+    };
+    format!("{}…", at_word.trim_end_matches([',', '.', ';', ':', ' ']))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_streaming_reply_reopens_interrupted_with_its_text() {
+        let record = MessageRecord {
+            id: "m".into(),
+            content: "partial".into(),
+            status: MessageStatus::Streaming,
+            ..Default::default()
+        };
+        let reopened = record.clone().reopened();
+        assert_eq!(reopened.status, MessageStatus::Interrupted);
+        assert_eq!(reopened.content, "partial");
+        let done = MessageRecord {
+            status: MessageStatus::Done,
+            ..record
+        };
+        assert_eq!(done.clone().reopened(), done);
+    }
+
+    #[test]
+    fn titles_come_from_the_question_without_reasoning_or_marks() {
+        assert_eq!(
+            auto_title("  ## How do **lifetimes** work?\nmore", "They…").as_deref(),
+            Some("How do lifetimes work?")
+        );
+        assert_eq!(
+            auto_title("<think>hmm</think>\n", "<think>plan</think>Rust ownership").as_deref(),
+            Some("Rust ownership")
+        );
+        assert_eq!(auto_title("```\ncode\n```", "").as_deref(), None);
+        let long = "word ".repeat(40);
+        let title = auto_title(&long, "").unwrap();
+        assert!(title.ends_with('…'));
+        assert!(title.chars().count() <= MAX_TITLE_CHARS + 1);
+        assert!(!title.contains("wo…"), "cut on a word boundary: {title}");
+        assert_eq!(auto_title("你好世界", "").as_deref(), Some("你好世界"));
+    }
+
+    #[test]
+    fn newer_prefers_the_higher_revision_then_the_later_write() {
+        assert!(newer(3, 1.0, 2, 9.0));
+        assert!(!newer(2, 9.0, 3, 1.0));
+        assert!(newer(3, 2.0, 3, 1.0));
+        assert!(!newer(3, 1.0, 3, 1.0));
+    }
+
+    #[test]
+    fn output_tokens_are_reported_or_a_marked_estimate() {
+        let mut record = MessageRecord {
+            content: "abcd".repeat(10),
+            ..Default::default()
+        };
+        let estimate = record.output_tokens();
+        assert!(estimate.estimated);
+        assert_eq!(estimate.to_string(), format!("~{}", estimate.value));
+        assert!(estimate.value > 0);
+        assert_eq!(record.input_tokens(), None);
+        record.usage.output_tokens = Some(7);
+        record.usage.input_tokens = Some(3);
+        assert_eq!(record.output_tokens().to_string(), "7");
+        assert_eq!(record.input_tokens().unwrap().to_string(), "3");
+    }
+
+    #[test]
+    fn records_read_back_from_partial_json() {
+        let record: MessageRecord =
+            serde_json::from_str(r#"{"id":"m","conversationId":"c","status":"streaming"}"#)
+                .unwrap();
+        assert_eq!(record.status, MessageStatus::Streaming);
+        assert_eq!(record.usage, Usage::default());
+        let json = serde_json::to_string(&record).unwrap();
+        assert!(json.contains("\"conversationId\":\"c\""));
+    }
+}
