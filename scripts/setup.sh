@@ -2,7 +2,7 @@
 # Installs what building (and, with `test`, testing) Hearth needs, and skips whatever is
 # already present at the right version. Safe to run again and again.
 #
-#   scripts/setup.sh build   wasm32 target, wasm-bindgen-cli, trunk, wasm-opt
+#   scripts/setup.sh build   wasm32 target, wasm-bindgen-cli, trunk, wasm-split-cli, wasm-opt
 #   scripts/setup.sh test    the above, plus Chromium and ChromeDriver for the e2e tests and
 #                            redis-server for the shared-store tests
 #
@@ -15,6 +15,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 
 TRUNK_VERSION="0.21.14"
+WASM_SPLIT_VERSION="0.2.4"
 BINARYEN_VERSION="132.0.0"
 # wasm-bindgen-cli must equal the wasm-bindgen in Cargo.lock exactly.
 WASM_BINDGEN_VERSION="$(sed -n '/^name = "wasm-bindgen"$/{n;s/^version = "\(.*\)"$/\1/p;q}' Cargo.lock)"
@@ -81,6 +82,18 @@ else
   # 0.22 needs a newer rustc than the one pinned here.
   echo "    building from crates.io (about 5 minutes, once)"
   cargo install trunk --version "$TRUNK_VERSION" --locked --force
+fi
+
+step "wasm-split-cli $WASM_SPLIT_VERSION"
+# The tool has no --version; cargo's install list records what is installed.
+if command -v wasm-split-cli >/dev/null &&
+  cargo install --list | grep -q "^wasm_split_cli_support v$WASM_SPLIT_VERSION:"; then
+  skip "present"
+else
+  # Cuts the app's wasm at its #[lazy] functions (scripts/build-app-wasm.sh).
+  echo "    building from crates.io (about 3 minutes, once)"
+  cargo install wasm_split_cli_support --version "$WASM_SPLIT_VERSION" --features build-binary \
+    --locked --force
 fi
 
 step "wasm-opt (binaryen $BINARYEN_VERSION, from npm)"

@@ -185,6 +185,8 @@ pub struct Providers {
     pub list: RwSignal<Vec<Provider>>,
     /// Loading state.
     pub state: RwSignal<LoadState>,
+    /// Bumped whenever a provider's saved model list changes.
+    pub models_version: RwSignal<u64>,
     handles: StoredValue<Option<(Db, Vault)>, LocalStorage>,
 }
 
@@ -202,6 +204,7 @@ impl Providers {
         let providers = Self {
             list: RwSignal::new(Vec::new()),
             state: RwSignal::new(LoadState::Loading),
+            models_version: RwSignal::new(0),
             handles: StoredValue::new_local(None),
         };
         leptos::task::spawn_local(async move {
@@ -332,6 +335,7 @@ impl Providers {
         db.put_json(SETTINGS, &format!("models:{id}"), &models)
             .await
             .map_err(|e| e.to_string())?;
+        self.models_version.update(|v| *v += 1);
         if route == crate::models::Route::Relay && !provider.via_relay {
             let mut list = self.list.get_untracked();
             if let Some(slot) = list.iter_mut().find(|p| p.id == id) {

@@ -40,6 +40,7 @@ pub const BY_CONVERSATION: &str = "conversationId";
 enum Write {
     Put {
         store: &'static str,
+        key: String,
         json: String,
     },
     Delete {
@@ -67,10 +68,27 @@ impl Batch {
 
     /// Writes `record` (which carries its key, `id`) to `store`.
     pub fn put<T: Serialize>(&mut self, store: &'static str, record: &T) -> &mut Self {
-        if let Ok(json) = serde_json::to_string(record) {
-            self.writes.push(Write::Put { store, json });
+        if let Ok(value) = serde_json::to_value(record) {
+            let key = value["id"].as_str().unwrap_or_default().to_string();
+            self.writes.push(Write::Put {
+                store,
+                key,
+                json: value.to_string(),
+            });
         }
         self
+    }
+
+    /// Every (store, key) the batch writes, in order.
+    pub fn keys(&self) -> Vec<(&'static str, String)> {
+        self.writes
+            .iter()
+            .map(|write| match write {
+                Write::Put { store, key, .. }
+                | Write::Delete { store, key }
+                | Write::Merge { store, key, .. } => (*store, key.clone()),
+            })
+            .collect()
     }
 
     /// Changes only the fields in `patch` of the stored record `key` and bumps its `rev`,
@@ -296,7 +314,7 @@ impl Db {
             .transaction(&stores, TransactionMode::ReadWrite)?;
         for write in &batch.writes {
             match write {
-                Write::Put { store, json } => {
+                Write::Put { store, json, .. } => {
                     transaction
                         .object_store(store)?
                         .put(&to_object(json)?, None)?

@@ -623,6 +623,9 @@ fn chat(shared: &Arc<Shared>, protocol: Protocol, model: Option<&str>, body: &[u
             wrote: false,
             frames: 0,
         },
+        // The baseline is taken now, before the response leaves: a task spawned below may
+        // first run after the test has already called `release` for this reply.
+        released: *shared.release.borrow(),
         release: shared.release.subscribe(),
         actions: actions.into(),
     };
@@ -770,13 +773,14 @@ impl Writer {
 struct Producer {
     protocol: Protocol,
     writer: Writer,
+    released: u64,
     release: watch::Receiver<u64>,
     actions: VecDeque<(usize, Action)>,
 }
 
 impl Producer {
     async fn run(mut self, script: Script) {
-        let released = *self.release.borrow_and_update();
+        let released = self.released;
         // Actions due after more deltas than the reply has happen before its closing
         // frames (everything after the last delta).
         let closing_from = script

@@ -229,8 +229,16 @@ fn is_client_route(key: &str) -> bool {
     !last.contains('.')
 }
 
-/// Trunk names hashed outputs `<name>-<16 hex digits>.<ext>` (and `_bg.wasm`).
+/// Trunk names hashed outputs `<name>-<16 hex digits>.<ext>` (and `_bg.wasm`);
+/// `scripts/build-app-wasm.sh` puts the split app in `app-<16 hex digits>/`.
 fn has_content_hash(relative: &str) -> bool {
+    if let Some((dir, _)) = relative.split_once('/')
+        && dir
+            .strip_prefix("app-")
+            .is_some_and(|hash| hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()))
+    {
+        return true;
+    }
     let name = relative.rsplit('/').next().unwrap_or(relative);
     let stem = name.split('.').next().unwrap_or(name);
     let stem = stem.strip_suffix("_bg").unwrap_or(stem);
@@ -353,6 +361,10 @@ mod tests {
         assert!(!has_content_hash("boot.js"));
         assert!(!has_content_hash("icons/icon-192.png"));
         assert!(!has_content_hash("app-notahexhash12345.js"));
+        assert!(has_content_hash("app-0123456789abcdef/split_x_1.wasm"));
+        assert!(has_content_hash("app-0123456789abcdef/hearth-app.js"));
+        assert!(!has_content_hash("app-0123456789abcdeg/hearth-app.js"));
+        assert!(!has_content_hash("app-0123/hearth-app.js"));
     }
 
     #[test]

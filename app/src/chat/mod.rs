@@ -131,10 +131,21 @@ pub struct Chat {
     pub models: RwSignal<HashMap<String, Vec<ModelInfo>>>,
     /// A storage problem to show (quota full, unavailable).
     pub storage_error: RwSignal<Option<StorageError>>,
+    // Contexts captured at creation: async tasks and event handlers may run without the
+    // reactive owner that provides them.
+    providers: crate::providers::Providers,
+    toasts: crate::ui::toast::Toasts,
+    i18n: crate::i18n::I18n,
     db: StoredValue<Option<Db>, LocalStorage>,
+    /// The app-wide owner the chat was created under: tasks run, and the toasts' Undo
+    /// callbacks live, under it, not under the view that asked (a deleted message's view
+    /// is disposed before its Undo is clicked).
+    root: StoredValue<Option<Owner>, LocalStorage>,
     owner: StoredValue<Option<Owner>, LocalStorage>,
     aborts: StoredValue<HashMap<String, web_sys::AbortController>, LocalStorage>,
     undo: StoredValue<Option<Undo>, LocalStorage>,
+    /// The toast offering the last delete's Undo (only the last delete can be undone).
+    undo_toast: StoredValue<Option<u64>>,
     next_run: StoredValue<u64>,
 }
 
@@ -185,10 +196,15 @@ impl Chat {
             choice: RwSignal::new(choice),
             models: RwSignal::new(HashMap::new()),
             storage_error: RwSignal::new(None),
+            providers: use_providers(),
+            toasts: use_toasts(),
+            i18n: use_i18n(),
             db: StoredValue::new_local(None),
+            root: StoredValue::new_local(Owner::current()),
             owner: StoredValue::new_local(None),
             aborts: StoredValue::new_local(HashMap::new()),
             undo: StoredValue::new_local(None),
+            undo_toast: StoredValue::new(None),
             next_run: StoredValue::new(1),
         };
         Effect::new(move |_| {
@@ -198,7 +214,7 @@ impl Chat {
                 crate::browser::local_storage_set(CHOICE_KEY, &text);
             }
         });
-        leptos::task::spawn_local(async move {
+        chat.spawn(async move {
             match Db::open().await {
                 Ok(db) => {
                     chat.db.set_value(Some(db.clone()));
@@ -217,15 +233,16 @@ impl Chat {
             request_persistence();
         });
         // Model lists are saved by the Providers tab; reload them when providers change.
-        let providers = use_providers();
+        let providers = chat.providers;
         Effect::new(move |_| {
+            providers.models_version.track();
             let ids: Vec<String> = providers.list.with(|list| {
                 list.iter()
                     .filter(|p| p.enabled)
                     .map(|p| p.id.clone())
                     .collect()
             });
-            leptos::task::spawn_local(async move {
+            chat.spawn(async move {
                 let Some(db) = chat.db_wait().await else {
                     return;
                 };
@@ -242,6 +259,14 @@ impl Chat {
             });
         });
         chat
+    }
+
+    /// Runs `task` under the chat's own owner (see `root`).
+    fn spawn(&self, task: impl std::future::Future<Output = ()> + 'static) {
+        match self.root.get_value() {
+            Some(root) => root.with(|| leptos::task::spawn_local_scoped(task)),
+            None => leptos::task::spawn_local_scoped(task),
+        }
     }
 
     async fn db_wait(&self) -> Option<Db> {
@@ -269,7 +294,10 @@ impl Chat {
             return Err(error);
         };
         match db.apply(batch).await {
-            Ok(()) => Ok(()),
+            Ok(()) => {
+                sync::announce(batch);
+                Ok(())
+            }
             Err(error) => {
                 self.storage_error.set(Some(error.clone()));
                 Err(error)
@@ -303,7 +331,7 @@ impl Chat {
     /// Opens conversation `id`.
     pub fn open(&self, id: String) {
         let chat = *self;
-        leptos::task::spawn_local(async move {
+        chat.spawn(async move {
             let Some(db) = chat.db_wait().await else {
                 return;
             };
@@ -328,7 +356,9 @@ impl Chat {
     }
 
     /// Replaces what is on screen with conversation `id` and its `records`.
-    fn show(&self, id: Option<String>, records: Vec<MessageRecord>) {
+    fn show(&self, id: Option<String>, mut records: Vec<MessageRecord>) {
+        // Siblings keep the order they were written in (the store returns them by id).
+        records.sort_by(|a, b| a.created_at.total_cmp(&b.created_at));
         let active_root = id.as_ref().and_then(|id| {
             self.conversations.with_untracked(|list| {
                 list.iter()
@@ -394,18 +424,19 @@ impl Chat {
                     .is_err();
             });
             if full {
-                use_toasts().show(ToastKind::Error, use_i18n().t(Key::ChatQueueFull));
+                self.toasts
+                    .show(ToastKind::Error, self.i18n.t(Key::ChatQueueFull));
             }
             return true;
         }
         let chat = *self;
-        leptos::task::spawn_local(async move {
-            chat.start_turn(text, choice).await;
+        chat.spawn(async move {
+            start_turn(chat, text, choice).await;
         });
         true
     }
 
-    async fn start_turn(&self, text: String, choice: ModelChoice) {
+    async fn begin_turn(&self, text: String, choice: ModelChoice) {
         let conversation_id = match self.current.get_untracked() {
             Some(id) => id,
             None => {
@@ -435,7 +466,6 @@ impl Chat {
                     sort(list);
                 });
                 self.show(Some(id.clone()), Vec::new());
-                sync::announce_conversation(&id);
                 id
             }
         };
@@ -452,23 +482,46 @@ impl Chat {
             ..Default::default()
         };
         let reply = self.reply_record(&conversation_id, Some(question.id.clone()), &choice);
-        let mut batch = Batch::new();
-        batch.put(MESSAGES, &question).put(MESSAGES, &reply);
         let question_id = question.id.clone();
         let reply_id = reply.id.clone();
-        if self
-            .apply_tree_change(&conversation_id, &mut batch, |tree| {
+        let inserted = self
+            .insert(&conversation_id, vec![question, reply], |tree| {
                 tree.append(&question_id, parent.as_deref())?;
                 tree.append(&reply_id, Some(&question_id))
             })
-            .await
-            .is_err()
-        {
-            return;
+            .await;
+        if inserted {
+            run::start(*self, conversation_id, reply_id, run::Mode::Fresh);
         }
-        self.add_live(question);
-        self.add_live(reply);
-        run::start(*self, conversation_id, reply_id, run::Mode::Fresh);
+    }
+
+    /// Stores new `records` and applies `change` to the tree in one write. They are live
+    /// before the tree shows them (a row without its message would stay empty), and gone
+    /// again if the write fails.
+    async fn insert(
+        &self,
+        conversation_id: &str,
+        records: Vec<MessageRecord>,
+        change: impl FnOnce(&mut MessageTree) -> Result<(), hearth_core::chat::TreeError>,
+    ) -> bool {
+        let mut batch = Batch::new();
+        let ids: Vec<String> = records.iter().map(|r| r.id.clone()).collect();
+        for record in records {
+            batch.put(MESSAGES, &record);
+            self.add_live(record);
+        }
+        let applied = self
+            .apply_tree_change(conversation_id, &mut batch, change)
+            .await
+            .is_ok();
+        if !applied {
+            self.messages.update(|m| {
+                for id in &ids {
+                    m.remove(id);
+                }
+            });
+        }
+        applied
     }
 
     fn reply_record(
@@ -509,10 +562,13 @@ impl Chat {
             .into_iter()
             .map(|n| (n.id, n.active_child_id))
             .collect();
+        // Every record whose active child moved, new records (put in this batch) included.
         for node in after.records() {
-            if let Some(previous) = old.get(&node.id)
-                && *previous != node.active_child_id
-            {
+            let changed = match old.get(&node.id) {
+                Some(previous) => *previous != node.active_child_id,
+                None => node.active_child_id.is_some(),
+            };
+            if changed {
                 batch.merge(
                     MESSAGES,
                     &node.id,
@@ -544,7 +600,6 @@ impl Chat {
             c.active_root_id = root;
             c.updated_at = at;
         });
-        sync::announce_conversation(conversation_id);
         Ok(())
     }
 
@@ -577,19 +632,15 @@ impl Chat {
             model: previous.model.clone().unwrap_or_default(),
         });
         let chat = *self;
-        leptos::task::spawn_local(async move {
+        chat.spawn(async move {
             let reply = chat.reply_record(&conversation_id, previous.parent_id.clone(), &choice);
             let reply_id_new = reply.id.clone();
-            let mut batch = Batch::new();
-            batch.put(MESSAGES, &reply);
-            if chat
-                .apply_tree_change(&conversation_id, &mut batch, |tree| {
+            let inserted = chat
+                .insert(&conversation_id, vec![reply], |tree| {
                     tree.add_sibling(&reply_id, &reply_id_new)
                 })
-                .await
-                .is_ok()
-            {
-                chat.add_live(reply);
+                .await;
+            if inserted {
                 run::start(chat, conversation_id, reply_id_new, run::Mode::Fresh);
             }
         });
@@ -662,7 +713,7 @@ impl Chat {
         };
         let parent = old.record.with_untracked(|r| r.parent_id.clone());
         let chat = *self;
-        leptos::task::spawn_local(async move {
+        chat.spawn(async move {
             let at = now();
             let question = MessageRecord {
                 id: new_id(),
@@ -676,18 +727,13 @@ impl Chat {
             };
             let reply = chat.reply_record(&conversation_id, Some(question.id.clone()), &choice);
             let (question_id, reply_id) = (question.id.clone(), reply.id.clone());
-            let mut batch = Batch::new();
-            batch.put(MESSAGES, &question).put(MESSAGES, &reply);
-            if chat
-                .apply_tree_change(&conversation_id, &mut batch, |tree| {
+            let inserted = chat
+                .insert(&conversation_id, vec![question, reply], |tree| {
                     tree.add_sibling(&message_id, &question_id)?;
                     tree.append(&reply_id, Some(&question_id))
                 })
-                .await
-                .is_ok()
-            {
-                chat.add_live(question);
-                chat.add_live(reply);
+                .await;
+            if inserted {
                 run::start(chat, conversation_id, reply_id, run::Mode::Fresh);
             }
         });
@@ -699,7 +745,7 @@ impl Chat {
             return;
         };
         let chat = *self;
-        leptos::task::spawn_local(async move {
+        chat.spawn(async move {
             let mut batch = Batch::new();
             let _ = chat
                 .apply_tree_change(&conversation_id, &mut batch, |tree| {
@@ -721,7 +767,7 @@ impl Chat {
             return;
         }
         let chat = *self;
-        leptos::task::spawn_local(async move {
+        chat.spawn(async move {
             let mut removed = None;
             let mut batch = Batch::new();
             let result = chat
@@ -752,9 +798,6 @@ impl Chat {
                     m.remove(id);
                 }
             });
-            for id in &removed.ids {
-                sync::announce_message(&conversation_id, id);
-            }
             chat.undo.set_value(Some(Undo::Messages {
                 conversation_id,
                 removed,
@@ -766,14 +809,23 @@ impl Chat {
 
     fn offer_undo(&self, message: Key) {
         let chat = *self;
-        let i18n = use_i18n();
-        use_toasts().show_with_action(
+        let i18n = self.i18n;
+        let undo = move || Callback::new(move |_| chat.undo());
+        let run = match self.root.get_value() {
+            Some(root) => root.with(undo),
+            None => undo(),
+        };
+        if let Some(previous) = self.undo_toast.get_value() {
+            self.toasts.dismiss(previous);
+        }
+        let id = self.toasts.show_with_action(
             i18n.t(message),
             ToastAction {
                 label: i18n.t(Key::ChatUndo),
-                run: Callback::new(move |_| chat.undo()),
+                run,
             },
         );
+        self.undo_toast.set_value(Some(id));
     }
 
     /// Undoes the last delete.
@@ -782,7 +834,7 @@ impl Chat {
             return;
         };
         let chat = *self;
-        leptos::task::spawn_local(async move {
+        chat.spawn(async move {
             match undo {
                 Undo::Messages {
                     conversation_id,
@@ -796,18 +848,22 @@ impl Chat {
                     for record in &records {
                         batch.put(MESSAGES, record);
                     }
-                    if chat
+                    // On screen before the tree shows them again.
+                    let ids: Vec<String> = records.iter().map(|r| r.id.clone()).collect();
+                    for record in records {
+                        chat.add_live(record);
+                    }
+                    let restored = chat
                         .apply_tree_change(&conversation_id, &mut batch, |tree| {
                             tree.restore(removed)
                         })
-                        .await
-                        .is_ok()
-                    {
-                        for record in records {
-                            let id = record.id.clone();
-                            chat.add_live(record);
-                            sync::announce_message(&conversation_id, &id);
-                        }
+                        .await;
+                    if restored.is_err() {
+                        chat.messages.update(|m| {
+                            for id in &ids {
+                                m.remove(id);
+                            }
+                        });
                     }
                 }
                 Undo::Conversation { record, messages } => {
@@ -817,12 +873,10 @@ impl Chat {
                         batch.put(MESSAGES, message);
                     }
                     if chat.write(&batch).await.is_ok() {
-                        let id = record.id.clone();
                         chat.conversations.update(|list| {
                             list.push(record);
                             sort(list);
                         });
-                        sync::announce_conversation(&id);
                     }
                 }
             }
@@ -834,7 +888,7 @@ impl Chat {
         let title = title.trim().chars().take(120).collect::<String>();
         let by_user = !title.is_empty();
         let chat = *self;
-        leptos::task::spawn_local(async move {
+        chat.spawn(async move {
             let mut batch = Batch::new();
             batch.merge(
                 CONVERSATIONS,
@@ -846,7 +900,6 @@ impl Chat {
                     c.title = title;
                     c.title_by_user = by_user;
                 });
-                sync::announce_conversation(&id);
             }
         });
     }
@@ -854,12 +907,11 @@ impl Chat {
     /// Pins or unpins a conversation.
     pub fn set_pinned(&self, id: String, pinned: bool) {
         let chat = *self;
-        leptos::task::spawn_local(async move {
+        chat.spawn(async move {
             let mut batch = Batch::new();
             batch.merge(CONVERSATIONS, &id, json!({ "pinned": pinned }));
             if chat.write(&batch).await.is_ok() {
                 chat.touch_conversation(&id, |c| c.pinned = pinned);
-                sync::announce_conversation(&id);
             }
         });
     }
@@ -870,7 +922,7 @@ impl Chat {
             self.stop_conversation(&id);
         }
         let chat = *self;
-        leptos::task::spawn_local(async move {
+        chat.spawn(async move {
             let Some(db) = chat.db() else { return };
             let Some(record) = chat
                 .conversations
@@ -897,7 +949,6 @@ impl Chat {
             if chat.current.get_untracked().as_deref() == Some(&id) {
                 chat.new_chat();
             }
-            sync::announce_conversation(&id);
             chat.undo
                 .set_value(Some(Undo::Conversation { record, messages }));
             chat.offer_undo(Key::ChatConversationDeleted);
@@ -953,9 +1004,15 @@ impl Chat {
         batch.merge(CONVERSATIONS, conversation_id, json!({ "title": title }));
         if self.write(&batch).await.is_ok() {
             self.touch_conversation(conversation_id, |c| c.title = title);
-            sync::announce_conversation(conversation_id);
         }
     }
+}
+
+/// Starts a turn: in its own lazily loaded wasm chunk with the streaming engine, which the
+/// first page load does not need.
+#[lazy]
+async fn start_turn(chat: Chat, text: String, choice: ModelChoice) {
+    chat.begin_turn(text, choice).await;
 }
 
 /// Asks the browser to keep this site's storage under pressure (best effort).

@@ -13,9 +13,9 @@ use hearth_core::provider::{FinishReason, StreamDecoder, StreamError, StreamEven
 use leptos::prelude::*;
 use serde_json::json;
 
-use super::transport::{self, OpenError, Stream};
-use super::{Chat, RunInfo, now, sync};
-use crate::providers::{Provider, use_providers};
+use super::transport::{self, Next, OpenError, Stream};
+use super::{Chat, RunInfo, now};
+use crate::providers::Provider;
 use crate::storage::{Batch, MESSAGES};
 
 /// How often a streaming reply is written to IndexedDB.
@@ -45,6 +45,7 @@ struct Prepared {
 /// The reply as the run knows it (the source of truth while streaming; the screen and
 /// the database follow it).
 struct Reply {
+    run_id: u64,
     conversation_id: String,
     id: String,
     content: String,
@@ -74,27 +75,17 @@ pub fn start(chat: Chat, conversation_id: String, reply_id: String, mode: Mode) 
             },
         );
     });
-    let providers = use_providers();
-    leptos::task::spawn_local(async move {
+    let providers = chat.providers;
+    chat.spawn(async move {
         let outcome = run(
             chat,
             providers,
-            &conversation_id,
-            &reply_id,
+            (&conversation_id, &reply_id, run_id),
             mode,
             controller,
         )
         .await;
-        chat.aborts
-            .update_value(|a| drop(a.remove(&conversation_id)));
-        chat.runs.update(|runs| {
-            if runs
-                .get(&conversation_id)
-                .is_some_and(|r| r.run_id == run_id)
-            {
-                runs.remove(&conversation_id);
-            }
-        });
+        chat.finish_run(&conversation_id, run_id);
         let next = chat.queues.try_update(|queues| {
             queues
                 .get_mut(&conversation_id)
@@ -111,8 +102,7 @@ pub fn start(chat: Chat, conversation_id: String, reply_id: String, mode: Mode) 
 async fn run(
     chat: Chat,
     providers: crate::providers::Providers,
-    conversation_id: &str,
-    reply_id: &str,
+    (conversation_id, reply_id, run_id): (&str, &str, u64),
     mode: Mode,
     controller: Option<web_sys::AbortController>,
 ) -> RunOutcome {
@@ -121,6 +111,7 @@ async fn run(
     };
     let record = live.snapshot();
     let mut reply = Reply {
+        run_id,
         conversation_id: conversation_id.to_string(),
         id: reply_id.to_string(),
         content: if mode == Mode::Continue {
@@ -171,15 +162,23 @@ async fn run(
     let protocol = prepared.provider.kind.protocol().0;
     let mut decoder = StreamDecoder::new(protocol);
     let mut last_flush = now();
+    let mut dirty = false;
     loop {
-        let chunk = stream.next().await;
-        let ended = matches!(chunk, Ok(None));
+        // Never wait past the next flush: a stalled provider must not keep what already
+        // arrived off the disk.
+        let wait = if dirty {
+            (FLUSH_MS - (now() - last_flush)).max(1.0)
+        } else {
+            60_000.0
+        };
+        let next = stream.next_within(wait as i32).await;
         if signal.aborted() {
             return chat.end(reply, MessageStatus::Aborted).await;
         }
-        let events = match chunk {
-            Ok(Some(bytes)) => decoder.push(&bytes),
-            Ok(None) => decoder.finish(),
+        let (events, ended) = match next {
+            Ok(Next::Bytes(bytes)) => (decoder.push(&bytes), false),
+            Ok(Next::End) => (decoder.finish(), true),
+            Ok(Next::Quiet) => (Ok(Vec::new()), false),
             Err(()) => {
                 reply.error = Some(GenerationError::new(
                     "STREAM_INTERRUPTED",
@@ -190,9 +189,11 @@ async fn run(
             }
         };
         match events {
-            Ok(events) => {
+            Ok(events) if !events.is_empty() => {
                 chat.apply(&mut reply, events);
+                dirty = true;
             }
+            Ok(_) => {}
             Err(error) => {
                 reply.error = Some(stream_error(&error));
                 return chat.end(reply, MessageStatus::Error).await;
@@ -204,8 +205,9 @@ async fn run(
         if ended || decoder.ended() {
             return chat.end(reply, MessageStatus::Done).await;
         }
-        if now() - last_flush >= FLUSH_MS {
+        if dirty && now() - last_flush >= FLUSH_MS {
             last_flush = now();
+            dirty = false;
             chat.flush(&reply).await;
         }
     }
@@ -400,6 +402,20 @@ fn to_message(record: &MessageRecord) -> Message {
 }
 
 impl Chat {
+    /// Marks run `run_id` of `conversation_id` as over (a later run is left alone).
+    fn finish_run(&self, conversation_id: &str, run_id: u64) {
+        self.aborts
+            .update_value(|a| drop(a.remove(conversation_id)));
+        self.runs.update(|runs| {
+            if runs
+                .get(conversation_id)
+                .is_some_and(|r| r.run_id == run_id)
+            {
+                runs.remove(conversation_id);
+            }
+        });
+    }
+
     /// Applies decoded events to the reply and the screen.
     fn apply(&self, reply: &mut Reply, events: Vec<StreamEvent>) {
         let mut text = String::new();
@@ -467,14 +483,14 @@ impl Chat {
                 "updatedAt": now(),
             }),
         );
-        if self.write(&batch).await.is_ok() {
-            sync::announce_message(&reply.conversation_id, &reply.id);
-        }
+        let _ = self.write(&batch).await;
     }
 
     /// Stores how the reply ended and shows it.
     async fn end(&self, reply: Reply, status: MessageStatus) -> RunOutcome {
         self.show_reply(&reply, status);
+        // The reply is final on screen, so its actions are available from now on.
+        self.finish_run(&reply.conversation_id, reply.run_id);
         let mut batch = Batch::new();
         batch.merge(
             MESSAGES,
@@ -491,7 +507,6 @@ impl Chat {
             }),
         );
         let _ = self.write(&batch).await;
-        sync::announce_message(&reply.conversation_id, &reply.id);
         if status == MessageStatus::Done {
             let question = self
                 .live(&reply.id)

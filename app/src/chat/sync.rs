@@ -12,7 +12,7 @@ use wasm_bindgen::prelude::*;
 use web_sys::{BroadcastChannel, MessageEvent};
 
 use super::Chat;
-use crate::storage::{CONVERSATIONS, MESSAGES};
+use crate::storage::{Batch, CONVERSATIONS, MESSAGES};
 
 const CHANNEL: &str = "hearth-chat";
 
@@ -31,18 +31,16 @@ fn post(fields: &[(&str, &str)]) {
     });
 }
 
-/// Tells other tabs that conversation `id` changed (or was deleted).
-pub fn announce_conversation(id: &str) {
-    post(&[("kind", "conversation"), ("id", id)]);
-}
-
-/// Tells other tabs that message `id` of `conversation_id` changed (or was deleted).
-pub fn announce_message(conversation_id: &str, id: &str) {
-    post(&[
-        ("kind", "message"),
-        ("conversationId", conversation_id),
-        ("id", id),
-    ]);
+/// Tells other tabs which records `batch` wrote (or deleted).
+pub fn announce(batch: &Batch) {
+    for (store, id) in batch.keys() {
+        let kind = if store == CONVERSATIONS {
+            "conversation"
+        } else {
+            "message"
+        };
+        post(&[("kind", kind), ("id", &id)]);
+    }
 }
 
 fn text(data: &JsValue, name: &str) -> String {
@@ -58,11 +56,10 @@ pub fn listen(chat: Chat) {
         let data = event.data();
         let kind = text(&data, "kind");
         let id = text(&data, "id");
-        let conversation_id = text(&data, "conversationId");
-        leptos::task::spawn_local(async move {
+        chat.spawn(async move {
             match kind.as_str() {
                 "conversation" => reload_conversation(chat, id).await,
-                "message" => reload_message(chat, conversation_id, id).await,
+                "message" => reload_message(chat, id).await,
                 _ => {}
             }
         });
@@ -120,16 +117,15 @@ async fn reload_conversation(chat: Chat, id: String) {
     }
 }
 
-async fn reload_message(chat: Chat, conversation_id: String, id: String) {
+async fn reload_message(chat: Chat, id: String) {
     use leptos::prelude::*;
-    if chat.current.get_untracked().as_deref() != Some(&conversation_id) {
+    let Some(current) = chat.current.get_untracked() else {
         return;
-    }
+    };
     // A reply this tab is writing is this tab's to show.
-    let ours = chat.runs.with_untracked(|runs| {
-        runs.get(&conversation_id)
-            .is_some_and(|r| r.message_id == id)
-    });
+    let ours = chat
+        .runs
+        .with_untracked(|runs| runs.values().any(|r| r.message_id == id));
     if ours {
         return;
     }
@@ -137,6 +133,8 @@ async fn reload_message(chat: Chat, conversation_id: String, id: String) {
     let Ok(stored) = db.record::<MessageRecord>(MESSAGES, &id).await else {
         return;
     };
+    // Only the open conversation's messages matter here.
+    let stored = stored.filter(|record| record.conversation_id == current);
     match (stored, chat.live(&id)) {
         (Some(record), Some(live)) => {
             let current = live.record.with_untracked(|r| (r.rev, r.updated_at));
@@ -167,11 +165,15 @@ async fn reload_message(chat: Chat, conversation_id: String, id: String) {
 /// Rebuilds the open conversation's tree from its live records.
 fn rebuild_tree(chat: Chat) {
     use leptos::prelude::*;
-    let nodes: Vec<_> = chat.messages.with_untracked(|m| {
-        m.values()
-            .map(|live| live.record.with_untracked(MessageRecord::node))
-            .collect()
-    });
+    let mut records: Vec<(f64, hearth_core::chat::NodeRecord)> =
+        chat.messages.with_untracked(|m| {
+            m.values()
+                .map(|live| live.record.with_untracked(|r| (r.created_at, r.node())))
+                .collect()
+        });
+    // Siblings keep the order they were written in.
+    records.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let nodes: Vec<_> = records.into_iter().map(|(_, node)| node).collect();
     let root = chat.current_record().and_then(|c| c.active_root_id);
     chat.tree
         .set(MessageTree::from_records(&nodes, root.as_deref()));

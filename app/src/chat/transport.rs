@@ -33,24 +33,61 @@ pub enum OpenError {
     Failed(GenerationError),
 }
 
+/// What [`Stream::next_within`] found.
+pub enum Next {
+    /// Bytes arrived.
+    Bytes(Vec<u8>),
+    /// The stream ended.
+    End,
+    /// Nothing arrived in time; the read stays pending for the next call.
+    Quiet,
+}
+
 /// A model stream being read.
 pub struct Stream {
     reader: ReadableStreamDefaultReader,
+    /// A read that has not answered yet (a quiet period left it pending).
+    pending: std::cell::RefCell<Option<js_sys::Promise>>,
 }
 
 impl Stream {
-    /// The next bytes; `Ok(None)` at the end; `Err` when the connection broke or the run
-    /// was aborted.
-    pub async fn next(&self) -> Result<Option<Vec<u8>>, ()> {
-        let result = JsFuture::from(self.reader.read()).await.map_err(|_| ())?;
-        let done = Reflect::get(&result, &"done".into())
+    /// The next bytes, waiting at most `ms` milliseconds; `Err` when the connection broke
+    /// or the run was aborted. A quiet period loses nothing: the read stays pending.
+    pub async fn next_within(&self, ms: i32) -> Result<Next, ()> {
+        let read = self
+            .pending
+            .borrow_mut()
+            .take()
+            .unwrap_or_else(|| self.reader.read());
+        let quiet = JsValue::from_str("quiet");
+        let timer = {
+            let quiet = quiet.clone();
+            js_sys::Promise::new(&mut |resolve, _| {
+                let _ = window()
+                    .set_timeout_with_callback_and_timeout_and_arguments_1(&resolve, ms, &quiet);
+            })
+        };
+        let race = js_sys::Promise::race(&js_sys::Array::of2(&read, &timer));
+        let result = JsFuture::from(race).await.map_err(|_| ())?;
+        if result == quiet {
+            *self.pending.borrow_mut() = Some(read);
+            return Ok(Next::Quiet);
+        }
+        Ok(match Self::bytes(&result)? {
+            Some(bytes) => Next::Bytes(bytes),
+            None => Next::End,
+        })
+    }
+
+    fn bytes(result: &JsValue) -> Result<Option<Vec<u8>>, ()> {
+        let done = Reflect::get(result, &"done".into())
             .ok()
             .and_then(|v| v.as_bool())
             .unwrap_or(true);
         if done {
             return Ok(None);
         }
-        let value = Reflect::get(&result, &"value".into()).map_err(|_| ())?;
+        let value = Reflect::get(result, &"value".into()).map_err(|_| ())?;
         Ok(Some(Uint8Array::new(&value).to_vec()))
     }
 }
@@ -119,7 +156,10 @@ fn reader(response: &Response) -> Result<Stream, OpenError> {
         .get_reader()
         .dyn_into::<ReadableStreamDefaultReader>()
         .map_err(|_| OpenError::Blocked)?;
-    Ok(Stream { reader })
+    Ok(Stream {
+        reader,
+        pending: std::cell::RefCell::new(None),
+    })
 }
 
 /// Opens the stream directly from the browser.

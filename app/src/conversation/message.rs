@@ -10,17 +10,15 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::chat::{LiveMessage, use_chat};
-use crate::i18n::{Key, tr, use_i18n};
+use crate::i18n::{I18n, Key, tr, use_i18n};
 use crate::render::view::MarkdownBody;
 use crate::ui::icon::{Icon, icon};
-use crate::ui::toast::{ToastKind, use_toasts};
+use crate::ui::toast::{ToastKind, Toasts, use_toasts};
 
 /// Copies `text` to the clipboard and says so.
-pub fn copy_text(text: String) {
-    let toasts = use_toasts();
-    let i18n = use_i18n();
+pub fn copy_text(text: String, toasts: Toasts, i18n: I18n) {
     let clipboard = window().navigator().clipboard();
-    leptos::task::spawn_local(async move {
+    leptos::task::spawn_local_scoped(async move {
         let copied = wasm_bindgen_futures::JsFuture::from(clipboard.write_text(&text))
             .await
             .is_ok();
@@ -41,7 +39,7 @@ pub fn copy_text(text: String) {
 }
 
 /// A click on a code block's copy button inside rendered Markdown.
-fn on_markdown_click(event: leptos::ev::MouseEvent) {
+fn on_markdown_click(event: leptos::ev::MouseEvent, toasts: Toasts, i18n: I18n) {
     let Some(target) = event
         .target()
         .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
@@ -58,7 +56,7 @@ fn on_markdown_click(event: leptos::ev::MouseEvent) {
         .and_then(|block| block.query_selector("code").ok().flatten())
         .and_then(|code| code.text_content());
     if let Some(code) = code {
-        copy_text(code);
+        copy_text(code, toasts, i18n);
     }
 }
 
@@ -266,7 +264,8 @@ pub fn MessageView(
     let draft = RwSignal::new(String::new());
     let show_details = RwSignal::new(false);
 
-    let copy = move || copy_text(live.content.get_untracked());
+    let toasts = use_toasts();
+    let copy = move || copy_text(live.content.get_untracked(), toasts, i18n);
     let delete = {
         let id = id.clone();
         move || chat.delete_message(id.clone())
@@ -344,7 +343,7 @@ pub fn MessageView(
                     </details>
                 })
             }}
-            <div class="message__markdown" on:click=on_markdown_click>
+            <div class="message__markdown" on:click=move |event| on_markdown_click(event, toasts, i18n)>
                 <MarkdownBody text=live.content streaming=streaming />
             </div>
             {status_block(id.clone(), live)}

@@ -17,6 +17,13 @@ use crate::shell::EmptyState;
 use crate::storage::StorageError;
 use crate::ui::icon::{Icon, icon};
 
+/// The message list and everything under it (messages, Markdown, actions), in its own
+/// lazily loaded wasm chunk: the first page load shows the shell without it.
+#[lazy]
+fn message_list() -> AnyView {
+    view! { <list::MessageList /> }.into_any()
+}
+
 /// The conversation pane.
 #[component]
 pub fn ConversationView() -> impl IntoView {
@@ -46,7 +53,7 @@ pub fn ConversationView() -> impl IntoView {
                 }
             })}
             <Show when=move || !empty() fallback=|| view! { <EmptyState /> }>
-                <list::MessageList />
+                {crate::ui::lazy::lazy_view(message_list(), "message-list")}
             </Show>
         </section>
     }

@@ -1,7 +1,7 @@
 //! The page's side of the render worker. The worker starts on the first request, from
-//! the loader trunk writes for it ([`WORKER_URL`]: worker file names are not
-//! content-hashed, so the edge serves them with ETag revalidation rather than as
-//! immutable). Answers are matched to requests by id. If the worker cannot start or dies, every pending and later request is answered
+//! `hearth-render_loader.js` in the build's content-hashed directory, which
+//! `scripts/build-app-wasm.sh` names in `<meta name="hearth-app-dir">`. Answers are
+//! matched to requests by id. If the worker cannot start or dies, every pending and later request is answered
 //! with `None` and callers show the text as plain text: never unsanitised HTML.
 
 use std::cell::RefCell;
@@ -18,6 +18,10 @@ type Callback = Box<dyn FnOnce(Option<String>)>;
 #[derive(Default)]
 struct State {
     worker: Option<Worker>,
+    /// The worker said it is listening (requests posted earlier would be lost).
+    ready: bool,
+    /// Requests waiting for `ready`.
+    waiting: Vec<Object>,
     failed: bool,
     next_id: u32,
     pending: HashMap<u32, Callback>,
@@ -27,8 +31,15 @@ thread_local! {
     static STATE: RefCell<State> = RefCell::new(State::default());
 }
 
-/// The render worker's loader script.
-pub const WORKER_URL: &str = "/hearth-render_loader.js";
+fn worker_url() -> Option<String> {
+    let dir = leptos::prelude::document()
+        .query_selector("meta[name='hearth-app-dir']")
+        .ok()
+        .flatten()?
+        .get_attribute("content")
+        .filter(|dir| dir.starts_with("/app-"))?;
+    Some(format!("{dir}/hearth-render_loader.js"))
+}
 
 /// Answers every pending request with `None` and refuses later ones.
 fn fail_all() {
@@ -51,6 +62,23 @@ fn fail_all() {
 
 fn on_answer(event: MessageEvent) {
     let data = event.data();
+    if Reflect::get(&data, &JsValue::from_str("ready"))
+        .ok()
+        .and_then(|v| v.as_bool())
+        == Some(true)
+    {
+        STATE.with(|state| {
+            let mut state = state.borrow_mut();
+            state.ready = true;
+            let waiting = std::mem::take(&mut state.waiting);
+            if let Some(worker) = &state.worker {
+                for request in waiting {
+                    let _ = worker.post_message(&request);
+                }
+            }
+        });
+        return;
+    }
     let id = Reflect::get(&data, &JsValue::from_str("id"))
         .ok()
         .and_then(|v| v.as_f64())
@@ -66,7 +94,7 @@ fn on_answer(event: MessageEvent) {
 }
 
 fn start_worker() -> Option<Worker> {
-    let worker = Worker::new(WORKER_URL).ok()?;
+    let worker = Worker::new(&worker_url()?).ok()?;
     let on_message = Closure::<dyn Fn(MessageEvent)>::new(on_answer);
     worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     on_message.forget();
@@ -104,8 +132,11 @@ pub fn render(text: &str, labels: &Labels, done: impl FnOnce(Option<String>) + '
             &"plain".into(),
             &labels.plain_text.as_str().into(),
         );
-        let worker = state.worker.as_ref()?;
-        worker.post_message(&request).ok()?;
+        if state.ready {
+            state.worker.as_ref()?.post_message(&request).ok()?;
+        } else {
+            state.waiting.push(request);
+        }
         Some(id)
     });
     match sent {

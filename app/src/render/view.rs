@@ -46,6 +46,8 @@ struct Progress {
     tail_dirty: bool,
     /// The tail text the last tail answer was rendered from.
     tail_rendered: Option<(usize, String)>,
+    /// Whether the text was growing at the last update.
+    was_streaming: Option<bool>,
 }
 
 fn labels() -> Labels {
@@ -131,14 +133,22 @@ pub fn MarkdownBody(
     Effect::new(move |_| {
         let streaming = streaming.get();
         text.track();
+        // A shorter text is a different one; a finished reply that grows again (Continue)
+        // may extend its last paragraph, so both render from the start.
         let reset = text.with_untracked(|t| {
-            progress.with_value(|p| t.len() < p.done || !t.is_char_boundary(p.done))
+            progress.with_value(|p| {
+                t.len() < p.done
+                    || !t.is_char_boundary(p.done)
+                    || (streaming && p.was_streaming == Some(false))
+            })
         });
+        progress.update_value(|p| p.was_streaming = Some(streaming));
         if reset {
             progress.update_value(|p| {
                 *p = Progress {
                     generation: p.generation + 1,
                     next_key: p.next_key,
+                    was_streaming: p.was_streaming,
                     ..Progress::default()
                 }
             });

@@ -1,5 +1,5 @@
-//! The render worker's side. Each request is `{id, text, copy, plain}`; each answer is
-//! `{id, html}`, where `html` comes from `hearth_core::markdown::render` and is therefore
+//! The render worker's side. Once its handler is installed it posts `{ready: true}`; then
+//! each request is `{id, text, copy, plain}` and each answer is `{id, html}`, where `html` comes from `hearth_core::markdown::render` and is therefore
 //! safe to assign with `inner_html`. Nothing else runs in the worker.
 
 use hearth_core::markdown::{Labels, render};
@@ -45,4 +45,8 @@ pub fn serve() {
     });
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     on_message.forget();
+    // Messages posted before this handler existed were dropped; the page waits for this.
+    let ready = Object::new();
+    let _ = Reflect::set(&ready, &JsValue::from_str("ready"), &JsValue::TRUE);
+    let _ = scope.post_message(&ready);
 }

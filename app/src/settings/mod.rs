@@ -67,9 +67,15 @@ pub fn SettingsDialog() -> impl IntoView {
             title=Signal::derive(move || i18n.t(Key::SettingsTitle))
             class="dialog--settings"
         >
-            <SettingsTabs />
+            {crate::ui::lazy::lazy_view(settings_body(), "settings settings--loading")}
         </Dialog>
     }
+}
+
+/// The dialog's content, in its own lazily loaded wasm chunk.
+#[lazy]
+fn settings_body() -> AnyView {
+    view! { <SettingsTabs /> }.into_any()
 }
 
 #[component]
@@ -91,6 +97,18 @@ fn SettingsTabs() -> impl IntoView {
             && tab != selected.get_untracked()
         {
             selected.set(tab);
+        }
+    });
+    // The tabs arrive after the dialog opened when their chunk loads lazily; the dialog
+    // then had only its close button to focus. Move focus to the selected tab, where it
+    // would have gone.
+    request_animation_frame(move || {
+        let header_has_focus = document().active_element().is_none_or(|element| {
+            element.closest(".dialog__header").ok().flatten().is_some()
+                || element.tag_name().eq_ignore_ascii_case("body")
+        });
+        if header_has_focus {
+            browser::focus_by_id(&format!("settings-tab-{}", selected.get_untracked().slug()));
         }
     });
     let select_and_focus = move |tab: Tab| {

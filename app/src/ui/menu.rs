@@ -126,9 +126,11 @@ pub fn Menu(
         }
     };
 
-    // Focus leaving the menu and its button (a click elsewhere, Tab) closes it.
+    // Focus leaving the menu and its button (a click elsewhere, Tab) closes it. This also
+    // fires when an item's action removed the menu from the page (deleting the
+    // conversation it belongs to); its signals may be gone by then, hence `try_`.
     let on_focusout = move |event: FocusEvent| {
-        let Some(wrapper) = wrapper_ref.get() else {
+        let Some(wrapper) = wrapper_ref.try_get_untracked().flatten() else {
             return;
         };
         let still_inside = event
@@ -136,7 +138,7 @@ pub fn Menu(
             .and_then(|target| target.dyn_into::<web_sys::Node>().ok())
             .is_some_and(|node| wrapper.contains(Some(&node)));
         if !still_inside {
-            open.set(false);
+            let _ = open.try_set(false);
         }
     };
 
@@ -148,9 +150,9 @@ pub fn Menu(
             .map(|(index, item)| {
                 let focus_button = focus_button.clone();
                 let select = move |_| {
-                    item.on_select.run(());
-                    open.set(false);
+                    let _ = open.try_set(false);
                     focus_button();
+                    item.on_select.run(());
                 };
                 let checked = item.checked;
                 view! {

@@ -3,6 +3,7 @@
 
 pub mod dialog;
 pub mod icon;
+pub mod lazy;
 pub mod menu;
 pub mod safe_image;
 pub mod toast;

@@ -68,12 +68,12 @@ impl Toasts {
         self.push(kind, message.into(), None);
     }
 
-    /// Shows an information toast with a button (Undo).
-    pub fn show_with_action(&self, message: impl Into<String>, action: ToastAction) {
-        self.push(ToastKind::Info, message.into(), Some(action));
+    /// Shows an information toast with a button (Undo); returns its id.
+    pub fn show_with_action(&self, message: impl Into<String>, action: ToastAction) -> u64 {
+        self.push(ToastKind::Info, message.into(), Some(action))
     }
 
-    fn push(&self, kind: ToastKind, message: String, action: Option<ToastAction>) {
+    fn push(&self, kind: ToastKind, message: String, action: Option<ToastAction>) -> u64 {
         let id = self.next_id.get_value();
         self.next_id.set_value(id + 1);
         self.items.update(|items| {
@@ -90,6 +90,7 @@ impl Toasts {
             let this = *self;
             set_timeout(move || this.dismiss(id), INFO_TIMEOUT);
         }
+        id
     }
 
     /// Removes a toast.

@@ -77,16 +77,36 @@ impl MessageTree {
     /// newest alternative.
     pub fn from_records(records: &[NodeRecord], active_root: Option<&str>) -> Self {
         let mut tree = Self::new();
-        for record in records {
-            if tree.nodes.contains_key(&record.id) {
-                continue;
+        let known: std::collections::HashSet<&str> =
+            records.iter().map(|r| r.id.as_str()).collect();
+        // Parents go in before their children whatever order the records come in (a store
+        // returns them by key); siblings keep their order. A record whose parent is
+        // missing becomes a root; one caught in a cycle too, after the rest.
+        let mut pending: Vec<&NodeRecord> = records.iter().collect();
+        loop {
+            let before = pending.len();
+            pending.retain(|record| {
+                if tree.nodes.contains_key(&record.id) {
+                    return false;
+                }
+                let parent = record.parent_id.as_deref();
+                let ready = parent.is_none_or(|p| !known.contains(p) || tree.nodes.contains_key(p));
+                if ready {
+                    let parent = parent
+                        .filter(|p| tree.nodes.contains_key(*p))
+                        .map(str::to_string);
+                    tree.insert(record.id.clone(), parent);
+                }
+                !ready
+            });
+            if pending.is_empty() || pending.len() == before {
+                break;
             }
-            let parent = record
-                .parent_id
-                .as_ref()
-                .filter(|parent| tree.nodes.contains_key(*parent))
-                .cloned();
-            tree.insert(record.id.clone(), parent);
+        }
+        for record in pending {
+            if !tree.nodes.contains_key(&record.id) {
+                tree.insert(record.id.clone(), None);
+            }
         }
         for record in records {
             if let Some(active) = &record.active_child_id
@@ -472,5 +492,33 @@ mod tests {
             TreeError::Unknown("nope".into())
         );
         assert_eq!(tree.active_path(), ["u1", "a1", "u2", "a2"], "unchanged");
+    }
+
+    #[test]
+    fn records_in_any_order_rebuild_the_same_tree() {
+        let node = |id: &str, parent: Option<&str>, active: Option<&str>| NodeRecord {
+            id: id.into(),
+            parent_id: parent.map(Into::into),
+            active_child_id: active.map(Into::into),
+        };
+        // Children before their parents, as a store ordered by id may return them.
+        let records = [
+            node("z-reply", Some("m-question"), None),
+            node("a-reply", Some("m-question"), None),
+            node("m-question", None, Some("a-reply")),
+        ];
+        let tree = MessageTree::from_records(&records, Some("m-question"));
+        assert_eq!(tree.active_path(), ["m-question", "a-reply"]);
+        let (siblings, position) = tree.siblings("a-reply").unwrap();
+        assert_eq!(
+            siblings,
+            ["z-reply", "a-reply"],
+            "siblings keep the given order"
+        );
+        assert_eq!(position, 1);
+        // A cycle loses nothing: its records become roots.
+        let cycle = [node("x", Some("y"), None), node("y", Some("x"), None)];
+        let tree = MessageTree::from_records(&cycle, None);
+        assert_eq!(tree.len(), 2);
     }
 }

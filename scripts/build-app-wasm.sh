@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Trunk post-build hook: builds the app's main wasm module and splits it at its `#[lazy]`
+# points, so code a screen needs only later (the settings dialog, the conversation view,
+# the streaming engine) is fetched when first used instead of on the critical path.
+#
+# Trunk's own rust pipeline cannot split, so index.html has no rust link for the main
+# app; this script does what it would do, plus the split:
+#   cargo build (link with --emit-relocs, see .cargo/config.toml)
+#   -> wasm-split-cli (main module + one chunk per lazy function + __wasm_split.js)
+#   -> wasm-bindgen --target web -> wasm-opt -Oz on every module
+#   -> dist/app-<content hash>/, and the loader injected into index.html.
+# The Markdown render worker (bin `hearth-render`) goes the same way without split
+# points (wasm-split-cli also drops the relocations wasm-opt cannot handle), bound with
+# `--target no-modules` for `importScripts`, into the same directory; the app learns the
+# directory from `<meta name="hearth-app-dir">`.
+set -euo pipefail
+source "$(dirname "$0")/env.sh"
+cd "$root"
+stage="${TRUNK_STAGING_DIR:?this script is run by trunk as a post_build hook}"
+profile=wasm-release
+
+offline=()
+if [ "${TRUNK_OFFLINE:-true}" = "true" ]; then offline=(--offline); fi
+cargo build --locked "${offline[@]}" --profile "$profile" --target wasm32-unknown-unknown \
+  -p hearth-app --bin hearth-app --bin hearth-render --quiet
+linked="$HEARTH_TARGET_DIR/wasm32-unknown-unknown/$profile"
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/split" "$work/worker" "$work/out"
+wasm-split-cli "$linked/hearth-app.wasm" "$work/split" --out-name hearth-app --target web
+wasm-bindgen --target web --no-typescript --keep-lld-exports --out-dir "$work/out" "$work/split/hearth-app.wasm"
+cp "$work/split/__wasm_split.js" "$work/out/"
+wasm-split-cli "$linked/hearth-render.wasm" "$work/worker" --out-name hearth-render --target web
+wasm-bindgen --target no-modules --no-typescript --out-dir "$work/out" "$work/worker/hearth-render.wasm"
+printf 'importScripts("./hearth-render.js");wasm_bindgen({ module_or_path: "./hearth-render_bg.wasm" });' \
+  > "$work/out/hearth-render_loader.js"
+# The chunks: one per lazy function (`split_*.wasm`) and the code they share (`chunk_*.wasm`).
+for module in "$work/out/hearth-app_bg.wasm" "$work/out/hearth-render_bg.wasm" "$work"/split/*.wasm; do
+  [ "$(basename "$module")" = hearth-app.wasm ] && continue
+  wasm-opt -Oz --enable-reference-types --enable-bulk-memory --enable-nontrapping-float-to-int \
+    --enable-sign-ext --enable-mutable-globals --enable-multivalue \
+    "$module" -o "$work/out/$(basename "$module")"
+done
+
+hash="$(cat "$work"/out/* | sha256sum | cut -c1-16)"
+dir="app-$hash"
+rm -rf "$stage"/app-*
+mkdir -p "$stage/$dir"
+cp "$work"/out/* "$stage/$dir/"
+
+# The skipped placeholder link Trunk leaves behind, and the loader in its place.
+sed -i -E 's#<link data-trunk[^>]*data-trunk-skip[^>]*>##' "$stage/index.html"
+loader="<meta name=\"hearth-app-dir\" content=\"/$dir\" /><link rel=\"modulepreload\" href=\"/$dir/hearth-app.js\" /><link rel=\"modulepreload\" href=\"/$dir/__wasm_split.js\" /><link rel=\"preload\" href=\"/$dir/hearth-app_bg.wasm\" as=\"fetch\" type=\"application/wasm\" crossorigin=\"anonymous\" /><script type=\"module\">import init from '/$dir/hearth-app.js';await init({ module_or_path: '/$dir/hearth-app_bg.wasm' });</script>"
+sed -i "s#</head>#$loader</head>#" "$stage/index.html"
+grep -q "/$dir/hearth-app.js" "$stage/index.html"
+echo "build-app-wasm: $dir ($(ls "$stage/$dir" | wc -l) files)"
