@@ -4,5 +4,8 @@ set -euo pipefail
 source "$(dirname "$0")/../scripts/env.sh"
 cd "$root"
 trunk build --release --offline
-BENCH_LABEL="$(date -u +%Y-%m-%d), rustc $(rustc --version | awk '{print $2}'), $(nproc) cores" \
-  cargo run --quiet --locked --release -p hearth-bench --bin bundle-size -- dist docs/BENCHMARKS.md
+export BENCH_LABEL="$(date -u +%Y-%m-%d), rustc $(rustc --version | awk '{print $2}'), $(nproc) cores"
+cargo run --quiet --locked --release -p hearth-bench --bin bundle-size -- dist docs/BENCHMARKS.md
+# The chat in headless Chromium (needs the server binary next to the benchmark's).
+cargo build --quiet --locked --release -p hearth-server
+cargo run --quiet --locked --release -p hearth-e2e --bin chat_bench -- docs/BENCHMARKS.md

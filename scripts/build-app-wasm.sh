@@ -9,7 +9,7 @@
 #   -> wasm-split-cli (main module + one chunk per lazy function + __wasm_split.js)
 #   -> wasm-bindgen --target web -> wasm-opt -Oz on every module
 #   -> dist/app-<content hash>/, and the loader injected into index.html.
-# The Markdown render worker (bin `hearth-render`) goes the same way without split
+# The Markdown render worker (crate `hearth-render-worker`) goes the same way without split
 # points (wasm-split-cli also drops the relocations wasm-opt cannot handle), bound with
 # `--target no-modules` for `importScripts`, into the same directory; the app learns the
 # directory from `<meta name="hearth-app-dir">`.
@@ -22,7 +22,7 @@ profile=wasm-release
 offline=()
 if [ "${TRUNK_OFFLINE:-true}" = "true" ]; then offline=(--offline); fi
 cargo build --locked "${offline[@]}" --profile "$profile" --target wasm32-unknown-unknown \
-  -p hearth-app --bin hearth-app --bin hearth-render --quiet
+  -p hearth-app --bin hearth-app -p hearth-render-worker --bin hearth-render --quiet
 linked="$HEARTH_TARGET_DIR/wasm32-unknown-unknown/$profile"
 
 work="$(mktemp -d)"

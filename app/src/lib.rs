@@ -135,4 +135,5 @@ pub fn start() {
     if let Some(splash) = document().get_element_by_id("boot") {
         splash.remove();
     }
+    browser::mark("hearth:shell");
 }

@@ -9,6 +9,7 @@
 //!
 //! - [`paths`]: where the repository, `dist/`, the `hearth` binary and artifacts are.
 //! - [`process`]: child processes on free loopback ports, killed on drop.
+//! - [`chat`]: driving the chat against the provider fixture (tests and benchmarks).
 //! - [`browser`]: a WebDriver session with the flags this machine needs, plus helpers
 //!   for waiting, keys, screenshots and the browser's console log.
 //! - [`provider_fixture`]: a fake model provider on 127.0.0.1 speaking each protocol's
@@ -16,6 +17,7 @@
 //!   truncation, stalls, tool calls) and a record of every request.
 
 pub mod browser;
+pub mod chat;
 pub mod paths;
 pub mod process;
 pub mod provider_fixture;

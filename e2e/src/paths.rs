@@ -24,18 +24,20 @@ pub fn dist_dir() -> PathBuf {
     dir
 }
 
-/// The `hearth` binary (`HEARTH_BIN`, default: next to this test binary's `deps/`).
+/// The `hearth` binary (`HEARTH_BIN`, default: in this binary's profile directory; a
+/// test runs from `target/<profile>/deps/`, a benchmark from `target/<profile>/`).
 pub fn hearth_binary() -> PathBuf {
     if let Some(path) = std::env::var_os("HEARTH_BIN") {
         return PathBuf::from(path);
     }
     let exe = std::env::current_exe().unwrap_or_default();
-    // target/<profile>/deps/<test> → target/<profile>/hearth
-    let candidate = exe
-        .parent()
-        .and_then(|deps| deps.parent())
-        .map(|profile| profile.join("hearth"))
-        .unwrap_or_default();
+    let dir = exe.parent().map(PathBuf::from).unwrap_or_default();
+    let profile = if dir.ends_with("deps") {
+        dir.parent().map(PathBuf::from).unwrap_or_default()
+    } else {
+        dir
+    };
+    let candidate = profile.join("hearth");
     assert!(
         candidate.is_file(),
         "{} not found: build the server first (`cargo build -p hearth-server`; `make test` does)",

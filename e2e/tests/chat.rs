@@ -4,143 +4,9 @@
 //! with Undo, two tabs, and the edge relay when the provider blocks CORS.
 
 use fantoccini::key::Key;
-use hearth_core::provider::Protocol;
-use hearth_e2e::AppSession;
+use hearth_e2e::chat::{click_in_last, last_status, messages, ready, send, user_texts};
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
-use serde_json::{Value, json};
-
-/// The active path as `[role, status, text]` rows.
-const MESSAGES: &str = "return [...document.querySelectorAll('.message')].map((m) => [
-  m.classList.contains('message--user') ? 'user' : 'assistant',
-  m.dataset.status,
-  (m.querySelector('.message__text, .markdown')?.textContent ?? '').trim(),
-]);";
-
-/// Opens the app with one OpenAI-compatible provider pointing at `fixture`, its models
-/// fetched, and the settings closed.
-async fn ready(fixture: &ProviderFixture) -> AppSession {
-    let session = AppSession::open(1280, 900).await;
-    session.open_settings_tab("providers").await;
-    session
-        .wait_for("#provider-add")
-        .await
-        .click()
-        .await
-        .expect("add");
-    session
-        .wait_for("#provider-kind")
-        .await
-        .select_by_value("compatible")
-        .await
-        .expect("kind");
-    let url = session.wait_for("#provider-base-url").await;
-    url.clear().await.expect("clear url");
-    url.send_keys(&fixture.base_url(Protocol::OpenAiChat))
-        .await
-        .expect("url");
-    session
-        .wait_for("#provider-name")
-        .await
-        .send_keys("Fixture")
-        .await
-        .expect("name");
-    session
-        .wait_for("#provider-save")
-        .await
-        .click()
-        .await
-        .expect("save");
-    session
-        .wait_for("[data-models]")
-        .await
-        .click()
-        .await
-        .expect("models");
-    session
-        .wait_until(
-            "document.querySelector('[data-testid=model-count]')?.textContent === 'Models: 2'",
-        )
-        .await;
-    session.press(&[Key::Escape]).await;
-    session
-        .wait_until("!document.querySelector('dialog')?.open")
-        .await;
-    // Pick a model the way a user does: from the composer's model menu.
-    let picker = session.wait_for("#composer-model").await;
-    let value = session
-        .js(
-            "return [...document.querySelectorAll('#composer-model option')]
-               .find((o) => o.textContent === 'fixture-small').value",
-            vec![],
-        )
-        .await;
-    picker
-        .select_by_value(value.as_str().expect("fixture-small is offered"))
-        .await
-        .expect("choose the model");
-    session
-        .wait_until("document.getElementById('composer-model').value.endsWith('fixture-small')")
-        .await;
-    session
-}
-
-async fn send(session: &AppSession, text: &str) {
-    let input = session.wait_for("#composer-input").await;
-    input.send_keys(text).await.expect("type");
-    session.press(&[Key::Enter]).await;
-}
-
-async fn messages(session: &AppSession) -> Value {
-    session.js(MESSAGES, vec![]).await
-}
-
-/// Waits until the last message has `status` (`done`, `streaming`, `error`, …).
-async fn last_status(session: &AppSession, status: &str) {
-    session
-        .wait_until(&format!(
-            "[...document.querySelectorAll('.message')].at(-1)?.dataset.status === '{status}'"
-        ))
-        .await;
-}
-
-/// Clicks the button labelled `label` in the last message of `role`.
-async fn click_in_last(session: &AppSession, role: &str, label: &str) {
-    let clicked = session
-        .js(
-            "const m = [...document.querySelectorAll('.message--' + arguments[0])].at(-1);
-             const b = [...m.querySelectorAll('button')].find((b) =>
-               b.getAttribute('aria-label') === arguments[1] || b.textContent.trim() === arguments[1]);
-             if (!b) return false; b.click(); return true;",
-            vec![json!(role), json!(label)],
-        )
-        .await;
-    assert_eq!(
-        clicked,
-        json!(true),
-        "no `{label}` button on the last {role} message"
-    );
-}
-
-fn user_texts(fixture: &ProviderFixture) -> Vec<String> {
-    fixture
-        .requests()
-        .iter()
-        .filter(|r| r.method == "POST" && r.path.ends_with("/chat/completions"))
-        .map(|r| {
-            let body = r.json();
-            let messages = body["messages"].as_array().cloned().unwrap_or_default();
-            messages
-                .iter()
-                .rev()
-                .find(|m| m["role"] == "user")
-                .map(|m| match &m["content"] {
-                    Value::String(text) => text.clone(),
-                    parts => parts[0]["text"].as_str().unwrap_or_default().to_string(),
-                })
-                .unwrap_or_default()
-        })
-        .collect()
-}
+use serde_json::json;
 
 #[tokio::test]
 async fn a_reply_streams_renders_markdown_and_names_the_conversation() {
@@ -576,4 +442,67 @@ async fn a_provider_that_blocks_cors_streams_through_the_relay() {
     // The browser's direct attempt failed on CORS; the edge made the call.
     assert_eq!(user_texts(&fixture), ["Via the edge"]);
     session.browser.close().await;
+}
+
+#[tokio::test]
+async fn hostile_markdown_in_a_reply_stays_inert() {
+    let fixture = ProviderFixture::start().await;
+    let session = ready(&fixture).await;
+    fixture.enqueue(
+        Reply::text(
+            "Before <img src=x onerror=\"window.__pwned=1\"> and <script>window.__pwned=2</script>\n\n\
+             [click](javascript:window.__pwned=3) [data](data:text/html,<b>x</b>) \
+             [fine](https://example.com/ok)\n\n\
+             ![remote](https://tracker.example/pixel.png)\n\n\
+             <iframe src=\"https://example.com\"></iframe>\n",
+        )
+        .chunk_bytes(9),
+    );
+    send(&session, "Show me").await;
+    last_status(&session, "done").await;
+    session
+        .wait_until("document.querySelector('.message--assistant .md-block a[href=\"https://example.com/ok\"]')")
+        .await;
+    let found = session
+        .js(
+            "const m = document.querySelector('.message--assistant .markdown');
+             return {
+               pwned: window.__pwned ?? null,
+               elements: m.querySelectorAll('img, script, iframe').length,
+               hrefs: [...m.querySelectorAll('a')].map((a) => a.getAttribute('href')),
+               rels: [...m.querySelectorAll('a')].map((a) => a.rel),
+               text: m.textContent,
+             };",
+            vec![],
+        )
+        .await;
+    assert_eq!(found["pwned"], serde_json::Value::Null, "{found}");
+    assert_eq!(
+        found["elements"],
+        json!(0),
+        "raw HTML and remote images are not elements: {found}"
+    );
+    let hrefs: Vec<String> = serde_json::from_value(found["hrefs"].clone()).unwrap();
+    assert!(
+        hrefs.iter().all(|h| h.starts_with("https://")),
+        "only safe links survive: {hrefs:?}"
+    );
+    assert!(
+        hrefs.contains(&"https://tracker.example/pixel.png".to_string()),
+        "a remote image is a link"
+    );
+    assert!(
+        found["rels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r.as_str().unwrap().contains("noopener")),
+        "{found}"
+    );
+    let text = found["text"].as_str().unwrap();
+    assert!(
+        text.contains("<script>"),
+        "raw HTML is shown as text: {text}"
+    );
+    session.finish().await;
 }

@@ -222,6 +222,9 @@ impl Chat {
                         Ok(mut list) => {
                             sort(&mut list);
                             chat.conversations.set(list);
+                            request_animation_frame(|| {
+                                crate::browser::mark("hearth:conversations");
+                            });
                         }
                         Err(error) => chat.storage_error.set(Some(error)),
                     }

@@ -98,7 +98,12 @@ fn start_worker() -> Option<Worker> {
     let on_message = Closure::<dyn Fn(MessageEvent)>::new(on_answer);
     worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     on_message.forget();
-    let on_error = Closure::<dyn Fn(web_sys::Event)>::new(|_event: web_sys::Event| fail_all());
+    let on_error = Closure::<dyn Fn(web_sys::Event)>::new(|event: web_sys::Event| {
+        // Said once, in the console: replies then show as plain text, which is safe.
+        let detail = Reflect::get(&event, &JsValue::from_str("message")).unwrap_or_default();
+        web_sys::console::warn_2(&"Markdown renderer stopped:".into(), &detail);
+        fail_all();
+    });
     worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
     on_error.forget();
     Some(worker)

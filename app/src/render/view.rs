@@ -129,6 +129,7 @@ pub fn MarkdownBody(
         html: RwSignal::new(None),
     };
     let progress = StoredValue::new_local(Progress::default());
+    let owner = Owner::current();
 
     Effect::new(move |_| {
         let streaming = streaming.get();
@@ -167,7 +168,16 @@ pub fn MarkdownBody(
             (start, end.max(start), t.len())
         });
         if end > start {
-            finish_block(text, start, end, blocks, tail, progress, labels);
+            finish_block(
+                owner.as_ref(),
+                text,
+                start,
+                end,
+                blocks,
+                tail,
+                progress,
+                labels,
+            );
         }
         if streaming && end < length {
             text.with_untracked(|t| tail.plain.set(t[end..].to_string()));
@@ -208,7 +218,9 @@ pub fn MarkdownBody(
 
 /// Turns `text[start..end]` into a finished block, rendered once (or taken from the last
 /// tail answer when that was rendered from exactly this text).
+#[allow(clippy::too_many_arguments)]
 fn finish_block(
+    owner: Option<&Owner>,
     text: Signal<String>,
     start: usize,
     end: usize,
@@ -232,7 +244,13 @@ fn finish_block(
             (key, reuse)
         })
         .unwrap_or_default();
-    let slot = text.with_untracked(|t| Slot::new(key, &t[start..end]));
+    // The block's signal belongs to the component, not to the effect that made it: an
+    // effect's children are disposed when it runs again, and the answer would be lost.
+    let make = || text.with_untracked(|t| Slot::new(key, &t[start..end]));
+    let slot = match owner {
+        Some(owner) => owner.with(make),
+        None => make(),
+    };
     if reuse {
         slot.html.set(tail.html.get_untracked());
     }

@@ -1,6 +1,11 @@
-//! The render worker's side. Once its handler is installed it posts `{ready: true}`; then
-//! each request is `{id, text, copy, plain}` and each answer is `{id, html}`, where `html` comes from `hearth_core::markdown::render` and is therefore
-//! safe to assign with `inner_html`. Nothing else runs in the worker.
+//! # hearth-render-worker
+//!
+//! The Markdown render worker, a wasm module of its own (nothing of the app is linked
+//! in) that the app starts in a Web Worker on first use (`hearth_app::render`). Once its
+//! handler is installed it posts `{ready: true}`; then each request is
+//! `{id, text, copy, plain}` and each answer is `{id, html}`, where `html` comes from
+//! `hearth_core::markdown::render` and is therefore safe to assign with `inner_html`.
+//! Nothing else runs in the worker.
 
 use hearth_core::markdown::{Labels, render};
 use js_sys::{Object, Reflect};
@@ -18,8 +23,9 @@ fn string(data: &JsValue, name: &str) -> String {
         .unwrap_or_default()
 }
 
-/// Installs the message handler. Called by the worker binary's `main`.
-pub fn serve() {
+/// Installs the message handler.
+fn main() {
+    console_error_panic_hook::set_once();
     let Ok(scope) = js_sys::global().dyn_into::<DedicatedWorkerGlobalScope>() else {
         return;
     };

@@ -1,0 +1,341 @@
+//! Browser benchmarks of the chat against the budgets in `shared/DESIGN.md`, run by
+//! `make bench` and recorded in `docs/BENCHMARKS.md` (section `chat`). Figures come from
+//! the page's own clock (`performance.now`, `requestAnimationFrame`, Long Animation
+//! Frames) in headless Chromium against the real build; nothing here asserts a time.
+//!
+//! - (a) streaming a Markdown answer in chunks of ~50 characters (200 KiB in 4,000
+//!   chunks, and 50 KiB in 1,000 for the growth check) against opening the same reply
+//!   and rendering it once;
+//! - (b) opening a conversation of 10,000 messages and scrolling it to the top;
+//! - (c) a cold start with 5,000 conversations in the sidebar.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use fantoccini::key::Key;
+use hearth_e2e::AppSession;
+use hearth_e2e::chat::ready;
+use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
+use serde_json::{Value, json};
+
+/// Starts the in-page probe: every animation frame's time, Long Animation Frames, and
+/// the first frame at which `DONE` (a JS expression, spliced in: the page's CSP forbids
+/// `new Function`) holds.
+const PROBE: &str = r#"
+const bench = { frames: [], loaf: [], doneAt: null, statusAt: null, t0: performance.now(),
+  heap0: performance.memory ? performance.memory.usedJSHeapSize : null };
+window.__bench = bench;
+const check = () => (DONE);
+const status = () => {
+  const m = [...document.querySelectorAll('.message')].at(-1);
+  return m && m.dataset.status === 'done';
+};
+const loop = (t) => {
+  bench.frames.push(t);
+  if (bench.statusAt === null && status()) bench.statusAt = performance.now();
+  if (bench.doneAt === null && check()) bench.doneAt = performance.now();
+  if (bench.doneAt === null) requestAnimationFrame(loop);
+};
+requestAnimationFrame(loop);
+try {
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) bench.loaf.push(e.duration);
+  }).observe({ type: 'long-animation-frame' });
+} catch (_) {}
+"#;
+
+/// Reads the probe once it has finished.
+const RESULT: &str = r#"
+const b = window.__bench;
+if (!b || b.doneAt === null) return null;
+const frames = b.frames.filter((t) => t >= b.t0 && t <= b.doneAt);
+let gap = 0;
+for (let i = 1; i < frames.length; i++) gap = Math.max(gap, frames[i] - frames[i - 1]);
+const wall = b.doneAt - b.t0;
+return {
+  wall,
+  frames: frames.length,
+  fps: frames.length / (wall / 1000),
+  maxGap: gap,
+  loafCount: b.loaf.length,
+  loafTotal: b.loaf.reduce((a, d) => a + d, 0),
+  lag: b.statusAt === null ? null : b.doneAt - b.statusAt,
+  heapDelta: performance.memory && b.heap0 !== null
+    ? performance.memory.usedJSHeapSize - b.heap0 : null,
+  nodes: document.getElementsByTagName('*').length,
+};
+"#;
+
+/// The last message is done and fully rendered (no block still waiting for the worker).
+const REPLY_RENDERED: &str = "(() => { const m = [...document.querySelectorAll('.message')].at(-1); \
+    return m && m.dataset.status === 'done' && m.querySelector('.md-block') && \
+    !m.querySelector('.md-plain'); })()";
+
+async fn probe(session: &AppSession, done: &str) {
+    session.js(&PROBE.replace("DONE", done), vec![]).await;
+}
+
+async fn result(session: &AppSession) -> Value {
+    for _ in 0..1200 {
+        let value = session.js(RESULT, vec![]).await;
+        if !value.is_null() {
+            return value;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let state = session
+        .js(
+            "const m = [...document.querySelectorAll('.message')].at(-1);
+             return { bench: !!window.__bench, frames: window.__bench?.frames.length,
+               status: m?.dataset.status, plain: m?.querySelectorAll('.md-plain').length,
+               blocks: m?.querySelectorAll('.md-block').length,
+               text: (m?.textContent ?? '').slice(0, 200) };",
+            vec![],
+        )
+        .await;
+    let log = session.console_log().await;
+    panic!("the benchmark never finished: {state}\n{log:?}");
+}
+
+/// A Markdown answer of at least `bytes` bytes: headings, paragraphs, lists, code.
+fn answer(bytes: usize) -> String {
+    let mut text = String::new();
+    let mut section = 0;
+    while text.len() < bytes {
+        section += 1;
+        text.push_str(&format!(
+            "## Section {section}\n\nA paragraph with **bold**, *emphasis*, `inline code` and a \
+             [link](https://example.com/{section}). It goes on for a while so that the \
+             block is of a realistic size, as model answers are.\n\n- first point\n- second \
+             point with `code`\n- third point\n\n```rust\nfn section_{section}() -> u32 {{\n    \
+             {section}\n}}\n```\n\n"
+        ));
+    }
+    text
+}
+
+fn ms(value: &Value, key: &str) -> String {
+    value[key]
+        .as_f64()
+        .map(|v| format!("{v:.0} ms"))
+        .unwrap_or_else(|| "n/a".into())
+}
+
+fn number(value: &Value, key: &str) -> String {
+    value[key]
+        .as_f64()
+        .map(|v| format!("{v:.0}"))
+        .unwrap_or_else(|| "n/a".into())
+}
+
+fn mib(value: &Value, key: &str) -> String {
+    value[key]
+        .as_f64()
+        .map(|v| format!("{:.1} MiB", v / 1_048_576.0))
+        .unwrap_or_else(|| "n/a".into())
+}
+
+/// (a) One streamed reply of `bytes`, then the same reply opened after a reload.
+async fn streaming(
+    session: &AppSession,
+    fixture: &ProviderFixture,
+    bytes: usize,
+    chunks: usize,
+) -> (Value, Value) {
+    let text = answer(bytes);
+    let per_chunk = text.chars().count().div_ceil(chunks);
+    fixture.enqueue(Reply::text(text).text_chunk_chars(per_chunk));
+    session
+        .js("document.querySelector('.sidebar__new')?.click()", vec![])
+        .await;
+    session.wait_for(".empty-state").await;
+    let input = session.wait_for("#composer-input").await;
+    input.send_keys("Write a long answer").await.expect("type");
+    probe(session, REPLY_RENDERED).await;
+    session.press(&[Key::Enter]).await;
+    let streamed = result(session).await;
+
+    session.reload_app().await;
+    session.wait_for(".conversation-item__open").await;
+    probe(session, REPLY_RENDERED).await;
+    session
+        .js(
+            "document.querySelector('.conversation-item__open').click()",
+            vec![],
+        )
+        .await;
+    let once = result(session).await;
+    (streamed, once)
+}
+
+/// Seeds a conversation of `count` messages straight into IndexedDB.
+const SEED_MESSAGES: &str = r#"
+const [count, done] = [arguments[0], arguments[arguments.length - 1]];
+const open = indexedDB.open('hearth');
+open.onsuccess = () => {
+  const db = open.result;
+  const tx = db.transaction(['conversations', 'messages'], 'readwrite');
+  const now = Date.now();
+  tx.objectStore('conversations').put({ id: 'bench-long', title: 'Ten thousand messages',
+    titleByUser: true, pinned: true, activeRootId: 'm0', createdAt: now, updatedAt: now, rev: 1 });
+  const messages = tx.objectStore('messages');
+  for (let i = 0; i < count; i++) {
+    const user = i % 2 === 0;
+    messages.put({ id: 'm' + i, conversationId: 'bench-long',
+      parentId: i === 0 ? null : 'm' + (i - 1),
+      activeChildId: i === count - 1 ? null : 'm' + (i + 1),
+      role: user ? 'user' : 'assistant',
+      content: user ? 'Question ' + i + '?' : 'Answer **' + i + '** with `code` and a list:\n\n- a\n- b\n' + 'More text. '.repeat(i % 7),
+      reasoning: '', status: 'done', createdAt: now + i, updatedAt: now + i, rev: 1 });
+  }
+  tx.oncomplete = () => done(true);
+  tx.onerror = () => done(String(tx.error));
+};
+"#;
+
+/// Seeds `count` conversation records (no messages).
+const SEED_CONVERSATIONS: &str = r#"
+const [count, done] = [arguments[0], arguments[arguments.length - 1]];
+const open = indexedDB.open('hearth');
+open.onsuccess = () => {
+  const tx = open.result.transaction(['conversations'], 'readwrite');
+  const store = tx.objectStore('conversations');
+  const now = Date.now();
+  for (let i = 0; i < count; i++) {
+    store.put({ id: 'c' + i, title: 'Conversation ' + i, titleByUser: false, pinned: false,
+      activeRootId: null, createdAt: now - i * 1000, updatedAt: now - i * 1000, rev: 1 });
+  }
+  tx.oncomplete = () => done(true);
+  tx.onerror = () => done(String(tx.error));
+};
+"#;
+
+async fn seed(session: &AppSession, script: &str, count: usize) {
+    let seeded = session
+        .client
+        .execute_async(script, vec![json!(count)])
+        .await
+        .expect("seed IndexedDB");
+    assert_eq!(seeded, json!(true), "{seeded}");
+}
+
+/// (b) Opens the 10,000-message conversation, then scrolls it to the top.
+async fn long_conversation(session: &AppSession) -> (Value, Value) {
+    seed(session, SEED_MESSAGES, 10_000).await;
+    session.reload_app().await;
+    session.wait_for(".conversation-item__open").await;
+    probe(
+        session,
+        "(() => { const m = document.querySelector('[data-message-id=m9999]'); \
+         return m && m.querySelector('.md-block') && !m.querySelector('.md-plain'); })()",
+    )
+    .await;
+    session
+        .js(
+            "[...document.querySelectorAll('.conversation-item__open')]
+               .find((b) => b.textContent.includes('Ten thousand')).click()",
+            vec![],
+        )
+        .await;
+    let opened = result(session).await;
+    // Scroll to the top in steps of a viewport, one per frame.
+    probe(session, "!!document.querySelector('[data-message-id=m0]')").await;
+    session
+        .js(
+            "const list = document.querySelector('.message-list');
+             const step = () => {
+               list.scrollTop = Math.max(0, list.scrollTop - list.clientHeight * 2);
+               if (list.scrollTop > 0) requestAnimationFrame(step);
+             };
+             requestAnimationFrame(step);",
+            vec![],
+        )
+        .await;
+    let scrolled = result(session).await;
+    (opened, scrolled)
+}
+
+/// (c) A cold start with 5,000 conversations: when the shell and the sidebar are ready.
+async fn many_conversations(session: &AppSession) -> Value {
+    seed(session, SEED_CONVERSATIONS, 5_000).await;
+    session.reload_app().await;
+    session
+        .wait_until("performance.getEntriesByName('hearth:conversations').length > 0")
+        .await;
+    session
+        .js(
+            "const at = (n) => performance.getEntriesByName(n)[0]?.startTime ?? null;
+             return { shell: at('hearth:shell'), sidebar: at('hearth:conversations'),
+               items: document.querySelectorAll('.conversation-item').length,
+               nodes: document.getElementsByTagName('*').length };",
+            vec![],
+        )
+        .await
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() {
+    let out = PathBuf::from(
+        std::env::args()
+            .nth(1)
+            .unwrap_or_else(|| "docs/BENCHMARKS.md".into()),
+    );
+    let label = std::env::var("BENCH_LABEL").unwrap_or_else(|_| "this machine".into());
+    let fixture = ProviderFixture::start().await;
+    let session = ready(&fixture).await;
+    let (small, small_once) = streaming(&session, &fixture, 50 * 1024, 1000).await;
+    let (large, large_once) = streaming(&session, &fixture, 200 * 1024, 4000).await;
+    let (opened, scrolled) = long_conversation(&session).await;
+    let start = many_conversations(&session).await;
+    session.browser.close().await;
+
+    let ratio = |a: &Value, b: &Value| match (a["wall"].as_f64(), b["wall"].as_f64()) {
+        (Some(a), Some(b)) if b > 0.0 => format!("{:.2}", a / b),
+        _ => "n/a".into(),
+    };
+    let row = |name: &str, v: &Value| {
+        format!(
+            "| {name} | {} | {} | {} fps | {} | {} ({}) | {} | {} |",
+            ms(v, "wall"),
+            number(v, "frames"),
+            number(v, "fps"),
+            ms(v, "maxGap"),
+            number(v, "loafCount"),
+            ms(v, "loafTotal"),
+            ms(v, "lag"),
+            mib(v, "heapDelta"),
+        )
+    };
+    let body = format!(
+        "### Chat in the browser\n\n{label}. Measured by `make bench` (`e2e/src/bin/chat_bench.rs`) \
+         in headless Chromium against the release build; the provider fixture streams \
+         without delays, so the wall time is the app's own work.\n\n\
+         | run | wall | frames | rate | longest frame gap | long animation frames (total) | done → rendered | JS heap Δ |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|\n\
+         {}\n{}\n{}\n{}\n{}\n{}\n\n\
+         (a) Streaming against rendering once: {} at 50 KiB, {} at 200 KiB (4× the text; a \
+         ratio that stays flat means the streaming work is O(n)).\n\n\
+         (b) 10,000 messages: last message on screen {} after the click, {} DOM nodes in \
+         the page; scrolling to the top took {} with a longest frame gap of {}.\n\n\
+         (c) 5,000 conversations: shell mounted at {}, sidebar listed at {} after \
+         navigation start; {} items rendered, {} DOM nodes.\n",
+        row("(a) stream 50 KiB / 1,000 chunks", &small),
+        row("(a) open and render it once", &small_once),
+        row("(a) stream 200 KiB / 4,000 chunks", &large),
+        row("(a) open and render it once", &large_once),
+        row("(b) open 10,000 messages", &opened),
+        row("(b) scroll to the top", &scrolled),
+        ratio(&small, &small_once),
+        ratio(&large, &large_once),
+        ms(&opened, "wall"),
+        number(&opened, "nodes"),
+        ms(&scrolled, "wall"),
+        ms(&scrolled, "maxGap"),
+        ms(&start, "shell"),
+        ms(&start, "sidebar"),
+        number(&start, "items"),
+        number(&start, "nodes"),
+    );
+    hearth_bench::record::write_section(&out, "chat", &body).expect("write the figures");
+    println!("{body}");
+}

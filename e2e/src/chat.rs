@@ -1,0 +1,145 @@
+//! Driving the chat in tests and benchmarks: a session with a provider pointing at the
+//! [`ProviderFixture`], sending, waiting for a reply's status, reading the active path.
+
+use fantoccini::key::Key;
+use hearth_core::provider::Protocol;
+use serde_json::{Value, json};
+
+use crate::AppSession;
+use crate::provider_fixture::ProviderFixture;
+
+/// The active path as `[role, status, text]` rows.
+pub const MESSAGES: &str = "return [...document.querySelectorAll('.message')].map((m) => [
+  m.classList.contains('message--user') ? 'user' : 'assistant',
+  m.dataset.status,
+  (m.querySelector('.message__text, .markdown')?.textContent ?? '').trim(),
+]);";
+
+/// Opens the app with one OpenAI-compatible provider pointing at `fixture`, its models
+/// fetched, and the settings closed.
+pub async fn ready(fixture: &ProviderFixture) -> AppSession {
+    let session = AppSession::open(1280, 900).await;
+    session.open_settings_tab("providers").await;
+    session
+        .wait_for("#provider-add")
+        .await
+        .click()
+        .await
+        .expect("add");
+    session
+        .wait_for("#provider-kind")
+        .await
+        .select_by_value("compatible")
+        .await
+        .expect("kind");
+    let url = session.wait_for("#provider-base-url").await;
+    url.clear().await.expect("clear url");
+    url.send_keys(&fixture.base_url(Protocol::OpenAiChat))
+        .await
+        .expect("url");
+    session
+        .wait_for("#provider-name")
+        .await
+        .send_keys("Fixture")
+        .await
+        .expect("name");
+    session
+        .wait_for("#provider-save")
+        .await
+        .click()
+        .await
+        .expect("save");
+    session
+        .wait_for("[data-models]")
+        .await
+        .click()
+        .await
+        .expect("models");
+    session
+        .wait_until(
+            "document.querySelector('[data-testid=model-count]')?.textContent === 'Models: 2'",
+        )
+        .await;
+    session.press(&[Key::Escape]).await;
+    session
+        .wait_until("!document.querySelector('dialog')?.open")
+        .await;
+    // Pick a model the way a user does: from the composer's model menu.
+    let picker = session.wait_for("#composer-model").await;
+    let value = session
+        .js(
+            "return [...document.querySelectorAll('#composer-model option')]
+               .find((o) => o.textContent === 'fixture-small').value",
+            vec![],
+        )
+        .await;
+    picker
+        .select_by_value(value.as_str().expect("fixture-small is offered"))
+        .await
+        .expect("choose the model");
+    session
+        .wait_until("document.getElementById('composer-model').value.endsWith('fixture-small')")
+        .await;
+    session
+}
+
+/// Types `text` into the composer and presses Enter.
+pub async fn send(session: &AppSession, text: &str) {
+    let input = session.wait_for("#composer-input").await;
+    input.send_keys(text).await.expect("type");
+    session.press(&[Key::Enter]).await;
+}
+
+/// The active path as `[role, status, text]` rows.
+pub async fn messages(session: &AppSession) -> Value {
+    session.js(MESSAGES, vec![]).await
+}
+
+/// Waits until the last message has `status` (`done`, `streaming`, `error`, …).
+pub async fn last_status(session: &AppSession, status: &str) {
+    session
+        .wait_until(&format!(
+            "[...document.querySelectorAll('.message')].at(-1)?.dataset.status === '{status}'"
+        ))
+        .await;
+}
+
+/// Clicks the button labelled `label` in the last message of `role`.
+pub async fn click_in_last(session: &AppSession, role: &str, label: &str) {
+    let clicked = session
+        .js(
+            "const m = [...document.querySelectorAll('.message--' + arguments[0])].at(-1);
+             const b = [...m.querySelectorAll('button')].find((b) =>
+               b.getAttribute('aria-label') === arguments[1] || b.textContent.trim() === arguments[1]);
+             if (!b) return false; b.click(); return true;",
+            vec![json!(role), json!(label)],
+        )
+        .await;
+    assert_eq!(
+        clicked,
+        json!(true),
+        "no `{label}` button on the last {role} message"
+    );
+}
+
+/// The last user text of every chat request the fixture received.
+pub fn user_texts(fixture: &ProviderFixture) -> Vec<String> {
+    fixture
+        .requests()
+        .iter()
+        .filter(|r| r.method == "POST" && r.path.ends_with("/chat/completions"))
+        .map(|r| {
+            let body = r.json();
+            let messages = body["messages"].as_array().cloned().unwrap_or_default();
+            messages
+                .iter()
+                .rev()
+                .find(|m| m["role"] == "user")
+                .map(|m| match &m["content"] {
+                    Value::String(text) => text.clone(),
+                    parts => parts[0]["text"].as_str().unwrap_or_default().to_string(),
+                })
+                .unwrap_or_default()
+        })
+        .collect()
+}
