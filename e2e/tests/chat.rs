@@ -506,3 +506,50 @@ async fn hostile_markdown_in_a_reply_stays_inert() {
     );
     session.finish().await;
 }
+
+#[tokio::test]
+async fn a_conversation_fits_a_phone_in_both_themes() {
+    let fixture = ProviderFixture::start().await;
+    let session = ready(&fixture).await;
+    fixture.enqueue(Reply::text(
+        "A reply with a long unbroken token: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n\n\
+         ```text\nA code line that is much wider than a phone screen and must scroll inside its block, not the page\n```\n\n\
+         | a | b | c |\n|---|---|---|\n| 1 | 2 | 3 |\n",
+    ));
+    send(&session, "Show me a wide reply").await;
+    last_status(&session, "done").await;
+    session.resize(360, 780).await;
+    for theme in ["light", "dark"] {
+        session
+            .js(
+                "localStorage.setItem('hearth.theme', arguments[0])",
+                vec![json!(theme)],
+            )
+            .await;
+        session.reload_app().await;
+        // The drawer holds the conversation list at phone width.
+        session
+            .wait_for("#drawer-toggle")
+            .await
+            .click()
+            .await
+            .expect("drawer");
+        session
+            .wait_for(".conversation-item__open")
+            .await
+            .click()
+            .await
+            .expect("open");
+        last_status(&session, "done").await;
+        session.wait_for(".message--assistant .code-block").await;
+        let overflow = session
+            .js(
+                "return document.documentElement.scrollWidth - document.documentElement.clientWidth",
+                vec![],
+            )
+            .await;
+        assert_eq!(overflow, json!(0), "{theme}: the page scrolls sideways");
+        session.screenshot(&format!("chat-phone-{theme}")).await;
+    }
+    session.finish().await;
+}

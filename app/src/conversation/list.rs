@@ -26,6 +26,10 @@ const STICK_DISTANCE: f64 = 48.0;
 /// Which slice of `heights` to render for a viewport at `top`..`top + height`; returns
 /// (first, end, space above, space below).
 pub fn window_of(heights: &[f64], top: f64, height: f64) -> (usize, usize, f64, f64) {
+    // A viewport past the end (measured heights came in smaller than estimated while it
+    // sat at the bottom) shows the end, never an empty list.
+    let total: f64 = heights.iter().sum();
+    let top = top.min((total - height).max(0.0)).max(0.0);
     let (from, to) = (top - OVERSCAN, top + height + OVERSCAN);
     let mut y = 0.0;
     let mut first = heights.len();
@@ -43,7 +47,6 @@ pub fn window_of(heights: &[f64], top: f64, height: f64) -> (usize, usize, f64, 
         y += heights[end];
         end += 1;
     }
-    let total: f64 = heights.iter().sum();
     (first, end, above, (total - y).max(0.0))
 }
 
@@ -201,5 +204,10 @@ mod tests {
         assert_eq!((first, above), (0, 0.0));
         assert!(end >= 8);
         assert_eq!(window_of(&[], 0.0, 800.0), (0, 0, 0.0, 0.0));
+        // Past the end: the last messages, not nothing.
+        let (first, end, _, below) = window_of(&heights, 10_000_000.0, 800.0);
+        assert_eq!(end, 1000);
+        assert!(first < 1000 && first > 950, "{first}");
+        assert_eq!(below, 0.0);
     }
 }

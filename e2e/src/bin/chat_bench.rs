@@ -6,7 +6,7 @@
 //! - (a) streaming a Markdown answer in chunks of ~50 characters (200 KiB in 4,000
 //!   chunks, and 50 KiB in 1,000 for the growth check) against opening the same reply
 //!   and rendering it once;
-//! - (b) opening a conversation of 10,000 messages and scrolling it to the top;
+//! - (b) opening a conversation of 10,000 messages and scrolling up forty viewports;
 //! - (c) a cold start with 5,000 conversations in the sidebar.
 
 use std::path::PathBuf;
@@ -141,10 +141,15 @@ async fn streaming(
     fixture: &ProviderFixture,
     bytes: usize,
     chunks: usize,
+    delay_ms: u64,
 ) -> (Value, Value) {
     let text = answer(bytes);
     let per_chunk = text.chars().count().div_ceil(chunks);
-    fixture.enqueue(Reply::text(text).text_chunk_chars(per_chunk));
+    fixture.enqueue(
+        Reply::text(text)
+            .text_chunk_chars(per_chunk)
+            .delay_ms(delay_ms),
+    );
     session
         .js("document.querySelector('.sidebar__new')?.click()", vec![])
         .await;
@@ -224,10 +229,14 @@ async fn long_conversation(session: &AppSession) -> (Value, Value) {
     seed(session, SEED_MESSAGES, 10_000).await;
     session.reload_app().await;
     session.wait_for(".conversation-item__open").await;
+    // Done when the last message is rendered and inside the list's visible box.
     probe(
         session,
         "(() => { const m = document.querySelector('[data-message-id=m9999]'); \
-         return m && m.querySelector('.md-block') && !m.querySelector('.md-plain'); })()",
+         const list = document.querySelector('.message-list'); \
+         if (!m || !list || !m.querySelector('.md-block') || m.querySelector('.md-plain')) return false; \
+         const a = m.getBoundingClientRect(), b = list.getBoundingClientRect(); \
+         return a.bottom <= b.bottom + 1 && a.bottom > b.top; })()",
     )
     .await;
     session
@@ -238,14 +247,19 @@ async fn long_conversation(session: &AppSession) -> (Value, Value) {
         )
         .await;
     let opened = result(session).await;
-    // Scroll to the top in steps of a viewport, one per frame.
-    probe(session, "!!document.querySelector('[data-message-id=m0]')").await;
+    // Scroll up forty viewports, one per frame, as a quick flick up the history would.
+    session
+        .wait_until("document.querySelector('.message-list').scrollTop > 0")
+        .await;
+    probe(session, "(window.__steps ?? 0) >= 40").await;
     session
         .js(
-            "const list = document.querySelector('.message-list');
+            "window.__steps = 0;
+             const list = document.querySelector('.message-list');
              const step = () => {
-               list.scrollTop = Math.max(0, list.scrollTop - list.clientHeight * 2);
-               if (list.scrollTop > 0) requestAnimationFrame(step);
+               list.scrollTop = Math.max(0, list.scrollTop - list.clientHeight);
+               window.__steps += 1;
+               if (window.__steps < 40) requestAnimationFrame(step);
              };
              requestAnimationFrame(step);",
             vec![],
@@ -283,8 +297,10 @@ async fn main() {
     let label = std::env::var("BENCH_LABEL").unwrap_or_else(|_| "this machine".into());
     let fixture = ProviderFixture::start().await;
     let session = ready(&fixture).await;
-    let (small, small_once) = streaming(&session, &fixture, 50 * 1024, 1000).await;
-    let (large, large_once) = streaming(&session, &fixture, 200 * 1024, 4000).await;
+    let (small, small_once) = streaming(&session, &fixture, 50 * 1024, 1000, 0).await;
+    let (large, large_once) = streaming(&session, &fixture, 200 * 1024, 4000, 0).await;
+    // At a provider's pace (a chunk every 2 ms: 4,000 chunks over about 8 s).
+    let (paced, _) = streaming(&session, &fixture, 200 * 1024, 4000, 2).await;
     let (opened, scrolled) = long_conversation(&session).await;
     let start = many_conversations(&session).await;
     session.browser.close().await;
@@ -312,21 +328,28 @@ async fn main() {
          without delays, so the wall time is the app's own work.\n\n\
          | run | wall | frames | rate | longest frame gap | long animation frames (total) | done → rendered | JS heap Δ |\n\
          |---|---:|---:|---:|---:|---:|---:|---:|\n\
-         {}\n{}\n{}\n{}\n{}\n{}\n\n\
-         (a) Streaming against rendering once: {} at 50 KiB, {} at 200 KiB (4× the text; a \
-         ratio that stays flat means the streaming work is O(n)).\n\n\
+         {}\n{}\n{}\n{}\n{}\n{}\n{}\n\n\
+         (a) Streaming in a burst against rendering once (wall time): {} at 50 KiB, {} at \
+         200 KiB (4× the text; a ratio that stays flat means the streaming work is O(n)). \
+         At a provider's pace: {} frames a second, longest gap {}, final render {} after \
+         the reply ended.\n\n\
          (b) 10,000 messages: last message on screen {} after the click, {} DOM nodes in \
-         the page; scrolling to the top took {} with a longest frame gap of {}.\n\n\
+         the page; scrolling up forty viewports, one per frame, took {} with a longest \
+         frame gap of {}.\n\n\
          (c) 5,000 conversations: shell mounted at {}, sidebar listed at {} after \
          navigation start; {} items rendered, {} DOM nodes.\n",
         row("(a) stream 50 KiB / 1,000 chunks", &small),
         row("(a) open and render it once", &small_once),
         row("(a) stream 200 KiB / 4,000 chunks", &large),
         row("(a) open and render it once", &large_once),
+        row("(a) stream 200 KiB / 4,000 chunks, 2 ms apart", &paced),
         row("(b) open 10,000 messages", &opened),
-        row("(b) scroll to the top", &scrolled),
+        row("(b) scroll up 40 viewports", &scrolled),
         ratio(&small, &small_once),
         ratio(&large, &large_once),
+        number(&paced, "fps"),
+        ms(&paced, "maxGap"),
+        ms(&paced, "lag"),
         ms(&opened, "wall"),
         number(&opened, "nodes"),
         ms(&scrolled, "wall"),
