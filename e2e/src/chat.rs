@@ -15,11 +15,14 @@ pub const MESSAGES: &str = "return [...document.querySelectorAll('.message')].ma
   (m.querySelector('.message__text, .markdown')?.textContent ?? '').trim(),
 ]);";
 
-/// Opens the app with one OpenAI-compatible provider pointing at `fixture`, its models
-/// fetched, and the settings closed.
-pub async fn ready(fixture: &ProviderFixture) -> AppSession {
-    let session = AppSession::open(1280, 900).await;
-    session.open_settings_tab("providers").await;
+/// In Settings › Providers (already open), adds an OpenAI-compatible provider named
+/// `name` at `base_url`, with `key` if given, and waits for its row.
+pub async fn add_compatible_provider(
+    session: &AppSession,
+    name: &str,
+    base_url: &str,
+    key: Option<&str>,
+) {
     session
         .wait_for("#provider-add")
         .await
@@ -34,21 +37,46 @@ pub async fn ready(fixture: &ProviderFixture) -> AppSession {
         .expect("kind");
     let url = session.wait_for("#provider-base-url").await;
     url.clear().await.expect("clear url");
-    url.send_keys(&fixture.base_url(Protocol::OpenAiChat))
-        .await
-        .expect("url");
+    url.send_keys(base_url).await.expect("url");
     session
         .wait_for("#provider-name")
         .await
-        .send_keys("Fixture")
+        .send_keys(name)
         .await
         .expect("name");
+    if let Some(key) = key {
+        session
+            .wait_for("#provider-api-key")
+            .await
+            .send_keys(key)
+            .await
+            .expect("key");
+    }
     session
         .wait_for("#provider-save")
         .await
         .click()
         .await
         .expect("save");
+    session
+        .wait_until(&format!(
+            "[...document.querySelectorAll('.provider-row__name')].some(e => e.textContent === '{name}')"
+        ))
+        .await;
+}
+
+/// Opens the app with one OpenAI-compatible provider pointing at `fixture`, its models
+/// fetched, and the settings closed.
+pub async fn ready(fixture: &ProviderFixture) -> AppSession {
+    let session = AppSession::open(1280, 900).await;
+    session.open_settings_tab("providers").await;
+    add_compatible_provider(
+        &session,
+        "Fixture",
+        &fixture.base_url(Protocol::OpenAiChat),
+        None,
+    )
+    .await;
     session
         .wait_for("[data-models]")
         .await

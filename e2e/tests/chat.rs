@@ -534,6 +534,13 @@ async fn a_conversation_fits_a_phone_in_both_themes() {
             .click()
             .await
             .expect("drawer");
+        // The drawer slides in; its items take clicks once it is shown.
+        session
+            .wait_until(
+                "getComputedStyle(document.getElementById('sidebar')).visibility === 'visible' && \
+                 document.querySelector('.conversation-item__open')?.getBoundingClientRect().left >= 0",
+            )
+            .await;
         session
             .wait_for(".conversation-item__open")
             .await
@@ -549,6 +556,15 @@ async fn a_conversation_fits_a_phone_in_both_themes() {
             )
             .await;
         assert_eq!(overflow, json!(0), "{theme}: the page scrolls sideways");
+        // Opening a conversation closes the drawer; wait for it to finish sliding away.
+        session
+            .wait_until(
+                "getComputedStyle(document.getElementById('sidebar')).visibility === 'hidden'",
+            )
+            .await;
+        session
+            .wait_until("!!document.getElementById('composer-model')")
+            .await;
         session.screenshot(&format!("chat-phone-{theme}")).await;
     }
     session.finish().await;

@@ -247,44 +247,7 @@ mod fixture {
 const RELAY_KEY: &str = "sk-local-relay-test-9876";
 
 async fn add_compatible_provider(session: &AppSession, name: &str, base_url: &str) {
-    session
-        .wait_for("#provider-add")
-        .await
-        .click()
-        .await
-        .expect("add");
-    session
-        .wait_for("#provider-kind")
-        .await
-        .select_by_value("compatible")
-        .await
-        .expect("kind");
-    let url = session.wait_for("#provider-base-url").await;
-    url.clear().await.expect("clear url");
-    url.send_keys(base_url).await.expect("url");
-    session
-        .wait_for("#provider-name")
-        .await
-        .send_keys(name)
-        .await
-        .expect("name");
-    session
-        .wait_for("#provider-api-key")
-        .await
-        .send_keys(RELAY_KEY)
-        .await
-        .expect("key");
-    session
-        .wait_for("#provider-save")
-        .await
-        .click()
-        .await
-        .expect("save");
-    session
-        .wait_until(&format!(
-            "[...document.querySelectorAll('.provider-row__name')].some(e => e.textContent === '{name}')"
-        ))
-        .await;
+    hearth_e2e::chat::add_compatible_provider(session, name, base_url, Some(RELAY_KEY)).await;
 }
 
 async fn fetch_models_of(session: &AppSession, name: &str) {
