@@ -130,3 +130,13 @@ pub fn mark(name: &str) {
         let _ = performance.mark(name);
     }
 }
+
+/// Selects the text of the input with `id`, if there is one.
+pub fn select_text_of(id: &str) {
+    if let Some(input) = document()
+        .get_element_by_id(id)
+        .and_then(|element| element.dyn_into::<web_sys::HtmlInputElement>().ok())
+    {
+        input.select();
+    }
+}

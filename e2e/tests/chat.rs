@@ -569,3 +569,85 @@ async fn a_conversation_fits_a_phone_in_both_themes() {
     }
     session.finish().await;
 }
+
+#[tokio::test]
+async fn conversations_can_be_renamed_and_pinned_from_the_sidebar() {
+    let fixture = ProviderFixture::start().await;
+    let session = ready(&fixture).await;
+    for question in ["First topic", "Second topic"] {
+        fixture.enqueue(Reply::text("Noted."));
+        session
+            .js(
+                "document.getElementById('sidebar-new-chat').click()",
+                vec![],
+            )
+            .await;
+        session.wait_for(".empty-state").await;
+        send(&session, question).await;
+        last_status(&session, "done").await;
+    }
+    let titles = "return [...document.querySelectorAll('.conversation-item__title')].map((t) => t.textContent)";
+    session
+        .wait_until("document.querySelectorAll('.conversation-item__title').length === 2")
+        .await;
+    assert_eq!(
+        session.js(titles, vec![]).await,
+        json!(["Second topic", "First topic"]),
+        "most recent first"
+    );
+    // Pin the older one: it moves to the top.
+    let open_menu_of = |title: &'static str| {
+        format!(
+            "[...document.querySelectorAll('.conversation-item')]
+               .find((i) => i.textContent.includes('{title}'))
+               .querySelector('.menu-anchor .icon-button').click()"
+        )
+    };
+    session.js(&open_menu_of("First topic"), vec![]).await;
+    session
+        .js(
+            "[...document.querySelectorAll('.conversation-item [role=menuitem]')]
+               .find((b) => b.textContent.includes('Pin') && b.offsetParent).click()",
+            vec![],
+        )
+        .await;
+    session
+        .wait_until(
+            "document.querySelector('.conversation-item__title')?.textContent === 'First topic'",
+        )
+        .await;
+    // Rename it; the name survives a reload and is not replaced by an automatic title.
+    session.js(&open_menu_of("First topic"), vec![]).await;
+    session
+        .js(
+            "[...document.querySelectorAll('.conversation-item [role=menuitem]')]
+               .find((b) => b.textContent.includes('Rename') && b.offsetParent).click()",
+            vec![],
+        )
+        .await;
+    // The field opens focused with the old name selected, so typing replaces it.
+    session
+        .wait_until("document.activeElement?.classList.contains('conversation-item__rename')")
+        .await;
+    session
+        .wait_for(".conversation-item__rename")
+        .await
+        .send_keys("Renamed by me")
+        .await
+        .expect("type");
+    session.press(&[Key::Enter]).await;
+    session
+        .wait_until(
+            "document.querySelector('.conversation-item__title')?.textContent === 'Renamed by me'",
+        )
+        .await;
+    session.reload_app().await;
+    session
+        .wait_until("document.querySelectorAll('.conversation-item__title').length === 2")
+        .await;
+    assert_eq!(
+        session.js(titles, vec![]).await,
+        json!(["Renamed by me", "Second topic"])
+    );
+    session.finish().await;
+}

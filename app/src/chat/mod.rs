@@ -239,6 +239,10 @@ impl Chat {
         let providers = chat.providers;
         Effect::new(move |_| {
             providers.models_version.track();
+            // Runs again once the database is open, whichever finishes first.
+            if !chat.loaded.get() {
+                return;
+            }
             let ids: Vec<String> = providers.list.with(|list| {
                 list.iter()
                     .filter(|p| p.enabled)
@@ -272,8 +276,10 @@ impl Chat {
         }
     }
 
+    /// The database once opening it has finished (however long a busy machine takes);
+    /// `None` if it could not be opened.
     async fn db_wait(&self) -> Option<Db> {
-        for _ in 0..100 {
+        loop {
             if let Some(db) = self.db.get_value() {
                 return Some(db);
             }
@@ -282,7 +288,6 @@ impl Chat {
             }
             sleep_ms(20).await;
         }
-        None
     }
 
     fn db(&self) -> Option<Db> {

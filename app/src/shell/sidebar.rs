@@ -164,7 +164,11 @@ fn ConversationItem(record: ConversationRecord) -> impl IntoView {
                 on_select: Callback::new(move |_| {
                     renaming.set(true);
                     let target = rename_input.clone();
-                    request_animation_frame(move || browser::focus_by_id(&target));
+                    // Focused with its text selected: typing replaces the old name.
+                    request_animation_frame(move || {
+                        browser::focus_by_id(&target);
+                        browser::select_text_of(&target);
+                    });
                 }),
             },
             MenuItem {
