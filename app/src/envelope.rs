@@ -150,3 +150,28 @@ pub async fn seal_for_edge(context: &str, secret: &str) -> Result<Envelope, Seal
         context: context.into(),
     })
 }
+
+/// The relay's view of a user's provider: its endpoint and, if it has one, its key
+/// sealed for `provider:<protocol>`. Used by every relayed call (model lists, chat).
+pub async fn relay_provider(
+    endpoint: &hearth_core::provider::request::Endpoint,
+    key: Option<&str>,
+) -> Result<hearth_core::api::RelayProvider, SealError> {
+    let api_key = match key {
+        Some(key) => Some(
+            seal_for_edge(
+                &hearth_core::byok::context::provider(endpoint.protocol.as_str()),
+                key,
+            )
+            .await?,
+        ),
+        None => None,
+    };
+    Ok(hearth_core::api::RelayProvider {
+        server_provider_id: None,
+        protocol: endpoint.protocol,
+        base_url: endpoint.base_url.clone(),
+        compatible: endpoint.compatible,
+        api_key,
+    })
+}

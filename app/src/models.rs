@@ -4,10 +4,9 @@
 //! remembers that this provider needs the relay. An `AUTH_ERROR` from the edge (its key
 //! rotated) refetches the edge key and retries once.
 
-use hearth_core::api::{ErrorCode, ModelListRequest, RelayProvider};
-use hearth_core::byok::context;
+use hearth_core::api::{ErrorCode, ModelListRequest};
 use hearth_core::provider::models::{ModelInfo, list_url, parse_list};
-use hearth_core::provider::request::{Endpoint, auth_headers};
+use hearth_core::provider::request::auth_headers;
 use leptos::prelude::window;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
@@ -62,21 +61,12 @@ impl std::fmt::Display for ModelsError {
     }
 }
 
-fn endpoint(provider: &Provider) -> Endpoint {
-    let (protocol, compatible) = provider.kind.protocol();
-    Endpoint {
-        protocol,
-        base_url: provider.base_url.clone(),
-        compatible,
-    }
-}
-
 /// `Ok(None)` when the browser may not call the provider (CORS or network).
 async fn direct(
     provider: &Provider,
     key: Option<&str>,
 ) -> Result<Option<Vec<ModelInfo>>, ModelsError> {
-    let endpoint = endpoint(provider);
+    let endpoint = provider.endpoint();
     let url = list_url(&endpoint).map_err(|e| ModelsError::Invalid(e.to_string()))?;
     let headers = web_sys::Headers::new().map_err(|_| ModelsError::Invalid("headers".into()))?;
     for (name, value) in key
@@ -119,25 +109,13 @@ async fn direct(
 }
 
 async fn relay(provider: &Provider, key: Option<&str>) -> Result<Vec<ModelInfo>, ModelsError> {
-    let endpoint = endpoint(provider);
+    let endpoint = provider.endpoint();
     let mut retried = false;
     loop {
-        let api_key = match key {
-            Some(key) => Some(
-                envelope::seal_for_edge(&context::provider(endpoint.protocol.as_str()), key)
-                    .await
-                    .map_err(|e| ModelsError::Seal(e.to_string()))?,
-            ),
-            None => None,
-        };
         let request = ModelListRequest {
-            provider: RelayProvider {
-                server_provider_id: None,
-                protocol: endpoint.protocol,
-                base_url: endpoint.base_url.clone(),
-                compatible: endpoint.compatible,
-                api_key,
-            },
+            provider: envelope::relay_provider(&endpoint, key)
+                .await
+                .map_err(|e| ModelsError::Seal(e.to_string()))?,
         };
         match edge::list_models(&request).await {
             Ok(response) => return Ok(response.models),

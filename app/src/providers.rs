@@ -115,6 +115,18 @@ pub struct Provider {
     pub via_relay: bool,
 }
 
+impl Provider {
+    /// Where and how to call it.
+    pub fn endpoint(&self) -> Endpoint {
+        let (protocol, compatible) = self.kind.protocol();
+        Endpoint {
+            protocol,
+            base_url: self.base_url.clone(),
+            compatible,
+        }
+    }
+}
+
 /// A form's content.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Draft {

@@ -4,12 +4,9 @@
 //! `hearth_core::provider::StreamDecoder` turns into events. The request is built by
 //! `hearth_core::provider::request::build` on either side.
 
-use hearth_core::api::{ApiError, ErrorCode, RelayProvider, RelayRequest};
-use hearth_core::byok::context;
+use hearth_core::api::{ApiError, ErrorCode, RelayRequest};
 use hearth_core::chat::GenerationError;
-use hearth_core::provider::request::{
-    ChatRequest, Endpoint, ModelCapabilities, auth_headers, build,
-};
+use hearth_core::provider::request::{ChatRequest, ModelCapabilities, auth_headers, build};
 use js_sys::{Reflect, Uint8Array};
 use leptos::prelude::window;
 use wasm_bindgen::{JsCast, JsValue};
@@ -92,15 +89,6 @@ impl Stream {
     }
 }
 
-fn endpoint(provider: &Provider) -> Endpoint {
-    let (protocol, compatible) = provider.kind.protocol();
-    Endpoint {
-        protocol,
-        base_url: provider.base_url.clone(),
-        compatible,
-    }
-}
-
 async fn read_error_text(response: &Response) -> String {
     let Ok(promise) = response.text() else {
         return String::new();
@@ -170,7 +158,7 @@ pub async fn open_direct(
     capabilities: &ModelCapabilities,
     signal: &AbortSignal,
 ) -> Result<Stream, OpenError> {
-    let endpoint = endpoint(provider);
+    let endpoint = provider.endpoint();
     let built = build(&endpoint, request, capabilities).map_err(|error| {
         OpenError::Failed(GenerationError::new(
             "INVALID_REQUEST",
@@ -209,27 +197,15 @@ pub async fn open_relay(
     capabilities: &ModelCapabilities,
     signal: &AbortSignal,
 ) -> Result<Stream, OpenError> {
-    let endpoint = endpoint(provider);
+    let endpoint = provider.endpoint();
     let mut retried = false;
     loop {
-        let api_key = match key {
-            Some(key) => Some(
-                envelope::seal_for_edge(&context::provider(endpoint.protocol.as_str()), key)
-                    .await
-                    .map_err(|e| {
-                        OpenError::Failed(GenerationError::new("SEAL_FAILED", e.to_string(), true))
-                    })?,
-            ),
-            None => None,
-        };
         let body = RelayRequest {
-            provider: RelayProvider {
-                server_provider_id: None,
-                protocol: endpoint.protocol,
-                base_url: endpoint.base_url.clone(),
-                compatible: endpoint.compatible,
-                api_key,
-            },
+            provider: envelope::relay_provider(&endpoint, key)
+                .await
+                .map_err(|e| {
+                    OpenError::Failed(GenerationError::new("SEAL_FAILED", e.to_string(), true))
+                })?,
             request: request.clone(),
             capabilities: *capabilities,
         };

@@ -29,7 +29,6 @@ pub enum Icon {
     ChevronRight,
     Pin,
     More,
-    Play,
 }
 
 fn paths(icon: Icon) -> &'static [&'static str] {
@@ -91,7 +90,6 @@ fn paths(icon: Icon) -> &'static [&'static str] {
         Icon::ChevronRight => &["M9 5l7 7-7 7"],
         Icon::Pin => &["M12 17v5", "M8 3h8l-1 7 3 4H6l3-4z"],
         Icon::More => &["M5 12h.01", "M12 12h.01", "M19 12h.01"],
-        Icon::Play => &["M7 5l12 7-12 7z"],
     }
 }
 
