@@ -651,3 +651,26 @@ async fn conversations_can_be_renamed_and_pinned_from_the_sidebar() {
     );
     session.finish().await;
 }
+
+#[tokio::test]
+async fn a_reply_past_the_size_limit_is_cut_with_a_stored_error() {
+    let fixture = ProviderFixture::start().await;
+    let session = ready(&fixture).await;
+    // 9 MiB of text against the 8 MiB bound, in 1 MiB deltas.
+    fixture.enqueue(Reply::text("word ".repeat(9 * 1024 * 1024 / 5)).text_chunk_chars(1024 * 1024));
+    send(&session, "Say a lot").await;
+    last_status(&session, "error").await;
+    let block = session.text_of(".status-block--error").await;
+    assert!(block.contains("RESPONSE_SIZE_LIMIT"), "{block}");
+    let kept = session
+        .js(
+            "return document.querySelector('.message--assistant .markdown').textContent.length",
+            vec![],
+        )
+        .await;
+    assert!(
+        kept.as_u64().unwrap() > 1024 * 1024,
+        "what arrived is kept: {kept}"
+    );
+    session.finish().await;
+}

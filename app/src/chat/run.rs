@@ -9,7 +9,9 @@ use hearth_core::chat::record::Timings;
 use hearth_core::chat::{GenerationError, MessageRecord, MessageStatus, RunOutcome};
 use hearth_core::context::{self, Item, PlanInput, estimate_tokens};
 use hearth_core::provider::request::{ChatRequest, Message, ModelCapabilities, Part};
-use hearth_core::provider::{FinishReason, StreamDecoder, StreamError, StreamEvent, Usage};
+use hearth_core::provider::{
+    FinishReason, MAX_STREAM_BYTES, StreamDecoder, StreamError, StreamEvent, Usage,
+};
 use leptos::prelude::*;
 use serde_json::json;
 
@@ -163,6 +165,7 @@ async fn run(
     let mut decoder = StreamDecoder::new(protocol);
     let mut last_flush = now();
     let mut dirty = false;
+    let mut received = 0usize;
     loop {
         // Never wait past the next flush: a stalled provider must not keep what already
         // arrived off the disk.
@@ -176,7 +179,23 @@ async fn run(
             return chat.end(reply, MessageStatus::Aborted).await;
         }
         let (events, ended) = match next {
-            Ok(Next::Bytes(bytes)) => (decoder.push(&bytes), false),
+            Ok(Next::Bytes(bytes)) => {
+                // Bounded like the relay: a provider's stream is outside input.
+                received += bytes.len();
+                if received > MAX_STREAM_BYTES {
+                    controller.abort();
+                    reply.error = Some(GenerationError::new(
+                        "RESPONSE_SIZE_LIMIT",
+                        format!(
+                            "The reply grew past {} MiB and was cut there; what arrived is kept",
+                            MAX_STREAM_BYTES / (1024 * 1024)
+                        ),
+                        false,
+                    ));
+                    return chat.end(reply, MessageStatus::Error).await;
+                }
+                (decoder.push(&bytes), false)
+            }
             Ok(Next::End) => (decoder.finish(), true),
             Ok(Next::Quiet) => (Ok(Vec::new()), false),
             Err(()) => {

@@ -59,6 +59,10 @@ impl Protocol {
     }
 }
 
+/// The most bytes of one streamed reply, read by the browser or relayed by the edge; past
+/// it the reply ends as a stored `RESPONSE_SIZE_LIMIT` error with what arrived kept.
+pub const MAX_STREAM_BYTES: usize = 8 * 1024 * 1024;
+
 /// An SSE frame that every protocol parser reads as a provider error: the edge relay
 /// appends it when it has to end a stream early (size or time limit), so the app stores a
 /// typed error instead of a silent truncation.

@@ -27,8 +27,8 @@ use super::{ApiErrorResponse, provider};
 use crate::app::AppState;
 use crate::safe_fetch::{OutboundRequest, read_capped};
 
-/// The most bytes of one relayed reply.
-pub const MAX_STREAM_BYTES: usize = 8 * 1024 * 1024;
+/// The most bytes of one relayed reply (the same bound the browser applies).
+pub use hearth_core::provider::MAX_STREAM_BYTES;
 /// The most bytes of an upstream error body read.
 const MAX_ERROR_BODY: usize = 64 * 1024;
 
