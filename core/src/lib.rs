@@ -16,6 +16,8 @@
 //! - [`locale`]: the locales Hearth ships and how a browser's language list maps onto them.
 //! - [`markdown`]: the one Markdown-to-HTML path for untrusted text, sanitised at the
 //!   event level, and the splitter that finds a streaming reply's finished blocks.
+//! - [`preferences`]: the user's chat preferences (default and title models, system
+//!   prompt) and per-model metadata laid over a provider's listing.
 //! - [`provider`]: model providers' wire protocols: SSE framing, stream parsers for
 //!   OpenAI Chat, OpenAI Responses, Anthropic and Gemini, `<think>` splitting, tool-call
 //!   reassembly. Bytes in, typed events out.
@@ -30,6 +32,7 @@ pub mod chat;
 pub mod context;
 pub mod locale;
 pub mod markdown;
+pub mod preferences;
 pub mod provider;
 pub mod safe_url;
 pub mod url_policy;

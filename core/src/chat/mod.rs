@@ -1,10 +1,12 @@
 //! Conversations: the message tree with its branches, the generation state machine,
 //! the queue of messages sent while a reply streams, the errors stored on a message, and
-//! the stored records of conversations and messages.
+//! the stored records of conversations and messages, and how a task model titles a
+//! conversation.
 
 pub mod generation;
 pub mod queue;
 pub mod record;
+pub mod title;
 pub mod tree;
 
 pub use generation::{Generation, GenerationError, GenerationEvent, Phase, RunId};

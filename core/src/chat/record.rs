@@ -185,7 +185,7 @@ pub fn auto_title(question: &str, reply: &str) -> Option<String> {
         .map(|line| shorten(&line))
 }
 
-fn strip_think(text: &str) -> String {
+pub(super) fn strip_think(text: &str) -> String {
     let mut out = String::new();
     let mut rest = text;
     while let Some(start) = rest.find("<think>") {
@@ -199,7 +199,7 @@ fn strip_think(text: &str) -> String {
     out
 }
 
-fn first_line(text: &str) -> String {
+pub(super) fn first_line(text: &str) -> String {
     let mut in_fence = false;
     for line in text.lines() {
         let trimmed = line.trim();
@@ -223,7 +223,7 @@ fn first_line(text: &str) -> String {
     String::new()
 }
 
-fn shorten(line: &str) -> String {
+pub(super) fn shorten(line: &str) -> String {
     if line.chars().count() <= MAX_TITLE_CHARS {
         return line.to_string();
     }
