@@ -20,6 +20,7 @@
 //! - [`envelope`]: sealing secrets for the edge (BYOK envelopes, WebCrypto).
 //! - [`edge`]: typed calls to the app's own edge server.
 //! - [`models`]: fetching model lists, directly or through the edge relay.
+//! - [`preferences`]: default and title models, system prompt, per-model metadata.
 //! - [`providers`]: the user's providers (settings in IndexedDB, keys in the vault).
 //! - [`storage`]: the IndexedDB database (settings, sealed secrets, the vault key).
 //! - [`vault`]: secrets at rest, sealed with a non-extractable WebCrypto key.
@@ -35,6 +36,7 @@ pub mod edge;
 pub mod envelope;
 pub mod i18n;
 pub mod models;
+pub mod preferences;
 pub mod providers;
 pub mod render;
 pub mod settings;
@@ -59,6 +61,7 @@ pub fn App() -> impl IntoView {
     provide_context(Theme::from_browser());
     provide_context(Toasts::new());
     provide_context(providers::Providers::load());
+    provide_context(preferences::Prefs::load());
     provide_context(chat::Chat::load());
     // A deep link `#settings/<tab>` opens the settings at that tab, on load and when the
     // hash changes (our own tab switches use replaceState, which fires no hashchange).

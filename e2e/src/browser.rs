@@ -96,6 +96,12 @@ impl Browser {
         }
     }
 
+    /// Points the browser at `base` (a [`crate::tap::Tap`] in front of the server)
+    /// instead of the server itself.
+    pub fn set_base(&mut self, base: String) {
+        self.base = base;
+    }
+
     /// Navigates to `path` on the test's server and waits for the app to mount.
     pub async fn open_app(&self, path: &str) {
         self.client

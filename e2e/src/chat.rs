@@ -69,12 +69,19 @@ pub async fn add_compatible_provider(
 /// fetched, and the settings closed.
 pub async fn ready(fixture: &ProviderFixture) -> AppSession {
     let session = AppSession::open(1280, 900).await;
+    prepare(&session, fixture, None).await;
+    session
+}
+
+/// In an open app: adds an OpenAI-compatible provider pointing at `fixture` (with `key`
+/// if given), fetches its models, closes the settings and picks `fixture-small`.
+pub async fn prepare(session: &AppSession, fixture: &ProviderFixture, key: Option<&str>) {
     session.open_settings_tab("providers").await;
     add_compatible_provider(
-        &session,
+        session,
         "Fixture",
         &fixture.base_url(Protocol::OpenAiChat),
-        None,
+        key,
     )
     .await;
     session
@@ -108,7 +115,6 @@ pub async fn ready(fixture: &ProviderFixture) -> AppSession {
     session
         .wait_until("document.getElementById('composer-model').value.endsWith('fixture-small')")
         .await;
-    session
 }
 
 /// Types `text` into the composer and presses Enter.

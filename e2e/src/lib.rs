@@ -15,12 +15,15 @@
 //! - [`provider_fixture`]: a fake model provider on 127.0.0.1 speaking each protocol's
 //!   streaming wire format on its real paths, with CORS, scripted replies (errors,
 //!   truncation, stalls, tool calls) and a record of every request.
+//! - [`tap`]: a recording TCP proxy between the browser and the edge, to check the
+//!   bytes that actually crossed the wire.
 
 pub mod browser;
 pub mod chat;
 pub mod paths;
 pub mod process;
 pub mod provider_fixture;
+pub mod tap;
 
 pub use browser::Browser;
 pub use process::{Hearth, Stack};

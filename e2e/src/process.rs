@@ -109,6 +109,11 @@ impl Hearth {
         &self.data_dir
     }
 
+    /// The server's port on 127.0.0.1.
+    pub fn port(&self) -> u16 {
+        self.guard.port
+    }
+
     /// The server's base URL, without a trailing slash.
     pub fn url(&self) -> String {
         format!("http://127.0.0.1:{}", self.guard.port)

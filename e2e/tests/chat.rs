@@ -1,11 +1,14 @@
 //! Chat in Chromium against the provider fixture: adding a provider, sending, streaming,
 //! stopping, queueing, regenerating, editing, switching branches, errors with Retry,
 //! reloading mid-stream (the reply reopens interrupted with what was saved), deleting
-//! with Undo, two tabs, and the edge relay when the provider blocks CORS.
+//! with Undo, two tabs, and the edge relay when the provider blocks CORS, with the
+//! traffic to the edge checked for the key in any plain or encoded form.
 
 use fantoccini::key::Key;
-use hearth_e2e::chat::{click_in_last, last_status, messages, ready, send, user_texts};
+use hearth_e2e::chat::{click_in_last, last_status, messages, prepare, ready, send, user_texts};
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
+use hearth_e2e::tap::Tap;
+use hearth_e2e::{AppSession, Browser, Stack};
 use serde_json::json;
 
 #[tokio::test]
@@ -673,4 +676,99 @@ async fn a_reply_past_the_size_limit_is_cut_with_a_stored_error() {
         "what arrived is kept: {kept}"
     );
     session.finish().await;
+}
+
+/// Standard base64 without padding rules (enough to look for an encoded secret).
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
+        for i in 0..=chunk.len() {
+            out.push(ALPHABET[(n >> (18 - 6 * i)) as usize & 63] as char);
+        }
+    }
+    out
+}
+
+/// The forms a secret could take on the wire if someone merely encoded it: itself, and
+/// its base64 (and base64url) at each of the three byte alignments inside a longer blob.
+fn encoded_forms(secret: &str) -> Vec<String> {
+    let mut forms = vec![secret.to_string()];
+    for offset in 0..3 {
+        let mut bytes = vec![0u8; offset];
+        bytes.extend_from_slice(secret.as_bytes());
+        let encoded = base64(&bytes);
+        // Skip the characters that mix in the prefix, and the last (partial) group.
+        let stable = &encoded[if offset == 0 { 0 } else { 4 }..encoded.len() - 4];
+        forms.push(stable.to_string());
+        forms.push(stable.replace('+', "-").replace('/', "_"));
+    }
+    forms
+}
+
+#[tokio::test]
+async fn the_key_crosses_the_wire_to_the_edge_only_sealed() {
+    const KEY: &str = "sk-canary-7f3a9c1e5b2d4680-plaintext";
+    let fixture = ProviderFixture::start().await;
+    // CORS blocked: listing the models and the chat both go through the edge.
+    fixture.set_cors(false);
+    let stack = Stack::start();
+    let tap = Tap::start(stack.hearth.port()).await;
+    let mut browser = Browser::open(&stack, 1280, 900).await;
+    browser.set_base(tap.url());
+    browser.open_app("/").await;
+    let session = AppSession { browser, stack };
+    prepare(&session, &fixture, Some(KEY)).await;
+    fixture.enqueue(Reply::text("Sealed and delivered").chunk_bytes(6));
+    send(&session, "Is my key safe?").await;
+    last_status(&session, "done").await;
+    assert_eq!(
+        messages(&session).await[1][2],
+        json!("Sealed and delivered")
+    );
+
+    // The tap saw the real traffic: the model listing and the chat went through it.
+    let sent = String::from_utf8_lossy(&tap.sent()).into_owned();
+    assert!(
+        sent.contains("POST /api/providers/models"),
+        "listing via the tap"
+    );
+    assert!(sent.contains("POST /api/chat/relay"), "chat via the tap");
+    assert!(sent.contains("\"kid\""), "the key travelled as an envelope");
+    for form in encoded_forms(KEY) {
+        assert!(
+            !sent.contains(&form),
+            "`{form}` (a form of the key) crossed the wire to the edge"
+        );
+    }
+    // And yet the provider received exactly the user's key, from the edge.
+    let chat = fixture
+        .requests()
+        .into_iter()
+        .find(|r| r.method == "POST" && r.path.ends_with("/chat/completions"))
+        .expect("the chat request reached the provider");
+    assert_eq!(
+        chat.header("authorization"),
+        Some(&*format!("Bearer {KEY}"))
+    );
+    // The blocked direct attempts log CORS errors in the console, as they should.
+    session.browser.close().await;
+}
+
+#[test]
+fn encoded_forms_find_a_secret_inside_longer_base64() {
+    let secret = "sk-canary-7f3a9c1e5b2d4680-plaintext";
+    assert_eq!(base64(b"Man"), "TWFu");
+    assert_eq!(base64(b"Ma"), "TWE");
+    for prefix in ["", "a", "ab", "abc", "{\"apiKey\":\""] {
+        let blob = base64(format!("{prefix}{secret}\"}}").as_bytes());
+        assert!(
+            encoded_forms(secret).iter().any(|form| blob.contains(form)),
+            "prefix {prefix:?}: {blob}"
+        );
+    }
 }

@@ -14,6 +14,7 @@ pub mod transport;
 
 mod run;
 mod sync;
+mod task;
 
 use std::collections::HashMap;
 
@@ -76,13 +77,7 @@ impl LiveMessage {
 }
 
 /// The model a new message goes to.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct ModelChoice {
-    /// The provider's id.
-    pub provider_id: String,
-    /// The model's id.
-    pub model: String,
-}
+pub use hearth_core::preferences::ModelRef as ModelChoice;
 
 /// A running generation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -134,6 +129,7 @@ pub struct Chat {
     // Contexts captured at creation: async tasks and event handlers may run without the
     // reactive owner that provides them.
     providers: crate::providers::Providers,
+    prefs: crate::preferences::Prefs,
     toasts: crate::ui::toast::Toasts,
     i18n: crate::i18n::I18n,
     db: StoredValue<Option<Db>, LocalStorage>,
@@ -197,6 +193,7 @@ impl Chat {
             models: RwSignal::new(HashMap::new()),
             storage_error: RwSignal::new(None),
             providers: use_providers(),
+            prefs: crate::preferences::use_prefs(),
             toasts: use_toasts(),
             i18n: use_i18n(),
             db: StoredValue::new_local(None),
@@ -334,6 +331,10 @@ impl Chat {
     /// Starts a new, empty chat (stored on the first send).
     pub fn new_chat(&self) {
         self.show(None, Vec::new());
+        // A new chat starts on the default model, when the user chose one.
+        if let Some(model) = self.prefs.value.with_untracked(|p| p.default_model.clone()) {
+            self.choice.set(Some(model));
+        }
     }
 
     /// Opens conversation `id`.
@@ -996,18 +997,31 @@ impl Chat {
         });
     }
 
-    /// Names the conversation from its first exchange, unless the user named it.
-    async fn auto_title(&self, conversation_id: &str, question: &str, reply: &str) {
-        let untitled = self.conversations.with_untracked(|list| {
+    fn is_untitled(&self, conversation_id: &str) -> bool {
+        self.conversations.with_untracked(|list| {
             list.iter()
                 .any(|c| c.id == conversation_id && c.title.is_empty() && !c.title_by_user)
-        });
-        if !untitled {
+        })
+    }
+
+    /// Names the conversation from its first exchange (through the title model when the
+    /// user chose one, else from the text), unless the user named it.
+    async fn auto_title(&self, conversation_id: &str, question: &str, reply: &str) {
+        if !self.is_untitled(conversation_id) {
             return;
         }
-        let Some(title) = auto_title(question, reply) else {
+        let title_model = self.prefs.value.with_untracked(|p| p.title_model.clone());
+        let generated = match title_model {
+            Some(model) => task::generate_title(*self, &model, question, reply).await,
+            None => None,
+        };
+        let Some(title) = generated.or_else(|| auto_title(question, reply)) else {
             return;
         };
+        // The user may have renamed it while the title model was thinking.
+        if !self.is_untitled(conversation_id) {
+            return;
+        }
         let mut batch = Batch::new();
         batch.merge(CONVERSATIONS, conversation_id, json!({ "title": title }));
         if self.write(&batch).await.is_ok() {

@@ -16,7 +16,7 @@ use leptos::prelude::*;
 use serde_json::json;
 
 use super::transport::{self, Next, OpenError, Stream};
-use super::{Chat, RunInfo, now};
+use super::{Chat, ModelChoice, RunInfo, now};
 use crate::providers::Provider;
 use crate::storage::{Batch, MESSAGES};
 
@@ -149,7 +149,16 @@ async fn run(
         return chat.end(reply, MessageStatus::Error).await;
     };
     let signal = controller.signal();
-    let stream = match open(providers, &prepared, &signal).await {
+    let stream = match open(
+        providers,
+        &prepared.provider,
+        prepared.key.as_deref(),
+        &prepared.request,
+        &prepared.capabilities,
+        &signal,
+    )
+    .await
+    {
         Ok(stream) => stream,
         Err(OpenError::Aborted) => return chat.end(reply, MessageStatus::Aborted).await,
         Err(OpenError::Failed(error)) => {
@@ -254,47 +263,80 @@ fn stream_error(error: &StreamError) -> GenerationError {
 }
 
 /// Direct first (unless known to need the relay); the relay when the browser is blocked.
-async fn open(
+pub(super) async fn open(
     providers: crate::providers::Providers,
-    prepared: &Prepared,
+    provider: &Provider,
+    key: Option<&str>,
+    request: &ChatRequest,
+    capabilities: &ModelCapabilities,
     signal: &web_sys::AbortSignal,
 ) -> Result<Stream, OpenError> {
-    let key = prepared.key.as_deref();
-    if !prepared.provider.via_relay {
-        match transport::open_direct(
-            &prepared.provider,
-            key,
-            &prepared.request,
-            &prepared.capabilities,
-            signal,
-        )
-        .await
-        {
+    if !provider.via_relay {
+        match transport::open_direct(provider, key, request, capabilities, signal).await {
             Err(OpenError::Blocked) => {}
             other => return other,
         }
     }
-    match transport::open_relay(
-        &prepared.provider,
-        key,
-        &prepared.request,
-        &prepared.capabilities,
-        signal,
-    )
-    .await
-    {
+    match transport::open_relay(provider, key, request, capabilities, signal).await {
         Ok(stream) => {
-            let _ = providers.mark_via_relay(&prepared.provider.id).await;
+            let _ = providers.mark_via_relay(&provider.id).await;
             Ok(stream)
         }
         Err(OpenError::Blocked) => Err(OpenError::Failed(blocked_error())),
-        Err(OpenError::Failed(error)) if !prepared.provider.via_relay => {
+        Err(OpenError::Failed(error)) if !provider.via_relay => {
             let mut error = error;
             error.message = format!("{} ({})", blocked_error().message, error.message);
             Err(OpenError::Failed(error))
         }
         other => other,
     }
+}
+
+/// The provider, key and capabilities a call to `model` uses.
+pub(super) struct Target {
+    pub provider: Provider,
+    pub key: Option<String>,
+    pub capabilities: ModelCapabilities,
+}
+
+/// Finds `model`'s provider and key, and its capabilities: the listing's, with what the
+/// user corrected in Settings › Models laid over them.
+pub(super) async fn target(
+    chat: Chat,
+    providers: crate::providers::Providers,
+    model: &ModelChoice,
+) -> Result<Target, GenerationError> {
+    let provider = providers
+        .list
+        .with_untracked(|list| list.iter().find(|p| p.id == model.provider_id).cloned())
+        .ok_or_else(|| {
+            GenerationError::new(
+                "PROVIDER_MISSING",
+                "The provider of this model was removed; choose another model",
+                false,
+            )
+        })?;
+    let key = providers
+        .api_key(&model.provider_id)
+        .await
+        .map_err(|e| GenerationError::new("KEY_UNREADABLE", e, false))?;
+    let listed = chat
+        .models
+        .with_untracked(|m| {
+            m.get(&model.provider_id)
+                .and_then(|list| list.iter().find(|info| info.id == model.model))
+                .map(|info| info.capabilities)
+        })
+        .unwrap_or_default();
+    let capabilities = chat
+        .prefs
+        .value
+        .with_untracked(|prefs| prefs.capabilities(model, listed));
+    Ok(Target {
+        provider,
+        key,
+        capabilities,
+    })
 }
 
 /// Gathers the provider, key, capabilities and the planned history.
@@ -304,30 +346,16 @@ async fn prepare(
     reply: &MessageRecord,
     mode: Mode,
 ) -> Result<Prepared, GenerationError> {
-    let provider_id = reply.provider_id.clone().unwrap_or_default();
-    let model = reply.model.clone().unwrap_or_default();
-    let provider = providers
-        .list
-        .with_untracked(|list| list.iter().find(|p| p.id == provider_id).cloned())
-        .ok_or_else(|| {
-            GenerationError::new(
-                "PROVIDER_MISSING",
-                "The provider of this model was removed; choose another model",
-                false,
-            )
-        })?;
-    let key = providers
-        .api_key(&provider_id)
-        .await
-        .map_err(|e| GenerationError::new("KEY_UNREADABLE", e, false))?;
-    let capabilities = chat
-        .models
-        .with_untracked(|m| {
-            m.get(&provider_id)
-                .and_then(|list| list.iter().find(|info| info.id == model))
-                .map(|info| info.capabilities)
-        })
-        .unwrap_or_default();
+    let model = ModelChoice {
+        provider_id: reply.provider_id.clone().unwrap_or_default(),
+        model: reply.model.clone().unwrap_or_default(),
+    };
+    let Target {
+        provider,
+        key,
+        capabilities,
+    } = target(chat, providers, &model).await?;
+    let system = chat.prefs.value.with_untracked(|p| p.system_prompt());
     // The active path up to the reply, without it.
     let path = chat.path.get_untracked();
     let end = path
@@ -355,6 +383,7 @@ async fn prepare(
         continuation.push(user(CONTINUE_PROMPT));
     }
     let fixed = estimate_tokens(&newest.content)
+        + system.as_deref().map_or(0, estimate_tokens)
         + continuation
             .iter()
             .map(|m| match m {
@@ -393,7 +422,8 @@ async fn prepare(
         provider,
         key,
         request: ChatRequest {
-            model,
+            model: model.model,
+            system,
             messages,
             ..Default::default()
         },
@@ -533,8 +563,13 @@ impl Chat {
                 .and_then(|parent| self.live(&parent))
                 .map(|l| l.content.get_untracked())
                 .unwrap_or_default();
-            self.auto_title(&reply.conversation_id, &question, &reply.content)
-                .await;
+            // In the background: a title model's call must not hold up the queue.
+            let chat = *self;
+            let conversation_id = reply.conversation_id.clone();
+            let answer = reply.content.clone();
+            self.spawn(async move {
+                chat.auto_title(&conversation_id, &question, &answer).await;
+            });
         }
         match status {
             MessageStatus::Done => RunOutcome::Completed,

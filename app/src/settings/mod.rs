@@ -1,11 +1,12 @@
 //! The settings dialog: a vertical tab list (arrow keys move between tabs, as the ARIA
-//! tabs pattern asks) and one panel per tab. Later issues add the models, system prompt
-//! and data tabs here.
+//! tabs pattern asks) and one panel per tab.
 
 mod about;
 mod general;
 mod health;
+mod models;
 mod providers;
+mod system;
 
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
@@ -22,6 +23,10 @@ pub enum Tab {
     General,
     /// Model providers and their keys.
     Providers,
+    /// Default and task models, per-model metadata.
+    Models,
+    /// The system prompt.
+    System,
     /// The edge's services.
     Health,
     /// Versions, deployment and privacy.
@@ -29,12 +34,21 @@ pub enum Tab {
 }
 
 impl Tab {
-    const ALL: [Tab; 4] = [Tab::General, Tab::Providers, Tab::Health, Tab::About];
+    const ALL: [Tab; 6] = [
+        Tab::General,
+        Tab::Providers,
+        Tab::Models,
+        Tab::System,
+        Tab::Health,
+        Tab::About,
+    ];
 
     fn key(self) -> Key {
         match self {
             Tab::General => Key::SettingsTabGeneral,
             Tab::Providers => Key::SettingsTabProviders,
+            Tab::Models => Key::SettingsTabModels,
+            Tab::System => Key::SettingsTabSystem,
             Tab::Health => Key::SettingsTabHealth,
             Tab::About => Key::SettingsTabAbout,
         }
@@ -50,6 +64,8 @@ impl Tab {
         match self {
             Tab::General => "general",
             Tab::Providers => "providers",
+            Tab::Models => "models",
+            Tab::System => "system",
             Tab::Health => "health",
             Tab::About => "about",
         }
@@ -175,6 +191,8 @@ fn SettingsTabs() -> impl IntoView {
                 {move || match selected.get() {
                     Tab::General => view! { <general::GeneralPanel /> }.into_any(),
                     Tab::Providers => view! { <providers::ProvidersPanel /> }.into_any(),
+                    Tab::Models => view! { <models::ModelsPanel /> }.into_any(),
+                    Tab::System => view! { <system::SystemPanel /> }.into_any(),
                     Tab::Health => view! { <health::HealthPanel /> }.into_any(),
                     Tab::About => view! { <about::AboutPanel /> }.into_any(),
                 }}

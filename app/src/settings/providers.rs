@@ -47,6 +47,7 @@ pub fn ProvidersPanel() -> impl IntoView {
 #[component]
 fn ProviderList() -> impl IntoView {
     let providers = use_providers();
+    let prefs = crate::preferences::use_prefs();
     let i18n = use_i18n();
     let toasts = use_toasts();
     let editing = RwSignal::new(None::<Draft>);
@@ -130,7 +131,11 @@ fn ProviderList() -> impl IntoView {
             let id = delete_id.clone();
             spawn_local(async move {
                 match providers.remove(&id).await {
-                    Ok(()) => toasts.show(ToastKind::Info, i18n.t(Key::ProviderDeleted)),
+                    Ok(()) => {
+                        // Its models' details and any default naming it go with it.
+                        let _ = prefs.update(|p| p.forget_provider(&id)).await;
+                        toasts.show(ToastKind::Info, i18n.t(Key::ProviderDeleted));
+                    }
                     Err(reason) => toasts.show(
                         ToastKind::Error,
                         i18n.t_with(Key::ProviderSaveFailed, &[("reason", &reason)]),

@@ -1,8 +1,8 @@
 //! The composer: a text area that grows with its content, Enter to send and Shift+Enter
 //! for a new line. Enter while an input method is composing (Chinese, Japanese) confirms
 //! the composition and never sends. The model picker lists every model of the enabled
-//! providers; without one, sending explains what to do and keeps the text. While a reply
-//! streams, Stop ends it and Send queues the message.
+//! providers and starts on the default model; without one, sending explains what to do
+//! and keeps the text. While a reply streams, Stop ends it and Send queues the message.
 
 use leptos::ev::{KeyboardEvent, SubmitEvent};
 use leptos::prelude::*;
@@ -24,6 +24,7 @@ pub fn Composer() -> impl IntoView {
 
     let chat = use_chat();
     let providers = use_providers();
+    let prefs = crate::preferences::use_prefs();
     // (provider id, provider name, model ids) of every enabled provider with models.
     let options = Memo::new(move |_| {
         let models = chat.models.get();
@@ -38,21 +39,28 @@ pub fn Composer() -> impl IntoView {
                 .collect::<Vec<_>>()
         })
     });
-    // Keep the choice valid: the first model when none (or a removed one) is chosen.
+    // Keep the choice valid: the default model (Settings › Models), else the first, when
+    // none (or a removed one) is chosen.
     Effect::new(move |_| {
         let options = options.get();
-        let valid = chat.choice.with(|choice| {
-            choice.as_ref().is_some_and(|c| {
-                options
-                    .iter()
-                    .any(|(p, _, ids)| *p == c.provider_id && ids.contains(&c.model))
-            })
+        let offered = |choice: &ModelChoice| {
+            options
+                .iter()
+                .any(|(p, _, ids)| *p == choice.provider_id && ids.contains(&choice.model))
+        };
+        if chat
+            .choice
+            .with(|choice| choice.as_ref().is_some_and(offered))
+        {
+            return;
+        }
+        let default = prefs.value.with(|p| p.default_model.clone());
+        let fallback = options.first().map(|(provider_id, _, ids)| ModelChoice {
+            provider_id: provider_id.clone(),
+            model: ids[0].clone(),
         });
-        if !valid && let Some((provider_id, _, ids)) = options.first() {
-            chat.choice.set(Some(ModelChoice {
-                provider_id: provider_id.clone(),
-                model: ids[0].clone(),
-            }));
+        if let Some(choice) = default.filter(offered).or(fallback) {
+            chat.choice.set(Some(choice));
         }
     });
     let streaming = move || chat.is_streaming();

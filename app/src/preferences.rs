@@ -1,0 +1,116 @@
+//! The user's chat preferences (default and title models, system prompt, per-model
+//! metadata) as one IndexedDB record in the settings store, loaded once and shared
+//! through context. Every save is validated by `hearth_core::preferences` first, and the
+//! signal changes only after the write succeeded, so the screen never shows a setting
+//! that was not stored. Other tabs hear of a save on the `hearth-preferences` channel
+//! and reload the record.
+
+use hearth_core::preferences::{Preferences, PreferencesError};
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::Closure;
+
+use crate::storage::{Db, SETTINGS};
+
+/// The record's key in the settings store.
+const DOCUMENT: &str = "preferences";
+/// The channel other tabs hear saves on.
+const CHANNEL: &str = "hearth-preferences";
+
+/// Why a save failed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SaveError {
+    /// The preferences are invalid; nothing was written.
+    Invalid(PreferencesError),
+    /// Storage refused the write; nothing changed.
+    Storage(String),
+}
+
+impl std::fmt::Display for SaveError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Invalid(error) => error.fmt(f),
+            Self::Storage(error) => f.write_str(error),
+        }
+    }
+}
+
+/// The preferences, shared through context.
+#[derive(Clone, Copy)]
+pub struct Prefs {
+    /// The stored preferences (defaults until loaded).
+    pub value: RwSignal<Preferences>,
+    /// Whether the stored record has been read.
+    pub loaded: RwSignal<bool>,
+    db: StoredValue<Option<Db>, LocalStorage>,
+    channel: StoredValue<Option<web_sys::BroadcastChannel>, LocalStorage>,
+}
+
+impl Prefs {
+    /// Starts loading the record and listening to other tabs.
+    pub fn load() -> Self {
+        let prefs = Self {
+            value: RwSignal::new(Preferences::default()),
+            loaded: RwSignal::new(false),
+            db: StoredValue::new_local(None),
+            channel: StoredValue::new_local(None),
+        };
+        leptos::task::spawn_local(async move {
+            if let Ok(db) = Db::open().await {
+                prefs.db.set_value(Some(db));
+                prefs.reload().await;
+            }
+            prefs.loaded.set(true);
+        });
+        if let Ok(channel) = web_sys::BroadcastChannel::new(CHANNEL) {
+            let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |_| {
+                leptos::task::spawn_local(async move { prefs.reload().await });
+            });
+            channel.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+            // The app lives as long as the page: the listener is never removed.
+            on_message.forget();
+            prefs.channel.set_value(Some(channel));
+        }
+        prefs
+    }
+
+    async fn reload(&self) {
+        let Some(db) = self.db.get_value() else {
+            return;
+        };
+        if let Ok(stored) = db.get_json::<Preferences>(SETTINGS, DOCUMENT).await {
+            self.value.set(stored.unwrap_or_default());
+        }
+    }
+
+    /// Validates and stores `next`; the signal changes only once the write succeeded.
+    pub async fn save(&self, next: Preferences) -> Result<(), SaveError> {
+        next.validate().map_err(SaveError::Invalid)?;
+        let db = match self.db.get_value() {
+            Some(db) => db,
+            None => Db::open()
+                .await
+                .map_err(|e| SaveError::Storage(e.to_string()))?,
+        };
+        db.put_json(SETTINGS, DOCUMENT, &next)
+            .await
+            .map_err(|e| SaveError::Storage(e.to_string()))?;
+        self.value.set(next);
+        if let Some(channel) = self.channel.get_value() {
+            let _ = channel.post_message(&wasm_bindgen::JsValue::from_str("saved"));
+        }
+        Ok(())
+    }
+
+    /// Changes the stored preferences with `change` and saves them.
+    pub async fn update(&self, change: impl FnOnce(&mut Preferences)) -> Result<(), SaveError> {
+        let mut next = self.value.get_untracked();
+        change(&mut next);
+        self.save(next).await
+    }
+}
+
+/// The app's preferences.
+pub fn use_prefs() -> Prefs {
+    expect_context::<Prefs>()
+}

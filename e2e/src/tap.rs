@@ -1,0 +1,84 @@
+//! A recording TCP proxy between the browser and the edge. Tests point the browser at
+//! the tap instead of the server, so they can check the bytes that actually crossed the
+//! wire (for instance, that no plaintext key ever reached the edge) rather than what
+//! the app believes it sent.
+
+use std::sync::{Arc, Mutex};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// A proxy on a free loopback port forwarding to `127.0.0.1:<target>`.
+pub struct Tap {
+    port: u16,
+    sent: Arc<Mutex<Vec<u8>>>,
+    accept: tokio::task::JoinHandle<()>,
+}
+
+impl Tap {
+    /// Starts forwarding every connection to `target` on the loopback interface.
+    pub async fn start(target: u16) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind the tap");
+        let port = listener.local_addr().expect("tap address").port();
+        let sent = Arc::new(Mutex::new(Vec::new()));
+        let record = sent.clone();
+        let accept = tokio::spawn(async move {
+            while let Ok((client, _)) = listener.accept().await {
+                let record = record.clone();
+                tokio::spawn(async move {
+                    if let Ok(server) = TcpStream::connect(("127.0.0.1", target)).await {
+                        forward(client, server, record).await;
+                    }
+                });
+            }
+        });
+        Self { port, sent, accept }
+    }
+
+    /// The base URL to open in the browser.
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// Everything clients have sent through the tap so far.
+    pub fn sent(&self) -> Vec<u8> {
+        self.sent.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+impl Drop for Tap {
+    fn drop(&mut self) {
+        self.accept.abort();
+    }
+}
+
+/// Copies both ways until either side closes, keeping a copy of the client's bytes.
+async fn forward(client: TcpStream, server: TcpStream, record: Arc<Mutex<Vec<u8>>>) {
+    let (mut client_read, mut client_write) = client.into_split();
+    let (mut server_read, mut server_write) = server.into_split();
+    let upstream = async {
+        let mut buffer = vec![0u8; 16 * 1024];
+        loop {
+            match client_read.read(&mut buffer).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    record
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .extend_from_slice(&buffer[..n]);
+                    if server_write.write_all(&buffer[..n]).await.is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+        let _ = server_write.shutdown().await;
+    };
+    let downstream = async {
+        let _ = tokio::io::copy(&mut server_read, &mut client_write).await;
+        let _ = client_write.shutdown().await;
+    };
+    tokio::join!(upstream, downstream);
+}
