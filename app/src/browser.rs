@@ -140,3 +140,77 @@ pub fn select_text_of(id: &str) {
         input.select();
     }
 }
+
+/// How much this site stores and may store, in bytes: `(usage, quota)`.
+pub async fn storage_estimate() -> Option<(f64, f64)> {
+    let promise = window().navigator().storage().estimate().ok()?;
+    let estimate: web_sys::StorageEstimate = wasm_bindgen_futures::JsFuture::from(promise)
+        .await
+        .ok()?
+        .unchecked_into();
+    Some((estimate.get_usage()?, estimate.get_quota()?))
+}
+
+/// Whether the browser promised to keep this site's data under storage pressure.
+pub async fn storage_persisted() -> Option<bool> {
+    let promise = window().navigator().storage().persisted().ok()?;
+    wasm_bindgen_futures::JsFuture::from(promise)
+        .await
+        .ok()?
+        .as_bool()
+}
+
+/// Asks the browser to keep this site's data; `Some(true)` when it agreed.
+pub async fn storage_persist() -> Option<bool> {
+    let promise = window().navigator().storage().persist().ok()?;
+    wasm_bindgen_futures::JsFuture::from(promise)
+        .await
+        .ok()?
+        .as_bool()
+}
+
+/// Offers `text` as a file download named `filename`.
+pub fn download(filename: &str, text: &str, mime: &str) -> Result<(), String> {
+    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type(mime);
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options)
+        .map_err(|_| "the browser could not hold the file".to_string())?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob)
+        .map_err(|_| "the browser could not offer the file".to_string())?;
+    let anchor: web_sys::HtmlAnchorElement = document()
+        .create_element("a")
+        .map_err(|_| "no document".to_string())?
+        .unchecked_into();
+    anchor.set_href(&url);
+    anchor.set_download(filename);
+    anchor.click();
+    // The download reads the object URL after the click returns; free it a while later.
+    leptos::prelude::set_timeout(
+        move || {
+            let _ = web_sys::Url::revoke_object_url(&url);
+        },
+        std::time::Duration::from_secs(60),
+    );
+    Ok(())
+}
+
+/// The text of the file `input` holds, if any, refusing files over `max_bytes`.
+pub async fn read_chosen_file(
+    input: &web_sys::HtmlInputElement,
+    max_bytes: usize,
+) -> Result<Option<(String, String)>, usize> {
+    let Some(file) = input.files().and_then(|files| files.get(0)) else {
+        return Ok(None);
+    };
+    let size = file.size() as usize;
+    if size > max_bytes {
+        return Err(size);
+    }
+    let text = wasm_bindgen_futures::JsFuture::from(file.text())
+        .await
+        .ok()
+        .and_then(|v| v.as_string())
+        .unwrap_or_default();
+    Ok(Some((file.name(), text)))
+}

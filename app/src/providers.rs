@@ -361,6 +361,31 @@ impl Providers {
         Ok((models, route))
     }
 
+    /// Adds the providers of an import that are not here yet (matched by id), without
+    /// keys: keys never travel in an export. Returns how many were added.
+    pub async fn import(&self, incoming: Vec<Provider>) -> Result<usize, String> {
+        let (db, _) = self.handles()?;
+        let mut list = self.list.get_untracked();
+        let before = list.len();
+        for mut provider in incoming {
+            let web = ["http://", "https://"]
+                .iter()
+                .any(|scheme| provider.base_url.to_ascii_lowercase().starts_with(scheme));
+            if web && !provider.id.is_empty() && list.iter().all(|p| p.id != provider.id) {
+                provider.has_key = false;
+                list.push(provider);
+            }
+        }
+        let added = list.len() - before;
+        if added > 0 {
+            db.put_json(SETTINGS, DOCUMENT, &list)
+                .await
+                .map_err(|e| e.to_string())?;
+            self.list.set(list);
+        }
+        Ok(added)
+    }
+
     /// A provider's key, for one request.
     pub async fn api_key(&self, id: &str) -> Result<Option<String>, String> {
         let (_, vault) = self.handles()?;

@@ -13,7 +13,10 @@
 //! leaves half a change. Every failure is a [`StorageError`] the user can be shown; a full
 //! quota is recognised.
 
-use idb::{Database, DatabaseEvent, Factory, ObjectStoreParams, TransactionMode};
+use idb::{
+    Database, DatabaseEvent, Factory, ObjectStoreParams, Transaction, TransactionMode,
+    TransactionResult,
+};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use wasm_bindgen::JsValue;
@@ -215,6 +218,22 @@ impl From<idb::Error> for StorageError {
     }
 }
 
+/// Commits `transaction` and waits until it is durable. A transaction the browser
+/// aborts at commit (a full quota is reported this way, not as a failed request) is an
+/// error: none of its writes happened.
+async fn commit(transaction: Transaction) -> Result<(), StorageError> {
+    let raw: web_sys::IdbTransaction = transaction.into();
+    let watch = raw.clone();
+    match Transaction::from(raw).commit()?.await? {
+        TransactionResult::Committed => Ok(()),
+        TransactionResult::Aborted => Err(match watch.error() {
+            Some(error) if error.name() == "QuotaExceededError" => StorageError::QuotaExceeded,
+            Some(error) => StorageError::Failed(format!("{}: {}", error.name(), error.message())),
+            None => StorageError::Failed("the browser aborted the write".into()),
+        }),
+    }
+}
+
 /// The open database.
 #[derive(Clone)]
 pub struct Db {
@@ -275,7 +294,7 @@ impl Db {
             .object_store(store)?
             .put(value, Some(&JsValue::from_str(key)))?
             .await?;
-        transaction.commit()?.await?;
+        commit(transaction).await?;
         Ok(())
     }
 
@@ -288,7 +307,7 @@ impl Db {
             .object_store(store)?
             .delete(JsValue::from_str(key))?
             .await?;
-        transaction.commit()?.await?;
+        commit(transaction).await?;
         Ok(())
     }
 
@@ -344,7 +363,19 @@ impl Db {
                 }
             }
         }
-        transaction.commit()?.await?;
+        commit(transaction).await?;
+        Ok(())
+    }
+
+    /// Empties `stores` in one transaction: all of them or none.
+    pub async fn clear(&self, stores: &[&str]) -> Result<(), StorageError> {
+        let transaction = self
+            .database
+            .transaction(stores, TransactionMode::ReadWrite)?;
+        for store in stores {
+            transaction.object_store(store)?.clear()?.await?;
+        }
+        commit(transaction).await?;
         Ok(())
     }
 

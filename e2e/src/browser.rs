@@ -31,6 +31,34 @@ const CHROMIUM_FLAGS: [&str; 9] = [
     "--hide-scrollbars",
 ];
 
+/// A Chrome DevTools Protocol command through ChromeDriver (`goog/cdp/execute`), for
+/// what WebDriver has no command for: storage quotas, download folders.
+#[derive(Debug)]
+struct Cdp {
+    command: String,
+    params: Value,
+}
+
+impl WebDriverCompatibleCommand for Cdp {
+    fn endpoint(
+        &self,
+        base_url: &url::Url,
+        session_id: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base_url.join(&format!(
+            "session/{}/goog/cdp/execute",
+            session_id.unwrap_or_default()
+        ))
+    }
+
+    fn method_and_body(&self, _request_url: &url::Url) -> (http::Method, Option<String>) {
+        (
+            http::Method::POST,
+            Some(json!({"cmd": self.command, "params": self.params}).to_string()),
+        )
+    }
+}
+
 /// A browser session bound to one test's server.
 pub struct Browser {
     /// The WebDriver client.
@@ -73,8 +101,14 @@ impl WebDriverCompatibleCommand for ReadBrowserLog {
 impl Browser {
     /// Opens a session with a viewport of `width` × `height` CSS pixels.
     pub async fn open(stack: &Stack, width: u32, height: u32) -> Self {
+        Self::open_with(stack, width, height, &[]).await
+    }
+
+    /// Like [`Browser::open`], with extra Chromium flags (e.g. a `--user-data-dir`).
+    pub async fn open_with(stack: &Stack, width: u32, height: u32, extra: &[String]) -> Self {
         let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
         let mut args: Vec<String> = CHROMIUM_FLAGS.iter().map(|s| s.to_string()).collect();
+        args.extend(extra.iter().cloned());
         args.push(format!("--window-size={width},{height}"));
         let capabilities = json!({
             "browserName": "chrome",
@@ -184,6 +218,22 @@ impl Browser {
             )
             .await;
         value.as_str().unwrap_or_default().to_string()
+    }
+
+    /// Runs the DevTools command `command` with `params` and returns its result.
+    pub async fn cdp(&self, command: &str, params: Value) -> Value {
+        self.client
+            .issue_cmd(Cdp {
+                command: command.into(),
+                params,
+            })
+            .await
+            .unwrap_or_else(|error| panic!("CDP {command} failed: {error}"))
+    }
+
+    /// The origin the app is served from (`http://127.0.0.1:<port>`).
+    pub fn origin(&self) -> &str {
+        &self.base
     }
 
     /// Console entries since the last call (the browser empties its log on read).

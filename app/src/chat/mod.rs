@@ -122,6 +122,8 @@ pub struct Chat {
     pub queues: RwSignal<HashMap<String, Queue>>,
     /// The model new messages go to.
     pub choice: RwSignal<Option<ModelChoice>>,
+    /// Text whose sending failed before anything was stored; the composer takes it back.
+    pub unsent: RwSignal<Option<String>>,
     /// Known models, by provider.
     pub models: RwSignal<HashMap<String, Vec<ModelInfo>>>,
     /// A storage problem to show (quota full, unavailable).
@@ -190,6 +192,7 @@ impl Chat {
             runs: RwSignal::new(HashMap::new()),
             queues: RwSignal::new(HashMap::new()),
             choice: RwSignal::new(choice),
+            unsent: RwSignal::new(None),
             models: RwSignal::new(HashMap::new()),
             storage_error: RwSignal::new(None),
             providers: use_providers(),
@@ -328,6 +331,47 @@ impl Chat {
         self.runs.with(|runs| runs.contains_key(&key))
     }
 
+    /// Reads the conversation list again after many records changed at once (an import,
+    /// a delete-all, here or in another tab) and reopens the open conversation, or starts
+    /// a new chat when it is gone.
+    pub async fn reload_all(&self) {
+        let Some(db) = self.db_wait().await else {
+            return;
+        };
+        match db.all_records::<ConversationRecord>(CONVERSATIONS).await {
+            Ok(mut list) => {
+                sort(&mut list);
+                let open = self.current.get_untracked();
+                let still_there = open
+                    .as_ref()
+                    .is_some_and(|id| list.iter().any(|c| &c.id == id));
+                self.conversations.set(list);
+                match open {
+                    Some(id) if still_there => self.open(id),
+                    Some(_) => self.new_chat(),
+                    None => {}
+                }
+            }
+            Err(error) => self.storage_error.set(Some(error)),
+        }
+    }
+
+    /// Shows (and tells other tabs about) a change to many records at once.
+    pub async fn after_bulk_change(&self) {
+        sync::announce_all();
+        self.reload_all().await;
+    }
+
+    /// The database, once open (for the Data tab's export, import and delete-all).
+    pub async fn database(&self) -> Option<Db> {
+        self.db_wait().await
+    }
+
+    /// Whether any reply is streaming in any conversation.
+    pub fn any_streaming(&self) -> bool {
+        self.runs.with_untracked(|runs| !runs.is_empty())
+    }
+
     /// Starts a new, empty chat (stored on the first send).
     pub fn new_chat(&self) {
         self.show(None, Vec::new());
@@ -446,6 +490,15 @@ impl Chat {
     }
 
     async fn begin_turn(&self, text: String, choice: ModelChoice) {
+        if !self.try_begin_turn(text.clone(), choice).await {
+            // Nothing was stored (a full quota, say): the text goes back to the composer
+            // rather than being lost with the failed write.
+            self.unsent.set(Some(text));
+        }
+    }
+
+    /// Stores the question and its reply and starts the run; `false` when the write failed.
+    async fn try_begin_turn(&self, text: String, choice: ModelChoice) -> bool {
         let conversation_id = match self.current.get_untracked() {
             Some(id) => id,
             None => {
@@ -461,7 +514,7 @@ impl Chat {
                 let mut batch = Batch::new();
                 batch.put(CONVERSATIONS, &record);
                 if self.write(&batch).await.is_err() {
-                    return;
+                    return false;
                 }
                 // The new chat's queue moves to the conversation.
                 let id = record.id.clone();
@@ -502,6 +555,7 @@ impl Chat {
         if inserted {
             run::start(*self, conversation_id, reply_id, run::Mode::Fresh);
         }
+        inserted
     }
 
     /// Stores new `records` and applies `change` to the tree in one write. They are live

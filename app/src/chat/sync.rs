@@ -43,6 +43,12 @@ pub fn announce(batch: &Batch) {
     }
 }
 
+/// Tells other tabs that many records changed at once (an import, a delete-all): they
+/// reload the whole list instead of one record per message.
+pub fn announce_all() {
+    post(&[("kind", "all"), ("id", "")]);
+}
+
 fn text(data: &JsValue, name: &str) -> String {
     Reflect::get(data, &name.into())
         .ok()
@@ -60,6 +66,7 @@ pub fn listen(chat: Chat) {
             match kind.as_str() {
                 "conversation" => reload_conversation(chat, id).await,
                 "message" => reload_message(chat, id).await,
+                "all" => chat.reload_all().await,
                 _ => {}
             }
         });

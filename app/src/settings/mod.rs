@@ -2,6 +2,7 @@
 //! tabs pattern asks) and one panel per tab.
 
 mod about;
+mod data;
 mod general;
 mod health;
 mod models;
@@ -27,6 +28,8 @@ pub enum Tab {
     Models,
     /// The system prompt.
     System,
+    /// Storage, export, import, delete.
+    Data,
     /// The edge's services.
     Health,
     /// Versions, deployment and privacy.
@@ -34,11 +37,12 @@ pub enum Tab {
 }
 
 impl Tab {
-    const ALL: [Tab; 6] = [
+    const ALL: [Tab; 7] = [
         Tab::General,
         Tab::Providers,
         Tab::Models,
         Tab::System,
+        Tab::Data,
         Tab::Health,
         Tab::About,
     ];
@@ -49,6 +53,7 @@ impl Tab {
             Tab::Providers => Key::SettingsTabProviders,
             Tab::Models => Key::SettingsTabModels,
             Tab::System => Key::SettingsTabSystem,
+            Tab::Data => Key::SettingsTabData,
             Tab::Health => Key::SettingsTabHealth,
             Tab::About => Key::SettingsTabAbout,
         }
@@ -66,6 +71,7 @@ impl Tab {
             Tab::Providers => "providers",
             Tab::Models => "models",
             Tab::System => "system",
+            Tab::Data => "data",
             Tab::Health => "health",
             Tab::About => "about",
         }
@@ -193,6 +199,7 @@ fn SettingsTabs() -> impl IntoView {
                     Tab::Providers => view! { <providers::ProvidersPanel /> }.into_any(),
                     Tab::Models => view! { <models::ModelsPanel /> }.into_any(),
                     Tab::System => view! { <system::SystemPanel /> }.into_any(),
+                    Tab::Data => view! { <data::DataPanel /> }.into_any(),
                     Tab::Health => view! { <health::HealthPanel /> }.into_any(),
                     Tab::About => view! { <about::AboutPanel /> }.into_any(),
                 }}

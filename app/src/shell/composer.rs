@@ -63,6 +63,15 @@ pub fn Composer() -> impl IntoView {
             chat.choice.set(Some(choice));
         }
     });
+    // A message whose first write failed comes back, unless the user typed on.
+    Effect::new(move |_| {
+        if let Some(unsent) = chat.unsent.get() {
+            chat.unsent.set(None);
+            if text.with_untracked(|t| t.trim().is_empty()) {
+                text.set(unsent);
+            }
+        }
+    });
     let streaming = move || chat.is_streaming();
     let send = move || {
         if is_empty() {

@@ -17,6 +17,8 @@ use crate::ui::icon::{Icon, icon};
 
 /// How long an information toast stays.
 const INFO_TIMEOUT: Duration = Duration::from_secs(6);
+/// The most toasts on screen; past it the oldest plain notice goes first.
+const MAX_VISIBLE: usize = 3;
 
 /// What a toast reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,6 +87,13 @@ impl Toasts {
                 message,
                 action,
             });
+            while items.len() > MAX_VISIBLE {
+                let oldest = items
+                    .iter()
+                    .position(|item| item.kind == ToastKind::Info && item.action.is_none())
+                    .unwrap_or(0);
+                items.remove(oldest);
+            }
         });
         if kind == ToastKind::Info {
             let this = *self;

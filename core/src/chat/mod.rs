@@ -1,8 +1,9 @@
 //! Conversations: the message tree with its branches, the generation state machine,
-//! the queue of messages sent while a reply streams, the errors stored on a message, and
-//! the stored records of conversations and messages, and how a task model titles a
-//! conversation.
+//! the queue of messages sent while a reply streams, the errors stored on a message, the
+//! stored records of conversations and messages, the export archive, and how a task
+//! model titles a conversation.
 
+pub mod archive;
 pub mod generation;
 pub mod queue;
 pub mod record;
