@@ -15,7 +15,8 @@
 //!   whole turns newest first, `CONTEXT_BUDGET_EXCEEDED`; token estimates marked `~`.
 //! - [`locale`]: the locales Hearth ships and how a browser's language list maps onto them.
 //! - [`markdown`]: the one Markdown-to-HTML path for untrusted text, sanitised at the
-//!   event level, and the splitter that finds a streaming reply's finished blocks.
+//!   event level, with code blocks highlighted by language, and the splitter that finds a
+//!   streaming reply's finished blocks.
 //! - [`preferences`]: the user's chat preferences (default and title models, system
 //!   prompt) and per-model metadata laid over a provider's listing.
 //! - [`provider`]: model providers' wire protocols: SSE framing, stream parsers for

@@ -15,6 +15,11 @@
 //! [`StableSplitter`] finds where the finished blocks of a streaming reply end, so they
 //! render once and only the open tail re-renders; an unclosed code fence is part of the
 //! open tail and renders as an open code block.
+//!
+//! Code blocks are highlighted by their fence label ([`highlight`]); the highlighter
+//! escapes every character it writes, like the rest of this module.
+
+pub mod highlight;
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 use pulldown_cmark_escape::{escape_href, escape_html};
@@ -138,8 +143,14 @@ pub fn render(source: &str, labels: &Labels) -> String {
     let mut events: Vec<Event> = Vec::new();
     let mut open: Vec<Open> = Vec::new();
     let mut image: Option<(String, String)> = None;
-    let mut in_code = false;
+    // The language and text of the open code block: its text may arrive in several
+    // events, and a string or comment may span them, so it is highlighted at its end.
+    let mut code: Option<(String, String)> = None;
     for event in Parser::new_ext(source, options()) {
+        if let (Some((_, buffer)), Event::Text(text)) = (code.as_mut(), &event) {
+            buffer.push_str(text);
+            continue;
+        }
         if let Some((_, alt)) = image.as_mut() {
             match event {
                 Event::End(TagEnd::Image) => {
@@ -201,7 +212,6 @@ pub fn render(source: &str, labels: &Labels) -> String {
                 }
             }
             Event::Start(Tag::CodeBlock(kind)) => {
-                in_code = true;
                 let lang = match &kind {
                     CodeBlockKind::Fenced(info) => language(info),
                     CodeBlockKind::Indented => String::new(),
@@ -228,12 +238,14 @@ pub fn render(source: &str, labels: &Labels) -> String {
                     )
                     .into(),
                 ));
+                code = Some((lang, String::new()));
             }
             Event::End(TagEnd::CodeBlock) => {
-                in_code = false;
-                events.push(Event::Html("</code></pre></div>".into()));
+                let (lang, text) = code.take().unwrap_or_default();
+                let mut html = highlight::highlight(&lang, &text);
+                html.push_str("</code></pre></div>");
+                events.push(Event::Html(html.into()));
             }
-            Event::Text(text) if in_code => events.push(Event::Html(escaped(&text).into())),
             Event::InlineMath(latex) => events.push(Event::Html(math(&latex, false).into())),
             Event::DisplayMath(latex) => events.push(Event::Html(math(&latex, true).into())),
             Event::Start(Tag::Heading { level, .. }) => {
@@ -436,11 +448,28 @@ mod tests {
     }
 
     #[test]
+    fn code_blocks_are_highlighted_as_a_whole() {
+        // In a quote (or a list, or with CRLF line ends) a block's lines arrive as separate
+        // text events; a comment spanning them is still one token.
+        let out = html("> ```C\n> /* one\n> two */ int x = 1;\n> ```\n");
+        assert!(
+            out.contains("<span class=\"tok-com\">/* one\ntwo */</span>"),
+            "{out}"
+        );
+        assert!(out.contains("<span class=\"tok-ty\">int</span>"), "{out}");
+        let out = html("```\nfn <b>\n```\n\n    indented fn\n");
+        assert!(!out.contains("tok-"), "no language, no highlighting: {out}");
+        assert!(out.contains("fn &lt;b&gt;"), "{out}");
+    }
+
+    #[test]
     fn an_unclosed_fence_renders_as_an_open_code_block() {
         let out = html("Intro\n\n```python\nprint('hi')\nfor x in");
         assert!(out.contains("<p>Intro</p>"), "{out}");
         assert!(
-            out.contains("print(&#39;hi&#39;)") || out.contains("print('hi')"),
+            out.contains(
+                "<span class=\"tok-fn\">print</span>(<span class=\"tok-str\">&#39;hi&#39;</span>)"
+            ),
             "{out}"
         );
         assert!(out.trim_end().ends_with("</code></pre></div>"), "{out}");
