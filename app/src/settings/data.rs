@@ -28,7 +28,7 @@ enum Step {
     Idle,
     Working,
     /// An import read and checked, waiting for the user's go-ahead.
-    Confirm(PendingImport),
+    Confirm(Box<PendingImport>),
     /// The delete-all confirmation is showing.
     ConfirmDelete,
 }
@@ -220,11 +220,11 @@ pub fn DataPanel() -> impl IntoView {
                     .map(|m| (m.id, (m.rev, m.updated_at)))
                     .collect();
                 let plan = archive.plan(&stored, &stored_messages);
-                Ok(Some(PendingImport {
+                Ok(Some(Box::new(PendingImport {
                     file,
                     archive,
                     plan,
-                }))
+                })))
             }
             .await;
             // The same file can be chosen again after a refusal.
