@@ -1,8 +1,8 @@
 //! The user's chat preferences and what they decide: the default model for new chats,
-//! the title task model, the global system prompt, and the per-model metadata a user
-//! corrects (context and output limits, vision, tools, reasoning), laid over what the
-//! provider's listing says. The browser keeps them as one record; these rules decide
-//! what a valid record is and what a run uses.
+//! the task models (titles, compression), the global system prompt, and the per-model
+//! metadata a user corrects (context and output limits, vision, tools, reasoning), laid
+//! over what the provider's listing says. The browser keeps them as one record; these
+//! rules decide what a valid record is and what a run uses.
 //!
 //! A limit the user leaves empty falls back to the listing's; a limit neither knows
 //! stays unknown (`None`), never zero.
@@ -185,6 +185,9 @@ pub struct Preferences {
     /// The model that titles new conversations; `None` titles them from the first
     /// exchange without a model call.
     pub title_model: Option<ModelRef>,
+    /// The model that summarises a long conversation's older turns; `None` leaves them
+    /// to the context planner, which drops the oldest when the window fills.
+    pub compression_model: Option<ModelRef>,
     /// Per provider id, per model id: what the user corrected.
     pub models: BTreeMap<String, BTreeMap<String, ModelOverrides>>,
 }
@@ -224,7 +227,11 @@ impl Preferences {
     /// Forgets everything that names `provider_id` (the provider was removed).
     pub fn forget_provider(&mut self, provider_id: &str) {
         self.models.remove(provider_id);
-        for slot in [&mut self.default_model, &mut self.title_model] {
+        for slot in [
+            &mut self.default_model,
+            &mut self.title_model,
+            &mut self.compression_model,
+        ] {
             if slot.as_ref().is_some_and(|m| m.provider_id == provider_id) {
                 *slot = None;
             }
@@ -375,6 +382,7 @@ mod tests {
         let mut preferences = Preferences {
             default_model: Some(model.clone()),
             title_model: Some(model.clone()),
+            compression_model: Some(model.clone()),
             ..Default::default()
         };
         preferences.set_overrides(

@@ -1,8 +1,9 @@
 //! Settings › Models and › System in Chromium against the provider fixture: per-model
 //! limits with their inline errors, stored and used by the next run (a window too small
 //! refuses the message before any request); the system prompt reaching the provider and
-//! its length limit; the title model naming a conversation; the default model of a new
-//! chat. Everything survives a reload.
+//! its length limit; the title model naming a conversation; the compression model folding
+//! older turns into a summary the next run sends; the default model of a new chat.
+//! Everything survives a reload.
 
 use fantoccini::key::Key;
 use hearth_e2e::AppSession;
@@ -337,5 +338,131 @@ async fn the_system_prompt_title_model_and_default_model_shape_new_chats() {
         default.as_str().unwrap().ends_with("fixture-large"),
         "{default}"
     );
+    session.finish().await;
+}
+
+/// The stored compression of the only conversation, read from IndexedDB.
+const STORED_COMPRESSION: &str = "
+  const db = await new Promise((ok, no) => {
+    const r = indexedDB.open('hearth');
+    r.onsuccess = () => ok(r.result);
+    r.onerror = () => no(r.error);
+  });
+  const all = await new Promise((ok, no) => {
+    const r = db.transaction('conversations').objectStore('conversations').getAll();
+    r.onsuccess = () => ok(r.result);
+    r.onerror = () => no(r.error);
+  });
+  db.close();
+  return all[0]?.compression ?? null;";
+
+/// The `role: text` lines of an OpenAI-style request body.
+fn transcript(body: &Value) -> Vec<String> {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            format!(
+                "{}: {}",
+                m["role"].as_str().unwrap_or_default(),
+                m["content"].as_str().unwrap_or_default()
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_compression_model_folds_older_turns_into_a_summary_the_next_run_sends() {
+    let fixture = ProviderFixture::start().await;
+    let session = ready(&fixture).await;
+    session.open_settings_tab("models").await;
+    choose_option(&session, "settings-compression-model", "fixture-small").await;
+    session
+        .wait_until(
+            "document.getElementById('settings-compression-model').value.endsWith('fixture-small')",
+        )
+        .await;
+    close_settings(&session).await;
+
+    for n in 1..=13 {
+        fixture.enqueue(Reply::text(format!("Answer {n}.")));
+        if n == 13 {
+            // Asked for once the thirteenth reply is in.
+            fixture.enqueue(Reply::text("Summary: The user asked questions 1 to 9."));
+        }
+        send(&session, &format!("Question {n}")).await;
+        // The list is virtualised: look at its last row, not at how many rows exist.
+        session
+            .wait_until(&format!(
+                "[...document.querySelectorAll('.message')].at(-1)?.textContent.includes('Answer {n}.')"
+            ))
+            .await;
+        last_status(&session, "done").await;
+    }
+    // The summary covers turns 1 to 9 and is stored on the conversation.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    let stored = loop {
+        let stored = session.js(STORED_COMPRESSION, vec![]).await;
+        if !stored.is_null() {
+            break stored;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no summary was stored"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    assert_eq!(stored["summary"], json!("The user asked questions 1 to 9."));
+    let requests = chat_requests(&fixture);
+    assert_eq!(requests.len(), 14, "13 replies and one summary");
+    let asked = transcript(&requests[13].json()).join("\n");
+    assert!(
+        asked.contains("User: Question 1\n") && asked.contains("Assistant: Answer 9."),
+        "{asked}"
+    );
+    assert!(
+        !asked.contains("Question 10"),
+        "the newest four turns stay whole: {asked}"
+    );
+
+    // The next run sends the summary instead of turns 1 to 9, and turns 10 on whole.
+    fixture.enqueue(Reply::text("Answer 14."));
+    send(&session, "Question 14").await;
+    session
+        .wait_until(
+            "[...document.querySelectorAll('.message')].at(-1)?.textContent.includes('Answer 14.')",
+        )
+        .await;
+    last_status(&session, "done").await;
+    let next = transcript(&chat_requests(&fixture)[14].json());
+    assert_eq!(
+        next[0],
+        "system: Summary of the earlier conversation:\nThe user asked questions 1 to 9."
+    );
+    let users: Vec<&String> = next.iter().filter(|l| l.starts_with("user: ")).collect();
+    assert_eq!(
+        users,
+        [
+            "user: Question 10",
+            "user: Question 11",
+            "user: Question 12",
+            "user: Question 13",
+            "user: Question 14"
+        ]
+    );
+    // Nothing stored was changed: all 28 messages are still there, first to last.
+    let stored = session
+        .js(
+            "const db = await new Promise((ok) => { const r = indexedDB.open('hearth'); r.onsuccess = () => ok(r.result); });
+             const all = await new Promise((ok) => { const r = db.transaction('messages').objectStore('messages').getAll(); r.onsuccess = () => ok(r.result); });
+             db.close();
+             return all.map((m) => m.content).sort();",
+            vec![],
+        )
+        .await;
+    let stored = stored.as_array().unwrap();
+    assert_eq!(stored.len(), 28);
+    assert!(stored.contains(&json!("Question 1")) && stored.contains(&json!("Answer 1.")));
     session.finish().await;
 }

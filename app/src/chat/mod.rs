@@ -1051,6 +1051,51 @@ impl Chat {
         });
     }
 
+    /// Folds the open path's older turns into a summary when the user chose a compression
+    /// model and the conversation has grown past the threshold (`core::chat::compression`).
+    async fn compress(&self, conversation_id: &str) {
+        let Some(model) = self
+            .prefs
+            .value
+            .with_untracked(|p| p.compression_model.clone())
+        else {
+            return;
+        };
+        if self.current.get_untracked().as_deref() != Some(conversation_id) {
+            return;
+        }
+        let current = self.conversations.with_untracked(|list| {
+            list.iter()
+                .find(|c| c.id == conversation_id)
+                .and_then(|c| c.compression.clone())
+        });
+        let messages: Vec<MessageRecord> = self
+            .path
+            .get_untracked()
+            .iter()
+            .filter_map(|id| self.live(id).map(|l| l.snapshot()))
+            .filter(|m| m.is_user() || m.status == MessageStatus::Done)
+            .collect();
+        let view = run::path_view(&messages);
+        let Some(through) = hearth_core::chat::compression::due(&view, current.as_ref()) else {
+            return;
+        };
+        let Some(compression) =
+            task::generate_summary(*self, &model, &view, through, current.as_ref()).await
+        else {
+            return;
+        };
+        let mut batch = Batch::new();
+        batch.merge(
+            CONVERSATIONS,
+            conversation_id,
+            json!({ "compression": compression }),
+        );
+        if self.write(&batch).await.is_ok() {
+            self.touch_conversation(conversation_id, |c| c.compression = Some(compression));
+        }
+    }
+
     fn is_untitled(&self, conversation_id: &str) -> bool {
         self.conversations.with_untracked(|list| {
             list.iter()

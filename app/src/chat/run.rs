@@ -5,6 +5,7 @@
 //! kept), or failed (`generationError`, never written into the text). Then the next
 //! queued message is sent.
 
+use hearth_core::chat::compression;
 use hearth_core::chat::record::Timings;
 use hearth_core::chat::{GenerationError, MessageRecord, MessageStatus, RunOutcome};
 use hearth_core::context::{self, Item, PlanInput, estimate_tokens};
@@ -374,6 +375,22 @@ async fn prepare(
             false,
         ));
     };
+    // A summary of older turns (Settings › Models › compression) replaces them, while the
+    // message it reaches is on this path.
+    let compression = chat.conversations.with_untracked(|list| {
+        list.iter()
+            .find(|c| c.id == reply.conversation_id)
+            .and_then(|c| c.compression.clone())
+    });
+    let (summary, start) = {
+        let view = path_view(earlier);
+        match compression::applied(&view, compression.as_ref()) {
+            Some((summary, start)) => (Some(summary.to_string()), start),
+            None => (None, 0),
+        }
+    };
+    let earlier = &earlier[start..];
+    let system = compression::system_with_summary(system, summary.as_deref());
     let mut continuation = Vec::new();
     if mode == Mode::Continue {
         continuation.push(Message::Assistant {
@@ -429,6 +446,18 @@ async fn prepare(
         },
         capabilities,
     })
+}
+
+/// `messages` as compression sees them.
+pub(super) fn path_view(messages: &[MessageRecord]) -> Vec<compression::PathMessage<'_>> {
+    messages
+        .iter()
+        .map(|m| compression::PathMessage {
+            id: &m.id,
+            user: m.is_user(),
+            text: &m.content,
+        })
+        .collect()
 }
 
 fn user(text: &str) -> Message {
@@ -569,6 +598,7 @@ impl Chat {
             let answer = reply.content.clone();
             self.spawn(async move {
                 chat.auto_title(&conversation_id, &question, &answer).await;
+                chat.compress(&conversation_id).await;
             });
         }
         match status {

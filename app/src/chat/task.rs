@@ -1,10 +1,11 @@
 //! Task-model calls: one request read to its end with nothing stored or shown while it
-//! runs (a conversation's title). They take the chat's route (direct, or the relay when
+//! runs (a conversation's title, the summary of its older turns). They take the chat's route (direct, or the relay when
 //! the browser is blocked) and are bounded in size and time, so a slow or chatty task
 //! model can neither hang nor flood anything; a failure is returned to the caller, which
 //! falls back to what needs no model.
 
 use hearth_core::chat::GenerationError;
+use hearth_core::chat::compression::{self, Compression, PathMessage};
 use hearth_core::chat::title::{clean_generated_title, title_request};
 use hearth_core::provider::{StreamDecoder, StreamEvent};
 
@@ -109,6 +110,32 @@ pub(super) async fn generate_title(
         Ok(answer) => clean_generated_title(&answer),
         Err(error) => {
             leptos::logging::warn!("title model failed: {} ({})", error.code, error.message);
+            None
+        }
+    }
+}
+
+/// A new summary of `path[..=through]` (merged with `current`) from the user's
+/// compression model; `None` when that model fails or answers nothing usable.
+pub(super) async fn generate_summary(
+    chat: Chat,
+    model: &ModelChoice,
+    path: &[PathMessage<'_>],
+    through: usize,
+    current: Option<&Compression>,
+) -> Option<Compression> {
+    let request = compression::compression_request(&model.model, path, through, current);
+    match complete(chat, model, request).await {
+        Ok(answer) => compression::clean_summary(&answer).map(|summary| Compression {
+            summary,
+            through_message_id: path[through].id.to_string(),
+        }),
+        Err(error) => {
+            leptos::logging::warn!(
+                "compression model failed: {} ({})",
+                error.code,
+                error.message
+            );
             None
         }
     }

@@ -251,4 +251,7 @@ keys! {
     DataDeleted => "data.deleted",
     DataDeleteStreaming => "data.delete_streaming",
     DataFailed => "data.failed",
+    ModelsCompression => "models.compression",
+    ModelsCompressionHint => "models.compression_hint",
+    ModelsCompressionNone => "models.compression_none",
 }

@@ -1,6 +1,6 @@
-//! Settings › Models: the default model of new chats, the title model, and per-model
-//! metadata (context and output limits, vision, tools, reasoning) that corrects what a
-//! provider's listing says. Each model shows the capabilities a run will use; editing
+//! Settings › Models: the default model of new chats, the title and compression models,
+//! and per-model metadata (context and output limits, vision, tools, reasoning) that
+//! corrects what a provider's listing says. Each model shows the capabilities a run will use; editing
 //! one opens an inline form whose limits are read as people write them (`128k`) and
 //! checked by `hearth_core::preferences` with a specific message under the field.
 
@@ -161,6 +161,17 @@ pub fn ModelsPanel() -> impl IntoView {
                     current=Signal::derive(move || prefs.value.with(|p| p.title_model.clone()))
                     on_pick=Callback::new(move |model: Option<ModelRef>| {
                         save(prefs, toasts, i18n, move |p| p.title_model = model);
+                    })
+                />
+                <ModelSelect
+                    id="settings-compression-model"
+                    label=Key::ModelsCompression
+                    hint=Key::ModelsCompressionHint
+                    none=Key::ModelsCompressionNone
+                    groups=groups
+                    current=Signal::derive(move || prefs.value.with(|p| p.compression_model.clone()))
+                    on_pick=Callback::new(move |model: Option<ModelRef>| {
+                        save(prefs, toasts, i18n, move |p| p.compression_model = model);
                     })
                 />
                 <ModelDetails groups=groups />

@@ -6,8 +6,6 @@
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 
-use hearth_core::chat::ConversationRecord;
-
 use crate::browser;
 use crate::chat::use_chat;
 use crate::i18n::{Key, tr, use_i18n};
@@ -91,12 +89,11 @@ pub fn Sidebar() -> impl IntoView {
                     }
                 >
                     <ul class="conversation-list">
-                        <For
-                            each=visible
-                            key=|c| (c.id.clone(), c.rev, c.title.clone(), c.pinned)
-                            let:record
-                        >
-                            <ConversationItem record=record />
+                        // Keyed by id alone: a row follows its record's changes in place, so
+                        // a title arriving while its menu or rename field is open does not
+                        // rebuild (and dispose) the row under the user's hands.
+                        <For each=visible key=|c| c.id.clone() let:record>
+                            <ConversationItem id=record.id />
                         </For>
                     </ul>
                     <Show when=more>
@@ -130,17 +127,33 @@ const PAGE: usize = 100;
 
 /// One conversation in the sidebar.
 #[component]
-fn ConversationItem(record: ConversationRecord) -> impl IntoView {
+fn ConversationItem(id: String) -> impl IntoView {
     let chat = use_chat();
     let shell = use_shell();
     let i18n = use_i18n();
     let renaming = RwSignal::new(false);
-    let id = record.id.clone();
-    let title = if record.title.is_empty() {
-        i18n.t(Key::ConversationUntitled)
-    } else {
-        record.title.clone()
+    // (title, pinned) of this row's record, as it changes.
+    let record = {
+        let id = id.clone();
+        Memo::new(move |_| {
+            chat.conversations.with(|list| {
+                list.iter()
+                    .find(|c| c.id == id)
+                    .map(|c| (c.title.clone(), c.pinned))
+                    .unwrap_or_default()
+            })
+        })
     };
+    let title = move || {
+        record.with(|(title, _)| {
+            if title.is_empty() {
+                i18n.t(Key::ConversationUntitled)
+            } else {
+                title.clone()
+            }
+        })
+    };
+    let pinned = move || record.with(|(_, pinned)| *pinned);
     let current = {
         let id = id.clone();
         move || chat.current.with(|c| c.as_deref() == Some(id.as_str()))
@@ -155,7 +168,6 @@ fn ConversationItem(record: ConversationRecord) -> impl IntoView {
     let input_id = format!("rename-{id}");
     let items = {
         let (rename_input, pin_id, delete_id) = (input_id.clone(), id.clone(), id.clone());
-        let pinned = record.pinned;
         vec![
             MenuItem {
                 label: Signal::derive(move || i18n.t(Key::ConversationRename)),
@@ -173,7 +185,7 @@ fn ConversationItem(record: ConversationRecord) -> impl IntoView {
             },
             MenuItem {
                 label: Signal::derive(move || {
-                    i18n.t(if pinned {
+                    i18n.t(if pinned() {
                         Key::ConversationUnpin
                     } else {
                         Key::ConversationPin
@@ -181,7 +193,9 @@ fn ConversationItem(record: ConversationRecord) -> impl IntoView {
                 }),
                 icon: Icon::Pin,
                 checked: None,
-                on_select: Callback::new(move |_| chat.set_pinned(pin_id.clone(), !pinned)),
+                on_select: Callback::new(move |_| {
+                    chat.set_pinned(pin_id.clone(), !record.with_untracked(|(_, p)| *p))
+                }),
             },
             MenuItem {
                 label: Signal::derive(move || i18n.t(Key::ConversationDelete)),
@@ -191,7 +205,7 @@ fn ConversationItem(record: ConversationRecord) -> impl IntoView {
             },
         ]
     };
-    let (save_id, initial) = (id.clone(), record.title.clone());
+    let save_id = id.clone();
     let on_key = move |event: KeyboardEvent| match event.key().as_str() {
         "Enter" => {
             event.prevent_default();
@@ -205,15 +219,12 @@ fn ConversationItem(record: ConversationRecord) -> impl IntoView {
         }
         _ => {}
     };
-    let label = title.clone();
     view! {
         <li class="conversation-item" class:conversation-item--current=current.clone()>
             <Show
                 when=move || renaming.get()
                 fallback={
-                    let title = title.clone();
                     let current = current.clone();
-                    let pinned = record.pinned;
                     move || {
                         let current = current.clone();
                         view! {
@@ -223,8 +234,8 @@ fn ConversationItem(record: ConversationRecord) -> impl IntoView {
                                 aria-current=move || current().then_some("page")
                                 on:click=open.clone()
                             >
-                                {pinned.then(|| icon(Icon::Pin))}
-                                <span class="conversation-item__title">{title.clone()}</span>
+                                {move || pinned().then(|| icon(Icon::Pin))}
+                                <span class="conversation-item__title">{title}</span>
                             </button>
                         }
                     }
@@ -234,13 +245,16 @@ fn ConversationItem(record: ConversationRecord) -> impl IntoView {
                 <input
                     id=input_id.clone()
                     class="conversation-item__rename"
-                    prop:value=initial.clone()
+                    prop:value=move || record.with_untracked(|(title, _)| title.clone())
                     on:keydown=on_key.clone()
-                    on:blur=move |_| renaming.set(false)
+                    // A row removed while renaming blurs its field after its signals are gone.
+                    on:blur=move |_| {
+                        let _ = renaming.try_set(false);
+                    }
                 />
             </Show>
             <Menu
-                label=Signal::derive(move || i18n.t_with(Key::ConversationActions, &[("title", &label)]))
+                label=Signal::derive(move || i18n.t_with(Key::ConversationActions, &[("title", &title())]))
                 button_icon=Icon::More
                 items=items
             />

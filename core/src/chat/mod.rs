@@ -1,9 +1,10 @@
 //! Conversations: the message tree with its branches, the generation state machine,
 //! the queue of messages sent while a reply streams, the errors stored on a message, the
-//! stored records of conversations and messages, the export archive, and how a task
-//! model titles a conversation.
+//! stored records of conversations and messages, the export archive, and how task
+//! models title a conversation and compress its older turns.
 
 pub mod archive;
+pub mod compression;
 pub mod generation;
 pub mod queue;
 pub mod record;

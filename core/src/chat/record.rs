@@ -165,6 +165,8 @@ pub struct ConversationRecord {
     pub updated_at: f64,
     /// Grows with every write.
     pub rev: u64,
+    /// The summary of its older turns, when a compression model made one.
+    pub compression: Option<super::compression::Compression>,
 }
 
 /// Whether `candidate` should replace `current`: a higher `rev`, or the same `rev` and a
