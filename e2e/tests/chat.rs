@@ -772,3 +772,38 @@ fn encoded_forms_find_a_secret_inside_longer_base64() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_provider_that_goes_silent_is_given_up_with_what_arrived_kept() {
+    let fixture = ProviderFixture::start().await;
+    // The edge's stream deadline, which the browser applies to direct streams as a
+    // silence limit: 2 s here instead of 120.
+    let stack = Stack::start_with_env(&[("HEARTH_RELAY_TIMEOUT_SECS", "2")]);
+    let browser = Browser::open(&stack, 1280, 900).await;
+    browser.open_app("/").await;
+    let session = AppSession { browser, stack };
+    prepare(&session, &fixture, None).await;
+    fixture.enqueue(
+        Reply::text("one two three four five six")
+            .text_chunk_chars(4)
+            .stall_after(2),
+    );
+    send(&session, "Are you there?").await;
+    last_status(&session, "error").await;
+    let status = session.text_of(".message--assistant .status-block").await;
+    assert!(
+        status.contains("RESPONSE_TIMEOUT") && status.contains("2 s"),
+        "{status}"
+    );
+    let reply = messages(&session).await[1][2].clone();
+    assert!(
+        reply.as_str().unwrap().starts_with("one two"),
+        "what arrived is kept: {reply}"
+    );
+    // Retry is offered and works once the provider answers.
+    fixture.enqueue(Reply::text("Here now."));
+    click_in_last(&session, "assistant", "Retry").await;
+    last_status(&session, "done").await;
+    assert_eq!(messages(&session).await[1][2], json!("Here now."));
+    session.finish().await;
+}

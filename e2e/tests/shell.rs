@@ -318,12 +318,10 @@ async fn dialog_traps_focus_closes_on_escape_and_returns_focus() {
             vec![],
         )
         .await;
-    browser.press(&[Key::Down]).await;
-    assert_eq!(browser.focused().await, "settings-tab-providers");
-    browser.press(&[Key::Down]).await;
-    assert_eq!(browser.focused().await, "settings-tab-health");
-    browser.press(&[Key::Down]).await;
-    assert_eq!(browser.focused().await, "settings-tab-about");
+    for tab in ["providers", "models", "system", "data", "health", "about"] {
+        browser.press(&[Key::Down]).await;
+        assert_eq!(browser.focused().await, format!("settings-tab-{tab}"));
+    }
     assert_eq!(
         browser.text_of("[data-testid=edge-version]").await,
         env!("CARGO_PKG_VERSION")

@@ -98,6 +98,7 @@ impl AppState {
                     ..Capabilities::default()
                 },
                 server_providers: server_providers.iter().map(|p| p.public()).collect(),
+                stream_silence_secs: config.relay_timeout_secs.max(1),
             }),
             started: Instant::now(),
             assets: Arc::new(assets),

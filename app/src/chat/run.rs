@@ -173,23 +173,39 @@ async fn run(
     };
     let protocol = prepared.provider.kind.protocol().0;
     let mut decoder = StreamDecoder::new(protocol);
+    let silence_ms = stream_silence_ms().await;
     let mut last_flush = now();
+    let mut last_bytes = now();
     let mut dirty = false;
     let mut received = 0usize;
     loop {
-        // Never wait past the next flush: a stalled provider must not keep what already
-        // arrived off the disk.
-        let wait = if dirty {
-            (FLUSH_MS - (now() - last_flush)).max(1.0)
-        } else {
-            60_000.0
-        };
-        let next = stream.next_within(wait as i32).await;
+        // Never wait past the next flush (a stalled provider must not keep what already
+        // arrived off the disk) or past the silence limit.
+        let silent_for = now() - last_bytes;
+        if silent_for >= silence_ms {
+            controller.abort();
+            reply.error = Some(GenerationError::new(
+                "RESPONSE_TIMEOUT",
+                format!(
+                    "The provider sent nothing for {} s, so the reply was given up; what \
+                     arrived is kept",
+                    (silence_ms / 1000.0).round()
+                ),
+                true,
+            ));
+            return chat.end(reply, MessageStatus::Error).await;
+        }
+        let mut wait = silence_ms - silent_for;
+        if dirty {
+            wait = wait.min(FLUSH_MS - (now() - last_flush));
+        }
+        let next = stream.next_within(wait.max(1.0) as i32).await;
         if signal.aborted() {
             return chat.end(reply, MessageStatus::Aborted).await;
         }
         let (events, ended) = match next {
             Ok(Next::Bytes(bytes)) => {
+                last_bytes = now();
                 // Bounded like the relay: a provider's stream is outside input.
                 received += bytes.len();
                 if received > MAX_STREAM_BYTES {
@@ -240,6 +256,26 @@ async fn run(
             chat.flush(&reply).await;
         }
     }
+}
+
+/// How long a stream may stay silent, in ms: the edge's limit (`/api/config`, read once
+/// per page), or the default when the edge cannot say.
+async fn stream_silence_ms() -> f64 {
+    thread_local! {
+        static SILENCE_SECS: std::cell::Cell<Option<u64>> = const { std::cell::Cell::new(None) };
+    }
+    let secs = match SILENCE_SECS.with(std::cell::Cell::get) {
+        Some(secs) => secs,
+        None => {
+            let secs = crate::edge::fetch_config()
+                .await
+                .map(|config| config.stream_silence_secs)
+                .unwrap_or(hearth_core::api::DEFAULT_STREAM_SILENCE_SECS);
+            SILENCE_SECS.with(|cell| cell.set(Some(secs)));
+            secs
+        }
+    };
+    secs.max(1) as f64 * 1000.0
 }
 
 fn blocked_error() -> GenerationError {

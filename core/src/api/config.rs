@@ -93,6 +93,18 @@ pub struct PublicConfig {
     /// Providers the operator configured (their keys stay on the edge).
     #[serde(default)]
     pub server_providers: Vec<super::ServerProvider>,
+    /// How long a model stream may stay silent before it is given up, in seconds: the
+    /// relay's deadline (`HEARTH_RELAY_TIMEOUT_SECS`), which the browser also applies to
+    /// the streams it reads directly.
+    #[serde(default = "default_stream_silence_secs")]
+    pub stream_silence_secs: u64,
+}
+
+/// The stream silence limit when an edge does not say (120 s).
+pub const DEFAULT_STREAM_SILENCE_SECS: u64 = 120;
+
+fn default_stream_silence_secs() -> u64 {
+    DEFAULT_STREAM_SILENCE_SECS
 }
 
 #[cfg(test)]
@@ -137,8 +149,15 @@ mod tests {
             },
             capabilities: Capabilities::default(),
             server_providers: Vec::new(),
+            stream_silence_secs: 90,
         };
         let value = serde_json::to_value(&config).unwrap();
+        assert_eq!(value["streamSilenceSecs"], json!(90));
+        // An edge that predates the field: the default applies.
+        let mut older = value.clone();
+        older.as_object_mut().unwrap().remove("streamSilenceSecs");
+        let read: PublicConfig = serde_json::from_value(older).unwrap();
+        assert_eq!(read.stream_silence_secs, DEFAULT_STREAM_SILENCE_SECS);
         assert_eq!(value["deployment"]["mode"], json!("local"));
         assert_eq!(value["deployment"]["accessPasswordEnabled"], json!(false));
         assert_eq!(value["deployment"]["sharedState"], json!("memory"));

@@ -8,7 +8,10 @@ mod health;
 mod relay;
 
 pub use access::{AccessSession, AccessVerifyRequest, InvalidPasswordDetails, LockedDetails};
-pub use config::{Capabilities, DeploymentInfo, DeploymentMode, PublicConfig, StoreState};
+pub use config::{
+    Capabilities, DEFAULT_STREAM_SILENCE_SECS, DeploymentInfo, DeploymentMode, PublicConfig,
+    StoreState,
+};
 pub use error::{ApiError, ErrorCode};
 pub use health::{HealthReport, ServiceHealth, ServiceStatus};
 pub use relay::{ModelListRequest, ModelListResponse, RelayProvider, RelayRequest, ServerProvider};
