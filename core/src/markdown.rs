@@ -20,6 +20,7 @@
 //! escapes every character it writes, like the rest of this module.
 
 pub mod highlight;
+mod mathml;
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 use pulldown_cmark_escape::{escape_href, escape_html};
@@ -97,26 +98,7 @@ fn math(latex: &str, display: bool) -> String {
     if pulldown_latex::push_mathml(&mut mathml, parser, config).is_err() {
         return format!("<code class=\"math-error\">{}</code>", escaped(latex));
     }
-    strip_style_attributes(&mathml).replace("<merror", "<merror class=\"math-error\"")
-}
-
-/// Removes every ` style="…"` attribute from markup written by pulldown-latex (whose
-/// attribute values never contain a double quote).
-fn strip_style_attributes(markup: &str) -> String {
-    let mut out = String::with_capacity(markup.len());
-    let mut rest = markup;
-    while let Some(start) = rest.find(" style=\"") {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + " style=\"".len()..];
-        match after.find('"') {
-            Some(end) => rest = &after[end + 1..],
-            None => {
-                rest = "";
-            }
-        }
-    }
-    out.push_str(rest);
-    out
+    mathml::sanitize(&mathml).replace("<merror", "<merror class=\"math-error\"")
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -486,6 +468,21 @@ mod tests {
             !out.contains("style="),
             "inline styles violate the CSP: {out}"
         );
+    }
+
+    #[test]
+    fn math_that_fails_to_parse_cannot_smuggle_markup() {
+        // pulldown-latex quotes the source around a parse error inside <merror><mtext>,
+        // where a browser parses HTML tags (found by the Markdown fuzz target).
+        for source in [
+            "$\\frac{&<img src=x onerror=alert(1)>$",
+            "$$a & <script>alert(1)</script>$$",
+            "$x < y > z$",
+        ] {
+            let out = html(source);
+            assert!(!out.contains("<img") && !out.contains("<script"), "{out}");
+            assert!(!out.contains("<mo><</mo>"), "{out}");
+        }
     }
 
     #[test]

@@ -457,7 +457,8 @@ async fn hostile_markdown_in_a_reply_stays_inert() {
              [click](javascript:window.__pwned=3) [data](data:text/html,<b>x</b>) \
              [fine](https://example.com/ok)\n\n\
              ![remote](https://tracker.example/pixel.png)\n\n\
-             <iframe src=\"https://example.com\"></iframe>\n",
+             <iframe src=\"https://example.com\"></iframe>\n\n\
+             Math that fails to parse quotes its source: $\\frac{&<img src=x onerror=\"window.__pwned=4\">$\n",
         )
         .chunk_bytes(9),
     );

@@ -1,0 +1,415 @@
+//! Fuzz targets for the parsers that read outside input: the SSE framer, the four
+//! protocol stream decoders, the Markdown renderer, the export archive and token limits.
+//!
+//! They are [bolero](https://docs.rs/bolero) targets. `cargo test -p hearth-core --test
+//! fuzz` runs each with bolero's random engine on stable Rust, as part of the test suite;
+//! `cargo bolero test -p hearth-core --test fuzz <target>` runs the same target under
+//! libFuzzer with coverage guidance (that needs a nightly toolchain, which this machine
+//! does not have; see docs/NOTES.md).
+//!
+//! Streams are built from protocol-shaped fragments mixed with arbitrary bytes, so the
+//! inputs reach the parsers' deep paths instead of stopping at the first brace. Every
+//! target checks properties, not just "does not panic":
+//! - a stream decodes to the same output however it is cut into chunks;
+//! - the answer text is never longer than the bytes that carried it;
+//! - rendered Markdown has no script-capable tag, event-handler attribute, inline style
+//!   or `javascript:`/`data:` link, whatever the input.
+
+use bolero::check;
+use hearth_core::chat::archive::Archive;
+use hearth_core::markdown::{Labels, render};
+use hearth_core::preferences::{MAX_TOKEN_LIMIT, parse_token_limit};
+use hearth_core::provider::sse::SseDecoder;
+use hearth_core::provider::{Protocol, StreamDecoder, StreamEvent};
+
+const COMMON: &[&str] = &[
+    "data: ",
+    "data:",
+    "\n",
+    "\r\n",
+    "\r",
+    "\n\n",
+    ": keep-alive\n",
+    "event: ",
+    "id: 7\n",
+    "retry: 10\n",
+    "[DONE]",
+    "\u{feff}",
+    "{",
+    "}",
+    "\"",
+    ",",
+    "[",
+    "]",
+    "é",
+    "\u{1f600}",
+    "<think>",
+    "</think>",
+    "null",
+    "\\u00e9",
+    "\\\"",
+];
+
+const OPENAI_CHAT: &[&str] = &[
+    r#"{"choices":[{"index":0,"delta":{"content":"Hello"}}]}"#,
+    r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}"#,
+    r#"{"choices":[{"delta":{"reasoning_content":"think"}}]}"#,
+    r#"{"choices":[{"delta":{"reasoning":"also"}}]}"#,
+    r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"get","arguments":""}}]}}]}"#,
+    r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"q\":"}}]}}]}"#,
+    r#"{"choices":[{"delta":{"tool_calls":[{"index":1,"function":{"arguments":"1}"}}]}}]}"#,
+    r#"{"choices":[{"delta":{},"finish_reason":"stop"}]}"#,
+    r#"{"choices":[{"delta":{},"finish_reason":"tool_calls"}]}"#,
+    r#"{"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":5,"total_tokens":8}}"#,
+    r#"{"error":{"message":"overloaded","type":"server_error"}}"#,
+];
+
+const OPENAI_RESPONSES: &[&str] = &[
+    "event: response.created\n",
+    r#"{"type":"response.created","response":{"id":"r"}}"#,
+    "event: response.output_text.delta\n",
+    r#"{"type":"response.output_text.delta","delta":"Hi"}"#,
+    r#"{"type":"response.reasoning_summary_text.delta","delta":"hmm"}"#,
+    r#"{"type":"response.output_item.added","output_index":0,"item":{"type":"function_call","call_id":"c","name":"f","arguments":""}}"#,
+    r#"{"type":"response.function_call_arguments.delta","output_index":0,"delta":"{\"a\":1}"}"#,
+    r#"{"type":"response.completed","response":{"status":"completed","usage":{"input_tokens":2,"output_tokens":3}}}"#,
+    r#"{"type":"response.incomplete","response":{"incomplete_details":{"reason":"max_output_tokens"}}}"#,
+    r#"{"type":"error","message":"bad"}"#,
+    r#"{"type":"response.failed","response":{"error":{"message":"no"}}}"#,
+];
+
+const ANTHROPIC: &[&str] = &[
+    "event: message_start\n",
+    r#"{"type":"message_start","message":{"usage":{"input_tokens":4,"output_tokens":1}}}"#,
+    "event: content_block_start\n",
+    r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+    r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"t","name":"f","input":{}}}"#,
+    "event: content_block_delta\n",
+    r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}"#,
+    r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hm"}}"#,
+    r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"a\":"}}"#,
+    r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":9}}"#,
+    "event: message_stop\n",
+    r#"{"type":"message_stop"}"#,
+    r#"{"type":"error","error":{"type":"overloaded_error","message":"busy"}}"#,
+    r#"{"type":"ping"}"#,
+];
+
+const GEMINI: &[&str] = &[
+    r#"{"candidates":[{"content":{"parts":[{"text":"Hi"}],"role":"model"}}]}"#,
+    r#"{"candidates":[{"content":{"parts":[{"text":"plan","thought":true}]}}]}"#,
+    r#"{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":{"a":1}}}]}}]}"#,
+    r#"{"candidates":[{"content":{"parts":[{"inlineData":{"mimeType":"image/png","data":"iVBORw0KGgo="}}]}}]}"#,
+    r#"{"candidates":[{"content":{"parts":[{"text":""}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":2,"candidatesTokenCount":3}}"#,
+    r#"{"candidates":[{"finishReason":"MAX_TOKENS"}]}"#,
+    r#"{"promptFeedback":{"blockReason":"SAFETY"}}"#,
+    r#"{"error":{"code":400,"message":"bad","status":"INVALID_ARGUMENT"}}"#,
+];
+
+fn fragments(protocol: Protocol) -> &'static [&'static str] {
+    match protocol {
+        Protocol::OpenAiChat => OPENAI_CHAT,
+        Protocol::OpenAiResponses => OPENAI_RESPONSES,
+        Protocol::Anthropic => ANTHROPIC,
+        Protocol::Gemini => GEMINI,
+    }
+}
+
+/// Builds a stream from `(choice, bytes)` steps: a protocol fragment, a common fragment,
+/// or the raw bytes themselves.
+fn stream(protocol: Protocol, steps: &[(u8, Vec<u8>)]) -> Vec<u8> {
+    let own = fragments(protocol);
+    let mut out = Vec::new();
+    for (choice, bytes) in steps {
+        match choice % 4 {
+            0 | 1 => out.extend_from_slice(own[*choice as usize % own.len()].as_bytes()),
+            2 => out.extend_from_slice(COMMON[*choice as usize % COMMON.len()].as_bytes()),
+            _ => out.extend_from_slice(&bytes[..bytes.len().min(16)]),
+        }
+    }
+    out
+}
+
+/// What a decoded stream amounts to, however its events were cut.
+#[derive(Debug, Default, PartialEq)]
+struct Outcome {
+    text: String,
+    reasoning: String,
+    /// Per tool-call index: id, name and the joined argument fragments.
+    tools: std::collections::BTreeMap<u32, (Option<String>, Option<String>, String)>,
+    images: usize,
+    usage: Option<hearth_core::provider::Usage>,
+    finishes: Vec<String>,
+    errors: Vec<String>,
+    /// The decode error that stopped the stream, if any.
+    failed: Option<String>,
+}
+
+fn decode(protocol: Protocol, chunks: &[&[u8]]) -> Outcome {
+    let mut decoder = StreamDecoder::new(protocol);
+    let mut outcome = Outcome::default();
+    let fold = |events: Vec<StreamEvent>, outcome: &mut Outcome| {
+        for event in events {
+            match event {
+                StreamEvent::Text { delta } => outcome.text.push_str(&delta),
+                StreamEvent::Reasoning { delta } => outcome.reasoning.push_str(&delta),
+                StreamEvent::ToolCall {
+                    index,
+                    id,
+                    name,
+                    arguments,
+                } => {
+                    let slot = outcome.tools.entry(index).or_default();
+                    if id.is_some() {
+                        slot.0 = id;
+                    }
+                    if name.is_some() {
+                        slot.1 = name;
+                    }
+                    slot.2.push_str(&arguments);
+                }
+                StreamEvent::Image { .. } => outcome.images += 1,
+                StreamEvent::Usage { usage } => {
+                    let mut merged = outcome.usage.unwrap_or_default();
+                    merged.merge(usage);
+                    outcome.usage = Some(merged);
+                }
+                StreamEvent::Finish { reason } => outcome.finishes.push(format!("{reason:?}")),
+                StreamEvent::Error { error } => outcome.errors.push(error.message),
+            }
+        }
+    };
+    for chunk in chunks {
+        match decoder.push(chunk) {
+            Ok(events) => fold(events, &mut outcome),
+            Err(error) => {
+                outcome.failed = Some(error.to_string());
+                return outcome;
+            }
+        }
+    }
+    match decoder.finish() {
+        Ok(events) => fold(events, &mut outcome),
+        Err(error) => outcome.failed = Some(error.to_string()),
+    }
+    outcome
+}
+
+fn protocol_target(protocol: Protocol) {
+    check!()
+        .with_type::<(Vec<(u8, Vec<u8>)>, u16, u16)>()
+        .for_each(|(steps, a, b)| {
+            let bytes = stream(protocol, steps);
+            let whole = decode(protocol, &[&bytes]);
+            let len = bytes.len();
+            let (mut a, mut b) = (*a as usize % (len + 1), *b as usize % (len + 1));
+            if a > b {
+                std::mem::swap(&mut a, &mut b);
+            }
+            let cut = decode(protocol, &[&bytes[..a], &bytes[a..b], &bytes[b..]]);
+            assert_eq!(
+                whole,
+                cut,
+                "cut at {a} and {b}: {:?}",
+                String::from_utf8_lossy(&bytes)
+            );
+            assert!(
+                whole.text.chars().count() <= len,
+                "text longer than its stream"
+            );
+            let bytewise: Vec<&[u8]> = bytes.chunks(1).collect();
+            assert_eq!(whole, decode(protocol, &bytewise), "one byte at a time");
+        });
+}
+
+#[test]
+fn openai_chat_stream() {
+    protocol_target(Protocol::OpenAiChat);
+}
+
+#[test]
+fn openai_responses_stream() {
+    protocol_target(Protocol::OpenAiResponses);
+}
+
+#[test]
+fn anthropic_stream() {
+    protocol_target(Protocol::Anthropic);
+}
+
+#[test]
+fn gemini_stream() {
+    protocol_target(Protocol::Gemini);
+}
+
+#[test]
+fn sse_framer() {
+    check!()
+        .with_type::<(Vec<(u8, Vec<u8>)>, u16)>()
+        .for_each(|(steps, at)| {
+            let bytes = stream(Protocol::OpenAiChat, steps);
+            let frame = |chunks: &[&[u8]]| {
+                let mut decoder = SseDecoder::new();
+                let mut events = Vec::new();
+                for chunk in chunks {
+                    match decoder.push(chunk) {
+                        Ok(more) => events.extend(more),
+                        Err(error) => return (events, Some(error)),
+                    }
+                }
+                events.extend(decoder.finish());
+                (events, None)
+            };
+            let at = *at as usize % (bytes.len() + 1);
+            let whole = frame(&[&bytes]);
+            assert_eq!(whole, frame(&[&bytes[..at], &bytes[at..]]), "cut at {at}");
+            // Invalid UTF-8 becomes U+FFFD (three bytes for one), so count characters.
+            for event in &whole.0 {
+                assert!(
+                    event.data.chars().count() <= bytes.len(),
+                    "{event:?} from {:?}",
+                    String::from_utf8_lossy(&bytes)
+                );
+            }
+        });
+}
+
+/// The tags and attributes of `html`, as `(tag, [(name, value)])`.
+fn tags(html: &str) -> Vec<(String, Vec<(String, String)>)> {
+    let mut out = Vec::new();
+    let mut rest = html;
+    while let Some(start) = rest.find('<') {
+        rest = &rest[start + 1..];
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .collect();
+        let end = rest.find('>').unwrap_or(rest.len());
+        let inside = &rest[name.len()..end];
+        let mut attributes = Vec::new();
+        let mut attrs = inside;
+        while let Some(eq) = attrs.find('=') {
+            let attr_name = attrs[..eq]
+                .rsplit(|c: char| c.is_whitespace())
+                .next()
+                .unwrap_or_default()
+                .to_ascii_lowercase();
+            let after = &attrs[eq + 1..];
+            let (value, next) = match after.strip_prefix('"') {
+                Some(quoted) => {
+                    let close = quoted.find('"').unwrap_or(quoted.len());
+                    (&quoted[..close], &quoted[(close + 1).min(quoted.len())..])
+                }
+                None => {
+                    let close = after.find(char::is_whitespace).unwrap_or(after.len());
+                    (&after[..close], &after[close..])
+                }
+            };
+            attributes.push((attr_name, value.to_string()));
+            attrs = next;
+        }
+        out.push((name.to_ascii_lowercase(), attributes));
+        rest = &rest[end.min(rest.len())..];
+    }
+    out
+}
+
+const MARKDOWN: &[&str] = &[
+    "<script>alert(1)</script>",
+    "<img src=x onerror=alert(1)>",
+    "[a](javascript:alert(1))",
+    "[a](JaVaScRiPt:alert(1))",
+    "[a](data:text/html,<script>)",
+    "![i](data:image/png;base64,AA)",
+    "![i](https://example.com/t.png)",
+    "<iframe src=x>",
+    "<a href=\"javascript:x\">",
+    "```",
+    "```html\n",
+    "$x^2$",
+    "$$\\frac{1}{2}$$",
+    "\\(",
+    "| a | b |\n|---|---|\n| 1 | 2 |\n",
+    "- [x] done\n",
+    "~~s~~",
+    "[^1]\n\n[^1]: note\n",
+    "<style>*{}</style>",
+    "<svg onload=x>",
+    "\n\n",
+    "> quote\n",
+    "# h\n",
+    "**",
+    "_",
+    "`",
+    "<",
+    ">",
+    "&",
+    "\"",
+    "'",
+    "\u{0}",
+    "[x](<javascript:a>)",
+    "[x]: javascript:y\n[x]\n",
+    "<https://a.b>",
+    "<javascript:x>",
+    "\\",
+    "&#106;avascript:",
+    "[a](&#x6A;avascript:x)",
+    "<math><mi>x</mi></math>",
+];
+
+#[test]
+fn markdown_render_stays_inert() {
+    const SCRIPTABLE: &[&str] = &[
+        "script", "iframe", "object", "embed", "style", "link", "meta", "svg", "form", "base",
+        "frame", "frameset", "template", "noscript", "audio", "video", "source",
+    ];
+    check!().with_type::<Vec<(u8, String)>>().for_each(|steps| {
+        let mut source = String::new();
+        for (choice, text) in steps {
+            if choice % 2 == 0 {
+                source.push_str(MARKDOWN[*choice as usize % MARKDOWN.len()]);
+            } else {
+                source.extend(text.chars().take(12));
+            }
+        }
+        let html = render(&source, &Labels::default());
+        for (tag, attributes) in tags(&html) {
+            assert!(
+                !SCRIPTABLE.contains(&tag.as_str()),
+                "<{tag}> from {source:?}: {html}"
+            );
+            for (name, value) in attributes {
+                assert!(!name.starts_with("on"), "{name}= from {source:?}: {html}");
+                assert_ne!(name, "style", "inline style from {source:?}: {html}");
+                if matches!(name.as_str(), "href" | "src" | "action" | "formaction") {
+                    let value = value.trim().to_ascii_lowercase();
+                    assert!(
+                        !value.starts_with("javascript:")
+                            && !value.starts_with("vbscript:")
+                            && !value.starts_with("data:text"),
+                        "{name}={value} from {source:?}: {html}"
+                    );
+                }
+            }
+        }
+    });
+}
+
+#[test]
+fn archive_parse_never_panics_and_accepts_what_it_writes() {
+    check!().with_type::<String>().for_each(|text| {
+        if let Ok(archive) = Archive::parse(text) {
+            let again = serde_json::to_string(&archive).expect("an archive serialises");
+            assert_eq!(Archive::parse(&again).expect("reads back"), archive);
+        }
+    });
+}
+
+#[test]
+fn token_limits_are_in_range_or_refused() {
+    check!().with_type::<String>().for_each(|text| {
+        if let Ok(Some(limit)) = parse_token_limit(text) {
+            assert!(limit > 0 && limit <= MAX_TOKEN_LIMIT, "{text:?} → {limit}");
+        }
+    });
+}
