@@ -151,12 +151,23 @@ pub async fn seal_for_edge(context: &str, secret: &str) -> Result<Envelope, Seal
     })
 }
 
-/// The relay's view of a user's provider: its endpoint and, if it has one, its key
-/// sealed for `provider:<protocol>`. Used by every relayed call (model lists, chat).
+/// The relay's view of a provider: a server-configured one by its id alone, a user's by
+/// its endpoint and, if it has one, its key sealed for `provider:<protocol>`. Used by
+/// every relayed call (model lists, chat).
 pub async fn relay_provider(
-    endpoint: &hearth_core::provider::request::Endpoint,
+    provider: &crate::providers::Provider,
     key: Option<&str>,
 ) -> Result<hearth_core::api::RelayProvider, SealError> {
+    let endpoint = provider.endpoint();
+    if let Some(server) = &provider.server {
+        return Ok(hearth_core::api::RelayProvider {
+            server_provider_id: Some(server.id.clone()),
+            protocol: endpoint.protocol,
+            base_url: String::new(),
+            compatible: endpoint.compatible,
+            api_key: None,
+        });
+    }
     let api_key = match key {
         Some(key) => Some(
             seal_for_edge(
@@ -170,7 +181,7 @@ pub async fn relay_provider(
     Ok(hearth_core::api::RelayProvider {
         server_provider_id: None,
         protocol: endpoint.protocol,
-        base_url: endpoint.base_url.clone(),
+        base_url: endpoint.base_url,
         compatible: endpoint.compatible,
         api_key,
     })

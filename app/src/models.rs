@@ -109,11 +109,10 @@ async fn direct(
 }
 
 async fn relay(provider: &Provider, key: Option<&str>) -> Result<Vec<ModelInfo>, ModelsError> {
-    let endpoint = provider.endpoint();
     let mut retried = false;
     loop {
         let request = ModelListRequest {
-            provider: envelope::relay_provider(&endpoint, key)
+            provider: envelope::relay_provider(provider, key)
                 .await
                 .map_err(|e| ModelsError::Seal(e.to_string()))?,
         };

@@ -113,9 +113,46 @@ pub struct Provider {
     /// Whether it blocks browser calls, so calls go through the edge relay.
     #[serde(default)]
     pub via_relay: bool,
+    /// Set for a provider the operator configured on the edge (`DEFAULT_PROVIDER_*`): its
+    /// URL and key stay there, every call goes through the relay, and it is never stored
+    /// or exported by the browser.
+    #[serde(skip)]
+    pub server: Option<ServerSide>,
+}
+
+/// What the browser knows of a server-configured provider.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ServerSide {
+    /// The edge's id for it (`RelayProvider::server_provider_id`).
+    pub id: String,
+    /// The models the operator listed (empty: fetch them through the edge).
+    pub models: Vec<String>,
 }
 
 impl Provider {
+    /// The provider the edge describes in `/api/config`.
+    pub fn from_server(configured: hearth_core::api::ServerProvider) -> Self {
+        let kind = match configured.protocol {
+            Protocol::OpenAiChat => ProviderKind::Compatible,
+            Protocol::OpenAiResponses => ProviderKind::OpenaiResponses,
+            Protocol::Anthropic => ProviderKind::Anthropic,
+            Protocol::Gemini => ProviderKind::Gemini,
+        };
+        Self {
+            id: format!("server:{}", configured.id),
+            name: configured.name,
+            kind,
+            base_url: String::new(),
+            enabled: true,
+            has_key: false,
+            via_relay: true,
+            server: Some(ServerSide {
+                id: configured.id,
+                models: configured.models,
+            }),
+        }
+    }
+
     /// Where and how to call it.
     pub fn endpoint(&self) -> Endpoint {
         let (protocol, compatible) = self.kind.protocol();
@@ -125,6 +162,11 @@ impl Provider {
             compatible,
         }
     }
+}
+
+/// The providers the browser stores: the user's own, not the edge's.
+fn stored(list: &[Provider]) -> Vec<&Provider> {
+    list.iter().filter(|p| p.server.is_none()).collect()
 }
 
 /// A form's content.
@@ -236,6 +278,21 @@ impl Providers {
                     providers.handles.set_value(Some((db, vault)));
                     providers.list.set(list);
                     providers.state.set(LoadState::Ready);
+                    // The operator's providers, after the user's (an unreachable edge
+                    // simply offers none).
+                    if let Ok(config) = crate::edge::fetch_config().await {
+                        let server: Vec<Provider> = config
+                            .server_providers
+                            .into_iter()
+                            .map(Provider::from_server)
+                            .collect();
+                        if !server.is_empty() {
+                            providers.list.update(|list| {
+                                list.retain(|p| p.server.is_none());
+                                list.extend(server);
+                            });
+                        }
+                    }
                 }
                 Err(message) => providers.state.set(LoadState::Failed(message)),
             }
@@ -272,12 +329,13 @@ impl Providers {
             enabled: previous.as_ref().is_none_or(|p| p.enabled),
             has_key: !key.is_empty() || previous.as_ref().is_some_and(|p| p.has_key),
             via_relay: previous.is_some_and(|p| p.via_relay),
+            server: None,
         };
         match list.iter_mut().find(|p| p.id == id) {
             Some(slot) => *slot = provider,
             None => list.push(provider),
         }
-        db.put_json(SETTINGS, DOCUMENT, &list)
+        db.put_json(SETTINGS, DOCUMENT, &stored(&list))
             .await
             .map_err(|e| e.to_string())?;
         self.list.set(list);
@@ -291,7 +349,7 @@ impl Providers {
         if let Some(provider) = list.iter_mut().find(|p| p.id == id) {
             provider.enabled = enabled;
         }
-        db.put_json(SETTINGS, DOCUMENT, &list)
+        db.put_json(SETTINGS, DOCUMENT, &stored(&list))
             .await
             .map_err(|e| e.to_string())?;
         self.list.set(list);
@@ -307,7 +365,7 @@ impl Providers {
             .into_iter()
             .filter(|p| p.id != id)
             .collect();
-        db.put_json(SETTINGS, DOCUMENT, &list)
+        db.put_json(SETTINGS, DOCUMENT, &stored(&list))
             .await
             .map_err(|e| e.to_string())?;
         vault
@@ -353,12 +411,18 @@ impl Providers {
             if let Some(slot) = list.iter_mut().find(|p| p.id == id) {
                 slot.via_relay = true;
             }
-            db.put_json(SETTINGS, DOCUMENT, &list)
+            db.put_json(SETTINGS, DOCUMENT, &stored(&list))
                 .await
                 .map_err(|e| e.to_string())?;
             self.list.set(list);
         }
         Ok((models, route))
+    }
+
+    /// The user's own providers (not the edge's), as stored and exported.
+    pub fn user_providers(&self) -> Vec<Provider> {
+        self.list
+            .with_untracked(|list| stored(list).into_iter().cloned().collect())
     }
 
     /// Adds the providers of an import that are not here yet (matched by id), without
@@ -378,7 +442,7 @@ impl Providers {
         }
         let added = list.len() - before;
         if added > 0 {
-            db.put_json(SETTINGS, DOCUMENT, &list)
+            db.put_json(SETTINGS, DOCUMENT, &stored(&list))
                 .await
                 .map_err(|e| e.to_string())?;
             self.list.set(list);
@@ -403,7 +467,7 @@ impl Providers {
             Some(slot) if !slot.via_relay => slot.via_relay = true,
             _ => return Ok(()),
         }
-        db.put_json(SETTINGS, DOCUMENT, &list)
+        db.put_json(SETTINGS, DOCUMENT, &stored(&list))
             .await
             .map_err(|e| e.to_string())?;
         self.list.set(list);

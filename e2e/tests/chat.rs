@@ -5,6 +5,7 @@
 //! traffic to the edge checked for the key in any plain or encoded form.
 
 use fantoccini::key::Key;
+use hearth_core::provider::Protocol;
 use hearth_e2e::chat::{click_in_last, last_status, messages, prepare, ready, send, user_texts};
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
 use hearth_e2e::tap::Tap;
@@ -806,5 +807,96 @@ async fn a_provider_that_goes_silent_is_given_up_with_what_arrived_kept() {
     click_in_last(&session, "assistant", "Retry").await;
     last_status(&session, "done").await;
     assert_eq!(messages(&session).await[1][2], json!("Here now."));
+    session.finish().await;
+}
+
+#[tokio::test]
+async fn a_server_configured_provider_chats_through_the_edge_and_its_key_stays_there() {
+    const KEY: &str = "sk-operator-5e1f0c2d9a7b4e36";
+    let fixture = ProviderFixture::start().await;
+    let base = fixture.base_url(Protocol::OpenAiChat);
+    let stack = Stack::start_with_env(&[
+        ("DEFAULT_PROVIDER_TYPE", "openai-compatible"),
+        ("DEFAULT_PROVIDER_NAME", "Team models"),
+        ("DEFAULT_PROVIDER_BASE_URL", &base),
+        ("DEFAULT_PROVIDER_API_KEY", KEY),
+        ("DEFAULT_PROVIDER_MODELS", "team-small,team-large"),
+    ]);
+    let tap = Tap::start(stack.hearth.port()).await;
+    let mut browser = Browser::open(&stack, 1280, 900).await;
+    browser.set_base(tap.url());
+    browser.open_app("/").await;
+    let session = AppSession { browser, stack };
+    // No setup: the operator's models are offered at once, under the provider's name.
+    session
+        .wait_until(
+            "document.querySelector('#composer-model optgroup[label=\"Team models\"] option')?.textContent === 'team-small'",
+        )
+        .await;
+    fixture.enqueue(Reply::text("From the **team** server.").chunk_bytes(7));
+    send(&session, "Hello team").await;
+    last_status(&session, "done").await;
+    session
+        .wait_for(".message--assistant .markdown strong")
+        .await;
+    assert_eq!(
+        messages(&session).await[1][2],
+        json!("From the team server.")
+    );
+
+    // The edge called the provider with the operator's key and the chosen model.
+    let call = fixture
+        .requests()
+        .into_iter()
+        .find(|r| r.method == "POST" && r.path.ends_with("/chat/completions"))
+        .expect("the edge called the provider");
+    assert_eq!(
+        call.header("authorization"),
+        Some(&*format!("Bearer {KEY}"))
+    );
+    assert_eq!(call.json()["model"], json!("team-small"));
+    // The browser never had the key or the provider's address: not in what it sent, not
+    // in what the edge tells it, not in anything it stored.
+    let sent = String::from_utf8_lossy(&tap.sent()).into_owned();
+    assert!(
+        sent.contains("\"serverProviderId\""),
+        "the chat named the server provider"
+    );
+    assert!(!sent.contains(KEY) && !sent.contains(&base));
+    let seen = session
+        .js(
+            "const config = await (await fetch('/api/config')).text();
+             const db = await new Promise((ok) => { const r = indexedDB.open('hearth'); r.onsuccess = () => ok(r.result); });
+             const dump = [];
+             for (const name of db.objectStoreNames) {
+               const all = await new Promise((ok) => { const r = db.transaction(name).objectStore(name).getAll(); r.onsuccess = () => ok(r.result); });
+               dump.push(JSON.stringify(all, (k, v) => v instanceof ArrayBuffer || ArrayBuffer.isView(v) ? '[bytes]' : v));
+             }
+             db.close();
+             return config + JSON.stringify(localStorage) + dump.join('');",
+            vec![],
+        )
+        .await;
+    let seen = seen.as_str().unwrap();
+    assert!(seen.contains("Team models"), "the dump is real: {seen}");
+    assert!(!seen.contains(KEY), "the key reached the browser");
+    assert!(
+        !seen.contains(&base),
+        "the provider's URL reached the browser"
+    );
+    // Settings show it as the server's: no key field, no edit, no delete.
+    session.open_settings_tab("providers").await;
+    session
+        .wait_until("[...document.querySelectorAll('.provider-row')].some((r) => r.textContent.includes('Set up on this server'))")
+        .await;
+    let row_buttons = session
+        .js(
+            "const row = [...document.querySelectorAll('.provider-row')].find((r) => r.textContent.includes('Team models'));
+             return [...row.querySelectorAll('button')].map((b) => b.textContent.trim());",
+            vec![],
+        )
+        .await;
+    assert_eq!(row_buttons, json!(["Fetch models"]));
+    session.screenshot("settings-providers-server").await;
     session.finish().await;
 }

@@ -243,10 +243,14 @@ impl Chat {
             if !chat.loaded.get() {
                 return;
             }
-            let ids: Vec<String> = providers.list.with(|list| {
+            // (id, the models a server-configured provider's operator listed).
+            let ids: Vec<(String, Vec<String>)> = providers.list.with(|list| {
                 list.iter()
                     .filter(|p| p.enabled)
-                    .map(|p| p.id.clone())
+                    .map(|p| {
+                        let listed = p.server.as_ref().map(|s| s.models.clone());
+                        (p.id.clone(), listed.unwrap_or_default())
+                    })
                     .collect()
             });
             chat.spawn(async move {
@@ -254,11 +258,21 @@ impl Chat {
                     return;
                 };
                 let mut models = HashMap::new();
-                for id in ids {
+                for (id, listed) in ids {
                     if let Ok(Some(list)) = db
                         .get_json::<Vec<ModelInfo>>(SETTINGS, &format!("models:{id}"))
                         .await
                     {
+                        models.insert(id, list);
+                    } else if !listed.is_empty() {
+                        let list = listed
+                            .into_iter()
+                            .map(|model| ModelInfo {
+                                id: model,
+                                display_name: None,
+                                capabilities: Default::default(),
+                            })
+                            .collect();
                         models.insert(id, list);
                     }
                 }

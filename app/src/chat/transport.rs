@@ -197,15 +197,12 @@ pub async fn open_relay(
     capabilities: &ModelCapabilities,
     signal: &AbortSignal,
 ) -> Result<Stream, OpenError> {
-    let endpoint = provider.endpoint();
     let mut retried = false;
     loop {
         let body = RelayRequest {
-            provider: envelope::relay_provider(&endpoint, key)
-                .await
-                .map_err(|e| {
-                    OpenError::Failed(GenerationError::new("SEAL_FAILED", e.to_string(), true))
-                })?,
+            provider: envelope::relay_provider(provider, key).await.map_err(|e| {
+                OpenError::Failed(GenerationError::new("SEAL_FAILED", e.to_string(), true))
+            })?,
             request: request.clone(),
             capabilities: *capabilities,
         };

@@ -254,4 +254,5 @@ keys! {
     ModelsCompression => "models.compression",
     ModelsCompressionHint => "models.compression_hint",
     ModelsCompressionNone => "models.compression_none",
+    ProviderFromServer => "provider.from_server",
 }

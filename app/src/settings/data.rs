@@ -150,8 +150,7 @@ pub fn DataPanel() -> impl IntoView {
                     .await
                     .map_err(|e| storage_message(i18n, &e))?;
                 let providers: Vec<serde_json::Value> = providers
-                    .list
-                    .get_untracked()
+                    .user_providers()
                     .iter()
                     .filter_map(|p| serde_json::to_value(p).ok())
                     .collect();

@@ -144,39 +144,48 @@ fn ProviderList() -> impl IntoView {
             });
         };
         let has_key = provider.has_key;
+        // The operator's providers: no URL, key, edit or delete here; the edge holds them.
+        let own = provider.server.is_none();
+        let enabled = provider.enabled;
         view! {
             <li class="provider-row" data-provider-id=id>
                 <div class="provider-row__main">
                     <span class="provider-row__name">{provider.name.clone()}</span>
-                    <span class="provider-row__meta">{tr(provider.kind.label())}</span>
+                    <span class="provider-row__meta">
+                        {if own { tr(provider.kind.label())() } else { tr(Key::ProviderFromServer)() }}
+                    </span>
                     <span class="provider-row__url">{provider.base_url.clone()}</span>
                 </div>
-                <span class="provider-row__key" data-testid="provider-key">
-                    {move || {
-                        if has_key {
-                            masks.with(|m| m.get(&mask_id).cloned()).unwrap_or_default()
-                        } else {
-                            i18n.t(Key::ProviderNoKey)
-                        }
-                    }}
-                </span>
-                <label class="switch">
-                    <input
-                        type="checkbox"
-                        prop:checked=provider.enabled
-                        on:change=toggle
-                    />
-                    <span>{tr(Key::ProviderEnabled)}</span>
-                </label>
-                <button type="button" class="button button--secondary button--small" data-edit=edit_id on:click=edit>
-                    {tr(Key::ProviderEdit)}
-                </button>
+                {own.then(|| view! {
+                    <span class="provider-row__key" data-testid="provider-key">
+                        {move || {
+                            if has_key {
+                                masks.with(|m| m.get(&mask_id).cloned()).unwrap_or_default()
+                            } else {
+                                i18n.t(Key::ProviderNoKey)
+                            }
+                        }}
+                    </span>
+                    <label class="switch">
+                        <input
+                            type="checkbox"
+                            prop:checked=enabled
+                            on:change=toggle
+                        />
+                        <span>{tr(Key::ProviderEnabled)}</span>
+                    </label>
+                    <button type="button" class="button button--secondary button--small" data-edit=edit_id on:click=edit>
+                        {tr(Key::ProviderEdit)}
+                    </button>
+                })}
                 <button type="button" class="button button--secondary button--small" data-models="" on:click=fetch_models>
                     {tr(Key::ProviderModels)}
                 </button>
-                <button type="button" class="button button--secondary button--small" on:click=delete>
-                    {tr(Key::ProviderDelete)}
-                </button>
+                {own.then(|| view! {
+                    <button type="button" class="button button--secondary button--small" on:click=delete>
+                        {tr(Key::ProviderDelete)}
+                    </button>
+                })}
                 <div class="provider-row__models" role="status" aria-live="polite">
                     {move || match model_status.with(|m| m.get(&status_id).cloned()) {
                         None => None,
@@ -196,7 +205,7 @@ fn ProviderList() -> impl IntoView {
                             }.into_any())
                         }
                     }}
-                    {via_relay.then(|| view! { <p class="field__hint" data-testid="via-relay">{tr(Key::ProviderModelsViaRelay)}</p> })}
+                    {(via_relay && own).then(|| view! { <p class="field__hint" data-testid="via-relay">{tr(Key::ProviderModelsViaRelay)}</p> })}
                 </div>
             </li>
         }
