@@ -531,6 +531,7 @@ mod tests {
             enabled: true,
             has_key: true,
             via_relay: false,
+            server: None,
         };
         assert!(
             validate(
@@ -554,5 +555,28 @@ mod tests {
         for kind in ProviderKind::ALL {
             assert_eq!(ProviderKind::from_slug(kind.slug()), Some(kind));
         }
+    }
+
+    #[test]
+    fn server_providers_are_relayed_by_id_and_never_stored() {
+        let server = Provider::from_server(hearth_core::api::ServerProvider {
+            id: "team".into(),
+            name: "Team models".into(),
+            protocol: Protocol::OpenAiChat,
+            models: vec!["small".into()],
+        });
+        assert_eq!(server.id, "server:team");
+        assert!(server.via_relay && server.enabled && !server.has_key);
+        assert!(server.base_url.is_empty());
+        let own = Provider {
+            id: "mine".into(),
+            server: None,
+            ..server.clone()
+        };
+        let list = vec![own.clone(), server.clone()];
+        assert_eq!(stored(&list), [&own]);
+        // Serialised on its own, the edge's part (its models, its edge id) stays out.
+        let json = serde_json::to_string(&server).unwrap();
+        assert!(!json.contains("\"server\"") && !json.contains("small"), "{json}");
     }
 }
