@@ -4,7 +4,8 @@
 #
 #   scripts/setup.sh build   wasm32 target, wasm-bindgen-cli, trunk, wasm-split-cli, wasm-opt
 #   scripts/setup.sh test    the above, plus Chromium and ChromeDriver for the e2e tests and
-#                            redis-server for the shared-store tests
+#                            redis-server for the shared-store tests, openssl for
+#                            their TLS certificates
 #
 # Everything comes from the package registries (crates.io, npm, Debian); nothing is
 # downloaded from anywhere else, so this works behind a firewall that allows them.
@@ -45,6 +46,7 @@ if [ "$mode" = "test" ]; then
   need_command chromium chromium
   need_command chromedriver chromium-driver
   need_command redis-server redis-server
+  need_command openssl openssl
 fi
 if [ "${#apt_packages[@]}" -gt 0 ]; then
   step "Installing ${apt_packages[*]} with apt-get (first run only)"

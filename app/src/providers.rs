@@ -577,6 +577,9 @@ mod tests {
         assert_eq!(stored(&list), [&own]);
         // Serialised on its own, the edge's part (its models, its edge id) stays out.
         let json = serde_json::to_string(&server).unwrap();
-        assert!(!json.contains("\"server\"") && !json.contains("small"), "{json}");
+        assert!(
+            !json.contains("\"server\"") && !json.contains("small"),
+            "{json}"
+        );
     }
 }

@@ -21,18 +21,37 @@ struct Redis {
 impl Redis {
     fn start() -> Self {
         let port = free_port();
+        Self::start_with(port, &["--port".into(), port.to_string()])
+    }
+
+    /// A server that speaks only TLS, with the certificate in `tls`.
+    fn start_tls(tls: &TestCa) -> Self {
+        let port = free_port();
+        let path = |name: &str| tls.dir.path().join(name).to_string_lossy().into_owned();
+        Self::start_with(
+            port,
+            &[
+                "--port".into(),
+                "0".into(),
+                "--tls-port".into(),
+                port.to_string(),
+                "--tls-cert-file".into(),
+                path("server.pem"),
+                "--tls-key-file".into(),
+                path("server.key"),
+                "--tls-ca-cert-file".into(),
+                path("ca.pem"),
+                "--tls-auth-clients".into(),
+                "no".into(),
+            ],
+        )
+    }
+
+    fn start_with(port: u16, listen: &[String]) -> Self {
         let child =
             Command::new(std::env::var("REDIS_SERVER").unwrap_or_else(|_| "redis-server".into()))
-                .args([
-                    "--port",
-                    &port.to_string(),
-                    "--bind",
-                    "127.0.0.1",
-                    "--save",
-                    "",
-                    "--appendonly",
-                    "no",
-                ])
+                .args(listen)
+                .args(["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
                 .spawn()
@@ -49,6 +68,86 @@ impl Redis {
 
     fn url(&self) -> String {
         format!("redis://127.0.0.1:{}/", self.port)
+    }
+}
+
+/// A certificate authority made for one test, and a `localhost` server certificate it
+/// signed (with the distribution's `openssl`).
+struct TestCa {
+    dir: tempfile::TempDir,
+}
+
+impl TestCa {
+    fn make() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let run = |args: &[&str]| {
+            let status = Command::new("openssl")
+                .args(args)
+                .current_dir(dir.path())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .expect("openssl (Debian package openssl; scripts/setup.sh test installs it)");
+            assert!(status.success(), "openssl {args:?} failed");
+        };
+        std::fs::write(
+            dir.path().join("ext.cnf"),
+            "subjectAltName=DNS:localhost,IP:127.0.0.1\n",
+        )
+        .unwrap();
+        run(&[
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            "ca.key",
+            "-out",
+            "ca.pem",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=Hearth test CA",
+        ]);
+        run(&[
+            "req",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            "server.key",
+            "-out",
+            "server.csr",
+            "-subj",
+            "/CN=localhost",
+        ]);
+        run(&[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            "server.pem",
+            "-days",
+            "2",
+            "-extfile",
+            "ext.cnf",
+        ]);
+        Self { dir }
+    }
+
+    fn ca_file(&self) -> String {
+        self.dir
+            .path()
+            .join("ca.pem")
+            .to_string_lossy()
+            .into_owned()
     }
 }
 
@@ -248,4 +347,79 @@ fn hosted_mode_refuses_to_start_when_redis_does_not_answer() {
     .unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("Redis does not answer"));
+}
+
+#[tokio::test]
+async fn hosted_mode_reaches_redis_over_tls() {
+    // `rediss://`, as Upstash and most managed Redis offer it: the edge checks the
+    // server's certificate against the system's roots (here a CA made for the test,
+    // named by SSL_CERT_FILE).
+    let ca = TestCa::make();
+    let redis = Redis::start_tls(&ca);
+    let url = format!("rediss://localhost:{}/", redis.port);
+    let pem = ByokKeys::generate().unwrap().1;
+    let ca_file = ca.ca_file();
+    let env = [
+        ("DEPLOYMENT_MODE", "hosted"),
+        ("REDIS_URL", url.as_str()),
+        ("BYOK_PRIVATE_KEY_PEM", pem.as_str()),
+        ("HEARTH_SESSION_SECRET", "shared-secret-for-tests"),
+        ("ACCESS_PASSWORD", "alpha"),
+        ("SSL_CERT_FILE", ca_file.as_str()),
+    ];
+    let a = Server::start(&env);
+    let b = Server::start(&env);
+    let config: Value = reqwest::get(a.url("/api/config"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(config["deployment"]["sharedState"], "shared");
+    // The store is really in use: a lockout made through A holds on B.
+    for _ in 0..2 {
+        assert_eq!(
+            verify(&a, "wrong", None).await.status(),
+            StatusCode::UNAUTHORIZED
+        );
+    }
+    assert_eq!(verify(&b, "wrong", None).await.status(), StatusCode::LOCKED);
+
+    // A certificate the edge does not trust is refused: hosted mode will not start.
+    let untrusted = [
+        ("DEPLOYMENT_MODE", "hosted"),
+        ("REDIS_URL", url.as_str()),
+        ("BYOK_PRIVATE_KEY_PEM", pem.as_str()),
+        ("HEARTH_SESSION_SECRET", "shared-secret-for-tests"),
+        ("ACCESS_PASSWORD", "alpha"),
+    ];
+    let dist = tempfile::tempdir().unwrap();
+    fake_dist(dist.path());
+    let data = tempfile::tempdir().unwrap();
+    let mut child = hearth_command(&untrusted)
+        .env("HEARTH_ADDR", format!("127.0.0.1:{}", free_port()))
+        .env("HEARTH_DIST_DIR", dist.path())
+        .env("HEARTH_DATA_DIR", data.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the edge started against a Redis whose certificate it cannot trust");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(!status.success());
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    assert!(
+        stderr.to_lowercase().contains("redis"),
+        "the refusal names the store: {stderr}"
+    );
 }
