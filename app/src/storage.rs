@@ -6,10 +6,15 @@
 //! - v2: `conversations` (one record per conversation, key path `id`) and `messages` (one
 //!   record per message, key path `id`, index `conversationId`), so the sidebar never
 //!   loads a message.
+//! - v3: `backups` (records a migration rewrote, as they were, under
+//!   `v<version>:<store>:<id>`), and replies a crash left `streaming` are rewritten as
+//!   `interrupted` in the store itself (each original backed up first).
 //!
 //! Migrations run in order inside the browser's upgrade transaction, which is atomic: a
-//! migration that fails aborts the upgrade and leaves the previous version's data as it
-//! was. Records are written in [`Batch`]es, one transaction each, so a full disk never
+//! migration that fails (a full disk, say) aborts the upgrade and leaves the previous
+//! version's data as it was. The app then opens that version as it is, keeps working on
+//! it, tells the user, and tries again on the next start. A step that rewrites records
+//! copies each one to `backups` before changing it. Records are written in [`Batch`]es, one transaction each, so a full disk never
 //! leaves half a change. Every failure is a [`StorageError`] the user can be shown; a full
 //! quota is recognised.
 
@@ -24,7 +29,7 @@ use wasm_bindgen::JsValue;
 /// The database name.
 pub const DB_NAME: &str = "hearth";
 /// The schema version.
-pub const DB_VERSION: u32 = 2;
+pub const DB_VERSION: u32 = 3;
 /// Settings documents.
 pub const SETTINGS: &str = "settings";
 /// Sealed secrets.
@@ -35,6 +40,8 @@ pub const KEYS: &str = "keys";
 pub const CONVERSATIONS: &str = "conversations";
 /// Message records.
 pub const MESSAGES: &str = "messages";
+/// Records as they were before a migration rewrote them.
+pub const BACKUPS: &str = "backups";
 /// The `messages` index by conversation.
 pub const BY_CONVERSATION: &str = "conversationId";
 
@@ -149,16 +156,22 @@ fn from_object<T: DeserializeOwned>(value: &JsValue) -> Result<T, StorageError> 
     serde_json::from_str(&text).map_err(|e| StorageError::Corrupt(e.to_string()))
 }
 
-/// Creates what version `version` adds. Each step only adds; a step that transforms
-/// existing records must also copy them aside first.
-fn migrate(database: &Database, version: u32) -> Result<(), idb::Error> {
+/// Creates what version `version` adds, inside the upgrade `transaction`. A step that
+/// rewrites records backs each one up to [`BACKUPS`] first.
+fn migrate(
+    database: &Database,
+    transaction: &web_sys::IdbTransaction,
+    version: u32,
+) -> Result<(), String> {
     let existing = database.store_names();
     let missing = |name: &str| !existing.iter().any(|store| store == name);
     match version {
         1 => {
             for store in [SETTINGS, SECRETS, KEYS] {
                 if missing(store) {
-                    database.create_object_store(store, ObjectStoreParams::new())?;
+                    database
+                        .create_object_store(store, ObjectStoreParams::new())
+                        .map_err(|e| e.to_string())?;
                 }
             }
         }
@@ -167,19 +180,76 @@ fn migrate(database: &Database, version: u32) -> Result<(), idb::Error> {
                 if missing(store) {
                     let mut params = ObjectStoreParams::new();
                     params.key_path(Some(idb::KeyPath::new_single("id")));
-                    let created = database.create_object_store(store, params)?;
+                    let created = database
+                        .create_object_store(store, params)
+                        .map_err(|e| e.to_string())?;
                     if store == MESSAGES {
-                        created.create_index(
-                            BY_CONVERSATION,
-                            idb::KeyPath::new_single("conversationId"),
-                            None,
-                        )?;
+                        created
+                            .create_index(
+                                BY_CONVERSATION,
+                                idb::KeyPath::new_single("conversationId"),
+                                None,
+                            )
+                            .map_err(|e| e.to_string())?;
                     }
                 }
             }
         }
+        3 => {
+            if missing(BACKUPS) {
+                database
+                    .create_object_store(BACKUPS, ObjectStoreParams::new())
+                    .map_err(|e| e.to_string())?;
+            }
+            reopen_streaming_replies(transaction).map_err(|e| format!("{e:?}"))?;
+        }
         _ => {}
     }
+    Ok(())
+}
+
+/// v3: every message stored as `streaming` (its tab closed or crashed mid-reply) becomes
+/// `interrupted`, after a copy of it goes to [`BACKUPS`]. Runs on a cursor inside the
+/// upgrade transaction; any failed write (a full disk) aborts the whole upgrade.
+fn reopen_streaming_replies(transaction: &web_sys::IdbTransaction) -> Result<(), JsValue> {
+    use js_sys::{Object, Reflect};
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen::prelude::Closure;
+
+    let messages = transaction.object_store(MESSAGES)?;
+    let backups = transaction.object_store(BACKUPS)?;
+    let request = messages.open_cursor()?;
+    let cursor_request = request.clone();
+    let abort_on = transaction.clone();
+    let on_success = Closure::<dyn FnMut()>::new(move || {
+        let step = || -> Result<(), JsValue> {
+            let Ok(cursor) = cursor_request
+                .result()?
+                .dyn_into::<web_sys::IdbCursorWithValue>()
+            else {
+                return Ok(()); // the end: the cursor result is null
+            };
+            let record = cursor.value()?;
+            let status = Reflect::get(&record, &"status".into())?.as_string();
+            if status.as_deref() == Some("streaming") {
+                let id = Reflect::get(&record, &"id".into())?
+                    .as_string()
+                    .unwrap_or_default();
+                backups
+                    .put_with_key(&record, &JsValue::from_str(&format!("v3:{MESSAGES}:{id}")))?;
+                let updated = Object::assign(&Object::new(), record.unchecked_ref());
+                Reflect::set(&updated, &"status".into(), &"interrupted".into())?;
+                cursor.update(&updated)?;
+            }
+            cursor.continue_()
+        };
+        if step().is_err() {
+            let _ = abort_on.abort();
+        }
+    });
+    request.set_onsuccess(Some(on_success.as_ref().unchecked_ref()));
+    // Lives until the cursor is done; an upgrade runs once.
+    on_success.forget();
     Ok(())
 }
 
@@ -192,6 +262,8 @@ pub enum StorageError {
     QuotaExceeded,
     /// A stored document could not be read back.
     Corrupt(String),
+    /// The upgrade to the current schema failed; the previous version's data is in use.
+    UpgradeFailed(String),
     /// Anything else the browser reported.
     Failed(String),
 }
@@ -202,6 +274,7 @@ impl std::fmt::Display for StorageError {
             Self::Unavailable(why) => write!(f, "browser storage is unavailable: {why}"),
             Self::QuotaExceeded => f.write_str("browser storage is full"),
             Self::Corrupt(what) => write!(f, "stored data could not be read: {what}"),
+            Self::UpgradeFailed(why) => write!(f, "the storage upgrade failed: {why}"),
             Self::Failed(why) => write!(f, "browser storage failed: {why}"),
         }
     }
@@ -238,33 +311,77 @@ async fn commit(transaction: Transaction) -> Result<(), StorageError> {
 #[derive(Clone)]
 pub struct Db {
     database: std::rc::Rc<Database>,
+    /// Why the upgrade to [`DB_VERSION`] failed, when this is the previous version.
+    pub upgrade_failed: Option<String>,
 }
 
 impl Db {
-    /// Opens (and, on first use, creates) the database.
+    /// Opens (and, on first use, creates or upgrades) the database. When an upgrade of an
+    /// existing database fails, opens it as it is, with [`Db::upgrade_failed`] set.
     pub async fn open() -> Result<Self, StorageError> {
         let factory = Factory::new().map_err(|e| StorageError::Unavailable(e.to_string()))?;
         let mut request = factory
             .open(DB_NAME, Some(DB_VERSION))
             .map_err(|e| StorageError::Unavailable(e.to_string()))?;
-        request.on_upgrade_needed(|event| {
+        let from = std::rc::Rc::new(std::cell::Cell::new(None::<u32>));
+        let seen = from.clone();
+        // Why the browser aborted the upgrade (`QuotaExceededError`, …), if it did.
+        let aborted = std::rc::Rc::new(std::cell::RefCell::new(None::<String>));
+        let abort_reason = aborted.clone();
+        request.on_upgrade_needed(move |event| {
+            let old = event.old_version().unwrap_or(0);
+            seen.set(Some(old));
             let Ok(database) = event.database() else {
                 return;
             };
-            let from = event.old_version().unwrap_or(0);
-            for version in from + 1..=DB_VERSION {
-                if let Err(error) = migrate(&database, version) {
-                    // Throwing aborts the upgrade: the old version stays as it was.
-                    wasm_bindgen::throw_str(&format!("migration to v{version} failed: {error}"));
+            let raw: web_sys::IdbVersionChangeEvent = event.into();
+            let transaction = raw
+                .target()
+                .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::IdbOpenDbRequest>(t).ok())
+                .and_then(|r| r.transaction());
+            let Some(transaction) = transaction else {
+                return;
+            };
+            let watched = transaction.clone();
+            let on_abort = wasm_bindgen::closure::Closure::<dyn FnMut()>::new(move || {
+                let reason = watched
+                    .error()
+                    .map(|e| format!("{}: {}", e.name(), e.message()))
+                    .unwrap_or_else(|| "the browser aborted it".into());
+                *abort_reason.borrow_mut() = Some(reason);
+            });
+            transaction.set_onabort(Some(wasm_bindgen::JsCast::unchecked_ref(on_abort.as_ref())));
+            // An upgrade runs once per page at most.
+            on_abort.forget();
+            for version in old + 1..=DB_VERSION {
+                if let Err(error) = migrate(&database, &transaction, version) {
+                    // Aborting the upgrade leaves the old version as it was.
+                    let _ = transaction.abort();
+                    leptos::logging::warn!("migration to v{version} failed: {error}");
+                    return;
                 }
             }
         });
-        let database = request
-            .await
-            .map_err(|e| StorageError::Unavailable(e.to_string()))?;
-        Ok(Self {
-            database: std::rc::Rc::new(database),
-        })
+        match request.await {
+            Ok(database) => Ok(Self {
+                database: std::rc::Rc::new(database),
+                upgrade_failed: None,
+            }),
+            // An existing database whose upgrade failed: keep using it as it is.
+            Err(error) if from.get().is_some_and(|v| v >= 2) => {
+                let database = factory
+                    .open(DB_NAME, None)
+                    .map_err(|e| StorageError::Unavailable(e.to_string()))?
+                    .await
+                    .map_err(|e| StorageError::Unavailable(e.to_string()))?;
+                let reason = aborted.borrow_mut().take();
+                Ok(Self {
+                    database: std::rc::Rc::new(database),
+                    upgrade_failed: Some(reason.unwrap_or_else(|| error.to_string())),
+                })
+            }
+            Err(error) => Err(StorageError::Unavailable(error.to_string())),
+        }
     }
 
     /// A raw value.

@@ -9,6 +9,8 @@
 //!
 //! - [`paths`]: where the repository, `dist/`, the `hearth` binary and artifacts are.
 //! - [`process`]: child processes on free loopback ports, killed on drop.
+//! - [`disk`]: a small tmpfs for the browser profile and a script that fills it, for
+//!   tests of a full disk.
 //! - [`chat`]: driving the chat against the provider fixture (tests and benchmarks).
 //! - [`browser`]: a WebDriver session with the flags this machine needs, plus helpers
 //!   for waiting, keys, screenshots and the browser's console log.
@@ -20,6 +22,7 @@
 
 pub mod browser;
 pub mod chat;
+pub mod disk;
 pub mod paths;
 pub mod process;
 pub mod provider_fixture;

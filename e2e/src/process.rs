@@ -46,18 +46,39 @@ pub fn free_port() -> u16 {
         .expect("a free loopback port")
 }
 
-fn wait_for_port(child: &mut Child, port: u16, name: &str) {
+/// Waits until `port` answers and `child` is still the one running; `Err` when the child
+/// exited (a port found free can be taken by another test before the child binds it, and
+/// then something else answers on it).
+fn wait_for_port(child: &mut Child, port: u16, name: &str) -> Result<(), String> {
     let deadline = Instant::now() + START_TIMEOUT;
     while Instant::now() < deadline {
         if let Ok(Some(status)) = child.try_wait() {
-            panic!("{name} exited before listening: {status}");
+            return Err(format!("{name} exited before listening: {status}"));
         }
         if TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return;
+            std::thread::sleep(Duration::from_millis(30));
+            return match child.try_wait() {
+                Ok(Some(status)) => Err(format!("{name} exited: {status}")),
+                _ => Ok(()),
+            };
         }
         std::thread::sleep(Duration::from_millis(50));
     }
     panic!("{name} did not listen on port {port} within {START_TIMEOUT:?}");
+}
+
+/// Runs `spawn` on fresh ports until the process it starts is the one listening.
+fn start_on_free_port(name: &str, spawn: impl Fn(u16) -> Child) -> (Child, u16) {
+    let mut last = String::new();
+    for _ in 0..5 {
+        let port = free_port();
+        let mut child = spawn(port);
+        match wait_for_port(&mut child, port, name) {
+            Ok(()) => return (child, port),
+            Err(why) => last = why,
+        }
+    }
+    panic!("{name} could not start on a free port: {last}");
 }
 
 /// A running `hearth` server with its own data directory (removed on drop).
@@ -76,24 +97,24 @@ impl Drop for Hearth {
 impl Hearth {
     /// Starts the real binary serving `dist` on a free port, with extra environment.
     pub fn start(dist: &Path, env: &[(&str, &str)]) -> Self {
-        let port = free_port();
         let data_dir =
-            std::env::temp_dir().join(format!("hearth-e2e-{}-{port}", std::process::id()));
-        let mut command = Command::new(paths::hearth_binary());
-        command
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HEARTH_ADDR", format!("127.0.0.1:{port}"))
-            .env("HEARTH_DIST_DIR", dist)
-            .env("HEARTH_DATA_DIR", &data_dir)
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit());
-        for (key, value) in env {
-            command.env(key, value);
-        }
-        let mut child = command.spawn().expect("spawn hearth");
-        wait_for_port(&mut child, port, "hearth");
+            std::env::temp_dir().join(format!("hearth-e2e-{}-{}", std::process::id(), free_port()));
+        let (child, port) = start_on_free_port("hearth", |port| {
+            let mut command = Command::new(paths::hearth_binary());
+            command
+                .env_clear()
+                .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+                .env("HEARTH_ADDR", format!("127.0.0.1:{port}"))
+                .env("HEARTH_DIST_DIR", dist)
+                .env("HEARTH_DATA_DIR", &data_dir)
+                .env("RUST_LOG", "warn")
+                .stdout(Stdio::null())
+                .stderr(Stdio::inherit());
+            for (key, value) in env {
+                command.env(key, value);
+            }
+            command.spawn().expect("spawn hearth")
+        });
         Self {
             guard: Guard {
                 child,
@@ -122,23 +143,21 @@ impl Hearth {
 
 /// Starts ChromeDriver (`CHROMEDRIVER`, default `chromedriver` on PATH).
 pub fn start_chromedriver() -> Guard {
-    let port = free_port();
     let binary = std::env::var("CHROMEDRIVER").unwrap_or_else(|_| "chromedriver".to_string());
-    let mut command = Command::new(&binary);
-    command
-        .arg(format!("--port={port}"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    // Its own process group, so that dropping the guard also ends the Chromium it
-    // launched, even when a failing test never closed its session.
-    #[cfg(unix)]
-    std::os::unix::process::CommandExt::process_group(&mut command, 0);
-    let mut child = command
-        .spawn()
-        .unwrap_or_else(|error| {
+    let (child, port) = start_on_free_port("chromedriver", |port| {
+        let mut command = Command::new(&binary);
+        command
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        // Its own process group, so that dropping the guard also ends the Chromium it
+        // launched, even when a failing test never closed its session.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        command.spawn().unwrap_or_else(|error| {
             panic!("cannot start {binary}: {error}. Install Debian's chromium and chromium-driver (scripts/setup.sh does)")
-        });
-    wait_for_port(&mut child, port, "chromedriver");
+        })
+    });
     Guard {
         child,
         port,

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use hearth_e2e::chat::{last_status, messages, prepare, ready, send};
+use hearth_e2e::disk::{FILL_THE_DISK, FREE_THE_DISK, SmallDisk};
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
 use hearth_e2e::{AppSession, Browser, Stack};
 use serde_json::{Value, json};
@@ -202,72 +203,11 @@ fn big_export(count: usize) -> String {
     .to_string()
 }
 
-/// A small tmpfs for the browser profile, so the disk (and with it the browser's quota)
-/// really fills up. Unmounted on drop.
-struct SmallDisk {
-    dir: PathBuf,
-}
-
-impl SmallDisk {
-    fn mount(megabytes: u32) -> Self {
-        let dir = scratch("small-disk");
-        let status = std::process::Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={megabytes}m"), "tmpfs"])
-            .arg(&dir)
-            .status()
-            .expect("run mount");
-        assert!(
-            status.success(),
-            "mounting a tmpfs failed: this test needs root (as the CI machine has)"
-        );
-        Self { dir }
-    }
-}
-
-impl Drop for SmallDisk {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("umount")
-            .arg("-l")
-            .arg(&self.dir)
-            .status();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-/// Fills the disk from the page with incompressible data in another database, in ever
-/// smaller pieces, until the browser refuses even a small one. Returns the refusals.
-const FILL_THE_DISK: &str = "
-  const db = await new Promise((ok, no) => {
-    const r = indexedDB.open('filler', 1);
-    r.onupgradeneeded = () => r.result.createObjectStore('s');
-    r.onsuccess = () => ok(r.result);
-    r.onerror = () => no(r.error);
-  });
-  const refused = [];
-  let key = 0;
-  for (const size of [8000000, 1000000, 100000, 20000]) {
-    for (let i = 0; i < 200; i++) {
-      const bytes = new Uint8Array(size);
-      for (let j = 0; j < size; j += 65536) crypto.getRandomValues(bytes.subarray(j, j + 65536));
-      try {
-        await new Promise((ok, no) => {
-          const t = db.transaction('s', 'readwrite');
-          t.objectStore('s').put(bytes, key++);
-          t.oncomplete = ok;
-          t.onabort = () => no(t.error);
-        });
-      } catch (e) { refused.push(e.name); break; }
-    }
-  }
-  db.close();
-  return refused;";
-
 #[tokio::test]
 async fn a_full_disk_refuses_an_import_whole_and_says_what_to_do() {
     let disk = SmallDisk::mount(96);
     let stack = Stack::start();
-    let profile = format!("--user-data-dir={}", disk.dir.join("profile").display());
-    let browser = Browser::open_with(&stack, 1280, 900, &[profile]).await;
+    let browser = Browser::open_with(&stack, 1280, 900, &[disk.profile_flag()]).await;
     browser.open_app("/").await;
     let session = AppSession { browser, stack };
     let fixture = ProviderFixture::start().await;
@@ -325,12 +265,7 @@ async fn a_full_disk_refuses_an_import_whole_and_says_what_to_do() {
     assert_eq!(sidebar_titles(&session).await, json!([]));
 
     // With room again, the same text sends and the same file imports.
-    session
-        .js(
-            "await new Promise((ok) => { const r = indexedDB.deleteDatabase('filler'); r.onsuccess = ok; r.onerror = ok; });",
-            vec![],
-        )
-        .await;
+    session.js(FREE_THE_DISK, vec![]).await;
     fixture.enqueue(Reply::text("Stored this time."));
     session
         .js("document.getElementById('composer-input').focus()", vec![])

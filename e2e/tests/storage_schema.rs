@@ -1,7 +1,11 @@
-//! The IndexedDB schema in Chromium: a fresh profile gets version 2 with the conversation
-//! and message stores (messages indexed by conversation), and a version 1 database from
-//! an earlier release is upgraded in place with everything it held kept.
+//! The IndexedDB schema in Chromium: a fresh profile gets version 3 with the conversation
+//! and message stores (messages indexed by conversation) and the backups store; a version
+//! 1 database from an earlier release is upgraded in place with everything it held kept; a
+//! version 2 database has its crashed replies rewritten as interrupted, each original
+//! backed up first; and an upgrade that fails on a full disk leaves version 2 usable and
+//! runs again on the next start.
 
+use hearth_e2e::disk::{FILL_THE_DISK, FREE_THE_DISK, SmallDisk};
 use hearth_e2e::{AppSession, Browser, Stack};
 use serde_json::{Value, json};
 
@@ -60,7 +64,7 @@ async fn a_fresh_profile_gets_the_conversation_stores() {
             .execute_async(
                 "const done = arguments[arguments.length - 1];
                  indexedDB.databases().then((all) =>
-                   done(all.some((d) => d.name === 'hearth' && d.version === 2)));",
+                   done(all.some((d) => d.name === 'hearth' && d.version === 3)));",
                 vec![],
             )
             .await
@@ -71,10 +75,17 @@ async fn a_fresh_profile_gets_the_conversation_stores() {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
     let out = inspect(&session, Value::Null).await;
-    assert_eq!(out["version"], json!(2), "{out}");
+    assert_eq!(out["version"], json!(3), "{out}");
     assert_eq!(
         out["stores"],
-        json!(["conversations", "keys", "messages", "secrets", "settings"])
+        json!([
+            "backups",
+            "conversations",
+            "keys",
+            "messages",
+            "secrets",
+            "settings"
+        ])
     );
     assert_eq!(out["keyPaths"]["conversations"], json!("id"));
     assert_eq!(out["keyPaths"]["messages"], json!("id"));
@@ -102,7 +113,7 @@ async fn a_version_1_database_is_upgraded_with_its_data_kept() {
         .wait_until("document.body.textContent.includes('Old')")
         .await;
     let after = inspect(&browser, Value::Null).await;
-    assert_eq!(after["version"], json!(2), "{after}");
+    assert_eq!(after["version"], json!(3), "{after}");
     assert_eq!(
         after["providers"],
         json!(providers),
@@ -124,4 +135,169 @@ async fn a_version_1_database_is_upgraded_with_its_data_kept() {
         .collect();
     assert!(errors.is_empty(), "{errors:?}");
     browser.close().await;
+}
+
+/// Creates a version 2 database holding conversation `c1` with a question `m1` (done) and
+/// `count` replies left `streaming`, each with `size` characters of random text.
+const SEED_V2: &str = r#"
+const [count, size] = arguments;
+const random = (n) => {
+  const bytes = new Uint8Array(Math.ceil(n * 3 / 4));
+  for (let j = 0; j < bytes.length; j += 65536) crypto.getRandomValues(bytes.subarray(j, j + 65536));
+  return btoa(String.fromCharCode(...bytes)).slice(0, n);
+};
+const db = await new Promise((ok, no) => {
+  const open = indexedDB.open('hearth', 2);
+  open.onupgradeneeded = () => {
+    const db = open.result;
+    for (const name of ['settings', 'secrets', 'keys']) db.createObjectStore(name);
+    db.createObjectStore('conversations', { keyPath: 'id' });
+    db.createObjectStore('messages', { keyPath: 'id' })
+      .createIndex('conversationId', 'conversationId');
+  };
+  open.onsuccess = () => ok(open.result);
+  open.onerror = () => no(open.error);
+});
+await new Promise((ok, no) => {
+  const tx = db.transaction(['conversations', 'messages'], 'readwrite');
+  tx.objectStore('conversations').put({ id: 'c1', title: 'Kept through upgrades',
+    activeRootId: 'm1', createdAt: 1, updatedAt: 1, rev: 1 });
+  tx.objectStore('messages').put({ id: 'm1', conversationId: 'c1', role: 'user',
+    content: 'Question', status: 'done', activeChildId: 'r0', createdAt: 1, updatedAt: 1, rev: 1 });
+  for (let i = 0; i < count; i++) {
+    tx.objectStore('messages').put({ id: 'r' + i, conversationId: 'c1', parentId: 'm1',
+      role: 'assistant', content: i === 0 ? 'Partial answer' : random(size),
+      status: 'streaming', createdAt: 2 + i, updatedAt: 2 + i, rev: 1 });
+  }
+  tx.oncomplete = ok;
+  tx.onabort = () => no(tx.error);
+});
+db.close();
+return true;
+"#;
+
+/// The database's version, and the `messages` and `backups` records by key (`backups`
+/// absent before version 3).
+const READ_BACK: &str = r#"
+const db = await new Promise((ok, no) => {
+  const open = indexedDB.open('hearth');
+  open.onsuccess = () => ok(open.result);
+  open.onerror = () => no(open.error);
+});
+const all = async (name) => {
+  if (!db.objectStoreNames.contains(name)) return null;
+  const store = db.transaction(name).objectStore(name);
+  const [keys, values] = await Promise.all([store.getAllKeys(), store.getAll()].map((r) =>
+    new Promise((ok) => { r.onsuccess = () => ok(r.result); })));
+  return Object.fromEntries(keys.map((k, i) => [k, values[i]]));
+};
+const out = { version: db.version, messages: await all('messages'), backups: await all('backups') };
+db.close();
+return out;
+"#;
+
+#[tokio::test]
+async fn a_version_2_database_is_upgraded_with_a_backup_of_every_record_it_rewrites() {
+    let stack = Stack::start();
+    let browser = Browser::open(&stack, 1280, 800).await;
+    browser.goto("/api/health").await;
+    assert_eq!(
+        browser.js(SEED_V2, vec![json!(1), json!(0)]).await,
+        json!(true)
+    );
+    browser.open_app("/").await;
+    browser
+        .wait_until("document.querySelector('.conversation-item__title')?.textContent === 'Kept through upgrades'")
+        .await;
+    let after = browser.js(READ_BACK, vec![]).await;
+    assert_eq!(after["version"], json!(3), "{after}");
+    // The reply a crash left streaming is interrupted in the store itself now…
+    assert_eq!(after["messages"]["r0"]["status"], json!("interrupted"));
+    assert_eq!(after["messages"]["r0"]["content"], json!("Partial answer"));
+    // …its original is in the backups, and nothing else was touched or copied.
+    assert_eq!(
+        after["backups"]["v3:messages:r0"]["status"],
+        json!("streaming")
+    );
+    assert_eq!(after["backups"].as_object().unwrap().len(), 1, "{after}");
+    assert_eq!(after["messages"]["m1"]["status"], json!("done"));
+    assert_eq!(after["messages"]["m1"]["rev"], json!(1));
+    // And the conversation opens with the reply offering Continue.
+    browser
+        .wait_for(".conversation-item__open")
+        .await
+        .click()
+        .await
+        .expect("open");
+    browser
+        .wait_until(
+            "document.querySelector('.message--assistant')?.dataset.status === 'interrupted'",
+        )
+        .await;
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn a_failed_upgrade_leaves_the_old_data_usable_and_runs_again_later() {
+    let disk = SmallDisk::mount(96);
+    let stack = Stack::start();
+    let browser = Browser::open_with(&stack, 1280, 800, &[disk.profile_flag()]).await;
+    browser.goto("/api/health").await;
+    // Forty replies left streaming, 40 KB each: backing them up needs room.
+    assert_eq!(
+        browser.js(SEED_V2, vec![json!(40), json!(40_000)]).await,
+        json!(true)
+    );
+    let refused = browser.js(FILL_THE_DISK, vec![]).await;
+    assert_eq!(
+        refused.as_array().map(Vec::len),
+        Some(4),
+        "the disk filled up: {refused}"
+    );
+
+    browser.open_app("/").await;
+    // The upgrade could not write its backups: the user is told, and the old data works.
+    browser
+        .wait_until(
+            "document.querySelector('.storage-banner')?.textContent.includes('could not upgrade')",
+        )
+        .await;
+    browser
+        .wait_until("document.querySelector('.conversation-item__title')?.textContent === 'Kept through upgrades'")
+        .await;
+    let during = browser.js(READ_BACK, vec![]).await;
+    assert_eq!(during["version"], json!(2), "the old version, untouched");
+    assert_eq!(during["backups"], Value::Null);
+    assert_eq!(during["messages"]["r0"]["status"], json!("streaming"));
+    browser
+        .wait_for(".conversation-item__open")
+        .await
+        .click()
+        .await
+        .expect("open");
+    browser
+        .wait_until(
+            "document.querySelector('.message--assistant')?.textContent.includes('Partial answer')",
+        )
+        .await;
+
+    // With room again, the next start upgrades.
+    browser.js(FREE_THE_DISK, vec![]).await;
+    browser.reload_app().await;
+    browser
+        .wait_until("document.querySelector('.conversation-item__title')?.textContent === 'Kept through upgrades'")
+        .await;
+    let after = browser.js(READ_BACK, vec![]).await;
+    assert_eq!(after["version"], json!(3), "{}", after["version"]);
+    assert_eq!(after["backups"].as_object().unwrap().len(), 40);
+    assert!(
+        after["messages"]
+            .as_object()
+            .unwrap()
+            .values()
+            .all(|m| m["status"] != json!("streaming"))
+    );
+    // The refused writes are logged by the browser as errors; that is the point.
+    browser.close().await;
+    drop(disk);
 }

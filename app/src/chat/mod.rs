@@ -217,6 +217,10 @@ impl Chat {
         chat.spawn(async move {
             match Db::open().await {
                 Ok(db) => {
+                    if let Some(why) = &db.upgrade_failed {
+                        chat.storage_error
+                            .set(Some(StorageError::UpgradeFailed(why.clone())));
+                    }
                     chat.db.set_value(Some(db.clone()));
                     match db.all_records::<ConversationRecord>(CONVERSATIONS).await {
                         Ok(mut list) => {

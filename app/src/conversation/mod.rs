@@ -28,19 +28,23 @@ fn message_list() -> AnyView {
 #[component]
 pub fn ConversationView() -> impl IntoView {
     let chat = use_chat();
+    let i18n = crate::i18n::use_i18n();
     let empty = move || chat.path.with(Vec::is_empty) && chat.current.with(Option::is_none);
     view! {
         <section class="conversation">
             {move || chat.storage_error.get().map(|error| {
-                let key = match error {
-                    StorageError::QuotaExceeded => Key::StorageFull,
-                    StorageError::Unavailable(_) => Key::StorageUnavailable,
-                    _ => Key::StorageFailed,
+                let text = move || match &error {
+                    StorageError::QuotaExceeded => i18n.t(Key::StorageFull),
+                    StorageError::Unavailable(_) => i18n.t(Key::StorageUnavailable),
+                    StorageError::UpgradeFailed(why) => {
+                        i18n.t_with(Key::StorageUpgradeFailed, &[("reason", why)])
+                    }
+                    _ => i18n.t(Key::StorageFailed),
                 };
                 view! {
                     <div class="storage-banner" role="alert">
                         {icon(Icon::Alert)}
-                        <p>{tr(key)}</p>
+                        <p>{text}</p>
                         <button
                             type="button"
                             class="icon-button icon-button--small"

@@ -255,4 +255,5 @@ keys! {
     ModelsCompressionHint => "models.compression_hint",
     ModelsCompressionNone => "models.compression_none",
     ProviderFromServer => "provider.from_server",
+    StorageUpgradeFailed => "storage.upgrade_failed",
 }

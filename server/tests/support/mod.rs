@@ -76,14 +76,28 @@ pub struct Server {
 impl Server {
     /// Starts `hearth` on a fake dist with `env` added.
     pub fn start(env: &[(&str, &str)]) -> Self {
-        let dist = tempfile::tempdir().unwrap();
-        fake_dist(dist.path());
         // A caller's own HEARTH_ADDR wins (the later variable overrides the earlier one).
-        let port = env
+        let fixed = env
             .iter()
             .find(|(key, _)| *key == "HEARTH_ADDR")
-            .and_then(|(_, addr)| addr.rsplit(':').next()?.parse().ok())
-            .unwrap_or_else(free_port);
+            .and_then(|(_, addr)| addr.rsplit(':').next()?.parse().ok());
+        // A port found free can be taken by another test's listener before hearth binds
+        // it; then hearth exits and the port answers for someone else. Check that our own
+        // process is the one listening, and try another port if it is not.
+        for _ in 0..5 {
+            let port = fixed.unwrap_or_else(free_port);
+            match Self::start_on(port, env) {
+                Ok(server) => return server,
+                Err(stderr) if fixed.is_none() && stderr.contains("in use") => continue,
+                Err(stderr) => panic!("hearth exited: {stderr}"),
+            }
+        }
+        panic!("no free port for hearth after 5 tries");
+    }
+
+    fn start_on(port: u16, env: &[(&str, &str)]) -> Result<Self, String> {
+        let dist = tempfile::tempdir().unwrap();
+        fake_dist(dist.path());
         let addr = format!("127.0.0.1:{port}");
         let dist_path = dist.path().to_string_lossy().to_string();
         let data = tempfile::tempdir().unwrap();
@@ -99,27 +113,32 @@ impl Server {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
+        let exited = |child: &mut Child| -> Option<String> {
+            child.try_wait().ok().flatten().map(|status| {
+                let mut stderr = String::new();
+                let _ = child.stderr.take().unwrap().read_to_string(&mut stderr);
+                format!("{status}: {stderr}")
+            })
+        };
         let deadline = Instant::now() + Duration::from_secs(15);
         while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            if let Ok(Some(status)) = child.try_wait() {
-                let mut stderr = String::new();
-                child
-                    .stderr
-                    .take()
-                    .unwrap()
-                    .read_to_string(&mut stderr)
-                    .unwrap();
-                panic!("hearth exited with {status}: {stderr}");
+            if let Some(why) = exited(&mut child) {
+                return Err(why);
             }
             assert!(Instant::now() < deadline, "hearth did not start");
             std::thread::sleep(Duration::from_millis(20));
         }
-        Self {
+        // Something answers on the port; make sure it is this process.
+        std::thread::sleep(Duration::from_millis(30));
+        if let Some(why) = exited(&mut child) {
+            return Err(why);
+        }
+        Ok(Self {
             child,
             port,
             dist,
             data,
-        }
+        })
     }
 
     pub fn url(&self, path: &str) -> String {
