@@ -31,31 +31,30 @@ const CHROMIUM_FLAGS: [&str; 9] = [
     "--hide-scrollbars",
 ];
 
-/// A Chrome DevTools Protocol command through ChromeDriver (`goog/cdp/execute`), for
-/// what WebDriver has no command for: storage quotas, download folders.
+/// A vendor POST to the session that WebDriver has no command for: ChromeDriver's
+/// `se/log` (the console log) and `goog/cdp/execute` (DevTools: downloads, quotas).
 #[derive(Debug)]
-struct Cdp {
-    command: String,
-    params: Value,
+struct SessionPost {
+    /// The path under `session/<id>/`.
+    path: &'static str,
+    body: Value,
 }
 
-impl WebDriverCompatibleCommand for Cdp {
+impl WebDriverCompatibleCommand for SessionPost {
     fn endpoint(
         &self,
         base_url: &url::Url,
         session_id: Option<&str>,
     ) -> Result<url::Url, url::ParseError> {
         base_url.join(&format!(
-            "session/{}/goog/cdp/execute",
-            session_id.unwrap_or_default()
+            "session/{}/{}",
+            session_id.unwrap_or_default(),
+            self.path
         ))
     }
 
     fn method_and_body(&self, _request_url: &url::Url) -> (http::Method, Option<String>) {
-        (
-            http::Method::POST,
-            Some(json!({"cmd": self.command, "params": self.params}).to_string()),
-        )
+        (http::Method::POST, Some(self.body.to_string()))
     }
 }
 
@@ -73,29 +72,6 @@ pub struct LogEntry {
     pub level: String,
     /// The message, including its source.
     pub message: String,
-}
-
-#[derive(Debug)]
-struct ReadBrowserLog;
-
-impl WebDriverCompatibleCommand for ReadBrowserLog {
-    fn endpoint(
-        &self,
-        base_url: &url::Url,
-        session_id: Option<&str>,
-    ) -> Result<url::Url, url::ParseError> {
-        base_url.join(&format!(
-            "session/{}/se/log",
-            session_id.unwrap_or_default()
-        ))
-    }
-
-    fn method_and_body(&self, _request_url: &url::Url) -> (http::Method, Option<String>) {
-        (
-            http::Method::POST,
-            Some(json!({"type": "browser"}).to_string()),
-        )
-    }
 }
 
 impl Browser {
@@ -220,12 +196,23 @@ impl Browser {
         value.as_str().unwrap_or_default().to_string()
     }
 
+    /// Clicks the element `css` matches the way a script does, so a toast passing over
+    /// it cannot take the click (WebDriver would answer `ElementClickIntercepted`).
+    pub async fn click_by_script(&self, css: &str) {
+        self.wait_for(css).await;
+        self.js(
+            "document.querySelector(arguments[0]).click()",
+            vec![json!(css)],
+        )
+        .await;
+    }
+
     /// Runs the DevTools command `command` with `params` and returns its result.
     pub async fn cdp(&self, command: &str, params: Value) -> Value {
         self.client
-            .issue_cmd(Cdp {
-                command: command.into(),
-                params,
+            .issue_cmd(SessionPost {
+                path: "goog/cdp/execute",
+                body: json!({"cmd": command, "params": params}),
             })
             .await
             .unwrap_or_else(|error| panic!("CDP {command} failed: {error}"))
@@ -240,7 +227,10 @@ impl Browser {
     pub async fn console_log(&self) -> Vec<LogEntry> {
         let value = self
             .client
-            .issue_cmd(ReadBrowserLog)
+            .issue_cmd(SessionPost {
+                path: "se/log",
+                body: json!({"type": "browser"}),
+            })
             .await
             .expect("read the browser log");
         value

@@ -38,16 +38,6 @@ async fn downloaded(dir: &Path) -> PathBuf {
     }
 }
 
-async fn click(session: &AppSession, css: &str) {
-    session.wait_for(css).await;
-    session
-        .js(
-            "document.querySelector(arguments[0]).click()",
-            vec![json!(css)],
-        )
-        .await;
-}
-
 async fn counts(session: &AppSession) -> String {
     session
         .js(
@@ -98,7 +88,7 @@ async fn export_delete_all_and_import_bring_everything_back() {
     session
         .wait_until("document.getElementById('data-counts')?.textContent.includes('Conversations: 1 · Messages: 2')")
         .await;
-    click(&session, "#data-export").await;
+    session.click_by_script("#data-export").await;
     let file = downloaded(&downloads).await;
     let name = file.file_name().unwrap().to_string_lossy().into_owned();
     assert!(
@@ -116,13 +106,13 @@ async fn export_delete_all_and_import_bring_everything_back() {
     );
 
     // Delete all asks first; Cancel keeps everything.
-    click(&session, "#data-delete").await;
+    session.click_by_script("#data-delete").await;
     session.wait_for("#data-delete-confirm").await;
-    click(&session, "#data-delete-cancel").await;
+    session.click_by_script("#data-delete-cancel").await;
     session.wait_for("#data-delete").await;
     assert!(counts(&session).await.contains("Conversations: 1"));
-    click(&session, "#data-delete").await;
-    click(&session, "#data-delete-confirm").await;
+    session.click_by_script("#data-delete").await;
+    session.click_by_script("#data-delete-confirm").await;
     session
         .wait_until("document.getElementById('data-counts')?.textContent.includes('Conversations: 0 · Messages: 0')")
         .await;
@@ -144,7 +134,7 @@ async fn export_delete_all_and_import_bring_everything_back() {
     session
         .wait_until("document.getElementById('data-import-summary')?.textContent.includes('conversations 1 · messages 2')")
         .await;
-    click(&session, "#data-import-confirm").await;
+    session.click_by_script("#data-import-confirm").await;
     session
         .wait_until("document.getElementById('data-counts')?.textContent.includes('Conversations: 1 · Messages: 2')")
         .await;
@@ -154,7 +144,7 @@ async fn export_delete_all_and_import_bring_everything_back() {
     session
         .wait_until("document.getElementById('data-import-summary')?.textContent.includes('conversations 0 · messages 0. Already up to date: 3')")
         .await;
-    click(&session, "#data-import-confirm").await;
+    session.click_by_script("#data-import-confirm").await;
     session
         .wait_until("!document.getElementById('data-import-summary')")
         .await;
@@ -236,7 +226,7 @@ async fn a_full_disk_refuses_an_import_whole_and_says_what_to_do() {
     std::fs::write(&file_outside, &export).unwrap();
     choose_file(&session, &file_outside).await;
     session.wait_for("#data-import-confirm").await;
-    click(&session, "#data-import-confirm").await;
+    session.click_by_script("#data-import-confirm").await;
     session
         .wait_until("document.getElementById('data-error').textContent.includes('storage for Hearth is full')")
         .await;
@@ -278,7 +268,7 @@ async fn a_full_disk_refuses_an_import_whole_and_says_what_to_do() {
     );
     session.open_settings_tab("data").await;
     choose_file(&session, &file_outside).await;
-    click(&session, "#data-import-confirm").await;
+    session.click_by_script("#data-import-confirm").await;
     session
         .wait_until("document.getElementById('data-counts')?.textContent.includes('Conversations: 2 · Messages: 3002')")
         .await;

@@ -33,17 +33,6 @@ async fn fill(session: &AppSession, css: &str, text: &str) {
     }
 }
 
-/// Clicks `css` the way a script does, so a toast passing over it cannot take the click.
-async fn click(session: &AppSession, css: &str) {
-    session.wait_for(css).await;
-    session
-        .js(
-            "document.querySelector(arguments[0]).click()",
-            vec![json!(css)],
-        )
-        .await;
-}
-
 async fn close_settings(session: &AppSession) {
     session.press(&[Key::Escape]).await;
     session
@@ -87,7 +76,9 @@ async fn model_limits_are_checked_stored_and_used_by_the_next_run() {
     // The OpenAI-style listing says nothing about limits: unknown, never zero.
     let facts = facts_of(&session, "fixture-small").await;
     assert!(facts.contains("unknown context"), "{facts}");
-    click(&session, "button[aria-label='Edit fixture-small']").await;
+    session
+        .click_by_script("button[aria-label='Edit fixture-small']")
+        .await;
 
     // Not a number: the error is under the field, which is marked invalid.
     fill(&session, "#model-fixture-small-context", "lots").await;
@@ -122,7 +113,9 @@ async fn model_limits_are_checked_stored_and_used_by_the_next_run() {
         .select_by_value("yes")
         .await
         .expect("vision");
-    click(&session, ".model-form button[type=submit]").await;
+    session
+        .click_by_script(".model-form button[type=submit]")
+        .await;
     session
         .wait_until("!document.getElementById('model-fixture-small-context')")
         .await;
@@ -168,7 +161,9 @@ async fn model_limits_are_checked_stored_and_used_by_the_next_run() {
 
     // Back to the provider's values: the same message now goes out.
     session.open_settings_tab("models").await;
-    click(&session, "button[aria-label='Edit fixture-small']").await;
+    session
+        .click_by_script("button[aria-label='Edit fixture-small']")
+        .await;
     let reset = session
         .js(
             "const b = [...document.querySelectorAll('.model-form button')].find((b) => b.textContent.includes(\"provider's values\")); b.click(); return !!b;",

@@ -172,13 +172,18 @@ impl Hosted {
     }
 
     fn instance(&self) -> Server {
-        Server::start(&[
+        Server::start(&self.env())
+    }
+
+    /// The environment of an instance.
+    fn env(&self) -> Vec<(&str, &str)> {
+        vec![
             ("DEPLOYMENT_MODE", "hosted"),
             ("REDIS_URL", &self.redis_url),
             ("BYOK_PRIVATE_KEY_PEM", &self.pem),
             ("HEARTH_SESSION_SECRET", "shared-secret-for-tests"),
             ("ACCESS_PASSWORD", "alpha"),
-        ])
+        ]
     }
 }
 
@@ -356,17 +361,13 @@ async fn hosted_mode_reaches_redis_over_tls() {
     // named by SSL_CERT_FILE).
     let ca = TestCa::make();
     let redis = Redis::start_tls(&ca);
-    let url = format!("rediss://localhost:{}/", redis.port);
-    let pem = ByokKeys::generate().unwrap().1;
+    let hosted = Hosted {
+        redis_url: format!("rediss://localhost:{}/", redis.port),
+        ..Hosted::new(&redis)
+    };
     let ca_file = ca.ca_file();
-    let env = [
-        ("DEPLOYMENT_MODE", "hosted"),
-        ("REDIS_URL", url.as_str()),
-        ("BYOK_PRIVATE_KEY_PEM", pem.as_str()),
-        ("HEARTH_SESSION_SECRET", "shared-secret-for-tests"),
-        ("ACCESS_PASSWORD", "alpha"),
-        ("SSL_CERT_FILE", ca_file.as_str()),
-    ];
+    let mut env = hosted.env();
+    env.push(("SSL_CERT_FILE", &ca_file));
     let a = Server::start(&env);
     let b = Server::start(&env);
     let config: Value = reqwest::get(a.url("/api/config"))
@@ -386,13 +387,7 @@ async fn hosted_mode_reaches_redis_over_tls() {
     assert_eq!(verify(&b, "wrong", None).await.status(), StatusCode::LOCKED);
 
     // A certificate the edge does not trust is refused: hosted mode will not start.
-    let untrusted = [
-        ("DEPLOYMENT_MODE", "hosted"),
-        ("REDIS_URL", url.as_str()),
-        ("BYOK_PRIVATE_KEY_PEM", pem.as_str()),
-        ("HEARTH_SESSION_SECRET", "shared-secret-for-tests"),
-        ("ACCESS_PASSWORD", "alpha"),
-    ];
+    let untrusted = hosted.env();
     let dist = tempfile::tempdir().unwrap();
     fake_dist(dist.path());
     let data = tempfile::tempdir().unwrap();

@@ -77,6 +77,26 @@ fn archive_message(i18n: I18n, error: &ArchiveError) -> String {
     }
 }
 
+/// Every stored conversation and message, or the message to show.
+async fn everything(
+    chat: crate::chat::Chat,
+    i18n: I18n,
+) -> Result<(Vec<ConversationRecord>, Vec<MessageRecord>), String> {
+    let db = chat
+        .database()
+        .await
+        .ok_or_else(|| i18n.t(Key::StorageUnavailable))?;
+    let conversations = db
+        .all_records::<ConversationRecord>(CONVERSATIONS)
+        .await
+        .map_err(|e| storage_message(i18n, &e))?;
+    let messages = db
+        .all_records::<MessageRecord>(MESSAGES)
+        .await
+        .map_err(|e| storage_message(i18n, &e))?;
+    Ok((conversations, messages))
+}
+
 /// Today as `YYYY-MM-DD`, for the export's file name.
 fn today() -> String {
     let date = js_sys::Date::new_0();
@@ -137,18 +157,7 @@ pub fn DataPanel() -> impl IntoView {
         error.set(None);
         spawn_local(async move {
             let outcome = async {
-                let db = chat
-                    .database()
-                    .await
-                    .ok_or_else(|| i18n.t(Key::StorageUnavailable))?;
-                let conversations = db
-                    .all_records::<ConversationRecord>(CONVERSATIONS)
-                    .await
-                    .map_err(|e| storage_message(i18n, &e))?;
-                let messages = db
-                    .all_records::<MessageRecord>(MESSAGES)
-                    .await
-                    .map_err(|e| storage_message(i18n, &e))?;
+                let (conversations, messages) = everything(chat, i18n).await?;
                 let providers: Vec<serde_json::Value> = providers
                     .user_providers()
                     .iter()
@@ -203,18 +212,8 @@ pub fn DataPanel() -> impl IntoView {
                     Err(size) => return Err(archive_message(i18n, &ArchiveError::TooLarge(size))),
                 };
                 let archive = Archive::parse(&text).map_err(|e| archive_message(i18n, &e))?;
-                let db = chat
-                    .database()
-                    .await
-                    .ok_or_else(|| i18n.t(Key::StorageUnavailable))?;
-                let stored = db
-                    .all_records::<ConversationRecord>(CONVERSATIONS)
-                    .await
-                    .map_err(|e| storage_message(i18n, &e))?;
-                let stored_messages: HashMap<String, (u64, f64)> = db
-                    .all_records::<MessageRecord>(MESSAGES)
-                    .await
-                    .map_err(|e| storage_message(i18n, &e))?
+                let (stored, stored_messages) = everything(chat, i18n).await?;
+                let stored_messages: HashMap<String, (u64, f64)> = stored_messages
                     .into_iter()
                     .map(|m| (m.id, (m.rev, m.updated_at)))
                     .collect();

@@ -4,7 +4,9 @@
 //! one opens an inline form whose limits are read as people write them (`128k`) and
 //! checked by `hearth_core::preferences` with a specific message under the field.
 
-use hearth_core::preferences::{LimitError, ModelOverrides, ModelRef, parse_token_limit};
+use hearth_core::preferences::{
+    LimitError, ModelOverrides, ModelRef, Preferences, parse_token_limit,
+};
 use hearth_core::provider::models::ModelInfo;
 use hearth_core::provider::request::ModelCapabilities;
 use leptos::ev::SubmitEvent;
@@ -22,6 +24,66 @@ use crate::ui::toast::{ToastKind, Toasts, use_toasts};
 const MAX_ROWS: usize = 200;
 /// The separator of provider and model in a `<select>` value.
 const SEPARATOR: char = '\u{1f}';
+
+/// Which model setting a `<select>` edits.
+#[derive(Clone, Copy)]
+enum Slot {
+    Default,
+    Title,
+    Compression,
+}
+
+/// One of the model `<select>`s at the top of the tab.
+#[derive(Clone, Copy)]
+struct ModelSlot {
+    id: &'static str,
+    label: Key,
+    hint: Key,
+    none: Key,
+    which: Slot,
+}
+
+impl ModelSlot {
+    fn slot(self, prefs: &Preferences) -> &Option<ModelRef> {
+        match self.which {
+            Slot::Default => &prefs.default_model,
+            Slot::Title => &prefs.title_model,
+            Slot::Compression => &prefs.compression_model,
+        }
+    }
+
+    fn slot_mut(self, prefs: &mut Preferences) -> &mut Option<ModelRef> {
+        match self.which {
+            Slot::Default => &mut prefs.default_model,
+            Slot::Title => &mut prefs.title_model,
+            Slot::Compression => &mut prefs.compression_model,
+        }
+    }
+}
+
+const MODEL_SLOTS: [ModelSlot; 3] = [
+    ModelSlot {
+        id: "settings-default-model",
+        label: Key::ModelsDefault,
+        hint: Key::ModelsDefaultHint,
+        none: Key::ModelsDefaultNone,
+        which: Slot::Default,
+    },
+    ModelSlot {
+        id: "settings-title-model",
+        label: Key::ModelsTitle,
+        hint: Key::ModelsTitleHint,
+        none: Key::ModelsTitleNone,
+        which: Slot::Title,
+    },
+    ModelSlot {
+        id: "settings-compression-model",
+        label: Key::ModelsCompression,
+        hint: Key::ModelsCompressionHint,
+        none: Key::ModelsCompressionNone,
+        which: Slot::Compression,
+    },
+];
 
 /// One provider's models, as the panel lists them.
 #[derive(Clone, PartialEq)]
@@ -141,39 +203,22 @@ pub fn ModelsPanel() -> impl IntoView {
                     </div>
                 }
             >
-                <ModelSelect
-                    id="settings-default-model"
-                    label=Key::ModelsDefault
-                    hint=Key::ModelsDefaultHint
-                    none=Key::ModelsDefaultNone
-                    groups=groups
-                    current=Signal::derive(move || prefs.value.with(|p| p.default_model.clone()))
-                    on_pick=Callback::new(move |model: Option<ModelRef>| {
-                        save(prefs, toasts, i18n, move |p| p.default_model = model);
+                {MODEL_SLOTS
+                    .into_iter()
+                    .map(|slot| view! {
+                        <ModelSelect
+                            id=slot.id
+                            label=slot.label
+                            hint=slot.hint
+                            none=slot.none
+                            groups=groups
+                            current=Signal::derive(move || prefs.value.with(|p| slot.slot(p).clone()))
+                            on_pick=Callback::new(move |model: Option<ModelRef>| {
+                                save(prefs, toasts, i18n, move |p| *slot.slot_mut(p) = model);
+                            })
+                        />
                     })
-                />
-                <ModelSelect
-                    id="settings-title-model"
-                    label=Key::ModelsTitle
-                    hint=Key::ModelsTitleHint
-                    none=Key::ModelsTitleNone
-                    groups=groups
-                    current=Signal::derive(move || prefs.value.with(|p| p.title_model.clone()))
-                    on_pick=Callback::new(move |model: Option<ModelRef>| {
-                        save(prefs, toasts, i18n, move |p| p.title_model = model);
-                    })
-                />
-                <ModelSelect
-                    id="settings-compression-model"
-                    label=Key::ModelsCompression
-                    hint=Key::ModelsCompressionHint
-                    none=Key::ModelsCompressionNone
-                    groups=groups
-                    current=Signal::derive(move || prefs.value.with(|p| p.compression_model.clone()))
-                    on_pick=Callback::new(move |model: Option<ModelRef>| {
-                        save(prefs, toasts, i18n, move |p| p.compression_model = model);
-                    })
-                />
+                    .collect_view()}
                 <ModelDetails groups=groups />
             </Show>
         </div>
@@ -181,12 +226,7 @@ pub fn ModelsPanel() -> impl IntoView {
 }
 
 /// Saves a change to the preferences, telling the user whether it was stored.
-fn save(
-    prefs: Prefs,
-    toasts: Toasts,
-    i18n: I18n,
-    change: impl FnOnce(&mut hearth_core::preferences::Preferences) + 'static,
-) {
+fn save(prefs: Prefs, toasts: Toasts, i18n: I18n, change: impl FnOnce(&mut Preferences) + 'static) {
     spawn_local(async move {
         match prefs.update(change).await {
             Ok(()) => toasts.show(ToastKind::Info, i18n.t(Key::ModelsSaved)),
