@@ -251,6 +251,8 @@ pub struct StreamDecoder {
     parser: Box<dyn ProtocolParser + Send>,
     think: Option<ThinkSplitter>,
     ended: bool,
+    /// The error that stopped the stream, reported by every later call.
+    failed: Option<StreamError>,
 }
 
 impl StreamDecoder {
@@ -262,21 +264,47 @@ impl StreamDecoder {
             parser: parser_for(protocol),
             think: (protocol == Protocol::OpenAiChat).then(ThinkSplitter::new),
             ended: false,
+            failed: None,
         }
     }
 
-    /// Feeds a chunk of bytes.
+    /// Feeds a chunk of bytes. When the chunk breaks the stream partway (a malformed
+    /// event), the events decoded before the break are returned and the error comes from
+    /// the next `push` or `finish`: how the bytes were cut never changes what is kept.
     pub fn push(&mut self, chunk: &[u8]) -> Result<Vec<StreamEvent>, StreamError> {
+        if let Some(error) = &self.failed {
+            return Err(error.clone());
+        }
         let mut out = Vec::new();
-        for event in self.sse.push(chunk)? {
-            let events = self.parser.on_event(&event)?;
-            self.route(events, &mut out);
+        let framed = match self.sse.push(chunk) {
+            Ok(framed) => framed,
+            Err(error) => return Err(self.fail(error)),
+        };
+        for event in framed {
+            match self.parser.on_event(&event) {
+                Ok(events) => self.route(events, &mut out),
+                Err(error) => {
+                    let error = self.fail(error);
+                    return if out.is_empty() { Err(error) } else { Ok(out) };
+                }
+            }
+        }
+        if let Some(error) = self.sse.failure().cloned() {
+            self.fail(error);
         }
         Ok(out)
     }
 
+    fn fail(&mut self, error: StreamError) -> StreamError {
+        self.failed = Some(error.clone());
+        error
+    }
+
     /// Ends the stream: flushes held-back text and checks that the reply completed.
     pub fn finish(&mut self) -> Result<Vec<StreamEvent>, StreamError> {
+        if let Some(error) = &self.failed {
+            return Err(error.clone());
+        }
         let mut out = Vec::new();
         if let Some(event) = self.sse.finish() {
             let events = self.parser.on_event(&event)?;
@@ -364,6 +392,43 @@ mod relay_frame {
             serde_json::to_string(&Protocol::OpenAiChat).unwrap(),
             format!("\"{}\"", Protocol::OpenAiChat.as_str())
         );
+    }
+}
+
+#[cfg(test)]
+mod breaks {
+    use super::*;
+
+    /// Found by the stream fuzz targets: events before a malformed one in the same chunk
+    /// used to vanish with the error, so what was kept depended on where chunks ended.
+    #[test]
+    fn what_arrived_before_a_malformed_event_is_kept_however_the_bytes_were_cut() {
+        let stream = "data: {\"choices\":[{\"delta\":{\"content\":\"kept\"}}]}\n\ndata: {oops\n\n";
+        for cut in 0..=stream.len() {
+            let mut decoder = StreamDecoder::new(Protocol::OpenAiChat);
+            let mut text = String::new();
+            let mut failed = None;
+            for part in [&stream[..cut], &stream[cut..]] {
+                match decoder.push(part.as_bytes()) {
+                    Ok(events) => text.extend(events.into_iter().filter_map(|e| match e {
+                        StreamEvent::Text { delta } => Some(delta),
+                        _ => None,
+                    })),
+                    Err(error) => {
+                        failed = Some(error);
+                        break;
+                    }
+                }
+            }
+            let failed = failed.or_else(|| decoder.finish().err());
+            assert_eq!(text, "kept", "cut at {cut}");
+            assert!(
+                matches!(failed, Some(StreamError::Malformed { .. })),
+                "cut at {cut}: {failed:?}"
+            );
+            // Once broken, it stays broken.
+            assert!(decoder.push(b"data: {}\n\n").is_err());
+        }
     }
 }
 

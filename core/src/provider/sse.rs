@@ -37,6 +37,8 @@ pub struct SseDecoder {
     data: String,
     has_data: bool,
     id: Option<String>,
+    /// The error that stopped the stream, reported by every later call.
+    failed: Option<StreamError>,
 }
 
 impl SseDecoder {
@@ -45,8 +47,14 @@ impl SseDecoder {
         Self::default()
     }
 
-    /// Feeds a chunk; returns the events it completed.
+    /// Feeds a chunk; returns the events it completed. When the chunk also breaks the
+    /// stream (an overlong line), the events completed before the break are returned
+    /// first and the error comes from the next call, so nothing that arrived intact is
+    /// lost to where a chunk happened to end.
     pub fn push(&mut self, chunk: &[u8]) -> Result<Vec<SseEvent>, StreamError> {
+        if let Some(error) = &self.failed {
+            return Err(error.clone());
+        }
         let mut events = Vec::new();
         for &byte in chunk {
             if self.after_cr {
@@ -63,9 +71,15 @@ impl SseDecoder {
                 }
                 _ => {
                     if self.line.len() >= MAX_LINE_BYTES {
-                        return Err(StreamError::LineTooLong {
+                        let error = StreamError::LineTooLong {
                             limit: MAX_LINE_BYTES,
-                        });
+                        };
+                        self.failed = Some(error.clone());
+                        return if events.is_empty() {
+                            Err(error)
+                        } else {
+                            Ok(events)
+                        };
                     }
                     self.line.push(byte);
                 }
@@ -77,12 +91,20 @@ impl SseDecoder {
     /// Ends the stream. An event whose blank line never came is returned (providers
     /// often close right after their last `data:` line); a partial line counts as a line.
     pub fn finish(&mut self) -> Option<SseEvent> {
+        if self.failed.is_some() {
+            return None;
+        }
         let mut events = Vec::new();
         if !self.line.is_empty() {
             self.end_line(&mut events);
         }
         self.dispatch(&mut events);
         events.pop()
+    }
+
+    /// The error that stopped the stream, if one did.
+    pub fn failure(&self) -> Option<&StreamError> {
+        self.failed.as_ref()
     }
 
     fn end_line(&mut self, events: &mut Vec<SseEvent>) {
