@@ -17,6 +17,8 @@
 //! - [`markdown`]: the one Markdown-to-HTML path for untrusted text, sanitised at the
 //!   event level, with code blocks highlighted by language, and the splitter that finds a
 //!   streaming reply's finished blocks.
+//! - [`plugin`]: plugins and their functions: risk floors, contract fingerprints,
+//!   model-safe and MCP tool names, argument checks, collisions and reserved ids.
 //! - [`preferences`]: the user's chat preferences (default and title models, system
 //!   prompt) and per-model metadata laid over a provider's listing.
 //! - [`provider`]: model providers' wire protocols: SSE framing, stream parsers for
@@ -24,8 +26,7 @@
 //!   reassembly. Bytes in, typed events out.
 //! - [`safe_url`]: which URLs may become an image source or a link target in the page.
 //!
-//! Later issues add `plugin` and `skill` here (see
-//! `docs/ARCHITECTURE.md`).
+//! A later issue adds `skill` here (see `docs/ARCHITECTURE.md`).
 
 pub mod api;
 pub mod byok;
@@ -33,6 +34,7 @@ pub mod chat;
 pub mod context;
 pub mod locale;
 pub mod markdown;
+pub mod plugin;
 pub mod preferences;
 pub mod provider;
 pub mod safe_url;

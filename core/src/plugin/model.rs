@@ -1,0 +1,224 @@
+//! What a plugin is: its identity, where it came from, how it authenticates, and the
+//! functions it offers, each with the contract the edge executes (method and path for
+//! REST, the tool's own name for MCP) and its effective risk.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::risk::Risk;
+
+/// Where a plugin came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Source {
+    /// Shipped with Hearth; its id is reserved.
+    Builtin,
+    /// Imported from an OpenAPI 3.x or Swagger 2.0 description.
+    Openapi,
+    /// A remote MCP server over streamable HTTP.
+    Mcp,
+}
+
+/// The HTTP methods a REST function may use (no TRACE, CONNECT, OPTIONS or HEAD).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum HttpMethod {
+    /// GET.
+    Get,
+    /// POST.
+    Post,
+    /// PUT.
+    Put,
+    /// PATCH.
+    Patch,
+    /// DELETE.
+    Delete,
+}
+
+impl HttpMethod {
+    /// The method named `name` (any case), if it is one a plugin may use.
+    pub fn parse(name: &str) -> Option<Self> {
+        match name.to_ascii_uppercase().as_str() {
+            "GET" => Some(Self::Get),
+            "POST" => Some(Self::Post),
+            "PUT" => Some(Self::Put),
+            "PATCH" => Some(Self::Patch),
+            "DELETE" => Some(Self::Delete),
+            _ => None,
+        }
+    }
+
+    /// The method's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Get => "GET",
+            Self::Post => "POST",
+            Self::Put => "PUT",
+            Self::Patch => "PATCH",
+            Self::Delete => "DELETE",
+        }
+    }
+}
+
+/// Where an API key goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AuthPlacement {
+    /// A request header.
+    Header,
+    /// A query parameter.
+    Query,
+}
+
+/// How a plugin authenticates. The secret itself never lives here: the browser keeps it
+/// sealed in its vault and sends it to the edge as an envelope per call.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "type")]
+pub enum Auth {
+    /// No credentials.
+    None,
+    /// `Authorization: Bearer <secret>`.
+    Bearer,
+    /// A key in a named header or query parameter.
+    ApiKey {
+        /// The header or parameter name.
+        name: String,
+        /// Where it goes.
+        #[serde(rename = "in")]
+        placement: AuthPlacement,
+    },
+    /// `Authorization: Basic base64(user:password)`; the secret is `user:password`.
+    Basic,
+    /// An OAuth 2 access token the user obtained, sent as a bearer token.
+    Oauth2,
+}
+
+/// What Hearth knows of an MCP server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct McpInfo {
+    /// The streamable-HTTP endpoint.
+    pub server_url: String,
+    /// The server's own name, as `initialize` reported it.
+    pub server_name: String,
+    /// Whether it offers resources.
+    #[serde(default)]
+    pub resources: bool,
+    /// Whether it offers prompts.
+    #[serde(default)]
+    pub prompts: bool,
+}
+
+/// One function a model may call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PluginFunction {
+    /// The name the model sees (model-safe, unique within the plugin).
+    pub name: String,
+    /// What it does, for the model.
+    pub description: String,
+    /// JSON Schema of its arguments (an object schema).
+    pub parameters: Value,
+    /// REST: the method.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<HttpMethod>,
+    /// REST: the path template under the plugin's server URL (`/items/{id}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// MCP: the tool's name on its server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// The effective risk (never below the transport's floor).
+    pub risk: Risk,
+    /// Whether the user has it switched on.
+    #[serde(default = "yes")]
+    pub enabled: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// A plugin: a named set of functions with one server and one way to authenticate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Plugin {
+    /// Its id (`builtin:*` ids are reserved).
+    pub id: String,
+    /// Its display title.
+    pub title: String,
+    /// What it is for.
+    #[serde(default)]
+    pub description: String,
+    /// An icon URL, shown through the safe image path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logo_url: Option<String>,
+    /// Where its description came from, if fetched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub manifest_url: Option<String>,
+    /// The REST base URL (OpenAPI plugins).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_url: Option<String>,
+    /// Where it came from.
+    pub source: Source,
+    /// How it authenticates.
+    pub auth: Auth,
+    /// MCP details, for MCP plugins.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp: Option<McpInfo>,
+    /// Its functions.
+    pub functions: Vec<PluginFunction>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn methods_are_the_five_a_plugin_may_use() {
+        for name in ["get", "POST", "Put", "patch", "DELETE"] {
+            let method = HttpMethod::parse(name).unwrap();
+            assert_eq!(method.as_str(), name.to_ascii_uppercase());
+        }
+        for refused in ["TRACE", "CONNECT", "OPTIONS", "HEAD", ""] {
+            assert_eq!(HttpMethod::parse(refused), None, "{refused}");
+        }
+    }
+
+    #[test]
+    fn a_plugin_round_trips_in_its_wire_shape() {
+        let plugin = Plugin {
+            id: "petstore".into(),
+            title: "Petstore".into(),
+            description: "Pets".into(),
+            logo_url: None,
+            manifest_url: Some("https://petstore3.swagger.io/api/v3/openapi.json".into()),
+            server_url: Some("https://petstore3.swagger.io/api/v3".into()),
+            source: Source::Openapi,
+            auth: Auth::ApiKey {
+                name: "api_key".into(),
+                placement: AuthPlacement::Header,
+            },
+            mcp: None,
+            functions: vec![PluginFunction {
+                name: "getPetById".into(),
+                description: "Find pet by ID".into(),
+                parameters: json!({"type": "object", "properties": {"petId": {"type": "integer"}}, "required": ["petId"]}),
+                method: Some(HttpMethod::Get),
+                path: Some("/pet/{petId}".into()),
+                tool: None,
+                risk: Risk::Read,
+                enabled: true,
+            }],
+        };
+        let value = serde_json::to_value(&plugin).unwrap();
+        assert_eq!(
+            value["auth"],
+            json!({"type": "apiKey", "name": "api_key", "in": "header"})
+        );
+        assert_eq!(value["functions"][0]["method"], json!("GET"));
+        assert_eq!(value["source"], json!("openapi"));
+        assert_eq!(serde_json::from_value::<Plugin>(value).unwrap(), plugin);
+    }
+}
