@@ -413,3 +413,52 @@ fn token_limits_are_in_range_or_refused() {
         }
     });
 }
+
+const OPENAPI: &[&str] = &[
+    r#"{"openapi":"3.0.0","servers":[{"url":"https://api.example.com"}],"paths":{"#,
+    r#"{"swagger":"2.0","host":"api.example.com","paths":{"#,
+    r#""/items/{id}":{"get":{"operationId":"getItem","parameters":[{"name":"id","in":"path"}]}}"#,
+    r#""//evil":{"get":{}}"#,
+    r#""/x":{"trace":{}}"#,
+    r#""/y":{"delete":{"x-risk":"read"}}"#,
+    r##""/z":{"post":{"requestBody":{"content":{"application/json":{"schema":{"$ref":"#/components/schemas/A"}}}}}}"##,
+    r##""components":{"schemas":{"A":{"$ref":"#/components/schemas/A"}}}"##,
+    "}",
+    "},",
+    ",",
+    "\"",
+    "openapi: 3.0.0\nservers:\n  - url: https://a.example\npaths:\n  /a:\n    get: {}\n",
+    "a: &a [*a]\n",
+    "- &x 1\n- *x\n",
+];
+
+#[test]
+fn openapi_import_keeps_its_caps() {
+    use hearth_core::plugin::openapi::{MAX_FUNCTIONS, import};
+    use hearth_core::plugin::{HttpMethod, Risk};
+    check!().with_type::<Vec<(u8, String)>>().for_each(|steps| {
+        let mut text = String::new();
+        for (choice, raw) in steps {
+            if choice % 3 == 0 {
+                text.extend(raw.chars().take(8));
+            } else {
+                text.push_str(OPENAPI[*choice as usize % OPENAPI.len()]);
+            }
+        }
+        if let Ok(imported) = import(&text, None) {
+            assert!(imported.functions.len() <= MAX_FUNCTIONS);
+            for function in &imported.functions {
+                let path = function.path.as_deref().unwrap_or_default();
+                assert!(path.starts_with('/') && !path.starts_with("//"), "{path}");
+                assert!(function.name.len() <= 64, "{}", function.name);
+                let floor = Risk::floor_for_method(function.method.unwrap_or(HttpMethod::Get));
+                assert!(function.risk >= floor, "{text:?}");
+            }
+            assert!(
+                imported.server_url.starts_with("http"),
+                "{}",
+                imported.server_url
+            );
+        }
+    });
+}

@@ -10,6 +10,8 @@
 //!   the edge right before dispatch.
 //! - [`names`]: model-safe function names and MCP tool names within 64 characters, with
 //!   the map back to the server's own name.
+//! - [`openapi`]: OpenAPI 3.x and Swagger 2.0 (JSON or YAML) imported as functions,
+//!   with caps, `$ref` limits and a reason for everything refused or skipped.
 //! - [`args`]: arguments checked against the function's schema and caps before dispatch.
 //! - [`registry`]: which function a name means among the active plugins: a name two
 //!   plugins expose is a reported collision, never a guess; built-in ids are reserved.
@@ -18,6 +20,7 @@ pub mod args;
 pub mod fingerprint;
 pub mod model;
 pub mod names;
+pub mod openapi;
 pub mod registry;
 pub mod risk;
 
