@@ -12,17 +12,31 @@
 //!   the map back to the server's own name.
 //! - [`openapi`]: OpenAPI 3.x and Swagger 2.0 (JSON or YAML) imported as functions,
 //!   with caps, `$ref` limits and a reason for everything refused or skipped.
+//! - [`mcp`]: an MCP server's `tools/list` as functions (names, schemas, risk).
+//! - [`result`]: the one bounded result shape of REST and MCP calls.
 //! - [`args`]: arguments checked against the function's schema and caps before dispatch.
+//! - [`call`]: a checked REST call as the HTTP request the edge sends: path parameters
+//!   encoded into one segment each, query or JSON body, the credential where the auth
+//!   says, never off the plugin's server.
+//! - [`tool_loop`]: rounds (20), calls (30), concurrency (4), and the final round
+//!   without tools that ends a reply at the limit.
+//! - [`approval`]: whether a call runs or waits (confirmation off by default; destructive
+//!   calls always ask once; session approvals bound to the fingerprint).
 //! - [`registry`]: which function a name means among the active plugins: a name two
 //!   plugins expose is a reported collision, never a guess; built-in ids are reserved.
 
+pub mod approval;
 pub mod args;
+pub mod call;
 pub mod fingerprint;
+pub mod mcp;
 pub mod model;
 pub mod names;
 pub mod openapi;
 pub mod registry;
+pub mod result;
 pub mod risk;
+pub mod tool_loop;
 
 pub use model::{Auth, AuthPlacement, HttpMethod, McpInfo, Plugin, PluginFunction, Source};
 pub use risk::Risk;
