@@ -13,6 +13,10 @@
 //! benchmarking and reserved ranges — and the IPv4-mapped, IPv4-compatible, NAT64 and
 //! 6to4 forms of all of them. Private targets can be allowed (local mode, where a user's
 //! Ollama or LAN MCP server is the point), and an operator may allow specific networks.
+//! Cloud metadata endpoints (`169.254.169.254`, `169.254.170.2`, `100.100.100.200`,
+//! `fd00:ec2::254`, `metadata.google.internal`) are never allowed, in any mode: a
+//! self-hosted Hearth in local mode on a cloud VM must not hand out the VM's credentials
+//! to whoever types that URL into a plugin or provider.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
@@ -31,8 +35,10 @@ pub enum AddressClass {
     Loopback,
     /// RFC 1918 and `fc00::/7` (ULA).
     Private,
-    /// `169.254.0.0/16` (cloud metadata), `fe80::/10`.
+    /// `169.254.0.0/16`, `fe80::/10`.
     LinkLocal,
+    /// A cloud provider's instance metadata service: never a target.
+    CloudMetadata,
     /// `100.64.0.0/10`.
     SharedAddressSpace,
     /// Multicast and broadcast.
@@ -54,7 +60,13 @@ impl AddressClass {
 
 /// Classifies an IPv4 address.
 pub fn classify_v4(ip: Ipv4Addr) -> AddressClass {
-    let [a, b, c, _] = ip.octets();
+    let [a, b, c, d] = ip.octets();
+    if matches!(
+        (a, b, c, d),
+        (169, 254, 169, 254) | (169, 254, 170, 2) | (100, 100, 100, 200)
+    ) {
+        return AddressClass::CloudMetadata;
+    }
     match (a, b, c) {
         (0, _, _) => AddressClass::Unspecified,
         (127, _, _) => AddressClass::Loopback,
@@ -103,7 +115,9 @@ pub fn classify_v6(ip: Ipv6Addr) -> AddressClass {
         return classify_v4(v4);
     }
     let s = ip.segments();
-    if ip.is_unspecified() {
+    if s == [0xfd00, 0x0ec2, 0, 0, 0, 0, 0, 0x0254] {
+        AddressClass::CloudMetadata
+    } else if ip.is_unspecified() {
         AddressClass::Unspecified
     } else if ip.is_loopback() {
         AddressClass::Loopback
@@ -269,10 +283,19 @@ impl UrlPolicy {
     }
 
     fn check_name(&self, domain: &str) -> Result<(), PolicyError> {
+        let name = domain.trim_end_matches('.').to_ascii_lowercase();
+        if matches!(
+            name.as_str(),
+            "metadata.google.internal" | "metadata" | "instance-data"
+        ) || name.ends_with(".metadata.google.internal")
+        {
+            return Err(PolicyError::BlockedHost {
+                host: domain.to_string(),
+            });
+        }
         if self.allow_private {
             return Ok(());
         }
-        let name = domain.trim_end_matches('.').to_ascii_lowercase();
         let blocked = name == "localhost"
             || name.ends_with(".localhost")
             || name.ends_with(".local")
@@ -361,11 +384,17 @@ mod tests {
             ("https://192.168.1.1/", AddressClass::Private),
             (
                 "https://169.254.169.254/latest/meta-data/",
-                AddressClass::LinkLocal,
+                AddressClass::CloudMetadata,
             ),
-            ("https://[::ffff:169.254.169.254]/", AddressClass::LinkLocal),
-            ("https://[fd00:ec2::254]/", AddressClass::Private),
-            ("https://100.100.100.200/", AddressClass::SharedAddressSpace),
+            (
+                "https://[::ffff:169.254.169.254]/",
+                AddressClass::CloudMetadata,
+            ),
+            ("https://[fd00:ec2::254]/", AddressClass::CloudMetadata),
+            ("https://100.100.100.200/", AddressClass::CloudMetadata),
+            ("https://169.254.1.1/", AddressClass::LinkLocal),
+            ("https://[fd00:ec2::1]/", AddressClass::Private),
+            ("https://100.100.100.201/", AddressClass::SharedAddressSpace),
             ("https://[fe80::1]/", AddressClass::LinkLocal),
             ("https://0.0.0.0/", AddressClass::Unspecified),
             ("https://[::]/", AddressClass::Unspecified),
@@ -381,6 +410,40 @@ mod tests {
         for (url, class) in cases {
             assert_eq!(blocked_class(&policy, url), Some(class), "{url}");
         }
+    }
+
+    #[test]
+    fn cloud_metadata_is_blocked_even_where_private_targets_are_allowed() {
+        let policy = UrlPolicy::local();
+        for url in [
+            "http://169.254.169.254/latest/meta-data/iam/",
+            "http://[::ffff:a9fe:a9fe]/",
+            "http://2852039166/",
+            "http://0251.0376.0251.0376/",
+            "http://169.254.170.2/v2/credentials",
+            "http://100.100.100.200/latest/meta-data/",
+            "http://[fd00:ec2::254]/",
+            "http://[64:ff9b::169.254.169.254]/",
+        ] {
+            assert_eq!(
+                blocked_class(&policy, url),
+                Some(AddressClass::CloudMetadata),
+                "{url}"
+            );
+        }
+        for url in [
+            "http://metadata.google.internal/computeMetadata/v1/",
+            "http://METADATA/",
+            "http://instance-data./latest/",
+        ] {
+            assert!(
+                matches!(policy.check_url(url), Err(PolicyError::BlockedHost { .. })),
+                "{url}"
+            );
+        }
+        // The rest of link-local and private space stays reachable in local mode.
+        assert!(policy.check_url("http://169.254.10.20/").is_ok());
+        assert!(policy.check_url("http://192.168.1.20:11434/v1").is_ok());
     }
 
     #[test]

@@ -239,7 +239,7 @@ async fn every_redirect_hop_is_checked() {
         .fetch(OutboundRequest::get(metadata.url("/to-next")))
         .await
         .unwrap_err();
-    assert_eq!(blocked_class(error), AddressClass::LinkLocal);
+    assert_eq!(blocked_class(error), AddressClass::CloudMetadata);
 }
 
 #[tokio::test]
