@@ -39,6 +39,8 @@ pub struct AppState {
     pub access: Option<AccessGate>,
     /// The edge's small shared state.
     pub kv: KvStore,
+    /// Installed plugins, per client.
+    pub plugins: crate::plugins::PluginRegistry,
     /// Signs session and client tokens.
     pub signer: Signer,
     /// Proxies whose forwarded addresses are believed.
@@ -104,6 +106,7 @@ impl AppState {
             assets: Arc::new(assets),
             security: Arc::new(security),
             access,
+            plugins: crate::plugins::PluginRegistry::beside(&kv),
             kv,
             signer,
             trusted_proxies: Arc::new(config.trusted_proxy_networks()),

@@ -1,5 +1,5 @@
-//! The edge's small shared state — lockouts and rate-limit counters today; plugin
-//! registrations and parse jobs later — behind one store with two backends:
+//! The edge's small shared state — lockouts, rate-limit counters and (as text documents
+//! in Redis) plugin registrations; parse jobs later — behind one store with two backends:
 //! - `memory`: this process only, right for local mode;
 //! - `redis` (`redis://` or `rediss://`, which Upstash also speaks): shared by every
 //!   instance of a hosted deployment.
@@ -207,6 +207,45 @@ impl KvStore {
                     .arg(format!("{PREFIX}{key}"))
                     .query_async::<()>(&mut manager))
                 .await
+            }
+        }
+    }
+}
+
+/// A text document in Redis (the plugin registry's per-client lists). The memory store
+/// keeps counters only; a process-local registry keeps its documents itself.
+impl KvStore {
+    /// The document at `key`, if any; `None` from the memory store.
+    pub async fn get_text(&self, key: &str) -> Result<Option<String>, KvError> {
+        match self {
+            Self::Memory(_) => Ok(None),
+            Self::Redis(manager) => {
+                let mut manager = manager.clone();
+                run(redis::cmd("GET")
+                    .arg(format!("{PREFIX}{key}"))
+                    .query_async(&mut manager))
+                .await
+            }
+        }
+    }
+
+    /// Stores `value` at `key` (no expiry); an empty value deletes the key.
+    pub async fn set_text(&self, key: &str, value: &str) -> Result<(), KvError> {
+        match self {
+            Self::Memory(_) => Err(KvError("the memory store keeps counters only".into())),
+            Self::Redis(manager) => {
+                let mut manager = manager.clone();
+                let key = format!("{PREFIX}{key}");
+                if value.is_empty() {
+                    run(redis::cmd("DEL").arg(key).query_async::<i64>(&mut manager)).await?;
+                } else {
+                    run(redis::cmd("SET")
+                        .arg(key)
+                        .arg(value)
+                        .query_async::<String>(&mut manager))
+                    .await?;
+                }
+                Ok(())
             }
         }
     }

@@ -41,6 +41,7 @@ pub mod guard;
 pub mod healthcheck;
 pub mod kv;
 pub mod logging;
+pub mod plugins;
 pub mod rate_limit;
 pub mod safe_fetch;
 pub mod security_headers;

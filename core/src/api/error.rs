@@ -46,6 +46,9 @@ pub enum ErrorCode {
     UpstreamUnreachable,
     /// The upstream answered with an error status.
     UpstreamError,
+    /// A plugin function's contract changed since the browser saw it: list the plugins
+    /// again, and confirm again if the call needs it.
+    FingerprintMismatch,
     /// The client must slow down.
     RateLimited,
     /// A dependency of the edge is unreachable or unconfigured.
@@ -73,6 +76,7 @@ impl ErrorCode {
             | Self::TooManyRedirects
             | Self::UpstreamUnreachable
             | Self::UpstreamError => 502,
+            Self::FingerprintMismatch => 409,
             Self::RateLimited => 429,
             Self::ServiceUnavailable => 503,
             Self::Internal => 500,
@@ -190,6 +194,7 @@ mod tests {
             ErrorCode::TooManyRedirects,
             ErrorCode::UpstreamUnreachable,
             ErrorCode::UpstreamError,
+            ErrorCode::FingerprintMismatch,
             ErrorCode::RateLimited,
             ErrorCode::ServiceUnavailable,
             ErrorCode::Internal,

@@ -5,6 +5,7 @@ mod access;
 mod config;
 mod error;
 mod health;
+mod plugins;
 mod relay;
 
 pub use access::{AccessSession, AccessVerifyRequest, InvalidPasswordDetails, LockedDetails};
@@ -14,4 +15,8 @@ pub use config::{
 };
 pub use error::{ApiError, ErrorCode};
 pub use health::{HealthReport, ServiceHealth, ServiceStatus};
+pub use plugins::{
+    PluginExecuteRequest, PluginExecuteResponse, PluginInstallRequest, PluginInstallResponse,
+    PluginListResponse, PluginUninstallRequest, RegisteredPlugin, SkippedOperation,
+};
 pub use relay::{ModelListRequest, ModelListResponse, RelayProvider, RelayRequest, ServerProvider};

@@ -10,6 +10,7 @@ mod error;
 mod health;
 pub mod json;
 mod models;
+mod plugins;
 mod provider;
 mod relay;
 
@@ -32,6 +33,10 @@ pub fn router() -> Router<AppState> {
         .route("/byok/public-key", get(byok::public_key))
         .route("/chat/relay", post(relay::relay))
         .route("/providers/models", post(models::list))
+        .route("/plugins/install", post(plugins::install))
+        .route("/plugins/list", get(plugins::list))
+        .route("/plugins/execute", post(plugins::execute))
+        .route("/plugins/uninstall", post(plugins::uninstall))
         .fallback(unknown_route)
         .method_not_allowed_fallback(method_not_allowed)
 }

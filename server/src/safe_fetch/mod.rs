@@ -188,6 +188,14 @@ impl SafeFetch {
         self.limits
     }
 
+    /// The same client (and policy) with other limits, for one kind of exchange.
+    pub fn with_limits(&self, limits: Limits) -> Self {
+        Self {
+            limits,
+            ..self.clone()
+        }
+    }
+
     /// Sends `request`, follows redirects, and reads the whole (capped) body.
     pub async fn fetch(&self, request: OutboundRequest) -> Result<OutboundResponse, FetchError> {
         let limit = self.limits.timeout;

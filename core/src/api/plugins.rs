@@ -1,0 +1,99 @@
+//! The wire types of the plugin routes: `POST /api/plugins/install`, `GET
+//! /api/plugins/list`, `POST /api/plugins/execute` and `POST /api/plugins/uninstall`.
+//! A plugin travels with the fingerprint of each function, which the browser sends back
+//! with every call.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::byok::Envelope;
+use crate::plugin::Plugin;
+use crate::plugin::result::ToolResult;
+
+/// `POST /api/plugins/install`: an OpenAPI description, pasted or at a URL.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PluginInstallRequest {
+    /// The description's text (JSON or YAML), when pasted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<String>,
+    /// Where to fetch the description, when not pasted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub manifest_url: Option<String>,
+}
+
+/// A plugin as the edge registered it, with each function's fingerprint.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RegisteredPlugin {
+    /// The plugin.
+    pub plugin: Plugin,
+    /// Function name → `sha256:…` of its execution contract.
+    pub fingerprints: BTreeMap<String, String>,
+}
+
+/// An operation the import left out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SkippedOperation {
+    /// `METHOD /path`.
+    pub operation: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// The answer to an install.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PluginInstallResponse {
+    /// What was registered.
+    pub registered: RegisteredPlugin,
+    /// What was left out, and why.
+    pub skipped: Vec<SkippedOperation>,
+}
+
+/// `GET /api/plugins/list`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PluginListResponse {
+    /// This client's plugins.
+    pub plugins: Vec<RegisteredPlugin>,
+}
+
+/// `POST /api/plugins/execute`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PluginExecuteRequest {
+    /// The plugin.
+    pub plugin_id: String,
+    /// The function's name.
+    pub function: String,
+    /// The arguments the model produced.
+    #[serde(default)]
+    pub args: Value,
+    /// The fingerprint the browser saw (and the user approved, where asked).
+    pub fingerprint: String,
+    /// The plugin's credential, sealed for `plugin:<id>:auth`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auth: Option<Envelope>,
+}
+
+/// The answer to a call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PluginExecuteResponse {
+    /// What the tool returned, bounded.
+    pub result: ToolResult,
+    /// How long the call took.
+    pub duration_ms: u64,
+}
+
+/// `POST /api/plugins/uninstall`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PluginUninstallRequest {
+    /// The plugin.
+    pub plugin_id: String,
+}

@@ -1,0 +1,366 @@
+//! `POST /api/plugins/install`, `GET /api/plugins/list`, `POST /api/plugins/execute` and
+//! `POST /api/plugins/uninstall` for OpenAPI plugins.
+//!
+//! Install takes a pasted description or fetches it through `safe_fetch`, imports it
+//! with `core::plugin::openapi` and registers the plugin in the caller's scope. Execute
+//! finds the function in the caller's registry (never a definition from the browser),
+//! recomputes its fingerprint and refuses a mismatch, checks the arguments, opens the
+//! credential envelope for `plugin:<id>:auth`, builds the request with
+//! `core::plugin::call` and sends it through `safe_fetch` (the URL policy, a deadline, a
+//! response cap). An upstream's answer, error statuses included, comes back as a bounded
+//! `ToolResult`; a refusal before anything was sent is an API error.
+
+use std::time::Instant;
+
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method};
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use hearth_core::api::{
+    ApiError, DeploymentMode, ErrorCode, PluginExecuteRequest, PluginExecuteResponse,
+    PluginInstallRequest, PluginInstallResponse, PluginListResponse, PluginUninstallRequest,
+    RegisteredPlugin, SkippedOperation,
+};
+use hearth_core::byok::{context, find_plaintext_secret};
+use hearth_core::plugin::fingerprint::fingerprint;
+use hearth_core::plugin::openapi::{self, MAX_SPEC_BYTES};
+use hearth_core::plugin::result::ToolResult;
+use hearth_core::plugin::{Plugin, Source, args, call, registry};
+use serde_json::{Value, json};
+
+use super::error::ApiErrorResponse;
+use super::json::ApiJson;
+use crate::app::AppState;
+use crate::plugins::MAX_PLUGINS_PER_SCOPE;
+use crate::rate_limit;
+use crate::safe_fetch::{Limits, OutboundRequest};
+
+/// The largest tool response read, in bytes.
+const MAX_TOOL_RESPONSE_BYTES: usize = 2 * 1024 * 1024;
+
+fn refuse(code: ErrorCode, message: impl Into<String>) -> ApiErrorResponse {
+    ApiErrorResponse(ApiError::new(code, message))
+}
+
+fn store_down(error: crate::kv::KvError) -> ApiErrorResponse {
+    tracing::warn!("plugin registry: {error}");
+    refuse(
+        ErrorCode::ServiceUnavailable,
+        "The plugin registry is unavailable; try again shortly",
+    )
+}
+
+/// Whose plugins a request touches: everyone's single registry locally; the client's
+/// own signed identity when hosted.
+fn scope(state: &AppState, headers: &HeaderMap) -> Result<String, ApiErrorResponse> {
+    if state.config.deployment.mode != DeploymentMode::Hosted {
+        return Ok("local".into());
+    }
+    rate_limit::client_id(headers, &state.signer)
+        .map(|id| format!("client:{id}"))
+        .ok_or_else(|| {
+            refuse(
+                ErrorCode::BadRequest,
+                "This browser has no client identity yet; reload the page and try again",
+            )
+        })
+}
+
+fn registered(plugin: Plugin) -> RegisteredPlugin {
+    let fingerprints = plugin
+        .functions
+        .iter()
+        .map(|f| (f.name.clone(), fingerprint(&plugin, f)))
+        .collect();
+    RegisteredPlugin {
+        plugin,
+        fingerprints,
+    }
+}
+
+fn new_id(title: &str) -> String {
+    let slug: String = title
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect::<String>()
+        .split('-')
+        .filter(|s| !s.is_empty())
+        .take(4)
+        .collect::<Vec<_>>()
+        .join("-");
+    let random: String = crate::signing::random_bytes()[..4]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let slug = if slug.is_empty() {
+        "plugin".into()
+    } else {
+        slug
+    };
+    format!("openapi-{slug}-{random}")
+}
+
+/// `POST /api/plugins/install`.
+pub async fn install(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiJson(request): ApiJson<PluginInstallRequest>,
+) -> Result<Response, ApiErrorResponse> {
+    let scope = scope(&state, &headers)?;
+    let (text, manifest_url) = match (request.spec, request.manifest_url) {
+        (Some(spec), None) => (spec, None),
+        (None, Some(url)) => {
+            let response = state
+                .fetch
+                .with_limits(Limits {
+                    max_body_bytes: MAX_SPEC_BYTES,
+                    ..state.fetch.limits()
+                })
+                .fetch(OutboundRequest::get(&url))
+                .await
+                .map_err(|e| ApiErrorResponse(e.to_api_error()))?;
+            if !response.status.is_success() {
+                return Err(refuse(
+                    ErrorCode::UpstreamError,
+                    format!(
+                        "The description's URL answered HTTP {}",
+                        response.status.as_u16()
+                    ),
+                ));
+            }
+            (
+                String::from_utf8_lossy(&response.body).into_owned(),
+                Some(response.url.to_string()),
+            )
+        }
+        _ => {
+            return Err(refuse(
+                ErrorCode::BadRequest,
+                "Give either the description (spec) or its URL (manifestUrl)",
+            ));
+        }
+    };
+    let imported = openapi::import(&text, manifest_url.as_deref()).map_err(|error| {
+        ApiErrorResponse(
+            ApiError::new(
+                ErrorCode::BadRequest,
+                format!("This description cannot be a plugin: {error}"),
+            )
+            .with_details(json!({ "reason": error.to_string() })),
+        )
+    })?;
+    let plugin = Plugin {
+        id: new_id(&imported.title),
+        title: imported.title,
+        description: imported.description,
+        logo_url: None,
+        manifest_url,
+        server_url: Some(imported.server_url),
+        source: Source::Openapi,
+        auth: imported.auth,
+        mcp: None,
+        functions: imported.functions,
+    };
+    registry::check_installable(&plugin)
+        .map_err(|e| refuse(ErrorCode::BadRequest, e.to_string()))?;
+    let mut plugins = state.plugins.list(&scope).await.map_err(store_down)?;
+    if plugins.len() >= MAX_PLUGINS_PER_SCOPE {
+        return Err(refuse(
+            ErrorCode::BadRequest,
+            format!("You have {MAX_PLUGINS_PER_SCOPE} plugins; remove one first"),
+        ));
+    }
+    plugins.push(plugin.clone());
+    state
+        .plugins
+        .save(&scope, &plugins)
+        .await
+        .map_err(store_down)?;
+    let skipped = imported
+        .skipped
+        .into_iter()
+        .map(|s| SkippedOperation {
+            operation: s.operation,
+            reason: s.reason,
+        })
+        .collect();
+    Ok(axum::Json(PluginInstallResponse {
+        registered: registered(plugin),
+        skipped,
+    })
+    .into_response())
+}
+
+/// `GET /api/plugins/list`.
+pub async fn list(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Response, ApiErrorResponse> {
+    let scope = scope(&state, &headers)?;
+    let plugins = state.plugins.list(&scope).await.map_err(store_down)?;
+    Ok(axum::Json(PluginListResponse {
+        plugins: plugins.into_iter().map(registered).collect(),
+    })
+    .into_response())
+}
+
+/// `POST /api/plugins/uninstall`.
+pub async fn uninstall(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiJson(request): ApiJson<PluginUninstallRequest>,
+) -> Result<Response, ApiErrorResponse> {
+    let scope = scope(&state, &headers)?;
+    let mut plugins = state.plugins.list(&scope).await.map_err(store_down)?;
+    let before = plugins.len();
+    plugins.retain(|p| p.id != request.plugin_id);
+    if plugins.len() == before {
+        return Err(refuse(
+            ErrorCode::NotFound,
+            "You have no plugin with this id",
+        ));
+    }
+    state
+        .plugins
+        .save(&scope, &plugins)
+        .await
+        .map_err(store_down)?;
+    Ok(axum::Json(json!({ "removed": request.plugin_id })).into_response())
+}
+
+/// `POST /api/plugins/execute`.
+pub async fn execute(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiJson(raw): ApiJson<Value>,
+) -> Result<Response, ApiErrorResponse> {
+    // Credentials travel as envelopes only; the model's arguments are its own business.
+    let mut outer = raw.clone();
+    if let Some(map) = outer.as_object_mut() {
+        map.remove("args");
+    }
+    if let Some(path) = find_plaintext_secret(&outer) {
+        return Err(ApiErrorResponse(
+            ApiError::new(
+                ErrorCode::PlaintextSecretRefused,
+                "Credentials must be sent as an encrypted BYOK envelope",
+            )
+            .with_details(json!({ "field": path })),
+        ));
+    }
+    let request: PluginExecuteRequest = serde_json::from_value(raw)
+        .map_err(|e| refuse(ErrorCode::BadRequest, format!("The call is malformed: {e}")))?;
+    let scope = scope(&state, &headers)?;
+    let plugins = state.plugins.list(&scope).await.map_err(store_down)?;
+    let active = registry::active(&[], &plugins);
+    let Some(plugin) = active.iter().find(|p| p.id == request.plugin_id) else {
+        return Err(refuse(
+            ErrorCode::NotFound,
+            "You have no plugin with this id",
+        ));
+    };
+    let Some(function) = plugin
+        .functions
+        .iter()
+        .find(|f| f.name == request.function && f.enabled)
+    else {
+        return Err(refuse(
+            ErrorCode::NotFound,
+            format!(
+                "{} has no enabled function {}",
+                plugin.title, request.function
+            ),
+        ));
+    };
+    // The contract the browser saw must be the one about to run.
+    let current = fingerprint(plugin, function);
+    if current != request.fingerprint {
+        return Err(ApiErrorResponse(
+            ApiError::new(
+                ErrorCode::FingerprintMismatch,
+                "This function changed since it was listed; list the plugins again",
+            )
+            .with_details(json!({ "fingerprint": current })),
+        ));
+    }
+    let args = if request.args.is_null() {
+        json!({})
+    } else {
+        request.args
+    };
+    args::check(&args, &function.parameters).map_err(|error| {
+        ApiErrorResponse(
+            ApiError::new(ErrorCode::BadRequest, format!("Invalid arguments: {error}"))
+                .with_details(json!({ "reason": error.to_string() })),
+        )
+    })?;
+    let secret = match (&request.auth, &state.byok) {
+        (None, _) => None,
+        (Some(_), None) => return Err(refuse(ErrorCode::AuthError, "This edge has no BYOK key")),
+        (Some(envelope), Some(keys)) => Some(
+            keys.open(envelope, &context::plugin_auth(&plugin.id))
+                .map_err(|error| {
+                    ApiErrorResponse(
+                        ApiError::new(
+                            ErrorCode::AuthError,
+                            "The credential envelope could not be opened",
+                        )
+                        .with_details(json!({ "reason": error.to_string() })),
+                    )
+                })?,
+        ),
+    };
+    let built = call::build(plugin, function, &args, secret.as_deref())
+        .map_err(|e| refuse(ErrorCode::BadRequest, e.to_string()))?;
+    let mut outbound = OutboundRequest::get(&built.url);
+    outbound.method = Method::from_bytes(built.method.as_str().as_bytes()).unwrap_or(Method::GET);
+    for (name, value) in built.headers {
+        let (Ok(name), Ok(value)) = (
+            HeaderName::from_bytes(name.as_bytes()),
+            HeaderValue::from_str(&value),
+        ) else {
+            return Err(refuse(
+                ErrorCode::BadRequest,
+                "A header of this call is invalid",
+            ));
+        };
+        if name == axum::http::header::CONTENT_TYPE {
+            outbound.headers.push((name, value));
+        } else {
+            // Credentials: never sent on to another origin by a redirect.
+            outbound.secret_headers.push((name, value));
+        }
+    }
+    outbound.body = built.body.map(Bytes::from);
+    let started = Instant::now();
+    let response = state
+        .fetch
+        .with_limits(Limits {
+            max_body_bytes: MAX_TOOL_RESPONSE_BYTES,
+            ..state.fetch.limits()
+        })
+        .fetch(outbound)
+        .await
+        .map_err(|e| {
+            let mut error = e.to_api_error();
+            if let Some(secret) = &secret {
+                error.error = error.error.replace(secret.as_str(), "[redacted]");
+            }
+            ApiErrorResponse(error)
+        })?;
+    let mut text = String::from_utf8_lossy(&response.body).into_owned();
+    if let Some(secret) = &secret {
+        text = text.replace(secret.as_str(), "[redacted]");
+    }
+    Ok(axum::Json(PluginExecuteResponse {
+        result: ToolResult::from_http(response.status.as_u16(), &text),
+        duration_ms: started.elapsed().as_millis() as u64,
+    })
+    .into_response())
+}
