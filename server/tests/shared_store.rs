@@ -418,3 +418,112 @@ async fn hosted_mode_reaches_redis_over_tls() {
         "the refusal names the store: {stderr}"
     );
 }
+
+/// The `Cookie` header of a browser that passed the gate on `server`: its access session
+/// and its own signed client identity.
+async fn browser_cookies(server: &Server) -> String {
+    let granted = verify(server, "alpha", None).await;
+    assert_eq!(granted.status(), StatusCode::OK);
+    let access = cookie_pair(&granted, "hearth_access").unwrap();
+    let client = cookie_pair(&granted, "hearth_client").expect("a client identity");
+    format!("{access}; {client}")
+}
+
+async fn as_browser(
+    method: reqwest::Method,
+    server: &Server,
+    path: &str,
+    cookies: &str,
+    body: Option<Value>,
+) -> (StatusCode, Value) {
+    let mut request = reqwest::Client::new()
+        .request(method, server.url(path))
+        .header(header::COOKIE, cookies);
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status();
+    (status, response.json().await.unwrap_or(Value::Null))
+}
+
+#[tokio::test]
+async fn hosted_plugins_are_shared_by_instances_and_private_to_each_client() {
+    let redis = Redis::start();
+    let hosted = Hosted::new(&redis);
+    let a = hosted.instance();
+    let b = hosted.instance();
+    let alice = browser_cookies(&a).await;
+    let bob = browser_cookies(&b).await;
+    assert_ne!(alice, bob);
+    let spec = json!({
+        "openapi": "3.0.0",
+        "info": {"title": "Weather"},
+        "servers": [{"url": "https://weather.example.com"}],
+        "paths": {"/now": {"get": {"operationId": "now", "summary": "Weather now"}}}
+    })
+    .to_string();
+    let (status, installed) = as_browser(
+        reqwest::Method::POST,
+        &a,
+        "/api/plugins/install",
+        &alice,
+        Some(json!({"spec": spec})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{installed}");
+    let id = installed["registered"]["plugin"]["id"].clone();
+
+    // Installed through A, listed by B: the registry lives in Redis.
+    let (_, on_b) = as_browser(reqwest::Method::GET, &b, "/api/plugins/list", &alice, None).await;
+    assert_eq!(on_b["plugins"][0]["plugin"]["id"], id);
+    assert_eq!(
+        on_b["plugins"][0]["fingerprints"],
+        installed["registered"]["fingerprints"]
+    );
+    // Another client sees nothing, and can neither call nor remove it.
+    let (_, bobs) = as_browser(reqwest::Method::GET, &b, "/api/plugins/list", &bob, None).await;
+    assert_eq!(bobs["plugins"], json!([]));
+    let (status, _) = as_browser(
+        reqwest::Method::POST,
+        &b,
+        "/api/plugins/uninstall",
+        &bob,
+        Some(json!({"pluginId": id})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, _) = as_browser(
+        reqwest::Method::POST,
+        &a,
+        "/api/plugins/execute",
+        &bob,
+        Some(json!({"pluginId": id, "function": "now", "args": {},
+            "fingerprint": installed["registered"]["fingerprints"]["now"]})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    // Without a client identity there is no scope to install into.
+    let access_only = alice.split(';').next().unwrap().to_string();
+    let (status, _) = as_browser(
+        reqwest::Method::POST,
+        &a,
+        "/api/plugins/install",
+        &access_only,
+        Some(json!({"spec": "{}"})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    // The owner removes it on B; A sees it gone.
+    let (status, _) = as_browser(
+        reqwest::Method::POST,
+        &b,
+        "/api/plugins/uninstall",
+        &alice,
+        Some(json!({"pluginId": id})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, on_a) = as_browser(reqwest::Method::GET, &a, "/api/plugins/list", &alice, None).await;
+    assert_eq!(on_a["plugins"], json!([]));
+}
