@@ -5,7 +5,8 @@
 #   scripts/setup.sh build   wasm32 target, wasm-bindgen-cli, trunk, wasm-split-cli, wasm-opt
 #   scripts/setup.sh test    the above, plus Chromium and ChromeDriver for the e2e tests and
 #                            redis-server for the shared-store tests, openssl for
-#                            their TLS certificates
+#                            their TLS certificates, and the MCP peers (npm
+#                            server-everything, PyPI mcp in a venv) in .tools/
 #
 # Everything comes from the package registries (crates.io, npm, Debian); nothing is
 # downloaded from anywhere else, so this works behind a firewall that allows them.
@@ -17,6 +18,8 @@ cd "$root"
 
 TRUNK_VERSION="0.21.14"
 WASM_SPLIT_VERSION="0.2.4"
+MCP_EVERYTHING_VERSION=2026.8.31
+MCP_PYTHON_VERSION=2.3.0
 BINARYEN_VERSION="132.0.0"
 # wasm-bindgen-cli must equal the wasm-bindgen in Cargo.lock exactly.
 WASM_BINDGEN_VERSION="$(sed -n '/^name = "wasm-bindgen"$/{n;s/^version = "\(.*\)"$/\1/p;q}' Cargo.lock)"
@@ -106,6 +109,26 @@ else
   # Debian's binaryen 108 breaks wasm-bindgen's externref table (docs/NOTES.md).
   mkdir -p "$TOOLS_DIR/binaryen"
   npm install --prefix "$TOOLS_DIR/binaryen" --no-audit --no-fund --silent "binaryen@$BINARYEN_VERSION"
+fi
+
+if [ "$mode" = "test" ]; then
+  step "MCP test peers (npm server-everything $MCP_EVERYTHING_VERSION, PyPI mcp $MCP_PYTHON_VERSION)"
+  everything="$TOOLS_DIR/mcp-everything/node_modules/@modelcontextprotocol/server-everything/package.json"
+  if [ -f "$everything" ] && grep -q "\"version\": \"$MCP_EVERYTHING_VERSION\"" "$everything"; then
+    skip "server-everything present"
+  else
+    mkdir -p "$TOOLS_DIR/mcp-everything"
+    npm install --prefix "$TOOLS_DIR/mcp-everything" --no-audit --no-fund --silent \
+      "@modelcontextprotocol/server-everything@$MCP_EVERYTHING_VERSION"
+  fi
+  python="$TOOLS_DIR/mcp-py/bin/python"
+  if [ -x "$python" ] && "$python" -c "import sys, importlib.metadata as m, mcp.server.mcpserver
+sys.exit(m.version('mcp') != '$MCP_PYTHON_VERSION')" 2>/dev/null; then
+    skip "mcp (Python) present"
+  else
+    python3 -m venv "$TOOLS_DIR/mcp-py"
+    "$TOOLS_DIR/mcp-py/bin/pip" install --quiet --disable-pip-version-check "mcp==$MCP_PYTHON_VERSION"
+  fi
 fi
 
 step "Setup complete"

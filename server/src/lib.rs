@@ -41,6 +41,7 @@ pub mod guard;
 pub mod healthcheck;
 pub mod kv;
 pub mod logging;
+pub mod mcp;
 pub mod plugins;
 pub mod rate_limit;
 pub mod safe_fetch;

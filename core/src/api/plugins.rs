@@ -12,7 +12,8 @@ use crate::byok::Envelope;
 use crate::plugin::Plugin;
 use crate::plugin::result::ToolResult;
 
-/// `POST /api/plugins/install`: an OpenAPI description, pasted or at a URL.
+/// `POST /api/plugins/install`: an OpenAPI description, pasted or at a URL, or a remote
+/// MCP server's streamable-HTTP endpoint. Exactly one is given.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PluginInstallRequest {
@@ -22,6 +23,9 @@ pub struct PluginInstallRequest {
     /// Where to fetch the description, when not pasted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub manifest_url: Option<String>,
+    /// An MCP server's endpoint (`https://…/mcp`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp_url: Option<String>,
 }
 
 /// A plugin as the edge registered it, with each function's fingerprint.

@@ -1,5 +1,5 @@
 //! `POST /api/plugins/install`, `GET /api/plugins/list`, `POST /api/plugins/execute` and
-//! `POST /api/plugins/uninstall` for OpenAPI plugins.
+//! `POST /api/plugins/uninstall` for OpenAPI plugins and remote MCP servers.
 //!
 //! Install takes a pasted description or fetches it through `safe_fetch`, imports it
 //! with `core::plugin::openapi` and registers the plugin in the caller's scope. Execute
@@ -113,6 +113,15 @@ pub async fn install(
     ApiJson(request): ApiJson<PluginInstallRequest>,
 ) -> Result<Response, ApiErrorResponse> {
     let scope = scope(&state, &headers)?;
+    if let Some(url) = request.mcp_url {
+        if request.spec.is_some() || request.manifest_url.is_some() {
+            return Err(refuse(
+                ErrorCode::BadRequest,
+                "Give one of spec, manifestUrl or mcpUrl",
+            ));
+        }
+        return install_mcp(&state, &scope, &url).await;
+    }
     let (text, manifest_url) = match (request.spec, request.manifest_url) {
         (Some(spec), None) => (spec, None),
         (None, Some(url)) => {
@@ -142,7 +151,7 @@ pub async fn install(
         _ => {
             return Err(refuse(
                 ErrorCode::BadRequest,
-                "Give either the description (spec) or its URL (manifestUrl)",
+                "Give one of spec, manifestUrl or mcpUrl",
             ));
         }
     };
@@ -167,21 +176,7 @@ pub async fn install(
         mcp: None,
         functions: imported.functions,
     };
-    registry::check_installable(&plugin)
-        .map_err(|e| refuse(ErrorCode::BadRequest, e.to_string()))?;
-    let mut plugins = state.plugins.list(&scope).await.map_err(store_down)?;
-    if plugins.len() >= MAX_PLUGINS_PER_SCOPE {
-        return Err(refuse(
-            ErrorCode::BadRequest,
-            format!("You have {MAX_PLUGINS_PER_SCOPE} plugins; remove one first"),
-        ));
-    }
-    plugins.push(plugin.clone());
-    state
-        .plugins
-        .save(&scope, &plugins)
-        .await
-        .map_err(store_down)?;
+    register(&state, &scope, &plugin).await?;
     let skipped = imported
         .skipped
         .into_iter()
@@ -193,6 +188,82 @@ pub async fn install(
     Ok(axum::Json(PluginInstallResponse {
         registered: registered(plugin),
         skipped,
+    })
+    .into_response())
+}
+
+/// Adds `plugin` to the caller's registry.
+async fn register(state: &AppState, scope: &str, plugin: &Plugin) -> Result<(), ApiErrorResponse> {
+    registry::check_installable(plugin)
+        .map_err(|e| refuse(ErrorCode::BadRequest, e.to_string()))?;
+    let mut plugins = state.plugins.list(scope).await.map_err(store_down)?;
+    if plugins.len() >= MAX_PLUGINS_PER_SCOPE {
+        return Err(refuse(
+            ErrorCode::BadRequest,
+            format!("You have {MAX_PLUGINS_PER_SCOPE} plugins; remove one first"),
+        ));
+    }
+    plugins.push(plugin.clone());
+    state
+        .plugins
+        .save(scope, &plugins)
+        .await
+        .map_err(store_down)
+}
+
+/// Installs the MCP server at `url`: discovery, then its tools as functions.
+async fn install_mcp(
+    state: &AppState,
+    scope: &str,
+    url: &str,
+) -> Result<Response, ApiErrorResponse> {
+    let discovered = crate::mcp::discover(&state.fetch, url, None)
+        .await
+        .map_err(|e| ApiErrorResponse(e.to_api_error()))?;
+    if discovered.tools.is_empty() && !discovered.resources && !discovered.prompts {
+        return Err(refuse(
+            ErrorCode::BadRequest,
+            "This MCP server offers no tools, resources or prompts",
+        ));
+    }
+    let taken: Vec<String> = state
+        .plugins
+        .list(scope)
+        .await
+        .map_err(store_down)?
+        .iter()
+        .flat_map(|p| p.functions.iter().map(|f| f.name.clone()))
+        .collect();
+    let (functions, skipped) =
+        hearth_core::plugin::mcp::functions(&discovered.server_name, &discovered.tools, taken);
+    let id = new_id(&discovered.server_name).replacen("openapi-", "mcp-", 1);
+    let plugin = Plugin {
+        id,
+        title: discovered.server_name.clone(),
+        description: String::new(),
+        logo_url: None,
+        manifest_url: None,
+        server_url: None,
+        source: Source::Mcp,
+        auth: hearth_core::plugin::Auth::None,
+        mcp: Some(hearth_core::plugin::McpInfo {
+            server_url: url.to_string(),
+            server_name: discovered.server_name,
+            resources: discovered.resources,
+            prompts: discovered.prompts,
+        }),
+        functions,
+    };
+    register(state, scope, &plugin).await?;
+    Ok(axum::Json(PluginInstallResponse {
+        registered: registered(plugin),
+        skipped: skipped
+            .into_iter()
+            .map(|s| SkippedOperation {
+                operation: s.operation,
+                reason: s.reason,
+            })
+            .collect(),
     })
     .into_response())
 }
@@ -316,6 +387,17 @@ pub async fn execute(
                 })?,
         ),
     };
+    if let (Some(mcp), Some(tool)) = (&plugin.mcp, &function.tool) {
+        let started = Instant::now();
+        let result = crate::mcp::call(&state.fetch, &mcp.server_url, secret.as_deref(), tool, args)
+            .await
+            .map_err(|e| ApiErrorResponse(e.to_api_error()))?;
+        return Ok(axum::Json(PluginExecuteResponse {
+            result: ToolResult::from_mcp(&result),
+            duration_ms: started.elapsed().as_millis() as u64,
+        })
+        .into_response());
+    }
     let built = call::build(plugin, function, &args, secret.as_deref())
         .map_err(|e| refuse(ErrorCode::BadRequest, e.to_string()))?;
     let mut outbound = OutboundRequest::get(&built.url);

@@ -188,6 +188,18 @@ impl SafeFetch {
         self.limits
     }
 
+    /// The underlying HTTP client (the policy's resolver, no proxy, no automatic
+    /// redirects) for a protocol client that speaks HTTP itself, such as MCP's. Check the
+    /// URL with [`SafeFetch::check_url`] first; the resolver checks every address.
+    pub fn http_client(&self) -> reqwest::Client {
+        self.client.clone()
+    }
+
+    /// Checks a URL's text against the policy.
+    pub fn check_url(&self, url: &str) -> Result<Url, FetchError> {
+        self.policy.check_url(url).map_err(FetchError::UrlBlocked)
+    }
+
     /// The same client (and policy) with other limits, for one kind of exchange.
     pub fn with_limits(&self, limits: Limits) -> Self {
         Self {

@@ -1,0 +1,168 @@
+//! Remote MCP servers over streamable HTTP, with the `rmcp` client running on the edge's
+//! checked HTTP client: the server URL passes the URL policy, every address it resolves
+//! to is checked, there is no proxy and no automatic redirect, and every exchange has a
+//! deadline. Install discovers a server (`initialize`, `tools/list`, whether it offers
+//! resources and prompts); a call opens a session, runs `tools/call` and closes it, so a
+//! server that restarted since install never leaves a stale session behind. No stdio
+//! servers: the edge never spawns a process.
+
+use std::time::Duration;
+
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, JsonObject};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use serde_json::Value;
+
+use crate::safe_fetch::SafeFetch;
+
+/// How long discovery may take.
+const DISCOVERY_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long one tool call may take.
+const CALL_TIMEOUT: Duration = Duration::from_secs(60);
+/// The largest JSON answer read from a server.
+const MAX_RESPONSE_BYTES: usize = 4 * 1024 * 1024;
+
+/// Why talking to an MCP server failed.
+#[derive(Debug, thiserror::Error)]
+pub enum McpError {
+    /// The URL is not allowed.
+    #[error("{0}")]
+    Blocked(crate::safe_fetch::FetchError),
+    /// The server wants credentials.
+    #[error("this MCP server requires authorization")]
+    AuthRequired,
+    /// It did not answer in time.
+    #[error("the MCP server did not answer within {0:?}")]
+    Timeout(Duration),
+    /// Anything else.
+    #[error("the MCP server failed: {0}")]
+    Failed(String),
+}
+
+impl McpError {
+    /// The error in the API's shape.
+    pub fn to_api_error(&self) -> hearth_core::api::ApiError {
+        use hearth_core::api::{ApiError, ErrorCode};
+        match self {
+            Self::Blocked(error) => error.to_api_error(),
+            Self::AuthRequired => ApiError::new(
+                ErrorCode::AuthError,
+                "This MCP server requires authorization (auth required); add its token",
+            ),
+            Self::Timeout(_) => ApiError::new(ErrorCode::ResponseTimeout, self.to_string()),
+            Self::Failed(_) => ApiError::new(ErrorCode::UpstreamError, self.to_string()),
+        }
+    }
+}
+
+fn classify(text: String) -> McpError {
+    let lower = text.to_ascii_lowercase();
+    if lower.contains("401") || lower.contains("unauthorized") || lower.contains("auth required") {
+        McpError::AuthRequired
+    } else if lower.contains("blocked") || lower.contains("not allowed") {
+        McpError::Failed(format!("the target is not allowed ({text})"))
+    } else {
+        McpError::Failed(text)
+    }
+}
+
+async fn connect(
+    fetch: &SafeFetch,
+    url: &str,
+    bearer: Option<&str>,
+) -> Result<RunningService<RoleClient, ()>, McpError> {
+    fetch.check_url(url).map_err(McpError::Blocked)?;
+    let mut config = StreamableHttpClientTransportConfig::with_uri(url.to_string());
+    config.max_json_response_size = MAX_RESPONSE_BYTES;
+    config.reinit_on_expired_session = true;
+    if let Some(token) = bearer {
+        config.auth_header = Some(token.to_string());
+    }
+    let transport = StreamableHttpClientTransport::with_client(fetch.http_client(), config);
+    ().serve(transport)
+        .await
+        .map_err(|e| classify(e.to_string()))
+}
+
+async fn within<T>(
+    limit: Duration,
+    work: impl std::future::Future<Output = Result<T, McpError>>,
+) -> Result<T, McpError> {
+    tokio::time::timeout(limit, work)
+        .await
+        .map_err(|_| McpError::Timeout(limit))?
+}
+
+/// What an MCP server offers.
+#[derive(Debug, Clone)]
+pub struct Discovered {
+    /// The server's own name.
+    pub server_name: String,
+    /// Its `tools/list`, as JSON.
+    pub tools: Vec<Value>,
+    /// Whether it offers resources.
+    pub resources: bool,
+    /// Whether it offers prompts.
+    pub prompts: bool,
+}
+
+/// Initializes a session with the server at `url`, lists its tools and closes it.
+pub async fn discover(
+    fetch: &SafeFetch,
+    url: &str,
+    bearer: Option<&str>,
+) -> Result<Discovered, McpError> {
+    within(DISCOVERY_TIMEOUT, async {
+        let service = connect(fetch, url, bearer).await?;
+        let info = service.peer_info().map(|i| (*i).clone());
+        let capabilities = info.as_ref().map(|i| i.capabilities.clone());
+        let tools = if capabilities.as_ref().is_some_and(|c| c.tools.is_some()) {
+            service
+                .list_all_tools()
+                .await
+                .map_err(|e| classify(e.to_string()))?
+        } else {
+            Vec::new()
+        };
+        let discovered = Discovered {
+            server_name: info
+                .and_then(|i| i.server_info.as_ref().map(|s| s.name.clone()))
+                .unwrap_or_else(|| "mcp".into()),
+            tools: tools
+                .iter()
+                .filter_map(|t| serde_json::to_value(t).ok())
+                .collect(),
+            resources: capabilities.as_ref().is_some_and(|c| c.resources.is_some()),
+            prompts: capabilities.as_ref().is_some_and(|c| c.prompts.is_some()),
+        };
+        let _ = service.cancel().await;
+        Ok(discovered)
+    })
+    .await
+}
+
+/// Calls `tool` with `args` on the server at `url`; the `tools/call` result as JSON.
+pub async fn call(
+    fetch: &SafeFetch,
+    url: &str,
+    bearer: Option<&str>,
+    tool: &str,
+    args: Value,
+) -> Result<Value, McpError> {
+    within(CALL_TIMEOUT, async {
+        let service = connect(fetch, url, bearer).await?;
+        let arguments: JsonObject = match args {
+            Value::Object(map) => map,
+            _ => JsonObject::new(),
+        };
+        let result = service
+            .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(arguments))
+            .await
+            .map_err(|e| classify(e.to_string()));
+        let _ = service.cancel().await;
+        serde_json::to_value(result?).map_err(|e| McpError::Failed(e.to_string()))
+    })
+    .await
+}

@@ -1,0 +1,326 @@
+//! Remote MCP servers through the plugin routes, against real peers started here: npm
+//! `@modelcontextprotocol/server-everything` in `streamableHttp` mode (installed by
+//! `scripts/setup.sh test` into `.tools/mcp-everything`). Install discovers its tools,
+//! a call runs `tools/call` and comes back as a bounded result, tool errors are results,
+//! the arguments are checked first, and a server restarted between calls is reached
+//! again without the caller noticing.
+
+mod support;
+
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use reqwest::{Client, StatusCode};
+use serde_json::{Value, json};
+use support::{Server, free_port};
+
+/// The everything server, killed on drop.
+struct Everything {
+    child: Child,
+    port: u16,
+}
+
+fn everything_script() -> PathBuf {
+    std::env::var_os("MCP_EVERYTHING").map(PathBuf::from).unwrap_or_else(|| {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../.tools/mcp-everything/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+    })
+}
+
+impl Everything {
+    fn start_on(port: u16) -> Self {
+        let script = everything_script();
+        assert!(
+            script.exists(),
+            "{} is missing: run scripts/setup.sh test",
+            script.display()
+        );
+        let child = Command::new("node")
+            .arg(&script)
+            .arg("streamableHttp")
+            .env("PORT", port.to_string())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("node");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "the everything server did not start"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Self { child, port }
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/mcp", self.port)
+    }
+}
+
+impl Drop for Everything {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+async fn post(server: &Server, path: &str, body: Value) -> (StatusCode, Value) {
+    let response = Client::new()
+        .post(server.url(path))
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    let status = response.status();
+    (status, response.json().await.unwrap_or(Value::Null))
+}
+
+fn function<'a>(installed: &'a Value, tool: &str) -> &'a Value {
+    installed["registered"]["plugin"]["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["tool"] == tool)
+        .unwrap_or_else(|| panic!("no function for {tool}: {installed}"))
+}
+
+#[tokio::test]
+async fn the_everything_server_installs_and_its_tools_run() {
+    let port = free_port();
+    let everything = Everything::start_on(port);
+    let server = Server::start(&[]);
+
+    let (status, installed) = post(
+        &server,
+        "/api/plugins/install",
+        json!({"mcpUrl": everything.url()}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{installed}");
+    let plugin = &installed["registered"]["plugin"];
+    assert_eq!(plugin["source"], json!("mcp"));
+    assert_eq!(plugin["mcp"]["serverUrl"], json!(everything.url()));
+    let id = plugin["id"].as_str().unwrap().to_string();
+    assert!(id.starts_with("mcp-"), "{id}");
+    let tools = plugin["functions"].as_array().unwrap();
+    assert!(tools.len() >= 5, "{tools:?}");
+    for tool in tools {
+        let name = tool["name"].as_str().unwrap();
+        assert!(name.starts_with("mcp_") && name.len() <= 64, "{name}");
+        assert!(
+            matches!(tool["risk"].as_str(), Some("external" | "destructive")),
+            "{tool}"
+        );
+    }
+    let echo = function(&installed, "echo");
+    let fingerprint =
+        installed["registered"]["fingerprints"][echo["name"].as_str().unwrap()].clone();
+
+    let call = |args: Value, fp: Value, name: Value| {
+        let server = &server;
+        let id = id.clone();
+        async move {
+            post(
+                server,
+                "/api/plugins/execute",
+                json!({"pluginId": id, "function": name, "args": args, "fingerprint": fp}),
+            )
+            .await
+        }
+    };
+    let (status, echoed) = call(
+        json!({"message": "hello from Hearth"}),
+        fingerprint.clone(),
+        echo["name"].clone(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{echoed}");
+    assert_eq!(echoed["result"]["isError"], json!(false));
+    assert!(
+        echoed["result"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("hello from Hearth"),
+        "{echoed}"
+    );
+    // The arguments are checked against the tool's own schema before any call.
+    let (status, refused) = call(json!({}), fingerprint.clone(), echo["name"].clone()).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{refused}");
+    assert!(
+        refused["error"].as_str().unwrap().contains("message"),
+        "{refused}"
+    );
+
+    // Another tool, with numbers.
+    let sum = installed["registered"]["plugin"]["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| {
+            f["tool"]
+                .as_str()
+                .is_some_and(|t| t.contains("sum") || t == "add")
+        })
+        .expect("a sum tool");
+    let sum_fp = installed["registered"]["fingerprints"][sum["name"].as_str().unwrap()].clone();
+    let (status, summed) = call(json!({"a": 2, "b": 3}), sum_fp.clone(), sum["name"].clone()).await;
+    assert_eq!(status, StatusCode::OK, "{summed}");
+    assert!(
+        summed["result"]["text"].as_str().unwrap().contains('5'),
+        "{summed}"
+    );
+
+    // The server restarts between calls: the next call opens a new session.
+    drop(everything);
+    let restarted = Everything::start_on(port);
+    let (status, again) = call(
+        json!({"message": "still here"}),
+        fingerprint,
+        echo["name"].clone(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{again}");
+    assert!(
+        again["result"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("still here")
+    );
+    // And gone: a clear upstream error, not a hang.
+    drop(restarted);
+    let (status, down) = call(json!({"a": 1, "b": 1}), sum_fp, sum["name"].clone()).await;
+    assert!(
+        status.is_client_error() || status.is_server_error(),
+        "{down}"
+    );
+    assert!(down["code"].is_string(), "{down}");
+}
+
+#[tokio::test]
+async fn a_url_the_policy_refuses_is_never_contacted() {
+    let server = Server::start(&[]);
+    let (status, refused) = post(
+        &server,
+        "/api/plugins/install",
+        json!({"mcpUrl": "http://169.254.169.254/mcp"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{refused}");
+    assert_eq!(refused["code"], json!("URL_BLOCKED"));
+    let (status, _) = post(
+        &server,
+        "/api/plugins/install",
+        json!({"mcpUrl": "file:///etc/passwd"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+}
+
+/// The Python SDK server in `tests/data/mcp_server.py`, killed on drop.
+struct PythonServer {
+    child: Child,
+    port: u16,
+}
+
+impl PythonServer {
+    fn start() -> Self {
+        let python = std::env::var_os("MCP_PYTHON")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| {
+                PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.tools/mcp-py/bin/python")
+            });
+        assert!(
+            python.exists(),
+            "{} is missing: run scripts/setup.sh test",
+            python.display()
+        );
+        let port = free_port();
+        let child = Command::new(python)
+            .arg(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/mcp_server.py"))
+            .arg(port.to_string())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("python");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "the Python MCP server did not start"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Self { child, port }
+    }
+}
+
+impl Drop for PythonServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[tokio::test]
+async fn a_python_sdk_server_installs_and_its_errors_are_results() {
+    let python = PythonServer::start();
+    let server = Server::start(&[]);
+    let url = format!("http://127.0.0.1:{}/mcp", python.port);
+    let (status, installed) = post(&server, "/api/plugins/install", json!({"mcpUrl": url})).await;
+    assert_eq!(status, StatusCode::OK, "{installed}");
+    let id = installed["registered"]["plugin"]["id"].clone();
+    let names: Vec<&str> = installed["registered"]["plugin"]["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["mcp_hearth_test_py__add", "mcp_hearth_test_py__refuse"]
+    );
+    let fingerprints = &installed["registered"]["fingerprints"];
+    let (status, added) = post(
+        &server,
+        "/api/plugins/execute",
+        json!({"pluginId": id, "function": "mcp_hearth_test_py__add", "args": {"a": 2, "b": 3},
+            "fingerprint": fingerprints["mcp_hearth_test_py__add"]}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{added}");
+    assert_eq!(added["result"]["isError"], json!(false));
+    assert!(
+        added["result"]["text"].as_str().unwrap().contains('5'),
+        "{added}"
+    );
+    // A number where the schema wants an integer is refused before the call.
+    let (status, _) = post(
+        &server,
+        "/api/plugins/execute",
+        json!({"pluginId": id, "function": "mcp_hearth_test_py__add", "args": {"a": 2.5, "b": 3},
+            "fingerprint": fingerprints["mcp_hearth_test_py__add"]}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    // The tool's own failure is its result, marked as an error (the Python SDK reports
+    // which tool failed and keeps the exception's text to itself).
+    let (status, refused) = post(
+        &server,
+        "/api/plugins/execute",
+        json!({"pluginId": id, "function": "mcp_hearth_test_py__refuse", "args": {"reason": "not today"},
+            "fingerprint": fingerprints["mcp_hearth_test_py__refuse"]}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{refused}");
+    assert_eq!(refused["result"]["isError"], json!(true));
+    assert!(
+        refused["result"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("Error executing tool refuse"),
+        "{refused}"
+    );
+}
