@@ -71,6 +71,18 @@ const REPLY_RENDERED: &str = "(() => { const m = [...document.querySelectorAll('
     return m && m.dataset.status === 'done' && m.querySelector('.md-block') && \
     !m.querySelector('.md-plain'); })()";
 
+/// The page's main-thread busy time so far, in ms (DevTools' `TaskDuration`: every task
+/// the renderer's main thread ran; the Markdown worker's own thread is not in it).
+async fn main_thread_ms(session: &AppSession) -> f64 {
+    session.cdp("Performance.enable", json!({})).await;
+    let metrics = session.cdp("Performance.getMetrics", json!({})).await;
+    metrics["metrics"]
+        .as_array()
+        .and_then(|all| all.iter().find(|m| m["name"] == "TaskDuration"))
+        .and_then(|m| m["value"].as_f64())
+        .map_or(0.0, |seconds| seconds * 1000.0)
+}
+
 async fn probe(session: &AppSession, done: &str) {
     session.js(&PROBE.replace("DONE", done), vec![]).await;
 }
@@ -156,12 +168,15 @@ async fn streaming(
     session.wait_for(".empty-state").await;
     let input = session.wait_for("#composer-input").await;
     input.send_keys("Write a long answer").await.expect("type");
+    let busy = main_thread_ms(session).await;
     probe(session, REPLY_RENDERED).await;
     session.press(&[Key::Enter]).await;
-    let streamed = result(session).await;
+    let mut streamed = result(session).await;
+    streamed["mainThread"] = json!(main_thread_ms(session).await - busy);
 
     session.reload_app().await;
     session.wait_for(".conversation-item__open").await;
+    let busy = main_thread_ms(session).await;
     probe(session, REPLY_RENDERED).await;
     session
         .js(
@@ -169,7 +184,8 @@ async fn streaming(
             vec![],
         )
         .await;
-    let once = result(session).await;
+    let mut once = result(session).await;
+    once["mainThread"] = json!(main_thread_ms(session).await - busy);
     (streamed, once)
 }
 
@@ -305,14 +321,17 @@ async fn main() {
     let start = many_conversations(&session).await;
     session.browser.close().await;
 
-    let ratio = |a: &Value, b: &Value| match (a["wall"].as_f64(), b["wall"].as_f64()) {
+    let ratio_of = |key: &str, a: &Value, b: &Value| match (a[key].as_f64(), b[key].as_f64()) {
         (Some(a), Some(b)) if b > 0.0 => format!("{:.2}", a / b),
         _ => "n/a".into(),
     };
+    let ratio = |a: &Value, b: &Value| ratio_of("wall", a, b);
+    let busy_ratio = |a: &Value, b: &Value| ratio_of("mainThread", a, b);
     let row = |name: &str, v: &Value| {
         format!(
-            "| {name} | {} | {} | {} fps | {} | {} ({}) | {} | {} |",
+            "| {name} | {} | {} | {} | {} fps | {} | {} ({}) | {} | {} |",
             ms(v, "wall"),
+            ms(v, "mainThread"),
             number(v, "frames"),
             number(v, "fps"),
             ms(v, "maxGap"),
@@ -326,11 +345,12 @@ async fn main() {
         "### Chat in the browser\n\n{label}. Measured by `make bench` (`e2e/src/bin/chat_bench.rs`) \
          in headless Chromium against the release build; the provider fixture streams \
          without delays, so the wall time is the app's own work.\n\n\
-         | run | wall | frames | rate | longest frame gap | long animation frames (total) | done → rendered | JS heap Δ |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|\n\
+         | run | wall | main thread busy | frames | rate | longest frame gap | long animation frames (total) | done → rendered | JS heap Δ |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|\n\
          {}\n{}\n{}\n{}\n{}\n{}\n{}\n\n\
-         (a) Streaming in a burst against rendering once (wall time): {} at 50 KiB, {} at \
-         200 KiB (4× the text; a ratio that stays flat means the streaming work is O(n)). \
+         (a) Streaming in a burst against rendering once, main-thread busy time: {} at \
+         50 KiB, {} at 200 KiB (wall time: {} and {}; 4× the text, so a ratio that stays \
+         flat means the streaming work is O(n)). \
          At a provider's pace: {} frames a second, longest gap {}, final render {} after \
          the reply ended.\n\n\
          (b) 10,000 messages: last message on screen {} after the click, {} DOM nodes in \
@@ -345,6 +365,8 @@ async fn main() {
         row("(a) stream 200 KiB / 4,000 chunks, 2 ms apart", &paced),
         row("(b) open 10,000 messages", &opened),
         row("(b) scroll up 40 viewports", &scrolled),
+        busy_ratio(&small, &small_once),
+        busy_ratio(&large, &large_once),
         ratio(&small, &small_once),
         ratio(&large, &large_once),
         number(&paced, "fps"),
