@@ -105,6 +105,14 @@ pub struct Config {
     #[arg(long, env = "REDIS_URL", hide_env_values = true)]
     pub redis_url: Option<String>,
 
+    /// Upstash's REST URL, the shared store when `REDIS_URL` is not set.
+    #[arg(long, env = "UPSTASH_REDIS_REST_URL", hide_env_values = true)]
+    pub upstash_redis_rest_url: Option<String>,
+
+    /// Upstash's REST token.
+    #[arg(long, env = "UPSTASH_REDIS_REST_TOKEN", hide_env_values = true)]
+    pub upstash_redis_rest_token: Option<String>,
+
     /// Proxies whose `X-Forwarded-For` is believed (comma-separated addresses or CIDRs,
     /// e.g. the load balancer's network).
     #[arg(long, env = "HEARTH_TRUSTED_PROXIES", value_delimiter = ',')]
@@ -174,9 +182,10 @@ pub enum ConfigError {
     HostedWithoutByokKey,
     /// Hosted mode needs a shared store.
     #[error(
-        "refusing to start in hosted mode without REDIS_URL: instances share lockouts and \
-         rate limits through Redis (redis:// or rediss://, which Upstash also offers), and \
-         per-instance memory would let every instance be tried separately."
+        "refusing to start in hosted mode without a shared store: set REDIS_URL (redis:// or \
+         rediss://) or UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN. Instances share \
+         lockouts, rate limits and plugins through it, and per-instance memory would let \
+         every instance be tried separately."
     )]
     HostedWithoutSharedStore,
     /// Hosted mode needs one session secret for every instance.
@@ -231,11 +240,9 @@ impl Config {
             if !has_key {
                 return Err(ConfigError::HostedWithoutByokKey);
             }
-            if self
-                .redis_url
-                .as_deref()
-                .is_none_or(|u| u.trim().is_empty())
-            {
+            let set = |v: &Option<String>| v.as_deref().is_some_and(|u| !u.trim().is_empty());
+            let upstash = set(&self.upstash_redis_rest_url) && set(&self.upstash_redis_rest_token);
+            if !(set(&self.redis_url) || upstash) {
                 return Err(ConfigError::HostedWithoutSharedStore);
             }
             if self

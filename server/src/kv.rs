@@ -2,7 +2,8 @@
 //! in Redis) plugin registrations; parse jobs later — behind one store with two backends:
 //! - `memory`: this process only, right for local mode;
 //! - `redis` (`redis://` or `rediss://`, which Upstash also speaks): shared by every
-//!   instance of a hosted deployment.
+//!   instance of a hosted deployment;
+//! - `upstash` (Upstash's REST API, see [`crate::upstash`]): the same, over HTTPS.
 //!
 //! Hosted mode refuses to start without Redis, and a Redis that stops answering makes the
 //! routes that need it answer 503 — never a silent fall back to per-instance state. Every
@@ -14,6 +15,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use hearth_core::api::StoreState;
+use serde_json::{Value, json};
+
+use crate::upstash::integer;
 
 /// The most keys the memory store holds.
 pub const MEMORY_MAX_KEYS: usize = 100_000;
@@ -41,6 +45,8 @@ pub enum KvStore {
     Memory(Arc<Mutex<HashMap<String, Entry>>>),
     /// In Redis.
     Redis(redis::aio::ConnectionManager),
+    /// In Redis behind Upstash's REST API.
+    Upstash(Arc<crate::upstash::Upstash>),
 }
 
 impl std::fmt::Debug for KvStore {
@@ -48,6 +54,7 @@ impl std::fmt::Debug for KvStore {
         f.write_str(match self {
             Self::Memory(_) => "KvStore::Memory",
             Self::Redis(_) => "KvStore::Redis",
+            Self::Upstash(_) => "KvStore::Upstash",
         })
     }
 }
@@ -72,11 +79,22 @@ impl KvStore {
         Ok(store)
     }
 
+    /// Upstash's REST API at `url` with `token`, failing if it does not answer a PING.
+    pub async fn upstash(url: &str, token: &str) -> Result<Self, KvError> {
+        let store = Self::Upstash(Arc::new(crate::upstash::Upstash::new(
+            url,
+            token,
+            REDIS_TIMEOUT,
+        )?));
+        store.ping().await?;
+        Ok(store)
+    }
+
     /// Where the state lives.
     pub fn state(&self) -> StoreState {
         match self {
             Self::Memory(_) => StoreState::Memory,
-            Self::Redis(_) => StoreState::Shared,
+            Self::Redis(_) | Self::Upstash(_) => StoreState::Shared,
         }
     }
 
@@ -93,6 +111,10 @@ impl KvStore {
                     Err(KvError(format!("unexpected PING answer {pong}")))
                 }
             }
+            Self::Upstash(upstash) => match upstash.command(&[json!("PING")]).await? {
+                Value::String(pong) if pong == "PONG" => Ok(()),
+                other => Err(KvError(format!("unexpected PING answer {other}"))),
+            },
         }
     }
 
@@ -139,6 +161,28 @@ impl KvStore {
                     Duration::from_millis(u64::try_from(left).unwrap_or(0)),
                 ))
             }
+            Self::Upstash(upstash) => {
+                let key = format!("{PREFIX}{key}");
+                let results = upstash
+                    .transaction(&[
+                        vec![json!("INCR"), json!(key)],
+                        vec![
+                            json!("PEXPIRE"),
+                            json!(key),
+                            json!(millis(ttl)),
+                            json!("NX"),
+                        ],
+                        vec![json!("PTTL"), json!(key)],
+                    ])
+                    .await?;
+                let value =
+                    integer(&results[0]).ok_or_else(|| KvError("INCR gave no number".into()))?;
+                let left = integer(&results[2]).unwrap_or(0);
+                Ok((
+                    value,
+                    Duration::from_millis(u64::try_from(left).unwrap_or(0)),
+                ))
+            }
         }
     }
 
@@ -168,6 +212,16 @@ impl KvStore {
                     .query_async::<()>(&mut manager))
                 .await
             }
+            Self::Upstash(upstash) => upstash
+                .command(&[
+                    json!("SET"),
+                    json!(format!("{PREFIX}{key}")),
+                    json!(value),
+                    json!("PX"),
+                    json!(millis(ttl)),
+                ])
+                .await
+                .map(drop),
         }
     }
 
@@ -191,6 +245,18 @@ impl KvStore {
                 .await?;
                 Ok(value.map(|v| (v, Duration::from_millis(u64::try_from(left).unwrap_or(0)))))
             }
+            Self::Upstash(upstash) => {
+                let key = format!("{PREFIX}{key}");
+                let results = upstash
+                    .transaction(&[
+                        vec![json!("GET"), json!(key)],
+                        vec![json!("PTTL"), json!(key)],
+                    ])
+                    .await?;
+                let left = integer(&results[1]).unwrap_or(0);
+                Ok(integer(&results[0])
+                    .map(|v| (v, Duration::from_millis(u64::try_from(left).unwrap_or(0)))))
+            }
         }
     }
 
@@ -208,6 +274,10 @@ impl KvStore {
                     .query_async::<()>(&mut manager))
                 .await
             }
+            Self::Upstash(upstash) => upstash
+                .command(&[json!("DEL"), json!(format!("{PREFIX}{key}"))])
+                .await
+                .map(drop),
         }
     }
 }
@@ -225,6 +295,16 @@ impl KvStore {
                     .arg(format!("{PREFIX}{key}"))
                     .query_async(&mut manager))
                 .await
+            }
+            Self::Upstash(upstash) => {
+                match upstash
+                    .command(&[json!("GET"), json!(format!("{PREFIX}{key}"))])
+                    .await?
+                {
+                    Value::String(text) => Ok(Some(text)),
+                    Value::Null => Ok(None),
+                    other => Err(KvError(format!("GET gave {other}"))),
+                }
             }
         }
     }
@@ -246,6 +326,15 @@ impl KvStore {
                     .await?;
                 }
                 Ok(())
+            }
+            Self::Upstash(upstash) => {
+                let key = json!(format!("{PREFIX}{key}"));
+                let command = if value.is_empty() {
+                    vec![json!("DEL"), key]
+                } else {
+                    vec![json!("SET"), key, json!(value)]
+                };
+                upstash.command(&command).await.map(drop)
             }
         }
     }

@@ -50,3 +50,4 @@ pub mod server_providers;
 pub mod shutdown;
 pub mod signing;
 pub mod static_files;
+pub mod upstash;

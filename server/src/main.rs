@@ -72,9 +72,15 @@ async fn main() -> ExitCode {
     };
     let local = listener.local_addr().unwrap_or(config.addr);
     tracing::info!("Hearth is running at http://{local}/");
-    let kv = match config.redis_url.as_deref().filter(|u| !u.trim().is_empty()) {
-        None => KvStore::memory(),
-        Some(url) => match KvStore::redis(url).await {
+    fn set(v: &Option<String>) -> Option<&str> {
+        v.as_deref().filter(|u| !u.trim().is_empty())
+    }
+    let kv = match (
+        set(&config.redis_url),
+        set(&config.upstash_redis_rest_url),
+        set(&config.upstash_redis_rest_token),
+    ) {
+        (Some(url), _, _) => match KvStore::redis(url).await {
             Ok(store) => store,
             Err(error) => {
                 // Fail closed: never run with per-instance state when a shared store was asked for.
@@ -82,6 +88,16 @@ async fn main() -> ExitCode {
                 return ExitCode::from(2);
             }
         },
+        (None, Some(url), Some(token)) => match KvStore::upstash(url, token).await {
+            Ok(store) => store,
+            Err(error) => {
+                eprintln!(
+                    "hearth: UPSTASH_REDIS_REST_URL is set but Upstash (Redis) does not answer: {error}"
+                );
+                return ExitCode::from(2);
+            }
+        },
+        _ => KvStore::memory(),
     };
     let state = match AppState::new(&config, assets, Some(byok), kv) {
         Ok(state) => state,

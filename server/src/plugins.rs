@@ -41,7 +41,7 @@ impl PluginRegistry {
     pub fn beside(kv: &KvStore) -> Self {
         match kv {
             KvStore::Memory(_) => Self::Memory(Arc::default()),
-            KvStore::Redis(_) => Self::Shared(kv.clone()),
+            KvStore::Redis(_) | KvStore::Upstash(_) => Self::Shared(kv.clone()),
         }
     }
 

@@ -5,6 +5,7 @@
 mod support;
 
 use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use hearth_server::byok::ByokKeys;
@@ -526,4 +527,227 @@ async fn hosted_plugins_are_shared_by_instances_and_private_to_each_client() {
     assert_eq!(status, StatusCode::OK);
     let (_, on_a) = as_browser(reqwest::Method::GET, &a, "/api/plugins/list", &alice, None).await;
     assert_eq!(on_a["plugins"], json!([]));
+}
+
+/// A test shim that speaks the Upstash REST protocol in front of the real Redis: a JSON
+/// array is one command, `/multi-exec` an array of them run as one transaction; a wrong
+/// bearer token is 401. It records the tokens it saw.
+async fn upstash_shim(redis_url: String, token: &'static str) -> (String, Arc<Mutex<usize>>) {
+    use axum::extract::State as AxumState;
+    use axum::routing::post as axum_post;
+
+    #[derive(Clone)]
+    struct Shim {
+        client: redis::Client,
+        token: &'static str,
+        calls: Arc<Mutex<usize>>,
+    }
+
+    fn arg(value: &Value) -> String {
+        match value {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        }
+    }
+
+    fn to_json(value: redis::Value) -> Value {
+        match value {
+            redis::Value::Nil => Value::Null,
+            redis::Value::Int(n) => json!(n),
+            redis::Value::BulkString(bytes) => json!(String::from_utf8_lossy(&bytes)),
+            redis::Value::SimpleString(s) => json!(s),
+            redis::Value::Okay => json!("OK"),
+            redis::Value::Array(items) => Value::Array(items.into_iter().map(to_json).collect()),
+            other => json!(format!("{other:?}")),
+        }
+    }
+
+    fn command(parts: &[Value]) -> redis::Cmd {
+        let mut cmd = redis::cmd(&arg(&parts[0]));
+        for part in &parts[1..] {
+            cmd.arg(arg(part));
+        }
+        cmd
+    }
+
+    fn authorised(shim: &Shim, headers: &axum::http::HeaderMap) -> bool {
+        *shim.calls.lock().unwrap() += 1;
+        headers.get("authorization").and_then(|v| v.to_str().ok())
+            == Some(&format!("Bearer {}", shim.token))
+    }
+
+    async fn one(
+        AxumState(shim): AxumState<Shim>,
+        headers: axum::http::HeaderMap,
+        axum::Json(parts): axum::Json<Vec<Value>>,
+    ) -> axum::response::Response {
+        use axum::response::IntoResponse;
+        if !authorised(&shim, &headers) {
+            return (
+                StatusCode::UNAUTHORIZED,
+                axum::Json(json!({"error": "Unauthorized"})),
+            )
+                .into_response();
+        }
+        let mut connection = shim
+            .client
+            .get_multiplexed_async_connection()
+            .await
+            .unwrap();
+        let answer = match command(&parts)
+            .query_async::<redis::Value>(&mut connection)
+            .await
+        {
+            Ok(value) => json!({"result": to_json(value)}),
+            Err(error) => json!({"error": error.to_string()}),
+        };
+        axum::Json(answer).into_response()
+    }
+
+    async fn multi(
+        AxumState(shim): AxumState<Shim>,
+        headers: axum::http::HeaderMap,
+        axum::Json(commands): axum::Json<Vec<Vec<Value>>>,
+    ) -> axum::response::Response {
+        use axum::response::IntoResponse;
+        if !authorised(&shim, &headers) {
+            return (
+                StatusCode::UNAUTHORIZED,
+                axum::Json(json!({"error": "Unauthorized"})),
+            )
+                .into_response();
+        }
+        let mut connection = shim
+            .client
+            .get_multiplexed_async_connection()
+            .await
+            .unwrap();
+        let mut pipe = redis::pipe();
+        pipe.atomic();
+        for parts in &commands {
+            pipe.add_command(command(parts));
+        }
+        let values: Vec<redis::Value> = pipe.query_async(&mut connection).await.unwrap();
+        axum::Json(Value::Array(
+            values
+                .into_iter()
+                .map(|v| json!({"result": to_json(v)}))
+                .collect(),
+        ))
+        .into_response()
+    }
+
+    let calls = Arc::new(Mutex::new(0));
+    let shim = Shim {
+        client: redis::Client::open(redis_url).unwrap(),
+        token,
+        calls: calls.clone(),
+    };
+    let app = axum::Router::new()
+        .route("/", axum_post(one))
+        .route("/multi-exec", axum_post(multi))
+        .with_state(shim);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    (url, calls)
+}
+
+#[tokio::test]
+async fn hosted_mode_works_over_upstash_rest_in_front_of_the_same_redis() {
+    let redis = Redis::start();
+    let (url, calls) = upstash_shim(redis.url(), "upstash-token-9c1f").await;
+    let pem = ByokKeys::generate().unwrap().1;
+    let env = |token: &'static str| -> Vec<(&'static str, String)> {
+        vec![
+            ("DEPLOYMENT_MODE", "hosted".into()),
+            ("UPSTASH_REDIS_REST_URL", url.clone()),
+            ("UPSTASH_REDIS_REST_TOKEN", token.into()),
+            ("BYOK_PRIVATE_KEY_PEM", pem.clone()),
+            ("HEARTH_SESSION_SECRET", "shared-secret-for-tests".into()),
+            ("ACCESS_PASSWORD", "alpha".into()),
+        ]
+    };
+    let owned = env("upstash-token-9c1f");
+    let borrowed: Vec<(&str, &str)> = owned.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let a = Server::start(&borrowed);
+    let b = Server::start(&borrowed);
+    let config: Value = reqwest::get(a.url("/api/config"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(config["deployment"]["sharedState"], "shared");
+    // The plugin registry lives there too: installed through A, listed by B.
+    let cookies = browser_cookies(&a).await;
+    let spec = json!({"openapi": "3.0.0", "info": {"title": "Clock"},
+        "servers": [{"url": "https://clock.example.com"}],
+        "paths": {"/now": {"get": {"operationId": "now"}}}})
+    .to_string();
+    let (status, installed) = as_browser(
+        reqwest::Method::POST,
+        &a,
+        "/api/plugins/install",
+        &cookies,
+        Some(json!({"spec": spec})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{installed}");
+    let (_, listed) = as_browser(
+        reqwest::Method::GET,
+        &b,
+        "/api/plugins/list",
+        &cookies,
+        None,
+    )
+    .await;
+    assert_eq!(
+        listed["plugins"][0]["plugin"]["id"],
+        installed["registered"]["plugin"]["id"]
+    );
+    // Lockouts count across instances through Upstash.
+    for _ in 0..2 {
+        assert_eq!(
+            verify(&a, "wrong", None).await.status(),
+            StatusCode::UNAUTHORIZED
+        );
+    }
+    assert_eq!(verify(&b, "wrong", None).await.status(), StatusCode::LOCKED);
+    assert!(*calls.lock().unwrap() > 3, "the shim carried the traffic");
+    // And the state is really in that Redis.
+    let mut connection = redis::Client::open(redis.url())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let keys: Vec<String> = redis::cmd("KEYS")
+        .arg("hearth:*")
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+    assert!(!keys.is_empty(), "{keys:?}");
+
+    // A wrong token refuses start-up: no silent per-instance fallback.
+    let wrong = env("not-the-token");
+    let dist = tempfile::tempdir().unwrap();
+    fake_dist(dist.path());
+    let data = tempfile::tempdir().unwrap();
+    let mut command = hearth_command(
+        &wrong
+            .iter()
+            .map(|(k, v)| (*k, v.as_str()))
+            .collect::<Vec<_>>(),
+    );
+    let output = command
+        .env("HEARTH_ADDR", format!("127.0.0.1:{}", free_port()))
+        .env("HEARTH_DIST_DIR", dist.path())
+        .env("HEARTH_DATA_DIR", data.path())
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("Upstash"), "{stderr}");
 }

@@ -1,0 +1,111 @@
+//! The Upstash REST API as a shared store: each Redis command is a JSON array POSTed to
+//! the database's REST URL with its bearer token (`["INCR","k"]` → `{"result": 1}`), and
+//! commands that must happen together go to `/multi-exec` as one transaction. A small
+//! reqwest client: no redirects, a two-second deadline, and HTTPS unless the URL is on
+//! this machine (an Upstash-compatible proxy in front of a local Redis). The crate
+//! `upstash-redis-rs` does not compile on stable Rust.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::kv::KvError;
+
+/// One database.
+#[derive(Debug)]
+pub struct Upstash {
+    client: reqwest::Client,
+    url: String,
+    token: String,
+}
+
+fn loopback(url: &reqwest::Url) -> bool {
+    match url.host_str() {
+        Some("localhost") => true,
+        Some(host) => host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback()),
+        None => false,
+    }
+}
+
+impl Upstash {
+    /// A client for the database at `url` with `token`.
+    pub fn new(url: &str, token: &str, timeout: Duration) -> Result<Self, KvError> {
+        let parsed = reqwest::Url::parse(url.trim())
+            .map_err(|_| KvError("UPSTASH_REDIS_REST_URL is not a URL".into()))?;
+        if parsed.scheme() != "https" && !(parsed.scheme() == "http" && loopback(&parsed)) {
+            return Err(KvError(
+                "UPSTASH_REDIS_REST_URL must be https (plain http only on this machine)".into(),
+            ));
+        }
+        if token.trim().is_empty() {
+            return Err(KvError("UPSTASH_REDIS_REST_TOKEN is empty".into()));
+        }
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(timeout)
+            .build()
+            .map_err(|e| KvError(e.to_string()))?;
+        Ok(Self {
+            client,
+            url: parsed.as_str().trim_end_matches('/').to_string(),
+            token: token.trim().to_string(),
+        })
+    }
+
+    async fn post(&self, path: &str, body: Value) -> Result<Value, KvError> {
+        let response = self
+            .client
+            .post(format!("{}{path}", self.url))
+            .bearer_auth(&self.token)
+            .json(&body)
+            .send()
+            .await
+            .map_err(|e| KvError(format!("Upstash did not answer: {}", e.without_url())))?;
+        let status = response.status();
+        let value: Value = response
+            .json()
+            .await
+            .map_err(|_| KvError(format!("Upstash answered HTTP {status} without JSON")))?;
+        if !status.is_success() {
+            let error = value["error"].as_str().unwrap_or("no message");
+            return Err(KvError(format!("Upstash answered HTTP {status}: {error}")));
+        }
+        Ok(value)
+    }
+
+    fn result(item: &Value) -> Result<Value, KvError> {
+        match item.get("error").and_then(Value::as_str) {
+            Some(error) => Err(KvError(format!("Upstash: {error}"))),
+            None => Ok(item.get("result").cloned().unwrap_or(Value::Null)),
+        }
+    }
+
+    /// Runs one command.
+    pub async fn command(&self, command: &[Value]) -> Result<Value, KvError> {
+        let answer = self.post("", json!(command)).await?;
+        Self::result(&answer)
+    }
+
+    /// Runs `commands` as one transaction; their results in order.
+    pub async fn transaction(&self, commands: &[Vec<Value>]) -> Result<Vec<Value>, KvError> {
+        let answer = self.post("/multi-exec", json!(commands)).await?;
+        let items = answer
+            .as_array()
+            .ok_or_else(|| KvError("Upstash answered a transaction with no array".into()))?;
+        if items.len() != commands.len() {
+            return Err(KvError("Upstash answered a transaction partly".into()));
+        }
+        items.iter().map(Self::result).collect()
+    }
+}
+
+/// An integer result (Upstash returns numbers, or strings for `GET`).
+pub fn integer(value: &Value) -> Option<i64> {
+    value
+        .as_i64()
+        .or_else(|| value.as_str().and_then(|s| s.parse().ok()))
+}
