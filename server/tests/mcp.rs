@@ -11,9 +11,9 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use reqwest::{Client, StatusCode};
+use reqwest::StatusCode;
 use serde_json::{Value, json};
-use support::{Server, free_port};
+use support::{Server, free_port, post_json as post};
 
 /// The everything server, killed on drop.
 struct Everything {
@@ -65,17 +65,6 @@ impl Drop for Everything {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-async fn post(server: &Server, path: &str, body: Value) -> (StatusCode, Value) {
-    let response = Client::new()
-        .post(server.url(path))
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    let status = response.status();
-    (status, response.json().await.unwrap_or(Value::Null))
 }
 
 fn function<'a>(installed: &'a Value, tool: &str) -> &'a Value {

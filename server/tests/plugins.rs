@@ -17,7 +17,7 @@ use hearth_core::byok::context;
 use hearth_server::byok::ByokKeys;
 use reqwest::Client;
 use serde_json::{Value, json};
-use support::Server;
+use support::{Server, post_json as post};
 
 const SECRET: &str = "secret-value-4b1d";
 
@@ -118,17 +118,6 @@ fn description(base: &str) -> String {
         }
     })
     .to_string()
-}
-
-async fn post(server: &Server, path: &str, body: Value) -> (StatusCode, Value) {
-    let response = Client::new()
-        .post(server.url(path))
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    let status = response.status();
-    (status, response.json().await.unwrap_or(Value::Null))
 }
 
 fn sealed(server: &Server, ctx: &str) -> Value {

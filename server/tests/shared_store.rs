@@ -576,38 +576,12 @@ async fn upstash_shim(redis_url: String, token: &'static str) -> (String, Arc<Mu
             == Some(&format!("Bearer {}", shim.token))
     }
 
-    async fn one(
-        AxumState(shim): AxumState<Shim>,
+    /// Runs `commands`; one command answers `{result}`, a transaction an array of them.
+    async fn run(
+        shim: Shim,
         headers: axum::http::HeaderMap,
-        axum::Json(parts): axum::Json<Vec<Value>>,
-    ) -> axum::response::Response {
-        use axum::response::IntoResponse;
-        if !authorised(&shim, &headers) {
-            return (
-                StatusCode::UNAUTHORIZED,
-                axum::Json(json!({"error": "Unauthorized"})),
-            )
-                .into_response();
-        }
-        let mut connection = shim
-            .client
-            .get_multiplexed_async_connection()
-            .await
-            .unwrap();
-        let answer = match command(&parts)
-            .query_async::<redis::Value>(&mut connection)
-            .await
-        {
-            Ok(value) => json!({"result": to_json(value)}),
-            Err(error) => json!({"error": error.to_string()}),
-        };
-        axum::Json(answer).into_response()
-    }
-
-    async fn multi(
-        AxumState(shim): AxumState<Shim>,
-        headers: axum::http::HeaderMap,
-        axum::Json(commands): axum::Json<Vec<Vec<Value>>>,
+        commands: Vec<Vec<Value>>,
+        single: bool,
     ) -> axum::response::Response {
         use axum::response::IntoResponse;
         if !authorised(&shim, &headers) {
@@ -627,14 +601,37 @@ async fn upstash_shim(redis_url: String, token: &'static str) -> (String, Arc<Mu
         for parts in &commands {
             pipe.add_command(command(parts));
         }
-        let values: Vec<redis::Value> = pipe.query_async(&mut connection).await.unwrap();
-        axum::Json(Value::Array(
-            values
-                .into_iter()
-                .map(|v| json!({"result": to_json(v)}))
-                .collect(),
-        ))
-        .into_response()
+        let answer = match pipe.query_async::<Vec<redis::Value>>(&mut connection).await {
+            Ok(values) => {
+                let mut results: Vec<Value> = values
+                    .into_iter()
+                    .map(|v| json!({"result": to_json(v)}))
+                    .collect();
+                if single {
+                    results.remove(0)
+                } else {
+                    Value::Array(results)
+                }
+            }
+            Err(error) => json!({"error": error.to_string()}),
+        };
+        axum::Json(answer).into_response()
+    }
+
+    async fn one(
+        AxumState(shim): AxumState<Shim>,
+        headers: axum::http::HeaderMap,
+        axum::Json(parts): axum::Json<Vec<Value>>,
+    ) -> axum::response::Response {
+        run(shim, headers, vec![parts], true).await
+    }
+
+    async fn multi(
+        AxumState(shim): AxumState<Shim>,
+        headers: axum::http::HeaderMap,
+        axum::Json(commands): axum::Json<Vec<Vec<Value>>>,
+    ) -> axum::response::Response {
+        run(shim, headers, commands, false).await
     }
 
     let calls = Arc::new(Mutex::new(0));

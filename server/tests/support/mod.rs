@@ -189,3 +189,23 @@ impl Drop for Server {
         let _ = self.child.wait();
     }
 }
+
+/// POSTs `body` as JSON to `path` on `server`; the status and the JSON answer (`null`
+/// when the answer is not JSON).
+pub async fn post_json(
+    server: &Server,
+    path: &str,
+    body: serde_json::Value,
+) -> (reqwest::StatusCode, serde_json::Value) {
+    let response = reqwest::Client::new()
+        .post(server.url(path))
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    let status = response.status();
+    (
+        status,
+        response.json().await.unwrap_or(serde_json::Value::Null),
+    )
+}
