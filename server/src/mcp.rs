@@ -9,7 +9,9 @@
 use std::time::Duration;
 
 use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, JsonObject};
+use rmcp::model::{
+    CallToolRequestParams, GetPromptRequestParams, JsonObject, ReadResourceRequestParams,
+};
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -163,6 +165,81 @@ pub async fn call(
             .map_err(|e| classify(e.to_string()));
         let _ = service.cancel().await;
         serde_json::to_value(result?).map_err(|e| McpError::Failed(e.to_string()))
+    })
+    .await
+}
+
+/// The most resources or prompts listed.
+const MAX_LISTED: usize = 200;
+
+/// A resources or prompts request.
+#[derive(Debug, Clone)]
+pub enum Browse {
+    /// `resources/list`.
+    Resources,
+    /// `resources/read`.
+    ReadResource(String),
+    /// `prompts/list`.
+    Prompts,
+    /// `prompts/get` with string arguments.
+    GetPrompt(String, JsonObject),
+}
+
+/// Runs one resources or prompts request on the server at `url`; its result as JSON.
+pub async fn browse(
+    fetch: &SafeFetch,
+    url: &str,
+    bearer: Option<&str>,
+    what: Browse,
+) -> Result<Value, McpError> {
+    within(DISCOVERY_TIMEOUT, async {
+        let service = connect(fetch, url, bearer).await?;
+        let failed = |e: rmcp::ServiceError| classify(e.to_string());
+        let to_json =
+            |v: Result<Value, serde_json::Error>| v.map_err(|e| McpError::Failed(e.to_string()));
+        let result = match what {
+            Browse::Resources => {
+                service
+                    .list_all_resources()
+                    .await
+                    .map_err(failed)
+                    .and_then(|mut all| {
+                        all.truncate(MAX_LISTED);
+                        to_json(
+                            serde_json::to_value(all)
+                                .map(|a| serde_json::json!({ "resources": a })),
+                        )
+                    })
+            }
+            Browse::ReadResource(uri) => service
+                .read_resource(ReadResourceRequestParams::new(uri))
+                .await
+                .map_err(failed)
+                .and_then(|r| to_json(serde_json::to_value(r))),
+            Browse::Prompts => {
+                service
+                    .list_all_prompts()
+                    .await
+                    .map_err(failed)
+                    .and_then(|mut all| {
+                        all.truncate(MAX_LISTED);
+                        to_json(
+                            serde_json::to_value(all).map(|a| serde_json::json!({ "prompts": a })),
+                        )
+                    })
+            }
+            Browse::GetPrompt(name, arguments) => {
+                let mut params = GetPromptRequestParams::new(name);
+                params.arguments = Some(arguments);
+                service
+                    .get_prompt(params)
+                    .await
+                    .map_err(failed)
+                    .and_then(|r| to_json(serde_json::to_value(r)))
+            }
+        };
+        let _ = service.cancel().await;
+        result
     })
     .await
 }

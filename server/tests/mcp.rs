@@ -313,3 +313,75 @@ async fn a_python_sdk_server_installs_and_its_errors_are_results() {
         "{refused}"
     );
 }
+
+#[tokio::test]
+async fn resources_and_prompts_of_an_installed_server_can_be_listed_read_and_got() {
+    let everything = Everything::start_on(free_port());
+    let server = Server::start(&[]);
+    let (status, installed) = post(
+        &server,
+        "/api/plugins/install",
+        json!({"mcpUrl": everything.url()}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{installed}");
+    let plugin = &installed["registered"]["plugin"];
+    assert_eq!(plugin["mcp"]["resources"], json!(true));
+    assert_eq!(plugin["mcp"]["prompts"], json!(true));
+    let id = plugin["id"].clone();
+
+    let (status, resources) = post(
+        &server,
+        "/api/mcp/resources",
+        json!({"pluginId": id, "action": "list"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{resources}");
+    let listed = resources["resources"].as_array().unwrap();
+    assert!(!listed.is_empty(), "{resources}");
+    let uri = listed[0]["uri"].as_str().unwrap().to_string();
+    let (status, read) = post(
+        &server,
+        "/api/mcp/resources",
+        json!({"pluginId": id, "action": "read", "uri": uri}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{read}");
+    assert_eq!(read["contents"][0]["uri"], json!(uri));
+
+    let (status, prompts) = post(
+        &server,
+        "/api/mcp/prompts",
+        json!({"pluginId": id, "action": "list"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{prompts}");
+    let simple = prompts["prompts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| {
+            p["arguments"]
+                .as_array()
+                .is_none_or(|a| a.iter().all(|x| x["required"] != json!(true)))
+        })
+        .unwrap_or_else(|| panic!("a prompt without required arguments: {prompts}"))["name"]
+        .clone();
+    let (status, got) = post(
+        &server,
+        "/api/mcp/prompts",
+        json!({"pluginId": id, "action": "get", "name": simple}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{got}");
+    assert!(!got["messages"].as_array().unwrap().is_empty(), "{got}");
+
+    // Only an installed MCP plugin of this client can be asked.
+    let (status, _) = post(
+        &server,
+        "/api/mcp/prompts",
+        json!({"pluginId": "mcp-someone-else", "action": "list"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+}

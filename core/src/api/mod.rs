@@ -16,6 +16,7 @@ pub use config::{
 pub use error::{ApiError, ErrorCode};
 pub use health::{HealthReport, ServiceHealth, ServiceStatus};
 pub use plugins::{
+    McpPromptsAction, McpPromptsRequest, McpResourcesAction, McpResourcesRequest,
     PluginExecuteRequest, PluginExecuteResponse, PluginInstallRequest, PluginInstallResponse,
     PluginListResponse, PluginUninstallRequest, RegisteredPlugin, SkippedOperation,
 };

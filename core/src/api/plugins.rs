@@ -101,3 +101,54 @@ pub struct PluginUninstallRequest {
     /// The plugin.
     pub plugin_id: String,
 }
+
+/// What to do with an MCP server's resources.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "action")]
+pub enum McpResourcesAction {
+    /// `resources/list`.
+    List,
+    /// `resources/read` of one URI.
+    Read {
+        /// The resource.
+        uri: String,
+    },
+}
+
+/// `POST /api/mcp/resources`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct McpResourcesRequest {
+    /// The MCP plugin.
+    pub plugin_id: String,
+    /// What to do.
+    #[serde(flatten)]
+    pub action: McpResourcesAction,
+}
+
+/// What to do with an MCP server's prompts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "action")]
+pub enum McpPromptsAction {
+    /// `prompts/list`.
+    List,
+    /// `prompts/get` of one prompt.
+    Get {
+        /// The prompt's name.
+        name: String,
+        /// Its arguments (strings).
+        #[serde(default)]
+        args: BTreeMap<String, String>,
+    },
+}
+
+/// `POST /api/mcp/prompts`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct McpPromptsRequest {
+    /// The MCP plugin.
+    pub plugin_id: String,
+    /// What to do.
+    #[serde(flatten)]
+    pub action: McpPromptsAction,
+}

@@ -37,6 +37,8 @@ pub fn router() -> Router<AppState> {
         .route("/plugins/list", get(plugins::list))
         .route("/plugins/execute", post(plugins::execute))
         .route("/plugins/uninstall", post(plugins::uninstall))
+        .route("/mcp/resources", post(plugins::mcp_resources))
+        .route("/mcp/prompts", post(plugins::mcp_prompts))
         .fallback(unknown_route)
         .method_not_allowed_fallback(method_not_allowed)
 }

@@ -1,5 +1,7 @@
 //! `POST /api/plugins/install`, `GET /api/plugins/list`, `POST /api/plugins/execute` and
-//! `POST /api/plugins/uninstall` for OpenAPI plugins and remote MCP servers.
+//! `POST /api/plugins/uninstall` for OpenAPI plugins and remote MCP servers, and `POST
+//! /api/mcp/resources` and `/api/mcp/prompts` for an installed MCP server's resources and
+//! prompts.
 //!
 //! Install takes a pasted description or fetches it through `safe_fetch`, imports it
 //! with `core::plugin::openapi` and registers the plugin in the caller's scope. Execute
@@ -17,9 +19,10 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, Method};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use hearth_core::api::{
-    ApiError, DeploymentMode, ErrorCode, PluginExecuteRequest, PluginExecuteResponse,
-    PluginInstallRequest, PluginInstallResponse, PluginListResponse, PluginUninstallRequest,
-    RegisteredPlugin, SkippedOperation,
+    ApiError, DeploymentMode, ErrorCode, McpPromptsAction, McpPromptsRequest, McpResourcesAction,
+    McpResourcesRequest, PluginExecuteRequest, PluginExecuteResponse, PluginInstallRequest,
+    PluginInstallResponse, PluginListResponse, PluginUninstallRequest, RegisteredPlugin,
+    SkippedOperation,
 };
 use hearth_core::byok::{context, find_plaintext_secret};
 use hearth_core::plugin::fingerprint::fingerprint;
@@ -31,6 +34,7 @@ use serde_json::{Value, json};
 use super::error::ApiErrorResponse;
 use super::json::ApiJson;
 use crate::app::AppState;
+use crate::mcp::Browse;
 use crate::plugins::MAX_PLUGINS_PER_SCOPE;
 use crate::rate_limit;
 use crate::safe_fetch::{Limits, OutboundRequest};
@@ -445,4 +449,58 @@ pub async fn execute(
         duration_ms: started.elapsed().as_millis() as u64,
     })
     .into_response())
+}
+
+/// The caller's MCP plugin `plugin_id`, as its server URL.
+async fn mcp_server(
+    state: &AppState,
+    headers: &HeaderMap,
+    plugin_id: &str,
+) -> Result<String, ApiErrorResponse> {
+    let scope = scope(state, headers)?;
+    let plugins = state.plugins.list(&scope).await.map_err(store_down)?;
+    plugins
+        .into_iter()
+        .find(|p| p.id == plugin_id)
+        .and_then(|p| p.mcp.map(|m| m.server_url))
+        .ok_or_else(|| refuse(ErrorCode::NotFound, "You have no MCP plugin with this id"))
+}
+
+/// `POST /api/mcp/resources`: list a server's resources, or read one.
+pub async fn mcp_resources(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiJson(request): ApiJson<McpResourcesRequest>,
+) -> Result<Response, ApiErrorResponse> {
+    let url = mcp_server(&state, &headers, &request.plugin_id).await?;
+    let what = match request.action {
+        McpResourcesAction::List => Browse::Resources,
+        McpResourcesAction::Read { uri } => Browse::ReadResource(uri),
+    };
+    let result = crate::mcp::browse(&state.fetch, &url, None, what)
+        .await
+        .map_err(|e| ApiErrorResponse(e.to_api_error()))?;
+    Ok(axum::Json(result).into_response())
+}
+
+/// `POST /api/mcp/prompts`: list a server's prompts, or get one with its arguments.
+pub async fn mcp_prompts(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiJson(request): ApiJson<McpPromptsRequest>,
+) -> Result<Response, ApiErrorResponse> {
+    let url = mcp_server(&state, &headers, &request.plugin_id).await?;
+    let what = match request.action {
+        McpPromptsAction::List => Browse::Prompts,
+        McpPromptsAction::Get { name, args } => Browse::GetPrompt(
+            name,
+            args.into_iter()
+                .map(|(k, v)| (k, Value::String(v)))
+                .collect(),
+        ),
+    };
+    let result = crate::mcp::browse(&state.fetch, &url, None, what)
+        .await
+        .map_err(|e| ApiErrorResponse(e.to_api_error()))?;
+    Ok(axum::Json(result).into_response())
 }
