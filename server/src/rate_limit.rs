@@ -33,6 +33,10 @@ pub enum Family {
     Access,
     /// `POST /api/chat/relay`.
     Relay,
+    /// Plugin calls (`/api/plugins/execute`, `/api/mcp/*`): each one reaches out.
+    PluginCalls,
+    /// Plugin installs: each one fetches a description or runs MCP discovery.
+    PluginInstalls,
     /// Everything else under `/api`.
     Api,
 }
@@ -43,6 +47,8 @@ impl Family {
         match path {
             "/api/access/verify" => Self::Access,
             "/api/chat/relay" => Self::Relay,
+            "/api/plugins/execute" | "/api/mcp/resources" | "/api/mcp/prompts" => Self::PluginCalls,
+            "/api/plugins/install" => Self::PluginInstalls,
             _ => Self::Api,
         }
     }
@@ -52,6 +58,8 @@ impl Family {
         match self {
             Self::Access => 10,
             Self::Relay => 60,
+            Self::PluginCalls => 120,
+            Self::PluginInstalls => 20,
             Self::Api => 300,
         }
     }
@@ -61,6 +69,8 @@ impl Family {
         match self {
             Self::Access => "access",
             Self::Relay => "relay",
+            Self::PluginCalls => "plugin-calls",
+            Self::PluginInstalls => "plugin-installs",
             Self::Api => "api",
         }
     }
@@ -191,5 +201,10 @@ mod tests {
         assert_eq!(check(&store, Family::Access, "ip:2").await.unwrap(), None);
         assert_eq!(check(&store, Family::Api, "ip:1").await.unwrap(), None);
         assert_eq!(Family::of("/api/chat/relay"), Family::Relay);
+        assert_eq!(Family::of("/api/plugins/execute"), Family::PluginCalls);
+        assert_eq!(Family::of("/api/mcp/prompts"), Family::PluginCalls);
+        assert_eq!(Family::of("/api/plugins/install"), Family::PluginInstalls);
+        assert_eq!(Family::of("/api/plugins/list"), Family::Api);
+        assert!(Family::PluginInstalls.limit() < Family::PluginCalls.limit());
     }
 }

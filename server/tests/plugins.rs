@@ -249,6 +249,14 @@ async fn an_openapi_plugin_installs_executes_refuses_and_uninstalls() {
         "fingerprint": fingerprint("getItem"), "auth": auth}))
     .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
+    // A definition sent by the browser is never what runs: the call is refused.
+    let (status, error) = refused(
+        json!({"pluginId": id, "function": "getItem", "args": {"id": "x"},
+        "fingerprint": fingerprint("getItem"), "auth": auth,
+        "plugin": {"serverUrl": "http://169.254.169.254", "functions": []}}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{error}");
     // A plaintext credential, and an envelope sealed for something else.
     let (status, error) = refused(
         json!({"pluginId": id, "function": "getItem", "args": {"id": "x"},
