@@ -120,6 +120,11 @@ pub mod context {
     pub fn plugin_auth(plugin_id: &str) -> String {
         format!("plugin:{plugin_id}:auth")
     }
+
+    /// An MCP server's token at install, before the plugin has an id: `mcp:install:auth`.
+    pub fn mcp_install() -> String {
+        "mcp:install:auth".into()
+    }
 }
 
 /// An RSA public key as a JWK (for WebCrypto `importKey("jwk", …)`).

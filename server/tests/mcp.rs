@@ -11,6 +11,8 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use hearth_core::byok::context;
+use hearth_server::byok::ByokKeys;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use support::{Server, free_port, post_json as post};
@@ -216,6 +218,11 @@ struct PythonServer {
 
 impl PythonServer {
     fn start() -> Self {
+        Self::start_with(None)
+    }
+
+    /// With `token`, every request must carry it as a bearer token.
+    fn start_with(token: Option<&str>) -> Self {
         let python = std::env::var_os("MCP_PYTHON")
             .map(PathBuf::from)
             .unwrap_or_else(|| {
@@ -230,6 +237,7 @@ impl PythonServer {
         let child = Command::new(python)
             .arg(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/mcp_server.py"))
             .arg(port.to_string())
+            .args(token)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -384,4 +392,59 @@ async fn resources_and_prompts_of_an_installed_server_can_be_listed_read_and_got
     )
     .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn a_server_that_needs_a_token_says_so_and_works_with_one() {
+    const TOKEN: &str = "mcp-token-51ab";
+    let python = PythonServer::start_with(Some(TOKEN));
+    let server = Server::start(&[]);
+    let url = format!("http://127.0.0.1:{}/mcp", python.port);
+    // Without a token: a clear "auth required", nothing installed.
+    let (status, refused) = post(&server, "/api/plugins/install", json!({"mcpUrl": url})).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{refused}");
+    assert_eq!(refused["code"], json!("AUTH_ERROR"));
+    assert!(
+        refused["error"].as_str().unwrap().contains("auth required"),
+        "{refused}"
+    );
+    // With the token sealed for the install, then for the plugin's own calls.
+    let keys = ByokKeys::load_or_create(server.data.path()).unwrap();
+    let sealed = |ctx: &str| serde_json::to_value(keys.seal(ctx, TOKEN).unwrap()).unwrap();
+    let (status, installed) = post(
+        &server,
+        "/api/plugins/install",
+        json!({"mcpUrl": url, "auth": sealed(&context::mcp_install())}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{installed}");
+    let plugin = &installed["registered"]["plugin"];
+    assert_eq!(plugin["auth"], json!({"type": "bearer"}));
+    let id = plugin["id"].as_str().unwrap().to_string();
+    let fingerprint = installed["registered"]["fingerprints"]["mcp_hearth_test_py__add"].clone();
+    let (status, added) = post(
+        &server,
+        "/api/plugins/execute",
+        json!({"pluginId": id, "function": "mcp_hearth_test_py__add", "args": {"a": 20, "b": 22},
+            "fingerprint": fingerprint, "auth": sealed(&context::plugin_auth(&id))}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{added}");
+    assert!(
+        added["result"]["text"].as_str().unwrap().contains("42"),
+        "{added}"
+    );
+    // A call without the credential is refused before the server is contacted.
+    let (status, missing) = post(
+        &server,
+        "/api/plugins/execute",
+        json!({"pluginId": id, "function": "mcp_hearth_test_py__add", "args": {"a": 1, "b": 1},
+            "fingerprint": fingerprint}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{missing}");
+    assert!(
+        missing["error"].as_str().unwrap().contains("credential"),
+        "{missing}"
+    );
 }

@@ -26,6 +26,10 @@ pub struct PluginInstallRequest {
     /// An MCP server's endpoint (`https://…/mcp`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mcp_url: Option<String>,
+    /// The MCP server's bearer token, sealed for `mcp:install:auth`; later calls send it
+    /// sealed for `plugin:<id>:auth`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auth: Option<Envelope>,
 }
 
 /// A plugin as the edge registered it, with each function's fingerprint.

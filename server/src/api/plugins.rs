@@ -124,7 +124,25 @@ pub async fn install(
                 "Give one of spec, manifestUrl or mcpUrl",
             ));
         }
-        return install_mcp(&state, &scope, &url).await;
+        let token = match (&request.auth, &state.byok) {
+            (None, _) => None,
+            (Some(_), None) => {
+                return Err(refuse(ErrorCode::AuthError, "This edge has no BYOK key"));
+            }
+            (Some(envelope), Some(keys)) => Some(
+                keys.open(envelope, &context::mcp_install())
+                    .map_err(|error| {
+                        ApiErrorResponse(
+                            ApiError::new(
+                                ErrorCode::AuthError,
+                                "The token envelope could not be opened",
+                            )
+                            .with_details(json!({ "reason": error.to_string() })),
+                        )
+                    })?,
+            ),
+        };
+        return install_mcp(&state, &scope, &url, token.as_deref()).await;
     }
     let (text, manifest_url) = match (request.spec, request.manifest_url) {
         (Some(spec), None) => (spec, None),
@@ -220,8 +238,9 @@ async fn install_mcp(
     state: &AppState,
     scope: &str,
     url: &str,
+    token: Option<&str>,
 ) -> Result<Response, ApiErrorResponse> {
-    let discovered = crate::mcp::discover(&state.fetch, url, None)
+    let discovered = crate::mcp::discover(&state.fetch, url, token)
         .await
         .map_err(|e| ApiErrorResponse(e.to_api_error()))?;
     if discovered.tools.is_empty() && !discovered.resources && !discovered.prompts {
@@ -249,7 +268,11 @@ async fn install_mcp(
         manifest_url: None,
         server_url: None,
         source: Source::Mcp,
-        auth: hearth_core::plugin::Auth::None,
+        auth: if token.is_some() {
+            hearth_core::plugin::Auth::Bearer
+        } else {
+            hearth_core::plugin::Auth::None
+        },
         mcp: Some(hearth_core::plugin::McpInfo {
             server_url: url.to_string(),
             server_name: discovered.server_name,
@@ -392,6 +415,12 @@ pub async fn execute(
         ),
     };
     if let (Some(mcp), Some(tool)) = (&plugin.mcp, &function.tool) {
+        if plugin.auth != hearth_core::plugin::Auth::None && secret.is_none() {
+            return Err(refuse(
+                ErrorCode::BadRequest,
+                "this plugin needs a credential; add it in its settings",
+            ));
+        }
         let started = Instant::now();
         let result = crate::mcp::call(&state.fetch, &mcp.server_url, secret.as_deref(), tool, args)
             .await
