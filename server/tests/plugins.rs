@@ -85,6 +85,20 @@ async fn items_api() -> (String, Seen) {
                     .into_response()
             }),
         )
+        .route(
+            "/page",
+            get(|| async {
+                (
+                    [(axum::http::header::CONTENT_TYPE, "text/html; charset=utf-8")],
+                    format!(
+                        "<!doctype html><html><head><title>T</title><style>body{{color:red}}</style>\
+                         <script>alert('never')</script></head><body><h1>Release notes</h1>\
+                         <p>Hearth reads <b>pages</b>.</p><p>{}</p></body></html>",
+                        "Long text. ".repeat(400)
+                    ),
+                )
+            }),
+        )
         .with_state(seen.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
@@ -342,4 +356,58 @@ async fn descriptions_that_cannot_be_plugins_are_refused_with_the_reason() {
     .await;
     assert_eq!(status, StatusCode::FORBIDDEN, "{error}");
     assert_eq!(error["code"], json!("URL_BLOCKED"));
+}
+
+#[tokio::test]
+async fn the_builtin_web_reader_reads_a_page_through_the_policy() {
+    let (base, _) = items_api().await;
+    let server = Server::start(&[]);
+    let listed: Value = Client::new()
+        .get(server.url("/api/plugins/list"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let reader = &listed["builtins"][0];
+    assert_eq!(reader["plugin"]["id"], json!("builtin:web-reader"));
+    let fingerprint = reader["fingerprints"]["read_web_page"].clone();
+    let read = |args: Value| {
+        let server = &server;
+        let fingerprint = fingerprint.clone();
+        async move {
+            post(
+                server,
+                "/api/plugins/execute",
+                json!({"pluginId": "builtin:web-reader", "function": "read_web_page",
+                    "args": args, "fingerprint": fingerprint}),
+            )
+            .await
+        }
+    };
+    let (status, page) = read(json!({"url": format!("{base}/page")})).await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    let text = page["result"]["text"].as_str().unwrap();
+    assert!(
+        text.contains("Release notes") && text.contains("Hearth reads"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("alert(") && !text.contains("color:red") && !text.contains("<p>"),
+        "{text}"
+    );
+    let (_, short) = read(json!({"url": format!("{base}/page"), "maxChars": 500})).await;
+    assert_eq!(short["result"]["truncated"], json!(true));
+    assert_eq!(
+        short["result"]["text"].as_str().unwrap().chars().count(),
+        500
+    );
+    // The reader is a client like any other: the URL policy decides.
+    let (status, blocked) = read(json!({"url": "http://169.254.169.254/latest/meta-data/"})).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{blocked}");
+    assert_eq!(blocked["code"], json!("URL_BLOCKED"));
+    // Only http(s) pages.
+    let (status, _) = read(json!({"url": "ftp://example.com/file"})).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
 }

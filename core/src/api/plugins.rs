@@ -68,6 +68,9 @@ pub struct PluginInstallResponse {
 pub struct PluginListResponse {
     /// This client's plugins.
     pub plugins: Vec<RegisteredPlugin>,
+    /// Hearth's own plugins, always present.
+    #[serde(default)]
+    pub builtins: Vec<RegisteredPlugin>,
 }
 
 /// `POST /api/plugins/execute`.

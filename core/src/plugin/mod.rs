@@ -22,11 +22,13 @@
 //!   without tools that ends a reply at the limit.
 //! - [`approval`]: whether a call runs or waits (confirmation off by default; destructive
 //!   calls always ask once; session approvals bound to the fingerprint).
+//! - [`builtin`]: Hearth's own plugins (the web page reader).
 //! - [`registry`]: which function a name means among the active plugins: a name two
 //!   plugins expose is a reported collision, never a guess; built-in ids are reserved.
 
 pub mod approval;
 pub mod args;
+pub mod builtin;
 pub mod call;
 pub mod fingerprint;
 pub mod mcp;

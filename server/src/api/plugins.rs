@@ -28,7 +28,7 @@ use hearth_core::byok::{context, find_plaintext_secret};
 use hearth_core::plugin::fingerprint::fingerprint;
 use hearth_core::plugin::openapi::{self, MAX_SPEC_BYTES};
 use hearth_core::plugin::result::ToolResult;
-use hearth_core::plugin::{Plugin, Source, args, call, registry};
+use hearth_core::plugin::{Plugin, Source, args, builtin, call, registry};
 use serde_json::{Value, json};
 
 use super::error::ApiErrorResponse;
@@ -304,6 +304,7 @@ pub async fn list(
     let plugins = state.plugins.list(&scope).await.map_err(store_down)?;
     Ok(axum::Json(PluginListResponse {
         plugins: plugins.into_iter().map(registered).collect(),
+        builtins: builtin::all().into_iter().map(registered).collect(),
     })
     .into_response())
 }
@@ -356,7 +357,8 @@ pub async fn execute(
         .map_err(|e| refuse(ErrorCode::BadRequest, format!("The call is malformed: {e}")))?;
     let scope = scope(&state, &headers)?;
     let plugins = state.plugins.list(&scope).await.map_err(store_down)?;
-    let active = registry::active(&[], &plugins);
+    let builtins = builtin::all();
+    let active = registry::active(&builtins, &plugins);
     let Some(plugin) = active.iter().find(|p| p.id == request.plugin_id) else {
         return Err(refuse(
             ErrorCode::NotFound,
@@ -414,6 +416,20 @@ pub async fn execute(
                 })?,
         ),
     };
+    if plugin.source == Source::Builtin {
+        let started = Instant::now();
+        let result = match (plugin.id.as_str(), function.name.as_str()) {
+            (builtin::WEB_READER_ID, builtin::READ_WEB_PAGE) => {
+                read_web_page(&state, &args).await?
+            }
+            _ => ToolResult::error("this built-in function is not available here"),
+        };
+        return Ok(axum::Json(PluginExecuteResponse {
+            result,
+            duration_ms: started.elapsed().as_millis() as u64,
+        })
+        .into_response());
+    }
     if let (Some(mcp), Some(tool)) = (&plugin.mcp, &function.tool) {
         if plugin.auth != hearth_core::plugin::Auth::None && secret.is_none() {
             return Err(refuse(
@@ -532,4 +548,51 @@ pub async fn mcp_prompts(
         .await
         .map_err(|e| ApiErrorResponse(e.to_api_error()))?;
     Ok(axum::Json(result).into_response())
+}
+
+/// The web page reader: one GET through the checked client, the page's text (HTML
+/// rendered to plain text, scripts and styles dropped), at most the asked number of
+/// characters.
+async fn read_web_page(state: &AppState, args: &Value) -> Result<ToolResult, ApiErrorResponse> {
+    let url = args["url"].as_str().unwrap_or_default();
+    let max = args["maxChars"]
+        .as_u64()
+        .unwrap_or(builtin::DEFAULT_PAGE_CHARS)
+        .min(builtin::MAX_PAGE_CHARS) as usize;
+    let response = state
+        .fetch
+        .with_limits(Limits {
+            max_body_bytes: MAX_TOOL_RESPONSE_BYTES,
+            ..state.fetch.limits()
+        })
+        .fetch(OutboundRequest::get(url))
+        .await
+        .map_err(|e| ApiErrorResponse(e.to_api_error()))?;
+    if !response.status.is_success() {
+        return Ok(ToolResult::error(&format!(
+            "the page answered HTTP {}",
+            response.status.as_u16()
+        )));
+    }
+    let content_type = response
+        .headers
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let text = if content_type.contains("html") || content_type.is_empty() {
+        html2text::from_read(&response.body[..], 100).unwrap_or_default()
+    } else if content_type.starts_with("text/") || content_type.contains("json") {
+        String::from_utf8_lossy(&response.body).into_owned()
+    } else {
+        return Ok(ToolResult::error(&format!(
+            "the page is not text ({content_type})"
+        )));
+    };
+    let mut result = ToolResult::text(text.trim());
+    if result.text.chars().count() > max {
+        result.text = result.text.chars().take(max).collect();
+        result.truncated = true;
+    }
+    Ok(result)
 }

@@ -1,0 +1,96 @@
+//! Hearth's own plugins, always present and never replaceable (their `builtin:` ids are
+//! reserved). The web page reader fetches one public page through the edge's checked
+//! client and gives the model its text.
+
+use serde_json::json;
+
+use super::model::{Auth, Plugin, PluginFunction, Source};
+use super::risk::Risk;
+
+/// The web page reader's id.
+pub const WEB_READER_ID: &str = "builtin:web-reader";
+/// Its function.
+pub const READ_WEB_PAGE: &str = "read_web_page";
+/// The most characters of page text given to the model by default.
+pub const DEFAULT_PAGE_CHARS: u64 = 20_000;
+/// The most a call may ask for.
+pub const MAX_PAGE_CHARS: u64 = 100_000;
+
+/// The web page reader.
+pub fn web_reader() -> Plugin {
+    Plugin {
+        id: WEB_READER_ID.into(),
+        title: "Web page reader".into(),
+        description: "Reads the text of a web page.".into(),
+        logo_url: None,
+        manifest_url: None,
+        server_url: None,
+        source: Source::Builtin,
+        auth: Auth::None,
+        mcp: None,
+        functions: vec![PluginFunction {
+            name: READ_WEB_PAGE.into(),
+            description: "Fetch a web page (http or https) and return its text, without \
+                          markup. Use it to read a page the user mentions or a source you \
+                          need to quote."
+                .into(),
+            parameters: json!({
+                "type": "object",
+                "required": ["url"],
+                "additionalProperties": false,
+                "properties": {
+                    "url": {"type": "string", "minLength": 8, "maxLength": 2048,
+                        "description": "The page's absolute http(s) URL"},
+                    "maxChars": {"type": "integer", "minimum": 500, "maximum": MAX_PAGE_CHARS,
+                        "description": "The most characters of text to return"}
+                }
+            }),
+            method: None,
+            path: None,
+            tool: None,
+            risk: Risk::Read,
+            enabled: true,
+        }],
+    }
+}
+
+/// Every built-in plugin.
+pub fn all() -> Vec<Plugin> {
+    vec![web_reader()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plugin::args::check;
+    use crate::plugin::registry::{active, is_reserved};
+
+    #[test]
+    fn builtins_are_reserved_and_their_arguments_checked() {
+        for plugin in all() {
+            assert!(is_reserved(&plugin.id), "{}", plugin.id);
+            assert_eq!(plugin.source, Source::Builtin);
+        }
+        let reader = web_reader();
+        let schema = &reader.functions[0].parameters;
+        assert!(check(&json!({"url": "https://example.com/a"}), schema).is_ok());
+        assert!(check(&json!({}), schema).is_err());
+        assert!(
+            check(
+                &json!({"url": "https://example.com", "maxChars": 10}),
+                schema
+            )
+            .is_err()
+        );
+        assert!(check(&json!({"url": "https://example.com", "extra": 1}), schema).is_err());
+        // A stored impostor with the same id loses to the built-in.
+        let mut impostor = web_reader();
+        impostor.source = Source::Openapi;
+        impostor.functions[0].name = "exfiltrate".into();
+        let builtins = all();
+        let installed = [impostor];
+        let plugins = active(&builtins, &installed);
+        assert_eq!(plugins.len(), 1);
+        assert_eq!(plugins[0].functions[0].name, READ_WEB_PAGE);
+    }
+}
