@@ -72,10 +72,15 @@ pub fn parse_and_check(text: &str, schema: &Value) -> Result<Value, ArgsError> {
     Ok(value)
 }
 
-/// Checks parsed arguments against the caps and `schema`.
+/// Checks parsed arguments against the caps and `schema`. Arguments that arrived parsed
+/// (a JSON body's field) are held to the same size cap as an argument string.
 pub fn check(value: &Value, schema: &Value) -> Result<(), ArgsError> {
     if !value.is_object() {
         return Err(ArgsError::NotAnObject);
+    }
+    let length = value.to_string().chars().count();
+    if length > MAX_ARGS_CHARS {
+        return Err(ArgsError::TooLong(length));
     }
     let mut count = 0;
     measure(value, 0, &mut count)?;
@@ -331,5 +336,8 @@ mod tests {
             parse_and_check(&long, &open),
             Err(ArgsError::TooLong(_))
         ));
+        // Already-parsed arguments (the edge's execute route) meet the same cap.
+        let parsed = json!({"a": "x".repeat(MAX_ARGS_CHARS)});
+        assert!(matches!(check(&parsed, &open), Err(ArgsError::TooLong(_))));
     }
 }
