@@ -13,6 +13,8 @@ use crate::vault::{Vault, VaultError, provider_key_context};
 
 /// The settings document holding the list.
 const DOCUMENT: &str = "providers";
+/// The most providers kept (an import stops adding at this many).
+const MAX_PROVIDERS: usize = 100;
 
 /// The kinds of provider a user can add.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -432,6 +434,10 @@ impl Providers {
         let mut list = self.list.get_untracked();
         let before = list.len();
         for mut provider in incoming {
+            // An archive is outside input: at most MAX_PROVIDERS, whatever it holds.
+            if list.len() >= MAX_PROVIDERS {
+                break;
+            }
             let web = ["http://", "https://"]
                 .iter()
                 .any(|scheme| provider.base_url.to_ascii_lowercase().starts_with(scheme));

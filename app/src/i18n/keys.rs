@@ -256,4 +256,5 @@ keys! {
     ModelsCompressionNone => "models.compression_none",
     ProviderFromServer => "provider.from_server",
     StorageUpgradeFailed => "storage.upgrade_failed",
+    DataImportPartial => "data.import_partial",
 }

@@ -269,20 +269,31 @@ pub fn DataPanel() -> impl IntoView {
                     .iter()
                     .filter_map(|v| serde_json::from_value(v.clone()).ok())
                     .collect();
-                let _ = providers.import(incoming).await;
+                // The conversations are in; what did not follow is reported, not dropped.
+                let mut partial = Vec::new();
+                if let Err(reason) = providers.import(incoming).await {
+                    partial.push(reason);
+                }
                 if let Some(imported) = pending.archive.preferences.clone()
                     && prefs.value.get_untracked() == Preferences::default()
+                    && let Err(reason) = prefs.save(imported).await
                 {
-                    let _ = prefs.save(imported).await;
+                    partial.push(reason.to_string());
                 }
-                Ok::<_, String>(pending.plan)
+                Ok::<_, String>((pending.plan, partial))
             }
             .await;
             step.set(Step::Idle);
             match outcome {
-                Ok(plan) => {
+                Ok((plan, partial)) => {
                     chat.after_bulk_change().await;
                     refresh();
+                    if !partial.is_empty() {
+                        error.set(Some(i18n.t_with(
+                            Key::DataImportPartial,
+                            &[("reason", &partial.join("; "))],
+                        )));
+                    }
                     toasts.show(
                         ToastKind::Info,
                         i18n.t_with(

@@ -133,8 +133,16 @@ fn ProviderList() -> impl IntoView {
                 match providers.remove(&id).await {
                     Ok(()) => {
                         // Its models' details and any default naming it go with it.
-                        let _ = prefs.update(|p| p.forget_provider(&id)).await;
-                        toasts.show(ToastKind::Info, i18n.t(Key::ProviderDeleted));
+                        match prefs.update(|p| p.forget_provider(&id)).await {
+                            Ok(()) => toasts.show(ToastKind::Info, i18n.t(Key::ProviderDeleted)),
+                            Err(reason) => toasts.show(
+                                ToastKind::Error,
+                                i18n.t_with(
+                                    Key::ProviderSaveFailed,
+                                    &[("reason", &reason.to_string())],
+                                ),
+                            ),
+                        }
                     }
                     Err(reason) => toasts.show(
                         ToastKind::Error,
