@@ -83,9 +83,18 @@ async fn post_json<B: Serialize, T: DeserializeOwned>(
     send(path, Some(&init)).await
 }
 
-/// `GET /api/config`.
+/// `GET /api/config`, asked once per page: the providers, the stream deadline and the
+/// About tab share the answer (a failed request is not kept, so a later call retries).
 pub async fn fetch_config() -> Result<PublicConfig, EdgeError> {
-    get_json("/api/config").await
+    thread_local! {
+        static CONFIG: std::cell::RefCell<Option<PublicConfig>> = const { std::cell::RefCell::new(None) };
+    }
+    if let Some(config) = CONFIG.with(|c| c.borrow().clone()) {
+        return Ok(config);
+    }
+    let config: PublicConfig = get_json("/api/config").await?;
+    CONFIG.with(|c| *c.borrow_mut() = Some(config.clone()));
+    Ok(config)
 }
 
 /// `GET /api/access/session`.

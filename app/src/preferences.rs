@@ -40,8 +40,6 @@ impl std::fmt::Display for SaveError {
 pub struct Prefs {
     /// The stored preferences (defaults until loaded).
     pub value: RwSignal<Preferences>,
-    /// Whether the stored record has been read.
-    pub loaded: RwSignal<bool>,
     db: StoredValue<Option<Db>, LocalStorage>,
     channel: StoredValue<Option<web_sys::BroadcastChannel>, LocalStorage>,
 }
@@ -51,7 +49,6 @@ impl Prefs {
     pub fn load() -> Self {
         let prefs = Self {
             value: RwSignal::new(Preferences::default()),
-            loaded: RwSignal::new(false),
             db: StoredValue::new_local(None),
             channel: StoredValue::new_local(None),
         };
@@ -60,7 +57,6 @@ impl Prefs {
                 prefs.db.set_value(Some(db));
                 prefs.reload().await;
             }
-            prefs.loaded.set(true);
         });
         if let Ok(channel) = web_sys::BroadcastChannel::new(CHANNEL) {
             let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |_| {

@@ -258,23 +258,13 @@ async fn run(
     }
 }
 
-/// How long a stream may stay silent, in ms: the edge's limit (`/api/config`, read once
-/// per page), or the default when the edge cannot say.
+/// How long a stream may stay silent, in ms: the edge's limit (`/api/config`), or the
+/// default when the edge cannot say.
 async fn stream_silence_ms() -> f64 {
-    thread_local! {
-        static SILENCE_SECS: std::cell::Cell<Option<u64>> = const { std::cell::Cell::new(None) };
-    }
-    let secs = match SILENCE_SECS.with(std::cell::Cell::get) {
-        Some(secs) => secs,
-        None => {
-            let secs = crate::edge::fetch_config()
-                .await
-                .map(|config| config.stream_silence_secs)
-                .unwrap_or(hearth_core::api::DEFAULT_STREAM_SILENCE_SECS);
-            SILENCE_SECS.with(|cell| cell.set(Some(secs)));
-            secs
-        }
-    };
+    let secs = crate::edge::fetch_config()
+        .await
+        .map(|config| config.stream_silence_secs)
+        .unwrap_or(hearth_core::api::DEFAULT_STREAM_SILENCE_SECS);
     secs.max(1) as f64 * 1000.0
 }
 

@@ -3,6 +3,8 @@
 //! conversation records, never messages, and renders the list a page at a time. At phone
 //! width it is a drawer over the page.
 
+use std::collections::HashMap;
+
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 
@@ -37,9 +39,23 @@ pub fn Sidebar() -> impl IntoView {
         browser::focus_by_id(COMPOSER_INPUT_ID);
     };
     let shown = RwSignal::new(PAGE);
+    // (title, pinned) of each row shown, by id: a change costs one pass over the rows
+    // shown, and each row reads its own entry.
+    let summaries = Memo::new(move |_| {
+        chat.conversations.with(|list| {
+            list.iter()
+                .take(shown.get())
+                .map(|c| (c.id.clone(), (c.title.clone(), c.pinned)))
+                .collect::<HashMap<_, _>>()
+        })
+    });
     let visible = move || {
-        chat.conversations
-            .with(|list| list.iter().take(shown.get()).cloned().collect::<Vec<_>>())
+        chat.conversations.with(|list| {
+            list.iter()
+                .take(shown.get())
+                .map(|c| c.id.clone())
+                .collect::<Vec<_>>()
+        })
     };
     let more = move || chat.conversations.with(Vec::len) > shown.get();
     let open_settings = move |_| {
@@ -92,8 +108,8 @@ pub fn Sidebar() -> impl IntoView {
                         // Keyed by id alone: a row follows its record's changes in place, so
                         // a title arriving while its menu or rename field is open does not
                         // rebuild (and dispose) the row under the user's hands.
-                        <For each=visible key=|c| c.id.clone() let:record>
-                            <ConversationItem id=record.id />
+                        <For each=visible key=|id| id.clone() let:id>
+                            <ConversationItem id=id summaries=summaries />
                         </For>
                     </ul>
                     <Show when=more>
@@ -127,7 +143,7 @@ const PAGE: usize = 100;
 
 /// One conversation in the sidebar.
 #[component]
-fn ConversationItem(id: String) -> impl IntoView {
+fn ConversationItem(id: String, summaries: Memo<HashMap<String, (String, bool)>>) -> impl IntoView {
     let chat = use_chat();
     let shell = use_shell();
     let i18n = use_i18n();
@@ -135,14 +151,7 @@ fn ConversationItem(id: String) -> impl IntoView {
     // (title, pinned) of this row's record, as it changes.
     let record = {
         let id = id.clone();
-        Memo::new(move |_| {
-            chat.conversations.with(|list| {
-                list.iter()
-                    .find(|c| c.id == id)
-                    .map(|c| (c.title.clone(), c.pinned))
-                    .unwrap_or_default()
-            })
-        })
+        Memo::new(move |_| summaries.with(|all| all.get(&id).cloned().unwrap_or_default()))
     };
     let title = move || {
         record.with(|(title, _)| {
