@@ -32,6 +32,10 @@ pub enum McpError {
     /// The URL is not allowed.
     #[error("{0}")]
     Blocked(crate::safe_fetch::FetchError),
+    /// An address the server's name resolved to is not allowed (found by the resolver,
+    /// whose refusal reaches us only as the transport's error text).
+    #[error("the target is not allowed: {0}")]
+    Refused(String),
     /// The server wants credentials.
     #[error("this MCP server requires authorization")]
     AuthRequired,
@@ -53,6 +57,7 @@ impl McpError {
                 ErrorCode::AuthError,
                 "This MCP server requires authorization (auth required); add its token",
             ),
+            Self::Refused(_) => ApiError::new(ErrorCode::UrlBlocked, self.to_string()),
             Self::Timeout(_) => ApiError::new(ErrorCode::ResponseTimeout, self.to_string()),
             Self::Failed(_) => ApiError::new(ErrorCode::UpstreamError, self.to_string()),
         }
@@ -63,8 +68,8 @@ fn classify(text: String) -> McpError {
     let lower = text.to_ascii_lowercase();
     if lower.contains("401") || lower.contains("unauthorized") || lower.contains("auth required") {
         McpError::AuthRequired
-    } else if lower.contains("blocked") || lower.contains("not allowed") {
-        McpError::Failed(format!("the target is not allowed ({text})"))
+    } else if lower.contains("is not allowed") {
+        McpError::Refused(text)
     } else {
         McpError::Failed(text)
     }
@@ -242,4 +247,23 @@ pub async fn browse(
         result
     })
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hearth_core::api::ErrorCode;
+
+    #[test]
+    fn transport_errors_keep_their_meaning() {
+        let refused = classify(
+            "Transport send error: error sending request: the address 10.0.0.7 is not allowed (Private)"
+                .into(),
+        );
+        assert_eq!(refused.to_api_error().code, ErrorCode::UrlBlocked);
+        let auth = classify("Auth required: HTTP 401 Unauthorized".into());
+        assert_eq!(auth.to_api_error().code, ErrorCode::AuthError);
+        let other = classify("connection reset by peer".into());
+        assert_eq!(other.to_api_error().code, ErrorCode::UpstreamError);
+    }
 }

@@ -278,7 +278,7 @@ fn blocked_error() -> GenerationError {
     )
 }
 
-fn stream_error(error: &StreamError) -> GenerationError {
+pub(super) fn stream_error(error: &StreamError) -> GenerationError {
     match error {
         StreamError::Truncated => GenerationError::new(
             "STREAM_TRUNCATED",

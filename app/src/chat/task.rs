@@ -9,7 +9,7 @@ use hearth_core::chat::compression::{self, Compression, PathMessage};
 use hearth_core::chat::title::{clean_generated_title, title_request};
 use hearth_core::provider::{StreamDecoder, StreamEvent};
 
-use super::run::{Target, open, target};
+use super::run::{Target, open, stream_error, target};
 use super::transport::{Next, OpenError};
 use super::{Chat, ModelChoice, now};
 
@@ -81,7 +81,7 @@ async fn complete(
             Ok(Next::Quiet) => continue,
             Err(()) => return Err(failed("STREAM_INTERRUPTED", "the connection broke")),
         };
-        let events = events.map_err(|e| failed("STREAM_MALFORMED", e.to_string()))?;
+        let events = events.map_err(|e| stream_error(&e))?;
         for event in events {
             match event {
                 StreamEvent::Text { delta } => text.push_str(&delta),
