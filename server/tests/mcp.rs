@@ -17,41 +17,26 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use support::{Server, free_port, post_json as post};
 
-/// The everything server, killed on drop.
-struct Everything {
+/// An MCP server process on a loopback port, killed on drop.
+struct Peer {
     child: Child,
     port: u16,
 }
 
-fn everything_script() -> PathBuf {
-    std::env::var_os("MCP_EVERYTHING").map(PathBuf::from).unwrap_or_else(|| {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../.tools/mcp-everything/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
-    })
-}
-
-impl Everything {
-    fn start_on(port: u16) -> Self {
-        let script = everything_script();
-        assert!(
-            script.exists(),
-            "{} is missing: run scripts/setup.sh test",
-            script.display()
-        );
-        let child = Command::new("node")
-            .arg(&script)
-            .arg("streamableHttp")
-            .env("PORT", port.to_string())
+impl Peer {
+    /// Starts `command` and waits until it listens on `port`; fails at once if it exits.
+    fn spawn(mut command: Command, port: u16, name: &str) -> Self {
+        let mut child = command
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
-            .expect("node");
-        let deadline = Instant::now() + Duration::from_secs(20);
+            .unwrap_or_else(|e| panic!("cannot start the {name}: {e}"));
+        let deadline = Instant::now() + Duration::from_secs(30);
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "the everything server did not start"
-            );
+            if let Ok(Some(status)) = child.try_wait() {
+                panic!("the {name} exited with {status}");
+            }
+            assert!(Instant::now() < deadline, "the {name} did not start");
             std::thread::sleep(Duration::from_millis(50));
         }
         Self { child, port }
@@ -62,11 +47,51 @@ impl Everything {
     }
 }
 
-impl Drop for Everything {
+impl Drop for Peer {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// A test peer installed by `scripts/setup.sh test` under `.tools/` (or named by `env`).
+fn tool(env: &str, default: &str) -> PathBuf {
+    let path = std::env::var_os(env).map(PathBuf::from).unwrap_or_else(|| {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../.tools")
+            .join(default)
+    });
+    assert!(
+        path.exists(),
+        "{} is missing: run scripts/setup.sh test",
+        path.display()
+    );
+    path
+}
+
+/// npm `server-everything` in `streamableHttp` mode on `port`.
+fn everything_on(port: u16) -> Peer {
+    let mut command = Command::new("node");
+    command
+        .arg(tool(
+            "MCP_EVERYTHING",
+            "mcp-everything/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+        ))
+        .arg("streamableHttp")
+        .env("PORT", port.to_string());
+    Peer::spawn(command, port, "everything server")
+}
+
+/// The Python SDK server in `tests/data/mcp_server.py`; with `token`, every request must
+/// carry it as a bearer token.
+fn python_server(token: Option<&str>) -> Peer {
+    let port = free_port();
+    let mut command = Command::new(tool("MCP_PYTHON", "mcp-py/bin/python"));
+    command
+        .arg(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/mcp_server.py"))
+        .arg(port.to_string())
+        .args(token);
+    Peer::spawn(command, port, "Python MCP server")
 }
 
 fn function<'a>(installed: &'a Value, tool: &str) -> &'a Value {
@@ -81,7 +106,7 @@ fn function<'a>(installed: &'a Value, tool: &str) -> &'a Value {
 #[tokio::test]
 async fn the_everything_server_installs_and_its_tools_run() {
     let port = free_port();
-    let everything = Everything::start_on(port);
+    let everything = everything_on(port);
     let server = Server::start(&[]);
 
     let (status, installed) = post(
@@ -166,7 +191,7 @@ async fn the_everything_server_installs_and_its_tools_run() {
 
     // The server restarts between calls: the next call opens a new session.
     drop(everything);
-    let restarted = Everything::start_on(port);
+    let restarted = everything_on(port);
     let (status, again) = call(
         json!({"message": "still here"}),
         fingerprint,
@@ -210,62 +235,11 @@ async fn a_url_the_policy_refuses_is_never_contacted() {
     assert_eq!(status, StatusCode::FORBIDDEN);
 }
 
-/// The Python SDK server in `tests/data/mcp_server.py`, killed on drop.
-struct PythonServer {
-    child: Child,
-    port: u16,
-}
-
-impl PythonServer {
-    fn start() -> Self {
-        Self::start_with(None)
-    }
-
-    /// With `token`, every request must carry it as a bearer token.
-    fn start_with(token: Option<&str>) -> Self {
-        let python = std::env::var_os("MCP_PYTHON")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| {
-                PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.tools/mcp-py/bin/python")
-            });
-        assert!(
-            python.exists(),
-            "{} is missing: run scripts/setup.sh test",
-            python.display()
-        );
-        let port = free_port();
-        let child = Command::new(python)
-            .arg(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/mcp_server.py"))
-            .arg(port.to_string())
-            .args(token)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("python");
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "the Python MCP server did not start"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        Self { child, port }
-    }
-}
-
-impl Drop for PythonServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 #[tokio::test]
 async fn a_python_sdk_server_installs_and_its_errors_are_results() {
-    let python = PythonServer::start();
+    let python = python_server(None);
     let server = Server::start(&[]);
-    let url = format!("http://127.0.0.1:{}/mcp", python.port);
+    let url = python.url();
     let (status, installed) = post(&server, "/api/plugins/install", json!({"mcpUrl": url})).await;
     assert_eq!(status, StatusCode::OK, "{installed}");
     let id = installed["registered"]["plugin"]["id"].clone();
@@ -324,7 +298,7 @@ async fn a_python_sdk_server_installs_and_its_errors_are_results() {
 
 #[tokio::test]
 async fn resources_and_prompts_of_an_installed_server_can_be_listed_read_and_got() {
-    let everything = Everything::start_on(free_port());
+    let everything = everything_on(free_port());
     let server = Server::start(&[]);
     let (status, installed) = post(
         &server,
@@ -397,9 +371,9 @@ async fn resources_and_prompts_of_an_installed_server_can_be_listed_read_and_got
 #[tokio::test]
 async fn a_server_that_needs_a_token_says_so_and_works_with_one() {
     const TOKEN: &str = "mcp-token-51ab";
-    let python = PythonServer::start_with(Some(TOKEN));
+    let python = python_server(Some(TOKEN));
     let server = Server::start(&[]);
-    let url = format!("http://127.0.0.1:{}/mcp", python.port);
+    let url = python.url();
     // Without a token: a clear "auth required", nothing installed.
     let (status, refused) = post(&server, "/api/plugins/install", json!({"mcpUrl": url})).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED, "{refused}");
