@@ -448,6 +448,28 @@ async fn as_browser(
     (status, response.json().await.unwrap_or(Value::Null))
 }
 
+/// Installs a one-operation OpenAPI plugin named `title` through `server`
+/// and returns the install answer, asserting it succeeded.
+async fn install_spec(server: &Server, cookies: &str, title: &str) -> Value {
+    let spec = json!({
+        "openapi": "3.0.0",
+        "info": {"title": title},
+        "servers": [{"url": "https://weather.example.com"}],
+        "paths": {"/now": {"get": {"operationId": "now", "summary": "Now"}}}
+    })
+    .to_string();
+    let (status, installed) = as_browser(
+        reqwest::Method::POST,
+        server,
+        "/api/plugins/install",
+        cookies,
+        Some(json!({"spec": spec})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{installed}");
+    installed
+}
+
 #[tokio::test]
 async fn hosted_plugins_are_shared_by_instances_and_private_to_each_client() {
     let redis = Redis::start();
@@ -457,22 +479,7 @@ async fn hosted_plugins_are_shared_by_instances_and_private_to_each_client() {
     let alice = browser_cookies(&a).await;
     let bob = browser_cookies(&b).await;
     assert_ne!(alice, bob);
-    let spec = json!({
-        "openapi": "3.0.0",
-        "info": {"title": "Weather"},
-        "servers": [{"url": "https://weather.example.com"}],
-        "paths": {"/now": {"get": {"operationId": "now", "summary": "Weather now"}}}
-    })
-    .to_string();
-    let (status, installed) = as_browser(
-        reqwest::Method::POST,
-        &a,
-        "/api/plugins/install",
-        &alice,
-        Some(json!({"spec": spec})),
-    )
-    .await;
-    assert_eq!(status, StatusCode::OK, "{installed}");
+    let installed = install_spec(&a, &alice, "Weather").await;
     let id = installed["registered"]["plugin"]["id"].clone();
 
     // Installed through A, listed by B: the registry lives in Redis.
@@ -680,19 +687,7 @@ async fn hosted_mode_works_over_upstash_rest_in_front_of_the_same_redis() {
     assert_eq!(config["deployment"]["sharedState"], "shared");
     // The plugin registry lives there too: installed through A, listed by B.
     let cookies = browser_cookies(&a).await;
-    let spec = json!({"openapi": "3.0.0", "info": {"title": "Clock"},
-        "servers": [{"url": "https://clock.example.com"}],
-        "paths": {"/now": {"get": {"operationId": "now"}}}})
-    .to_string();
-    let (status, installed) = as_browser(
-        reqwest::Method::POST,
-        &a,
-        "/api/plugins/install",
-        &cookies,
-        Some(json!({"spec": spec})),
-    )
-    .await;
-    assert_eq!(status, StatusCode::OK, "{installed}");
+    let installed = install_spec(&a, &cookies, "Clock").await;
     let (_, listed) = as_browser(
         reqwest::Method::GET,
         &b,
