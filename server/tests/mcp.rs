@@ -24,8 +24,29 @@ struct Peer {
 }
 
 impl Peer {
-    /// Starts `command` and waits until it listens on `port`; fails at once if it exits.
-    fn spawn(mut command: Command, port: u16, name: &str) -> Self {
+    /// Starts `command(port)` on a free port and waits until it listens. A port can be
+    /// taken by some other listener between the probe and the peer's bind (the peer then
+    /// exits with "address in use" while the port answers for someone else), so the peer
+    /// must still be running once the port answers; otherwise another port is tried.
+    fn spawn(command: impl Fn(u16) -> Command, name: &str) -> Self {
+        for _ in 0..5 {
+            let port = free_port();
+            if let Some(peer) = Self::try_on(command(port), port, name) {
+                return peer;
+            }
+        }
+        panic!("the {name} found no free port in 5 tries");
+    }
+
+    /// Starts `command` on the fixed `port` (a restart on the address a test already
+    /// installed); fails if the peer cannot have it.
+    fn spawn_on(command: Command, port: u16, name: &str) -> Self {
+        Self::try_on(command, port, name)
+            .unwrap_or_else(|| panic!("the {name} could not listen on {port} again"))
+    }
+
+    /// The peer listening on `port`, or `None` if it exited (the port was taken).
+    fn try_on(mut command: Command, port: u16, name: &str) -> Option<Self> {
         let mut child = command
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -33,13 +54,19 @@ impl Peer {
             .unwrap_or_else(|e| panic!("cannot start the {name}: {e}"));
         let deadline = Instant::now() + Duration::from_secs(30);
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            if let Ok(Some(status)) = child.try_wait() {
-                panic!("the {name} exited with {status}");
+            if let Ok(Some(_)) = child.try_wait() {
+                return None;
             }
             assert!(Instant::now() < deadline, "the {name} did not start");
             std::thread::sleep(Duration::from_millis(50));
         }
-        Self { child, port }
+        // Something answers; make sure it is this process and not a listener that won
+        // the port first.
+        std::thread::sleep(Duration::from_millis(150));
+        match child.try_wait() {
+            Ok(None) => Some(Self { child, port }),
+            _ => None,
+        }
     }
 
     fn url(&self) -> String {
@@ -69,8 +96,8 @@ fn tool(env: &str, default: &str) -> PathBuf {
     path
 }
 
-/// npm `server-everything` in `streamableHttp` mode on `port`.
-fn everything_on(port: u16) -> Peer {
+/// The command that runs npm `server-everything` in `streamableHttp` mode on `port`.
+fn everything_command(port: u16) -> Command {
     let mut command = Command::new("node");
     command
         .arg(tool(
@@ -79,19 +106,26 @@ fn everything_on(port: u16) -> Peer {
         ))
         .arg("streamableHttp")
         .env("PORT", port.to_string());
-    Peer::spawn(command, port, "everything server")
+    command
+}
+
+/// npm `server-everything` on a free port.
+fn everything() -> Peer {
+    Peer::spawn(everything_command, "everything server")
 }
 
 /// The Python SDK server in `tests/data/mcp_server.py`; with `token`, every request must
 /// carry it as a bearer token.
 fn python_server(token: Option<&str>) -> Peer {
-    let port = free_port();
-    let mut command = Command::new(tool("MCP_PYTHON", "mcp-py/bin/python"));
-    command
-        .arg(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/mcp_server.py"))
-        .arg(port.to_string())
-        .args(token);
-    Peer::spawn(command, port, "Python MCP server")
+    let command = |port: u16| {
+        let mut command = Command::new(tool("MCP_PYTHON", "mcp-py/bin/python"));
+        command
+            .arg(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/mcp_server.py"))
+            .arg(port.to_string())
+            .args(token);
+        command
+    };
+    Peer::spawn(command, "Python MCP server")
 }
 
 fn function<'a>(installed: &'a Value, tool: &str) -> &'a Value {
@@ -105,8 +139,7 @@ fn function<'a>(installed: &'a Value, tool: &str) -> &'a Value {
 
 #[tokio::test]
 async fn the_everything_server_installs_and_its_tools_run() {
-    let port = free_port();
-    let everything = everything_on(port);
+    let everything = everything();
     let server = Server::start(&[]);
 
     let (status, installed) = post(
@@ -190,8 +223,13 @@ async fn the_everything_server_installs_and_its_tools_run() {
     );
 
     // The server restarts between calls: the next call opens a new session.
+    let everything_port = everything.port;
     drop(everything);
-    let restarted = everything_on(port);
+    let restarted = Peer::spawn_on(
+        everything_command(everything_port),
+        everything_port,
+        "restarted everything server",
+    );
     let (status, again) = call(
         json!({"message": "still here"}),
         fingerprint,
@@ -298,7 +336,7 @@ async fn a_python_sdk_server_installs_and_its_errors_are_results() {
 
 #[tokio::test]
 async fn resources_and_prompts_of_an_installed_server_can_be_listed_read_and_got() {
-    let everything = everything_on(free_port());
+    let everything = everything();
     let server = Server::start(&[]);
     let (status, installed) = post(
         &server,

@@ -44,13 +44,25 @@ pub fn fake_dist(dir: &Path) {
     .unwrap();
 }
 
-/// A free loopback port.
+/// A free loopback port, never one this test process has handed out before: tests run
+/// in parallel, and the kernel may offer a port again as soon as its probe is closed,
+/// before the first test's peer has bound it.
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    static GIVEN: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
+    let mut given = GIVEN
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    loop {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        if !given.contains(&port) {
+            given.push(port);
+            return port;
+        }
+    }
 }
 
 /// The real binary, with a clean environment plus `env`.
