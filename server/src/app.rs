@@ -55,6 +55,8 @@ pub struct AppState {
     pub server_providers: Arc<Vec<ConfiguredProvider>>,
     /// Deadline of one relayed model reply.
     pub relay_timeout: Duration,
+    /// The MCP registry browsed by `GET /api/mcp/servers`.
+    pub mcp_registry: crate::mcp_registry::McpRegistry,
 }
 
 impl AppState {
@@ -106,7 +108,7 @@ impl AppState {
             assets: Arc::new(assets),
             security: Arc::new(security),
             access,
-            plugins: crate::plugins::PluginRegistry::beside(&kv),
+            plugins: crate::plugins::PluginRegistry::beside(&kv, registry_file(config)),
             kv,
             signer,
             trusted_proxies: Arc::new(config.trusted_proxy_networks()),
@@ -115,8 +117,20 @@ impl AppState {
             operator_fetch,
             server_providers: Arc::new(server_providers),
             relay_timeout,
+            mcp_registry: crate::mcp_registry::McpRegistry::new(&config.mcp_registry_url)?,
         })
     }
+}
+
+/// Where a local deployment keeps its plugins: the data directory, as for the BYOK key.
+fn registry_file(config: &Config) -> Option<std::path::PathBuf> {
+    (config.deployment_mode == DeploymentMode::Local).then(|| {
+        config
+            .data_dir
+            .clone()
+            .unwrap_or_else(crate::byok::default_data_dir)
+            .join("plugins.json")
+    })
 }
 
 /// The whole edge as one router.

@@ -148,6 +148,16 @@ pub struct Config {
     #[arg(long, env = "HEARTH_ALLOW_PUBLIC_BIND", default_value_t = false)]
     pub allow_public_bind: bool,
 
+    /// Base URL of the MCP registry that `GET /api/mcp/servers` browses: the official
+    /// registry, or a mirror of its API. Must be https:// (Hearth refuses to start
+    /// otherwise); a private address is allowed, as for DEFAULT_PROVIDER_BASE_URL.
+    #[arg(
+        long,
+        env = "HEARTH_MCP_REGISTRY_URL",
+        default_value = hearth_core::api::mcp_registry::DEFAULT_REGISTRY_URL
+    )]
+    pub mcp_registry_url: String,
+
     /// Log line format.
     #[arg(long, env = "HEARTH_LOG_FORMAT", value_enum, default_value = "text")]
     pub log_format: LogFormat,
@@ -206,6 +216,9 @@ pub enum ConfigError {
     /// A trusted proxy entry is not an address or network.
     #[error("HEARTH_TRUSTED_PROXIES has `{0}`, which is not an address or a CIDR network")]
     InvalidTrustedProxy(String),
+    /// `HEARTH_MCP_REGISTRY_URL` is not a usable https:// URL.
+    #[error("HEARTH_MCP_REGISTRY_URL: {0}")]
+    InvalidMcpRegistryUrl(String),
     /// An empty password would gate nothing.
     #[error("ACCESS_PASSWORD is set but contains no password; unset it or give a value")]
     EmptyAccessPassword,
@@ -261,6 +274,8 @@ impl Config {
         {
             return Err(ConfigError::InvalidTrustedProxy(bad.clone()));
         }
+        crate::mcp_registry::check_base_url(&self.mcp_registry_url)
+            .map_err(ConfigError::InvalidMcpRegistryUrl)?;
         let loopback = self.addr.ip().is_loopback();
         if !loopback && !self.access_password_enabled() && !self.allow_public_bind {
             return Err(ConfigError::PublicBindWithoutPassword {
@@ -340,6 +355,21 @@ mod tests {
             config.validate(),
             Err(ConfigError::HostedWithoutSharedStore)
         );
+    }
+
+    #[test]
+    fn the_mcp_registry_url_must_be_https() {
+        assert_eq!(
+            parse(&[]).mcp_registry_url,
+            "https://registry.modelcontextprotocol.io"
+        );
+        let mirror = parse(&["--mcp-registry-url", "https://10.1.2.3:8443/registry"]);
+        assert!(mirror.validate().is_ok());
+        let plain = parse(&["--mcp-registry-url", "http://registry.example.com"]);
+        assert!(matches!(
+            plain.validate(),
+            Err(ConfigError::InvalidMcpRegistryUrl(_))
+        ));
     }
 
     #[test]

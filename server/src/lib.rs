@@ -26,6 +26,8 @@
 //! - [`guard`]: same-origin checks on state-changing `/api` requests, rate limits, and
 //!   the gate's session requirement.
 //! - [`healthcheck`]: `hearth healthcheck`, the container health probe.
+//! - [`mcp_registry`]: `GET /api/mcp/servers`, browsing the official MCP registry (or the
+//!   operator's mirror) over HTTPS through `safe_fetch`, answered as bounded summaries.
 //! - [`kv`]: the store for the edge's small shared state (memory, or Redis when shared).
 //! - [`logging`]: the tracing subscriber and a request log that never records queries,
 //!   headers or bodies (where secrets live).
@@ -42,6 +44,7 @@ pub mod healthcheck;
 pub mod kv;
 pub mod logging;
 pub mod mcp;
+pub mod mcp_registry;
 pub mod plugins;
 pub mod rate_limit;
 pub mod safe_fetch;

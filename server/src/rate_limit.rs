@@ -37,6 +37,8 @@ pub enum Family {
     PluginCalls,
     /// Plugin installs: each one fetches a description or runs MCP discovery.
     PluginInstalls,
+    /// `GET /api/mcp/servers`: each one asks the MCP registry for a page.
+    Registry,
     /// Everything else under `/api`.
     Api,
 }
@@ -49,6 +51,7 @@ impl Family {
             "/api/chat/relay" => Self::Relay,
             "/api/plugins/execute" | "/api/mcp/resources" | "/api/mcp/prompts" => Self::PluginCalls,
             "/api/plugins/install" => Self::PluginInstalls,
+            "/api/mcp/servers" => Self::Registry,
             _ => Self::Api,
         }
     }
@@ -60,6 +63,7 @@ impl Family {
             Self::Relay => 60,
             Self::PluginCalls => 120,
             Self::PluginInstalls => 20,
+            Self::Registry => 60,
             Self::Api => 300,
         }
     }
@@ -71,6 +75,7 @@ impl Family {
             Self::Relay => "relay",
             Self::PluginCalls => "plugin-calls",
             Self::PluginInstalls => "plugin-installs",
+            Self::Registry => "registry",
             Self::Api => "api",
         }
     }
@@ -205,6 +210,7 @@ mod tests {
         assert_eq!(Family::of("/api/mcp/prompts"), Family::PluginCalls);
         assert_eq!(Family::of("/api/plugins/install"), Family::PluginInstalls);
         assert_eq!(Family::of("/api/plugins/list"), Family::Api);
+        assert_eq!(Family::of("/api/mcp/servers"), Family::Registry);
         assert!(Family::PluginInstalls.limit() < Family::PluginCalls.limit());
     }
 }

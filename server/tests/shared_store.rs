@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use hearth_server::byok::ByokKeys;
 use reqwest::{StatusCode, header};
 use serde_json::{Value, json};
-use support::{Server, fake_dist, free_port, hearth_command};
+use support::{Server, TestCa, fake_dist, free_port, hearth_command};
 
 /// A private `redis-server`, killed on drop.
 struct Redis {
@@ -69,86 +69,6 @@ impl Redis {
 
     fn url(&self) -> String {
         format!("redis://127.0.0.1:{}/", self.port)
-    }
-}
-
-/// A certificate authority made for one test, and a `localhost` server certificate it
-/// signed (with the distribution's `openssl`).
-struct TestCa {
-    dir: tempfile::TempDir,
-}
-
-impl TestCa {
-    fn make() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let run = |args: &[&str]| {
-            let status = Command::new("openssl")
-                .args(args)
-                .current_dir(dir.path())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
-                .expect("openssl (Debian package openssl; scripts/setup.sh test installs it)");
-            assert!(status.success(), "openssl {args:?} failed");
-        };
-        std::fs::write(
-            dir.path().join("ext.cnf"),
-            "subjectAltName=DNS:localhost,IP:127.0.0.1\n",
-        )
-        .unwrap();
-        run(&[
-            "req",
-            "-x509",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-keyout",
-            "ca.key",
-            "-out",
-            "ca.pem",
-            "-days",
-            "2",
-            "-subj",
-            "/CN=Hearth test CA",
-        ]);
-        run(&[
-            "req",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-keyout",
-            "server.key",
-            "-out",
-            "server.csr",
-            "-subj",
-            "/CN=localhost",
-        ]);
-        run(&[
-            "x509",
-            "-req",
-            "-in",
-            "server.csr",
-            "-CA",
-            "ca.pem",
-            "-CAkey",
-            "ca.key",
-            "-CAcreateserial",
-            "-out",
-            "server.pem",
-            "-days",
-            "2",
-            "-extfile",
-            "ext.cnf",
-        ]);
-        Self { dir }
-    }
-
-    fn ca_file(&self) -> String {
-        self.dir
-            .path()
-            .join("ca.pem")
-            .to_string_lossy()
-            .into_owned()
     }
 }
 

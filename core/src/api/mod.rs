@@ -5,6 +5,7 @@ mod access;
 mod config;
 mod error;
 mod health;
+pub mod mcp_registry;
 mod plugins;
 mod relay;
 
@@ -15,6 +16,9 @@ pub use config::{
 };
 pub use error::{ApiError, ErrorCode};
 pub use health::{HealthReport, ServiceHealth, ServiceStatus};
+pub use mcp_registry::{
+    McpRemote, McpRemoteHeader, McpServer, McpServersQuery, McpServersResponse, McpTransport,
+};
 pub use plugins::{
     McpPromptsAction, McpPromptsRequest, McpResourcesAction, McpResourcesRequest,
     PluginExecuteRequest, PluginExecuteResponse, PluginInstallRequest, PluginInstallResponse,
