@@ -415,6 +415,34 @@ impl Db {
         Ok(())
     }
 
+    /// Writes `value` under `key` unless something is there already, in one transaction,
+    /// and returns what is stored afterwards (ours, or the one that was first). Two tabs,
+    /// or two parts of one page, creating the same value at once agree on one.
+    pub async fn put_raw_if_absent(
+        &self,
+        store: &str,
+        key: &str,
+        value: &JsValue,
+    ) -> Result<JsValue, StorageError> {
+        let transaction = self
+            .database
+            .transaction(&[store], TransactionMode::ReadWrite)?;
+        let records = transaction.object_store(store)?;
+        let existing = records
+            .get(JsValue::from_str(key))?
+            .await?
+            .filter(|v| !v.is_undefined());
+        let stored = match existing {
+            Some(existing) => existing,
+            None => {
+                records.put(value, Some(&JsValue::from_str(key)))?.await?;
+                value.clone()
+            }
+        };
+        commit(transaction).await?;
+        Ok(stored)
+    }
+
     /// Deletes a value.
     pub async fn delete(&self, store: &str, key: &str) -> Result<(), StorageError> {
         let transaction = self

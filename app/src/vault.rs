@@ -131,7 +131,14 @@ impl Vault {
         .map_err(crypto_error)?
         .dyn_into::<web_sys::CryptoKey>()
         .map_err(crypto_error)?;
-        db.put_raw(KEYS, MASTER, &key).await?;
+        // Another opener (a second tab, or another part of this page) may have created a
+        // key meanwhile: the first one stored wins, so no secret is sealed with a key
+        // that is then replaced.
+        let key = db
+            .put_raw_if_absent(KEYS, MASTER, &key)
+            .await?
+            .dyn_into::<web_sys::CryptoKey>()
+            .map_err(|_| VaultError::KeyLost)?;
         Ok(Self { db, key })
     }
 
