@@ -4,7 +4,8 @@
 
 use hearth_core::api::{
     AccessSession, AccessVerifyRequest, ApiError, HealthReport, ModelListRequest,
-    ModelListResponse, PublicConfig,
+    ModelListResponse, PluginExecuteRequest, PluginExecuteResponse, PluginInstallRequest,
+    PluginInstallResponse, PluginListResponse, PluginUninstallRequest, PublicConfig,
 };
 use hearth_core::byok::PublicKeyResponse;
 use leptos::prelude::window;
@@ -120,4 +121,58 @@ pub async fn list_models(request: &ModelListRequest) -> Result<ModelListResponse
 /// `GET /api/health`.
 pub async fn fetch_health() -> Result<HealthReport, EdgeError> {
     get_json("/api/health").await
+}
+
+/// `GET /api/plugins/list`.
+pub async fn list_plugins() -> Result<PluginListResponse, EdgeError> {
+    get_json("/api/plugins/list").await
+}
+
+/// `POST /api/plugins/install`.
+pub async fn install_plugin(
+    request: &PluginInstallRequest,
+) -> Result<PluginInstallResponse, EdgeError> {
+    post_json("/api/plugins/install", request).await
+}
+
+/// `POST /api/plugins/uninstall`.
+pub async fn uninstall_plugin(plugin_id: &str) -> Result<serde_json::Value, EdgeError> {
+    post_json(
+        "/api/plugins/uninstall",
+        &PluginUninstallRequest {
+            plugin_id: plugin_id.to_string(),
+        },
+    )
+    .await
+}
+
+/// `POST /api/plugins/execute`.
+pub async fn execute_plugin(
+    request: &PluginExecuteRequest,
+) -> Result<PluginExecuteResponse, EdgeError> {
+    post_json("/api/plugins/execute", request).await
+}
+
+/// `GET /api/mcp/servers`: one page of the official MCP registry, `search` and `cursor`
+/// URL-encoded.
+pub async fn browse_mcp_registry(
+    search: &str,
+    cursor: Option<&str>,
+) -> Result<hearth_core::api::McpServersResponse, EdgeError> {
+    let mut query = Vec::new();
+    if !search.trim().is_empty() {
+        query.push(format!(
+            "search={}",
+            js_sys::encode_uri_component(search.trim())
+        ));
+    }
+    if let Some(cursor) = cursor {
+        query.push(format!("cursor={}", js_sys::encode_uri_component(cursor)));
+    }
+    let path = if query.is_empty() {
+        "/api/mcp/servers".to_string()
+    } else {
+        format!("/api/mcp/servers?{}", query.join("&"))
+    };
+    get_json(&path).await
 }

@@ -36,6 +36,7 @@ pub mod edge;
 pub mod envelope;
 pub mod i18n;
 pub mod models;
+pub mod plugins;
 pub mod preferences;
 pub mod providers;
 pub mod render;
@@ -62,6 +63,7 @@ pub fn App() -> impl IntoView {
     provide_context(Toasts::new());
     provide_context(providers::Providers::load());
     provide_context(preferences::Prefs::load());
+    provide_context(plugins::Plugins::load());
     provide_context(chat::Chat::load());
     // A deep link `#settings/<tab>` opens the settings at that tab, on load and when the
     // hash changes (our own tab switches use replaceState, which fires no hashchange).

@@ -190,6 +190,8 @@ pub struct Preferences {
     pub compression_model: Option<ModelRef>,
     /// Per provider id, per model id: what the user corrected.
     pub models: BTreeMap<String, BTreeMap<String, ModelOverrides>>,
+    /// Which plugins and functions are offered, and whether calls wait for the user.
+    pub tools: crate::plugin::selection::ToolPreferences,
 }
 
 impl Preferences {

@@ -153,17 +153,21 @@ impl Browser {
             .unwrap_or_else(|error| panic!("script failed: {error}\n{script}"))
     }
 
-    /// Polls the JavaScript `expression` until it is truthy.
+    /// Polls the JavaScript `expression` until it is truthy. An expression that throws
+    /// (an element of a lazily loaded chunk not there yet) counts as not yet; the last
+    /// error is reported if it never comes true.
     pub async fn wait_until(&self, expression: &str) {
         let deadline = Instant::now() + WAIT;
         let script = format!("return !!({expression});");
         loop {
-            if self.js(&script, vec![]).await == Value::Bool(true) {
-                return;
-            }
+            let error = match self.client.execute(&script, vec![]).await {
+                Ok(Value::Bool(true)) => return,
+                Ok(_) => String::new(),
+                Err(error) => format!(" (last error: {error})"),
+            };
             assert!(
                 Instant::now() < deadline,
-                "timed out waiting for `{expression}`"
+                "timed out waiting for `{expression}`{error}"
             );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }

@@ -17,6 +17,8 @@
 //! - [`provider_fixture`]: a fake model provider on 127.0.0.1 speaking each protocol's
 //!   streaming wire format on its real paths, with CORS, scripted replies (errors,
 //!   truncation, stalls, tool calls) and a record of every request.
+//! - [`tool_peers`]: the services tools tests call: a Petstore-style REST API with its
+//!   OpenAPI description, and the npm MCP `server-everything`.
 //! - [`tap`]: a recording TCP proxy between the browser and the edge, to check the
 //!   bytes that actually crossed the wire.
 
@@ -27,6 +29,7 @@ pub mod paths;
 pub mod process;
 pub mod provider_fixture;
 pub mod tap;
+pub mod tool_peers;
 
 pub use browser::Browser;
 pub use process::{Hearth, Stack};

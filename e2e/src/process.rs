@@ -165,6 +165,25 @@ pub fn start_chromedriver() -> Guard {
     }
 }
 
+/// Starts a test peer (an MCP server, …) with `spawn(port)` on a free port and waits
+/// until it is the one listening; it is killed with its process group on drop.
+pub fn start_peer(name: &str, spawn: impl Fn(u16) -> Command) -> Guard {
+    let (child, port) = start_on_free_port(name, |port| {
+        let mut command = spawn(port);
+        command.stdout(Stdio::null()).stderr(Stdio::null());
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        command
+            .spawn()
+            .unwrap_or_else(|error| panic!("cannot start the {name}: {error}"))
+    });
+    Guard {
+        child,
+        port,
+        group: cfg!(unix),
+    }
+}
+
 /// A server and a driver for one test.
 #[derive(Debug)]
 pub struct Stack {

@@ -196,6 +196,7 @@ impl Recorded {
 /// State shared between the test and the server thread.
 struct Shared {
     cors: AtomicBool,
+    tool_models: AtomicBool,
     models: Mutex<Vec<String>>,
     queue: Mutex<VecDeque<Reply>>,
     requests: Mutex<Vec<Recorded>>,
@@ -238,6 +239,7 @@ impl ProviderFixture {
         let port = listener.local_addr().expect("the fixture's address").port();
         let shared = Arc::new(Shared {
             cors: AtomicBool::new(true),
+            tool_models: AtomicBool::new(false),
             models: Mutex::new(DEFAULT_MODELS.iter().map(|m| m.to_string()).collect()),
             queue: Mutex::new(VecDeque::new()),
             requests: Mutex::new(Vec::new()),
@@ -293,6 +295,12 @@ impl ProviderFixture {
     /// `access-control-*` header, so a browser's cross-origin `fetch` rejects.
     pub fn set_cors(&self, enabled: bool) {
         self.shared.cors.store(enabled, Ordering::SeqCst);
+    }
+
+    /// Whether the OpenAI-shaped listing says its models take tools, as OpenRouter's
+    /// does (`supported_parameters`); off by default.
+    pub fn set_tool_models(&self, enabled: bool) {
+        self.shared.tool_models.store(enabled, Ordering::SeqCst);
     }
 
     /// The model ids listed from now on (default [`DEFAULT_MODELS`]).
@@ -460,6 +468,7 @@ fn display_name(id: &str) -> String {
 /// A model listing: OpenAI's shape for `None`, else that protocol's.
 fn models(shared: &Shared, shape: Option<Protocol>) -> Response {
     let ids = lock(&shared.models).clone();
+    let tools = shared.tool_models.load(Ordering::SeqCst);
     let body = match shape {
         Some(Protocol::Anthropic) => json!({
             "data": ids.iter().map(|id| json!({
@@ -485,12 +494,18 @@ fn models(shared: &Shared, shape: Option<Protocol>) -> Response {
         }),
         _ => json!({
             "object": "list",
-            "data": ids.iter().map(|id| json!({
-                "id": id,
-                "object": "model",
-                "created": CREATED,
-                "owned_by": "hearth-fixture",
-            })).collect::<Vec<_>>(),
+            "data": ids.iter().map(|id| {
+                let mut model = json!({
+                    "id": id,
+                    "object": "model",
+                    "created": CREATED,
+                    "owned_by": "hearth-fixture",
+                });
+                if tools {
+                    model["supported_parameters"] = json!(["tools", "tool_choice", "temperature"]);
+                }
+                model
+            }).collect::<Vec<_>>(),
         }),
     };
     ([(CONTENT_TYPE, "application/json")], body.to_string()).into_response()

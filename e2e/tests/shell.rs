@@ -318,7 +318,15 @@ async fn dialog_traps_focus_closes_on_escape_and_returns_focus() {
             vec![],
         )
         .await;
-    for tab in ["providers", "models", "system", "data", "health", "about"] {
+    for tab in [
+        "providers",
+        "models",
+        "tools",
+        "system",
+        "data",
+        "health",
+        "about",
+    ] {
         browser.press(&[Key::Down]).await;
         assert_eq!(browser.focused().await, format!("settings-tab-{tab}"));
     }

@@ -5,6 +5,8 @@
 //!
 //! - [`transport`]: opening a model stream, directly or through the edge relay.
 //! - `run`: one generation: request planning, streaming, the 500 ms flush, the queue.
+//! - `tools`: the calls of a round that asked for tools: resolved, confirmed where the
+//!   user wants it, executed through the edge four at a time.
 //! - `sync`: keeping two tabs consistent (BroadcastChannel + field-level merges).
 //!
 //! Writes go through `storage::Batch`: new records are put whole, changes are merged
@@ -15,6 +17,7 @@ pub mod transport;
 mod run;
 mod sync;
 mod task;
+mod tools;
 
 use std::collections::HashMap;
 
@@ -132,6 +135,7 @@ pub struct Chat {
     // reactive owner that provides them.
     providers: crate::providers::Providers,
     prefs: crate::preferences::Prefs,
+    plugins: crate::plugins::Plugins,
     toasts: crate::ui::toast::Toasts,
     i18n: crate::i18n::I18n,
     db: StoredValue<Option<Db>, LocalStorage>,
@@ -197,6 +201,7 @@ impl Chat {
             storage_error: RwSignal::new(None),
             providers: use_providers(),
             prefs: crate::preferences::use_prefs(),
+            plugins: crate::plugins::use_plugins(),
             toasts: use_toasts(),
             i18n: use_i18n(),
             db: StoredValue::new_local(None),

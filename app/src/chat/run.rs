@@ -7,9 +7,13 @@
 
 use hearth_core::chat::compression;
 use hearth_core::chat::record::Timings;
+use hearth_core::chat::tools::{self, ToolRound};
 use hearth_core::chat::{GenerationError, MessageRecord, MessageStatus, RunOutcome};
 use hearth_core::context::{self, Item, PlanInput, estimate_tokens};
+use hearth_core::plugin::selection::Toolset;
+use hearth_core::plugin::tool_loop::{Budget, Round, final_round_instruction};
 use hearth_core::provider::request::{ChatRequest, Message, ModelCapabilities, Part};
+use hearth_core::provider::tool_calls::{ToolCall, ToolCallAssembler};
 use hearth_core::provider::{
     FinishReason, MAX_STREAM_BYTES, StreamDecoder, StreamError, StreamEvent, Usage,
 };
@@ -41,18 +45,23 @@ pub enum Mode {
 struct Prepared {
     provider: Provider,
     key: Option<String>,
+    /// The planned history up to the question; each round adds the reply's tool rounds.
     request: ChatRequest,
+    /// What a continuation adds after them.
+    continuation: Vec<Message>,
     capabilities: ModelCapabilities,
 }
 
 /// The reply as the run knows it (the source of truth while streaming; the screen and
 /// the database follow it).
-struct Reply {
+pub(super) struct Reply {
     run_id: u64,
-    conversation_id: String,
-    id: String,
+    pub(super) conversation_id: String,
+    pub(super) id: String,
     content: String,
     reasoning: String,
+    /// The rounds that called tools, before the text of the current round.
+    pub(super) rounds: Vec<ToolRound>,
     usage: Usage,
     finish: Option<FinishReason>,
     error: Option<GenerationError>,
@@ -113,19 +122,25 @@ async fn run(
         return RunOutcome::Failed;
     };
     let record = live.snapshot();
+    let continuing = mode == Mode::Continue;
     let mut reply = Reply {
         run_id,
         conversation_id: conversation_id.to_string(),
         id: reply_id.to_string(),
-        content: if mode == Mode::Continue {
+        content: if continuing {
             record.content.clone()
         } else {
             String::new()
         },
-        reasoning: if mode == Mode::Continue {
+        reasoning: if continuing {
             record.reasoning.clone()
         } else {
             String::new()
+        },
+        rounds: if continuing {
+            record.tool_rounds.clone()
+        } else {
+            Vec::new()
         },
         usage: Usage::default(),
         finish: None,
@@ -149,36 +164,139 @@ async fn run(
         ));
         return chat.end(reply, MessageStatus::Error).await;
     };
+    // Tools only for a model that takes them, and never on a continuation (it finishes
+    // the text it was writing).
+    let toolset = if prepared.capabilities.tools && !continuing {
+        chat.toolset().await
+    } else {
+        Toolset::default()
+    };
+    let mut budget = Budget::new();
+    loop {
+        let round = if toolset.is_empty() {
+            Round::Final
+        } else {
+            budget.next_round()
+        };
+        let request = round_request(&prepared, &reply.rounds, &toolset, round);
+        let calls = match stream_round(
+            chat,
+            providers,
+            &prepared,
+            &request,
+            &mut reply,
+            &controller,
+        )
+        .await
+        {
+            Ok(calls) => calls,
+            Err(status) => return chat.end(reply, status).await,
+        };
+        // A final round's calls are not run: it was offered no tools.
+        if calls.is_empty() || round == Round::Final {
+            return chat.end(reply, MessageStatus::Done).await;
+        }
+        let admission = budget.admit(calls.len());
+        let mut tool_round = ToolRound {
+            text: std::mem::take(&mut reply.content),
+            reasoning: std::mem::take(&mut reply.reasoning),
+            calls: calls.iter().map(super::tools::record_of).collect(),
+        };
+        for call in tool_round.calls.iter_mut().skip(admission.run) {
+            call.skip();
+        }
+        reply.rounds.push(tool_round);
+        reply.finish = None;
+        chat.show_reply(&reply, MessageStatus::Streaming);
+        chat.flush(&reply).await;
+        super::tools::run_calls(
+            chat,
+            &mut reply,
+            &calls,
+            admission.run,
+            &toolset,
+            &controller,
+        )
+        .await;
+        chat.show_reply(&reply, MessageStatus::Streaming);
+        if controller.signal().aborted() {
+            return chat.end(reply, MessageStatus::Aborted).await;
+        }
+        chat.flush(&reply).await;
+    }
+}
+
+/// The request of one round: the planned history, the reply's tool rounds so far, and
+/// the tools (or, in the final round after tools were used, the instruction to answer).
+fn round_request(
+    prepared: &Prepared,
+    rounds: &[ToolRound],
+    toolset: &Toolset,
+    round: Round,
+) -> ChatRequest {
+    let mut request = prepared.request.clone();
+    request.messages.extend(tools::messages(rounds));
+    request
+        .messages
+        .extend(prepared.continuation.iter().cloned());
+    match round {
+        Round::WithTools => request.tools = toolset.specs.clone(),
+        Round::Final if !toolset.is_empty() => {
+            let instruction = final_round_instruction();
+            request.system = Some(match request.system.take() {
+                Some(system) => format!("{system}\n\n{instruction}"),
+                None => instruction,
+            });
+        }
+        Round::Final => {}
+    }
+    request
+}
+
+/// Streams one round into `reply`: its text and reasoning shown as they arrive, the
+/// partial reply written at least every 500 ms, and the tool calls it asked for
+/// returned. `Err` is how the reply ends instead (stopped, failed), with `reply.error`
+/// set for a failure.
+async fn stream_round(
+    chat: Chat,
+    providers: crate::providers::Providers,
+    prepared: &Prepared,
+    request: &ChatRequest,
+    reply: &mut Reply,
+    controller: &web_sys::AbortController,
+) -> Result<Vec<ToolCall>, MessageStatus> {
     let signal = controller.signal();
     let stream = match open(
         providers,
         &prepared.provider,
         prepared.key.as_deref(),
-        &prepared.request,
+        request,
         &prepared.capabilities,
         &signal,
     )
     .await
     {
         Ok(stream) => stream,
-        Err(OpenError::Aborted) => return chat.end(reply, MessageStatus::Aborted).await,
+        Err(OpenError::Aborted) => return Err(MessageStatus::Aborted),
         Err(OpenError::Failed(error)) => {
             reply.error = Some(error);
-            return chat.end(reply, MessageStatus::Error).await;
+            return Err(MessageStatus::Error);
         }
         Err(OpenError::Blocked) => {
             reply.error = Some(blocked_error());
-            return chat.end(reply, MessageStatus::Error).await;
+            return Err(MessageStatus::Error);
         }
     };
     let protocol = prepared.provider.kind.protocol().0;
     let mut decoder = StreamDecoder::new(protocol);
+    let mut assembler = ToolCallAssembler::new();
+    let mut round_usage = Usage::default();
     let silence_ms = stream_silence_ms().await;
     let mut last_flush = now();
     let mut last_bytes = now();
     let mut dirty = false;
     let mut received = 0usize;
-    loop {
+    let ended = loop {
         // Never wait past the next flush (a stalled provider must not keep what already
         // arrived off the disk) or past the silence limit.
         let silent_for = now() - last_bytes;
@@ -193,7 +311,7 @@ async fn run(
                 ),
                 true,
             ));
-            return chat.end(reply, MessageStatus::Error).await;
+            break Err(MessageStatus::Error);
         }
         let mut wait = silence_ms - silent_for;
         if dirty {
@@ -201,7 +319,7 @@ async fn run(
         }
         let next = stream.next_within(wait.max(1.0) as i32).await;
         if signal.aborted() {
-            return chat.end(reply, MessageStatus::Aborted).await;
+            break Err(MessageStatus::Aborted);
         }
         let (events, ended) = match next {
             Ok(Next::Bytes(bytes)) => {
@@ -218,7 +336,7 @@ async fn run(
                         ),
                         false,
                     ));
-                    return chat.end(reply, MessageStatus::Error).await;
+                    break Err(MessageStatus::Error);
                 }
                 (decoder.push(&bytes), false)
             }
@@ -230,32 +348,34 @@ async fn run(
                     "The connection to the provider broke; what arrived is kept",
                     true,
                 ));
-                return chat.end(reply, MessageStatus::Error).await;
+                break Err(MessageStatus::Error);
             }
         };
         match events {
             Ok(events) if !events.is_empty() => {
-                chat.apply(&mut reply, events);
+                chat.apply(reply, &mut assembler, &mut round_usage, events);
                 dirty = true;
             }
             Ok(_) => {}
             Err(error) => {
                 reply.error = Some(stream_error(&error));
-                return chat.end(reply, MessageStatus::Error).await;
+                break Err(MessageStatus::Error);
             }
         }
         if reply.error.is_some() {
-            return chat.end(reply, MessageStatus::Error).await;
+            break Err(MessageStatus::Error);
         }
         if ended || decoder.ended() {
-            return chat.end(reply, MessageStatus::Done).await;
+            break Ok(());
         }
         if dirty && now() - last_flush >= FLUSH_MS {
             last_flush = now();
             dirty = false;
-            chat.flush(&reply).await;
+            chat.flush(reply).await;
         }
-    }
+    };
+    reply.usage.add(round_usage);
+    ended.map(|()| assembler.finish())
 }
 
 /// How long a stream may stay silent, in ms: the edge's limit (`/api/config`), or the
@@ -392,7 +512,7 @@ async fn prepare(
     let history: Vec<MessageRecord> = path[..end]
         .iter()
         .filter_map(|id| chat.live(id).map(|l| l.snapshot()))
-        .filter(|m| m.is_user() || !m.content.trim().is_empty())
+        .filter(|m| m.is_user() || !m.content.trim().is_empty() || !m.tool_rounds.is_empty())
         .collect();
     let Some((newest, earlier)) = history.split_last() else {
         return Err(GenerationError::new(
@@ -439,7 +559,7 @@ async fn prepare(
     for message in earlier {
         let item = Item {
             id: message.id.clone(),
-            tokens: estimate_tokens(&message.content),
+            tokens: message_tokens(message),
         };
         match turns.last_mut() {
             Some(turn) if !message.is_user() => turn.push(item),
@@ -457,10 +577,9 @@ async fn prepare(
     let mut messages: Vec<Message> = earlier
         .iter()
         .filter(|m| plan.history.contains(&m.id))
-        .map(to_message)
+        .flat_map(to_messages)
         .collect();
-    messages.push(to_message(newest));
-    messages.extend(continuation);
+    messages.extend(to_messages(newest));
     Ok(Prepared {
         provider,
         key,
@@ -470,6 +589,7 @@ async fn prepare(
             messages,
             ..Default::default()
         },
+        continuation,
         capabilities,
     })
 }
@@ -494,15 +614,28 @@ fn user(text: &str) -> Message {
     }
 }
 
-fn to_message(record: &MessageRecord) -> Message {
+/// A stored message as the request carries it: a reply that called tools is its rounds
+/// (the calls and their results) followed by its final text.
+fn to_messages(record: &MessageRecord) -> Vec<Message> {
     if record.is_user() {
-        user(&record.content)
-    } else {
-        Message::Assistant {
-            text: record.content.clone(),
-            tool_calls: Vec::new(),
-        }
+        return vec![user(&record.content)];
     }
+    let mut out = tools::messages(&record.tool_rounds);
+    out.push(Message::Assistant {
+        text: record.content.clone(),
+        tool_calls: Vec::new(),
+    });
+    out
+}
+
+/// Tokens a stored message costs a request, its tool rounds included.
+fn message_tokens(record: &MessageRecord) -> u64 {
+    let rounds: usize = record
+        .tool_rounds
+        .iter()
+        .map(ToolRound::context_chars)
+        .sum();
+    estimate_tokens(&record.content) + (rounds as u64).div_ceil(4)
 }
 
 impl Chat {
@@ -520,15 +653,22 @@ impl Chat {
         });
     }
 
-    /// Applies decoded events to the reply and the screen.
-    fn apply(&self, reply: &mut Reply, events: Vec<StreamEvent>) {
+    /// Applies decoded events to the reply and the screen; tool-call fragments go to
+    /// `calls`, the round's usage to `usage`.
+    fn apply(
+        &self,
+        reply: &mut Reply,
+        calls: &mut ToolCallAssembler,
+        usage: &mut Usage,
+        events: Vec<StreamEvent>,
+    ) {
         let mut text = String::new();
         let mut reasoning = String::new();
         for event in events {
             match event {
                 StreamEvent::Text { delta } => text.push_str(&delta),
                 StreamEvent::Reasoning { delta } => reasoning.push_str(&delta),
-                StreamEvent::Usage { usage } => reply.usage.merge(usage),
+                StreamEvent::Usage { usage: reported } => usage.merge(reported),
                 StreamEvent::Finish { reason } => reply.finish = Some(reason),
                 StreamEvent::Error { error } => {
                     reply.error = Some(GenerationError::new(
@@ -537,8 +677,9 @@ impl Chat {
                         true,
                     ));
                 }
-                // Tool calls arrive with the tools work; images with output blocks.
-                StreamEvent::ToolCall { .. } | StreamEvent::Image { .. } => {}
+                call @ StreamEvent::ToolCall { .. } => calls.apply(&call),
+                // Images arrive with output blocks.
+                StreamEvent::Image { .. } => {}
             }
         }
         if (!text.is_empty() || !reasoning.is_empty()) && reply.first_token.is_none() {
@@ -556,7 +697,7 @@ impl Chat {
         }
     }
 
-    fn show_reply(&self, reply: &Reply, status: MessageStatus) {
+    pub(super) fn show_reply(&self, reply: &Reply, status: MessageStatus) {
         if let Some(live) = self.live(&reply.id) {
             if live.content.with_untracked(|c| *c != reply.content) {
                 live.content.set(reply.content.clone());
@@ -565,6 +706,9 @@ impl Chat {
                 live.reasoning.set(reply.reasoning.clone());
             }
             live.record.update(|r| {
+                if r.tool_rounds != reply.rounds {
+                    r.tool_rounds = reply.rounds.clone();
+                }
                 r.status = status;
                 r.generation_error = reply.error.clone();
                 r.usage = reply.usage;
@@ -575,7 +719,7 @@ impl Chat {
     }
 
     /// Writes the partial reply (the 500 ms flush).
-    async fn flush(&self, reply: &Reply) {
+    pub(super) async fn flush(&self, reply: &Reply) {
         let mut batch = Batch::new();
         batch.merge(
             MESSAGES,
@@ -583,6 +727,7 @@ impl Chat {
             json!({
                 "content": reply.content,
                 "reasoning": reply.reasoning,
+                "toolRounds": reply.rounds,
                 "status": MessageStatus::Streaming,
                 "updatedAt": now(),
             }),
@@ -602,6 +747,7 @@ impl Chat {
             json!({
                 "content": reply.content,
                 "reasoning": reply.reasoning,
+                "toolRounds": reply.rounds,
                 "status": status,
                 "generationError": reply.error,
                 "usage": reply.usage,

@@ -2,7 +2,8 @@
 //! Markdown goes through the render worker. Under each message: its actions (copy, edit
 //! or regenerate, delete, details), the branch switcher (`n/m`) when it has siblings, and
 //! for a reply its status: streaming, stopped (Continue), interrupted (Continue, Retry)
-//! or failed (the stored `generationError`, with Retry).
+//! or failed (the stored `generationError`, with Retry). A reply that called tools shows
+//! its rounds first (`tool_calls`).
 
 use hearth_core::chat::{MessageRecord, MessageStatus};
 use leptos::ev::KeyboardEvent;
@@ -166,10 +167,17 @@ fn status_block(id: String, live: LiveMessage) -> impl IntoView {
     let chat = use_chat();
     let i18n = use_i18n();
     move || {
-        let (status, error, empty) = live
-            .record
-            .with(|r| (r.status, r.generation_error.clone(), false));
-        let empty = empty || live.content.with(String::is_empty);
+        // A call waiting for the user has its own card; "Generating…" would be wrong.
+        let (status, error, waiting) = live.record.with(|r| {
+            let waiting = r.tool_rounds.last().is_some_and(|round| {
+                round
+                    .calls
+                    .iter()
+                    .any(|c| c.status == hearth_core::chat::tools::ToolCallStatus::AwaitingApproval)
+            });
+            (r.status, r.generation_error.clone(), waiting)
+        });
+        let empty = !waiting && live.content.with(String::is_empty);
         let (retry_id, continue_id) = (id.clone(), id.clone());
         let retry = move || chat.retry(retry_id.clone());
         let resume = move || chat.continue_reply(continue_id.clone());
@@ -343,6 +351,7 @@ pub fn MessageView(
                     </details>
                 })
             }}
+            <super::tool_calls::ToolRounds live=live />
             <div class="message__markdown" on:click=move |event| on_markdown_click(event, toasts, i18n)>
                 <MarkdownBody text=live.content streaming=streaming />
             </div>

@@ -8,6 +8,7 @@
 pub mod list;
 pub mod message;
 pub mod queue;
+mod tool_calls;
 
 use leptos::prelude::*;
 

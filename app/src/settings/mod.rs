@@ -6,8 +6,11 @@ mod data;
 mod general;
 mod health;
 mod models;
+mod plugins;
 mod providers;
 mod system;
+
+pub use plugins::risk_key;
 
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
@@ -26,6 +29,8 @@ pub enum Tab {
     Providers,
     /// Default and task models, per-model metadata.
     Models,
+    /// Plugins, their functions and credentials, confirmation.
+    Tools,
     /// The system prompt.
     System,
     /// Storage, export, import, delete.
@@ -37,10 +42,11 @@ pub enum Tab {
 }
 
 impl Tab {
-    const ALL: [Tab; 7] = [
+    const ALL: [Tab; 8] = [
         Tab::General,
         Tab::Providers,
         Tab::Models,
+        Tab::Tools,
         Tab::System,
         Tab::Data,
         Tab::Health,
@@ -52,6 +58,7 @@ impl Tab {
             Tab::General => Key::SettingsTabGeneral,
             Tab::Providers => Key::SettingsTabProviders,
             Tab::Models => Key::SettingsTabModels,
+            Tab::Tools => Key::SettingsTabTools,
             Tab::System => Key::SettingsTabSystem,
             Tab::Data => Key::SettingsTabData,
             Tab::Health => Key::SettingsTabHealth,
@@ -70,6 +77,7 @@ impl Tab {
             Tab::General => "general",
             Tab::Providers => "providers",
             Tab::Models => "models",
+            Tab::Tools => "tools",
             Tab::System => "system",
             Tab::Data => "data",
             Tab::Health => "health",
@@ -198,6 +206,7 @@ fn SettingsTabs() -> impl IntoView {
                     Tab::General => view! { <general::GeneralPanel /> }.into_any(),
                     Tab::Providers => view! { <providers::ProvidersPanel /> }.into_any(),
                     Tab::Models => view! { <models::ModelsPanel /> }.into_any(),
+                    Tab::Tools => view! { <plugins::PluginsPanel /> }.into_any(),
                     Tab::System => view! { <system::SystemPanel /> }.into_any(),
                     Tab::Data => view! { <data::DataPanel /> }.into_any(),
                     Tab::Health => view! { <health::HealthPanel /> }.into_any(),

@@ -1,7 +1,8 @@
 //! Conversations: the message tree with its branches, the generation state machine,
 //! the queue of messages sent while a reply streams, the errors stored on a message, the
 //! stored records of conversations and messages, the export archive, and how task
-//! models title a conversation and compress its older turns.
+//! models title a conversation and compress its older turns, and the tool calls a reply
+//! made.
 
 pub mod archive;
 pub mod compression;
@@ -9,6 +10,7 @@ pub mod generation;
 pub mod queue;
 pub mod record;
 pub mod title;
+pub mod tools;
 pub mod tree;
 
 pub use generation::{Generation, GenerationError, GenerationEvent, Phase, RunId};

@@ -85,6 +85,9 @@ pub struct MessageRecord {
     pub timings: Timings,
     /// Why the reply ended (`stop`, `length`, …).
     pub finish_reason: Option<String>,
+    /// The rounds in which the reply called tools, before its final text.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tool_rounds: Vec<super::tools::ToolRound>,
     /// Creation time, ms since the epoch.
     pub created_at: f64,
     /// Last change, ms since the epoch.
@@ -114,6 +117,11 @@ impl MessageRecord {
         if self.status == MessageStatus::Streaming {
             self.status = MessageStatus::Interrupted;
         }
+        self.tool_rounds = self
+            .tool_rounds
+            .into_iter()
+            .map(super::tools::ToolRound::reopened)
+            .collect();
         self
     }
 
@@ -257,6 +265,28 @@ mod tests {
             ..record
         };
         assert_eq!(done.clone().reopened(), done);
+    }
+
+    #[test]
+    fn a_call_waiting_for_the_user_when_the_page_closed_reopens_denied() {
+        use super::super::tools::{ToolCallRecord, ToolCallStatus, ToolRound};
+        let record = MessageRecord {
+            status: MessageStatus::Streaming,
+            tool_rounds: vec![ToolRound {
+                calls: vec![ToolCallRecord {
+                    id: "c".into(),
+                    status: ToolCallStatus::AwaitingApproval,
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let reopened = record.reopened();
+        assert_eq!(
+            reopened.tool_rounds[0].calls[0].status,
+            ToolCallStatus::Denied
+        );
     }
 
     #[test]

@@ -80,6 +80,11 @@ impl SessionApprovals {
         self.keys.remove(key)
     }
 
+    /// Forgets every approval of a plugin (it was uninstalled).
+    pub fn revoke_plugin(&mut self, plugin_id: &str) {
+        self.keys.retain(|key| key.plugin_id != plugin_id);
+    }
+
     /// Every approval, for the user to see and revoke.
     pub fn list(&self) -> impl Iterator<Item = &ApprovalKey> {
         self.keys.iter()
@@ -170,6 +175,9 @@ mod tests {
         );
         assert_eq!(approvals.list().count(), 1);
         assert!(approvals.revoke(&write));
+        approvals.approve(write.clone());
+        approvals.revoke_plugin("items");
+        assert_eq!(approvals.list().count(), 0);
         assert_eq!(
             decide(mode, &approvals, &write),
             Decision::Ask(Offer::OnceOrSession)

@@ -23,6 +23,8 @@
 //! - [`approval`]: whether a call runs or waits (confirmation off by default; destructive
 //!   calls always ask once; session approvals bound to the fingerprint).
 //! - [`builtin`]: Hearth's own plugins (the web page reader).
+//! - [`selection`]: the user's plugin and function switches and confirmation mode, and
+//!   the tools a request offers with what each name executes.
 //! - [`registry`]: which function a name means among the active plugins: a name two
 //!   plugins expose is a reported collision, never a guess; built-in ids are reserved.
 
@@ -38,6 +40,7 @@ pub mod openapi;
 pub mod registry;
 pub mod result;
 pub mod risk;
+pub mod selection;
 pub mod tool_loop;
 
 pub use model::{Auth, AuthPlacement, HttpMethod, McpInfo, Plugin, PluginFunction, Source};

@@ -115,6 +115,21 @@ impl Usage {
         self.cached_input_tokens = other.cached_input_tokens.or(self.cached_input_tokens);
     }
 
+    /// Adds another round's counts (a reply that called tools made several requests);
+    /// a count either side does not know stays what the other says.
+    pub fn add(&mut self, other: Usage) {
+        fn sum(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+            match (a, b) {
+                (Some(a), Some(b)) => Some(a.saturating_add(b)),
+                (a, b) => a.or(b),
+            }
+        }
+        self.input_tokens = sum(self.input_tokens, other.input_tokens);
+        self.output_tokens = sum(self.output_tokens, other.output_tokens);
+        self.reasoning_tokens = sum(self.reasoning_tokens, other.reasoning_tokens);
+        self.cached_input_tokens = sum(self.cached_input_tokens, other.cached_input_tokens);
+    }
+
     /// Whether the provider reported anything.
     pub fn is_empty(&self) -> bool {
         *self == Self::default()
@@ -499,5 +514,29 @@ mod robustness {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod usage {
+    use super::*;
+
+    #[test]
+    fn rounds_add_up_and_an_unknown_count_stays_what_the_other_says() {
+        let mut total = Usage {
+            input_tokens: Some(100),
+            output_tokens: Some(20),
+            ..Default::default()
+        };
+        total.add(Usage {
+            input_tokens: Some(150),
+            output_tokens: None,
+            reasoning_tokens: Some(5),
+            ..Default::default()
+        });
+        assert_eq!(total.input_tokens, Some(250));
+        assert_eq!(total.output_tokens, Some(20));
+        assert_eq!(total.reasoning_tokens, Some(5));
+        assert_eq!(total.cached_input_tokens, None);
     }
 }

@@ -65,10 +65,13 @@ pub fn parse_list(protocol: Protocol, body: &str) -> Result<Vec<ModelInfo>, Mode
                     id: id.to_string(),
                     display_name: entry["display_name"].as_str().map(str::to_string),
                     capabilities: ModelCapabilities {
+                        // OpenRouter-style listings say what a model takes.
+                        tools: lists(&entry["supported_parameters"], "tools"),
+                        reasoning: lists(&entry["supported_parameters"], "reasoning"),
+                        vision: lists(&entry["architecture"]["input_modalities"], "image"),
                         context_window: positive(&entry["context_length"])
                             .or_else(|| positive(&entry["max_input_tokens"])),
                         max_output_tokens: positive(&entry["max_tokens"]),
-                        ..ModelCapabilities::default()
                     },
                 })
             }
@@ -78,6 +81,13 @@ pub fn parse_list(protocol: Protocol, body: &str) -> Result<Vec<ModelInfo>, Mode
     models.sort_by(|a, b| a.id.cmp(&b.id));
     models.dedup_by(|a, b| a.id == b.id);
     Ok(models)
+}
+
+/// Whether `value` is an array holding the string `item`.
+fn lists(value: &Value, item: &str) -> bool {
+    value
+        .as_array()
+        .is_some_and(|items| items.iter().any(|i| i == item))
 }
 
 fn positive(value: &Value) -> Option<u64> {
@@ -107,6 +117,35 @@ fn gemini_model(entry: &Value) -> Option<ModelInfo> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_openrouter_listing_says_which_models_take_tools_images_and_reasoning() {
+        let body = r#"{"data": [
+            {"id": "a/tools", "supported_parameters": ["tools", "tool_choice", "reasoning"],
+             "architecture": {"input_modalities": ["text", "image"]}},
+            {"id": "b/plain", "supported_parameters": ["temperature"]},
+            {"id": "c/odd", "supported_parameters": "tools"}
+        ]}"#;
+        let models = parse_list(Protocol::OpenAiChat, body).unwrap();
+        let caps: Vec<(bool, bool, bool)> = models
+            .iter()
+            .map(|m| {
+                (
+                    m.capabilities.tools,
+                    m.capabilities.vision,
+                    m.capabilities.reasoning,
+                )
+            })
+            .collect();
+        assert_eq!(
+            caps,
+            [
+                (true, true, true),
+                (false, false, false),
+                (false, false, false)
+            ]
+        );
+    }
 
     #[test]
     fn openai_and_compatible_listings() {

@@ -1,0 +1,256 @@
+//! The calls of one round that asked for tools. Each call is resolved to the function
+//! the toolset offered under its name (an unknown or colliding name, or arguments that
+//! are not a JSON object, is answered with an error result the model can act on),
+//! confirmed when the user's mode asks for it (`hearth_core::plugin::approval`), and
+//! executed through the edge with the fingerprint it was offered with. Calls run in
+//! groups of four, results kept in the model's order; each call's card follows its
+//! status live, and the reply is written after every group.
+//!
+//! A call waiting for the user is denied when the reply is stopped or the user leaves
+//! the conversation (fail closed); a reload denies it through the stored record
+//! (`ToolCallRecord::reopened`). A denial is the call's result, so the model continues.
+
+use hearth_core::api::ErrorCode;
+use hearth_core::chat::MessageStatus;
+use hearth_core::chat::tools::{ToolCallRecord, ToolCallStatus};
+use hearth_core::plugin::approval::{self, Decision, Offer};
+use hearth_core::plugin::selection::{self, ToolTarget, Toolset};
+use hearth_core::plugin::tool_loop::batches;
+use hearth_core::provider::tool_calls::ToolCall;
+use leptos::prelude::*;
+use serde_json::Value;
+
+use super::run::Reply;
+use super::{Chat, now, sleep_ms};
+use crate::edge::EdgeError;
+use crate::plugins::{Answer, CallError, answer_key};
+
+/// How often a waiting call looks for the user's answer, in ms.
+const ANSWER_POLL_MS: i32 = 100;
+
+impl Chat {
+    /// The tools a reply offers now: the edge's plugins under the user's switches.
+    pub(super) async fn toolset(&self) -> Toolset {
+        self.plugins.ensure_listed().await;
+        let prefs = self.prefs.value.with_untracked(|p| p.tools.clone());
+        let builtins = self.plugins.builtins.get_untracked();
+        let installed = self.plugins.installed.get_untracked();
+        selection::toolset(&builtins, &installed, &prefs)
+    }
+
+    /// Shows one call's new state on its card.
+    fn show_call(&self, reply_id: &str, round: usize, index: usize, call: &ToolCallRecord) {
+        if let Some(live) = self.live(reply_id) {
+            live.record.update(|r| {
+                if let Some(slot) = r
+                    .tool_rounds
+                    .get_mut(round)
+                    .and_then(|round| round.calls.get_mut(index))
+                {
+                    *slot = call.clone();
+                }
+            });
+        }
+    }
+}
+
+/// A call as first recorded, before anything ran.
+pub(super) fn record_of(call: &ToolCall) -> ToolCallRecord {
+    ToolCallRecord {
+        id: call.id.clone(),
+        name: call.name.clone(),
+        arguments: call.raw_arguments.clone(),
+        status: ToolCallStatus::Pending,
+        ..Default::default()
+    }
+}
+
+/// Runs the first `run` calls of the reply's last round (the rest were skipped).
+pub(super) async fn run_calls(
+    chat: Chat,
+    reply: &mut Reply,
+    calls: &[ToolCall],
+    run: usize,
+    toolset: &Toolset,
+    controller: &web_sys::AbortController,
+) {
+    let Some(round) = reply.rounds.len().checked_sub(1) else {
+        return;
+    };
+    // Every card shows what it will call before anything runs.
+    for call in &mut reply.rounds[round].calls {
+        if let Some(target) = toolset.targets.get(&call.name) {
+            call.plugin_id = Some(target.plugin_id.clone());
+            call.plugin_title = Some(target.plugin_title.clone());
+            call.risk = Some(target.risk);
+            call.fingerprint = Some(target.fingerprint.clone());
+        }
+    }
+    chat.show_reply(reply, MessageStatus::Streaming);
+    for batch in batches(run) {
+        if controller.signal().aborted() {
+            break;
+        }
+        let work = batch.clone().map(|index| {
+            one_call(
+                chat,
+                Place {
+                    conversation_id: reply.conversation_id.clone(),
+                    reply_id: reply.id.clone(),
+                    round,
+                    index,
+                },
+                &calls[index],
+                toolset,
+                reply.rounds[round].calls[index].clone(),
+                controller.signal(),
+            )
+        });
+        let settled = futures::future::join_all(work).await;
+        for (index, record) in batch.zip(settled) {
+            reply.rounds[round].calls[index] = record;
+        }
+        chat.show_reply(reply, MessageStatus::Streaming);
+        chat.flush(reply).await;
+    }
+    // Stopped: what never ran is denied, so nothing is left that might still run.
+    for call in &mut reply.rounds[round].calls {
+        if !call.status.is_settled() {
+            call.deny();
+        }
+    }
+}
+
+/// Where a call's card is.
+struct Place {
+    conversation_id: String,
+    reply_id: String,
+    round: usize,
+    index: usize,
+}
+
+fn unknown_tool(name: &str, toolset: &Toolset) -> String {
+    match toolset.collisions.iter().find(|c| c.name == name) {
+        Some(collision) => format!("{collision}; it was not offered. Use another tool."),
+        None if name.is_empty() => "The call named no tool.".to_string(),
+        None => format!("There is no tool named {name}; call only the tools offered."),
+    }
+}
+
+async fn one_call(
+    chat: Chat,
+    place: Place,
+    call: &ToolCall,
+    toolset: &Toolset,
+    mut record: ToolCallRecord,
+    signal: web_sys::AbortSignal,
+) -> ToolCallRecord {
+    let Some(target) = toolset.targets.get(&call.name) else {
+        record.settle(
+            ToolCallStatus::Failed,
+            unknown_tool(&call.name, toolset),
+            true,
+        );
+        return record;
+    };
+    let args = match &call.arguments {
+        Ok(map) => Value::Object(map.clone()),
+        Err(error) => {
+            record.settle(
+                ToolCallStatus::Failed,
+                format!("The arguments could not be used: {error}. Call the tool again with a JSON object."),
+                true,
+            );
+            return record;
+        }
+    };
+    let mode = chat.prefs.value.with_untracked(|p| p.tools.confirm);
+    let decision = chat
+        .plugins
+        .approvals
+        .with_untracked(|a| approval::decide(mode, a, &target.approval_key()));
+    if let Decision::Ask(offer) = decision {
+        record.status = ToolCallStatus::AwaitingApproval;
+        chat.show_call(&place.reply_id, place.round, place.index, &record);
+        let key = answer_key(&place.reply_id, place.round, place.index);
+        match wait_for_answer(chat, &key, &place.conversation_id, &signal).await {
+            Answer::Deny => {
+                record.deny();
+                return record;
+            }
+            Answer::AllowSession if offer == Offer::OnceOrSession => {
+                chat.plugins.approve(target.approval_key());
+            }
+            Answer::AllowSession | Answer::AllowOnce => {}
+        }
+    }
+    if signal.aborted() {
+        record.deny();
+        return record;
+    }
+    record.status = ToolCallStatus::Running;
+    chat.show_call(&place.reply_id, place.round, place.index, &record);
+    execute(chat, target, args, &mut record).await;
+    chat.show_call(&place.reply_id, place.round, place.index, &record);
+    record
+}
+
+/// Sends the call to the edge and settles `record` with the outcome.
+async fn execute(chat: Chat, target: &ToolTarget, args: Value, record: &mut ToolCallRecord) {
+    let started = now();
+    match chat
+        .plugins
+        .execute(
+            &target.plugin_id,
+            &target.function,
+            &target.fingerprint,
+            args,
+        )
+        .await
+    {
+        Ok(response) => {
+            let result = response.result;
+            let text = match (&result.structured, result.text.is_empty()) {
+                (Some(structured), true) => structured.to_string(),
+                _ => result.text,
+            };
+            record.settle(ToolCallStatus::Done, text, result.is_error);
+            record.truncated = result.truncated;
+            record.images = u32::try_from(result.images.len()).unwrap_or(u32::MAX);
+            record.duration_ms = Some(response.duration_ms);
+        }
+        Err(error) => {
+            if let CallError::Edge(EdgeError::Api(api)) = &error
+                && api.code == ErrorCode::FingerprintMismatch
+            {
+                // The plugin changed under the reply: list again for the next one.
+                let plugins = chat.plugins;
+                leptos::task::spawn_local(async move { plugins.refresh().await });
+            }
+            record.settle(ToolCallStatus::Failed, error.to_string(), true);
+            record.duration_ms = Some((now() - started).max(0.0) as u64);
+        }
+    }
+}
+
+/// Waits for the user's answer to a waiting call. A stopped reply, or the user leaving
+/// the conversation (the card is gone), denies it.
+async fn wait_for_answer(
+    chat: Chat,
+    key: &str,
+    conversation_id: &str,
+    signal: &web_sys::AbortSignal,
+) -> Answer {
+    loop {
+        if let Some(answer) = chat.plugins.take_answer(key) {
+            return answer;
+        }
+        let here = chat
+            .current
+            .with_untracked(|c| c.as_deref() == Some(conversation_id));
+        if signal.aborted() || !here {
+            return Answer::Deny;
+        }
+        sleep_ms(ANSWER_POLL_MS).await;
+    }
+}

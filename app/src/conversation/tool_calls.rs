@@ -1,0 +1,178 @@
+//! A reply's tool rounds on screen: each round's text (Markdown), then one collapsible
+//! block per call with its name, plugin, risk, status, duration, the arguments (with
+//! credential-like fields masked) and the result. A call waiting for the user shows its
+//! confirmation card here: Allow once, Allow for this session (where the mode offers it)
+//! and Deny. Every block reads its own call through a memo, so a call changing state
+//! re-renders that block only.
+
+use hearth_core::chat::MessageRecord;
+use hearth_core::chat::tools::{ToolCallRecord, ToolCallStatus, redact_arguments};
+use hearth_core::plugin::approval::ConfirmMode;
+use leptos::prelude::*;
+
+use crate::chat::LiveMessage;
+use crate::i18n::{Key, tr, use_i18n};
+use crate::plugins::{Answer, answer_key, use_plugins};
+use crate::preferences::use_prefs;
+use crate::render::view::MarkdownBody;
+use crate::settings::risk_key;
+
+fn status_key(status: ToolCallStatus) -> Key {
+    match status {
+        ToolCallStatus::Pending => Key::ToolStatusPending,
+        ToolCallStatus::AwaitingApproval => Key::ToolStatusAwaiting,
+        ToolCallStatus::Running => Key::ToolStatusRunning,
+        ToolCallStatus::Done => Key::ToolStatusDone,
+        ToolCallStatus::Failed => Key::ToolStatusFailed,
+        ToolCallStatus::Denied => Key::ToolStatusDenied,
+        ToolCallStatus::Skipped => Key::ToolStatusSkipped,
+    }
+}
+
+fn status_slug(status: ToolCallStatus) -> &'static str {
+    match status {
+        ToolCallStatus::Pending => "pending",
+        ToolCallStatus::AwaitingApproval => "awaiting",
+        ToolCallStatus::Running => "running",
+        ToolCallStatus::Done => "done",
+        ToolCallStatus::Failed => "failed",
+        ToolCallStatus::Denied => "denied",
+        ToolCallStatus::Skipped => "skipped",
+    }
+}
+
+/// The tool rounds of a reply, before its final text.
+#[component]
+pub fn ToolRounds(live: LiveMessage) -> impl IntoView {
+    let count = Memo::new(move |_| live.record.with(|r| r.tool_rounds.len()));
+    view! {
+        <For each=move || 0..count.get() key=|index| *index let:round>
+            <RoundView live=live round=round />
+        </For>
+    }
+}
+
+#[component]
+fn RoundView(live: LiveMessage, round: usize) -> impl IntoView {
+    let text = Memo::new(move |_| {
+        live.record
+            .with(|r| r.tool_rounds.get(round).map(|r| r.text.clone()))
+            .unwrap_or_default()
+    });
+    let ids = Memo::new(move |_| {
+        live.record.with(|r| {
+            r.tool_rounds
+                .get(round)
+                .map(|r| r.calls.iter().map(|c| c.id.clone()).collect::<Vec<_>>())
+                .unwrap_or_default()
+        })
+    });
+    view! {
+        <div class="tool-round" data-round=round>
+            <Show when=move || text.with(|t| !t.trim().is_empty())>
+                <div class="message__markdown">
+                    <MarkdownBody text=text streaming=Signal::stored(false) />
+                </div>
+            </Show>
+            <For
+                each=move || ids.get().into_iter().enumerate()
+                key=|(index, id)| (*index, id.clone())
+                let:entry
+            >
+                <CallView live=live round=round index=entry.0 />
+            </For>
+        </div>
+    }
+}
+
+fn call_of(record: &MessageRecord, round: usize, index: usize) -> Option<ToolCallRecord> {
+    record.tool_rounds.get(round)?.calls.get(index).cloned()
+}
+
+#[component]
+fn CallView(live: LiveMessage, round: usize, index: usize) -> impl IntoView {
+    let i18n = use_i18n();
+    let call = Memo::new(move |_| live.record.with(|r| call_of(r, round, index)));
+    move || {
+        let call = call.get()?;
+        let status = call.status;
+        let arguments = redact_arguments(&call.arguments);
+        let duration = call
+            .duration_ms
+            .map(|ms| format!("{:.2} s", ms as f64 / 1000.0));
+        let open = status == ToolCallStatus::AwaitingApproval;
+        let result = (!call.result.is_empty()).then(|| call.result.clone());
+        Some(view! {
+            <details
+                class=format!("tool-call tool-call--{}", status_slug(status))
+                data-call-id=call.id.clone()
+                data-status=status_slug(status)
+                open=open
+            >
+                <summary class="tool-call__summary">
+                    <code class="tool-call__name">{call.name.clone()}</code>
+                    {call.plugin_title.clone().map(|title| view! { <span class="tool-call__plugin">{title}</span> })}
+                    {call.risk.map(|risk| view! {
+                        <span class=format!("risk risk--{}", risk.as_str())>{tr(risk_key(risk))}</span>
+                    })}
+                    <span class="tool-call__status" role="status">{tr(status_key(status))}</span>
+                    {duration.map(|d| view! { <span class="tool-call__duration">{d}</span> })}
+                </summary>
+                <div class="tool-call__body">
+                    <p class="tool-call__label">{i18n.t(Key::ToolArguments)}</p>
+                    <pre class="tool-call__code">{arguments}</pre>
+                    {result.map(|result| view! {
+                        <p class="tool-call__label">
+                            {i18n.t(Key::ToolResult)}
+                            {call.truncated.then(|| format!(" · {}", i18n.t(Key::ToolTruncated)))}
+                            {(call.images > 0).then(|| format!(" · {}", i18n.t_with(Key::ToolImages, &[("count", &call.images.to_string())])))}
+                        </p>
+                        <pre class=if call.is_error { "tool-call__code tool-call__code--error" } else { "tool-call__code" }>{result}</pre>
+                    })}
+                </div>
+            </details>
+            {open.then(|| {
+                let key = answer_key(&live.record.with_untracked(|r| r.id.clone()), round, index);
+                view! { <ConfirmCard call=call.clone() answer_key=key /> }
+            })}
+        })
+    }
+}
+
+/// The confirmation card of a waiting call.
+#[component]
+fn ConfirmCard(call: ToolCallRecord, answer_key: String) -> impl IntoView {
+    let plugins = use_plugins();
+    let prefs = use_prefs();
+    let i18n = use_i18n();
+    let session = prefs.value.with_untracked(|p| p.tools.confirm) == ConfirmMode::SideEffects
+        && call.risk.is_some_and(|r| r.session_approvable());
+    let (once, always, deny) = (answer_key.clone(), answer_key.clone(), answer_key);
+    let title_id = format!("confirm-{}", call.id);
+    let label_id = title_id.clone();
+    let plugin = call.plugin_title.clone().unwrap_or_default();
+    view! {
+        <div class="confirm-card" role="group" aria-labelledby=label_id data-confirm-call=call.id.clone()>
+            <p class="confirm-card__title" id=title_id>
+                {i18n.t_with(Key::ToolConfirmTitle, &[("name", &call.name), ("plugin", &plugin)])}
+            </p>
+            <p class="confirm-card__text">{tr(Key::ToolConfirmHint)}</p>
+            <div class="confirm-card__actions">
+                <button type="button" class="button button--secondary button--small" data-answer="deny"
+                    on:click=move |_| plugins.answer(&deny, Answer::Deny)>
+                    {tr(Key::ToolDeny)}
+                </button>
+                {session.then(|| view! {
+                    <button type="button" class="button button--secondary button--small" data-answer="session"
+                        on:click=move |_| plugins.answer(&always, Answer::AllowSession)>
+                        {tr(Key::ToolAllowSession)}
+                    </button>
+                })}
+                <button type="button" class="button button--primary button--small" data-answer="once"
+                    on:click=move |_| plugins.answer(&once, Answer::AllowOnce)>
+                    {tr(Key::ToolAllowOnce)}
+                </button>
+            </div>
+        </div>
+    }
+}

@@ -1,0 +1,329 @@
+//! Plugins in the browser: the list the edge registered (installed plugins and Hearth's
+//! built-ins, refreshed from `GET /api/plugins/list`), installing and uninstalling, each
+//! plugin's credential in the vault (`local:plugin:<id>:auth`, sealed for the edge per
+//! call as `plugin:<id>:auth`), executing one call, and the session's approvals of
+//! confirmed calls (never stored: a reload starts clean).
+//!
+//! Which plugins and functions a reply offers is the user's choice in the preferences
+//! record (`hearth_core::plugin::selection`); this module holds what the edge knows.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use hearth_core::api::{
+    ErrorCode, PluginExecuteRequest, PluginExecuteResponse, PluginInstallRequest,
+    PluginInstallResponse, RegisteredPlugin,
+};
+use hearth_core::byok::context;
+use hearth_core::plugin::approval::{ApprovalKey, SessionApprovals};
+use hearth_core::plugin::{Auth, Plugin};
+use leptos::prelude::*;
+use serde_json::Value;
+
+use crate::edge::{self, EdgeError};
+use crate::envelope::{forget_edge_key, seal_for_edge};
+use crate::storage::Db;
+use crate::vault::Vault;
+
+/// The vault context of a plugin's credential.
+pub fn credential_context(plugin_id: &str) -> String {
+    format!("local:plugin:{plugin_id}:auth")
+}
+
+/// The key a waiting call's answer is filed under: its place in its reply (provider
+/// call ids repeat across rounds).
+pub fn answer_key(reply_id: &str, round: usize, index: usize) -> String {
+    format!("{reply_id}/{round}/{index}")
+}
+
+/// Where the edge's list stands.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ListState {
+    /// Not asked yet, or asking.
+    Loading,
+    /// Listed.
+    Ready,
+    /// The edge could not list them.
+    Failed(EdgeError),
+}
+
+/// What the user answered to a waiting call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answer {
+    /// Run this call.
+    AllowOnce,
+    /// Run it and every later call of this function (same risk and fingerprint) this
+    /// session.
+    AllowSession,
+    /// Do not run it.
+    Deny,
+}
+
+/// Why a call could not be made.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallError {
+    /// The credential could not be read or sealed.
+    Credential(String),
+    /// The edge refused or failed.
+    Edge(EdgeError),
+}
+
+impl std::fmt::Display for CallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Credential(why) => write!(f, "the plugin's credential is unavailable: {why}"),
+            Self::Edge(EdgeError::Api(error)) => f.write_str(&error.error),
+            Self::Edge(EdgeError::Unreachable) => {
+                f.write_str("the Hearth server did not answer; tools need it running")
+            }
+            Self::Edge(other) => write!(f, "the Hearth server answered {other}"),
+        }
+    }
+}
+
+/// The plugins, shared through context.
+#[derive(Clone, Copy)]
+pub struct Plugins {
+    /// The user's installed plugins, as the edge registered them.
+    pub installed: RwSignal<Vec<RegisteredPlugin>>,
+    /// Hearth's built-ins.
+    pub builtins: RwSignal<Vec<RegisteredPlugin>>,
+    /// Where the list stands.
+    pub state: RwSignal<ListState>,
+    /// Plugins with a credential saved.
+    pub credentials: RwSignal<BTreeSet<String>>,
+    /// This session's approvals.
+    pub approvals: RwSignal<SessionApprovals>,
+    /// Answers to waiting calls, by [`answer_key`], until the run takes them.
+    pub answers: RwSignal<BTreeMap<String, Answer>>,
+    vault: StoredValue<Option<Vault>, LocalStorage>,
+}
+
+impl Plugins {
+    /// Opens the vault; the list is asked for on first use ([`Self::ensure_listed`]), so
+    /// a page that never uses tools never asks.
+    pub fn load() -> Self {
+        let plugins = Self {
+            installed: RwSignal::new(Vec::new()),
+            builtins: RwSignal::new(Vec::new()),
+            state: RwSignal::new(ListState::Loading),
+            credentials: RwSignal::new(BTreeSet::new()),
+            approvals: RwSignal::new(SessionApprovals::default()),
+            answers: RwSignal::new(BTreeMap::new()),
+            vault: StoredValue::new_local(None),
+        };
+        leptos::task::spawn_local(async move {
+            if let Ok(db) = Db::open().await
+                && let Ok(vault) = Vault::open(db).await
+            {
+                plugins.vault.set_value(Some(vault));
+            }
+        });
+        plugins
+    }
+
+    /// Lists the plugins unless they were listed already.
+    pub async fn ensure_listed(&self) {
+        if self.state.get_untracked() != ListState::Ready {
+            self.refresh().await;
+        }
+    }
+
+    /// Asks the edge for the list again.
+    pub async fn refresh(&self) {
+        match edge::list_plugins().await {
+            Ok(list) => {
+                self.installed.set(list.plugins);
+                self.builtins.set(list.builtins);
+                self.state.set(ListState::Ready);
+                self.refresh_credentials().await;
+            }
+            Err(error) => self.state.set(ListState::Failed(error)),
+        }
+    }
+
+    async fn refresh_credentials(&self) {
+        let Some(vault) = self.vault.get_value() else {
+            return;
+        };
+        let mut with = BTreeSet::new();
+        for registered in self.installed.get_untracked() {
+            let id = registered.plugin.id;
+            if let Ok(Some(_)) = vault.load(&credential_context(&id)).await {
+                with.insert(id);
+            }
+        }
+        self.credentials.set(with);
+    }
+
+    /// One plugin by id, built-in or installed.
+    pub fn find(&self, plugin_id: &str) -> Option<Plugin> {
+        let find = |list: &Vec<RegisteredPlugin>| {
+            list.iter()
+                .find(|r| r.plugin.id == plugin_id)
+                .map(|r| r.plugin.clone())
+        };
+        self.builtins
+            .with_untracked(find)
+            .or_else(|| self.installed.with_untracked(find))
+    }
+
+    /// Installs a plugin. An MCP server's token is sealed for the install, and kept in
+    /// the vault for the plugin's calls once it has an id.
+    pub async fn install(
+        &self,
+        mut request: PluginInstallRequest,
+        token: Option<String>,
+    ) -> Result<PluginInstallResponse, CallError> {
+        let token = token.filter(|t| !t.trim().is_empty());
+        let mut retried = false;
+        let response = loop {
+            if let Some(token) = &token {
+                request.auth = Some(
+                    seal_for_edge(&context::mcp_install(), token.trim())
+                        .await
+                        .map_err(|e| CallError::Credential(e.to_string()))?,
+                );
+            }
+            match edge::install_plugin(&request).await {
+                Err(EdgeError::Api(error))
+                    if error.code == ErrorCode::AuthError && token.is_some() && !retried =>
+                {
+                    // The edge's key changed: fetch it again and seal once more.
+                    forget_edge_key();
+                    retried = true;
+                }
+                other => break other.map_err(CallError::Edge)?,
+            }
+        };
+        if let Some(token) = &token {
+            self.set_credential(&response.registered.plugin.id, token)
+                .await
+                .map_err(CallError::Credential)?;
+        }
+        self.refresh().await;
+        Ok(response)
+    }
+
+    /// Uninstalls a plugin and forgets its credential.
+    pub async fn uninstall(&self, plugin_id: &str) -> Result<(), CallError> {
+        edge::uninstall_plugin(plugin_id)
+            .await
+            .map_err(CallError::Edge)?;
+        let _ = self.clear_credential(plugin_id).await;
+        self.approvals.update(|a| a.revoke_plugin(plugin_id));
+        self.refresh().await;
+        Ok(())
+    }
+
+    /// Saves a plugin's credential in the vault.
+    pub async fn set_credential(&self, plugin_id: &str, secret: &str) -> Result<(), String> {
+        let vault = self.vault.get_value().ok_or("the vault is not open")?;
+        vault
+            .store(&credential_context(plugin_id), secret.trim())
+            .await
+            .map_err(|e| e.to_string())?;
+        self.credentials.update(|c| {
+            let _ = c.insert(plugin_id.to_string());
+        });
+        Ok(())
+    }
+
+    /// Forgets a plugin's credential.
+    pub async fn clear_credential(&self, plugin_id: &str) -> Result<(), String> {
+        let vault = self.vault.get_value().ok_or("the vault is not open")?;
+        vault
+            .remove(&credential_context(plugin_id))
+            .await
+            .map_err(|e| e.to_string())?;
+        self.credentials.update(|c| {
+            let _ = c.remove(plugin_id);
+        });
+        Ok(())
+    }
+
+    /// Runs one call through the edge, with the plugin's credential sealed for it.
+    pub async fn execute(
+        &self,
+        plugin_id: &str,
+        function: &str,
+        fingerprint: &str,
+        args: Value,
+    ) -> Result<PluginExecuteResponse, CallError> {
+        let needs_auth = self
+            .find(plugin_id)
+            .is_some_and(|plugin| plugin.auth != Auth::None);
+        let secret = if needs_auth {
+            let vault = self
+                .vault
+                .get_value()
+                .ok_or_else(|| CallError::Credential("the vault is not open".into()))?;
+            vault
+                .load(&credential_context(plugin_id))
+                .await
+                .map_err(|e| CallError::Credential(e.to_string()))?
+        } else {
+            None
+        };
+        let mut retried = false;
+        loop {
+            let auth = match &secret {
+                Some(secret) => Some(
+                    seal_for_edge(&context::plugin_auth(plugin_id), secret)
+                        .await
+                        .map_err(|e| CallError::Credential(e.to_string()))?,
+                ),
+                None => None,
+            };
+            let request = PluginExecuteRequest {
+                plugin_id: plugin_id.to_string(),
+                function: function.to_string(),
+                args: args.clone(),
+                fingerprint: fingerprint.to_string(),
+                auth,
+            };
+            match edge::execute_plugin(&request).await {
+                Err(EdgeError::Api(error))
+                    if error.code == ErrorCode::AuthError && secret.is_some() && !retried =>
+                {
+                    forget_edge_key();
+                    retried = true;
+                }
+                other => return other.map_err(CallError::Edge),
+            }
+        }
+    }
+
+    /// Remembers a session approval.
+    pub fn approve(&self, key: ApprovalKey) {
+        self.approvals.update(|a| {
+            let _ = a.approve(key);
+        });
+    }
+
+    /// Forgets a session approval.
+    pub fn revoke(&self, key: &ApprovalKey) {
+        self.approvals.update(|a| {
+            let _ = a.revoke(key);
+        });
+    }
+
+    /// Answers a waiting call.
+    pub fn answer(&self, call_id: &str, answer: Answer) {
+        self.answers.update(|a| {
+            let _ = a.insert(call_id.to_string(), answer);
+        });
+    }
+
+    /// Takes the answer to a waiting call, if there is one.
+    pub fn take_answer(&self, call_id: &str) -> Option<Answer> {
+        if !self.answers.with_untracked(|a| a.contains_key(call_id)) {
+            return None;
+        }
+        self.answers.try_update(|a| a.remove(call_id)).flatten()
+    }
+}
+
+/// The app's plugins.
+pub fn use_plugins() -> Plugins {
+    expect_context::<Plugins>()
+}

@@ -1,0 +1,183 @@
+//! The real services a tools test calls: a small Petstore-style REST API with its
+//! OpenAPI 3 description, served on loopback by this harness (every request recorded),
+//! and npm `@modelcontextprotocol/server-everything` in `streamableHttp` mode (installed
+//! by `scripts/setup.sh test` into `.tools/mcp-everything`).
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
+
+use axum::Router;
+use axum::extract::{Path, State};
+use axum::http::{Method, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use serde_json::json;
+use tokio::sync::oneshot;
+
+use crate::paths;
+use crate::process::{Guard, start_peer};
+
+/// One request the pet API received: method and path.
+pub type Seen = (String, String);
+
+#[derive(Clone)]
+struct PetState {
+    port: u16,
+    seen: Arc<Mutex<Vec<Seen>>>,
+}
+
+/// The Petstore-style API; stops when dropped.
+pub struct PetApi {
+    port: u16,
+    seen: Arc<Mutex<Vec<Seen>>>,
+    shutdown: Option<oneshot::Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl PetApi {
+    /// Starts it on a free loopback port, on its own thread and runtime.
+    pub fn start() -> Self {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind the pet API");
+        listener.set_nonblocking(true).expect("non-blocking");
+        let port = listener.local_addr().expect("address").port();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let state = PetState {
+            port,
+            seen: seen.clone(),
+        };
+        let app = Router::new()
+            .route("/openapi.json", get(description))
+            .route("/pet/{id}", get(pet).delete(delete_pet))
+            .fallback(|| async { StatusCode::NOT_FOUND })
+            .layer(axum::middleware::from_fn_with_state(state.clone(), record))
+            .with_state(state);
+        let (shutdown, stopped) = oneshot::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("runtime");
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
+                tokio::select! {
+                    _ = axum::serve(listener, app).into_future() => {}
+                    _ = stopped => {}
+                }
+            });
+        });
+        Self {
+            port,
+            seen,
+            shutdown: Some(shutdown),
+            thread: Some(thread),
+        }
+    }
+
+    /// Where its OpenAPI description is.
+    pub fn description_url(&self) -> String {
+        format!("http://127.0.0.1:{}/openapi.json", self.port)
+    }
+
+    /// Every request so far, oldest first.
+    pub fn seen(&self) -> Vec<Seen> {
+        self.seen
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+impl Drop for PetApi {
+    fn drop(&mut self) {
+        if let Some(shutdown) = self.shutdown.take() {
+            let _ = shutdown.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+async fn record(
+    State(state): State<PetState>,
+    method: Method,
+    uri: Uri,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    state
+        .seen
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .push((method.to_string(), uri.path().to_string()));
+    next.run(request).await
+}
+
+/// An OpenAPI 3.0 description in the Petstore's style (two operations of it).
+async fn description(State(state): State<PetState>) -> Response {
+    axum::Json(json!({
+        "openapi": "3.0.3",
+        "info": {"title": "Petstore", "version": "1.0.0", "description": "Pets by id."},
+        "servers": [{"url": format!("http://127.0.0.1:{}", state.port)}],
+        "paths": {
+            "/pet/{petId}": {
+                "get": {
+                    "operationId": "getPetById",
+                    "summary": "Find a pet by id",
+                    "parameters": [{"name": "petId", "in": "path", "required": true,
+                        "schema": {"type": "integer", "format": "int64"}}],
+                    "responses": {"200": {"description": "The pet"}}
+                },
+                "delete": {
+                    "operationId": "deletePet",
+                    "summary": "Delete a pet",
+                    "parameters": [{"name": "petId", "in": "path", "required": true,
+                        "schema": {"type": "integer", "format": "int64"}}],
+                    "responses": {"200": {"description": "Deleted"}}
+                }
+            }
+        }
+    }))
+    .into_response()
+}
+
+async fn pet(Path(id): Path<u64>) -> Response {
+    let name = if id == 7 { "Rex" } else { "Tom" };
+    axum::Json(json!({"id": id, "name": name, "status": "available"})).into_response()
+}
+
+async fn delete_pet(Path(id): Path<u64>) -> Response {
+    axum::Json(json!({"deleted": id})).into_response()
+}
+
+/// npm `server-everything` in `streamableHttp` mode on a free port (`MCP_EVERYTHING`
+/// names its `dist/index.js` elsewhere).
+pub fn mcp_everything() -> Guard {
+    let script = std::env::var_os("MCP_EVERYTHING")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            paths::repo_root().join(
+                ".tools/mcp-everything/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+            )
+        });
+    assert!(
+        script.is_file(),
+        "{} is missing: run scripts/setup.sh test",
+        script.display()
+    );
+    start_peer("MCP everything server", |port| {
+        let mut command = Command::new("node");
+        command
+            .arg(&script)
+            .arg("streamableHttp")
+            .env("PORT", port.to_string());
+        command
+    })
+}
+
+/// The MCP endpoint of a peer started by [`mcp_everything`].
+pub fn mcp_url(peer: &Guard) -> String {
+    format!("http://127.0.0.1:{}/mcp", peer.port)
+}

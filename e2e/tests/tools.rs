@@ -1,0 +1,374 @@
+//! Tools in Chromium, end to end: plugins installed through Settings › Tools (a
+//! Petstore-style OpenAPI description served by the harness, and the npm MCP
+//! `server-everything`), a scripted model calling them across several rounds through
+//! the real edge, a destructive call confirmed and then denied, and a model that never
+//! stops calling tools meeting the round limit and answering without them.
+
+use fantoccini::key::Key;
+use hearth_e2e::chat::{last_status, prepare, send};
+use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
+use hearth_e2e::tool_peers::{PetApi, mcp_everything, mcp_url};
+use hearth_e2e::{AppSession, Browser};
+use serde_json::{Value, json};
+
+/// The chat requests the fixture received, as JSON bodies.
+fn chat_bodies(fixture: &ProviderFixture) -> Vec<Value> {
+    fixture
+        .requests()
+        .iter()
+        .filter(|r| r.method == "POST" && r.path.ends_with("/chat/completions"))
+        .map(|r| r.json())
+        .collect()
+}
+
+/// The `tool` messages of a request body, as `[tool_call_id, content]`.
+fn tool_messages(body: &Value) -> Vec<(String, String)> {
+    body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| {
+            (
+                m["tool_call_id"].as_str().unwrap_or_default().to_string(),
+                m["content"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn offered(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// Opens Settings › Tools and installs a plugin of `kind` (`mcp`, `openapi-url`) from
+/// `url`; waits for its card and returns its functions' names.
+async fn install(session: &Browser, kind: &str, url: &str, source: &str) -> Vec<String> {
+    session.open_settings_tab("tools").await;
+    session
+        .wait_for("#plugin-install-kind")
+        .await
+        .select_by_value(kind)
+        .await
+        .expect("kind");
+    let input = session.wait_for("#plugin-install-url").await;
+    input.clear().await.expect("clear");
+    input.send_keys(url).await.expect("url");
+    // By script: a toast of the previous install may cover the button.
+    session.click_by_script("#plugin-install-submit").await;
+    session
+        .wait_until(&format!(
+            "[...document.querySelectorAll('#plugins-installed .plugin-card__meta')]
+               .some((t) => t.textContent === '{source}')"
+        ))
+        .await;
+    let names = session
+        .js(
+            "const card = [...document.querySelectorAll('#plugins-installed .plugin-card')]
+               .find((c) => c.querySelector('.plugin-card__meta').textContent === arguments[0]);
+             return [...card.querySelectorAll('[data-function]')].map((f) => f.dataset.function);",
+            vec![json!(source)],
+        )
+        .await;
+    serde_json::from_value(names).expect("function names")
+}
+
+async fn close_settings(session: &Browser) {
+    session.press(&[Key::Escape]).await;
+    session
+        .wait_until("!document.querySelector('dialog')?.open")
+        .await;
+}
+
+/// Reloads the page and opens the most recent conversation again.
+async fn reopen(session: &Browser) {
+    session.reload_app().await;
+    session
+        .wait_for(".conversation-item__open")
+        .await
+        .click()
+        .await
+        .expect("open the conversation");
+}
+
+/// The last reply's tool calls as `[name, status, result]`.
+async fn calls(session: &Browser) -> Value {
+    session
+        .js(
+            "const m = [...document.querySelectorAll('.message--assistant')].at(-1);
+             return [...m.querySelectorAll('.tool-call')].map((c) => [
+               c.querySelector('.tool-call__name').textContent,
+               c.dataset.status,
+               c.querySelector('.tool-call__code--error, .tool-call__code:last-of-type')?.textContent ?? '',
+             ]);",
+            vec![],
+        )
+        .await
+}
+
+#[tokio::test]
+async fn a_model_calls_rest_and_mcp_tools_across_rounds_and_answers() {
+    let fixture = ProviderFixture::start().await;
+    fixture.set_tool_models(true);
+    let pets = PetApi::start();
+    let everything = mcp_everything();
+    let session = AppSession::open(1280, 900).await;
+    prepare(&session, &fixture, None).await;
+
+    let rest = install(&session, "openapi-url", &pets.description_url(), "OpenAPI").await;
+    assert_eq!(rest, ["deletePet", "getPetById"]);
+    let mcp = install(&session, "mcp", &mcp_url(&everything), "MCP server").await;
+    let echo = mcp
+        .iter()
+        .find(|name| name.ends_with("__echo"))
+        .unwrap_or_else(|| panic!("an echo tool among {mcp:?}"))
+        .clone();
+    assert!(echo.starts_with("mcp_") && echo.len() <= 64, "{echo}");
+    session.screenshot("tools-market").await;
+    close_settings(&session).await;
+
+    // Round 1: two calls at once; round 2: one more; round 3: the answer.
+    fixture.enqueue(
+        Reply::text("Let me look that up.")
+            .tool_call("getPetById", r#"{"petId": 7}"#)
+            .tool_call(&echo, r#"{"message": "hello from the model"}"#),
+    );
+    fixture.enqueue(Reply::text("").tool_call("getPetById", r#"{"petId": 8}"#));
+    fixture.enqueue(Reply::text("Pet 7 is **Rex** and pet 8 is Tom."));
+    send(&session, "Who are pets 7 and 8?").await;
+    last_status(&session, "done").await;
+
+    let rows = calls(&session).await;
+    assert_eq!(rows.as_array().map(Vec::len), Some(3), "{rows}");
+    assert_eq!(rows[0][0], json!("getPetById"));
+    assert_eq!(rows[1][0], json!(echo));
+    for row in rows.as_array().unwrap() {
+        assert_eq!(row[1], json!("done"), "{rows}");
+    }
+    assert!(rows[0][2].as_str().unwrap().contains("Rex"), "{rows}");
+    assert!(
+        rows[1][2]
+            .as_str()
+            .unwrap()
+            .contains("hello from the model"),
+        "{rows}"
+    );
+    assert!(rows[2][2].as_str().unwrap().contains("Tom"), "{rows}");
+    session
+        .wait_until(
+            "[...document.querySelectorAll('.message--assistant')].at(-1)
+               .querySelector('.message__body > .message__markdown strong')?.textContent === 'Rex'",
+        )
+        .await;
+    // The API saw the calls; the model saw the results, in call order, and tools were
+    // offered in every round.
+    assert_eq!(
+        pets.seen()
+            .into_iter()
+            .filter(|(_, path)| path.starts_with("/pet/"))
+            .collect::<Vec<_>>(),
+        [
+            ("GET".to_string(), "/pet/7".to_string()),
+            ("GET".to_string(), "/pet/8".to_string())
+        ]
+    );
+    let bodies = chat_bodies(&fixture);
+    assert_eq!(bodies.len(), 3);
+    for body in &bodies {
+        let names = offered(body);
+        assert!(
+            names.contains(&"getPetById".to_string()) && names.contains(&echo),
+            "{names:?}"
+        );
+    }
+    let second = tool_messages(&bodies[1]);
+    assert_eq!(second.len(), 2, "{second:?}");
+    assert_eq!(second[0].0, "call_fixture_0");
+    assert!(second[0].1.contains("Rex"), "{second:?}");
+    assert_eq!(second[1].0, "call_fixture_1");
+    assert!(second[1].1.contains("hello from the model"), "{second:?}");
+    let third = tool_messages(&bodies[2]);
+    assert_eq!(third.len(), 3, "round 1 and round 2 results: {third:?}");
+
+    // A reload keeps the rounds, and the next question carries them as history.
+    reopen(&session).await;
+    session.wait_for(".tool-call").await;
+    assert_eq!(
+        session
+            .js(
+                "return document.querySelectorAll('.tool-call[data-status=done]').length",
+                vec![]
+            )
+            .await,
+        json!(3)
+    );
+    session.screenshot("tools-reply").await;
+    session.finish().await;
+}
+
+#[tokio::test]
+async fn a_destructive_call_waits_and_is_allowed_once_then_denied() {
+    let fixture = ProviderFixture::start().await;
+    fixture.set_tool_models(true);
+    let pets = PetApi::start();
+    let session = AppSession::open(1280, 900).await;
+    prepare(&session, &fixture, None).await;
+    install(&session, "openapi-url", &pets.description_url(), "OpenAPI").await;
+    session
+        .wait_for("#tools-confirm")
+        .await
+        .select_by_value("destructive")
+        .await
+        .expect("confirm mode");
+    session
+        .wait_until("document.getElementById('tools-confirm').value === 'destructive'")
+        .await;
+    close_settings(&session).await;
+
+    // Allowed once: the call runs after the click, not before.
+    fixture.enqueue(
+        Reply::text("").tool_call("deletePet", r#"{"petId": 7, "api_key": "sk-secret-123"}"#),
+    );
+    fixture.enqueue(Reply::text("Pet 7 was deleted."));
+    send(&session, "Delete pet 7").await;
+    session.wait_for("[data-confirm-call]").await;
+    let shown = session
+        .text_of(".tool-call[data-status=awaiting] .tool-call__code")
+        .await;
+    assert!(shown.contains("petId"), "{shown}");
+    assert!(
+        !shown.contains("sk-secret-123"),
+        "credentials are masked: {shown}"
+    );
+    assert!(
+        !pets.seen().iter().any(|(method, _)| method == "DELETE"),
+        "nothing runs before the user answers"
+    );
+    session.screenshot("tools-confirm").await;
+    session.click_by_script("[data-answer=once]").await;
+    last_status(&session, "done").await;
+    assert_eq!(
+        pets.seen()
+            .iter()
+            .filter(|(method, _)| method == "DELETE")
+            .count(),
+        1
+    );
+
+    // Denied: nothing runs, the model is told, and the reply continues.
+    fixture.enqueue(Reply::text("").tool_call("deletePet", r#"{"petId": 8}"#));
+    fixture.enqueue(Reply::text("Understood, pet 8 stays."));
+    send(&session, "Delete pet 8").await;
+    session.wait_for("[data-confirm-call]").await;
+    session.click_by_script("[data-answer=deny]").await;
+    last_status(&session, "done").await;
+    assert_eq!(
+        pets.seen()
+            .iter()
+            .filter(|(method, _)| method == "DELETE")
+            .count(),
+        1,
+        "a denied call never reaches the API"
+    );
+    let rows = calls(&session).await;
+    assert_eq!(rows[0][1], json!("denied"), "{rows}");
+    let bodies = chat_bodies(&fixture);
+    let last = tool_messages(bodies.last().unwrap());
+    let denial = &last.last().unwrap().1;
+    assert!(denial.contains("denied"), "{last:?}");
+    session
+        .wait_until(
+            "[...document.querySelectorAll('.message--assistant')].at(-1)
+               .textContent.includes('Understood, pet 8 stays.')",
+        )
+        .await;
+
+    // A call still waiting when the page reloads is denied, never run later.
+    fixture.enqueue(Reply::text("").tool_call("deletePet", r#"{"petId": 9}"#));
+    send(&session, "Delete pet 9").await;
+    session.wait_for("[data-confirm-call]").await;
+    reopen(&session).await;
+    session
+        .wait_until(
+            "[...document.querySelectorAll('.message--assistant')].at(-1)
+               ?.querySelector('.tool-call')?.dataset.status === 'denied'",
+        )
+        .await;
+    assert!(
+        !pets.seen().iter().any(|(_, path)| path == "/pet/9"),
+        "the waiting call never ran"
+    );
+    session.finish().await;
+}
+
+#[tokio::test]
+async fn a_model_that_keeps_calling_tools_gets_a_final_round_without_them() {
+    let fixture = ProviderFixture::start().await;
+    fixture.set_tool_models(true);
+    let pets = PetApi::start();
+    let session = AppSession::open(1280, 900).await;
+    prepare(&session, &fixture, None).await;
+    install(&session, "openapi-url", &pets.description_url(), "OpenAPI").await;
+    close_settings(&session).await;
+
+    for round in 0..20 {
+        fixture
+            .enqueue(Reply::text("").tool_call("getPetById", format!(r#"{{"petId": {round}}}"#)));
+    }
+    fixture.enqueue(Reply::text(
+        "I looked up 20 pets; the rest would need more calls.",
+    ));
+    send(&session, "Look up every pet").await;
+    last_status(&session, "done").await;
+
+    let bodies = chat_bodies(&fixture);
+    assert_eq!(bodies.len(), 21, "20 rounds with tools, then one without");
+    assert!(offered(&bodies[19]).contains(&"getPetById".to_string()));
+    let last = &bodies[20];
+    assert!(
+        offered(last).is_empty(),
+        "the final round offers no tools: {last}"
+    );
+    let system = last["messages"][0]["content"].as_str().unwrap_or_default();
+    assert!(system.contains("tool budget"), "{system}");
+    // Offered no tools, the last round carries the calls and results as text (some
+    // providers refuse tool messages in a request without tools).
+    assert_eq!(tool_messages(&bodies[19]).len(), 19);
+    let results: Vec<&str> = last["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["content"].as_str())
+        .filter(|c| c.starts_with("[result of tool getPetById]"))
+        .collect();
+    assert_eq!(results.len(), 20, "{last}");
+    assert!(results.iter().all(|r| r.contains("\"id\"")), "{results:?}");
+    assert_eq!(
+        pets.seen()
+            .iter()
+            .filter(|(_, path)| path.starts_with("/pet/"))
+            .count(),
+        20
+    );
+    session
+        .wait_until(
+            "[...document.querySelectorAll('.message--assistant')].at(-1)
+               .textContent.includes('I looked up 20 pets')",
+        )
+        .await;
+    assert_eq!(
+        session
+            .js(
+                "return document.querySelectorAll('.tool-call').length",
+                vec![]
+            )
+            .await,
+        json!(20)
+    );
+    session.finish().await;
+}
