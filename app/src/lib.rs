@@ -34,6 +34,7 @@ pub mod chat;
 pub mod conversation;
 pub mod edge;
 pub mod envelope;
+pub mod files;
 pub mod i18n;
 pub mod models;
 pub mod plugins;

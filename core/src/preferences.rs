@@ -192,6 +192,9 @@ pub struct Preferences {
     pub models: BTreeMap<String, BTreeMap<String, ModelOverrides>>,
     /// Which plugins and functions are offered, and whether calls wait for the user.
     pub tools: crate::plugin::selection::ToolPreferences,
+    /// The model the built-in image generator draws with (an OpenAI-compatible Images
+    /// API); `None` until the user chooses one.
+    pub image_model: Option<ModelRef>,
 }
 
 impl Preferences {
@@ -233,6 +236,7 @@ impl Preferences {
             &mut self.default_model,
             &mut self.title_model,
             &mut self.compression_model,
+            &mut self.image_model,
         ] {
             if slot.as_ref().is_some_and(|m| m.provider_id == provider_id) {
                 *slot = None;
@@ -404,6 +408,7 @@ mod tests {
                 ..Default::default()
             },
         );
+        preferences.image_model = Some(model.clone());
         preferences.forget_provider("p");
         assert_eq!(preferences, Preferences::default());
     }

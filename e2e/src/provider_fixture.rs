@@ -3,7 +3,8 @@
 //! driven against it with no model running.
 //!
 //! It owns: the routes (OpenAI-compatible `POST /v1/chat/completions`, `POST
-//! /v1/responses` and `GET /v1/models`; Anthropic `POST /v1/messages` and `GET /v1/models`
+//! /v1/responses`, `POST /v1/images/generations` (a 1×1 PNG per image) and `GET
+//! /v1/models`; Anthropic `POST /v1/messages` and `GET /v1/models`
 //! in Anthropic's shape when the request carries Anthropic's headers; Gemini `POST
 //! /v1beta/models/{model}:streamGenerateContent?alt=sse` and `GET /v1beta/models`), the
 //! frames of each protocol (the shapes the parsers in `hearth_core::provider` decode: OpenAI
@@ -427,6 +428,7 @@ fn route(
         ("POST", "/v1/chat/completions", _) => chat(shared, Protocol::OpenAiChat, None, body),
         ("POST", "/v1/responses", _) => chat(shared, Protocol::OpenAiResponses, None, body),
         ("POST", "/v1/messages", _) => chat(shared, Protocol::Anthropic, None, body),
+        ("POST", "/v1/images/generations", _) => images(body),
         ("POST", _, Some((model, "streamGenerateContent"))) => {
             let sse = uri
                 .query()
@@ -449,6 +451,29 @@ fn route(
         )
             .into_response(),
     }
+}
+
+/// A 1×1 PNG, base64: what the Images API route draws.
+pub const PIXEL_PNG_BASE64: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+
+/// OpenAI's `POST /v1/images/generations`: `n` images (default 1) in `b64_json`, with a
+/// `revised_prompt` as DALL·E 3 gives; a request without a model or a prompt is a 400 in
+/// OpenAI's error shape.
+fn images(body: &[u8]) -> Response {
+    let request: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+    let prompt = request["prompt"].as_str().unwrap_or_default();
+    if request["model"].as_str().is_none_or(str::is_empty) || prompt.is_empty() {
+        return error_response(Protocol::OpenAiChat, 400, "model and prompt are required");
+    }
+    let n = request["n"].as_u64().unwrap_or(1).clamp(1, 10);
+    let data: Vec<Value> = (0..n)
+        .map(|_| json!({"b64_json": PIXEL_PNG_BASE64, "revised_prompt": format!("{prompt}, as a single pixel")}))
+        .collect();
+    (
+        [(CONTENT_TYPE, "application/json")],
+        json!({"created": CREATED, "data": data}).to_string(),
+    )
+        .into_response()
 }
 
 /// `"fixture-small"` → `"Fixture Small"`.

@@ -592,8 +592,12 @@ async fn conversations_can_be_renamed_and_pinned_from_the_sidebar() {
         last_status(&session, "done").await;
     }
     let titles = "return [...document.querySelectorAll('.conversation-item__title')].map((t) => t.textContent)";
+    // Titles arrive in the background after each reply ("New conversation" until then).
     session
-        .wait_until("document.querySelectorAll('.conversation-item__title').length === 2")
+        .wait_until(
+            "[...document.querySelectorAll('.conversation-item__title')].every((t) => t.textContent !== 'New conversation')
+             && document.querySelectorAll('.conversation-item__title').length === 2",
+        )
         .await;
     assert_eq!(
         session.js(titles, vec![]).await,

@@ -372,3 +372,134 @@ async fn a_model_that_keeps_calling_tools_gets_a_final_round_without_them() {
     );
     session.finish().await;
 }
+
+#[tokio::test]
+async fn the_image_generator_draws_with_the_chosen_model_and_keeps_the_image() {
+    let fixture = ProviderFixture::start().await;
+    fixture.set_tool_models(true);
+    fixture.set_models(vec!["fixture-small".into(), "gpt-image-1".into()]);
+    let session = AppSession::open(1280, 900).await;
+    prepare(&session, &fixture, None).await;
+    session.open_settings_tab("tools").await;
+    let card = "#plugins-builtin [data-plugin-id='builtin:image-generator']";
+    // By script: the "Provider saved" toast may cover the switch.
+    session
+        .click_by_script(&format!("{card} [data-plugin-switch]"))
+        .await;
+    session
+        .wait_until(&format!(
+            "document.querySelector(\"{card} [data-plugin-switch]\").checked"
+        ))
+        .await;
+    let value = session
+        .js(
+            "return [...document.querySelectorAll('#image-model option')]
+               .find((o) => o.textContent.startsWith('gpt-image-1')).value",
+            vec![],
+        )
+        .await;
+    session
+        .wait_for("#image-model")
+        .await
+        .select_by_value(value.as_str().expect("gpt-image-1 is offered"))
+        .await
+        .expect("choose the image model");
+    session
+        .wait_until("document.getElementById('image-model').value.endsWith('gpt-image-1')")
+        .await;
+    close_settings(&session).await;
+
+    fixture
+        .enqueue(Reply::text("").tool_call("generate_image", r#"{"prompt": "a red fox in snow"}"#));
+    fixture.enqueue(Reply::text("Here is your fox."));
+    send(&session, "Draw a fox").await;
+    last_status(&session, "done").await;
+    session
+        .wait_until("document.querySelector('.tool-images__image')?.naturalWidth === 1")
+        .await;
+    // The provider got an Images API request in OpenAI's shape, with the user's model.
+    let request = fixture
+        .requests()
+        .into_iter()
+        .find(|r| r.method == "POST" && r.path == "/v1/images/generations")
+        .expect("an Images API request");
+    let body = request.json();
+    assert_eq!(body["model"], json!("gpt-image-1"));
+    assert_eq!(body["prompt"], json!("a red fox in snow"));
+    assert!(body.get("response_format").is_none(), "{body}");
+    // The model was told what was made.
+    let bodies = chat_bodies(&fixture);
+    let told = tool_messages(bodies.last().unwrap());
+    assert!(told[0].1.contains("Generated 1 image"), "{told:?}");
+    // The image is kept in the browser: it is still there after a reload.
+    reopen(&session).await;
+    session
+        .wait_until("document.querySelector('.tool-images__image')?.naturalWidth === 1")
+        .await;
+    session.screenshot("tools-image").await;
+    session.finish().await;
+}
+
+#[tokio::test]
+async fn a_session_approval_skips_the_question_until_it_is_revoked() {
+    let fixture = ProviderFixture::start().await;
+    fixture.set_tool_models(true);
+    let everything = mcp_everything();
+    let session = AppSession::open(1280, 900).await;
+    prepare(&session, &fixture, None).await;
+    let mcp = install(&session, "mcp", &mcp_url(&everything), "MCP server").await;
+    let echo = mcp
+        .iter()
+        .find(|name| name.ends_with("__echo"))
+        .expect("an echo tool")
+        .clone();
+    session
+        .wait_for("#tools-confirm")
+        .await
+        .select_by_value("side-effects")
+        .await
+        .expect("confirm mode");
+    session
+        .wait_until("document.getElementById('tools-confirm').value === 'side-effects'")
+        .await;
+    close_settings(&session).await;
+
+    // First call: it asks, and the user allows the function for the session.
+    fixture.enqueue(Reply::text("").tool_call(&echo, r#"{"message": "one"}"#));
+    fixture.enqueue(Reply::text("First done."));
+    send(&session, "Echo one").await;
+    session.wait_for("[data-answer=session]").await;
+    session.click_by_script("[data-answer=session]").await;
+    last_status(&session, "done").await;
+
+    // Second call: no question.
+    fixture.enqueue(Reply::text("").tool_call(&echo, r#"{"message": "two"}"#));
+    fixture.enqueue(Reply::text("Second done."));
+    send(&session, "Echo two").await;
+    last_status(&session, "done").await;
+    assert_eq!(
+        calls(&session).await[0][1],
+        json!("done"),
+        "an approved function runs without asking"
+    );
+
+    // The approval is listed, and revoking it brings the question back.
+    session.open_settings_tab("tools").await;
+    let listed = session.text_of("#tools-approvals .approval-row").await;
+    assert!(listed.contains(&echo), "{listed}");
+    session
+        .click_by_script("#tools-approvals .approval-row button")
+        .await;
+    session
+        .wait_until("!document.getElementById('tools-approvals')")
+        .await;
+    close_settings(&session).await;
+    fixture.enqueue(Reply::text("").tool_call(&echo, r#"{"message": "three"}"#));
+    fixture.enqueue(Reply::text("Third denied."));
+    send(&session, "Echo three").await;
+    session.wait_for("[data-confirm-call]").await;
+    session.click_by_script("[data-answer=deny]").await;
+    last_status(&session, "done").await;
+    assert_eq!(calls(&session).await[0][1], json!("denied"));
+    session.finish().await;
+}

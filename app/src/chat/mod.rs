@@ -14,6 +14,7 @@
 
 pub mod transport;
 
+mod images;
 mod run;
 mod sync;
 mod task;

@@ -2,7 +2,8 @@
 //! the toolset offered under its name (an unknown or colliding name, or arguments that
 //! are not a JSON object, is answered with an error result the model can act on),
 //! confirmed when the user's mode asks for it (`hearth_core::plugin::approval`), and
-//! executed through the edge with the fingerprint it was offered with. Calls run in
+//! executed through the edge with the fingerprint it was offered with (the built-in image
+//! generator runs here instead: `images`). Calls run in
 //! groups of four, results kept in the model's order; each call's card follows its
 //! status live, and the reply is written after every group.
 //!
@@ -14,6 +15,7 @@ use hearth_core::api::ErrorCode;
 use hearth_core::chat::MessageStatus;
 use hearth_core::chat::tools::{ToolCallRecord, ToolCallStatus};
 use hearth_core::plugin::approval::{self, Decision, Offer};
+use hearth_core::plugin::builtin::IMAGE_GENERATOR_ID;
 use hearth_core::plugin::selection::{self, ToolTarget, Toolset};
 use hearth_core::plugin::tool_loop::batches;
 use hearth_core::provider::tool_calls::ToolCall;
@@ -190,9 +192,34 @@ async fn one_call(
     }
     record.status = ToolCallStatus::Running;
     chat.show_call(&place.reply_id, place.round, place.index, &record);
-    execute(chat, target, args, &mut record).await;
+    if target.plugin_id == IMAGE_GENERATOR_ID {
+        generate_image(chat, target, &args, &signal, &mut record).await;
+    } else {
+        execute(chat, target, args, &mut record).await;
+    }
     chat.show_call(&place.reply_id, place.round, place.index, &record);
     record
+}
+
+/// Runs the built-in image generator here in the browser and settles `record`.
+async fn generate_image(
+    chat: Chat,
+    target: &ToolTarget,
+    args: &Value,
+    signal: &web_sys::AbortSignal,
+    record: &mut ToolCallRecord,
+) {
+    let started = now();
+    let empty = serde_json::Map::new();
+    let map = args.as_object().unwrap_or(&empty);
+    match super::images::generate(chat, &target.function, map, signal).await {
+        Ok(made) => {
+            record.settle(ToolCallStatus::Done, made.text, false);
+            record.files = made.files;
+        }
+        Err(why) => record.settle(ToolCallStatus::Failed, why, true),
+    }
+    record.duration_ms = Some((now() - started).max(0.0) as u64);
 }
 
 /// Sends the call to the edge and settles `record` with the outcome.

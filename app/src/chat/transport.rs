@@ -89,7 +89,7 @@ impl Stream {
     }
 }
 
-async fn read_error_text(response: &Response) -> String {
+pub(super) async fn read_error_text(response: &Response) -> String {
     let Ok(promise) = response.text() else {
         return String::new();
     };
@@ -109,7 +109,7 @@ async fn read_error_text(response: &Response) -> String {
 }
 
 /// The message inside a provider's JSON error body, if any.
-fn provider_message(body: &str) -> Option<String> {
+pub(super) fn provider_message(body: &str) -> Option<String> {
     let value: serde_json::Value = serde_json::from_str(body).ok()?;
     let message = value["error"]["message"]
         .as_str()
@@ -118,7 +118,7 @@ fn provider_message(body: &str) -> Option<String> {
     Some(message.chars().take(500).collect())
 }
 
-async fn start(
+pub(super) async fn start(
     url: &str,
     init: &web_sys::RequestInit,
     signal: &AbortSignal,

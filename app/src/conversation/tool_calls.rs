@@ -11,11 +11,13 @@ use hearth_core::plugin::approval::ConfirmMode;
 use leptos::prelude::*;
 
 use crate::chat::LiveMessage;
+use crate::files::{self, FileError, IMAGES};
 use crate::i18n::{Key, tr, use_i18n};
 use crate::plugins::{Answer, answer_key, use_plugins};
 use crate::preferences::use_prefs;
 use crate::render::view::MarkdownBody;
 use crate::settings::risk_key;
+use crate::ui::safe_image::SafeImage;
 
 fn status_key(status: ToolCallStatus) -> Key {
     match status {
@@ -102,6 +104,11 @@ fn CallView(live: LiveMessage, round: usize, index: usize) -> impl IntoView {
             .map(|ms| format!("{:.2} s", ms as f64 / 1000.0));
         let open = status == ToolCallStatus::AwaitingApproval;
         let result = (!call.result.is_empty()).then(|| call.result.clone());
+        let files = call.files.clone();
+        let alt = serde_json::from_str::<serde_json::Value>(&call.arguments)
+            .ok()
+            .and_then(|args| args["prompt"].as_str().map(str::to_string))
+            .unwrap_or_default();
         Some(view! {
             <details
                 class=format!("tool-call tool-call--{}", status_slug(status))
@@ -131,11 +138,57 @@ fn CallView(live: LiveMessage, round: usize, index: usize) -> impl IntoView {
                     })}
                 </div>
             </details>
+            {(!files.is_empty()).then(|| view! {
+                <div class="tool-images">
+                    {files.into_iter().map(|name| view! { <StoredImage name=name alt=alt.clone() /> }).collect_view()}
+                </div>
+            })}
             {open.then(|| {
                 let key = answer_key(&live.record.with_untracked(|r| r.id.clone()), round, index);
                 view! { <ConfirmCard call=call.clone() answer_key=key /> }
             })}
         })
+    }
+}
+
+/// An image kept in the private file system, shown through an object URL that is
+/// revoked when the image leaves the screen.
+#[component]
+fn StoredImage(name: String, alt: String) -> impl IntoView {
+    let url = RwSignal::new(None::<Result<String, FileError>>);
+    let file = name.clone();
+    leptos::task::spawn_local(async move {
+        let loaded = files::object_url(IMAGES, &file).await;
+        if url.try_set(Some(loaded.clone())).is_some()
+            && let Ok(orphan) = loaded
+        {
+            // The view went away while the file loaded.
+            let _ = web_sys::Url::revoke_object_url(&orphan);
+        }
+    });
+    on_cleanup(move || {
+        if let Some(Some(Ok(src))) = url.try_get_untracked() {
+            let _ = web_sys::Url::revoke_object_url(&src);
+        }
+    });
+    let i18n = use_i18n();
+    move || {
+        match url.get() {
+        None => view! { <div class="tool-images__placeholder" role="status">{i18n.t(Key::ToolImageLoading)}</div> }.into_any(),
+        Some(Ok(src)) => {
+            let href = src.clone();
+            view! {
+            <a class="tool-images__item" href=href target="_blank" rel="noopener noreferrer" data-image=name.clone()>
+                <SafeImage src=src alt=alt.clone() class="tool-images__image".to_string() />
+            </a>
+            }
+            .into_any()
+        }
+        Some(Err(error)) => view! {
+            <div class="tool-images__placeholder">{i18n.t_with(Key::ToolImageMissing, &[("reason", &error.to_string())])}</div>
+        }
+        .into_any(),
+    }
     }
 }
 

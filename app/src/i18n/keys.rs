@@ -332,4 +332,9 @@ keys! {
     RegistryUse => "registry.use",
     RegistryNotInstallable => "registry.not_installable",
     RegistryNeedsHeader => "registry.needs_header",
+    ImageModel => "image.model",
+    ImageModelNone => "image.model_none",
+    ImageModelHint => "image.model_hint",
+    ToolImageLoading => "tool.image_loading",
+    ToolImageMissing => "tool.image_missing",
 }

@@ -326,6 +326,13 @@ pub fn DataPanel() -> impl IntoView {
                     .map_err(|e| storage_message(i18n, &e)),
                 None => Err(i18n.t(Key::StorageUnavailable)),
             };
+            // The images the conversations referred to go with them.
+            let outcome = match outcome {
+                Ok(()) => crate::files::remove_all(crate::files::IMAGES)
+                    .await
+                    .map_err(|e| e.to_string()),
+                failed => failed,
+            };
             step.set(Step::Idle);
             match outcome {
                 Ok(()) => {

@@ -10,8 +10,11 @@ use hearth_core::api::{
     McpServer, McpTransport, PluginInstallRequest, PluginInstallResponse, RegisteredPlugin,
 };
 use hearth_core::plugin::approval::ConfirmMode;
+use hearth_core::plugin::builtin::IMAGE_GENERATOR_ID;
 use hearth_core::plugin::selection::toolset;
 use hearth_core::plugin::{Auth, Plugin, Risk, Source};
+use hearth_core::preferences::ModelRef;
+use hearth_core::provider::Protocol;
 use leptos::ev::SubmitEvent;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -486,6 +489,7 @@ fn PluginCard(registered: RegisteredPlugin) -> impl IntoView {
                 <p class="plugin-card__description">{plugin.description.clone()}</p>
             })}
             {(plugin.auth != Auth::None).then(|| view! { <Credential plugin_id=id.clone() /> })}
+            {(id == IMAGE_GENERATOR_ID).then(|| view! { <ImageModelField /> })}
             <details class="plugin-card__functions">
                 <summary>{i18n.t_with(Key::PluginsFunctions, &[("count", &count.to_string())])}</summary>
                 <ul class="function-list">{functions}</ul>
@@ -670,5 +674,71 @@ fn RegistrySection(draft: Draft) -> impl IntoView {
                 </button>
             </Show>
         </section>
+    }
+}
+
+/// The model the image generator draws with: any listed model of an enabled provider
+/// that speaks OpenAI's protocol with its own key (its Images API is called from the
+/// browser).
+#[component]
+fn ImageModelField() -> impl IntoView {
+    let chat = crate::chat::use_chat();
+    let providers = crate::providers::use_providers();
+    let prefs = use_prefs();
+    let toasts = use_toasts();
+    let i18n = use_i18n();
+    let options = Memo::new(move |_| {
+        let models = chat.models.get();
+        providers.list.with(|list| {
+            list.iter()
+                .filter(|p| {
+                    p.enabled
+                        && p.server.is_none()
+                        && matches!(
+                            p.kind.protocol().0,
+                            Protocol::OpenAiChat | Protocol::OpenAiResponses
+                        )
+                })
+                .flat_map(|p| {
+                    models
+                        .get(&p.id)
+                        .into_iter()
+                        .flatten()
+                        .map(|m| (p.id.clone(), p.name.clone(), m.id.clone()))
+                        .collect::<Vec<_>>()
+                })
+                .collect::<Vec<_>>()
+        })
+    });
+    let selected = move || {
+        prefs
+            .value
+            .with(|p| p.image_model.clone())
+            .map(|m| format!("{}\u{1f}{}", m.provider_id, m.model))
+            .unwrap_or_default()
+    };
+    let choose = move |event: leptos::ev::Event| {
+        let value = event_target_value(&event);
+        let model = value
+            .split_once('\u{1f}')
+            .map(|(provider_id, model)| ModelRef {
+                provider_id: provider_id.to_string(),
+                model: model.to_string(),
+            });
+        save_prefs(prefs, toasts, i18n, move |p| p.image_model = model);
+    };
+    view! {
+        <div class="field">
+            <label class="field__label" for="image-model">{tr(Key::ImageModel)}</label>
+            <select id="image-model" class="select" prop:value=selected on:change=choose
+                aria-describedby="image-model-hint">
+                <option value="">{tr(Key::ImageModelNone)}</option>
+                {move || options.get().into_iter().map(|(provider_id, provider, model)| {
+                    let value = format!("{provider_id}\u{1f}{model}");
+                    view! { <option value=value>{format!("{model} · {provider}")}</option> }
+                }).collect_view()}
+            </select>
+            <p class="field__hint" id="image-model-hint">{tr(Key::ImageModelHint)}</p>
+        </div>
     }
 }

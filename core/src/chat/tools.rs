@@ -84,8 +84,12 @@ pub struct ToolCallRecord {
     pub is_error: bool,
     /// Whether the edge cut the result.
     pub truncated: bool,
-    /// Images the tool returned (not stored; counted).
+    /// Images the tool returned that are not kept (counted).
     pub images: u32,
+    /// Images kept in the browser's private file system (their file names), shown on
+    /// the call's card.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
     /// How long the call took.
     pub duration_ms: Option<u64>,
 }

@@ -1,6 +1,9 @@
 //! Hearth's own plugins, always present and never replaceable (their `builtin:` ids are
 //! reserved). The web page reader fetches one public page through the edge's checked
-//! client and gives the model its text.
+//! client and gives the model its text. The image generator runs in the browser: it
+//! calls the OpenAI-compatible Images API of the model the user chose with the user's
+//! key, keeps the images in the browser's private file system and tells the model what
+//! it made (`provider::images` holds its request and answer rules).
 
 use serde_json::json;
 
@@ -15,6 +18,11 @@ pub const READ_WEB_PAGE: &str = "read_web_page";
 pub const DEFAULT_PAGE_CHARS: u64 = 20_000;
 /// The most a call may ask for.
 pub const MAX_PAGE_CHARS: u64 = 100_000;
+
+/// The image generator's id.
+pub const IMAGE_GENERATOR_ID: &str = "builtin:image-generator";
+/// Its function.
+pub const GENERATE_IMAGE: &str = "generate_image";
 
 /// The web page reader.
 pub fn web_reader() -> Plugin {
@@ -54,9 +62,52 @@ pub fn web_reader() -> Plugin {
     }
 }
 
+/// The image generator.
+pub fn image_generator() -> Plugin {
+    Plugin {
+        id: IMAGE_GENERATOR_ID.into(),
+        title: "Image generator".into(),
+        description: "Draws images with an OpenAI-compatible Images API.".into(),
+        logo_url: None,
+        manifest_url: None,
+        server_url: None,
+        source: Source::Builtin,
+        auth: Auth::None,
+        mcp: None,
+        functions: vec![PluginFunction {
+            name: GENERATE_IMAGE.into(),
+            description: "Generate images from a detailed text description. The images are \
+                          shown to the user under this call; describe what you made, do not \
+                          repeat it as a link."
+                .into(),
+            parameters: json!({
+                "type": "object",
+                "required": ["prompt"],
+                "additionalProperties": false,
+                "properties": {
+                    "prompt": {"type": "string", "minLength": 1,
+                        "maxLength": crate::provider::images::MAX_PROMPT_CHARS,
+                        "description": "What the image shows, in detail"},
+                    "size": {"type": "string", "maxLength": 9,
+                        "description": "WIDTHxHEIGHT such as 1024x1024, or auto"},
+                    "n": {"type": "integer", "minimum": 1,
+                        "maximum": crate::provider::images::MAX_IMAGES,
+                        "description": "How many images (default 1)"}
+                }
+            }),
+            method: None,
+            path: None,
+            tool: None,
+            // A paid call to an outside service.
+            risk: Risk::External,
+            enabled: true,
+        }],
+    }
+}
+
 /// Every built-in plugin.
 pub fn all() -> Vec<Plugin> {
-    vec![web_reader()]
+    vec![web_reader(), image_generator()]
 }
 
 #[cfg(test)]
@@ -90,7 +141,23 @@ mod tests {
         let builtins = all();
         let installed = [impostor];
         let plugins = active(&builtins, &installed);
-        assert_eq!(plugins.len(), 1);
+        assert_eq!(plugins.len(), builtins.len());
         assert_eq!(plugins[0].functions[0].name, READ_WEB_PAGE);
+        assert!(
+            plugins
+                .iter()
+                .all(|p| p.functions.iter().all(|f| f.name != "exfiltrate"))
+        );
+        let generator = image_generator();
+        let schema = &generator.functions[0].parameters;
+        assert!(
+            check(
+                &json!({"prompt": "a fox", "n": 2, "size": "1024x1024"}),
+                schema
+            )
+            .is_ok()
+        );
+        assert!(check(&json!({"prompt": "a fox", "n": 9}), schema).is_err());
+        assert!(check(&json!({"n": 1}), schema).is_err());
     }
 }

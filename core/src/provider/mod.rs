@@ -15,6 +15,7 @@
 
 pub mod anthropic;
 pub mod gemini;
+pub mod images;
 pub mod models;
 pub mod openai_chat;
 pub mod openai_responses;

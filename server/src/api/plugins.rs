@@ -422,6 +422,9 @@ pub async fn execute(
             (builtin::WEB_READER_ID, builtin::READ_WEB_PAGE) => {
                 read_web_page(&state, &args).await?
             }
+            (builtin::IMAGE_GENERATOR_ID, _) => ToolResult::error(
+                "the image generator runs in the browser with the user's own key, not on the edge",
+            ),
             _ => ToolResult::error("this built-in function is not available here"),
         };
         return Ok(axum::Json(PluginExecuteResponse {

@@ -1,0 +1,142 @@
+//! The built-in image generator, run in the browser: the model the user chose in
+//! Settings › Tools, its provider's key from the vault, one request to the provider's
+//! OpenAI-compatible Images API straight from the browser (`hearth_core::provider::
+//! images` builds it and reads the answer), and every image kept in the private file
+//! system (`crate::files`), named in the call's record so its card shows it. The model
+//! is told what was made; an error is a result it can explain.
+
+use hearth_core::plugin::builtin::GENERATE_IMAGE;
+use hearth_core::provider::Protocol;
+use hearth_core::provider::images::{self, GeneratedImage};
+use hearth_core::provider::request::auth_headers;
+use leptos::prelude::*;
+use serde_json::{Map, Value};
+use wasm_bindgen::JsValue;
+use wasm_bindgen_futures::JsFuture;
+
+use super::Chat;
+use super::run::target;
+use super::transport::{OpenError, provider_message, read_error_text, start};
+use crate::files::{self, IMAGES};
+
+/// What a generation made.
+pub(super) struct Generated {
+    /// What the model is told.
+    pub text: String,
+    /// The stored images' file names.
+    pub files: Vec<String>,
+}
+
+fn extension(mime: &str) -> &'static str {
+    match mime {
+        "image/jpeg" => "jpg",
+        "image/webp" => "webp",
+        "image/gif" => "gif",
+        _ => "png",
+    }
+}
+
+/// Runs one `generate_image` call.
+pub(super) async fn generate(
+    chat: Chat,
+    function: &str,
+    args: &Map<String, Value>,
+    signal: &web_sys::AbortSignal,
+) -> Result<Generated, String> {
+    if function != GENERATE_IMAGE {
+        return Err(format!("The image generator has no function {function}."));
+    }
+    let model = chat
+        .prefs
+        .value
+        .with_untracked(|p| p.image_model.clone())
+        .ok_or("No image model is chosen: the user can choose one in Settings › Tools.")?;
+    let target = target(chat, chat.providers, &model)
+        .await
+        .map_err(|error| error.message)?;
+    let provider = target.provider;
+    if provider.server.is_some() {
+        return Err(
+            "The image model belongs to a provider configured on the server; choose a model \
+             of a provider with its own key in Settings › Tools."
+                .into(),
+        );
+    }
+    let endpoint = provider.endpoint();
+    if !matches!(
+        endpoint.protocol,
+        Protocol::OpenAiChat | Protocol::OpenAiResponses
+    ) {
+        return Err(format!(
+            "{} has no OpenAI-compatible Images API; choose another image model in Settings › Tools.",
+            provider.name
+        ));
+    }
+    let request = images::request_from_args(&model.model, args).map_err(|e| e.to_string())?;
+    let built = images::build(&endpoint, &request).map_err(|e| e.to_string())?;
+    let headers = web_sys::Headers::new().map_err(|_| "the browser refused the request")?;
+    let mut all = built.headers.clone();
+    if let Some(key) = target.key.as_deref() {
+        all.extend(auth_headers(endpoint.protocol, key));
+    }
+    for (name, value) in all {
+        let _ = headers.set(&name, &value);
+    }
+    let init = web_sys::RequestInit::new();
+    init.set_method("POST");
+    init.set_headers(&headers);
+    init.set_body(&JsValue::from_str(&built.body.to_string()));
+    let response = match start(&built.url, &init, signal).await {
+        Ok(response) => response,
+        Err(OpenError::Aborted) => return Err("The reply was stopped.".into()),
+        Err(_) => {
+            return Err(format!(
+                "{} did not answer the browser (it may not allow calls from web pages).",
+                provider.name
+            ));
+        }
+    };
+    if !response.ok() {
+        let body = read_error_text(&response).await;
+        return Err(format!(
+            "{} answered {}: {}",
+            provider.name,
+            response.status(),
+            provider_message(&body).unwrap_or_else(|| response.status_text())
+        ));
+    }
+    let body = JsFuture::from(
+        response
+            .text()
+            .map_err(|_| "the answer could not be read")?,
+    )
+    .await
+    .ok()
+    .and_then(|text| text.as_string())
+    .ok_or("the answer could not be read")?;
+    let made = images::parse(&body).map_err(|e| e.to_string())?;
+    let mut stored = Vec::new();
+    for GeneratedImage {
+        mime_type, bytes, ..
+    } in &made
+    {
+        let name = files::new_name(extension(mime_type));
+        files::save(IMAGES, &name, bytes)
+            .await
+            .map_err(|e| format!("The image could not be kept: {e}."))?;
+        stored.push(name);
+    }
+    let used = made
+        .iter()
+        .find_map(|image| image.revised_prompt.clone())
+        .unwrap_or(request.prompt);
+    Ok(Generated {
+        text: format!(
+            "Generated {} image(s) with {}. Prompt used: {used}. The user sees the images \
+             under this call.",
+            stored.len(),
+            model.model
+        ),
+        files: stored,
+    })
+}

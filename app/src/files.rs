@@ -1,0 +1,151 @@
+//! Files in the browser's origin-private file system (OPFS): large binary data that does
+//! not belong in IndexedDB records, such as generated images (`images/`). Names are
+//! random and made here; a record refers to a file by its name only. Every operation is
+//! a typed error when OPFS is missing (an old browser, a private window) or full.
+
+use js_sys::Uint8Array;
+use leptos::prelude::window;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+
+/// The directory of generated images.
+pub const IMAGES: &str = "images";
+
+/// Why a file operation failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileError {
+    /// The browser has no private file system here.
+    Unavailable,
+    /// The storage is full.
+    QuotaExceeded,
+    /// The file is not there (deleted, or another browser's record).
+    Missing,
+    /// Anything else, in the browser's words.
+    Failed(String),
+}
+
+impl std::fmt::Display for FileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Unavailable => f.write_str("this browser cannot store files for Hearth here"),
+            Self::QuotaExceeded => f.write_str("the storage for Hearth is full"),
+            Self::Missing => f.write_str("the file is no longer stored"),
+            Self::Failed(why) => f.write_str(why),
+        }
+    }
+}
+
+fn failure(error: JsValue) -> FileError {
+    let name = js_sys::Reflect::get(&error, &JsValue::from_str("name"))
+        .ok()
+        .and_then(|n| n.as_string())
+        .unwrap_or_default();
+    match name.as_str() {
+        "QuotaExceededError" => FileError::QuotaExceeded,
+        "NotFoundError" => FileError::Missing,
+        "SecurityError" | "NotSupportedError" => FileError::Unavailable,
+        _ => FileError::Failed(
+            js_sys::Reflect::get(&error, &JsValue::from_str("message"))
+                .ok()
+                .and_then(|m| m.as_string())
+                .unwrap_or(name),
+        ),
+    }
+}
+
+async fn call(promise: js_sys::Promise) -> Result<JsValue, FileError> {
+    JsFuture::from(promise).await.map_err(failure)
+}
+
+/// The directory `name` of the private file system, created when `create`.
+async fn directory(
+    name: &str,
+    create: bool,
+) -> Result<web_sys::FileSystemDirectoryHandle, FileError> {
+    let storage = window().navigator().storage();
+    let has_opfs =
+        js_sys::Reflect::has(&storage, &JsValue::from_str("getDirectory")).unwrap_or(false);
+    if !has_opfs {
+        return Err(FileError::Unavailable);
+    }
+    let root: web_sys::FileSystemDirectoryHandle = call(storage.get_directory())
+        .await?
+        .dyn_into()
+        .map_err(|_| FileError::Unavailable)?;
+    let options = web_sys::FileSystemGetDirectoryOptions::new();
+    options.set_create(create);
+    call(root.get_directory_handle_with_options(name, &options))
+        .await?
+        .dyn_into()
+        .map_err(|_| FileError::Unavailable)
+}
+
+/// A fresh file name with `extension`.
+pub fn new_name(extension: &str) -> String {
+    let mut bytes = [0u8; 12];
+    if let Ok(crypto) = window().crypto() {
+        let _ = crypto.get_random_values_with_u8_array(&mut bytes);
+    }
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    format!("{hex}.{extension}")
+}
+
+/// Writes `bytes` as `dir/name`, whole: a write that fails leaves no partial file.
+pub async fn save(dir: &str, name: &str, bytes: &[u8]) -> Result<(), FileError> {
+    let directory = directory(dir, true).await?;
+    let options = web_sys::FileSystemGetFileOptions::new();
+    options.set_create(true);
+    let file: web_sys::FileSystemFileHandle =
+        call(directory.get_file_handle_with_options(name, &options))
+            .await?
+            .dyn_into()
+            .map_err(|_| FileError::Unavailable)?;
+    let written = async {
+        let stream: web_sys::FileSystemWritableFileStream = call(file.create_writable())
+            .await?
+            .dyn_into()
+            .map_err(|_| FileError::Unavailable)?;
+        let data = Uint8Array::from(bytes);
+        call(stream.write_with_js_u8_array(&data).map_err(failure)?).await?;
+        // The data is in the file only once the stream closes.
+        call(stream.close()).await?;
+        Ok(())
+    }
+    .await;
+    if written.is_err() {
+        let _ = call(directory.remove_entry(name)).await;
+    }
+    written
+}
+
+/// An object URL of `dir/name` (revoke it with `Url::revoke_object_url` when done).
+pub async fn object_url(dir: &str, name: &str) -> Result<String, FileError> {
+    let directory = directory(dir, false).await?;
+    let file: web_sys::FileSystemFileHandle = call(directory.get_file_handle(name))
+        .await?
+        .dyn_into()
+        .map_err(|_| FileError::Missing)?;
+    let blob: web_sys::Blob = call(file.get_file())
+        .await?
+        .dyn_into()
+        .map_err(|_| FileError::Missing)?;
+    web_sys::Url::create_object_url_with_blob(&blob).map_err(failure)
+}
+
+/// Removes the directory `dir` and everything in it (delete all data).
+pub async fn remove_all(dir: &str) -> Result<(), FileError> {
+    let storage = window().navigator().storage();
+    if !js_sys::Reflect::has(&storage, &JsValue::from_str("getDirectory")).unwrap_or(false) {
+        return Ok(());
+    }
+    let root: web_sys::FileSystemDirectoryHandle = call(storage.get_directory())
+        .await?
+        .dyn_into()
+        .map_err(|_| FileError::Unavailable)?;
+    let options = web_sys::FileSystemRemoveOptions::new();
+    options.set_recursive(true);
+    match call(root.remove_entry_with_options(dir, &options)).await {
+        Ok(_) | Err(FileError::Missing) => Ok(()),
+        Err(error) => Err(error),
+    }
+}
