@@ -85,6 +85,17 @@ async fn close_settings(session: &Browser) {
         .await;
 }
 
+/// Waits until the conversation has `count` replies and the last one is done (a bare
+/// `last_status` right after a send may still see the previous reply).
+async fn replies_done(session: &Browser, count: usize) {
+    session
+        .wait_until(&format!(
+            "document.querySelectorAll('.message--assistant').length === {count}
+             && [...document.querySelectorAll('.message')].at(-1).dataset.status === 'done'"
+        ))
+        .await;
+}
+
 /// Reloads the page and opens the most recent conversation again.
 async fn reopen(session: &Browser) {
     session.reload_app().await;
@@ -130,6 +141,14 @@ async fn a_model_calls_rest_and_mcp_tools_across_rounds_and_answers() {
         .clone();
     assert!(echo.starts_with("mcp_") && echo.len() <= 64, "{echo}");
     session.screenshot("tools-market").await;
+    session
+        .js(
+            "document.querySelectorAll('#plugins-installed details').forEach((d) => d.open = true);
+             document.getElementById('plugins-installed').scrollIntoView()",
+            vec![],
+        )
+        .await;
+    session.screenshot("tools-plugins").await;
     close_settings(&session).await;
 
     // Round 1: two calls at once; round 2: one more; round 3: the answer.
@@ -476,7 +495,7 @@ async fn a_session_approval_skips_the_question_until_it_is_revoked() {
     fixture.enqueue(Reply::text("").tool_call(&echo, r#"{"message": "two"}"#));
     fixture.enqueue(Reply::text("Second done."));
     send(&session, "Echo two").await;
-    last_status(&session, "done").await;
+    replies_done(&session, 2).await;
     assert_eq!(
         calls(&session).await[0][1],
         json!("done"),
@@ -501,5 +520,84 @@ async fn a_session_approval_skips_the_question_until_it_is_revoked() {
     session.click_by_script("[data-answer=deny]").await;
     last_status(&session, "done").await;
     assert_eq!(calls(&session).await[0][1], json!("denied"));
+    session.finish().await;
+}
+
+#[tokio::test]
+async fn tool_blocks_and_the_tools_tab_fit_a_phone_in_both_themes() {
+    let fixture = ProviderFixture::start().await;
+    fixture.set_tool_models(true);
+    let pets = PetApi::start();
+    let session = AppSession::open(1280, 900).await;
+    prepare(&session, &fixture, None).await;
+    install(&session, "openapi-url", &pets.description_url(), "OpenAPI").await;
+    close_settings(&session).await;
+    fixture.enqueue(
+        Reply::text("").tool_call("getPetById", r#"{"petId": 7, "note": "a long argument value that is much wider than a phone screen and must wrap"}"#),
+    );
+    fixture.enqueue(Reply::text("Pet 7 is Rex."));
+    send(&session, "Who is pet 7?").await;
+    last_status(&session, "done").await;
+
+    session.resize(360, 780).await;
+    let sideways =
+        "return document.documentElement.scrollWidth - document.documentElement.clientWidth";
+    for theme in ["light", "dark"] {
+        session
+            .js(
+                "localStorage.setItem('hearth.theme', arguments[0])",
+                vec![json!(theme)],
+            )
+            .await;
+        session.reload_app().await;
+        session
+            .wait_for("#drawer-toggle")
+            .await
+            .click()
+            .await
+            .expect("drawer");
+        session
+            .wait_until(
+                "getComputedStyle(document.getElementById('sidebar')).visibility === 'visible' && \
+                 document.querySelector('.conversation-item__open')?.getBoundingClientRect().left >= 0",
+            )
+            .await;
+        session.click_by_script(".conversation-item__open").await;
+        session.wait_for(".tool-call").await;
+        session
+            .wait_until(
+                "getComputedStyle(document.getElementById('sidebar')).visibility === 'hidden'",
+            )
+            .await;
+        // Open the call's block: the arguments and the result must wrap, not widen the page.
+        session.click_by_script(".tool-call__summary").await;
+        session
+            .wait_until("document.querySelector('.tool-call').open")
+            .await;
+        assert_eq!(
+            session.js(sideways, vec![]).await,
+            json!(0),
+            "{theme}: the reply scrolls sideways"
+        );
+        session.screenshot(&format!("tools-phone-{theme}")).await;
+
+        // The sidebar (and its Settings item) is in the closed drawer: use the deep link.
+        session
+            .js("location.hash = '#settings/tools'", vec![])
+            .await;
+        session.wait_for("#plugins-installed .plugin-card").await;
+        let panel = session
+            .js(
+                "const p = document.getElementById('settings-panel');
+                 return p.scrollWidth - p.clientWidth;",
+                vec![],
+            )
+            .await;
+        assert_eq!(panel, json!(0), "{theme}: the Tools tab scrolls sideways");
+        session
+            .screenshot(&format!("tools-settings-phone-{theme}"))
+            .await;
+        close_settings(&session).await;
+    }
     session.finish().await;
 }

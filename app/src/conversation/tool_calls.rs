@@ -103,7 +103,14 @@ fn CallView(live: LiveMessage, round: usize, index: usize) -> impl IntoView {
             .duration_ms
             .map(|ms| format!("{:.2} s", ms as f64 / 1000.0));
         let open = status == ToolCallStatus::AwaitingApproval;
-        let result = (!call.result.is_empty()).then(|| call.result.clone());
+        // A JSON result reads better indented; anything else is shown as it came.
+        let result = (!call.result.is_empty()).then(|| {
+            serde_json::from_str::<serde_json::Value>(&call.result)
+                .ok()
+                .filter(|v| v.is_object() || v.is_array())
+                .and_then(|v| serde_json::to_string_pretty(&v).ok())
+                .unwrap_or_else(|| call.result.clone())
+        });
         let files = call.files.clone();
         let alt = serde_json::from_str::<serde_json::Value>(&call.arguments)
             .ok()
