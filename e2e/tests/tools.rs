@@ -157,13 +157,22 @@ async fn a_model_calls_rest_and_mcp_tools_across_rounds_and_answers() {
             .tool_call("getPetById", r#"{"petId": 7}"#)
             .tool_call(&echo, r#"{"message": "hello from the model"}"#),
     );
-    fixture.enqueue(Reply::text("").tool_call("getPetById", r#"{"petId": 8}"#));
+    let tiny = mcp
+        .iter()
+        .find(|name| name.ends_with("__get_tiny_image"))
+        .unwrap_or_else(|| panic!("a tiny image tool among {mcp:?}"))
+        .clone();
+    fixture.enqueue(
+        Reply::text("")
+            .tool_call("getPetById", r#"{"petId": 8}"#)
+            .tool_call(&tiny, "{}"),
+    );
     fixture.enqueue(Reply::text("Pet 7 is **Rex** and pet 8 is Tom."));
     send(&session, "Who are pets 7 and 8?").await;
     last_status(&session, "done").await;
 
     let rows = calls(&session).await;
-    assert_eq!(rows.as_array().map(Vec::len), Some(3), "{rows}");
+    assert_eq!(rows.as_array().map(Vec::len), Some(4), "{rows}");
     assert_eq!(rows[0][0], json!("getPetById"));
     assert_eq!(rows[1][0], json!(echo));
     for row in rows.as_array().unwrap() {
@@ -178,6 +187,10 @@ async fn a_model_calls_rest_and_mcp_tools_across_rounds_and_answers() {
         "{rows}"
     );
     assert!(rows[2][2].as_str().unwrap().contains("Tom"), "{rows}");
+    // The MCP image result is kept in the browser and shown on its card (20×20 PNG).
+    session
+        .wait_until("document.querySelector('.tool-images__image')?.naturalWidth === 20")
+        .await;
     session
         .wait_until(
             "[...document.querySelectorAll('.message--assistant')].at(-1)
@@ -212,7 +225,7 @@ async fn a_model_calls_rest_and_mcp_tools_across_rounds_and_answers() {
     assert_eq!(second[1].0, "call_fixture_1");
     assert!(second[1].1.contains("hello from the model"), "{second:?}");
     let third = tool_messages(&bodies[2]);
-    assert_eq!(third.len(), 3, "round 1 and round 2 results: {third:?}");
+    assert_eq!(third.len(), 4, "round 1 and round 2 results: {third:?}");
 
     // A reload keeps the rounds, and the next question carries them as history.
     reopen(&session).await;
@@ -224,8 +237,11 @@ async fn a_model_calls_rest_and_mcp_tools_across_rounds_and_answers() {
                 vec![]
             )
             .await,
-        json!(3)
+        json!(4)
     );
+    session
+        .wait_until("document.querySelector('.tool-images__image')?.naturalWidth === 20")
+        .await;
     session.screenshot("tools-reply").await;
     session.finish().await;
 }

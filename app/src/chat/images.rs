@@ -27,7 +27,8 @@ pub(super) struct Generated {
     pub files: Vec<String>,
 }
 
-fn extension(mime: &str) -> &'static str {
+/// The file extension of an image type.
+pub(super) fn extension(mime: &str) -> &'static str {
     match mime {
         "image/jpeg" => "jpg",
         "image/webp" => "webp",

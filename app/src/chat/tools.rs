@@ -243,7 +243,9 @@ async fn execute(chat: Chat, target: &ToolTarget, args: Value, record: &mut Tool
             };
             record.settle(ToolCallStatus::Done, text, result.is_error);
             record.truncated = result.truncated;
-            record.images = u32::try_from(result.images.len()).unwrap_or(u32::MAX);
+            let (kept, dropped) = keep_images(&result.images).await;
+            record.files = kept;
+            record.images = dropped;
             record.duration_ms = Some(response.duration_ms);
         }
         Err(error) => {
@@ -258,6 +260,32 @@ async fn execute(chat: Chat, target: &ToolTarget, args: Value, record: &mut Tool
             record.duration_ms = Some((now() - started).max(0.0) as u64);
         }
     }
+}
+
+/// Keeps the images a tool returned in the private file system, for its card; returns
+/// their file names and how many could not be kept (not an image by its bytes, or no
+/// room).
+async fn keep_images(images: &[hearth_core::plugin::result::ToolImage]) -> (Vec<String>, u32) {
+    use base64::Engine as _;
+    let mut kept = Vec::new();
+    let mut dropped = 0;
+    for image in images {
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(image.data.trim())
+            .ok();
+        let Some((bytes, mime)) =
+            bytes.and_then(|b| hearth_core::provider::images::sniff(&b).map(|m| (b, m)))
+        else {
+            dropped += 1;
+            continue;
+        };
+        let name = crate::files::new_name(super::images::extension(mime));
+        match crate::files::save(crate::files::IMAGES, &name, &bytes).await {
+            Ok(()) => kept.push(name),
+            Err(_) => dropped += 1,
+        }
+    }
+    (kept, dropped)
 }
 
 /// Waits for the user's answer to a waiting call. A stopped reply, or the user leaving
