@@ -7,7 +7,6 @@
 mod support;
 
 use std::collections::HashMap;
-use std::net::SocketAddr;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 
@@ -20,11 +19,8 @@ use axum::routing::get;
 use bytes::Bytes;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
+use support::tls::serve_https;
 use support::{Server, TestCa, hearth_command};
-use tokio_rustls::TlsAcceptor;
-use tokio_rustls::rustls;
-use tokio_rustls::rustls::pki_types::pem::PemObject;
-use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
 const PAGE_1: &str = include_str!("data/mcp_registry/page-1.json");
 const PAGE_2: &str = include_str!("data/mcp_registry/page-2.json");
@@ -33,33 +29,6 @@ const PAGE_1_CURSOR: &str = "io.github.legacy/events:1.0.0";
 
 /// The raw query strings the registry received, in order.
 type Seen = Arc<Mutex<Vec<String>>>;
-
-/// A TCP listener that completes a TLS handshake before handing a connection to axum.
-struct TlsListener {
-    tcp: tokio::net::TcpListener,
-    acceptor: TlsAcceptor,
-}
-
-impl axum::serve::Listener for TlsListener {
-    type Io = tokio_rustls::server::TlsStream<tokio::net::TcpStream>;
-    type Addr = SocketAddr;
-
-    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
-        loop {
-            let Ok((tcp, addr)) = self.tcp.accept().await else {
-                continue;
-            };
-            // A client that refuses the certificate fails here; wait for the next one.
-            if let Ok(tls) = self.acceptor.accept(tcp).await {
-                return (tls, addr);
-            }
-        }
-    }
-
-    fn local_addr(&self) -> std::io::Result<Self::Addr> {
-        self.tcp.local_addr()
-    }
-}
 
 async fn servers(
     State(seen): State<Seen>,
@@ -107,29 +76,11 @@ struct Registry {
 
 impl Registry {
     async fn start(ca: &TestCa) -> Self {
-        let certs = CertificateDer::pem_file_iter(ca.cert_file())
-            .unwrap()
-            .collect::<Result<Vec<_>, _>>()
-            .unwrap();
-        let key = PrivateKeyDer::from_pem_file(ca.key_file()).unwrap();
-        let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
-        let config = rustls::ServerConfig::builder_with_provider(provider)
-            .with_safe_default_protocol_versions()
-            .unwrap()
-            .with_no_client_auth()
-            .with_single_cert(certs, key)
-            .unwrap();
-        let tcp = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let port = tcp.local_addr().unwrap().port();
         let seen = Seen::default();
         let app = Router::new()
             .route("/v0.1/servers", get(servers))
             .with_state(Arc::clone(&seen));
-        let listener = TlsListener {
-            tcp,
-            acceptor: TlsAcceptor::from(Arc::new(config)),
-        };
-        tokio::spawn(async move { axum::serve(listener, app).await });
+        let port = serve_https(ca, app).await;
         Self {
             url: format!("https://127.0.0.1:{port}"),
             seen,

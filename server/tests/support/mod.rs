@@ -2,6 +2,11 @@
 
 #![allow(dead_code)]
 
+pub mod tls;
+
+#[allow(unused_imports)]
+pub use tls::TestCa;
+
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
@@ -220,95 +225,4 @@ pub async fn post_json(
         status,
         response.json().await.unwrap_or(serde_json::Value::Null),
     )
-}
-
-/// A certificate authority made for one test, and a server certificate it signed for
-/// `localhost` and `127.0.0.1` (with the distribution's `openssl`): `ca.pem`,
-/// `server.pem`, `server.key` in `dir`. Processes trust it through `SSL_CERT_FILE`.
-pub struct TestCa {
-    pub dir: tempfile::TempDir,
-}
-
-impl TestCa {
-    pub fn make() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let run = |args: &[&str]| {
-            let status = Command::new("openssl")
-                .args(args)
-                .current_dir(dir.path())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
-                .expect("openssl (Debian package openssl; scripts/setup.sh test installs it)");
-            assert!(status.success(), "openssl {args:?} failed");
-        };
-        std::fs::write(
-            dir.path().join("ext.cnf"),
-            "subjectAltName=DNS:localhost,IP:127.0.0.1\n",
-        )
-        .unwrap();
-        run(&[
-            "req",
-            "-x509",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-keyout",
-            "ca.key",
-            "-out",
-            "ca.pem",
-            "-days",
-            "2",
-            "-subj",
-            "/CN=Hearth test CA",
-        ]);
-        run(&[
-            "req",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-keyout",
-            "server.key",
-            "-out",
-            "server.csr",
-            "-subj",
-            "/CN=localhost",
-        ]);
-        run(&[
-            "x509",
-            "-req",
-            "-in",
-            "server.csr",
-            "-CA",
-            "ca.pem",
-            "-CAkey",
-            "ca.key",
-            "-CAcreateserial",
-            "-out",
-            "server.pem",
-            "-days",
-            "2",
-            "-extfile",
-            "ext.cnf",
-        ]);
-        Self { dir }
-    }
-
-    pub fn ca_file(&self) -> String {
-        self.dir
-            .path()
-            .join("ca.pem")
-            .to_string_lossy()
-            .into_owned()
-    }
-
-    /// The server certificate (PEM).
-    pub fn cert_file(&self) -> std::path::PathBuf {
-        self.dir.path().join("server.pem")
-    }
-
-    /// The server certificate's private key (PEM).
-    pub fn key_file(&self) -> std::path::PathBuf {
-        self.dir.path().join("server.key")
-    }
 }
