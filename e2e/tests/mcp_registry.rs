@@ -1,7 +1,8 @@
 //! Browsing the MCP registry from Settings › Tools: the edge fetches the registry over
 //! real HTTPS (a registry served here with a certificate from a CA made for the test;
 //! the edge trusts it through `SSL_CERT_FILE`), the tab shows a page, pages on, says why
-//! a server cannot be installed, and fills the install form from a server it can reach.
+//! a server cannot be installed, and fills the install form from a server it can reach
+//! (its endpoint, and the header its key goes in).
 
 #[allow(dead_code)]
 #[path = "../../server/tests/support/tls.rs"]
@@ -110,7 +111,8 @@ async fn the_registry_is_browsed_paged_and_fills_the_install_form() {
     session
         .wait_until(
             "document.getElementById('plugin-install-url')?.value === 'https://mcp.weather.example.com/mcp'
-             && document.getElementById('plugin-install-kind').value === 'mcp'",
+             && document.getElementById('plugin-install-kind').value === 'mcp'
+             && document.getElementById('plugin-install-auth-header').value === 'X-Api-Key'",
         )
         .await;
 

@@ -4,9 +4,14 @@
 //! deadline. Install discovers a server (`initialize`, `tools/list`, whether it offers
 //! resources and prompts); a call opens a session, runs `tools/call` and closes it, so a
 //! server that restarted since install never leaves a stale session behind. No stdio
-//! servers: the edge never spawns a process.
+//! servers: the edge never spawns a process. Every request carries the plugin's plain
+//! headers and its credential where its auth says (bearer, a named header, basic).
 
+use std::collections::BTreeMap;
 use std::time::Duration;
+
+use axum::http::{HeaderName, HeaderValue};
+use hearth_core::plugin::{Auth, AuthPlacement};
 
 use rmcp::ServiceExt;
 use rmcp::model::{
@@ -75,17 +80,69 @@ fn classify(text: String) -> McpError {
     }
 }
 
+/// How requests to a server are authenticated and what plain headers they carry.
+#[derive(Debug, Clone, Copy)]
+pub struct Access<'a> {
+    /// Where the credential goes.
+    pub auth: &'a Auth,
+    /// The credential, opened from its envelope for this request only.
+    pub secret: Option<&'a str>,
+    /// Plain headers (checked by `core::plugin::mcp::check_headers`).
+    pub headers: &'a BTreeMap<String, String>,
+}
+
+impl<'a> Access<'a> {
+    /// No credential and no headers.
+    pub fn anonymous() -> Self {
+        static NONE: Auth = Auth::None;
+        static EMPTY: BTreeMap<String, String> = BTreeMap::new();
+        Self {
+            auth: &NONE,
+            secret: None,
+            headers: &EMPTY,
+        }
+    }
+}
+
+fn header(name: &str, value: &str) -> Result<(HeaderName, HeaderValue), McpError> {
+    let name = HeaderName::from_bytes(name.as_bytes())
+        .map_err(|_| McpError::Failed(format!("`{name}` is not a header name")))?;
+    let value = HeaderValue::from_str(value)
+        .map_err(|_| McpError::Failed(format!("the value of `{name}` is not a header value")))?;
+    Ok((name, value))
+}
+
 async fn connect(
     fetch: &SafeFetch,
     url: &str,
-    bearer: Option<&str>,
+    access: &Access<'_>,
 ) -> Result<RunningService<RoleClient, ()>, McpError> {
     fetch.check_url(url).map_err(McpError::Blocked)?;
     let mut config = StreamableHttpClientTransportConfig::with_uri(url.to_string());
     config.max_json_response_size = MAX_RESPONSE_BYTES;
     config.reinit_on_expired_session = true;
-    if let Some(token) = bearer {
-        config.auth_header = Some(token.to_string());
+    for (name, value) in access.headers {
+        let (name, value) = header(name, value)?;
+        config.custom_headers.insert(name, value);
+    }
+    if let Some(secret) = access.secret {
+        match access.auth {
+            Auth::ApiKey {
+                name,
+                placement: AuthPlacement::Header,
+            } => {
+                let (name, value) = header(name, secret)?;
+                config.custom_headers.insert(name, value);
+            }
+            Auth::Basic => {
+                use base64::Engine as _;
+                let encoded = base64::engine::general_purpose::STANDARD.encode(secret);
+                let (name, value) = header("authorization", &format!("Basic {encoded}"))?;
+                config.custom_headers.insert(name, value);
+            }
+            // Bearer and OAuth 2 tokens (and anything else) as a bearer token.
+            _ => config.auth_header = Some(secret.to_string()),
+        }
     }
     let transport = StreamableHttpClientTransport::with_client(fetch.http_client(), config);
     ().serve(transport)
@@ -119,10 +176,10 @@ pub struct Discovered {
 pub async fn discover(
     fetch: &SafeFetch,
     url: &str,
-    bearer: Option<&str>,
+    access: &Access<'_>,
 ) -> Result<Discovered, McpError> {
     within(DISCOVERY_TIMEOUT, async {
-        let service = connect(fetch, url, bearer).await?;
+        let service = connect(fetch, url, access).await?;
         let info = service.peer_info().map(|i| (*i).clone());
         let capabilities = info.as_ref().map(|i| i.capabilities.clone());
         let tools = if capabilities.as_ref().is_some_and(|c| c.tools.is_some()) {
@@ -154,12 +211,12 @@ pub async fn discover(
 pub async fn call(
     fetch: &SafeFetch,
     url: &str,
-    bearer: Option<&str>,
+    access: &Access<'_>,
     tool: &str,
     args: Value,
 ) -> Result<Value, McpError> {
     within(CALL_TIMEOUT, async {
-        let service = connect(fetch, url, bearer).await?;
+        let service = connect(fetch, url, access).await?;
         let arguments: JsonObject = match args {
             Value::Object(map) => map,
             _ => JsonObject::new(),
@@ -194,11 +251,11 @@ pub enum Browse {
 pub async fn browse(
     fetch: &SafeFetch,
     url: &str,
-    bearer: Option<&str>,
+    access: &Access<'_>,
     what: Browse,
 ) -> Result<Value, McpError> {
     within(DISCOVERY_TIMEOUT, async {
-        let service = connect(fetch, url, bearer).await?;
+        let service = connect(fetch, url, access).await?;
         let failed = |e: rmcp::ServiceError| classify(e.to_string());
         let to_json =
             |v: Result<Value, serde_json::Error>| v.map_err(|e| McpError::Failed(e.to_string()));

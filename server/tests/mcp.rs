@@ -117,12 +117,18 @@ fn everything() -> Peer {
 /// The Python SDK server in `tests/data/mcp_server.py`; with `token`, every request must
 /// carry it as a bearer token.
 fn python_server(token: Option<&str>) -> Peer {
+    python_server_with(token.into_iter().collect())
+}
+
+/// The Python SDK server with its arguments after the port (token, credential header,
+/// required plain headers as `name=value`).
+fn python_server_with(args: Vec<&str>) -> Peer {
     let command = |port: u16| {
         let mut command = Command::new(tool("MCP_PYTHON", "mcp-py/bin/python"));
         command
             .arg(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/mcp_server.py"))
             .arg(port.to_string())
-            .args(token);
+            .args(&args);
         command
     };
     Peer::spawn(command, "Python MCP server")
@@ -459,4 +465,96 @@ async fn a_server_that_needs_a_token_says_so_and_works_with_one() {
         missing["error"].as_str().unwrap().contains("credential"),
         "{missing}"
     );
+}
+
+#[tokio::test]
+async fn a_server_that_wants_an_api_key_header_and_plain_headers_gets_them_on_every_request() {
+    const KEY: &str = "key-9f3c";
+    let python = python_server_with(vec![KEY, "X-Api-Key", "x-workspace=team-a"]);
+    let server = Server::start(&[]);
+    let url = python.url();
+    let keys = ByokKeys::load_or_create(server.data.path()).unwrap();
+    let sealed = |ctx: &str| serde_json::to_value(keys.seal(ctx, KEY).unwrap()).unwrap();
+
+    // A credential-like plain header is refused before anything is sent: it must travel
+    // sealed, as the credential.
+    let (status, refused) = post(
+        &server,
+        "/api/plugins/install",
+        json!({"mcpUrl": url, "mcpHeaders": {"X-Api-Key": KEY}}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{refused}");
+    assert!(
+        refused["error"].as_str().unwrap().contains("credential"),
+        "{refused}"
+    );
+    for reserved in ["Cookie", "Host", "Mcp-Session-Id"] {
+        let (status, refused) = post(
+            &server,
+            "/api/plugins/install",
+            json!({"mcpUrl": url, "mcpHeaders": {reserved: "x"}}),
+        )
+        .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{reserved}: {refused}");
+    }
+    // The key as a bearer token is not what this server wants.
+    let (status, refused) = post(
+        &server,
+        "/api/plugins/install",
+        json!({"mcpUrl": url, "auth": sealed(&context::mcp_install()),
+            "mcpHeaders": {"X-Workspace": "team-a"}}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{refused}");
+    // In its own header, with the plain header: installed.
+    let (status, installed) = post(
+        &server,
+        "/api/plugins/install",
+        json!({"mcpUrl": url, "auth": sealed(&context::mcp_install()), "authHeader": "X-Api-Key",
+            "mcpHeaders": {"X-Workspace": "team-a"}}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{installed}");
+    let plugin = &installed["registered"]["plugin"];
+    assert_eq!(
+        plugin["auth"],
+        json!({"type": "apiKey", "name": "x-api-key", "in": "header"})
+    );
+    assert_eq!(plugin["mcp"]["headers"], json!({"x-workspace": "team-a"}));
+    assert!(
+        !plugin.to_string().contains(KEY),
+        "the key is never stored: {plugin}"
+    );
+    let id = plugin["id"].as_str().unwrap().to_string();
+    let fingerprint = installed["registered"]["fingerprints"]["mcp_hearth_test_py__add"].clone();
+    // Calls, resources and prompts carry both headers.
+    let (status, added) = post(
+        &server,
+        "/api/plugins/execute",
+        json!({"pluginId": id, "function": "mcp_hearth_test_py__add", "args": {"a": 2, "b": 40},
+            "fingerprint": fingerprint, "auth": sealed(&context::plugin_auth(&id))}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{added}");
+    assert!(
+        added["result"]["text"].as_str().unwrap().contains("42"),
+        "{added}"
+    );
+    let (status, prompts) = post(
+        &server,
+        "/api/mcp/prompts",
+        json!({"pluginId": id, "action": "list", "auth": sealed(&context::plugin_auth(&id))}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{prompts}");
+    assert_eq!(prompts, json!({"prompts": []}));
+    // Without the credential the server refuses the listing (it sees no key).
+    let (status, refused) = post(
+        &server,
+        "/api/mcp/prompts",
+        json!({"pluginId": id, "action": "list"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{refused}");
 }

@@ -337,4 +337,9 @@ keys! {
     ImageModelHint => "image.model_hint",
     ToolImageLoading => "tool.image_loading",
     ToolImageMissing => "tool.image_missing",
+    PluginsAuthHeader => "plugins.auth_header",
+    PluginsAuthHeaderHint => "plugins.auth_header_hint",
+    PluginsHeaders => "plugins.headers",
+    PluginsHeadersHint => "plugins.headers_hint",
+    PluginsHeadersInvalid => "plugins.headers_invalid",
 }

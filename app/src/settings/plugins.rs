@@ -63,6 +63,24 @@ fn save_prefs(
 struct Draft {
     kind: RwSignal<InstallKind>,
     url: RwSignal<String>,
+    /// The header the token goes in (empty: `Authorization: Bearer`).
+    auth_header: RwSignal<String>,
+    /// Plain headers, one `Name: value` per line.
+    headers: RwSignal<String>,
+}
+
+/// `Name: value` lines as a header map; the first line that is not one, as an error.
+fn parse_headers(text: &str) -> Result<std::collections::BTreeMap<String, String>, String> {
+    let mut out = std::collections::BTreeMap::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let (name, value) = line.split_once(':').ok_or_else(|| line.to_string())?;
+        let (name, value) = (name.trim(), value.trim());
+        if name.is_empty() || value.is_empty() {
+            return Err(line.to_string());
+        }
+        out.insert(name.to_string(), value.to_string());
+    }
+    Ok(out)
 }
 
 /// The Tools tab.
@@ -74,6 +92,8 @@ pub fn PluginsPanel() -> impl IntoView {
     let draft = Draft {
         kind: RwSignal::new(InstallKind::Mcp),
         url: RwSignal::new(String::new()),
+        auth_header: RwSignal::new(String::new()),
+        headers: RwSignal::new(String::new()),
     };
     view! {
         <div class="settings-section plugins-panel">
@@ -194,7 +214,12 @@ fn InstallSection(draft: Draft) -> impl IntoView {
     let plugins = use_plugins();
     let i18n = use_i18n();
     let toasts = use_toasts();
-    let Draft { kind, url } = draft;
+    let Draft {
+        kind,
+        url,
+        auth_header,
+        headers,
+    } = draft;
     let spec = RwSignal::new(String::new());
     let token = RwSignal::new(String::new());
     let busy = RwSignal::new(false);
@@ -217,11 +242,28 @@ fn InstallSection(draft: Draft) -> impl IntoView {
             error.set(Some(i18n.t(Key::PluginsInstallMissing)));
             return;
         }
+        let mcp = kind == InstallKind::Mcp;
+        let mcp_headers = if mcp {
+            match parse_headers(&headers.get_untracked()) {
+                Ok(map) => map,
+                Err(line) => {
+                    error.set(Some(
+                        i18n.t_with(Key::PluginsHeadersInvalid, &[("line", &line)]),
+                    ));
+                    return;
+                }
+            }
+        } else {
+            Default::default()
+        };
+        let header_name = auth_header.get_untracked().trim().to_string();
         let request = PluginInstallRequest {
             spec: (kind == InstallKind::OpenApiText).then_some(spec_text),
             manifest_url: (kind == InstallKind::OpenApiUrl).then(|| url_text.clone()),
-            mcp_url: (kind == InstallKind::Mcp).then_some(url_text),
+            mcp_url: mcp.then_some(url_text),
             auth: None,
+            auth_header: (mcp && !header_name.is_empty()).then_some(header_name),
+            mcp_headers,
         };
         let secret = (kind == InstallKind::Mcp).then(|| token.get_untracked());
         error.set(None);
@@ -238,6 +280,8 @@ fn InstallSection(draft: Draft) -> impl IntoView {
                     url.set(String::new());
                     spec.set(String::new());
                     token.set(String::new());
+                    auth_header.set(String::new());
+                    headers.set(String::new());
                     skipped.set(
                         left_out
                             .into_iter()
@@ -311,6 +355,24 @@ fn InstallSection(draft: Draft) -> impl IntoView {
                         prop:value=move || token.get()
                         on:input=move |e| token.set(event_target_value(&e)) />
                     <p class="field__hint" id="plugin-install-token-hint">{tr(Key::PluginsMcpTokenHint)}</p>
+                </div>
+                <div class="field">
+                    <label class="field__label" for="plugin-install-auth-header">{tr(Key::PluginsAuthHeader)}</label>
+                    <input id="plugin-install-auth-header" class="input" type="text" autocomplete="off" spellcheck="false"
+                        placeholder="Authorization: Bearer"
+                        aria-describedby="plugin-install-auth-header-hint"
+                        prop:value=move || auth_header.get()
+                        on:input=move |e| auth_header.set(event_target_value(&e)) />
+                    <p class="field__hint" id="plugin-install-auth-header-hint">{tr(Key::PluginsAuthHeaderHint)}</p>
+                </div>
+                <div class="field">
+                    <label class="field__label" for="plugin-install-headers">{tr(Key::PluginsHeaders)}</label>
+                    <textarea id="plugin-install-headers" class="input textarea" rows="2" spellcheck="false"
+                        placeholder="X-Workspace: team-a"
+                        aria-describedby="plugin-install-headers-hint"
+                        prop:value=move || headers.get()
+                        on:input=move |e| headers.set(event_target_value(&e))></textarea>
+                    <p class="field__hint" id="plugin-install-headers-hint">{tr(Key::PluginsHeadersHint)}</p>
                 </div>
             </Show>
             <p class="field__error" id="plugin-install-error" role="alert">{move || error.get()}</p>
@@ -617,6 +679,24 @@ fn RegistrySection(draft: Draft) -> impl IntoView {
             move |_| {
                 draft.kind.set(InstallKind::Mcp);
                 draft.url.set(remote.url.clone());
+                // A secret header other than Authorization carries the token; required
+                // plain headers are listed for the user to fill in.
+                let secret = remote
+                    .headers
+                    .iter()
+                    .find(|h| h.secret && !h.name.eq_ignore_ascii_case("authorization"));
+                draft
+                    .auth_header
+                    .set(secret.map(|h| h.name.clone()).unwrap_or_default());
+                draft.headers.set(
+                    remote
+                        .headers
+                        .iter()
+                        .filter(|h| h.required && !h.secret)
+                        .map(|h| format!("{}: ", h.name))
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                );
                 crate::browser::focus_by_id("plugin-install-url");
             }
         });

@@ -26,10 +26,18 @@ pub struct PluginInstallRequest {
     /// An MCP server's endpoint (`https://…/mcp`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mcp_url: Option<String>,
-    /// The MCP server's bearer token, sealed for `mcp:install:auth`; later calls send it
-    /// sealed for `plugin:<id>:auth`.
+    /// The MCP server's credential, sealed for `mcp:install:auth`; later calls send it
+    /// sealed for `plugin:<id>:auth`. A bearer token unless `auth_header` names another
+    /// header.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auth: Option<Envelope>,
+    /// The header that carries the MCP server's credential (`X-Api-Key`, …), when it is
+    /// not `Authorization: Bearer`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auth_header: Option<String>,
+    /// Plain headers the MCP server is given with every request (never credentials).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub mcp_headers: BTreeMap<String, String>,
 }
 
 /// A plugin as the edge registered it, with each function's fingerprint.
@@ -128,6 +136,9 @@ pub enum McpResourcesAction {
 pub struct McpResourcesRequest {
     /// The MCP plugin.
     pub plugin_id: String,
+    /// The plugin's credential, sealed for `plugin:<id>:auth`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auth: Option<Envelope>,
     /// What to do.
     #[serde(flatten)]
     pub action: McpResourcesAction,
@@ -155,6 +166,9 @@ pub enum McpPromptsAction {
 pub struct McpPromptsRequest {
     /// The MCP plugin.
     pub plugin_id: String,
+    /// The plugin's credential, sealed for `plugin:<id>:auth`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auth: Option<Envelope>,
     /// What to do.
     #[serde(flatten)]
     pub action: McpPromptsAction,

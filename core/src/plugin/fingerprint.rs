@@ -49,7 +49,7 @@ fn write_canonical(value: &Value, out: &mut String) {
 
 /// The contract of `function` in `plugin`, as the value that is hashed.
 pub fn contract(plugin: &Plugin, function: &PluginFunction) -> Value {
-    json!({
+    let mut contract = json!({
         "v": 1,
         "plugin": plugin.id,
         "source": plugin.source,
@@ -62,7 +62,13 @@ pub fn contract(plugin: &Plugin, function: &PluginFunction) -> Value {
         "tool": function.tool,
         "parameters": function.parameters,
         "risk": function.risk,
-    })
+    });
+    // Headers an MCP server is given are part of what a call does (only when there are
+    // some, so plugins without them keep their fingerprints).
+    if let Some(mcp) = plugin.mcp.as_ref().filter(|m| !m.headers.is_empty()) {
+        contract["mcpHeaders"] = json!(mcp.headers);
+    }
+    contract
 }
 
 /// `sha256:<64 hex>` of the canonical contract.

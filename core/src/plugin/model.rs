@@ -107,6 +107,9 @@ pub struct McpInfo {
     /// Whether it offers prompts.
     #[serde(default)]
     pub prompts: bool,
+    /// Plain headers sent with every request (lower-case names; never credentials).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub headers: std::collections::BTreeMap<String, String>,
 }
 
 /// One function a model may call.

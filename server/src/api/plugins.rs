@@ -70,6 +70,27 @@ fn scope(state: &AppState, headers: &HeaderMap) -> Result<String, ApiErrorRespon
         })
 }
 
+/// Opens a credential envelope sealed for `context` (none given: no credential).
+fn open_credential(
+    state: &AppState,
+    envelope: Option<&hearth_core::byok::Envelope>,
+    context: &str,
+) -> Result<Option<String>, ApiErrorResponse> {
+    match (envelope, &state.byok) {
+        (None, _) => Ok(None),
+        (Some(_), None) => Err(refuse(ErrorCode::AuthError, "This edge has no BYOK key")),
+        (Some(envelope), Some(keys)) => keys.open(envelope, context).map(Some).map_err(|error| {
+            ApiErrorResponse(
+                ApiError::new(
+                    ErrorCode::AuthError,
+                    "The credential envelope could not be opened",
+                )
+                .with_details(json!({ "reason": error.to_string() })),
+            )
+        }),
+    }
+}
+
 fn registered(plugin: Plugin) -> RegisteredPlugin {
     let fingerprints = plugin
         .functions
@@ -124,25 +145,27 @@ pub async fn install(
                 "Give one of spec, manifestUrl or mcpUrl",
             ));
         }
-        let token = match (&request.auth, &state.byok) {
-            (None, _) => None,
-            (Some(_), None) => {
-                return Err(refuse(ErrorCode::AuthError, "This edge has no BYOK key"));
-            }
-            (Some(envelope), Some(keys)) => Some(
-                keys.open(envelope, &context::mcp_install())
-                    .map_err(|error| {
-                        ApiErrorResponse(
-                            ApiError::new(
-                                ErrorCode::AuthError,
-                                "The token envelope could not be opened",
-                            )
-                            .with_details(json!({ "reason": error.to_string() })),
-                        )
-                    })?,
-            ),
+        let token = open_credential(&state, request.auth.as_ref(), &context::mcp_install())?;
+        let bad_header = |error: hearth_core::plugin::mcp::HeaderError| {
+            refuse(ErrorCode::BadRequest, format!("Headers: {error}"))
         };
-        return install_mcp(&state, &scope, &url, token.as_deref()).await;
+        let headers =
+            hearth_core::plugin::mcp::check_headers(&request.mcp_headers).map_err(bad_header)?;
+        let auth = match (&token, request.auth_header.as_deref()) {
+            (None, _) => hearth_core::plugin::Auth::None,
+            (Some(_), None) => hearth_core::plugin::Auth::Bearer,
+            (Some(_), Some(name)) => hearth_core::plugin::Auth::ApiKey {
+                name: hearth_core::plugin::mcp::check_credential_header(name)
+                    .map_err(bad_header)?,
+                placement: hearth_core::plugin::AuthPlacement::Header,
+            },
+        };
+        let access = crate::mcp::Access {
+            auth: &auth,
+            secret: token.as_deref(),
+            headers: &headers,
+        };
+        return install_mcp(&state, &scope, &url, &access).await;
     }
     let (text, manifest_url) = match (request.spec, request.manifest_url) {
         (Some(spec), None) => (spec, None),
@@ -238,9 +261,9 @@ async fn install_mcp(
     state: &AppState,
     scope: &str,
     url: &str,
-    token: Option<&str>,
+    access: &crate::mcp::Access<'_>,
 ) -> Result<Response, ApiErrorResponse> {
-    let discovered = crate::mcp::discover(&state.fetch, url, token)
+    let discovered = crate::mcp::discover(&state.fetch, url, access)
         .await
         .map_err(|e| ApiErrorResponse(e.to_api_error()))?;
     if discovered.tools.is_empty() && !discovered.resources && !discovered.prompts {
@@ -268,16 +291,13 @@ async fn install_mcp(
         manifest_url: None,
         server_url: None,
         source: Source::Mcp,
-        auth: if token.is_some() {
-            hearth_core::plugin::Auth::Bearer
-        } else {
-            hearth_core::plugin::Auth::None
-        },
+        auth: access.auth.clone(),
         mcp: Some(hearth_core::plugin::McpInfo {
             server_url: url.to_string(),
             server_name: discovered.server_name,
             resources: discovered.resources,
             prompts: discovered.prompts,
+            headers: access.headers.clone(),
         }),
         functions,
     };
@@ -400,22 +420,11 @@ pub async fn execute(
                 .with_details(json!({ "reason": error.to_string() })),
         )
     })?;
-    let secret = match (&request.auth, &state.byok) {
-        (None, _) => None,
-        (Some(_), None) => return Err(refuse(ErrorCode::AuthError, "This edge has no BYOK key")),
-        (Some(envelope), Some(keys)) => Some(
-            keys.open(envelope, &context::plugin_auth(&plugin.id))
-                .map_err(|error| {
-                    ApiErrorResponse(
-                        ApiError::new(
-                            ErrorCode::AuthError,
-                            "The credential envelope could not be opened",
-                        )
-                        .with_details(json!({ "reason": error.to_string() })),
-                    )
-                })?,
-        ),
-    };
+    let secret = open_credential(
+        &state,
+        request.auth.as_ref(),
+        &context::plugin_auth(&plugin.id),
+    )?;
     if plugin.source == Source::Builtin {
         let started = Instant::now();
         let result = match (plugin.id.as_str(), function.name.as_str()) {
@@ -441,7 +450,12 @@ pub async fn execute(
             ));
         }
         let started = Instant::now();
-        let result = crate::mcp::call(&state.fetch, &mcp.server_url, secret.as_deref(), tool, args)
+        let access = crate::mcp::Access {
+            auth: &plugin.auth,
+            secret: secret.as_deref(),
+            headers: &mcp.headers,
+        };
+        let result = crate::mcp::call(&state.fetch, &mcp.server_url, &access, tool, args)
             .await
             .map_err(|e| ApiErrorResponse(e.to_api_error()))?;
         return Ok(axum::Json(PluginExecuteResponse {
@@ -499,19 +513,23 @@ pub async fn execute(
     .into_response())
 }
 
-/// The caller's MCP plugin `plugin_id`, as its server URL.
-async fn mcp_server(
+/// The caller's MCP plugin `plugin_id` with its MCP details, and its credential opened
+/// from `envelope`.
+async fn mcp_plugin(
     state: &AppState,
     headers: &HeaderMap,
     plugin_id: &str,
-) -> Result<String, ApiErrorResponse> {
+    envelope: Option<&hearth_core::byok::Envelope>,
+) -> Result<(Plugin, hearth_core::plugin::McpInfo, Option<String>), ApiErrorResponse> {
     let scope = scope(state, headers)?;
     let plugins = state.plugins.list(&scope).await.map_err(store_down)?;
-    plugins
+    let (plugin, mcp) = plugins
         .into_iter()
         .find(|p| p.id == plugin_id)
-        .and_then(|p| p.mcp.map(|m| m.server_url))
-        .ok_or_else(|| refuse(ErrorCode::NotFound, "You have no MCP plugin with this id"))
+        .and_then(|p| p.mcp.clone().map(|m| (p, m)))
+        .ok_or_else(|| refuse(ErrorCode::NotFound, "You have no MCP plugin with this id"))?;
+    let secret = open_credential(state, envelope, &context::plugin_auth(&plugin.id))?;
+    Ok((plugin, mcp, secret))
 }
 
 /// `POST /api/mcp/resources`: list a server's resources, or read one.
@@ -520,12 +538,18 @@ pub async fn mcp_resources(
     headers: HeaderMap,
     ApiJson(request): ApiJson<McpResourcesRequest>,
 ) -> Result<Response, ApiErrorResponse> {
-    let url = mcp_server(&state, &headers, &request.plugin_id).await?;
+    let (plugin, mcp, secret) =
+        mcp_plugin(&state, &headers, &request.plugin_id, request.auth.as_ref()).await?;
     let what = match request.action {
         McpResourcesAction::List => Browse::Resources,
         McpResourcesAction::Read { uri } => Browse::ReadResource(uri),
     };
-    let result = crate::mcp::browse(&state.fetch, &url, None, what)
+    let access = crate::mcp::Access {
+        auth: &plugin.auth,
+        secret: secret.as_deref(),
+        headers: &mcp.headers,
+    };
+    let result = crate::mcp::browse(&state.fetch, &mcp.server_url, &access, what)
         .await
         .map_err(|e| ApiErrorResponse(e.to_api_error()))?;
     Ok(axum::Json(result).into_response())
@@ -537,7 +561,8 @@ pub async fn mcp_prompts(
     headers: HeaderMap,
     ApiJson(request): ApiJson<McpPromptsRequest>,
 ) -> Result<Response, ApiErrorResponse> {
-    let url = mcp_server(&state, &headers, &request.plugin_id).await?;
+    let (plugin, mcp, secret) =
+        mcp_plugin(&state, &headers, &request.plugin_id, request.auth.as_ref()).await?;
     let what = match request.action {
         McpPromptsAction::List => Browse::Prompts,
         McpPromptsAction::Get { name, args } => Browse::GetPrompt(
@@ -547,7 +572,12 @@ pub async fn mcp_prompts(
                 .collect(),
         ),
     };
-    let result = crate::mcp::browse(&state.fetch, &url, None, what)
+    let access = crate::mcp::Access {
+        auth: &plugin.auth,
+        secret: secret.as_deref(),
+        headers: &mcp.headers,
+    };
+    let result = crate::mcp::browse(&state.fetch, &mcp.server_url, &access, what)
         .await
         .map_err(|e| ApiErrorResponse(e.to_api_error()))?;
     Ok(axum::Json(result).into_response())
