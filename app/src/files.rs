@@ -132,6 +132,19 @@ pub async fn object_url(dir: &str, name: &str) -> Result<String, FileError> {
     web_sys::Url::create_object_url_with_blob(&blob).map_err(failure)
 }
 
+/// Removes `dir/name`; a file already gone is not an error.
+pub async fn remove(dir: &str, name: &str) -> Result<(), FileError> {
+    let directory = match directory(dir, false).await {
+        Ok(directory) => directory,
+        Err(FileError::Missing) => return Ok(()),
+        Err(error) => return Err(error),
+    };
+    match call(directory.remove_entry(name)).await {
+        Ok(_) | Err(FileError::Missing) => Ok(()),
+        Err(error) => Err(error),
+    }
+}
+
 /// Removes the directory `dir` and everything in it (delete all data).
 pub async fn remove_all(dir: &str) -> Result<(), FileError> {
     let storage = window().navigator().storage();

@@ -5,7 +5,7 @@
 //! stops calling tools meeting the round limit and answering without them.
 
 use fantoccini::key::Key;
-use hearth_e2e::chat::{last_status, prepare, send};
+use hearth_e2e::chat::{click_in_last, last_status, prepare, send};
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
 use hearth_e2e::tool_peers::{PetApi, mcp_everything, mcp_url};
 use hearth_e2e::{AppSession, Browser};
@@ -472,7 +472,49 @@ async fn the_image_generator_draws_with_the_chosen_model_and_keeps_the_image() {
         .wait_until("document.querySelector('.tool-images__image')?.naturalWidth === 1")
         .await;
     session.screenshot("tools-image").await;
+    assert_eq!(stored_images(&session).await, 1);
+
+    // Deleted, the reply can still come back with Undo, so its image stays; once a later
+    // delete replaces that Undo, the image is removed.
+    click_in_last(&session, "assistant", "Delete").await;
+    session
+        .wait_until("document.querySelectorAll('.message--assistant').length === 0")
+        .await;
+    assert_eq!(stored_images(&session).await, 1);
+    click_in_last(&session, "user", "Delete").await;
+    session
+        .wait_until("document.querySelectorAll('.message').length === 0")
+        .await;
+    for _ in 0..50 {
+        if stored_images(&session).await == 0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(stored_images(&session).await, 0);
     session.finish().await;
+}
+
+/// How many files the app keeps in OPFS `images/`.
+async fn stored_images(session: &Browser) -> u64 {
+    session
+        .client
+        .execute_async(
+            "const done = arguments[arguments.length - 1];
+             (async () => {
+               const root = await navigator.storage.getDirectory();
+               let dir;
+               try { dir = await root.getDirectoryHandle('images'); } catch { return 0; }
+               let n = 0;
+               for await (const _ of dir.keys()) n++;
+               return n;
+             })().then(done, () => done(-1));",
+            vec![],
+        )
+        .await
+        .expect("count the stored images")
+        .as_u64()
+        .expect("a count")
 }
 
 #[tokio::test]

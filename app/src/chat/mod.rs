@@ -885,13 +885,41 @@ impl Chat {
                     m.remove(id);
                 }
             });
-            chat.undo.set_value(Some(Undo::Messages {
+            chat.remember_for_undo(Undo::Messages {
                 conversation_id,
                 removed,
                 records,
-            }));
+            });
             chat.offer_undo(Key::ChatMessageDeleted);
         });
+    }
+
+    /// Remembers what a delete removed for Undo. What the previous delete removed can no
+    /// longer come back, so its stored images are removed now.
+    fn remember_for_undo(&self, undo: Undo) {
+        let previous = self
+            .undo
+            .try_update_value(|slot| slot.replace(undo))
+            .flatten();
+        let files: Vec<String> = match previous {
+            Some(Undo::Messages { records, .. })
+            | Some(Undo::Conversation {
+                messages: records, ..
+            }) => records
+                .iter()
+                .flat_map(|r| r.tool_rounds.iter())
+                .flat_map(|round| round.calls.iter())
+                .flat_map(|call| call.files.iter().cloned())
+                .collect(),
+            None => Vec::new(),
+        };
+        if !files.is_empty() {
+            self.spawn(async move {
+                for name in files {
+                    let _ = crate::files::remove(crate::files::IMAGES, &name).await;
+                }
+            });
+        }
     }
 
     fn offer_undo(&self, message: Key) {
@@ -1036,8 +1064,7 @@ impl Chat {
             if chat.current.get_untracked().as_deref() == Some(&id) {
                 chat.new_chat();
             }
-            chat.undo
-                .set_value(Some(Undo::Conversation { record, messages }));
+            chat.remember_for_undo(Undo::Conversation { record, messages });
             chat.offer_undo(Key::ChatConversationDeleted);
         });
     }
