@@ -659,3 +659,32 @@ async fn tool_blocks_and_the_tools_tab_fit_a_phone_in_both_themes() {
     }
     session.finish().await;
 }
+
+#[tokio::test]
+async fn stop_gives_up_a_slow_tool_call_at_once() {
+    let fixture = ProviderFixture::start().await;
+    fixture.set_tool_models(true);
+    let everything = mcp_everything();
+    let session = AppSession::open(1280, 900).await;
+    prepare(&session, &fixture, None).await;
+    let mcp = install(&session, "mcp", &mcp_url(&everything), "MCP server").await;
+    let slow = mcp
+        .iter()
+        .find(|name| name.ends_with("__trigger_long_running_operation"))
+        .unwrap_or_else(|| panic!("a long-running tool among {mcp:?}"))
+        .clone();
+    close_settings(&session).await;
+    // A 60 s operation: far longer than any wait below.
+    fixture.enqueue(Reply::text("").tool_call(&slow, r#"{"duration": 60, "steps": 2}"#));
+    send(&session, "Run the slow one").await;
+    session.wait_for(".tool-call[data-status=running]").await;
+    // The operation runs for 60 s; the reply ends long before (the harness waits 15 s
+    // at most), with the call given up rather than finished.
+    session.click_by_script(".composer__stop").await;
+    last_status(&session, "aborted").await;
+    let rows = calls(&session).await;
+    assert_eq!(rows[0][1], json!("failed"), "{rows}");
+    assert!(rows[0][2].as_str().unwrap().contains("stopped"), "{rows}");
+    assert_eq!(chat_bodies(&fixture).len(), 1, "no round after the stop");
+    session.finish().await;
+}

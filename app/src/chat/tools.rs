@@ -192,10 +192,38 @@ async fn one_call(
     }
     record.status = ToolCallStatus::Running;
     chat.show_call(&place.reply_id, place.round, place.index, &record);
-    if target.plugin_id == IMAGE_GENERATOR_ID {
-        generate_image(chat, target, &args, &signal, &mut record).await;
+    let started = now();
+    let mut running = record.clone();
+    // Stop does not wait for a slow tool: the call is given up (the edge may still
+    // finish it, so the card says its effect is unknown).
+    let finished = {
+        let work = async {
+            if target.plugin_id == IMAGE_GENERATOR_ID {
+                generate_image(chat, target, &args, &signal, &mut running).await;
+            } else {
+                execute(chat, target, args, &mut running).await;
+            }
+        };
+        let stopped = async {
+            while !signal.aborted() {
+                sleep_ms(ANSWER_POLL_MS).await;
+            }
+        };
+        futures::pin_mut!(work, stopped);
+        matches!(
+            futures::future::select(work, stopped).await,
+            futures::future::Either::Left(_)
+        )
+    };
+    if finished {
+        record = running;
     } else {
-        execute(chat, target, args, &mut record).await;
+        record.settle(
+            ToolCallStatus::Failed,
+            "The reply was stopped while the call ran; whether it took effect is unknown.",
+            true,
+        );
+        record.duration_ms = Some((now() - started).max(0.0) as u64);
     }
     chat.show_call(&place.reply_id, place.round, place.index, &record);
     record
