@@ -72,6 +72,15 @@ async fn post_json<B: Serialize, T: DeserializeOwned>(
     path: &str,
     body: &B,
 ) -> Result<T, EdgeError> {
+    post_json_until(path, body, None).await
+}
+
+/// Like [`post_json`]; aborting `signal` cancels the request (the edge drops its work).
+async fn post_json_until<B: Serialize, T: DeserializeOwned>(
+    path: &str,
+    body: &B,
+    signal: Option<&web_sys::AbortSignal>,
+) -> Result<T, EdgeError> {
     let body = serde_json::to_string(body).map_err(|_| EdgeError::Unexpected(0))?;
     let headers = web_sys::Headers::new().map_err(|_| EdgeError::Unexpected(0))?;
     headers
@@ -81,6 +90,7 @@ async fn post_json<B: Serialize, T: DeserializeOwned>(
     init.set_method("POST");
     init.set_headers(&headers);
     init.set_body(&JsValue::from_str(&body));
+    init.set_signal(signal);
     send(path, Some(&init)).await
 }
 
@@ -146,11 +156,12 @@ pub async fn uninstall_plugin(plugin_id: &str) -> Result<serde_json::Value, Edge
     .await
 }
 
-/// `POST /api/plugins/execute`.
+/// `POST /api/plugins/execute`; aborting `signal` cancels the call on the edge too.
 pub async fn execute_plugin(
     request: &PluginExecuteRequest,
+    signal: Option<&web_sys::AbortSignal>,
 ) -> Result<PluginExecuteResponse, EdgeError> {
-    post_json("/api/plugins/execute", request).await
+    post_json_until("/api/plugins/execute", request, signal).await
 }
 
 /// `GET /api/mcp/servers`: one page of the official MCP registry, `search` and `cursor`

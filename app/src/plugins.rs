@@ -241,13 +241,15 @@ impl Plugins {
         Ok(())
     }
 
-    /// Runs one call through the edge, with the plugin's credential sealed for it.
+    /// Runs one call through the edge, with the plugin's credential sealed for it;
+    /// aborting `signal` cancels it.
     pub async fn execute(
         &self,
         plugin_id: &str,
         function: &str,
         fingerprint: &str,
         args: Value,
+        signal: Option<&web_sys::AbortSignal>,
     ) -> Result<PluginExecuteResponse, CallError> {
         let needs_auth = self
             .find(plugin_id)
@@ -281,7 +283,7 @@ impl Plugins {
                 fingerprint: fingerprint.to_string(),
                 auth,
             };
-            match edge::execute_plugin(&request).await {
+            match edge::execute_plugin(&request, signal).await {
                 Err(EdgeError::Api(error))
                     if error.code == ErrorCode::AuthError && secret.is_some() && !retried =>
                 {

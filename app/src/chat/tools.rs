@@ -201,7 +201,7 @@ async fn one_call(
             if target.plugin_id == IMAGE_GENERATOR_ID {
                 generate_image(chat, target, &args, &signal, &mut running).await;
             } else {
-                execute(chat, target, args, &mut running).await;
+                execute(chat, target, args, &signal, &mut running).await;
             }
         };
         let stopped = async {
@@ -215,7 +215,9 @@ async fn one_call(
             futures::future::Either::Left(_)
         )
     };
-    if finished {
+    // A call cut by the stop fails with the stop's reason, not the aborted request's.
+    let given_up = !finished || (signal.aborted() && running.status != ToolCallStatus::Done);
+    if !given_up {
         record = running;
     } else {
         record.settle(
@@ -251,7 +253,13 @@ async fn generate_image(
 }
 
 /// Sends the call to the edge and settles `record` with the outcome.
-async fn execute(chat: Chat, target: &ToolTarget, args: Value, record: &mut ToolCallRecord) {
+async fn execute(
+    chat: Chat,
+    target: &ToolTarget,
+    args: Value,
+    signal: &web_sys::AbortSignal,
+    record: &mut ToolCallRecord,
+) {
     let started = now();
     match chat
         .plugins
@@ -260,6 +268,7 @@ async fn execute(chat: Chat, target: &ToolTarget, args: Value, record: &mut Tool
             &target.function,
             &target.fingerprint,
             args,
+            Some(signal),
         )
         .await
     {

@@ -175,6 +175,7 @@ fn ApprovalsSection() -> impl IntoView {
                             <span class="approval-row__name"><code>{key.function.clone()}</code>" · "{title}</span>
                             <span class=format!("risk risk--{}", risk.as_str())>{tr(risk_key(risk))}</span>
                             <button type="button" class="button button--secondary button--small"
+                                aria-label=format!("{}: {}", i18n.t(Key::ToolsApprovalRevoke), key.function)
                                 on:click=move |_| plugins.revoke(&revoke_key)>
                                 {tr(Key::ToolsApprovalRevoke)}
                             </button>
@@ -538,11 +539,13 @@ fn PluginCard(registered: RegisteredPlugin) -> impl IntoView {
                     {(!location.is_empty()).then(|| view! { <span class="plugin-card__url">{location}</span> })}
                 </div>
                 <label class="switch">
-                    <input type="checkbox" prop:checked=on on:change=toggle data-plugin-switch="" />
-                    <span>{tr(Key::PluginsEnabled)}</span>
+                    <input type="checkbox" prop:checked=on on:change=toggle data-plugin-switch=""
+                        aria-label=format!("{}: {}", i18n.t(Key::PluginsEnabled), plugin.title) />
+                    <span aria-hidden="true">{tr(Key::PluginsEnabled)}</span>
                 </label>
                 {installed.then(|| view! {
-                    <button type="button" class="button button--secondary button--small" data-uninstall="" on:click=uninstall>
+                    <button type="button" class="button button--secondary button--small" data-uninstall="" on:click=uninstall
+                        aria-label=format!("{}: {}", i18n.t(Key::PluginsUninstall), plugin.title)>
                         {tr(Key::PluginsUninstall)}
                     </button>
                 })}
