@@ -284,6 +284,16 @@ async fn a_destructive_call_waits_and_is_allowed_once_then_denied() {
         !pets.seen().iter().any(|(method, _)| method == "DELETE"),
         "nothing runs before the user answers"
     );
+    // The settings' toasts are done with: dismiss them for the picture.
+    session
+        .js(
+            "document.querySelectorAll('.toast .icon-button').forEach((b) => b.click())",
+            vec![],
+        )
+        .await;
+    session
+        .wait_until("document.querySelectorAll('.toast').length === 0")
+        .await;
     session.screenshot("tools-confirm").await;
     session.click_by_script("[data-answer=once]").await;
     last_status(&session, "done").await;
