@@ -1,5 +1,6 @@
 //! The real services a tools test calls: a small Petstore-style REST API with its
-//! OpenAPI 3 description, served on loopback by this harness (every request recorded),
+//! OpenAPI 3 description and one HTML page, served on loopback by this harness (every
+//! request recorded),
 //! and npm `@modelcontextprotocol/server-everything` in `streamableHttp` mode (installed
 //! by `scripts/setup.sh test` into `.tools/mcp-everything`).
 
@@ -49,6 +50,7 @@ impl PetApi {
         };
         let app = Router::new()
             .route("/openapi.json", get(description))
+            .route("/about.html", get(about_page))
             .route("/pet/{id}", get(pet).delete(delete_pet))
             .fallback(|| async { StatusCode::NOT_FOUND })
             .layer(axum::middleware::from_fn_with_state(state.clone(), record))
@@ -78,6 +80,11 @@ impl PetApi {
     /// Where its OpenAPI description is.
     pub fn description_url(&self) -> String {
         format!("http://127.0.0.1:{}/openapi.json", self.port)
+    }
+
+    /// The URL of its HTML page.
+    pub fn page_url(&self) -> String {
+        format!("http://127.0.0.1:{}/about.html", self.port)
     }
 
     /// Every request so far, oldest first.
@@ -141,6 +148,18 @@ async fn description(State(state): State<PetState>) -> Response {
         }
     }))
     .into_response()
+}
+
+/// An HTML page for the web page reader: its text, not its markup or script, should
+/// reach the model.
+async fn about_page() -> Response {
+    (
+        [(axum::http::header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        "<!doctype html><html><head><title>About the pet shop</title>\
+         <script>document.title = 'script ran';</script><style>p { color: red }</style></head>\
+         <body><h1>About the pet shop</h1><p>Open <b>every day</b> from 9 to 5.</p></body></html>",
+    )
+        .into_response()
 }
 
 async fn pet(Path(id): Path<u64>) -> Response {

@@ -698,3 +698,46 @@ async fn stop_gives_up_a_slow_tool_call_at_once() {
     assert_eq!(chat_bodies(&fixture).len(), 1, "no round after the stop");
     session.finish().await;
 }
+
+#[tokio::test]
+async fn the_built_in_web_page_reader_gives_the_model_a_page_as_text() {
+    let fixture = ProviderFixture::start().await;
+    fixture.set_tool_models(true);
+    let site = PetApi::start();
+    let session = AppSession::open(1280, 900).await;
+    prepare(&session, &fixture, None).await;
+    // Built-ins are off until switched on: the first request offers no tools.
+    fixture.enqueue(Reply::text("No tools here."));
+    send(&session, "Anything?").await;
+    last_status(&session, "done").await;
+    assert!(offered(&chat_bodies(&fixture)[0]).is_empty());
+
+    session.open_settings_tab("tools").await;
+    let switch = "#plugins-builtin [data-plugin-id='builtin:web-reader'] [data-plugin-switch]";
+    session.click_by_script(switch).await;
+    session
+        .wait_until(&format!("document.querySelector(\"{switch}\").checked"))
+        .await;
+    close_settings(&session).await;
+    fixture.enqueue(Reply::text("").tool_call(
+        "read_web_page",
+        format!(r#"{{"url": "{}"}}"#, site.page_url()),
+    ));
+    fixture.enqueue(Reply::text("The shop is open every day."));
+    send(&session, "When is the pet shop open?").await;
+    replies_done(&session, 2).await;
+    let bodies = chat_bodies(&fixture);
+    assert_eq!(offered(&bodies[1]), ["read_web_page"]);
+    let told = tool_messages(bodies.last().unwrap());
+    let page = &told[0].1;
+    assert!(
+        page.contains("every day") && page.contains("9 to 5"),
+        "{page}"
+    );
+    assert!(
+        !page.contains("<b>") && !page.contains("script ran") && !page.contains("color: red"),
+        "text only, without markup, script or style: {page}"
+    );
+    assert_eq!(calls(&session).await[0][1], json!("done"));
+    session.finish().await;
+}
