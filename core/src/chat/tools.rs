@@ -24,8 +24,6 @@ pub const MAX_RESULT_CHARS_IN_CONTEXT: usize = 24_000;
 pub const MAX_PAST_ARGUMENT_CHARS: usize = 2_000;
 /// The most characters of arguments shown on a call's card.
 pub const MAX_SHOWN_ARGUMENT_CHARS: usize = 20_000;
-/// The most tool rounds one stored reply keeps.
-pub const MAX_STORED_ROUNDS: usize = 32;
 
 /// Where a call stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
