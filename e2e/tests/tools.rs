@@ -741,3 +741,29 @@ async fn the_built_in_web_page_reader_gives_the_model_a_page_as_text() {
     assert_eq!(calls(&session).await[0][1], json!("done"));
     session.finish().await;
 }
+
+#[tokio::test]
+async fn a_reply_without_its_plugin_list_says_so_and_still_answers() {
+    let fixture = ProviderFixture::start().await;
+    fixture.set_tool_models(true);
+    let session = AppSession::open(1280, 900).await;
+    prepare(&session, &fixture, None).await;
+    // The edge's plugin list cannot be reached (as when the server is down).
+    session.cdp("Network.enable", json!({})).await;
+    session
+        .cdp(
+            "Network.setBlockedURLs",
+            json!({"urls": ["*/api/plugins/list"]}),
+        )
+        .await;
+    fixture.enqueue(Reply::text("Answered without tools."));
+    send(&session, "Hello").await;
+    last_status(&session, "done").await;
+    session
+        .wait_until(
+            "[...document.querySelectorAll('.toast')].some((t) => t.textContent.includes('runs without your plugins'))",
+        )
+        .await;
+    assert!(offered(&chat_bodies(&fixture)[0]).is_empty());
+    session.finish().await;
+}

@@ -25,7 +25,9 @@ use serde_json::Value;
 use super::run::Reply;
 use super::{Chat, now, sleep_ms};
 use crate::edge::EdgeError;
-use crate::plugins::{Answer, CallError, answer_key};
+use crate::i18n::Key;
+use crate::plugins::{Answer, CallError, ListState, answer_key};
+use crate::ui::toast::ToastKind;
 
 /// How often a waiting call looks for the user's answer, in ms.
 const ANSWER_POLL_MS: i32 = 100;
@@ -34,6 +36,17 @@ impl Chat {
     /// The tools a reply offers now: the edge's plugins under the user's switches.
     pub(super) async fn toolset(&self) -> Toolset {
         self.plugins.ensure_listed().await;
+        // Without the list, the reply goes ahead without installed tools; say so rather
+        // than leave the user wondering why none was used.
+        if let ListState::Failed(error) = self.plugins.state.get_untracked() {
+            self.toasts.show(
+                ToastKind::Info,
+                self.i18n.t_with(
+                    Key::ToolsUnavailable,
+                    &[("reason", &CallError::Edge(error).to_string())],
+                ),
+            );
+        }
         let prefs = self.prefs.value.with_untracked(|p| p.tools.clone());
         let builtins = self.plugins.builtins.get_untracked();
         let installed = self.plugins.installed.get_untracked();

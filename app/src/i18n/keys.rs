@@ -342,4 +342,5 @@ keys! {
     PluginsHeaders => "plugins.headers",
     PluginsHeadersHint => "plugins.headers_hint",
     PluginsHeadersInvalid => "plugins.headers_invalid",
+    ToolsUnavailable => "tools.unavailable",
 }
