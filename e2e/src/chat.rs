@@ -5,8 +5,8 @@ use fantoccini::key::Key;
 use hearth_core::provider::Protocol;
 use serde_json::{Value, json};
 
-use crate::AppSession;
 use crate::provider_fixture::ProviderFixture;
+use crate::{AppSession, Browser};
 
 /// The active path as `[role, status, text]` rows.
 pub const MESSAGES: &str = "return [...document.querySelectorAll('.message')].map((m) => [
@@ -176,4 +176,45 @@ pub fn user_texts(fixture: &ProviderFixture) -> Vec<String> {
                 .unwrap_or_default()
         })
         .collect()
+}
+
+/// Opens the most recent conversation from the sidebar.
+pub async fn open_latest(session: &Browser) {
+    session
+        .wait_for(".conversation-item__open")
+        .await
+        .click()
+        .await
+        .expect("open the conversation");
+}
+
+/// At phone width, in `theme`: reloads the app, opens the most recent conversation from
+/// the drawer and waits until the drawer has slid away again.
+pub async fn open_latest_on_phone(session: &Browser, theme: &str) {
+    session
+        .js(
+            "localStorage.setItem('hearth.theme', arguments[0])",
+            vec![json!(theme)],
+        )
+        .await;
+    session.reload_app().await;
+    // The drawer holds the conversation list at phone width.
+    session
+        .wait_for("#drawer-toggle")
+        .await
+        .click()
+        .await
+        .expect("drawer");
+    // The drawer slides in; its items take clicks once it is shown.
+    session
+        .wait_until(
+            "getComputedStyle(document.getElementById('sidebar')).visibility === 'visible' && \
+             document.querySelector('.conversation-item__open')?.getBoundingClientRect().left >= 0",
+        )
+        .await;
+    session.click_by_script(".conversation-item__open").await;
+    // Opening a conversation closes the drawer; wait for it to finish sliding away.
+    session
+        .wait_until("getComputedStyle(document.getElementById('sidebar')).visibility === 'hidden'")
+        .await;
 }

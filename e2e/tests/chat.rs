@@ -6,7 +6,10 @@
 
 use fantoccini::key::Key;
 use hearth_core::provider::Protocol;
-use hearth_e2e::chat::{click_in_last, last_status, messages, prepare, ready, send, user_texts};
+use hearth_e2e::chat::{
+    click_in_last, last_status, messages, open_latest, open_latest_on_phone, prepare, ready, send,
+    user_texts,
+};
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
 use hearth_e2e::tap::Tap;
 use hearth_e2e::{AppSession, Browser, Stack};
@@ -202,12 +205,7 @@ async fn regenerate_and_edit_make_branches_the_user_can_switch() {
     assert_eq!(rows[1][2], json!("First answer"));
     // And it survives a reload.
     session.reload_app().await;
-    session
-        .wait_for(".conversation-item__open")
-        .await
-        .click()
-        .await
-        .expect("open");
+    open_latest(&session).await;
     session
         .wait_until(
             "document.querySelector('.message--user .branch__position')?.textContent === '1/2'",
@@ -277,12 +275,7 @@ async fn a_reload_mid_stream_reopens_the_reply_interrupted_with_what_was_saved()
     // Longer than the 500 ms flush interval: the partial reply is on disk.
     tokio::time::sleep(std::time::Duration::from_millis(1200)).await;
     session.reload_app().await;
-    session
-        .wait_for(".conversation-item__open")
-        .await
-        .click()
-        .await
-        .expect("open");
+    open_latest(&session).await;
     last_status(&session, "interrupted").await;
     let rows = messages(&session).await;
     assert_eq!(
@@ -370,12 +363,7 @@ async fn deleting_a_message_or_a_conversation_can_be_undone() {
         .click()
         .await
         .expect("undo");
-    session
-        .wait_for(".conversation-item__open")
-        .await
-        .click()
-        .await
-        .expect("open");
+    open_latest(&session).await;
     session
         .wait_until("[...document.querySelectorAll('.message')].length === 4")
         .await;
@@ -397,12 +385,7 @@ async fn a_second_tab_sees_the_first_tabs_messages() {
         .await
         .expect("switch");
     session.open_app("/").await;
-    session
-        .wait_for(".conversation-item__open")
-        .await
-        .click()
-        .await
-        .expect("open");
+    open_latest(&session).await;
     last_status(&session, "done").await;
     assert_eq!(messages(&session).await[1][2], json!("Shared reply"));
     // A message sent in the first tab appears in the second without a reload.
@@ -525,33 +508,7 @@ async fn a_conversation_fits_a_phone_in_both_themes() {
     last_status(&session, "done").await;
     session.resize(360, 780).await;
     for theme in ["light", "dark"] {
-        session
-            .js(
-                "localStorage.setItem('hearth.theme', arguments[0])",
-                vec![json!(theme)],
-            )
-            .await;
-        session.reload_app().await;
-        // The drawer holds the conversation list at phone width.
-        session
-            .wait_for("#drawer-toggle")
-            .await
-            .click()
-            .await
-            .expect("drawer");
-        // The drawer slides in; its items take clicks once it is shown.
-        session
-            .wait_until(
-                "getComputedStyle(document.getElementById('sidebar')).visibility === 'visible' && \
-                 document.querySelector('.conversation-item__open')?.getBoundingClientRect().left >= 0",
-            )
-            .await;
-        session
-            .wait_for(".conversation-item__open")
-            .await
-            .click()
-            .await
-            .expect("open");
+        open_latest_on_phone(&session, theme).await;
         last_status(&session, "done").await;
         session.wait_for(".message--assistant .code-block").await;
         let overflow = session
@@ -561,12 +518,6 @@ async fn a_conversation_fits_a_phone_in_both_themes() {
             )
             .await;
         assert_eq!(overflow, json!(0), "{theme}: the page scrolls sideways");
-        // Opening a conversation closes the drawer; wait for it to finish sliding away.
-        session
-            .wait_until(
-                "getComputedStyle(document.getElementById('sidebar')).visibility === 'hidden'",
-            )
-            .await;
         session
             .wait_until("!!document.getElementById('composer-model')")
             .await;

@@ -5,6 +5,7 @@
 //! backed up first; and an upgrade that fails on a full disk leaves version 2 usable and
 //! runs again on the next start.
 
+use hearth_e2e::chat::open_latest;
 use hearth_e2e::disk::{FILL_THE_DISK, FREE_THE_DISK, SmallDisk};
 use hearth_e2e::{AppSession, Browser, Stack};
 use serde_json::{Value, json};
@@ -223,12 +224,7 @@ async fn a_version_2_database_is_upgraded_with_a_backup_of_every_record_it_rewri
     assert_eq!(after["messages"]["m1"]["status"], json!("done"));
     assert_eq!(after["messages"]["m1"]["rev"], json!(1));
     // And the conversation opens with the reply offering Continue.
-    browser
-        .wait_for(".conversation-item__open")
-        .await
-        .click()
-        .await
-        .expect("open");
+    open_latest(&browser).await;
     browser
         .wait_until(
             "document.querySelector('.message--assistant')?.dataset.status === 'interrupted'",
@@ -269,12 +265,7 @@ async fn a_failed_upgrade_leaves_the_old_data_usable_and_runs_again_later() {
     assert_eq!(during["version"], json!(2), "the old version, untouched");
     assert_eq!(during["backups"], Value::Null);
     assert_eq!(during["messages"]["r0"]["status"], json!("streaming"));
-    browser
-        .wait_for(".conversation-item__open")
-        .await
-        .click()
-        .await
-        .expect("open");
+    open_latest(&browser).await;
     browser
         .wait_until(
             "document.querySelector('.message--assistant')?.textContent.includes('Partial answer')",

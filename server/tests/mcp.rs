@@ -134,6 +134,28 @@ fn python_server_with(args: Vec<&str>) -> Peer {
     Peer::spawn(command, "Python MCP server")
 }
 
+/// Calls `function` of the plugin an install answer registered, with the fingerprint it
+/// listed and, when given, the credential sealed for the plugin.
+async fn execute(
+    server: &Server,
+    installed: &Value,
+    function: &str,
+    args: Value,
+    auth: Option<Value>,
+) -> (StatusCode, Value) {
+    let registered = &installed["registered"];
+    let mut body = json!({
+        "pluginId": registered["plugin"]["id"],
+        "function": function,
+        "args": args,
+        "fingerprint": registered["fingerprints"][function],
+    });
+    if let Some(auth) = auth {
+        body["auth"] = auth;
+    }
+    post(server, "/api/plugins/execute", body).await
+}
+
 fn function<'a>(installed: &'a Value, tool: &str) -> &'a Value {
     installed["registered"]["plugin"]["functions"]
         .as_array()
@@ -170,26 +192,13 @@ async fn the_everything_server_installs_and_its_tools_run() {
             "{tool}"
         );
     }
-    let echo = function(&installed, "echo");
-    let fingerprint =
-        installed["registered"]["fingerprints"][echo["name"].as_str().unwrap()].clone();
-
-    let call = |args: Value, fp: Value, name: Value| {
-        let server = &server;
-        let id = id.clone();
-        async move {
-            post(
-                server,
-                "/api/plugins/execute",
-                json!({"pluginId": id, "function": name, "args": args, "fingerprint": fp}),
-            )
-            .await
-        }
-    };
-    let (status, echoed) = call(
+    let echo = function(&installed, "echo")["name"].as_str().unwrap();
+    let (status, echoed) = execute(
+        &server,
+        &installed,
+        echo,
         json!({"message": "hello from Hearth"}),
-        fingerprint.clone(),
-        echo["name"].clone(),
+        None,
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{echoed}");
@@ -202,7 +211,7 @@ async fn the_everything_server_installs_and_its_tools_run() {
         "{echoed}"
     );
     // The arguments are checked against the tool's own schema before any call.
-    let (status, refused) = call(json!({}), fingerprint.clone(), echo["name"].clone()).await;
+    let (status, refused) = execute(&server, &installed, echo, json!({}), None).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{refused}");
     assert!(
         refused["error"].as_str().unwrap().contains("message"),
@@ -219,9 +228,10 @@ async fn the_everything_server_installs_and_its_tools_run() {
                 .as_str()
                 .is_some_and(|t| t.contains("sum") || t == "add")
         })
-        .expect("a sum tool");
-    let sum_fp = installed["registered"]["fingerprints"][sum["name"].as_str().unwrap()].clone();
-    let (status, summed) = call(json!({"a": 2, "b": 3}), sum_fp.clone(), sum["name"].clone()).await;
+        .expect("a sum tool")["name"]
+        .as_str()
+        .unwrap();
+    let (status, summed) = execute(&server, &installed, sum, json!({"a": 2, "b": 3}), None).await;
     assert_eq!(status, StatusCode::OK, "{summed}");
     assert!(
         summed["result"]["text"].as_str().unwrap().contains('5'),
@@ -236,10 +246,12 @@ async fn the_everything_server_installs_and_its_tools_run() {
         everything_port,
         "restarted everything server",
     );
-    let (status, again) = call(
+    let (status, again) = execute(
+        &server,
+        &installed,
+        echo,
         json!({"message": "still here"}),
-        fingerprint,
-        echo["name"].clone(),
+        None,
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{again}");
@@ -251,7 +263,7 @@ async fn the_everything_server_installs_and_its_tools_run() {
     );
     // And gone: a clear upstream error, not a hang.
     drop(restarted);
-    let (status, down) = call(json!({"a": 1, "b": 1}), sum_fp, sum["name"].clone()).await;
+    let (status, down) = execute(&server, &installed, sum, json!({"a": 1, "b": 1}), None).await;
     assert!(
         status.is_client_error() || status.is_server_error(),
         "{down}"
@@ -286,7 +298,6 @@ async fn a_python_sdk_server_installs_and_its_errors_are_results() {
     let url = python.url();
     let (status, installed) = post(&server, "/api/plugins/install", json!({"mcpUrl": url})).await;
     assert_eq!(status, StatusCode::OK, "{installed}");
-    let id = installed["registered"]["plugin"]["id"].clone();
     let names: Vec<&str> = installed["registered"]["plugin"]["functions"]
         .as_array()
         .unwrap()
@@ -297,12 +308,12 @@ async fn a_python_sdk_server_installs_and_its_errors_are_results() {
         names,
         ["mcp_hearth_test_py__add", "mcp_hearth_test_py__refuse"]
     );
-    let fingerprints = &installed["registered"]["fingerprints"];
-    let (status, added) = post(
+    let (status, added) = execute(
         &server,
-        "/api/plugins/execute",
-        json!({"pluginId": id, "function": "mcp_hearth_test_py__add", "args": {"a": 2, "b": 3},
-            "fingerprint": fingerprints["mcp_hearth_test_py__add"]}),
+        &installed,
+        "mcp_hearth_test_py__add",
+        json!({"a": 2, "b": 3}),
+        None,
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{added}");
@@ -312,21 +323,23 @@ async fn a_python_sdk_server_installs_and_its_errors_are_results() {
         "{added}"
     );
     // A number where the schema wants an integer is refused before the call.
-    let (status, _) = post(
+    let (status, _) = execute(
         &server,
-        "/api/plugins/execute",
-        json!({"pluginId": id, "function": "mcp_hearth_test_py__add", "args": {"a": 2.5, "b": 3},
-            "fingerprint": fingerprints["mcp_hearth_test_py__add"]}),
+        &installed,
+        "mcp_hearth_test_py__add",
+        json!({"a": 2.5, "b": 3}),
+        None,
     )
     .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     // The tool's own failure is its result, marked as an error (the Python SDK reports
     // which tool failed and keeps the exception's text to itself).
-    let (status, refused) = post(
+    let (status, refused) = execute(
         &server,
-        "/api/plugins/execute",
-        json!({"pluginId": id, "function": "mcp_hearth_test_py__refuse", "args": {"reason": "not today"},
-            "fingerprint": fingerprints["mcp_hearth_test_py__refuse"]}),
+        &installed,
+        "mcp_hearth_test_py__refuse",
+        json!({"reason": "not today"}),
+        None,
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{refused}");
@@ -439,12 +452,12 @@ async fn a_server_that_needs_a_token_says_so_and_works_with_one() {
     let plugin = &installed["registered"]["plugin"];
     assert_eq!(plugin["auth"], json!({"type": "bearer"}));
     let id = plugin["id"].as_str().unwrap().to_string();
-    let fingerprint = installed["registered"]["fingerprints"]["mcp_hearth_test_py__add"].clone();
-    let (status, added) = post(
+    let (status, added) = execute(
         &server,
-        "/api/plugins/execute",
-        json!({"pluginId": id, "function": "mcp_hearth_test_py__add", "args": {"a": 20, "b": 22},
-            "fingerprint": fingerprint, "auth": sealed(&context::plugin_auth(&id))}),
+        &installed,
+        "mcp_hearth_test_py__add",
+        json!({"a": 20, "b": 22}),
+        Some(sealed(&context::plugin_auth(&id))),
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{added}");
@@ -453,11 +466,12 @@ async fn a_server_that_needs_a_token_says_so_and_works_with_one() {
         "{added}"
     );
     // A call without the credential is refused before the server is contacted.
-    let (status, missing) = post(
+    let (status, missing) = execute(
         &server,
-        "/api/plugins/execute",
-        json!({"pluginId": id, "function": "mcp_hearth_test_py__add", "args": {"a": 1, "b": 1},
-            "fingerprint": fingerprint}),
+        &installed,
+        "mcp_hearth_test_py__add",
+        json!({"a": 1, "b": 1}),
+        None,
     )
     .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{missing}");
@@ -527,13 +541,13 @@ async fn a_server_that_wants_an_api_key_header_and_plain_headers_gets_them_on_ev
         "the key is never stored: {plugin}"
     );
     let id = plugin["id"].as_str().unwrap().to_string();
-    let fingerprint = installed["registered"]["fingerprints"]["mcp_hearth_test_py__add"].clone();
     // Calls, resources and prompts carry both headers.
-    let (status, added) = post(
+    let (status, added) = execute(
         &server,
-        "/api/plugins/execute",
-        json!({"pluginId": id, "function": "mcp_hearth_test_py__add", "args": {"a": 2, "b": 40},
-            "fingerprint": fingerprint, "auth": sealed(&context::plugin_auth(&id))}),
+        &installed,
+        "mcp_hearth_test_py__add",
+        json!({"a": 2, "b": 40}),
+        Some(sealed(&context::plugin_auth(&id))),
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{added}");

@@ -15,9 +15,8 @@ use axum::response::IntoResponse;
 use axum::routing::get;
 use hearth_core::byok::context;
 use hearth_server::byok::ByokKeys;
-use reqwest::Client;
 use serde_json::{Value, json};
-use support::{Server, post_json as post};
+use support::{Server, get_json, post_json as post};
 
 const SECRET: &str = "secret-value-4b1d";
 
@@ -181,14 +180,7 @@ async fn an_openapi_plugin_installs_executes_refuses_and_uninstalls() {
     let fingerprint = |name: &str| installed["registered"]["fingerprints"][name].clone();
 
     // Listed for this client.
-    let listed: Value = Client::new()
-        .get(server.url("/api/plugins/list"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let listed: Value = get_json(&server, "/api/plugins/list").await;
     assert_eq!(listed["plugins"][0]["plugin"]["id"], json!(id));
     assert_eq!(
         listed["plugins"][0]["fingerprints"],
@@ -362,14 +354,7 @@ async fn descriptions_that_cannot_be_plugins_are_refused_with_the_reason() {
 async fn the_builtin_web_reader_reads_a_page_through_the_policy() {
     let (base, _) = items_api().await;
     let server = Server::start(&[]);
-    let listed: Value = Client::new()
-        .get(server.url("/api/plugins/list"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let listed: Value = get_json(&server, "/api/plugins/list").await;
     let reader = &listed["builtins"][0];
     assert_eq!(reader["plugin"]["id"], json!("builtin:web-reader"));
     let fingerprint = reader["fingerprints"]["read_web_page"].clone();

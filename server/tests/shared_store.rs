@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use hearth_server::byok::ByokKeys;
 use reqwest::{StatusCode, header};
 use serde_json::{Value, json};
-use support::{Server, TestCa, fake_dist, free_port, hearth_command};
+use support::{Server, TestCa, fake_dist, free_port, get_json, hearth_command};
 
 /// A private `redis-server`, killed on drop.
 struct Redis {
@@ -135,20 +135,10 @@ async fn two_instances_share_lockouts_and_sessions() {
     let a = hosted.instance();
     let b = hosted.instance();
 
-    let config: Value = reqwest::get(a.url("/api/config"))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let config: Value = get_json(&a, "/api/config").await;
     assert_eq!(config["deployment"]["mode"], "hosted");
     assert_eq!(config["deployment"]["sharedState"], "shared");
-    let health: Value = reqwest::get(b.url("/api/health"))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let health: Value = get_json(&b, "/api/health").await;
     assert_eq!(health["services"]["rateLimitStore"]["status"], "available");
 
     // A right password on A gives a session B accepts (same secret, no shared memory).
@@ -241,12 +231,7 @@ async fn a_store_that_stops_answering_fails_closed() {
     assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
     let body: Value = response.json().await.unwrap();
     assert_eq!(body["code"], "SERVICE_UNAVAILABLE");
-    let health: Value = reqwest::get(server.url("/api/health"))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let health: Value = get_json(&server, "/api/health").await;
     assert_eq!(
         health["services"]["rateLimitStore"]["status"],
         "upstream_failed"
@@ -291,12 +276,7 @@ async fn hosted_mode_reaches_redis_over_tls() {
     env.push(("SSL_CERT_FILE", &ca_file));
     let a = Server::start(&env);
     let b = Server::start(&env);
-    let config: Value = reqwest::get(a.url("/api/config"))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let config: Value = get_json(&a, "/api/config").await;
     assert_eq!(config["deployment"]["sharedState"], "shared");
     // The store is really in use: a lockout made through A holds on B.
     for _ in 0..2 {
@@ -598,12 +578,7 @@ async fn hosted_mode_works_over_upstash_rest_in_front_of_the_same_redis() {
     let borrowed: Vec<(&str, &str)> = owned.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let a = Server::start(&borrowed);
     let b = Server::start(&borrowed);
-    let config: Value = reqwest::get(a.url("/api/config"))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let config: Value = get_json(&a, "/api/config").await;
     assert_eq!(config["deployment"]["sharedState"], "shared");
     // The plugin registry lives there too: installed through A, listed by B.
     let cookies = browser_cookies(&a).await;

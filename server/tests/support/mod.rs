@@ -209,6 +209,16 @@ impl Drop for Server {
 
 /// POSTs `body` as JSON to `path` on `server`; the status and the JSON answer (`null`
 /// when the answer is not JSON).
+/// `GET path` on `server`, its JSON body (panics on anything else).
+pub async fn get_json(server: &Server, path: &str) -> serde_json::Value {
+    reqwest::get(server.url(path))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
 pub async fn post_json(
     server: &Server,
     path: &str,
