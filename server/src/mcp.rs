@@ -91,19 +91,6 @@ pub struct Access<'a> {
     pub headers: &'a BTreeMap<String, String>,
 }
 
-impl<'a> Access<'a> {
-    /// No credential and no headers.
-    pub fn anonymous() -> Self {
-        static NONE: Auth = Auth::None;
-        static EMPTY: BTreeMap<String, String> = BTreeMap::new();
-        Self {
-            auth: &NONE,
-            secret: None,
-            headers: &EMPTY,
-        }
-    }
-}
-
 fn header(name: &str, value: &str) -> Result<(HeaderName, HeaderValue), McpError> {
     let name = HeaderName::from_bytes(name.as_bytes())
         .map_err(|_| McpError::Failed(format!("`{name}` is not a header name")))?;

@@ -26,82 +26,80 @@ pub const GENERATE_IMAGE: &str = "generate_image";
 
 /// The web page reader.
 pub fn web_reader() -> Plugin {
-    Plugin {
-        id: WEB_READER_ID.into(),
-        title: "Web page reader".into(),
-        description: "Reads the text of a web page.".into(),
-        logo_url: None,
-        manifest_url: None,
-        server_url: None,
-        source: Source::Builtin,
-        auth: Auth::None,
-        mcp: None,
-        functions: vec![PluginFunction {
-            name: READ_WEB_PAGE.into(),
-            description: "Fetch a web page (http or https) and return its text, without \
+    let function = PluginFunction {
+        name: READ_WEB_PAGE.into(),
+        description: "Fetch a web page (http or https) and return its text, without \
                           markup. Use it to read a page the user mentions or a source you \
                           need to quote."
-                .into(),
-            parameters: json!({
-                "type": "object",
-                "required": ["url"],
-                "additionalProperties": false,
-                "properties": {
-                    "url": {"type": "string", "minLength": 8, "maxLength": 2048,
-                        "description": "The page's absolute http(s) URL"},
-                    "maxChars": {"type": "integer", "minimum": 500, "maximum": MAX_PAGE_CHARS,
-                        "description": "The most characters of text to return"}
-                }
-            }),
-            method: None,
-            path: None,
-            tool: None,
-            risk: Risk::Read,
-            enabled: true,
-        }],
+            .into(),
+        parameters: json!({
+            "type": "object",
+            "required": ["url"],
+            "additionalProperties": false,
+            "properties": {
+                "url": {"type": "string", "minLength": 8, "maxLength": 2048,
+                    "description": "The page's absolute http(s) URL"},
+                "maxChars": {"type": "integer", "minimum": 500, "maximum": MAX_PAGE_CHARS,
+                    "description": "The most characters of text to return"}
+            }
+        }),
+        method: None,
+        path: None,
+        tool: None,
+        risk: Risk::Read,
+        enabled: true,
+    };
+    Plugin {
+        description: "Reads the text of a web page.".into(),
+        ..Plugin::new(
+            WEB_READER_ID,
+            "Web page reader",
+            Source::Builtin,
+            Auth::None,
+            vec![function],
+        )
     }
 }
 
 /// The image generator.
 pub fn image_generator() -> Plugin {
-    Plugin {
-        id: IMAGE_GENERATOR_ID.into(),
-        title: "Image generator".into(),
-        description: "Draws images with an OpenAI-compatible Images API.".into(),
-        logo_url: None,
-        manifest_url: None,
-        server_url: None,
-        source: Source::Builtin,
-        auth: Auth::None,
-        mcp: None,
-        functions: vec![PluginFunction {
-            name: GENERATE_IMAGE.into(),
-            description: "Generate images from a detailed text description. The images are \
+    let function = PluginFunction {
+        name: GENERATE_IMAGE.into(),
+        description: "Generate images from a detailed text description. The images are \
                           shown to the user under this call; describe what you made, do not \
                           repeat it as a link."
-                .into(),
-            parameters: json!({
-                "type": "object",
-                "required": ["prompt"],
-                "additionalProperties": false,
-                "properties": {
-                    "prompt": {"type": "string", "minLength": 1,
-                        "maxLength": crate::provider::images::MAX_PROMPT_CHARS,
-                        "description": "What the image shows, in detail"},
-                    "size": {"type": "string", "maxLength": 9,
-                        "description": "WIDTHxHEIGHT such as 1024x1024, or auto"},
-                    "n": {"type": "integer", "minimum": 1,
-                        "maximum": crate::provider::images::MAX_IMAGES,
-                        "description": "How many images (default 1)"}
-                }
-            }),
-            method: None,
-            path: None,
-            tool: None,
-            // A paid call to an outside service.
-            risk: Risk::External,
-            enabled: true,
-        }],
+            .into(),
+        parameters: json!({
+            "type": "object",
+            "required": ["prompt"],
+            "additionalProperties": false,
+            "properties": {
+                "prompt": {"type": "string", "minLength": 1,
+                    "maxLength": crate::provider::images::MAX_PROMPT_CHARS,
+                    "description": "What the image shows, in detail"},
+                "size": {"type": "string", "maxLength": 9,
+                    "description": "WIDTHxHEIGHT such as 1024x1024, or auto"},
+                "n": {"type": "integer", "minimum": 1,
+                    "maximum": crate::provider::images::MAX_IMAGES,
+                    "description": "How many images (default 1)"}
+            }
+        }),
+        method: None,
+        path: None,
+        tool: None,
+        // A paid call to an outside service.
+        risk: Risk::External,
+        enabled: true,
+    };
+    Plugin {
+        description: "Draws images with an OpenAI-compatible Images API.".into(),
+        ..Plugin::new(
+            IMAGE_GENERATOR_ID,
+            "Image generator",
+            Source::Builtin,
+            Auth::None,
+            vec![function],
+        )
     }
 }
 

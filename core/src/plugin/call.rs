@@ -228,26 +228,19 @@ mod tests {
     use serde_json::json;
 
     fn plugin(auth: Auth, method: HttpMethod, path: &str) -> Plugin {
-        Plugin {
-            id: "items".into(),
-            title: "Items".into(),
+        let function = PluginFunction {
+            name: "f".into(),
             description: String::new(),
-            logo_url: None,
-            manifest_url: None,
+            parameters: json!({"type": "object"}),
+            method: Some(method),
+            path: Some(path.into()),
+            tool: None,
+            risk: Risk::Read,
+            enabled: true,
+        };
+        Plugin {
             server_url: Some("https://api.example.com/v1".into()),
-            source: Source::Openapi,
-            auth,
-            mcp: None,
-            functions: vec![PluginFunction {
-                name: "f".into(),
-                description: String::new(),
-                parameters: json!({"type": "object"}),
-                method: Some(method),
-                path: Some(path.into()),
-                tool: None,
-                risk: Risk::Read,
-                enabled: true,
-            }],
+            ..Plugin::new("items", "Items", Source::Openapi, auth, vec![function])
         }
     }
 

@@ -85,26 +85,25 @@ mod tests {
     use crate::plugin::risk::Risk;
 
     fn plugin() -> Plugin {
+        let function = PluginFunction {
+            name: "get_item".into(),
+            description: "Get an item".into(),
+            parameters: json!({"type": "object", "required": ["id"], "properties": {"id": {"type": "string"}}}),
+            method: Some(HttpMethod::Get),
+            path: Some("/items/{id}".into()),
+            tool: None,
+            risk: Risk::Read,
+            enabled: true,
+        };
         Plugin {
-            id: "items".into(),
-            title: "Items".into(),
-            description: String::new(),
-            logo_url: None,
-            manifest_url: None,
             server_url: Some("https://api.example.com/v1".into()),
-            source: Source::Openapi,
-            auth: Auth::Bearer,
-            mcp: None,
-            functions: vec![PluginFunction {
-                name: "get_item".into(),
-                description: "Get an item".into(),
-                parameters: json!({"type": "object", "required": ["id"], "properties": {"id": {"type": "string"}}}),
-                method: Some(HttpMethod::Get),
-                path: Some("/items/{id}".into()),
-                tool: None,
-                risk: Risk::Read,
-                enabled: true,
-            }],
+            ..Plugin::new(
+                "items",
+                "Items",
+                Source::Openapi,
+                Auth::Bearer,
+                vec![function],
+            )
         }
     }
 

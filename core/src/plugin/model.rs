@@ -173,6 +173,31 @@ pub struct Plugin {
     pub functions: Vec<PluginFunction>,
 }
 
+impl Plugin {
+    /// A plugin with what every plugin has; description, logo, URLs and MCP details
+    /// empty (set them with struct update syntax).
+    pub fn new(
+        id: impl Into<String>,
+        title: impl Into<String>,
+        source: Source,
+        auth: Auth,
+        functions: Vec<PluginFunction>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            title: title.into(),
+            description: String::new(),
+            logo_url: None,
+            manifest_url: None,
+            server_url: None,
+            source,
+            auth,
+            mcp: None,
+            functions,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

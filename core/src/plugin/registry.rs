@@ -138,29 +138,22 @@ mod tests {
     use serde_json::json;
 
     fn plugin(id: &str, source: Source, functions: &[&str]) -> Plugin {
+        let functions = functions
+            .iter()
+            .map(|name| PluginFunction {
+                name: name.to_string(),
+                description: String::new(),
+                parameters: json!({"type": "object"}),
+                method: Some(HttpMethod::Get),
+                path: Some(format!("/{name}")),
+                tool: None,
+                risk: Risk::Read,
+                enabled: true,
+            })
+            .collect();
         Plugin {
-            id: id.into(),
-            title: id.into(),
-            description: String::new(),
-            logo_url: None,
-            manifest_url: None,
             server_url: Some("https://api.example.com".into()),
-            source,
-            auth: Auth::None,
-            mcp: None,
-            functions: functions
-                .iter()
-                .map(|name| PluginFunction {
-                    name: name.to_string(),
-                    description: String::new(),
-                    parameters: json!({"type": "object"}),
-                    method: Some(HttpMethod::Get),
-                    path: Some(format!("/{name}")),
-                    tool: None,
-                    risk: Risk::Read,
-                    enabled: true,
-                })
-                .collect(),
+            ..Plugin::new(id, id, source, Auth::None, functions)
         }
     }
 

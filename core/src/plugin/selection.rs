@@ -195,30 +195,20 @@ mod tests {
     use serde_json::json;
 
     fn plugin(id: &str, source: Source, functions: &[&str]) -> RegisteredPlugin {
-        let plugin = Plugin {
-            id: id.into(),
-            title: id.to_uppercase(),
-            description: String::new(),
-            logo_url: None,
-            manifest_url: None,
-            server_url: None,
-            source,
-            auth: Auth::None,
-            mcp: None,
-            functions: functions
-                .iter()
-                .map(|name| PluginFunction {
-                    name: name.to_string(),
-                    description: format!("{name} things"),
-                    parameters: json!({"type": "object"}),
-                    method: None,
-                    path: None,
-                    tool: None,
-                    risk: Risk::Write,
-                    enabled: true,
-                })
-                .collect(),
-        };
+        let listed = functions
+            .iter()
+            .map(|name| PluginFunction {
+                name: name.to_string(),
+                description: format!("{name} things"),
+                parameters: json!({"type": "object"}),
+                method: None,
+                path: None,
+                tool: None,
+                risk: Risk::Write,
+                enabled: true,
+            })
+            .collect();
+        let plugin = Plugin::new(id, id.to_uppercase(), source, Auth::None, listed);
         let fingerprints = functions
             .iter()
             .map(|f| (f.to_string(), format!("sha256:{id}:{f}")))

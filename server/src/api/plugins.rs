@@ -210,16 +210,16 @@ pub async fn install(
         )
     })?;
     let plugin = Plugin {
-        id: new_id(&imported.title),
-        title: imported.title,
         description: imported.description,
-        logo_url: None,
         manifest_url,
         server_url: Some(imported.server_url),
-        source: Source::Openapi,
-        auth: imported.auth,
-        mcp: None,
-        functions: imported.functions,
+        ..Plugin::new(
+            new_id(&imported.title),
+            imported.title,
+            Source::Openapi,
+            imported.auth,
+            imported.functions,
+        )
     };
     register(&state, &scope, &plugin).await?;
     let skipped = imported
@@ -284,22 +284,20 @@ async fn install_mcp(
         hearth_core::plugin::mcp::functions(&discovered.server_name, &discovered.tools, taken);
     let id = new_id(&discovered.server_name).replacen("openapi-", "mcp-", 1);
     let plugin = Plugin {
-        id,
-        title: discovered.server_name.clone(),
-        description: String::new(),
-        logo_url: None,
-        manifest_url: None,
-        server_url: None,
-        source: Source::Mcp,
-        auth: access.auth.clone(),
         mcp: Some(hearth_core::plugin::McpInfo {
             server_url: url.to_string(),
-            server_name: discovered.server_name,
+            server_name: discovered.server_name.clone(),
             resources: discovered.resources,
             prompts: discovered.prompts,
             headers: access.headers.clone(),
         }),
-        functions,
+        ..Plugin::new(
+            id,
+            discovered.server_name,
+            Source::Mcp,
+            access.auth.clone(),
+            functions,
+        )
     };
     register(state, scope, &plugin).await?;
     Ok(axum::Json(PluginInstallResponse {
@@ -513,14 +511,15 @@ pub async fn execute(
     .into_response())
 }
 
-/// The caller's MCP plugin `plugin_id` with its MCP details, and its credential opened
-/// from `envelope`.
-async fn mcp_plugin(
+/// Runs one resources or prompts request on the caller's MCP plugin `plugin_id`, with
+/// its credential opened from `envelope` and its headers.
+async fn browse_plugin(
     state: &AppState,
     headers: &HeaderMap,
     plugin_id: &str,
     envelope: Option<&hearth_core::byok::Envelope>,
-) -> Result<(Plugin, hearth_core::plugin::McpInfo, Option<String>), ApiErrorResponse> {
+    what: Browse,
+) -> Result<Response, ApiErrorResponse> {
     let scope = scope(state, headers)?;
     let plugins = state.plugins.list(&scope).await.map_err(store_down)?;
     let (plugin, mcp) = plugins
@@ -529,21 +528,6 @@ async fn mcp_plugin(
         .and_then(|p| p.mcp.clone().map(|m| (p, m)))
         .ok_or_else(|| refuse(ErrorCode::NotFound, "You have no MCP plugin with this id"))?;
     let secret = open_credential(state, envelope, &context::plugin_auth(&plugin.id))?;
-    Ok((plugin, mcp, secret))
-}
-
-/// `POST /api/mcp/resources`: list a server's resources, or read one.
-pub async fn mcp_resources(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    ApiJson(request): ApiJson<McpResourcesRequest>,
-) -> Result<Response, ApiErrorResponse> {
-    let (plugin, mcp, secret) =
-        mcp_plugin(&state, &headers, &request.plugin_id, request.auth.as_ref()).await?;
-    let what = match request.action {
-        McpResourcesAction::List => Browse::Resources,
-        McpResourcesAction::Read { uri } => Browse::ReadResource(uri),
-    };
     let access = crate::mcp::Access {
         auth: &plugin.auth,
         secret: secret.as_deref(),
@@ -555,14 +539,32 @@ pub async fn mcp_resources(
     Ok(axum::Json(result).into_response())
 }
 
+/// `POST /api/mcp/resources`: list a server's resources, or read one.
+pub async fn mcp_resources(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiJson(request): ApiJson<McpResourcesRequest>,
+) -> Result<Response, ApiErrorResponse> {
+    let what = match request.action {
+        McpResourcesAction::List => Browse::Resources,
+        McpResourcesAction::Read { uri } => Browse::ReadResource(uri),
+    };
+    browse_plugin(
+        &state,
+        &headers,
+        &request.plugin_id,
+        request.auth.as_ref(),
+        what,
+    )
+    .await
+}
+
 /// `POST /api/mcp/prompts`: list a server's prompts, or get one with its arguments.
 pub async fn mcp_prompts(
     State(state): State<AppState>,
     headers: HeaderMap,
     ApiJson(request): ApiJson<McpPromptsRequest>,
 ) -> Result<Response, ApiErrorResponse> {
-    let (plugin, mcp, secret) =
-        mcp_plugin(&state, &headers, &request.plugin_id, request.auth.as_ref()).await?;
     let what = match request.action {
         McpPromptsAction::List => Browse::Prompts,
         McpPromptsAction::Get { name, args } => Browse::GetPrompt(
@@ -572,15 +574,14 @@ pub async fn mcp_prompts(
                 .collect(),
         ),
     };
-    let access = crate::mcp::Access {
-        auth: &plugin.auth,
-        secret: secret.as_deref(),
-        headers: &mcp.headers,
-    };
-    let result = crate::mcp::browse(&state.fetch, &mcp.server_url, &access, what)
-        .await
-        .map_err(|e| ApiErrorResponse(e.to_api_error()))?;
-    Ok(axum::Json(result).into_response())
+    browse_plugin(
+        &state,
+        &headers,
+        &request.plugin_id,
+        request.auth.as_ref(),
+        what,
+    )
+    .await
 }
 
 /// The web page reader: one GET through the checked client, the page's text (HTML
