@@ -99,10 +99,11 @@ pub struct Plugins {
 }
 
 impl Plugins {
-    /// Opens the vault; the list is asked for on first use ([`Self::ensure_listed`]), so
-    /// a page that never uses tools never asks.
+    /// Nothing is read at start: the list is asked for on first use
+    /// ([`Self::ensure_listed`]) and the vault opened when a credential is needed, so a
+    /// page that never uses tools does no work for them.
     pub fn load() -> Self {
-        let plugins = Self {
+        Self {
             installed: RwSignal::new(Vec::new()),
             builtins: RwSignal::new(Vec::new()),
             state: RwSignal::new(ListState::Loading),
@@ -110,15 +111,19 @@ impl Plugins {
             approvals: RwSignal::new(SessionApprovals::default()),
             answers: RwSignal::new(BTreeMap::new()),
             vault: StoredValue::new_local(None),
-        };
-        leptos::task::spawn_local(async move {
-            if let Ok(db) = Db::open().await
-                && let Ok(vault) = Vault::open(db).await
-            {
-                plugins.vault.set_value(Some(vault));
-            }
-        });
-        plugins
+        }
+    }
+
+    /// The vault, opened on first use; why not, when it cannot be (a lost key, no
+    /// storage).
+    async fn vault(&self) -> Result<Vault, String> {
+        if let Some(vault) = self.vault.get_value() {
+            return Ok(vault);
+        }
+        let db = Db::open().await.map_err(|e| e.to_string())?;
+        let vault = Vault::open(db).await.map_err(|e| e.to_string())?;
+        self.vault.set_value(Some(vault.clone()));
+        Ok(vault)
     }
 
     /// Lists the plugins unless they were listed already.
@@ -142,7 +147,8 @@ impl Plugins {
     }
 
     async fn refresh_credentials(&self) {
-        let Some(vault) = self.vault.get_value() else {
+        let Ok(vault) = self.vault().await else {
+            // Credentials cannot be read; using one says why.
             return;
         };
         let mut with = BTreeSet::new();
@@ -209,16 +215,19 @@ impl Plugins {
         edge::uninstall_plugin(plugin_id)
             .await
             .map_err(CallError::Edge)?;
-        let _ = self.clear_credential(plugin_id).await;
         self.approvals.update(|a| a.revoke_plugin(plugin_id));
         self.refresh().await;
-        Ok(())
+        // The plugin is gone either way; a credential that could not be forgotten is
+        // reported, not left behind silently.
+        self.clear_credential(plugin_id)
+            .await
+            .map_err(CallError::Credential)
     }
 
     /// Saves a plugin's credential in the vault.
     pub async fn set_credential(&self, plugin_id: &str, secret: &str) -> Result<(), String> {
-        let vault = self.vault.get_value().ok_or("the vault is not open")?;
-        vault
+        self.vault()
+            .await?
             .store(&credential_context(plugin_id), secret.trim())
             .await
             .map_err(|e| e.to_string())?;
@@ -230,8 +239,8 @@ impl Plugins {
 
     /// Forgets a plugin's credential.
     pub async fn clear_credential(&self, plugin_id: &str) -> Result<(), String> {
-        let vault = self.vault.get_value().ok_or("the vault is not open")?;
-        vault
+        self.vault()
+            .await?
             .remove(&credential_context(plugin_id))
             .await
             .map_err(|e| e.to_string())?;
@@ -255,11 +264,9 @@ impl Plugins {
             .find(plugin_id)
             .is_some_and(|plugin| plugin.auth != Auth::None);
         let secret = if needs_auth {
-            let vault = self
-                .vault
-                .get_value()
-                .ok_or_else(|| CallError::Credential("the vault is not open".into()))?;
-            vault
+            self.vault()
+                .await
+                .map_err(CallError::Credential)?
                 .load(&credential_context(plugin_id))
                 .await
                 .map_err(|e| CallError::Credential(e.to_string()))?
@@ -309,19 +316,19 @@ impl Plugins {
         });
     }
 
-    /// Answers a waiting call.
-    pub fn answer(&self, call_id: &str, answer: Answer) {
+    /// Answers the waiting call filed under `key` ([`answer_key`]).
+    pub fn answer(&self, key: &str, answer: Answer) {
         self.answers.update(|a| {
-            let _ = a.insert(call_id.to_string(), answer);
+            let _ = a.insert(key.to_string(), answer);
         });
     }
 
-    /// Takes the answer to a waiting call, if there is one.
-    pub fn take_answer(&self, call_id: &str) -> Option<Answer> {
-        if !self.answers.with_untracked(|a| a.contains_key(call_id)) {
+    /// Takes the answer to the waiting call filed under `key`, if there is one.
+    pub fn take_answer(&self, key: &str) -> Option<Answer> {
+        if !self.answers.with_untracked(|a| a.contains_key(key)) {
             return None;
         }
-        self.answers.try_update(|a| a.remove(call_id)).flatten()
+        self.answers.try_update(|a| a.remove(key)).flatten()
     }
 }
 

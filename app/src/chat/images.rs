@@ -8,15 +8,14 @@
 use hearth_core::plugin::builtin::GENERATE_IMAGE;
 use hearth_core::provider::Protocol;
 use hearth_core::provider::images::{self, GeneratedImage};
-use hearth_core::provider::request::auth_headers;
 use leptos::prelude::*;
 use serde_json::{Map, Value};
-use wasm_bindgen::JsValue;
-use wasm_bindgen_futures::JsFuture;
 
 use super::Chat;
 use super::run::target;
-use super::transport::{OpenError, provider_message, read_error_text, start};
+use super::transport::{
+    OpenError, post_init, provider_message, read_bounded, read_error_text, start,
+};
 use crate::files::{self, IMAGES};
 
 /// What a generation made.
@@ -75,18 +74,8 @@ pub(super) async fn generate(
     }
     let request = images::request_from_args(&model.model, args).map_err(|e| e.to_string())?;
     let built = images::build(&endpoint, &request).map_err(|e| e.to_string())?;
-    let headers = web_sys::Headers::new().map_err(|_| "the browser refused the request")?;
-    let mut all = built.headers.clone();
-    if let Some(key) = target.key.as_deref() {
-        all.extend(auth_headers(endpoint.protocol, key));
-    }
-    for (name, value) in all {
-        let _ = headers.set(&name, &value);
-    }
-    let init = web_sys::RequestInit::new();
-    init.set_method("POST");
-    init.set_headers(&headers);
-    init.set_body(&JsValue::from_str(&built.body.to_string()));
+    let init = post_init(&built, endpoint.protocol, target.key.as_deref())
+        .ok_or("the browser refused the request")?;
     let response = match start(&built.url, &init, signal).await {
         Ok(response) => response,
         Err(OpenError::Aborted) => return Err("The reply was stopped.".into()),
@@ -106,16 +95,17 @@ pub(super) async fn generate(
             provider_message(&body).unwrap_or_else(|| response.status_text())
         ));
     }
-    let body = JsFuture::from(
-        response
-            .text()
-            .map_err(|_| "the answer could not be read")?,
-    )
-    .await
-    .ok()
-    .and_then(|text| text.as_string())
-    .ok_or("the answer could not be read")?;
-    let made = images::parse(&body).map_err(|e| e.to_string())?;
+    // Bounded while it arrives: a provider's answer is outside input.
+    let body = read_bounded(&response, images::MAX_ANSWER_BYTES)
+        .await
+        .ok_or_else(|| {
+            format!(
+                "{}'s answer broke off or was larger than {} MiB.",
+                provider.name,
+                images::MAX_ANSWER_BYTES / (1024 * 1024)
+            )
+        })?;
+    let made = images::parse(&String::from_utf8_lossy(&body)).map_err(|e| e.to_string())?;
     let mut stored = Vec::new();
     for GeneratedImage {
         mime_type, bytes, ..

@@ -6,7 +6,9 @@
 
 use hearth_core::api::{ApiError, ErrorCode, RelayRequest};
 use hearth_core::chat::GenerationError;
-use hearth_core::provider::request::{ChatRequest, ModelCapabilities, auth_headers, build};
+use hearth_core::provider::request::{
+    BuiltRequest, ChatRequest, ModelCapabilities, auth_headers, build,
+};
 use js_sys::{Reflect, Uint8Array};
 use leptos::prelude::window;
 use wasm_bindgen::{JsCast, JsValue};
@@ -150,6 +152,48 @@ fn reader(response: &Response) -> Result<Stream, OpenError> {
     })
 }
 
+/// The `POST` of a request built by `core`, with the provider's key in the headers its
+/// protocol uses; `None` if the browser refuses to make the headers.
+pub(super) fn post_init(
+    built: &BuiltRequest,
+    protocol: hearth_core::provider::Protocol,
+    key: Option<&str>,
+) -> Option<web_sys::RequestInit> {
+    let headers = web_sys::Headers::new().ok()?;
+    let mut all = built.headers.clone();
+    if let Some(key) = key {
+        all.extend(auth_headers(protocol, key));
+    }
+    for (name, value) in all {
+        let _ = headers.set(&name, &value);
+    }
+    let init = web_sys::RequestInit::new();
+    init.set_method("POST");
+    init.set_headers(&headers);
+    init.set_body(&JsValue::from_str(&built.body.to_string()));
+    Some(init)
+}
+
+/// Reads a whole response body, at most `max` bytes: `None` when it is larger (the read
+/// stops there) or the connection breaks.
+pub(super) async fn read_bounded(response: &Response, max: usize) -> Option<Vec<u8>> {
+    let stream = reader(response).ok()?;
+    let mut body = Vec::new();
+    loop {
+        match stream.next_within(60_000).await.ok()? {
+            Next::Bytes(bytes) => {
+                body.extend_from_slice(&bytes);
+                if body.len() > max {
+                    let _ = stream.reader.cancel();
+                    return None;
+                }
+            }
+            Next::End => return Some(body),
+            Next::Quiet => {}
+        }
+    }
+}
+
 /// Opens the stream directly from the browser.
 pub async fn open_direct(
     provider: &Provider,
@@ -166,18 +210,7 @@ pub async fn open_direct(
             false,
         ))
     })?;
-    let headers = web_sys::Headers::new().map_err(|_| OpenError::Blocked)?;
-    let mut all = built.headers.clone();
-    if let Some(key) = key {
-        all.extend(auth_headers(endpoint.protocol, key));
-    }
-    for (name, value) in all {
-        let _ = headers.set(&name, &value);
-    }
-    let init = web_sys::RequestInit::new();
-    init.set_method("POST");
-    init.set_headers(&headers);
-    init.set_body(&JsValue::from_str(&built.body.to_string()));
+    let init = post_init(&built, endpoint.protocol, key).ok_or(OpenError::Blocked)?;
     let response = start(&built.url, &init, signal).await?;
     if !response.ok() {
         let body = read_error_text(&response).await;

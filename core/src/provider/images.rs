@@ -19,6 +19,9 @@ pub const MAX_IMAGES: u64 = 4;
 pub const MAX_PROMPT_CHARS: usize = 4_000;
 /// The largest image kept, in bytes.
 pub const MAX_IMAGE_BYTES: usize = 16 * 1024 * 1024;
+/// The largest answer read: [`MAX_IMAGES`] images in base64, with room for the JSON
+/// around them.
+pub const MAX_ANSWER_BYTES: usize = MAX_IMAGES as usize * (MAX_IMAGE_BYTES / 3 * 4 + 64 * 1024);
 
 /// Why a call or an answer cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
