@@ -1,8 +1,8 @@
 //! The real services a tools test calls: a small Petstore-style REST API with its
-//! OpenAPI 3 description and one HTML page, served on loopback by this harness (every
-//! request recorded),
-//! and npm `@modelcontextprotocol/server-everything` in `streamableHttp` mode (installed
-//! by `scripts/setup.sh test` into `.tools/mcp-everything`).
+//! OpenAPI 3 description and two HTML pages (short and long), served on loopback by this
+//! harness (every request recorded), and npm `@modelcontextprotocol/server-everything` in
+//! `streamableHttp` mode (installed by `scripts/setup.sh test` into
+//! `.tools/mcp-everything`).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -51,6 +51,7 @@ impl PetApi {
         let app = Router::new()
             .route("/openapi.json", get(description))
             .route("/about.html", get(about_page))
+            .route("/long.html", get(long_page))
             .route("/pet/{id}", get(pet).delete(delete_pet))
             .fallback(|| async { StatusCode::NOT_FOUND })
             .layer(axum::middleware::from_fn_with_state(state.clone(), record))
@@ -85,6 +86,11 @@ impl PetApi {
     /// The URL of its HTML page.
     pub fn page_url(&self) -> String {
         format!("http://127.0.0.1:{}/about.html", self.port)
+    }
+
+    /// The URL of a page of about 30,000 characters.
+    pub fn long_page_url(&self) -> String {
+        format!("http://127.0.0.1:{}/long.html", self.port)
     }
 
     /// Every request so far, oldest first.
@@ -158,6 +164,19 @@ async fn about_page() -> Response {
         "<!doctype html><html><head><title>About the pet shop</title>\
          <script>document.title = 'script ran';</script><style>p { color: red }</style></head>\
          <body><h1>About the pet shop</h1><p>Open <b>every day</b> from 9 to 5.</p></body></html>",
+    )
+        .into_response()
+}
+
+/// A page of about 30,000 characters of text.
+async fn long_page() -> Response {
+    let paragraph = "<p>The pet shop keeps a long diary of every animal it has cared for.</p>";
+    (
+        [(axum::http::header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        format!(
+            "<!doctype html><html><body>{}</body></html>",
+            paragraph.repeat(440)
+        ),
     )
         .into_response()
 }

@@ -5,7 +5,9 @@
 //! stops calling tools meeting the round limit and answering without them.
 
 use fantoccini::key::Key;
-use hearth_e2e::chat::{click_in_last, last_status, prepare, send};
+use hearth_e2e::chat::{
+    click_in_last, last_status, open_latest, open_latest_on_phone, prepare, send,
+};
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
 use hearth_e2e::tool_peers::{PetApi, mcp_everything, mcp_url};
 use hearth_e2e::{AppSession, Browser};
@@ -46,6 +48,24 @@ fn offered(body: &Value) -> Vec<String> {
         .collect()
 }
 
+/// A fixture listing tool-capable models, and the app ready to chat with one of them.
+async fn tool_session() -> (ProviderFixture, AppSession) {
+    let fixture = ProviderFixture::start().await;
+    fixture.set_tool_models(true);
+    let session = AppSession::open(1280, 900).await;
+    prepare(&session, &fixture, None).await;
+    (fixture, session)
+}
+
+/// The installed function whose name ends with `suffix` (MCP names carry the server's).
+fn named(functions: &[String], suffix: &str) -> String {
+    functions
+        .iter()
+        .find(|name| name.ends_with(suffix))
+        .unwrap_or_else(|| panic!("no function ending {suffix} among {functions:?}"))
+        .clone()
+}
+
 /// Opens Settings › Tools and installs a plugin of `kind` (`mcp`, `openapi-url`) from
 /// `url`; waits for its card and returns its functions' names.
 async fn install(session: &Browser, kind: &str, url: &str, source: &str) -> Vec<String> {
@@ -78,6 +98,22 @@ async fn install(session: &Browser, kind: &str, url: &str, source: &str) -> Vec<
     serde_json::from_value(names).expect("function names")
 }
 
+/// In Settings › Tools (open): chooses when calls wait (`off`, `destructive`,
+/// `side-effects`) and waits until it is stored and shown.
+async fn set_confirm_mode(session: &Browser, mode: &str) {
+    session
+        .wait_for("#tools-confirm")
+        .await
+        .select_by_value(mode)
+        .await
+        .expect("confirm mode");
+    session
+        .wait_until(&format!(
+            "document.getElementById('tools-confirm').value === '{mode}'"
+        ))
+        .await;
+}
+
 async fn close_settings(session: &Browser) {
     session.press(&[Key::Escape]).await;
     session
@@ -99,12 +135,7 @@ async fn replies_done(session: &Browser, count: usize) {
 /// Reloads the page and opens the most recent conversation again.
 async fn reopen(session: &Browser) {
     session.reload_app().await;
-    session
-        .wait_for(".conversation-item__open")
-        .await
-        .click()
-        .await
-        .expect("open the conversation");
+    open_latest(session).await;
 }
 
 /// The last reply's tool calls as `[name, status, result]`.
@@ -124,21 +155,14 @@ async fn calls(session: &Browser) -> Value {
 
 #[tokio::test]
 async fn a_model_calls_rest_and_mcp_tools_across_rounds_and_answers() {
-    let fixture = ProviderFixture::start().await;
-    fixture.set_tool_models(true);
     let pets = PetApi::start();
     let everything = mcp_everything();
-    let session = AppSession::open(1280, 900).await;
-    prepare(&session, &fixture, None).await;
+    let (fixture, session) = tool_session().await;
 
     let rest = install(&session, "openapi-url", &pets.description_url(), "OpenAPI").await;
     assert_eq!(rest, ["deletePet", "getPetById"]);
     let mcp = install(&session, "mcp", &mcp_url(&everything), "MCP server").await;
-    let echo = mcp
-        .iter()
-        .find(|name| name.ends_with("__echo"))
-        .unwrap_or_else(|| panic!("an echo tool among {mcp:?}"))
-        .clone();
+    let echo = named(&mcp, "__echo");
     assert!(echo.starts_with("mcp_") && echo.len() <= 64, "{echo}");
     session.screenshot("tools-market").await;
     session
@@ -157,11 +181,7 @@ async fn a_model_calls_rest_and_mcp_tools_across_rounds_and_answers() {
             .tool_call("getPetById", r#"{"petId": 7}"#)
             .tool_call(&echo, r#"{"message": "hello from the model"}"#),
     );
-    let tiny = mcp
-        .iter()
-        .find(|name| name.ends_with("__get_tiny_image"))
-        .unwrap_or_else(|| panic!("a tiny image tool among {mcp:?}"))
-        .clone();
+    let tiny = named(&mcp, "__get_tiny_image");
     fixture.enqueue(
         Reply::text("")
             .tool_call("getPetById", r#"{"petId": 8}"#)
@@ -248,21 +268,10 @@ async fn a_model_calls_rest_and_mcp_tools_across_rounds_and_answers() {
 
 #[tokio::test]
 async fn a_destructive_call_waits_and_is_allowed_once_then_denied() {
-    let fixture = ProviderFixture::start().await;
-    fixture.set_tool_models(true);
     let pets = PetApi::start();
-    let session = AppSession::open(1280, 900).await;
-    prepare(&session, &fixture, None).await;
+    let (fixture, session) = tool_session().await;
     install(&session, "openapi-url", &pets.description_url(), "OpenAPI").await;
-    session
-        .wait_for("#tools-confirm")
-        .await
-        .select_by_value("destructive")
-        .await
-        .expect("confirm mode");
-    session
-        .wait_until("document.getElementById('tools-confirm').value === 'destructive'")
-        .await;
+    set_confirm_mode(&session, "destructive").await;
     close_settings(&session).await;
 
     // Allowed once: the call runs after the click, not before.
@@ -353,11 +362,8 @@ async fn a_destructive_call_waits_and_is_allowed_once_then_denied() {
 
 #[tokio::test]
 async fn a_model_that_keeps_calling_tools_gets_a_final_round_without_them() {
-    let fixture = ProviderFixture::start().await;
-    fixture.set_tool_models(true);
     let pets = PetApi::start();
-    let session = AppSession::open(1280, 900).await;
-    prepare(&session, &fixture, None).await;
+    let (fixture, session) = tool_session().await;
     install(&session, "openapi-url", &pets.description_url(), "OpenAPI").await;
     close_settings(&session).await;
 
@@ -529,26 +535,11 @@ async fn stored_images(session: &Browser) -> u64 {
 
 #[tokio::test]
 async fn a_session_approval_skips_the_question_until_it_is_revoked() {
-    let fixture = ProviderFixture::start().await;
-    fixture.set_tool_models(true);
     let everything = mcp_everything();
-    let session = AppSession::open(1280, 900).await;
-    prepare(&session, &fixture, None).await;
+    let (fixture, session) = tool_session().await;
     let mcp = install(&session, "mcp", &mcp_url(&everything), "MCP server").await;
-    let echo = mcp
-        .iter()
-        .find(|name| name.ends_with("__echo"))
-        .expect("an echo tool")
-        .clone();
-    session
-        .wait_for("#tools-confirm")
-        .await
-        .select_by_value("side-effects")
-        .await
-        .expect("confirm mode");
-    session
-        .wait_until("document.getElementById('tools-confirm').value === 'side-effects'")
-        .await;
+    let echo = named(&mcp, "__echo");
+    set_confirm_mode(&session, "side-effects").await;
     close_settings(&session).await;
 
     // First call: it asks, and the user allows the function for the session.
@@ -593,11 +584,8 @@ async fn a_session_approval_skips_the_question_until_it_is_revoked() {
 
 #[tokio::test]
 async fn tool_blocks_and_the_tools_tab_fit_a_phone_in_both_themes() {
-    let fixture = ProviderFixture::start().await;
-    fixture.set_tool_models(true);
     let pets = PetApi::start();
-    let session = AppSession::open(1280, 900).await;
-    prepare(&session, &fixture, None).await;
+    let (fixture, session) = tool_session().await;
     install(&session, "openapi-url", &pets.description_url(), "OpenAPI").await;
     close_settings(&session).await;
     fixture.enqueue(
@@ -611,32 +599,8 @@ async fn tool_blocks_and_the_tools_tab_fit_a_phone_in_both_themes() {
     let sideways =
         "return document.documentElement.scrollWidth - document.documentElement.clientWidth";
     for theme in ["light", "dark"] {
-        session
-            .js(
-                "localStorage.setItem('hearth.theme', arguments[0])",
-                vec![json!(theme)],
-            )
-            .await;
-        session.reload_app().await;
-        session
-            .wait_for("#drawer-toggle")
-            .await
-            .click()
-            .await
-            .expect("drawer");
-        session
-            .wait_until(
-                "getComputedStyle(document.getElementById('sidebar')).visibility === 'visible' && \
-                 document.querySelector('.conversation-item__open')?.getBoundingClientRect().left >= 0",
-            )
-            .await;
-        session.click_by_script(".conversation-item__open").await;
+        open_latest_on_phone(&session, theme).await;
         session.wait_for(".tool-call").await;
-        session
-            .wait_until(
-                "getComputedStyle(document.getElementById('sidebar')).visibility === 'hidden'",
-            )
-            .await;
         // Open the call's block: the arguments and the result must wrap, not widen the page.
         session.click_by_script(".tool-call__summary").await;
         session
@@ -672,17 +636,10 @@ async fn tool_blocks_and_the_tools_tab_fit_a_phone_in_both_themes() {
 
 #[tokio::test]
 async fn stop_gives_up_a_slow_tool_call_at_once() {
-    let fixture = ProviderFixture::start().await;
-    fixture.set_tool_models(true);
     let everything = mcp_everything();
-    let session = AppSession::open(1280, 900).await;
-    prepare(&session, &fixture, None).await;
+    let (fixture, session) = tool_session().await;
     let mcp = install(&session, "mcp", &mcp_url(&everything), "MCP server").await;
-    let slow = mcp
-        .iter()
-        .find(|name| name.ends_with("__trigger_long_running_operation"))
-        .unwrap_or_else(|| panic!("a long-running tool among {mcp:?}"))
-        .clone();
+    let slow = named(&mcp, "__trigger_long_running_operation");
     close_settings(&session).await;
     // A 60 s operation: far longer than any wait below.
     fixture.enqueue(Reply::text("").tool_call(&slow, r#"{"duration": 60, "steps": 2}"#));
@@ -701,11 +658,8 @@ async fn stop_gives_up_a_slow_tool_call_at_once() {
 
 #[tokio::test]
 async fn the_built_in_web_page_reader_gives_the_model_a_page_as_text() {
-    let fixture = ProviderFixture::start().await;
-    fixture.set_tool_models(true);
     let site = PetApi::start();
-    let session = AppSession::open(1280, 900).await;
-    prepare(&session, &fixture, None).await;
+    let (fixture, session) = tool_session().await;
     // Built-ins are off until switched on: the first request offers no tools.
     fixture.enqueue(Reply::text("No tools here."));
     send(&session, "Anything?").await;
@@ -744,10 +698,7 @@ async fn the_built_in_web_page_reader_gives_the_model_a_page_as_text() {
 
 #[tokio::test]
 async fn a_reply_without_its_plugin_list_says_so_and_still_answers() {
-    let fixture = ProviderFixture::start().await;
-    fixture.set_tool_models(true);
-    let session = AppSession::open(1280, 900).await;
-    prepare(&session, &fixture, None).await;
+    let (fixture, session) = tool_session().await;
     // The edge's plugin list cannot be reached (as when the server is down).
     session.cdp("Network.enable", json!({})).await;
     session
@@ -765,5 +716,52 @@ async fn a_reply_without_its_plugin_list_says_so_and_still_answers() {
         )
         .await;
     assert!(offered(&chat_bodies(&fixture)[0]).is_empty());
+    session.finish().await;
+}
+
+#[tokio::test]
+async fn tool_results_count_against_the_context_window_of_the_next_round() {
+    let (fixture, session) = tool_session().await;
+    let site = PetApi::start();
+    // A 2K window: a 20,000-character page (about 5,000 tokens) cannot go back to the model.
+    session.open_settings_tab("models").await;
+    session
+        .click_by_script("button[aria-label='Edit fixture-small']")
+        .await;
+    for (field, value) in [("context", "2k"), ("output", "200")] {
+        let input = session
+            .wait_for(&format!("#model-fixture-small-{field}"))
+            .await;
+        input.clear().await.expect("clear");
+        input.send_keys(value).await.expect("type");
+    }
+    session
+        .click_by_script(".model-form button[type=submit]")
+        .await;
+    session
+        .wait_until("!document.getElementById('model-fixture-small-context')")
+        .await;
+    session.open_settings_tab("tools").await;
+    let switch = "#plugins-builtin [data-plugin-id='builtin:web-reader'] [data-plugin-switch]";
+    session.click_by_script(switch).await;
+    session
+        .wait_until(&format!("document.querySelector(\"{switch}\").checked"))
+        .await;
+    close_settings(&session).await;
+
+    fixture.enqueue(Reply::text("").tool_call(
+        "read_web_page",
+        format!(r#"{{"url": "{}"}}"#, site.long_page_url()),
+    ));
+    fixture.enqueue(Reply::text("never sent"));
+    send(&session, "Read the diary").await;
+    last_status(&session, "error").await;
+    // The call ran and is kept; the next round was refused before it was sent.
+    assert_eq!(calls(&session).await[0][1], json!("done"));
+    assert_eq!(chat_bodies(&fixture).len(), 1, "no request past the budget");
+    let status = session
+        .text_of(".message--assistant .status-block--error")
+        .await;
+    assert!(status.contains("CONTEXT_BUDGET_EXCEEDED"), "{status}");
     session.finish().await;
 }

@@ -41,15 +41,22 @@ pub enum Mode {
     Continue,
 }
 
-/// Everything the run needs, gathered before it starts.
+/// Everything the run needs, gathered before it starts; each round plans its request
+/// from it ([`round_request`]).
 struct Prepared {
     provider: Provider,
     key: Option<String>,
-    /// The planned history up to the question; each round adds the reply's tool rounds.
-    request: ChatRequest,
-    /// What a continuation adds after them.
-    continuation: Vec<Message>,
     capabilities: ModelCapabilities,
+    /// The model id.
+    model: String,
+    /// The system prompt (with a compression summary, when one applies).
+    system: Option<String>,
+    /// The messages before the question that the planner may keep, oldest first.
+    earlier: Vec<MessageRecord>,
+    /// The question.
+    newest: MessageRecord,
+    /// What a continuation adds after the reply's rounds.
+    continuation: Vec<Message>,
 }
 
 /// The reply as the run knows it (the source of truth while streaming; the screen and
@@ -178,7 +185,13 @@ async fn run(
         } else {
             budget.next_round()
         };
-        let request = round_request(&prepared, &reply.rounds, &toolset, round);
+        let request = match round_request(&prepared, &reply.rounds, &toolset, round) {
+            Ok(request) => request,
+            Err(error) => {
+                reply.error = Some(error);
+                return chat.end(reply, MessageStatus::Error).await;
+            }
+        };
         let calls = match stream_round(
             chat,
             providers,
@@ -226,31 +239,71 @@ async fn run(
     }
 }
 
-/// The request of one round: the planned history, the reply's tool rounds so far, and
-/// the tools (or, in the final round after tools were used, the instruction to answer).
+/// The request of one round, planned by `core::context` as a whole: the question, the
+/// system prompt, the tools offered, the reply's tool rounds so far and a continuation
+/// are the fixed part; the earlier history fills what is left, whole turns, newest first.
+/// In the final round after tools were used, the system prompt says to answer.
 fn round_request(
     prepared: &Prepared,
     rounds: &[ToolRound],
     toolset: &Toolset,
     round: Round,
-) -> ChatRequest {
-    let mut request = prepared.request.clone();
-    request.messages.extend(tools::messages(rounds));
-    request
-        .messages
-        .extend(prepared.continuation.iter().cloned());
-    match round {
-        Round::WithTools => request.tools = toolset.specs.clone(),
-        Round::Final if !toolset.is_empty() => {
+) -> Result<ChatRequest, GenerationError> {
+    let tools = match round {
+        Round::WithTools => toolset.specs.clone(),
+        Round::Final => Vec::new(),
+    };
+    let system = match (round, &prepared.system) {
+        (Round::Final, system) if !toolset.is_empty() => {
             let instruction = final_round_instruction();
-            request.system = Some(match request.system.take() {
+            Some(match system {
                 Some(system) => format!("{system}\n\n{instruction}"),
                 None => instruction,
-            });
+            })
         }
-        Round::Final => {}
+        (_, system) => system.clone(),
+    };
+    let mut current = tools::messages(rounds);
+    current.extend(prepared.continuation.iter().cloned());
+    let fixed = estimate_tokens(&prepared.newest.content)
+        + system.as_deref().map_or(0, estimate_tokens)
+        + estimate_tokens(&serde_json::to_string(&tools).unwrap_or_default())
+        + estimate_tokens(&serde_json::to_string(&current).unwrap_or_default());
+    // Whole turns (a question with its answer), oldest first.
+    let mut turns: Vec<Vec<Item>> = Vec::new();
+    for message in &prepared.earlier {
+        let item = Item {
+            id: message.id.clone(),
+            tokens: message_tokens(message),
+        };
+        match turns.last_mut() {
+            Some(turn) if !message.is_user() => turn.push(item),
+            _ => turns.push(vec![item]),
+        }
     }
-    request
+    let plan = context::plan(&PlanInput {
+        context_window: prepared.capabilities.context_window,
+        output_reservation: prepared.capabilities.max_output_tokens,
+        fixed_tokens: fixed,
+        history: turns,
+        extras: Vec::new(),
+    })
+    .map_err(|error| GenerationError::new(error.code(), error.to_string(), error.recoverable()))?;
+    let mut messages: Vec<Message> = prepared
+        .earlier
+        .iter()
+        .filter(|m| plan.history.contains(&m.id))
+        .flat_map(to_messages)
+        .collect();
+    messages.extend(to_messages(&prepared.newest));
+    messages.extend(current);
+    Ok(ChatRequest {
+        model: prepared.model.clone(),
+        system,
+        messages,
+        tools,
+        ..Default::default()
+    })
 }
 
 /// Streams one round into `reply`: its text and reasoning shown as they arrive, the
@@ -545,52 +598,15 @@ async fn prepare(
         });
         continuation.push(user(CONTINUE_PROMPT));
     }
-    let fixed = estimate_tokens(&newest.content)
-        + system.as_deref().map_or(0, estimate_tokens)
-        + continuation
-            .iter()
-            .map(|m| match m {
-                Message::Assistant { text, .. } => estimate_tokens(text),
-                _ => estimate_tokens(CONTINUE_PROMPT),
-            })
-            .sum::<u64>();
-    // Whole turns (a question with its answer), oldest first.
-    let mut turns: Vec<Vec<Item>> = Vec::new();
-    for message in earlier {
-        let item = Item {
-            id: message.id.clone(),
-            tokens: message_tokens(message),
-        };
-        match turns.last_mut() {
-            Some(turn) if !message.is_user() => turn.push(item),
-            _ => turns.push(vec![item]),
-        }
-    }
-    let plan = context::plan(&PlanInput {
-        context_window: capabilities.context_window,
-        output_reservation: capabilities.max_output_tokens,
-        fixed_tokens: fixed,
-        history: turns,
-        extras: Vec::new(),
-    })
-    .map_err(|error| GenerationError::new(error.code(), error.to_string(), error.recoverable()))?;
-    let mut messages: Vec<Message> = earlier
-        .iter()
-        .filter(|m| plan.history.contains(&m.id))
-        .flat_map(to_messages)
-        .collect();
-    messages.extend(to_messages(newest));
     Ok(Prepared {
         provider,
         key,
-        request: ChatRequest {
-            model: model.model,
-            system,
-            messages,
-            ..Default::default()
-        },
-        continuation,
         capabilities,
+        model: model.model,
+        system,
+        earlier: earlier.to_vec(),
+        newest: newest.clone(),
+        continuation,
     })
 }
 
