@@ -144,6 +144,7 @@ impl Reader {
             match event {
                 StreamEvent::Text { delta } => self.got.text.push_str(&delta),
                 StreamEvent::Reasoning { delta } => self.got.reasoning.push_str(&delta),
+                StreamEvent::Refusal { delta } => self.got.text.push_str(&delta),
                 StreamEvent::ToolCall {
                     index, arguments, ..
                 } => self.got.fragments.push((index, arguments)),

@@ -684,6 +684,8 @@ impl Chat {
             match event {
                 StreamEvent::Text { delta } => text.push_str(&delta),
                 StreamEvent::Reasoning { delta } => reasoning.push_str(&delta),
+                // A refusal is the model's answer, in its words: shown as the reply.
+                StreamEvent::Refusal { delta } => text.push_str(&delta),
                 StreamEvent::Usage { usage: reported } => usage.merge(reported),
                 StreamEvent::Finish { reason } => reply.finish = Some(reason),
                 StreamEvent::Error { error } => {

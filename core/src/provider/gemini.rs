@@ -2,7 +2,10 @@
 //! chunk. Parts carry text (`thought: true` marks reasoning), whole `functionCall`s and
 //! `inlineData` images; `usageMetadata` is cumulative; the chunk with a `finishReason`
 //! ends the reply (there is no `[DONE]`). A prompt blocked before any candidate, or an
-//! `{"error": …}` body, ends it with an error.
+//! `{"error": …}` body, ends it with an error. A stream that fails partway may end with
+//! that error body raw, outside any `data:` line (pretty-printed, or inside `[…]`): the
+//! [`StreamDecoder`](super::StreamDecoder) hands it here as an `error` event, so the
+//! reply ends with the error rather than with the finish reason seen before it.
 
 use serde_json::Value;
 
@@ -205,5 +208,38 @@ mod tests {
         let (error, partial) = every_split(Protocol::Gemini, cut).unwrap_err();
         assert_eq!(error, StreamError::Truncated);
         assert_eq!(partial.text, "Converting \u{00B0}C");
+    }
+
+    /// When a stream fails partway, Gemini may end the body with its error object raw,
+    /// outside any `data:` line: on one line, pretty-printed, or inside `[…]`. Whether or
+    /// not a finish reason came before it, the reply ends as that provider error, with
+    /// the partial text kept.
+    #[test]
+    fn a_raw_json_error_ending_the_body_is_a_provider_error() {
+        const EVENTS: &str = concat!(
+            "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"Partial \u{00E9}\"}],\"role\": \"model\"},\"index\": 0}]}\r\n\r\n",
+            "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"answer\"}],\"role\": \"model\"},\"index\": 0}]}\r\n\r\n",
+        );
+        const FINISHED: &str = "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"\"}]},\"finishReason\": \"STOP\",\"index\": 0}]}\r\n\r\n";
+        const ONE_LINE: &str = "{\"error\":{\"code\":503,\"message\":\"The model is overloaded.\",\"status\":\"UNAVAILABLE\"}}";
+        const PRETTY: &str = "{\n  \"error\": {\n    \"code\": 503,\n    \"message\": \"The model is overloaded.\",\n    \"status\": \"UNAVAILABLE\"\n  }\n}\n";
+        const WRAPPED: &str = "[{\r\n  \"error\": {\r\n    \"code\": 503,\r\n    \"message\": \"The model is overloaded.\",\r\n    \"status\": \"UNAVAILABLE\"\r\n  }\r\n}\r\n]";
+        for finished in ["", FINISHED] {
+            for raw in [ONE_LINE, PRETTY, WRAPPED] {
+                let stream = format!("{EVENTS}{finished}{raw}");
+                let got = every_split(Protocol::Gemini, &stream)
+                    .unwrap_or_else(|e| panic!("{stream:?}: {e:?}"));
+                assert_eq!(got.text, "Partial \u{00E9}answer", "{stream:?}");
+                let error = got.error.unwrap_or_else(|| panic!("{stream:?}"));
+                assert_eq!(error.code.as_deref(), Some("UNAVAILABLE"));
+                assert_eq!(error.message, "The model is overloaded.");
+                assert_eq!(got.finish, None, "an error, not a completed reply");
+            }
+        }
+        // Raw text that is not an error object changes nothing.
+        let noise = format!("{EVENTS}{FINISHED}[]\n{{\"note\": \"x\"}}\n");
+        let got = every_split(Protocol::Gemini, &noise).unwrap();
+        assert_eq!(got.finish, Some(FinishReason::Stop));
+        assert_eq!(got.error, None);
     }
 }

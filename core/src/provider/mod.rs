@@ -3,8 +3,9 @@
 //! A streamed reply passes through three stages, each tested on its own:
 //! 1. [`sse`]: bytes → server-sent events, whatever the chunk boundaries;
 //! 2. a protocol parser ([`openai_chat`], [`openai_responses`], [`anthropic`],
-//!    [`gemini`]): events → [`StreamEvent`]s (text, reasoning, tool-call fragments,
-//!    images, usage, finish, provider errors), checking that the stream really ended;
+//!    [`gemini`]): events → [`StreamEvent`]s (text, reasoning, refusals, tool-call
+//!    fragments, images, usage, finish, provider errors), checking that the stream
+//!    really ended (a body that ends in a raw JSON error ends with that error);
 //! 3. for OpenAI-compatible servers, [`think`] splits inline `<think>` reasoning out of
 //!    the text, even when the tags are split across chunks.
 //!
@@ -179,6 +180,13 @@ pub enum StreamEvent {
         /// The new reasoning text.
         delta: String,
     },
+    /// Refusal text: the model declined, in its own words (OpenAI's `delta.refusal`,
+    /// `refusal` content parts, `response.refusal.delta`). Kept apart from the answer so
+    /// a consumer can show it as a refusal rather than lose it.
+    Refusal {
+        /// The new refusal text.
+        delta: String,
+    },
     /// A fragment of a tool call; fragments with the same `index` belong together.
     ToolCall {
         /// The call's position in this round.
@@ -326,6 +334,12 @@ impl StreamDecoder {
             let events = self.parser.on_event(&event)?;
             self.route(events, &mut out);
         }
+        if !self.ended
+            && let Some(event) = self.sse.trailing().and_then(trailing_error_event)
+        {
+            let events = self.parser.on_event(&event)?;
+            self.route(events, &mut out);
+        }
         self.flush_think(&mut out);
         let tail = self.parser.finish()?;
         self.route(tail, &mut out);
@@ -360,6 +374,24 @@ impl StreamDecoder {
             out.extend(think.finish());
         }
     }
+}
+
+/// A body that ends in a raw JSON error instead of SSE (Gemini does this when a stream
+/// fails partway: `{"error": {…}}`, often pretty-printed over several lines or wrapped in
+/// `[…]`) becomes an `error` event carrying that object, which every protocol parser
+/// reads as a provider error. Anything else after the last `data:` line stays ignored.
+fn trailing_error_event(text: &str) -> Option<SseEvent> {
+    let is_error = |value: &serde_json::Value| value.get("error").is_some_and(|e| !e.is_null());
+    let value: serde_json::Value = serde_json::from_str(text.trim()).ok()?;
+    let error = match value {
+        serde_json::Value::Array(items) => items.into_iter().find(is_error)?,
+        value => Some(value).filter(is_error)?,
+    };
+    Some(SseEvent {
+        event: "error".to_string(),
+        data: error.to_string(),
+        id: None,
+    })
 }
 
 /// Parses an event's JSON data, or reports it as malformed.
@@ -408,6 +440,53 @@ mod relay_frame {
             serde_json::to_string(&Protocol::OpenAiChat).unwrap(),
             format!("\"{}\"", Protocol::OpenAiChat.as_str())
         );
+    }
+}
+
+#[cfg(test)]
+mod trailing_error {
+    use super::replay::every_split;
+    use super::*;
+
+    /// Not only Gemini: any protocol's body that ends with a raw JSON error object instead
+    /// of an event ends as that provider error, the text before it kept; after the
+    /// protocol's own terminal event, trailing text changes nothing.
+    #[test]
+    fn every_protocol_reads_a_raw_json_error_ending_the_body_as_a_provider_error() {
+        let raw = "{\n  \"error\": {\n    \"code\": 503,\n    \"type\": \"overloaded\",\n    \"message\": \"Try again later\"\n  }\n}\n";
+        let text = [
+            (
+                Protocol::OpenAiChat,
+                "data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}\n\n",
+            ),
+            (
+                Protocol::OpenAiResponses,
+                "data: {\"type\":\"response.output_text.delta\",\"delta\":\"Hi\"}\n\n",
+            ),
+            (
+                Protocol::Anthropic,
+                "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hi\"}}\n\n",
+            ),
+            (
+                Protocol::Gemini,
+                "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Hi\"}]}}]}\n\n",
+            ),
+        ];
+        for (protocol, events) in text {
+            let got = every_split(protocol, &format!("{events}{raw}"))
+                .unwrap_or_else(|e| panic!("{protocol:?}: {e:?}"));
+            assert_eq!(got.text, "Hi", "{protocol:?}");
+            let error = got.error.unwrap_or_else(|| panic!("{protocol:?}"));
+            assert_eq!(error.message, "Try again later", "{protocol:?}");
+            assert_eq!(got.finish, None, "{protocol:?}");
+        }
+        let done = concat!(
+            "data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"},\"finish_reason\":\"stop\"}]}\n\n",
+            "data: [DONE]\n\n",
+        );
+        let got = every_split(Protocol::OpenAiChat, &format!("{done}{raw}")).unwrap();
+        assert_eq!(got.finish, Some(FinishReason::Stop));
+        assert_eq!(got.error, None);
     }
 }
 

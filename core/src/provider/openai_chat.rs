@@ -5,6 +5,12 @@
 //! empty `choices` when `stream_options.include_usage` is set. A stream that ends after a
 //! `finish_reason` but without `[DONE]` is complete (some servers omit it); one with
 //! neither is truncated.
+//!
+//! Only choice 0 is read: with `n > 1` the choices' chunks interleave (`choices[].index`),
+//! and a choice without an `index` counts as 0. `delta.refusal` is a
+//! [`StreamEvent::Refusal`]. Some servers (Mistral's reasoning models) send
+//! `delta.content` as an array of typed parts: `text` parts are text, `thinking` /
+//! `reasoning` parts reasoning, `refusal` parts refusal, other types are ignored.
 
 use serde_json::Value;
 
@@ -58,6 +64,60 @@ pub(crate) fn error(value: &Value) -> ProviderError {
     ProviderError { code, message }
 }
 
+/// Whether a streamed choice is choice 0, the only one Hearth reads (`n > 1` streams
+/// interleave several); a choice without an `index` is 0.
+fn is_first_choice(choice: &Value) -> bool {
+    match choice.get("index") {
+        None | Some(Value::Null) => true,
+        Some(index) => index.as_u64() == Some(0),
+    }
+}
+
+/// Emits a message's `content`: a string of text, or an array of typed parts (`text`,
+/// `thinking`/`reasoning`, `refusal`; other types are ignored).
+fn content(content: &Value, out: &mut Vec<StreamEvent>) {
+    let mut emit = |delta: String, event: fn(String) -> StreamEvent| {
+        if !delta.is_empty() {
+            out.push(event(delta));
+        }
+    };
+    if let Some(text) = content.as_str() {
+        return emit(text.to_string(), |delta| StreamEvent::Text { delta });
+    }
+    for part in content.as_array().into_iter().flatten() {
+        match part["type"].as_str() {
+            Some("text") => emit(part_text(&part["text"]), |delta| StreamEvent::Text {
+                delta,
+            }),
+            Some(kind @ ("thinking" | "reasoning")) => {
+                let mut text = part_text(&part[kind]);
+                if text.is_empty() {
+                    text = part_text(&part["text"]);
+                }
+                emit(text, |delta| StreamEvent::Reasoning { delta });
+            }
+            Some("refusal") => emit(part_text(&part["refusal"]), |delta| StreamEvent::Refusal {
+                delta,
+            }),
+            _ => {}
+        }
+    }
+}
+
+/// The text of a part's field: a string, or an array of parts whose `text` fields join
+/// (Mistral nests `thinking: [{"type": "text", "text": …}]`).
+fn part_text(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter(|part| matches!(part["type"].as_str(), None | Some("text")))
+            .filter_map(|part| part["text"].as_str())
+            .collect(),
+        _ => String::new(),
+    }
+}
+
 impl ProtocolParser for Parser {
     fn on_event(&mut self, event: &SseEvent) -> Result<Vec<StreamEvent>, StreamError> {
         if self.done || self.errored {
@@ -88,7 +148,10 @@ impl ProtocolParser for Parser {
             });
             return Ok(out);
         }
-        if let Some(choice) = chunk["choices"].as_array().and_then(|c| c.first()) {
+        let first_choice = chunk["choices"]
+            .as_array()
+            .and_then(|choices| choices.iter().find(|choice| is_first_choice(choice)));
+        if let Some(choice) = first_choice {
             let delta = &choice["delta"];
             for field in ["reasoning_content", "reasoning"] {
                 if let Some(text) = delta[field].as_str().filter(|t| !t.is_empty()) {
@@ -97,8 +160,9 @@ impl ProtocolParser for Parser {
                     });
                 }
             }
-            if let Some(text) = delta["content"].as_str().filter(|t| !t.is_empty()) {
-                out.push(StreamEvent::Text {
+            content(&delta["content"], &mut out);
+            if let Some(text) = delta["refusal"].as_str().filter(|t| !t.is_empty()) {
+                out.push(StreamEvent::Refusal {
                     delta: text.to_string(),
                 });
             }
@@ -252,6 +316,86 @@ mod tests {
     fn malformed_json_is_a_typed_error() {
         let outcome = every_split(Protocol::OpenAiChat, "data: {not json}\n\n");
         assert!(matches!(outcome, Err((StreamError::Malformed { .. }, _))));
+    }
+
+    /// `n = 2`: the choices' chunks interleave, and choice 1 has its own text, tool call
+    /// and an earlier finish reason. Only choice 0 counts (a choice without an `index`
+    /// is 0), never a mix; a chunk may also carry both choices at once.
+    #[test]
+    fn only_choice_zero_of_an_n_greater_than_one_stream_is_read() {
+        let stream = concat!(
+            "data: {\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":\"Par\"}}]}\n\n",
+            "data: {\"choices\":[{\"index\":1,\"delta\":{\"role\":\"assistant\",\"content\":\"Lon\"}}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"zero\"}}]}\n\n",
+            "data: {\"choices\":[{\"index\":1,\"delta\":{\"reasoning_content\":\"one\",\"refusal\":\"no\"}}]}\n\n",
+            "data: {\"choices\":[{\"index\":1,\"delta\":{\"content\":\"don\"}},{\"index\":0,\"delta\":{\"content\":\"is\"}}]}\n\n",
+            "data: {\"choices\":[{\"index\":1,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_x\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]},\"finish_reason\":\"tool_calls\"}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\".\"},\"finish_reason\":null}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"length\"},{\"index\":1,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n",
+            "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":9}}\n\n",
+            "data: [DONE]\n\n",
+        );
+        let got = every_split(Protocol::OpenAiChat, stream).unwrap();
+        assert_eq!(got.text, "Paris.");
+        assert_eq!(got.reasoning, "zero");
+        assert_eq!(got.refusal, "");
+        assert!(got.calls.is_empty(), "{:?}", got.calls);
+        assert_eq!(got.finish, Some(FinishReason::Length));
+        assert_eq!(got.usage.output_tokens, Some(9));
+        assert!(got.finish_was_last);
+
+        // Choice 1 finishing first does not end (or complete) choice 0's reply.
+        let cut = concat!(
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Half\"}}]}\n\n",
+            "data: {\"choices\":[{\"index\":1,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n",
+        );
+        let (error, partial) = every_split(Protocol::OpenAiChat, cut).unwrap_err();
+        assert_eq!(error, StreamError::Truncated);
+        assert_eq!(partial.text, "Half");
+    }
+
+    #[test]
+    fn a_refusal_is_surfaced_as_a_refusal_not_dropped() {
+        let stream = concat!(
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":null,\"refusal\":\"\"},\"finish_reason\":null}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"refusal\":\"I can\u{2019}t \"}}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"refusal\":\"help with that.\"}}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":[{\"type\":\"refusal\",\"refusal\":\" Sorry.\"}]}}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n",
+            "data: [DONE]\n\n",
+        );
+        let got = every_split(Protocol::OpenAiChat, stream).unwrap();
+        assert_eq!(got.refusal, "I can\u{2019}t help with that. Sorry.");
+        assert_eq!(got.text, "");
+        assert_eq!(got.finish, Some(FinishReason::Stop));
+    }
+
+    /// Mistral's reasoning models (and other OpenAI-compatible servers) stream
+    /// `delta.content` as typed parts; strings and arrays may alternate in one reply.
+    #[test]
+    fn content_part_arrays_become_text_and_reasoning() {
+        let stream = concat!(
+            "data: {\"id\":\"m1\",\"object\":\"chat.completion.chunk\",\"model\":\"magistral-medium-2506\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":[{\"type\":\"thinking\",\"thinking\":[{\"type\":\"text\",\"text\":\"Okay, \"}]}]},\"finish_reason\":null}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":[{\"type\":\"thinking\",\"thinking\":[{\"type\":\"text\",\"text\":\"2 + 2.\"}]}]}}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":[{\"type\":\"thinking\",\"thinking\":[{\"type\":\"text\",\"text\":\" Done\"}]},{\"type\":\"text\",\"text\":\"2 + 2 \"}]}}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"= \"}}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":[{\"type\":\"text\",\"text\":\"4 \u{2705}\"},{\"type\":\"image_url\",\"image_url\":{\"url\":\"x\"}},{\"type\":\"audio\",\"text\":\"ignored\"}]}}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":[{\"type\":\"reasoning\",\"text\":\" (checked)\"}]}}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":[]},\"finish_reason\":\"stop\"}]}\n\n",
+            "data: [DONE]\n\n",
+        );
+        let got = every_split(Protocol::OpenAiChat, stream).unwrap();
+        assert_eq!(got.reasoning, "Okay, 2 + 2. Done (checked)");
+        assert_eq!(got.text, "2 + 2 = 4 \u{2705}");
+        assert_eq!(got.finish, Some(FinishReason::Stop));
+
+        let plain = concat!(
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":[{\"type\":\"text\",\"text\":\"Hello\"}]}}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":[{\"type\":\"text\",\"text\":\" there\"}]},\"finish_reason\":\"stop\"}]}\n\n",
+        );
+        let got = every_split(Protocol::OpenAiChat, plain).unwrap();
+        assert_eq!(got.text, "Hello there");
+        assert_eq!(got.reasoning, "");
     }
 
     fn partial(text: &str) -> Collected {

@@ -2,6 +2,7 @@
 //! `response.reasoning_summary_text.delta`, `response.output_item.added` for function
 //! calls, `response.function_call_arguments.delta`, …) ending in `response.completed`,
 //! `response.incomplete` or `response.failed`; a top-level `error` event also ends it.
+//! `response.refusal.delta` is a [`StreamEvent::Refusal`], never answer text.
 //! Function calls are numbered in the order their output items appear.
 
 use std::collections::HashMap;
@@ -62,11 +63,12 @@ impl ProtocolParser for Parser {
         let mut out = Vec::new();
         let text = |field: &str| value[field].as_str().unwrap_or_default().to_string();
         match kind {
-            "response.output_text.delta" | "response.refusal.delta" => {
-                out.push(StreamEvent::Text {
-                    delta: text("delta"),
-                })
-            }
+            "response.output_text.delta" => out.push(StreamEvent::Text {
+                delta: text("delta"),
+            }),
+            "response.refusal.delta" => out.push(StreamEvent::Refusal {
+                delta: text("delta"),
+            }),
             "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => {
                 out.push(StreamEvent::Reasoning {
                     delta: text("delta"),
@@ -150,9 +152,14 @@ impl ProtocolParser for Parser {
             }
             "error" => {
                 self.done = true;
-                out.push(StreamEvent::Error {
-                    error: error_of(&value),
-                });
+                // `{"type": "error", "message": …}`, or a raw `{"error": {…}}` body.
+                let error = match value.get("error") {
+                    Some(nested) if value.get("message").is_none() && nested.is_object() => {
+                        error_of(nested)
+                    }
+                    _ => error_of(&value),
+                };
+                out.push(StreamEvent::Error { error });
             }
             _ => {}
         }
@@ -248,5 +255,27 @@ mod tests {
         let (error, partial) = every_split(Protocol::OpenAiResponses, cut).unwrap_err();
         assert_eq!(error, StreamError::Truncated);
         assert_eq!(partial.text, "Let me check the clock.");
+    }
+
+    #[test]
+    fn refusal_deltas_are_a_refusal_not_answer_text() {
+        let stream = concat!(
+            "event: response.output_item.added\n",
+            "data: {\"type\":\"response.output_item.added\",\"output_index\":0,\"item\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[]}}\n\n",
+            "event: response.content_part.added\n",
+            "data: {\"type\":\"response.content_part.added\",\"item_id\":\"msg_1\",\"output_index\":0,\"content_index\":0,\"part\":{\"type\":\"refusal\",\"refusal\":\"\"}}\n\n",
+            "event: response.refusal.delta\n",
+            "data: {\"type\":\"response.refusal.delta\",\"item_id\":\"msg_1\",\"output_index\":0,\"content_index\":0,\"delta\":\"I can\u{2019}t \"}\n\n",
+            "event: response.refusal.delta\n",
+            "data: {\"type\":\"response.refusal.delta\",\"item_id\":\"msg_1\",\"output_index\":0,\"content_index\":0,\"delta\":\"help with that.\"}\n\n",
+            "event: response.refusal.done\n",
+            "data: {\"type\":\"response.refusal.done\",\"item_id\":\"msg_1\",\"output_index\":0,\"content_index\":0,\"refusal\":\"I can\u{2019}t help with that.\"}\n\n",
+            "event: response.completed\n",
+            "data: {\"type\":\"response.completed\",\"response\":{\"id\":\"resp_2\",\"status\":\"completed\"}}\n\n",
+        );
+        let got = every_split(Protocol::OpenAiResponses, stream).unwrap();
+        assert_eq!(got.refusal, "I can\u{2019}t help with that.");
+        assert_eq!(got.text, "");
+        assert_eq!(got.finish, Some(FinishReason::Stop));
     }
 }

@@ -15,6 +15,7 @@ use super::{
 pub struct Collected {
     pub text: String,
     pub reasoning: String,
+    pub refusal: String,
     pub calls: Vec<ToolCall>,
     pub usage: Usage,
     pub images: Vec<ImageData>,
@@ -30,6 +31,7 @@ fn collect(events: Vec<StreamEvent>, into: &mut Collected, calls: &mut ToolCallA
         match event {
             StreamEvent::Text { delta } => into.text.push_str(&delta),
             StreamEvent::Reasoning { delta } => into.reasoning.push_str(&delta),
+            StreamEvent::Refusal { delta } => into.refusal.push_str(&delta),
             StreamEvent::ToolCall { .. } => {}
             StreamEvent::Image { image } => into.images.push(image),
             StreamEvent::Usage { usage } => into.usage.merge(usage),

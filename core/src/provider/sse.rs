@@ -10,11 +10,20 @@
 //!
 //! Lines are bounded: a line longer than [`MAX_LINE_BYTES`] is an error rather than an
 //! unbounded buffer.
+//!
+//! Lines that are not SSE at all (no known field, not a comment) are ignored as the
+//! format says, but the ones after the last `data:` line are kept, up to
+//! [`MAX_TRAILING_BYTES`], as [`SseDecoder::trailing`]: a provider that fails partway may
+//! end the body with a raw JSON error instead of an event.
 
 use super::StreamError;
 
 /// The longest line accepted (a base64 image in one `data:` line fits comfortably).
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+
+/// The most bytes of non-SSE text kept after the last `data:` line (a provider's error
+/// body fits easily); past it the trailing text is dropped as noise.
+pub const MAX_TRAILING_BYTES: usize = 64 * 1024;
 
 /// One dispatched event.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -37,6 +46,10 @@ pub struct SseDecoder {
     data: String,
     has_data: bool,
     id: Option<String>,
+    /// Non-SSE lines since the last `data:` line, joined by `\n`.
+    trailing: String,
+    /// Whether `trailing` outgrew [`MAX_TRAILING_BYTES`].
+    trailing_overflowed: bool,
     /// The error that stopped the stream, reported by every later call.
     failed: Option<StreamError>,
 }
@@ -107,6 +120,13 @@ impl SseDecoder {
         self.failed.as_ref()
     }
 
+    /// The non-SSE lines (no known field, not a comment) that came after the last
+    /// `data:` line, joined by `\n`; `None` if there were none or they outgrew
+    /// [`MAX_TRAILING_BYTES`]. Complete only once [`finish`](Self::finish) has run.
+    pub fn trailing(&self) -> Option<&str> {
+        (!self.trailing.is_empty() && !self.trailing_overflowed).then_some(self.trailing.as_str())
+    }
+
     fn end_line(&mut self, events: &mut Vec<SseEvent>) {
         let mut raw = std::mem::take(&mut self.line);
         if !self.started {
@@ -135,10 +155,28 @@ impl SseDecoder {
                 }
                 self.data.push_str(value);
                 self.has_data = true;
+                self.trailing.clear();
+                self.trailing_overflowed = false;
             }
             "id" if !value.contains('\0') => self.id = Some(value.to_string()),
-            _ => {}
+            "id" | "retry" => {}
+            _ => self.keep_trailing(&line),
         }
+    }
+
+    fn keep_trailing(&mut self, line: &str) {
+        if self.trailing_overflowed {
+            return;
+        }
+        if self.trailing.len() + line.len() + 1 > MAX_TRAILING_BYTES {
+            self.trailing_overflowed = true;
+            self.trailing.clear();
+            return;
+        }
+        if !self.trailing.is_empty() {
+            self.trailing.push('\n');
+        }
+        self.trailing.push_str(line);
     }
 
     fn dispatch(&mut self, events: &mut Vec<SseEvent>) {
@@ -226,5 +264,30 @@ mod tests {
                 limit: MAX_LINE_BYTES
             })
         );
+    }
+
+    fn trailing_after_finish(chunks: &[&[u8]]) -> Option<String> {
+        let mut decoder = SseDecoder::new();
+        for chunk in chunks {
+            decoder.push(chunk).unwrap();
+        }
+        decoder.finish();
+        decoder.trailing().map(str::to_string)
+    }
+
+    #[test]
+    fn non_sse_lines_after_the_last_data_line_are_kept_as_trailing_text() {
+        let stream = "data: a\n\nnot sse\ndata: b\n\n: comment\nevent: x\nid: 1\nretry: 5\n\n[{\r\n  \"error\": {}\r}\n]";
+        let bytes = stream.as_bytes();
+        let expected = Some("[{\n  \"error\": {}\n}\n]".to_string());
+        for i in 0..=bytes.len() {
+            let (a, b) = bytes.split_at(i);
+            assert_eq!(trailing_after_finish(&[a, b]), expected, "split at {i}");
+        }
+        assert_eq!(decode_all(&[bytes]).len(), 2, "trailing text is no event");
+        assert_eq!(trailing_after_finish(&[b"junk\ndata: b\n\n"]), None);
+        assert_eq!(trailing_after_finish(&[STREAM.as_bytes()]), None);
+        let huge = format!("data: a\n\n{}\n", "x".repeat(MAX_TRAILING_BYTES));
+        assert_eq!(trailing_after_finish(&[huge.as_bytes()]), None, "too long");
     }
 }
