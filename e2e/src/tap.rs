@@ -15,13 +15,23 @@ pub struct Tap {
     accept: tokio::task::JoinHandle<()>,
 }
 
-impl Tap {
+/// A tap's port, bound but not yet forwarding: the edge answers only for the hosts it
+/// knows, so it is started with this one allowed ([`Listening::host`]) before the tap
+/// forwards to it.
+pub struct Listening {
+    listener: TcpListener,
+    port: u16,
+}
+
+impl Listening {
+    /// The `Host` the browser will send through the tap (for `HEARTH_ALLOWED_HOSTS`).
+    pub fn host(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
     /// Starts forwarding every connection to `target` on the loopback interface.
-    pub async fn start(target: u16) -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind the tap");
-        let port = listener.local_addr().expect("tap address").port();
+    pub fn forward_to(self, target: u16) -> Tap {
+        let Self { listener, port } = self;
         let sent = Arc::new(Mutex::new(Vec::new()));
         let record = sent.clone();
         let accept = tokio::spawn(async move {
@@ -34,7 +44,18 @@ impl Tap {
                 });
             }
         });
-        Self { port, sent, accept }
+        Tap { port, sent, accept }
+    }
+}
+
+impl Tap {
+    /// Binds a free loopback port for a tap.
+    pub async fn listen() -> Listening {
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind the tap");
+        let port = listener.local_addr().expect("tap address").port();
+        Listening { listener, port }
     }
 
     /// The base URL to open in the browser.

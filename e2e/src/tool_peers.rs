@@ -38,6 +38,9 @@ pub struct PetApi {
 }
 
 impl PetApi {
+    /// The id of a pet whose record carries a history of about 30,000 characters.
+    pub const LONG_PET: u64 = 99;
+
     /// Starts it on a free loopback port, on its own thread and runtime.
     pub fn start() -> Self {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind the pet API");
@@ -51,7 +54,6 @@ impl PetApi {
         let app = Router::new()
             .route("/openapi.json", get(description))
             .route("/about.html", get(about_page))
-            .route("/long.html", get(long_page))
             .route("/pet/{id}", get(pet).delete(delete_pet))
             .fallback(|| async { StatusCode::NOT_FOUND })
             .layer(axum::middleware::from_fn_with_state(state.clone(), record))
@@ -86,11 +88,6 @@ impl PetApi {
     /// The URL of its HTML page.
     pub fn page_url(&self) -> String {
         format!("http://127.0.0.1:{}/about.html", self.port)
-    }
-
-    /// The URL of a page of about 30,000 characters.
-    pub fn long_page_url(&self) -> String {
-        format!("http://127.0.0.1:{}/long.html", self.port)
     }
 
     /// Every request so far, oldest first.
@@ -156,8 +153,8 @@ async fn description(State(state): State<PetState>) -> Response {
     .into_response()
 }
 
-/// An HTML page for the web page reader: its text, not its markup or script, should
-/// reach the model.
+/// An HTML page on this machine: the web page reader must refuse it (a URL a model
+/// chose never reaches the user's own machine), so none of it reaches the model.
 async fn about_page() -> Response {
     (
         [(axum::http::header::CONTENT_TYPE, "text/html; charset=utf-8")],
@@ -168,21 +165,13 @@ async fn about_page() -> Response {
         .into_response()
 }
 
-/// A page of about 30,000 characters of text.
-async fn long_page() -> Response {
-    let paragraph = "<p>The pet shop keeps a long diary of every animal it has cared for.</p>";
-    (
-        [(axum::http::header::CONTENT_TYPE, "text/html; charset=utf-8")],
-        format!(
-            "<!doctype html><html><body>{}</body></html>",
-            paragraph.repeat(440)
-        ),
-    )
-        .into_response()
-}
-
 async fn pet(Path(id): Path<u64>) -> Response {
     let name = if id == 7 { "Rex" } else { "Tom" };
+    if id == PetApi::LONG_PET {
+        let history = "The pet shop keeps a long diary of every animal it has cared for. ";
+        return axum::Json(json!({"id": id, "name": name, "history": history.repeat(440)}))
+            .into_response();
+    }
     axum::Json(json!({"id": id, "name": name, "status": "available"})).into_response()
 }
 

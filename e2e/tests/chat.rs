@@ -673,8 +673,9 @@ async fn the_key_crosses_the_wire_to_the_edge_only_sealed() {
     let fixture = ProviderFixture::start().await;
     // CORS blocked: listing the models and the chat both go through the edge.
     fixture.set_cors(false);
-    let stack = Stack::start();
-    let tap = Tap::start(stack.hearth.port()).await;
+    let tap = Tap::listen().await;
+    let stack = Stack::start_with_env(&[("HEARTH_ALLOWED_HOSTS", &tap.host())]);
+    let tap = tap.forward_to(stack.hearth.port());
     let mut browser = Browser::open(&stack, 1280, 900).await;
     browser.set_base(tap.url());
     browser.open_app("/").await;
@@ -770,14 +771,16 @@ async fn a_server_configured_provider_chats_through_the_edge_and_its_key_stays_t
     const KEY: &str = "sk-operator-5e1f0c2d9a7b4e36";
     let fixture = ProviderFixture::start().await;
     let base = fixture.base_url(Protocol::OpenAiChat);
+    let tap = Tap::listen().await;
     let stack = Stack::start_with_env(&[
+        ("HEARTH_ALLOWED_HOSTS", &tap.host()),
         ("DEFAULT_PROVIDER_TYPE", "openai-compatible"),
         ("DEFAULT_PROVIDER_NAME", "Team models"),
         ("DEFAULT_PROVIDER_BASE_URL", &base),
         ("DEFAULT_PROVIDER_API_KEY", KEY),
         ("DEFAULT_PROVIDER_MODELS", "team-small,team-large"),
     ]);
-    let tap = Tap::start(stack.hearth.port()).await;
+    let tap = tap.forward_to(stack.hearth.port());
     let mut browser = Browser::open(&stack, 1280, 900).await;
     browser.set_base(tap.url());
     browser.open_app("/").await;

@@ -657,7 +657,10 @@ async fn stop_gives_up_a_slow_tool_call_at_once() {
 }
 
 #[tokio::test]
-async fn the_built_in_web_page_reader_gives_the_model_a_page_as_text() {
+async fn the_built_in_web_page_reader_never_reads_the_users_own_machine() {
+    // A page on this machine (as the user's router or a local model server would be):
+    // the reader's URL is the model's choice, so the edge refuses it in local mode too,
+    // and the model is told why instead of getting the page.
     let site = PetApi::start();
     let (fixture, session) = tool_session().await;
     // Built-ins are off until switched on: the first request offers no tools.
@@ -677,22 +680,24 @@ async fn the_built_in_web_page_reader_gives_the_model_a_page_as_text() {
         "read_web_page",
         format!(r#"{{"url": "{}"}}"#, site.page_url()),
     ));
-    fixture.enqueue(Reply::text("The shop is open every day."));
+    fixture.enqueue(Reply::text("I cannot read pages on your own machine."));
     send(&session, "When is the pet shop open?").await;
     replies_done(&session, 2).await;
     let bodies = chat_bodies(&fixture);
     assert_eq!(offered(&bodies[1]), ["read_web_page"]);
     let told = tool_messages(bodies.last().unwrap());
-    let page = &told[0].1;
+    let answer = &told[0].1;
+    assert!(answer.contains("not allowed"), "{answer}");
     assert!(
-        page.contains("every day") && page.contains("9 to 5"),
-        "{page}"
+        !answer.contains("every day") && !answer.contains("9 to 5"),
+        "the page never reached the model: {answer}"
     );
     assert!(
-        !page.contains("<b>") && !page.contains("script ran") && !page.contains("color: red"),
-        "text only, without markup, script or style: {page}"
+        site.seen().iter().all(|(_, path)| path != "/about.html"),
+        "nothing was fetched: {:?}",
+        site.seen()
     );
-    assert_eq!(calls(&session).await[0][1], json!("done"));
+    assert_eq!(calls(&session).await[0][1], json!("failed"));
     session.finish().await;
 }
 
@@ -722,7 +727,7 @@ async fn a_reply_without_its_plugin_list_says_so_and_still_answers() {
 #[tokio::test]
 async fn tool_results_count_against_the_context_window_of_the_next_round() {
     let (fixture, session) = tool_session().await;
-    let site = PetApi::start();
+    let pets = PetApi::start();
     // A 2K window: a 20,000-character page (about 5,000 tokens) cannot go back to the model.
     session.open_settings_tab("models").await;
     session
@@ -741,20 +746,16 @@ async fn tool_results_count_against_the_context_window_of_the_next_round() {
     session
         .wait_until("!document.getElementById('model-fixture-small-context')")
         .await;
-    session.open_settings_tab("tools").await;
-    let switch = "#plugins-builtin [data-plugin-id='builtin:web-reader'] [data-plugin-switch]";
-    session.click_by_script(switch).await;
-    session
-        .wait_until(&format!("document.querySelector(\"{switch}\").checked"))
-        .await;
+    // A REST tool whose answer (a pet with a long history) is far over that window.
+    install(&session, "openapi-url", &pets.description_url(), "OpenAPI").await;
     close_settings(&session).await;
 
     fixture.enqueue(Reply::text("").tool_call(
-        "read_web_page",
-        format!(r#"{{"url": "{}"}}"#, site.long_page_url()),
+        "getPetById",
+        format!(r#"{{"petId": {}}}"#, PetApi::LONG_PET),
     ));
     fixture.enqueue(Reply::text("never sent"));
-    send(&session, "Read the diary").await;
+    send(&session, "Read the pet's diary").await;
     last_status(&session, "error").await;
     // The call ran and is kept; the next round was refused before it was sent.
     assert_eq!(calls(&session).await[0][1], json!("done"));

@@ -1,6 +1,6 @@
 //! Assembles the edge: shared state, the `/api` router, the static app with its SPA
-//! fallback, and the layers every response passes through (security headers, request
-//! log).
+//! fallback, and the layers every request and response passes through (the host check,
+//! security headers, request log).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -11,9 +11,10 @@ use axum::http::{HeaderValue, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use hearth_core::api::{Capabilities, DeploymentInfo, DeploymentMode, PublicConfig};
-use hearth_core::url_policy::{AllowedNetwork, UrlPolicy};
+use hearth_core::url_policy::{AllowedNetwork, Policies};
 
 use crate::access::AccessGate;
+use crate::allowed_hosts::AllowedHosts;
 use crate::byok::ByokKeys;
 use crate::config::Config;
 use crate::kv::KvStore;
@@ -47,10 +48,10 @@ pub struct AppState {
     pub trusted_proxies: Arc<Vec<AllowedNetwork>>,
     /// The BYOK envelope key.
     pub byok: Option<Arc<ByokKeys>>,
-    /// The one outbound client, with the deployment's URL policy (for users' URLs).
+    /// The one outbound client, with the deployment's URL policy for each kind of target.
     pub fetch: SafeFetch,
-    /// The same client allowing private targets, for URLs the operator configured.
-    pub operator_fetch: SafeFetch,
+    /// The hosts and origins the edge answers for.
+    pub allowed_hosts: Arc<AllowedHosts>,
     /// Providers the operator configured.
     pub server_providers: Arc<Vec<ConfiguredProvider>>,
     /// Deadline of one relayed model reply.
@@ -69,16 +70,20 @@ impl AppState {
         kv: KvStore,
     ) -> Result<Self, FetchError> {
         let relay_timeout = Duration::from_secs(config.relay_timeout_secs.max(1));
-        let policy = match config.deployment_mode {
-            DeploymentMode::Local => UrlPolicy::local(),
-            DeploymentMode::Hosted => UrlPolicy::hosted(),
+        let trusted = config.trusted_network_list();
+        let policies = match config.deployment_mode {
+            DeploymentMode::Local => Policies::local(trusted),
+            DeploymentMode::Hosted => Policies::hosted(trusted),
         };
         let limits = Limits {
             timeout: relay_timeout,
             ..Limits::default()
         };
-        let fetch = SafeFetch::new(policy, limits)?;
-        let operator_fetch = SafeFetch::new(UrlPolicy::local(), limits)?;
+        let fetch = SafeFetch::new(policies, limits)?;
+        // Validated before this point; an invalid entry allows only loopback here.
+        let allowed_hosts = config
+            .allowed_hosts()
+            .unwrap_or_else(|_| AllowedHosts::new(config.addr, &[], &[]).unwrap_or_default());
         // Validated before this point; an invalid entry yields no provider here.
         let server_providers = crate::server_providers::from_config(config).unwrap_or_default();
         let security = SecurityHeaders::new(assets.inline_script_hashes());
@@ -114,7 +119,7 @@ impl AppState {
             trusted_proxies: Arc::new(config.trusted_proxy_networks()),
             byok: byok.map(Arc::new),
             fetch,
-            operator_fetch,
+            allowed_hosts: Arc::new(allowed_hosts),
             server_providers: Arc::new(server_providers),
             relay_timeout,
             mcp_registry: crate::mcp_registry::McpRegistry::new(&config.mcp_registry_url)?,
@@ -144,6 +149,11 @@ pub fn router(state: AppState) -> Router {
             )),
         )
         .fallback(serve_static)
+        // Before any route: a host that is not ours gets a 421 (with the headers below).
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            crate::allowed_hosts::host_guard,
+        ))
         .layer(middleware::from_fn_with_state(
             state.clone(),
             response_headers,

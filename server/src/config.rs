@@ -118,6 +118,25 @@ pub struct Config {
     #[arg(long, env = "HEARTH_TRUSTED_PROXIES", value_delimiter = ',')]
     pub trusted_proxies: Vec<String>,
 
+    /// The origin(s) browsers reach this deployment at (comma-separated, e.g.
+    /// `https://chat.example.com`). Required when hosted: the edge answers only for
+    /// these hosts (and loopback on its own port), and only these count as same-origin.
+    #[arg(long, env = "HEARTH_PUBLIC_ORIGIN", value_delimiter = ',')]
+    pub public_origin: Vec<String>,
+
+    /// Extra host names (or `host:port`) the edge answers for, comma-separated: a LAN
+    /// name, the host port of a container port mapping, a load balancer's health-check
+    /// address. Loopback on the bound port is always allowed; anything else is refused
+    /// (DNS rebinding defence).
+    #[arg(long, env = "HEARTH_ALLOWED_HOSTS", value_delimiter = ',')]
+    pub allowed_hosts: Vec<String>,
+
+    /// Private networks (comma-separated CIDRs) that targets users configure (provider,
+    /// MCP and plugin servers) may reach in hosted mode. Never cloud metadata, and never
+    /// for URLs a model or remote data chose.
+    #[arg(long, env = "HEARTH_TRUSTED_NETWORKS", value_delimiter = ',')]
+    pub trusted_networks: Vec<String>,
+
     /// Type of the server-configured provider (`openai`, `openai-compatible`,
     /// `openai-responses`, `anthropic`, `gemini`). Its key never reaches browsers.
     #[arg(long, env = "DEFAULT_PROVIDER_TYPE")]
@@ -219,6 +238,19 @@ pub enum ConfigError {
     /// `HEARTH_MCP_REGISTRY_URL` is not a usable https:// URL.
     #[error("HEARTH_MCP_REGISTRY_URL: {0}")]
     InvalidMcpRegistryUrl(String),
+    /// Hosted mode needs the origin browsers use.
+    #[error(
+        "refusing to start in hosted mode without HEARTH_PUBLIC_ORIGIN: set the origin \
+         browsers reach this deployment at (e.g. https://chat.example.com). The edge answers \
+         only for its own host names, so a page that rebinds its DNS name cannot use it."
+    )]
+    HostedWithoutPublicOrigin,
+    /// A `HEARTH_PUBLIC_ORIGIN` or `HEARTH_ALLOWED_HOSTS` entry is malformed.
+    #[error("HEARTH_PUBLIC_ORIGIN / HEARTH_ALLOWED_HOSTS: {0}")]
+    InvalidHostEntry(#[from] crate::allowed_hosts::HostEntryError),
+    /// A trusted network entry is not an address or network.
+    #[error("HEARTH_TRUSTED_NETWORKS has `{0}`, which is not an address or a CIDR network")]
+    InvalidTrustedNetwork(String),
     /// An empty password would gate nothing.
     #[error("ACCESS_PASSWORD is set but contains no password; unset it or give a value")]
     EmptyAccessPassword,
@@ -231,6 +263,21 @@ impl Config {
             .iter()
             .filter_map(|p| AllowedNetwork::parse(p))
             .collect()
+    }
+
+    /// The private networks user-configured targets may reach.
+    pub fn trusted_network_list(&self) -> Vec<AllowedNetwork> {
+        self.trusted_networks
+            .iter()
+            .filter_map(|p| AllowedNetwork::parse(p))
+            .collect()
+    }
+
+    /// The hosts and origins the edge answers for.
+    pub fn allowed_hosts(
+        &self,
+    ) -> Result<crate::allowed_hosts::AllowedHosts, crate::allowed_hosts::HostEntryError> {
+        crate::allowed_hosts::AllowedHosts::new(self.addr, &self.public_origin, &self.allowed_hosts)
     }
 
     /// Whether a non-empty access password is configured.
@@ -265,6 +312,17 @@ impl Config {
             {
                 return Err(ConfigError::HostedWithoutSessionSecret);
             }
+            if self.public_origin.iter().all(|o| o.trim().is_empty()) {
+                return Err(ConfigError::HostedWithoutPublicOrigin);
+            }
+        }
+        self.allowed_hosts()?;
+        if let Some(bad) = self
+            .trusted_networks
+            .iter()
+            .find(|p| !p.trim().is_empty() && AllowedNetwork::parse(p).is_none())
+        {
+            return Err(ConfigError::InvalidTrustedNetwork(bad.clone()));
         }
         crate::server_providers::from_config(self)?;
         if let Some(bad) = self
@@ -370,6 +428,42 @@ mod tests {
             plain.validate(),
             Err(ConfigError::InvalidMcpRegistryUrl(_))
         ));
+    }
+
+    #[test]
+    fn hosted_mode_needs_a_public_origin_and_entries_must_parse() {
+        let hosted = [
+            "--deployment-mode",
+            "hosted",
+            "--byok-private-key-pem",
+            "pem",
+            "--redis-url",
+            "redis://127.0.0.1:6379",
+            "--session-secret",
+            "s",
+        ];
+        assert_eq!(
+            parse(&hosted).validate(),
+            Err(ConfigError::HostedWithoutPublicOrigin)
+        );
+        let mut with_origin = hosted.to_vec();
+        with_origin.extend(["--public-origin", "https://chat.example.com"]);
+        assert_eq!(parse(&with_origin).validate(), Ok(()));
+        assert!(matches!(
+            parse(&["--public-origin", "chat.example.com"]).validate(),
+            Err(ConfigError::InvalidHostEntry(_))
+        ));
+        assert!(matches!(
+            parse(&["--allowed-hosts", "hearth.lan,https://x"]).validate(),
+            Err(ConfigError::InvalidHostEntry(_))
+        ));
+        assert_eq!(
+            parse(&["--trusted-networks", "10.0.0.0/8,nonsense"]).validate(),
+            Err(ConfigError::InvalidTrustedNetwork("nonsense".into()))
+        );
+        let trusted = parse(&["--trusted-networks", "10.0.0.0/8, fd12::/16"]);
+        assert_eq!(trusted.validate(), Ok(()));
+        assert_eq!(trusted.trusted_network_list().len(), 2);
     }
 
     #[test]

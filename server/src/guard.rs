@@ -1,8 +1,10 @@
 //! The checks every `/api/*` request passes before its route runs:
 //! 1. **Same origin for state changes.** A request with a method other than GET, HEAD or
 //!    OPTIONS must not come from another site: `Sec-Fetch-Site`, when sent, must be
-//!    `same-origin` or `none`, and `Origin`, when sent, must match `Host`. Browsers send
-//!    at least one of them on every cross-site POST; tools like curl send neither.
+//!    `same-origin` or `none`, and `Origin`, when sent, must be one of the edge's allowed
+//!    origins ([`crate::allowed_hosts`]), never merely equal to the request's own `Host`
+//!    (which a rebinding page controls). Browsers send at least one of them on every
+//!    cross-site POST; tools like curl send neither.
 //! 2. **Rate limits** per route family and client ([`crate::rate_limit`]); 429 with
 //!    `Retry-After` over the limit, 503 when the shared store does not answer.
 //! 3. **The password gate.** With `ACCESS_PASSWORD` set, every route except
@@ -17,6 +19,7 @@ use axum::response::{IntoResponse, Response};
 use hearth_core::api::{ApiError, DeploymentMode, ErrorCode};
 use serde_json::json;
 
+use crate::allowed_hosts::AllowedHosts;
 use crate::api::ApiErrorResponse;
 use crate::app::AppState;
 use crate::rate_limit::{self, Family};
@@ -29,8 +32,9 @@ const OPEN_ROUTES: [&str; 4] = [
     "/api/access/session",
 ];
 
-/// Whether a state-changing request comes from this origin (or from no browser page).
-pub fn same_origin(method: &Method, headers: &HeaderMap) -> bool {
+/// Whether a state-changing request comes from one of the edge's own origins (or from no
+/// browser page).
+pub fn same_origin(method: &Method, headers: &HeaderMap, allowed: &AllowedHosts) -> bool {
     if matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS) {
         return true;
     }
@@ -40,14 +44,9 @@ pub fn same_origin(method: &Method, headers: &HeaderMap) -> bool {
     {
         return false;
     }
-    match (text(header::ORIGIN.as_str()), text(header::HOST.as_str())) {
-        (None, _) => true,
-        (Some(origin), Some(host)) => {
-            origin.split_once("://").is_some_and(|(scheme, authority)| {
-                matches!(scheme, "http" | "https") && authority.eq_ignore_ascii_case(host)
-            })
-        }
-        (Some(_), None) => false,
+    match text(header::ORIGIN.as_str()) {
+        None => true,
+        Some(origin) => allowed.allows_origin(origin),
     }
 }
 
@@ -96,7 +95,7 @@ fn gate_refusal(state: &AppState, path: &str, headers: &HeaderMap) -> Option<Res
 
 /// The `/api` guard middleware.
 pub async fn api_guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    if !same_origin(request.method(), request.headers()) {
+    if !same_origin(request.method(), request.headers(), &state.allowed_hosts) {
         return ApiErrorResponse(ApiError::new(
             ErrorCode::CsrfOriginBlocked,
             "Cross-origin requests may not change anything here",
@@ -156,6 +155,9 @@ mod tests {
 
     #[test]
     fn same_origin_rules() {
+        let allowed = AllowedHosts::new(([127, 0, 0, 1], 8080).into(), &[], &[]).unwrap();
+        let same_origin =
+            |method: &Method, headers: &HeaderMap| super::same_origin(method, headers, &allowed);
         let post = Method::POST;
         assert!(same_origin(
             &Method::GET,
@@ -194,6 +196,15 @@ mod tests {
             &headers(&[
                 ("origin", "http://127.0.0.1:8080.evil.example"),
                 ("host", "127.0.0.1:8080")
+            ])
+        ));
+        // A rebinding page: its Origin matches its own Host, which is not ours.
+        assert!(!same_origin(
+            &post,
+            &headers(&[
+                ("origin", "http://attacker.example:8080"),
+                ("host", "attacker.example:8080"),
+                ("sec-fetch-site", "same-origin")
             ])
         ));
     }

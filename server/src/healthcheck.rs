@@ -47,9 +47,9 @@ pub fn check(bind: SocketAddr) -> Result<(), HealthcheckError> {
     let mut stream = TcpStream::connect_timeout(&addr, TIMEOUT).map_err(io)?;
     stream.set_read_timeout(Some(TIMEOUT)).map_err(io)?;
     stream.set_write_timeout(Some(TIMEOUT)).map_err(io)?;
-    stream
-        .write_all(b"GET /api/health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
-        .map_err(io)?;
+    // The host the edge answers for: the address it is reached at, with its port.
+    let request = format!("GET /api/health HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).map_err(io)?;
     let mut head = [0u8; 64];
     let read = stream.read(&mut head).map_err(io)?;
     let text = String::from_utf8_lossy(&head[..read]);

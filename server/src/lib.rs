@@ -13,6 +13,8 @@
 //! - [`app`]: assembles the router, the shared state and the layers every response passes.
 //! - [`access`]: the deployment password gate: signed expiring session cookies,
 //!   constant-time comparison, lockout per client kept in the store.
+//! - [`allowed_hosts`]: the host names every route answers for and the origins that
+//!   count as the edge's own (DNS rebinding defence).
 //! - [`api`]: the `/api/*` routes and the one JSON error response.
 //! - [`static_files`]: the release `dist/` held in memory, with MIME types, cache policy,
 //!   ETags, gzip and the SPA fallback.
@@ -31,10 +33,13 @@
 //! - [`kv`]: the store for the edge's small shared state (memory, or Redis when shared).
 //! - [`logging`]: the tracing subscriber and a request log that never records queries,
 //!   headers or bodies (where secrets live).
+//! - [`web_reader`]: the built-in web page reader, a model-chosen target (public HTTPS
+//!   only).
 //! - [`shutdown`]: SIGTERM / SIGINT handlers, installed before binding, for graceful
 //!   shutdown.
 
 pub mod access;
+pub mod allowed_hosts;
 pub mod api;
 pub mod app;
 pub mod byok;
@@ -54,3 +59,4 @@ pub mod shutdown;
 pub mod signing;
 pub mod static_files;
 pub mod upstash;
+pub mod web_reader;

@@ -22,6 +22,8 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::Value;
 
+use hearth_core::url_policy::Target;
+
 use crate::safe_fetch::SafeFetch;
 
 /// How long discovery may take.
@@ -104,7 +106,10 @@ async fn connect(
     url: &str,
     access: &Access<'_>,
 ) -> Result<RunningService<RoleClient, ()>, McpError> {
-    fetch.check_url(url).map_err(McpError::Blocked)?;
+    // The user installed this server: a user-configured target.
+    fetch
+        .check_url(Target::UserConfigured, url)
+        .map_err(McpError::Blocked)?;
     let mut config = StreamableHttpClientTransportConfig::with_uri(url.to_string());
     config.max_json_response_size = MAX_RESPONSE_BYTES;
     config.reinit_on_expired_session = true;
@@ -131,7 +136,10 @@ async fn connect(
             _ => config.auth_header = Some(secret.to_string()),
         }
     }
-    let transport = StreamableHttpClientTransport::with_client(fetch.http_client(), config);
+    let transport = StreamableHttpClientTransport::with_client(
+        fetch.http_client(Target::UserConfigured),
+        config,
+    );
     ().serve(transport)
         .await
         .map_err(|e| classify(e.to_string()))

@@ -23,7 +23,7 @@ use axum::extract::{Query, State};
 use axum::response::{IntoResponse, Response};
 use hearth_core::api::mcp_registry::{check_registry_url, parse_registry_page};
 use hearth_core::api::{ApiError, ErrorCode, McpServersQuery, McpServersResponse};
-use hearth_core::url_policy::UrlPolicy;
+use hearth_core::url_policy::{Policies, Target, UrlPolicy};
 use reqwest::Url;
 use reqwest::header::{ACCEPT, HeaderValue};
 use serde_json::json;
@@ -73,7 +73,7 @@ impl McpRegistry {
         };
         Ok(Self {
             base: Arc::from(base.trim()),
-            fetch: SafeFetch::new(policy(), limits)?,
+            fetch: SafeFetch::new(Policies::uniform(policy()), limits)?,
         })
     }
 
@@ -84,7 +84,7 @@ impl McpRegistry {
         let url = query
             .registry_url(&base)
             .map_err(|error| ApiError::new(ErrorCode::BadRequest, error.to_string()))?;
-        let mut request = OutboundRequest::get(url.as_str());
+        let mut request = OutboundRequest::get(Target::OperatorConfigured, url.as_str());
         request
             .headers
             .push((ACCEPT, HeaderValue::from_static("application/json")));

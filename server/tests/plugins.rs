@@ -351,8 +351,11 @@ async fn descriptions_that_cannot_be_plugins_are_refused_with_the_reason() {
 }
 
 #[tokio::test]
-async fn the_builtin_web_reader_reads_a_page_through_the_policy() {
+async fn the_builtin_web_reader_never_reads_the_users_machine_or_network() {
+    // A local edge: user-configured targets may be private, but the reader's URL is the
+    // model's choice, so every form of "this machine" or "this network" is refused.
     let (base, _) = items_api().await;
+    let port = base.rsplit(':').next().unwrap().to_string();
     let server = Server::start(&[]);
     let listed: Value = get_json(&server, "/api/plugins/list").await;
     let reader = &listed["builtins"][0];
@@ -371,28 +374,79 @@ async fn the_builtin_web_reader_reads_a_page_through_the_policy() {
             .await
         }
     };
-    let (status, page) = read(json!({"url": format!("{base}/page")})).await;
-    assert_eq!(status, StatusCode::OK, "{page}");
-    let text = page["result"]["text"].as_str().unwrap();
+    let edge = server.url("");
+    for url in [
+        format!("{base}/page"),
+        format!("https://127.0.0.1:{port}/page"),
+        format!("https://localhost:{port}/page"),
+        format!("https://[::1]:{port}/page"),
+        format!("https://127.0.0.1.nip.io:{port}/page"),
+        format!("https://[64:ff9b::7f00:1]:{port}/page"),
+        format!("{edge}/api/config"),
+        "https://192.168.1.1/".to_string(),
+        "https://10.0.0.1/admin".to_string(),
+        "https://169.254.169.254/latest/meta-data/".to_string(),
+        "http:/127.0.0.1/".to_string(),
+        "ftp://example.com/file".to_string(),
+    ] {
+        let (status, blocked) = read(json!({ "url": url })).await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{url}: {blocked}");
+        assert_eq!(blocked["code"], json!("URL_BLOCKED"), "{url}");
+    }
+}
+
+#[tokio::test]
+async fn the_builtin_web_reader_gives_a_pages_text_within_its_bounds() {
+    // The reader's own work (text without markup, the character bound) against a test
+    // page; the remote-chosen policy here admits exactly that one upstream, since tests
+    // have no public HTTPS peer.
+    use hearth_core::url_policy::{AllowedNetwork, Policies, UrlPolicy};
+    use hearth_server::safe_fetch::{Limits, SafeFetch};
+    let (base, _) = items_api().await;
+    let remote = UrlPolicy {
+        require_https: false,
+        allowed_networks: vec![AllowedNetwork::parse("127.0.0.1/32").unwrap()],
+        ..UrlPolicy::remote_chosen()
+    };
+    let fetch = SafeFetch::new(
+        Policies {
+            remote,
+            ..Policies::local(Vec::new())
+        },
+        Limits::default(),
+    )
+    .unwrap();
+    let read = |args: Value| {
+        let fetch = fetch.clone();
+        async move { hearth_server::web_reader::read_web_page(&fetch, &args).await }
+    };
+    let page = read(json!({"url": format!("{base}/page")})).await.unwrap();
     assert!(
-        text.contains("Release notes") && text.contains("Hearth reads"),
-        "{text}"
+        page.text.contains("Release notes") && page.text.contains("Hearth reads"),
+        "{}",
+        page.text
     );
     assert!(
-        !text.contains("alert(") && !text.contains("color:red") && !text.contains("<p>"),
-        "{text}"
+        !page.text.contains("alert(")
+            && !page.text.contains("color:red")
+            && !page.text.contains("<p>"),
+        "{}",
+        page.text
     );
-    let (_, short) = read(json!({"url": format!("{base}/page"), "maxChars": 500})).await;
-    assert_eq!(short["result"]["truncated"], json!(true));
-    assert_eq!(
-        short["result"]["text"].as_str().unwrap().chars().count(),
-        500
-    );
-    // The reader is a client like any other: the URL policy decides.
-    let (status, blocked) = read(json!({"url": "http://169.254.169.254/latest/meta-data/"})).await;
-    assert_eq!(status, StatusCode::FORBIDDEN, "{blocked}");
-    assert_eq!(blocked["code"], json!("URL_BLOCKED"));
-    // Only http(s) pages.
-    let (status, _) = read(json!({"url": "ftp://example.com/file"})).await;
-    assert_eq!(status, StatusCode::FORBIDDEN);
+    let short = read(json!({"url": format!("{base}/page"), "maxChars": 500}))
+        .await
+        .unwrap();
+    assert!(short.truncated);
+    assert_eq!(short.text.chars().count(), 500);
+    // Even with that upstream let in, the rest of this machine stays out.
+    let port = base.rsplit(':').next().unwrap();
+    for url in [
+        format!("http://127.0.0.2:{port}/page"),
+        format!("http://localhost:{port}/page"),
+        format!("http://127.0.0.1.nip.io:{port}/page"),
+        "http://169.254.169.254/latest/meta-data/".to_string(),
+    ] {
+        let error = read(json!({ "url": url })).await.unwrap_err();
+        assert_eq!(error.code(), "URL_BLOCKED", "{url}: {error:?}");
+    }
 }

@@ -287,6 +287,69 @@ async fn provider_errors_come_back_typed_with_the_key_redacted() {
 }
 
 #[tokio::test]
+async fn unknown_fields_and_values_past_their_bounds_are_refused_before_any_call() {
+    let (base, fixture) = fixture().await;
+    let base = format!("{base}/open/v1");
+    let server = Server::start(&[]);
+    type Change = Box<dyn Fn(&mut Value)>;
+    let cases: Vec<(Change, &str)> = vec![
+        (Box::new(|b| b["url"] = json!("http://127.0.0.1:6379/")), ""),
+        (
+            Box::new(|b| b["request"]["model"] = json!("m".repeat(301))),
+            "request.model",
+        ),
+        (
+            Box::new(|b| b["request"]["temperature"] = json!(7.5)),
+            "request.temperature",
+        ),
+        (
+            Box::new(|b| b["request"]["maxOutputTokens"] = json!(0)),
+            "request.maxOutputTokens",
+        ),
+        (
+            Box::new(|b| {
+                b["request"]["messages"][0]["parts"][0]["text"] = json!("x".repeat(200_001))
+            }),
+            "request.messages[0].parts[0].text",
+        ),
+        (
+            Box::new(|b| {
+                let one = b["request"]["messages"][0].clone();
+                b["request"]["messages"] = Value::Array(vec![one; 5_001]);
+            }),
+            "request.messages",
+        ),
+    ];
+    for (change, field) in cases {
+        let mut request = body(&base, None);
+        change(&mut request);
+        let response = post(&server, &request).await;
+        assert_eq!(response.status(), 400, "{field}");
+        let error: Value = response.json().await.unwrap();
+        assert_eq!(error["code"], "BAD_REQUEST", "{error}");
+        if field.is_empty() {
+            assert!(
+                error["details"]["error"]
+                    .as_str()
+                    .unwrap()
+                    .contains("unknown field"),
+                "{error}"
+            );
+        } else {
+            assert_eq!(error["details"]["field"], json!(field), "{error}");
+        }
+    }
+    assert_eq!(
+        fixture.hits.load(Ordering::SeqCst),
+        0,
+        "nothing reached the provider"
+    );
+    // The same body within its bounds is relayed.
+    let response = post(&server, &body(&base, None)).await;
+    assert_eq!(response.status(), 200);
+}
+
+#[tokio::test]
 async fn blocked_targets_are_refused() {
     let server = Server::start(&[]);
     let response = post(&server, &body("http://0.0.0.0:9/v1", None)).await;

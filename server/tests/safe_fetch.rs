@@ -14,7 +14,9 @@ use axum::http::{HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
 use bytes::Bytes;
-use hearth_core::url_policy::{AddressClass, AllowedNetwork, PolicyError, UrlPolicy};
+use hearth_core::url_policy::{
+    AddressClass, AllowedNetwork, Policies, PolicyError, Target, UrlPolicy,
+};
 use hearth_server::safe_fetch::resolver::Lookup;
 use hearth_server::safe_fetch::{FetchError, Limits, OutboundRequest, SafeFetch};
 use reqwest::Method;
@@ -132,7 +134,7 @@ fn client(policy: UrlPolicy, limits: Limits, names: &[(&str, &[&str])]) -> SafeF
             )
         })
         .collect();
-    SafeFetch::with_lookup(policy, limits, Arc::new(Table(table))).unwrap()
+    SafeFetch::with_lookup(Policies::uniform(policy), limits, Arc::new(Table(table))).unwrap()
 }
 
 /// Hosted rules over plain HTTP (tests have no TLS peer), with 127.0.0.1 allowed by the
@@ -142,6 +144,7 @@ fn strict() -> UrlPolicy {
         allow_private: false,
         require_https: false,
         allowed_networks: vec![AllowedNetwork::parse("127.0.0.1/32").unwrap()],
+        refuse_address_names: false,
     }
 }
 
@@ -156,7 +159,10 @@ fn blocked_class(error: FetchError) -> AddressClass {
 async fn fetches_an_allowed_target() {
     let server = upstream("127.0.0.1:0", String::new()).await;
     let response = client(UrlPolicy::local(), Limits::default(), &[])
-        .fetch(OutboundRequest::get(server.url("/ok")))
+        .fetch(OutboundRequest::get(
+            Target::UserConfigured,
+            server.url("/ok"),
+        ))
         .await
         .unwrap();
     assert_eq!(response.status, 200);
@@ -175,7 +181,10 @@ async fn blocked_targets_are_refused_before_any_connection() {
         ],
     );
     let error = fetch
-        .fetch(OutboundRequest::get(server.url("/ok")))
+        .fetch(OutboundRequest::get(
+            Target::UserConfigured,
+            server.url("/ok"),
+        ))
         .await
         .unwrap_err();
     assert_eq!(error.code(), "URL_BLOCKED");
@@ -184,7 +193,10 @@ async fn blocked_targets_are_refused_before_any_connection() {
     let port = server.addr.port();
     for name in ["inside.example", "rebind.example"] {
         let error = fetch
-            .fetch(OutboundRequest::get(format!("http://{name}:{port}/ok")))
+            .fetch(OutboundRequest::get(
+                Target::UserConfigured,
+                format!("http://{name}:{port}/ok"),
+            ))
             .await
             .unwrap_err();
         assert_eq!(blocked_class(error), AddressClass::Loopback, "{name}");
@@ -206,9 +218,10 @@ async fn a_name_resolving_to_an_allowed_address_connects_to_that_address() {
     );
     let port = server.addr.port();
     let response = fetch
-        .fetch(OutboundRequest::get(format!(
-            "http://api.example:{port}/ok"
-        )))
+        .fetch(OutboundRequest::get(
+            Target::UserConfigured,
+            format!("http://api.example:{port}/ok"),
+        ))
         .await
         .unwrap();
     assert_eq!(response.body.as_ref(), b"hello");
@@ -219,7 +232,10 @@ async fn every_redirect_hop_is_checked() {
     let inside = upstream("127.0.0.2:0", String::new()).await;
     let front = upstream("127.0.0.1:0", inside.url("/ok")).await;
     let error = client(strict(), Limits::default(), &[])
-        .fetch(OutboundRequest::get(front.url("/to-next")))
+        .fetch(OutboundRequest::get(
+            Target::UserConfigured,
+            front.url("/to-next"),
+        ))
         .await
         .unwrap_err();
     assert_eq!(blocked_class(error), AddressClass::Loopback);
@@ -236,7 +252,10 @@ async fn every_redirect_hop_is_checked() {
     )
     .await;
     let error = client(strict(), Limits::default(), &[])
-        .fetch(OutboundRequest::get(metadata.url("/to-next")))
+        .fetch(OutboundRequest::get(
+            Target::UserConfigured,
+            metadata.url("/to-next"),
+        ))
         .await
         .unwrap_err();
     assert_eq!(blocked_class(error), AddressClass::CloudMetadata);
@@ -247,7 +266,10 @@ async fn redirects_are_limited_and_need_a_location() {
     let server = upstream("127.0.0.1:0", String::new()).await;
     let fetch = client(UrlPolicy::local(), Limits::default(), &[]);
     let error = fetch
-        .fetch(OutboundRequest::get(server.url("/loop")))
+        .fetch(OutboundRequest::get(
+            Target::UserConfigured,
+            server.url("/loop"),
+        ))
         .await
         .unwrap_err();
     assert_eq!(error.code(), "TOO_MANY_REDIRECTS");
@@ -257,7 +279,10 @@ async fn redirects_are_limited_and_need_a_location() {
         "the first request and five redirects"
     );
     let error = fetch
-        .fetch(OutboundRequest::get(server.url("/no-location")))
+        .fetch(OutboundRequest::get(
+            Target::UserConfigured,
+            server.url("/no-location"),
+        ))
         .await
         .unwrap_err();
     assert_eq!(error.code(), "TOO_MANY_REDIRECTS");
@@ -265,6 +290,7 @@ async fn redirects_are_limited_and_need_a_location() {
 
 fn post(url: String) -> OutboundRequest {
     OutboundRequest {
+        target: Target::UserConfigured,
         method: Method::POST,
         url,
         headers: vec![],
@@ -338,7 +364,10 @@ async fn bodies_are_capped_with_and_without_a_length() {
     let fetch = client(UrlPolicy::local(), limits, &[]);
     for path in ["/big", "/big-chunked"] {
         let error = fetch
-            .fetch(OutboundRequest::get(server.url(path)))
+            .fetch(OutboundRequest::get(
+                Target::UserConfigured,
+                server.url(path),
+            ))
             .await
             .unwrap_err();
         assert_eq!(error.code(), "RESPONSE_SIZE_LIMIT", "{path}");
@@ -356,7 +385,10 @@ async fn one_deadline_covers_headers_and_body() {
     for path in ["/slow-headers", "/stalled-body"] {
         let started = std::time::Instant::now();
         let error = fetch
-            .fetch(OutboundRequest::get(server.url(path)))
+            .fetch(OutboundRequest::get(
+                Target::UserConfigured,
+                server.url(path),
+            ))
             .await
             .unwrap_err();
         assert_eq!(error.code(), "RESPONSE_TIMEOUT", "{path}");
@@ -375,12 +407,161 @@ async fn urls_with_credentials_or_odd_schemes_are_refused() {
         "file:///etc/passwd",
         "ftp://127.0.0.1/",
     ] {
-        let error = fetch.fetch(OutboundRequest::get(url)).await.unwrap_err();
+        let error = fetch
+            .fetch(OutboundRequest::get(Target::UserConfigured, url))
+            .await
+            .unwrap_err();
         assert_eq!(error.code(), "URL_BLOCKED", "{url}");
     }
     let error = fetch
-        .fetch(OutboundRequest::get("http://unknown.invalid:9/"))
+        .fetch(OutboundRequest::get(
+            Target::UserConfigured,
+            "http://unknown.invalid:9/",
+        ))
         .await
         .unwrap_err();
     assert_eq!(error.code(), "UPSTREAM_UNREACHABLE");
+}
+
+/// Local-mode policies from the table of `names`.
+fn deployment(policies: Policies, names: &[(&str, &[&str])]) -> SafeFetch {
+    let table = names
+        .iter()
+        .map(|(name, ips)| {
+            (
+                name.to_string(),
+                ips.iter().map(|ip| ip.parse().unwrap()).collect(),
+            )
+        })
+        .collect();
+    SafeFetch::with_lookup(policies, Limits::default(), Arc::new(Table(table))).unwrap()
+}
+
+#[tokio::test]
+async fn each_target_kind_follows_its_own_policy_in_local_mode() {
+    let server = upstream("127.0.0.1:0", String::new()).await;
+    let port = server.addr.port();
+    let fetch = deployment(
+        Policies::local(Vec::new()),
+        &[("page.example", &["127.0.0.1"])],
+    );
+    // What the user configured may be this machine in local mode.
+    let ok = fetch
+        .fetch(OutboundRequest::get(
+            Target::UserConfigured,
+            server.url("/ok"),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(ok.body.as_ref(), b"hello");
+    let hits = server.hits.load(Ordering::SeqCst);
+    // What a model chose may not: not over plain HTTP, not by address, not by a name
+    // that resolves here, not by a name that spells the address.
+    let error = fetch
+        .fetch(OutboundRequest::get(
+            Target::RemoteChosen,
+            server.url("/ok"),
+        ))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            FetchError::UrlBlocked(PolicyError::SchemeNotAllowed { .. })
+        ),
+        "{error:?}"
+    );
+    let error = fetch
+        .fetch(OutboundRequest::get(
+            Target::RemoteChosen,
+            format!("https://127.0.0.1:{port}/ok"),
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(blocked_class(error), AddressClass::Loopback);
+    let error = fetch
+        .fetch(OutboundRequest::get(
+            Target::RemoteChosen,
+            format!("https://page.example:{port}/ok"),
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        blocked_class(error),
+        AddressClass::Loopback,
+        "refused at DNS"
+    );
+    let error = fetch
+        .fetch(OutboundRequest::get(
+            Target::RemoteChosen,
+            format!("https://127.0.0.1.nip.io:{port}/ok"),
+        ))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            FetchError::UrlBlocked(PolicyError::AddressInName { .. })
+        ),
+        "{error:?}"
+    );
+    assert_eq!(
+        server.hits.load(Ordering::SeqCst),
+        hits,
+        "nothing reached the server"
+    );
+}
+
+#[tokio::test]
+async fn a_remote_chosen_request_keeps_its_policy_on_every_redirect() {
+    // A remote policy that admits exactly one test upstream (tests have no public peer),
+    // so what it redirects to is judged by the remote rules.
+    let remote = UrlPolicy {
+        require_https: false,
+        ..strict_remote()
+    };
+    let policies = Policies {
+        remote,
+        ..Policies::local(Vec::new())
+    };
+    let inside = upstream("127.0.0.2:0", String::new()).await;
+    for next in [
+        inside.url("/ok"),
+        format!("http://127.0.0.2.nip.io:{}/ok", inside.addr.port()),
+        format!("http://localhost:{}/ok", inside.addr.port()),
+    ] {
+        let front = upstream("127.0.0.1:0", next.clone()).await;
+        let error = deployment(policies.clone(), &[])
+            .fetch(OutboundRequest::get(
+                Target::RemoteChosen,
+                front.url("/to-next"),
+            ))
+            .await
+            .unwrap_err();
+        assert_eq!(error.code(), "URL_BLOCKED", "{next}: {error:?}");
+        assert_eq!(front.hits.load(Ordering::SeqCst), 1);
+    }
+    // The same redirect for a user-configured target in local mode is followed.
+    let front = upstream("127.0.0.1:0", inside.url("/ok")).await;
+    let response = deployment(policies, &[])
+        .fetch(OutboundRequest::get(
+            Target::UserConfigured,
+            front.url("/to-next"),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(response.body.as_ref(), b"hello");
+    assert_eq!(
+        inside.hits.load(Ordering::SeqCst),
+        1,
+        "only the user's request arrived"
+    );
+}
+
+/// The remote-chosen rules with 127.0.0.1 (one test upstream) let in.
+fn strict_remote() -> UrlPolicy {
+    UrlPolicy {
+        allowed_networks: vec![AllowedNetwork::parse("127.0.0.1/32").unwrap()],
+        ..UrlPolicy::remote_chosen()
+    }
 }

@@ -13,6 +13,9 @@ use reqwest::{StatusCode, header};
 use serde_json::{Value, json};
 use support::{Server, TestCa, fake_dist, free_port, get_json, hearth_command};
 
+/// The origin browsers reach the hosted test deployment at.
+const PUBLIC_ORIGIN: &str = "https://chat.example.test";
+
 /// A private `redis-server`, killed on drop.
 struct Redis {
     child: Child,
@@ -103,9 +106,50 @@ impl Hosted {
             ("REDIS_URL", &self.redis_url),
             ("BYOK_PRIVATE_KEY_PEM", &self.pem),
             ("HEARTH_SESSION_SECRET", "shared-secret-for-tests"),
+            ("HEARTH_PUBLIC_ORIGIN", PUBLIC_ORIGIN),
             ("ACCESS_PASSWORD", "alpha"),
         ]
     }
+}
+
+#[tokio::test]
+async fn hosted_instances_answer_for_the_public_origin_and_loopback_only() {
+    let redis = Redis::start();
+    let server = Hosted::new(&redis).instance();
+    let raw = |host: &str, origin: Option<&str>| {
+        let origin = origin.map_or(String::new(), |o| format!("Origin: {o}\r\n"));
+        let body = r#"{"password": "alpha"}"#;
+        server.raw(&format!(
+            "POST /api/access/verify HTTP/1.1\r\nHost: {host}\r\n{origin}\
+             Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        ))
+    };
+    let status = |response: String| response.split_whitespace().nth(1).unwrap_or("").to_string();
+    // The public origin's host, from the public origin: the gate answers.
+    assert_eq!(status(raw("chat.example.test", Some(PUBLIC_ORIGIN))), "200");
+    assert_eq!(
+        status(raw("chat.example.test:443", Some(PUBLIC_ORIGIN))),
+        "200"
+    );
+    // Loopback on the bound port (health checks inside the container) is served too.
+    let loopback = format!("127.0.0.1:{}", server.port);
+    assert_eq!(status(raw(&loopback, None)), "200");
+    // Another name, even one whose Origin matches it, is refused before the gate.
+    assert_eq!(
+        status(raw("attacker.example", Some("https://attacker.example"))),
+        "421"
+    );
+    // The right host with another site's Origin is cross-origin.
+    assert_eq!(
+        status(raw("chat.example.test", Some("https://attacker.example"))),
+        "403"
+    );
+    assert_eq!(
+        status(raw("chat.example.test", Some("http://chat.example.test"))),
+        "403",
+        "the scheme is part of the origin"
+    );
 }
 
 async fn verify(server: &Server, password: &str, cookie: Option<&str>) -> reqwest::Response {
@@ -250,6 +294,7 @@ fn hosted_mode_refuses_to_start_when_redis_does_not_answer() {
         ("REDIS_URL", &dead),
         ("BYOK_PRIVATE_KEY_PEM", &pem),
         ("HEARTH_SESSION_SECRET", "s"),
+        ("HEARTH_PUBLIC_ORIGIN", PUBLIC_ORIGIN),
         ("HEARTH_DIST_DIR", &dist_path),
         ("HEARTH_ADDR", "127.0.0.1:0"),
     ])
@@ -571,6 +616,7 @@ async fn hosted_mode_works_over_upstash_rest_in_front_of_the_same_redis() {
             ("UPSTASH_REDIS_REST_TOKEN", token.into()),
             ("BYOK_PRIVATE_KEY_PEM", pem.clone()),
             ("HEARTH_SESSION_SECRET", "shared-secret-for-tests".into()),
+            ("HEARTH_PUBLIC_ORIGIN", PUBLIC_ORIGIN.into()),
             ("ACCESS_PASSWORD", "alpha".into()),
         ]
     };

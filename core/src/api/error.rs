@@ -22,6 +22,8 @@ pub enum ErrorCode {
     PayloadTooLarge,
     /// The body is not JSON (`Content-Type`).
     UnsupportedMediaType,
+    /// The request names a host this edge does not answer for (DNS rebinding defence).
+    HostNotAllowed,
     /// The deployment is password-protected and the request has no valid session.
     AccessRequired,
     /// The deployment password was wrong.
@@ -66,6 +68,7 @@ impl ErrorCode {
             Self::MethodNotAllowed => 405,
             Self::PayloadTooLarge => 413,
             Self::UnsupportedMediaType => 415,
+            Self::HostNotAllowed => 421,
             Self::AccessRequired | Self::AccessPasswordInvalid => 401,
             Self::AccessPasswordLocked => 423,
             Self::CsrfOriginBlocked | Self::UrlBlocked => 403,
@@ -182,6 +185,7 @@ mod tests {
             ErrorCode::MethodNotAllowed,
             ErrorCode::PayloadTooLarge,
             ErrorCode::UnsupportedMediaType,
+            ErrorCode::HostNotAllowed,
             ErrorCode::AccessRequired,
             ErrorCode::AccessPasswordInvalid,
             ErrorCode::AccessPasswordLocked,

@@ -8,6 +8,7 @@ mod health;
 pub mod mcp_registry;
 mod plugins;
 mod relay;
+pub mod relay_bounds;
 
 pub use access::{AccessSession, AccessVerifyRequest, InvalidPasswordDetails, LockedDetails};
 pub use config::{

@@ -30,9 +30,10 @@ pub struct RelayProvider {
     pub api_key: Option<Envelope>,
 }
 
-/// The body of `POST /api/chat/relay`.
+/// The body of `POST /api/chat/relay`. Unknown fields are refused, and every field is
+/// bounded ([`RelayRequest::check_bounds`] in `relay_bounds`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RelayRequest {
     /// The provider.
     pub provider: RelayProvider,
@@ -45,7 +46,7 @@ pub struct RelayRequest {
 
 /// The body of `POST /api/providers/models`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ModelListRequest {
     /// The provider to list.
     pub provider: RelayProvider,

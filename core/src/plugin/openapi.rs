@@ -59,6 +59,17 @@ pub enum OpenApiError {
     /// A server URL that is not absolute `http(s)`.
     #[error("the server URL `{0}` is not an absolute http or https URL")]
     BadServer(String),
+    /// A Swagger 2.0 `host` or `basePath` that carries more than it may.
+    #[error("the Swagger host `{host}` is refused: {reason}")]
+    BadSwaggerHost {
+        /// The `host` (and `basePath`) as written.
+        host: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// Swagger 2.0 `schemes` without `http` or `https`.
+    #[error("the Swagger schemes {0:?} name neither http nor https; Hearth calls only HTTP APIs")]
+    UnsupportedSchemes(Vec<String>),
     /// No operation could become a function.
     #[error("no operation could be used: {0}")]
     NoFunctions(String),
@@ -245,18 +256,7 @@ fn server_url(spec: &Value, manifest_url: Option<&str>) -> Result<String, OpenAp
             .ok_or(OpenApiError::NoServer)?;
         fill_variables(url, server.get("variables"))?
     } else if let Some(host) = spec.get("host").and_then(Value::as_str) {
-        let schemes: Vec<&str> = spec
-            .get("schemes")
-            .and_then(Value::as_array)
-            .map(|s| s.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        let scheme = if schemes.contains(&"https") || schemes.is_empty() {
-            "https"
-        } else {
-            "http"
-        };
-        let base = spec.get("basePath").and_then(Value::as_str).unwrap_or("");
-        format!("{scheme}://{host}{base}")
+        swagger_server(spec, host)?
     } else {
         return Err(OpenApiError::NoServer);
     };
@@ -271,6 +271,59 @@ fn server_url(spec: &Value, manifest_url: Option<&str>) -> Result<String, OpenAp
         return Err(OpenApiError::BadServer(raw));
     }
     Ok(absolute.as_str().trim_end_matches('/').to_string())
+}
+
+/// Swagger 2.0's `schemes` + `host` + `basePath` as one URL. `host` is a name or address
+/// with an optional port and nothing else (a path, userinfo or a second scheme in it
+/// would make the URL say something else than the fields do); `basePath` starts with
+/// `/`; `schemes` must offer http or https (a `ws`- or `ftp`-only API is refused, not
+/// called over http).
+fn swagger_server(spec: &Value, host: &str) -> Result<String, OpenApiError> {
+    let refuse = |reason| OpenApiError::BadSwaggerHost {
+        host: host.chars().take(200).collect(),
+        reason,
+    };
+    if host.is_empty() {
+        return Err(refuse("it is empty"));
+    }
+    if host.contains('@') {
+        return Err(refuse("it carries userinfo (`@`)"));
+    }
+    if host.contains("://") {
+        return Err(refuse("it carries a scheme; use `schemes`"));
+    }
+    if host.contains(['/', '?', '#', '\\']) {
+        return Err(refuse(
+            "it carries a path, query or fragment; use `basePath`",
+        ));
+    }
+    if host.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(refuse("it contains whitespace or control characters"));
+    }
+    let schemes: Vec<String> = spec
+        .get("schemes")
+        .and_then(Value::as_array)
+        .map(|s| {
+            s.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_ascii_lowercase)
+                .collect()
+        })
+        .unwrap_or_default();
+    let scheme = if schemes.is_empty() || schemes.iter().any(|s| s == "https") {
+        "https"
+    } else if schemes.iter().any(|s| s == "http") {
+        "http"
+    } else {
+        return Err(OpenApiError::UnsupportedSchemes(
+            schemes.into_iter().take(8).collect(),
+        ));
+    };
+    let base = spec.get("basePath").and_then(Value::as_str).unwrap_or("");
+    if !base.is_empty() && (!base.starts_with('/') || base.contains(['?', '#', '\\', '@'])) {
+        return Err(refuse("its basePath must be a path starting with `/`"));
+    }
+    Ok(format!("{scheme}://{host}{base}"))
 }
 
 fn auth(spec: &Value) -> Auth {
@@ -715,6 +768,80 @@ mod tests {
         assert_eq!(
             import(&swagger.to_string(), None).unwrap().server_url,
             "https://api.example.com/v1"
+        );
+    }
+
+    #[test]
+    fn swagger_hosts_and_schemes_that_say_more_than_a_host_are_refused() {
+        let swagger = |host: &str, base: &str, schemes: Value| {
+            let mut spec = json!({"swagger": "2.0", "host": host, "schemes": schemes,
+                "paths": {"/a": {"get": {}}}});
+            if !base.is_empty() {
+                spec["basePath"] = json!(base);
+            }
+            import(&spec.to_string(), None)
+        };
+        for host in [
+            "api.example.com/v1",
+            "api.example.com?x=1",
+            "api.example.com#frag",
+            "user:pw@api.example.com",
+            "api.example.com@127.0.0.1",
+            "https://api.example.com",
+            "api.example.com\\@evil.test",
+            "api example.com",
+            "",
+        ] {
+            assert!(
+                matches!(
+                    swagger(host, "", json!(["https"])),
+                    Err(OpenApiError::BadSwaggerHost { .. })
+                ),
+                "{host:?}"
+            );
+        }
+        for base in ["v1", "/v1?x", "/v1#x", "/@127.0.0.1"] {
+            assert!(
+                matches!(
+                    swagger("api.example.com", base, json!(["https"])),
+                    Err(OpenApiError::BadSwaggerHost { .. })
+                ),
+                "{base}"
+            );
+        }
+        for schemes in [
+            json!(["ws"]),
+            json!(["wss"]),
+            json!(["ftp"]),
+            json!(["ws", "wss"]),
+        ] {
+            assert!(
+                matches!(
+                    swagger("api.example.com", "", schemes.clone()),
+                    Err(OpenApiError::UnsupportedSchemes(_))
+                ),
+                "{schemes}"
+            );
+        }
+        let error = swagger("api.example.com", "", json!(["wss"])).unwrap_err();
+        assert!(error.to_string().contains("wss"), "{error}");
+        // Ordinary hosts, ports and scheme lists still import.
+        let url = |host, schemes| swagger(host, "/v2", schemes).unwrap().server_url;
+        assert_eq!(
+            url("api.example.com:8443", json!(["https"])),
+            "https://api.example.com:8443/v2"
+        );
+        assert_eq!(
+            url("API.Example.com", json!(["http"])),
+            "http://api.example.com/v2"
+        );
+        assert_eq!(
+            url("10.0.0.5:8080", json!(["http", "ws"])),
+            "http://10.0.0.5:8080/v2"
+        );
+        assert_eq!(
+            url("api.example.com", json!(["HTTPS", "http"])),
+            "https://api.example.com/v2"
         );
     }
 

@@ -1,191 +1,123 @@
 //! Which outbound targets the edge may reach (SSRF defence). One policy, used by the one
 //! outbound client (`safe_fetch` in the server) for every URL that came from outside:
-//! relays, plugins, MCP servers, manifests, document parsing.
+//! relays, plugins, MCP servers, manifests, document parsing, the web reader.
 //!
-//! A URL is checked twice: its text ([`UrlPolicy::check_url`]: scheme, credentials,
-//! names such as `localhost`, and IP literals in every spelling a browser accepts —
-//! `2130706433`, `0177.0.0.1`, `0x7f.1`, `127.1`, `[::ffff:127.0.0.1]` — which the WHATWG
-//! parser normalises), and then every address its name resolves to
-//! ([`UrlPolicy::check_address`]). The client connects only to checked addresses.
+//! **Who chose the target decides the rules** ([`Target`], stated in the type at every
+//! outbound call site, so a new call site cannot forget):
+//! - a target the *user* configured (a provider base URL, an MCP server, a plugin's
+//!   server, a search or RAG endpoint) may be on the user's own machine or network in
+//!   local mode; hosted mode allows public HTTPS plus the networks the operator trusts;
+//! - a target the *operator* configured (a server-side provider, a registry mirror) may
+//!   be private in either mode;
+//! - a target a *model* or remote data chose (the web reader's URL, links followed from
+//!   results, URLs found in content, endpoints a remote server advertises) and fixed
+//!   registries are public and HTTPS-only in every mode, and names that embed a
+//!   non-public address (wildcard DNS services such as `127.0.0.1.nip.io`) are refused.
 //!
-//! Blocked ranges: unspecified, loopback, private (RFC 1918), link-local (cloud metadata
-//! lives there), shared CGNAT space, ULA, multicast, broadcast, documentation,
-//! benchmarking and reserved ranges — and the IPv4-mapped, IPv4-compatible, NAT64 and
-//! 6to4 forms of all of them. Private targets can be allowed (local mode, where a user's
-//! Ollama or LAN MCP server is the point), and an operator may allow specific networks.
-//! Cloud metadata endpoints (`169.254.169.254`, `169.254.170.2`, `100.100.100.200`,
-//! `fd00:ec2::254`, `metadata.google.internal`) are never allowed, in any mode: a
-//! self-hosted Hearth in local mode on a cloud VM must not hand out the VM's credentials
-//! to whoever types that URL into a plugin or provider.
+//! A URL is checked twice: its text ([`UrlPolicy::check_url`]: spellings that parsers
+//! read differently, scheme, credentials, names such as `localhost`, and IP literals in
+//! every spelling a browser accepts — `2130706433`, `0177.0.0.1`, `0x7f.1`, `127.1`,
+//! `[::ffff:127.0.0.1]` — which the WHATWG parser normalises), and then every address
+//! its name resolves to ([`UrlPolicy::check_address`]). The client connects only to
+//! checked addresses.
+//!
+//! Blocked ranges: unspecified, loopback, private (RFC 1918), shared CGNAT space and ULA
+//! unless private targets are allowed; link-local (169.254/16, fe80::/10), cloud
+//! metadata and platform addresses, multicast, broadcast, documentation, benchmarking and
+//! reserved ranges in every mode. IPv6 translation forms (NAT64 `64:ff9b::/96` and
+//! `64:ff9b:1::/48`, 6to4 `2002::/16`, IPv4-compatible `::/96`, Teredo `2001::/32`) that
+//! carry a non-public IPv4 address are refused in every mode: a user who means a local
+//! address writes it plainly. Cloud metadata and platform endpoints (`169.254.169.254`,
+//! `169.254.170.2`, `100.100.100.200`, Azure's `168.63.129.16`, `fd00:ec2::254` and
+//! AWS's other `fd00:ec2::` services, `metadata.google.internal`) are never allowed, not
+//! even in a network the operator lists: a self-hosted Hearth on a cloud VM must not hand
+//! out the VM's credentials to whoever types that URL into a plugin or provider.
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+mod address;
+mod spelling;
+
+use std::net::IpAddr;
 
 use serde::{Deserialize, Serialize};
 use url::{Host, Url};
 
-/// What kind of address an IP is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum AddressClass {
-    /// Routable on the internet.
-    Public,
-    /// `0.0.0.0`, `::`.
-    Unspecified,
-    /// `127.0.0.0/8`, `::1`.
-    Loopback,
-    /// RFC 1918 and `fc00::/7` (ULA).
-    Private,
-    /// `169.254.0.0/16`, `fe80::/10`.
-    LinkLocal,
-    /// A cloud provider's instance metadata service: never a target.
-    CloudMetadata,
-    /// `100.64.0.0/10`.
-    SharedAddressSpace,
-    /// Multicast and broadcast.
-    Multicast,
-    /// Documentation, benchmarking, reserved and other special-purpose ranges.
-    Reserved,
+pub use self::address::{
+    AddressClass, AllowedNetwork, Embedding, classify, classify_v4, classify_v6, embedded_v4,
+    embedding, is_translated_non_public,
+};
+pub use self::spelling::{AmbiguousSpelling, ambiguous_spelling, non_public_address_in_name};
+
+/// Who chose an outbound target. Every call site of the outbound client names one, so
+/// the rules that apply are never left to chance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Target {
+    /// The user configured it: a provider base URL, an MCP server, a plugin's server or
+    /// description, a search or RAG endpoint. Private in local mode is fine.
+    UserConfigured,
+    /// The operator configured it: a server-side provider, a registry mirror.
+    OperatorConfigured,
+    /// A model or remote data chose it: the web reader's URL, links followed from
+    /// results, URLs found in content, endpoints a remote server advertises. Public and
+    /// HTTPS only, in every mode.
+    RemoteChosen,
 }
 
-impl AddressClass {
-    /// Whether the class is on a private network (reachable when private targets are
-    /// allowed), as opposed to never reachable.
-    fn is_private_network(self) -> bool {
-        matches!(
-            self,
-            Self::Loopback | Self::Private | Self::LinkLocal | Self::SharedAddressSpace
-        )
-    }
+/// The policy for each kind of [`Target`] in one deployment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Policies {
+    /// For [`Target::UserConfigured`].
+    pub user: UrlPolicy,
+    /// For [`Target::OperatorConfigured`].
+    pub operator: UrlPolicy,
+    /// For [`Target::RemoteChosen`].
+    pub remote: UrlPolicy,
 }
 
-/// Classifies an IPv4 address.
-pub fn classify_v4(ip: Ipv4Addr) -> AddressClass {
-    let [a, b, c, d] = ip.octets();
-    if matches!(
-        (a, b, c, d),
-        (169, 254, 169, 254) | (169, 254, 170, 2) | (100, 100, 100, 200)
-    ) {
-        return AddressClass::CloudMetadata;
-    }
-    match (a, b, c) {
-        (0, _, _) => AddressClass::Unspecified,
-        (127, _, _) => AddressClass::Loopback,
-        (10, _, _) | (172, 16..=31, _) | (192, 168, _) => AddressClass::Private,
-        (169, 254, _) => AddressClass::LinkLocal,
-        (100, 64..=127, _) => AddressClass::SharedAddressSpace,
-        (224..=239, _, _) | (255, 255, 255) => AddressClass::Multicast,
-        (192, 0, 0)
-        | (192, 0, 2)
-        | (198, 51, 100)
-        | (203, 0, 113)
-        | (198, 18..=19, _)
-        | (192, 88, 99)
-        | (240..=255, _, _) => AddressClass::Reserved,
-        _ => AddressClass::Public,
-    }
-}
-
-/// The IPv4 address an IPv6 address carries, in the forms that reach it: mapped
-/// (`::ffff:a.b.c.d`), compatible (`::a.b.c.d`), NAT64 (`64:ff9b::/96`, `64:ff9b:1::/48`)
-/// and 6to4 (`2002::/16`).
-pub fn embedded_v4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
-    let s = ip.segments();
-    let tail = Ipv4Addr::new((s[6] >> 8) as u8, s[6] as u8, (s[7] >> 8) as u8, s[7] as u8);
-    if s[..5] == [0; 5] && (s[5] == 0xffff || (s[5] == 0 && (s[6] != 0 || s[7] > 1))) {
-        return Some(tail);
-    }
-    let nat64 = s[0] == 0x64 && s[1] == 0xff9b && (s[2..6] == [0; 4] || s[2] == 1);
-    if nat64 {
-        return Some(tail);
-    }
-    if s[0] == 0x2002 {
-        return Some(Ipv4Addr::new(
-            (s[1] >> 8) as u8,
-            s[1] as u8,
-            (s[2] >> 8) as u8,
-            s[2] as u8,
-        ));
-    }
-    None
-}
-
-/// Classifies an IPv6 address (through the IPv4 address it embeds, if any).
-pub fn classify_v6(ip: Ipv6Addr) -> AddressClass {
-    if let Some(v4) = embedded_v4(ip) {
-        return classify_v4(v4);
-    }
-    let s = ip.segments();
-    if s == [0xfd00, 0x0ec2, 0, 0, 0, 0, 0, 0x0254] {
-        AddressClass::CloudMetadata
-    } else if ip.is_unspecified() {
-        AddressClass::Unspecified
-    } else if ip.is_loopback() {
-        AddressClass::Loopback
-    } else if s[0] & 0xfe00 == 0xfc00 {
-        AddressClass::Private
-    } else if s[0] & 0xffc0 == 0xfe80 || s[0] & 0xffc0 == 0xfec0 {
-        AddressClass::LinkLocal
-    } else if s[0] & 0xff00 == 0xff00 {
-        AddressClass::Multicast
-    } else if (s[0] == 0x2001 && (s[1] == 0x0db8 || s[1] < 0x0200))
-        || s[0] == 0x0100
-        || s[0] & 0xe000 != 0x2000
-    {
-        // Documentation, Teredo and other IETF special ranges, discard, and everything
-        // outside global unicast 2000::/3.
-        AddressClass::Reserved
-    } else {
-        AddressClass::Public
-    }
-}
-
-/// Classifies any address.
-pub fn classify(ip: IpAddr) -> AddressClass {
-    match ip {
-        IpAddr::V4(v4) => classify_v4(v4),
-        IpAddr::V6(v6) => classify_v6(v6),
-    }
-}
-
-/// A network an operator allows even though the policy would block it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AllowedNetwork {
-    /// The network address.
-    pub addr: IpAddr,
-    /// The prefix length.
-    pub prefix: u8,
-}
-
-impl AllowedNetwork {
-    /// Parses `10.0.0.0/8`, `fd00::/8` or a single address.
-    pub fn parse(text: &str) -> Option<Self> {
-        let (addr, prefix) = match text.trim().split_once('/') {
-            Some((addr, prefix)) => (addr.parse::<IpAddr>().ok()?, prefix.parse::<u8>().ok()?),
-            None => {
-                let addr = text.trim().parse::<IpAddr>().ok()?;
-                (addr, if addr.is_ipv4() { 32 } else { 128 })
-            }
-        };
-        let max = if addr.is_ipv4() { 32 } else { 128 };
-        (prefix <= max).then_some(Self { addr, prefix })
+impl Policies {
+    /// Local mode: the user's machine and network are fair targets for what the user
+    /// configured; `trusted` networks are added for them (link-local subnets, say).
+    pub fn local(trusted: Vec<AllowedNetwork>) -> Self {
+        Self {
+            user: UrlPolicy {
+                allowed_networks: trusted,
+                ..UrlPolicy::local()
+            },
+            operator: UrlPolicy::local(),
+            remote: UrlPolicy::remote_chosen(),
+        }
     }
 
-    /// Whether `ip` is in this network.
-    pub fn contains(&self, ip: IpAddr) -> bool {
-        match (self.addr, ip) {
-            (IpAddr::V4(net), IpAddr::V4(ip)) => {
-                let mask = u32::MAX
-                    .checked_shl(32 - u32::from(self.prefix))
-                    .unwrap_or(0);
-                u32::from(net) & mask == u32::from(ip) & mask
-            }
-            (IpAddr::V6(net), IpAddr::V6(ip)) => {
-                let mask = u128::MAX
-                    .checked_shl(128 - u32::from(self.prefix))
-                    .unwrap_or(0);
-                u128::from(net) & mask == u128::from(ip) & mask
-            }
-            _ => false,
+    /// Hosted mode: public HTTPS, plus the private networks the operator trusts
+    /// (`trusted`), for what users configured.
+    pub fn hosted(trusted: Vec<AllowedNetwork>) -> Self {
+        Self {
+            user: UrlPolicy {
+                allowed_networks: trusted,
+                ..UrlPolicy::hosted()
+            },
+            operator: UrlPolicy::local(),
+            remote: UrlPolicy::remote_chosen(),
+        }
+    }
+
+    /// The same policy for every kind of target (a client that only ever reaches one
+    /// kind, such as the registry's).
+    pub fn uniform(policy: UrlPolicy) -> Self {
+        Self {
+            user: policy.clone(),
+            operator: policy.clone(),
+            remote: policy,
+        }
+    }
+
+    /// The policy that applies to `target`.
+    pub fn for_target(&self, target: Target) -> &UrlPolicy {
+        match target {
+            Target::UserConfigured => &self.user,
+            Target::OperatorConfigured => &self.operator,
+            Target::RemoteChosen => &self.remote,
         }
     }
 }
@@ -220,6 +152,21 @@ pub enum PolicyError {
         /// Its class.
         class: AddressClass,
     },
+    /// A spelling that different parsers read as different targets.
+    #[error("the URL is ambiguous: it contains {}", spelling.describe())]
+    AmbiguousUrl {
+        /// What is ambiguous.
+        spelling: AmbiguousSpelling,
+    },
+    /// A name that carries a non-public address (wildcard DNS), for a target a model or
+    /// remote data chose.
+    #[error("the host `{host}` names the non-public address {address}")]
+    AddressInName {
+        /// The host.
+        host: String,
+        /// The address written into it.
+        address: IpAddr,
+    },
 }
 
 impl PolicyError {
@@ -235,8 +182,12 @@ pub struct UrlPolicy {
     pub allow_private: bool,
     /// Refuse plain `http:`.
     pub require_https: bool,
-    /// Networks allowed even when blocked by class (operator configuration).
+    /// Networks allowed even when blocked by class (operator configuration). Never
+    /// cloud metadata, nor a translated non-public address.
     pub allowed_networks: Vec<AllowedNetwork>,
+    /// Refuse host names that carry a non-public address (`127.0.0.1.nip.io`).
+    #[serde(default)]
+    pub refuse_address_names: bool,
 }
 
 impl UrlPolicy {
@@ -246,6 +197,7 @@ impl UrlPolicy {
             allow_private: false,
             require_https: true,
             allowed_networks: Vec::new(),
+            refuse_address_names: false,
         }
     }
 
@@ -255,12 +207,26 @@ impl UrlPolicy {
             allow_private: true,
             require_https: false,
             allowed_networks: Vec::new(),
+            refuse_address_names: false,
+        }
+    }
+
+    /// The policy for a target a model or remote data chose: public HTTPS only, names
+    /// carrying private addresses refused, in every mode.
+    pub fn remote_chosen() -> Self {
+        Self {
+            refuse_address_names: true,
+            ..Self::hosted()
         }
     }
 
     /// Checks a URL's text; an IP-literal host is checked as an address too.
     pub fn check_url(&self, raw: &str) -> Result<Url, PolicyError> {
-        let url = Url::parse(raw.trim()).map_err(|_| PolicyError::InvalidUrl)?;
+        let raw = raw.trim();
+        if let Some(spelling) = ambiguous_spelling(raw) {
+            return Err(PolicyError::AmbiguousUrl { spelling });
+        }
+        let url = Url::parse(raw).map_err(|_| PolicyError::InvalidUrl)?;
         match url.scheme() {
             "https" => {}
             "http" if !self.require_https => {}
@@ -293,6 +259,14 @@ impl UrlPolicy {
                 host: domain.to_string(),
             });
         }
+        if self.refuse_address_names
+            && let Some(address) = non_public_address_in_name(&name)
+        {
+            return Err(PolicyError::AddressInName {
+                host: domain.to_string(),
+                address,
+            });
+        }
         if self.allow_private {
             return Ok(());
         }
@@ -312,19 +286,19 @@ impl UrlPolicy {
 
     /// Checks one address a host resolved to (or an IP literal).
     pub fn check_address(&self, address: IpAddr) -> Result<(), PolicyError> {
-        if self
+        let class = classify(address);
+        let never = class == AddressClass::CloudMetadata || is_translated_non_public(address);
+        let listed = self
             .allowed_networks
             .iter()
-            .any(|net| net.contains(address))
-        {
-            return Ok(());
-        }
-        let class = classify(address);
-        let allowed = match class {
-            AddressClass::Public => true,
-            class if class.is_private_network() => self.allow_private,
-            _ => false,
-        };
+            .any(|net| net.contains(address));
+        let allowed = !never
+            && (listed
+                || match class {
+                    AddressClass::Public => true,
+                    class if class.is_private_network() => self.allow_private,
+                    _ => false,
+                });
         if allowed {
             Ok(())
         } else {
@@ -441,9 +415,258 @@ mod tests {
                 "{url}"
             );
         }
-        // The rest of link-local and private space stays reachable in local mode.
-        assert!(policy.check_url("http://169.254.10.20/").is_ok());
+        // Private space stays reachable in local mode; link-local never is.
         assert!(policy.check_url("http://192.168.1.20:11434/v1").is_ok());
+        assert_eq!(
+            blocked_class(&policy, "http://169.254.10.20/"),
+            Some(AddressClass::LinkLocal)
+        );
+    }
+
+    #[test]
+    fn link_local_and_platform_addresses_are_blocked_in_every_mode() {
+        for policy in [UrlPolicy::local(), UrlPolicy::hosted()] {
+            for (url, class) in [
+                ("https://169.254.10.20/", AddressClass::LinkLocal),
+                ("https://169.254.0.23/", AddressClass::LinkLocal),
+                ("https://169.254.169.253/", AddressClass::LinkLocal),
+                ("https://[fe80::1]/", AddressClass::LinkLocal),
+                ("https://[fe80::1%25eth0]/", AddressClass::LinkLocal),
+                (
+                    "https://168.63.129.16/machine?comp=goalstate",
+                    AddressClass::CloudMetadata,
+                ),
+                (
+                    "https://[::ffff:168.63.129.16]/",
+                    AddressClass::CloudMetadata,
+                ),
+                ("https://[fd00:ec2::253]/", AddressClass::CloudMetadata),
+                ("https://[fd00:ec2::123]/", AddressClass::CloudMetadata),
+            ] {
+                // A zone id is no URL syntax at all; it is refused as such.
+                if url.contains("%25") {
+                    assert!(policy.check_url(url).is_err(), "{url}");
+                    continue;
+                }
+                assert_eq!(blocked_class(&policy, url), Some(class), "{url}");
+            }
+        }
+    }
+
+    #[test]
+    fn translated_non_public_ipv4_is_blocked_in_every_mode() {
+        let local = UrlPolicy::local();
+        for url in [
+            "http://[64:ff9b::127.0.0.1]/",
+            "http://[64:ff9b::10.0.0.1]/",
+            "http://[64:ff9b:1::7f00:1]/",
+            "http://[2002:7f00:1::]/",
+            "http://[2002:c0a8:101::1]/",
+            "http://[::127.0.0.1]/",
+            "http://[::10.1.2.3]/",
+        ] {
+            assert!(
+                matches!(
+                    local.check_url(url),
+                    Err(PolicyError::BlockedAddress { .. })
+                ),
+                "{url}"
+            );
+        }
+        // Teredo is a reserved range as a whole, whatever it carries.
+        for url in [
+            "http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/",
+            "http://[2001::7f00:1]/",
+        ] {
+            assert_eq!(
+                blocked_class(&local, url),
+                Some(AddressClass::Reserved),
+                "{url}"
+            );
+        }
+        // Written plainly (or as the mapped address a socket reports), a local address
+        // stays a local target.
+        assert!(local.check_url("http://127.0.0.1:11434/").is_ok());
+        assert!(local.check_url("http://[::ffff:127.0.0.1]:11434/").is_ok());
+        // A translation of a public address is that public address.
+        assert!(
+            UrlPolicy::hosted()
+                .check_url("https://[64:ff9b::8.8.8.8]/")
+                .is_ok()
+        );
+        assert!(
+            UrlPolicy::hosted()
+                .check_url("https://[2002:808:808::1]/")
+                .is_ok()
+        );
+        // An operator's list opens neither translations nor metadata.
+        let listed = UrlPolicy {
+            allowed_networks: vec![
+                AllowedNetwork::parse("64:ff9b::/96").unwrap(),
+                AllowedNetwork::parse("169.254.0.0/16").unwrap(),
+            ],
+            ..UrlPolicy::hosted()
+        };
+        assert!(listed.check_url("https://[64:ff9b::127.0.0.1]/").is_err());
+        assert!(listed.check_url("https://169.254.169.254/").is_err());
+        assert!(listed.check_url("https://169.254.10.20/").is_ok());
+    }
+
+    #[test]
+    fn ambiguous_spellings_are_refused_with_a_reason_in_every_policy() {
+        for policy in [
+            UrlPolicy::local(),
+            UrlPolicy::hosted(),
+            UrlPolicy::remote_chosen(),
+        ] {
+            for (url, spelling) in [
+                (
+                    "https://example.com\\@127.0.0.1/",
+                    AmbiguousSpelling::Backslash,
+                ),
+                ("http:/127.0.0.1/", AmbiguousSpelling::SlashesAfterScheme),
+                ("https:example.com/", AmbiguousSpelling::SlashesAfterScheme),
+                (
+                    "https://example.com/@127.0.0.1/",
+                    AmbiguousSpelling::AtAfterAuthority,
+                ),
+                (
+                    "https://example.com/?next=@evil.test",
+                    AmbiguousSpelling::AtAfterAuthority,
+                ),
+                (
+                    "https://example.com/#@127.0.0.1",
+                    AmbiguousSpelling::AtAfterAuthority,
+                ),
+                (
+                    "https://exa\nmple.com/",
+                    AmbiguousSpelling::ControlCharacter,
+                ),
+            ] {
+                let error = policy.check_url(url).unwrap_err();
+                assert_eq!(error, PolicyError::AmbiguousUrl { spelling }, "{url}");
+                assert!(error.to_string().contains(spelling.describe()), "{error}");
+            }
+        }
+    }
+
+    #[test]
+    fn ordinary_public_urls_stay_accepted_for_remote_chosen_targets() {
+        let policy = UrlPolicy::remote_chosen();
+        for url in [
+            "https://EXAMPLE.com/Docs",
+            "https://example.com./trailing-dot",
+            "https://bücher.example/",
+            "https://xn--bcher-kva.example/",
+            "https://example.com:8443/a?b=c#d",
+            "https://medium.com/@author/post",
+            "https://ec2-54-12-3-4.compute-1.amazonaws.com/",
+            "https://8.8.8.8/",
+        ] {
+            assert!(
+                policy.check_url(url).is_ok(),
+                "{url}: {:?}",
+                policy.check_url(url)
+            );
+        }
+    }
+
+    #[test]
+    fn remote_chosen_targets_are_public_https_in_every_mode() {
+        for policies in [Policies::local(Vec::new()), Policies::hosted(Vec::new())] {
+            let remote = policies.for_target(Target::RemoteChosen);
+            assert!(matches!(
+                remote.check_url("http://example.com/"),
+                Err(PolicyError::SchemeNotAllowed { .. })
+            ));
+            for url in [
+                "https://127.0.0.1/",
+                "https://192.168.1.1/",
+                "https://[::1]/",
+                "https://100.64.0.1/",
+            ] {
+                assert!(
+                    matches!(
+                        remote.check_url(url),
+                        Err(PolicyError::BlockedAddress { .. })
+                    ),
+                    "{url}"
+                );
+            }
+            for url in [
+                "https://localhost/",
+                "https://router.local/",
+                "https://intranet/",
+            ] {
+                assert!(
+                    matches!(remote.check_url(url), Err(PolicyError::BlockedHost { .. })),
+                    "{url}"
+                );
+            }
+            for (url, address) in [
+                ("https://127.0.0.1.nip.io/", "127.0.0.1"),
+                ("https://app-192-168-0-1.sslip.io/", "192.168.0.1"),
+                ("https://7f000001.nip.io/", "127.0.0.1"),
+                ("https://--1.sslip.io/", "::1"),
+            ] {
+                assert_eq!(
+                    remote.check_url(url),
+                    Err(PolicyError::AddressInName {
+                        host: url[8..url.len() - 1].to_string(),
+                        address: address.parse().unwrap()
+                    }),
+                    "{url}"
+                );
+            }
+            // Trusted networks are for user-configured targets only.
+            let trusted = Policies::hosted(vec![AllowedNetwork::parse("10.0.0.0/8").unwrap()]);
+            assert!(
+                trusted
+                    .for_target(Target::UserConfigured)
+                    .check_url("https://10.1.2.3/")
+                    .is_ok()
+            );
+            assert!(
+                trusted
+                    .for_target(Target::RemoteChosen)
+                    .check_url("https://10.1.2.3/")
+                    .is_err()
+            );
+        }
+    }
+
+    #[test]
+    fn each_target_kind_gets_its_policy() {
+        let local = Policies::local(Vec::new());
+        assert!(
+            local
+                .for_target(Target::UserConfigured)
+                .check_url("http://127.0.0.1:11434/")
+                .is_ok()
+        );
+        assert!(
+            local
+                .for_target(Target::RemoteChosen)
+                .check_url("http://127.0.0.1:11434/")
+                .is_err()
+        );
+        let hosted = Policies::hosted(Vec::new());
+        assert!(
+            hosted
+                .for_target(Target::UserConfigured)
+                .check_url("https://10.0.0.1/")
+                .is_err()
+        );
+        assert!(
+            hosted
+                .for_target(Target::UserConfigured)
+                .check_url("http://example.com/")
+                .is_err()
+        );
+        // The operator's own targets may be private in either mode, never metadata.
+        let operator = hosted.for_target(Target::OperatorConfigured);
+        assert!(operator.check_url("http://10.0.0.1:8000/v1").is_ok());
+        assert!(operator.check_url("http://169.254.169.254/").is_err());
     }
 
     #[test]

@@ -31,6 +31,16 @@ pub(super) async fn list(State(state): State<AppState>, ApiJson(raw): ApiJson<Va
             .into_response();
         }
     };
+    if let Err(error) = hearth_core::api::relay_bounds::check_provider(&request.provider) {
+        return ApiErrorResponse(
+            ApiError::new(
+                ErrorCode::BadRequest,
+                format!("Invalid request body: {error}"),
+            )
+            .with_details(json!({ "field": error.field, "problem": error.problem })),
+        )
+        .into_response();
+    }
     if let Some(id) = &request.provider.server_provider_id
         && let Some(configured) = state.server_providers.iter().find(|p| &p.id == id)
         && !configured.models.is_empty()
@@ -59,6 +69,7 @@ pub(super) async fn list(State(state): State<AppState>, ApiJson(raw): ApiJson<Va
         }
     };
     let outbound = OutboundRequest {
+        target: resolved.target,
         method: Method::GET,
         url,
         headers: Vec::new(),
@@ -69,7 +80,7 @@ pub(super) async fn list(State(state): State<AppState>, ApiJson(raw): ApiJson<Va
             .unwrap_or_default(),
         body: None,
     };
-    let response = match resolved.fetch.fetch(outbound).await {
+    let response = match state.fetch.fetch(outbound).await {
         Ok(response) => response,
         Err(error) => return ApiErrorResponse(error.to_api_error()).into_response(),
     };

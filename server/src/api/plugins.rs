@@ -29,6 +29,7 @@ use hearth_core::plugin::fingerprint::fingerprint;
 use hearth_core::plugin::openapi::{self, MAX_SPEC_BYTES};
 use hearth_core::plugin::result::ToolResult;
 use hearth_core::plugin::{Plugin, Source, args, builtin, call, registry};
+use hearth_core::url_policy::Target;
 use serde_json::{Value, json};
 
 use super::error::ApiErrorResponse;
@@ -176,7 +177,7 @@ pub async fn install(
                     max_body_bytes: MAX_SPEC_BYTES,
                     ..state.fetch.limits()
                 })
-                .fetch(OutboundRequest::get(&url))
+                .fetch(OutboundRequest::get(Target::UserConfigured, &url))
                 .await
                 .map_err(|e| ApiErrorResponse(e.to_api_error()))?;
             if !response.status.is_success() {
@@ -209,6 +210,25 @@ pub async fn install(
             .with_details(json!({ "reason": error.to_string() })),
         )
     })?;
+    // Every call goes to this server: one the policy refuses (cloud metadata,
+    // credentials in the URL, a private address when hosted) would install as if usable
+    // and then fail on each call, so it is refused now, with the reason.
+    state
+        .fetch
+        .check_url(Target::UserConfigured, &imported.server_url)
+        .map_err(|error| {
+            let reason = match &error {
+                crate::safe_fetch::FetchError::UrlBlocked(why) => why.to_string(),
+                other => other.to_string(),
+            };
+            ApiErrorResponse(
+                ApiError::new(
+                    ErrorCode::UrlBlocked,
+                    format!("This plugin's server cannot be called from here: {reason}"),
+                )
+                .with_details(json!({ "serverUrl": imported.server_url, "reason": reason })),
+            )
+        })?;
     let plugin = Plugin {
         description: imported.description,
         manifest_url,
@@ -427,7 +447,9 @@ pub async fn execute(
         let started = Instant::now();
         let result = match (plugin.id.as_str(), function.name.as_str()) {
             (builtin::WEB_READER_ID, builtin::READ_WEB_PAGE) => {
-                read_web_page(&state, &args).await?
+                crate::web_reader::read_web_page(&state.fetch, &args)
+                    .await
+                    .map_err(|e| ApiErrorResponse(e.to_api_error()))?
             }
             (builtin::IMAGE_GENERATOR_ID, _) => ToolResult::error(
                 "the image generator runs in the browser with the user's own key, not on the edge",
@@ -464,7 +486,9 @@ pub async fn execute(
     }
     let built = call::build(plugin, function, &args, secret.as_deref())
         .map_err(|e| refuse(ErrorCode::BadRequest, e.to_string()))?;
-    let mut outbound = OutboundRequest::get(&built.url);
+    // The plugin's server is the one the user installed; `call::build` keeps the
+    // request on it.
+    let mut outbound = OutboundRequest::get(Target::UserConfigured, &built.url);
     outbound.method = Method::from_bytes(built.method.as_str().as_bytes()).unwrap_or(Method::GET);
     for (name, value) in built.headers {
         let (Ok(name), Ok(value)) = (
@@ -582,51 +606,4 @@ pub async fn mcp_prompts(
         what,
     )
     .await
-}
-
-/// The web page reader: one GET through the checked client, the page's text (HTML
-/// rendered to plain text, scripts and styles dropped), at most the asked number of
-/// characters.
-async fn read_web_page(state: &AppState, args: &Value) -> Result<ToolResult, ApiErrorResponse> {
-    let url = args["url"].as_str().unwrap_or_default();
-    let max = args["maxChars"]
-        .as_u64()
-        .unwrap_or(builtin::DEFAULT_PAGE_CHARS)
-        .min(builtin::MAX_PAGE_CHARS) as usize;
-    let response = state
-        .fetch
-        .with_limits(Limits {
-            max_body_bytes: MAX_TOOL_RESPONSE_BYTES,
-            ..state.fetch.limits()
-        })
-        .fetch(OutboundRequest::get(url))
-        .await
-        .map_err(|e| ApiErrorResponse(e.to_api_error()))?;
-    if !response.status.is_success() {
-        return Ok(ToolResult::error(&format!(
-            "the page answered HTTP {}",
-            response.status.as_u16()
-        )));
-    }
-    let content_type = response
-        .headers
-        .get(axum::http::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_ascii_lowercase();
-    let text = if content_type.contains("html") || content_type.is_empty() {
-        html2text::from_read(&response.body[..], 100).unwrap_or_default()
-    } else if content_type.starts_with("text/") || content_type.contains("json") {
-        String::from_utf8_lossy(&response.body).into_owned()
-    } else {
-        return Ok(ToolResult::error(&format!(
-            "the page is not text ({content_type})"
-        )));
-    };
-    let mut result = ToolResult::text(text.trim());
-    if result.text.chars().count() > max {
-        result.text = result.text.chars().take(max).collect();
-        result.truncated = true;
-    }
-    Ok(result)
 }

@@ -11,19 +11,19 @@ use serde_json::{Value, json};
 
 use super::ApiErrorResponse;
 use crate::app::AppState;
-use crate::safe_fetch::SafeFetch;
+use hearth_core::url_policy::Target;
 
 /// A finished refusal; boxed because a `Response` is large next to the `Ok` values.
 pub(super) type Refusal = Box<Response>;
 
 /// A provider ready to call.
-pub(super) struct Resolved<'a> {
+pub(super) struct Resolved {
     /// Where and how.
     pub endpoint: Endpoint,
     /// The key, in plaintext, for this request only.
     pub key: Option<String>,
-    /// The client to call it with.
-    pub fetch: &'a SafeFetch,
+    /// Who configured it: the user, or the operator (private targets allowed).
+    pub target: Target,
 }
 
 /// Refuses a `provider` object that carries a secret in plaintext.
@@ -48,10 +48,7 @@ fn bad_request(message: &str) -> Refusal {
 }
 
 /// Resolves `provider` for one call.
-pub(super) fn resolve<'a>(
-    state: &'a AppState,
-    provider: &RelayProvider,
-) -> Result<Resolved<'a>, Refusal> {
+pub(super) fn resolve(state: &AppState, provider: &RelayProvider) -> Result<Resolved, Refusal> {
     if let Some(id) = &provider.server_provider_id {
         if provider.api_key.is_some() {
             return Err(bad_request(
@@ -70,7 +67,7 @@ pub(super) fn resolve<'a>(
                 compatible: configured.compatible,
             },
             key: configured.api_key.clone(),
-            fetch: &state.operator_fetch,
+            target: Target::OperatorConfigured,
         });
     }
     let key = match (&provider.api_key, &state.byok) {
@@ -104,7 +101,7 @@ pub(super) fn resolve<'a>(
             compatible: provider.compatible,
         },
         key,
-        fetch: &state.fetch,
+        target: Target::UserConfigured,
     })
 }
 

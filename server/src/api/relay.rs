@@ -50,6 +50,16 @@ pub(super) async fn relay(State(state): State<AppState>, ApiJson(raw): ApiJson<V
             .into_response();
         }
     };
+    if let Err(error) = relay.check_bounds() {
+        return ApiErrorResponse(
+            ApiError::new(
+                ErrorCode::BadRequest,
+                format!("Invalid request body: {error}"),
+            )
+            .with_details(json!({ "field": error.field, "problem": error.problem })),
+        )
+        .into_response();
+    }
     let resolved = match provider::resolve(&state, &relay.provider) {
         Ok(resolved) => resolved,
         Err(refusal) => return *refusal,
@@ -65,6 +75,7 @@ pub(super) async fn relay(State(state): State<AppState>, ApiJson(raw): ApiJson<V
         .map(|key| to_headers(auth_headers(protocol, key)))
         .unwrap_or_default();
     let outbound = OutboundRequest {
+        target: resolved.target,
         method: Method::POST,
         url: built.url,
         headers: to_headers(built.headers),
@@ -73,7 +84,7 @@ pub(super) async fn relay(State(state): State<AppState>, ApiJson(raw): ApiJson<V
             serde_json::to_vec(&built.body).unwrap_or_default(),
         )),
     };
-    let response = match resolved.fetch.open(outbound).await {
+    let response = match state.fetch.open(outbound).await {
         Ok(response) => response,
         Err(error) => return ApiErrorResponse(error.to_api_error()).into_response(),
     };

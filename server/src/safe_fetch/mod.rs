@@ -2,9 +2,13 @@
 //! plugins, MCP servers, manifests, document parsing). A second hand-rolled client is
 //! how one of them loses its check (DESIGN, principle 3).
 //!
-//! - Every URL, including every redirect target, passes [`UrlPolicy::check_url`].
-//! - DNS goes through [`resolver::PolicyResolver`]: every resolved address is checked and
-//!   the connection is made to a checked address. No proxy is used (a proxy would resolve
+//! - Every request names its [`Target`] (who chose the URL), and that decides the
+//!   policy: the user's and the operator's targets follow the deployment's rules, a URL a
+//!   model or remote data chose is public HTTPS only (`core::url_policy`).
+//! - Every URL, including every redirect target, passes [`UrlPolicy::check_url`] for that
+//!   target.
+//! - DNS goes through [`resolver::PolicyResolver`] (one HTTP client per target kind):
+//!   every resolved address is checked and the connection is made to a checked address. No proxy is used (a proxy would resolve
 //!   names itself, behind the policy's back).
 //! - Redirects are followed by hand, at most [`Limits::max_redirects`]; secret headers
 //!   are dropped when the origin changes; 301/302 turn POST into GET and 303 turns
@@ -19,7 +23,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures_util::StreamExt;
-use hearth_core::url_policy::{PolicyError, UrlPolicy};
+use hearth_core::url_policy::{Policies, PolicyError, Target, UrlPolicy};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, LOCATION};
 use reqwest::{Method, StatusCode, Url};
 
@@ -109,6 +113,8 @@ impl FetchError {
 /// A request to send.
 #[derive(Debug, Clone)]
 pub struct OutboundRequest {
+    /// Who chose the URL: decides the policy for it and every redirect.
+    pub target: Target,
     /// The method.
     pub method: Method,
     /// The URL (checked before sending).
@@ -122,9 +128,10 @@ pub struct OutboundRequest {
 }
 
 impl OutboundRequest {
-    /// A GET of `url`.
-    pub fn get(url: impl Into<String>) -> Self {
+    /// A GET of `url`, a URL that `target` chose.
+    pub fn get(target: Target, url: impl Into<String>) -> Self {
         Self {
+            target,
             method: Method::GET,
             url: url.into(),
             headers: Vec::new(),
@@ -147,40 +154,62 @@ pub struct OutboundResponse {
     pub body: Bytes,
 }
 
+/// One HTTP client per target kind, each resolving through its own policy.
+struct Clients {
+    user: reqwest::Client,
+    operator: reqwest::Client,
+    remote: reqwest::Client,
+}
+
 /// The outbound client.
 #[derive(Clone)]
 pub struct SafeFetch {
-    client: reqwest::Client,
-    policy: Arc<UrlPolicy>,
+    clients: Arc<Clients>,
+    policies: Arc<Policies>,
     limits: Limits,
 }
 
 impl SafeFetch {
-    /// A client enforcing `policy` with the system resolver.
-    pub fn new(policy: UrlPolicy, limits: Limits) -> Result<Self, FetchError> {
-        Self::with_lookup(policy, limits, Arc::new(SystemLookup))
+    /// A client enforcing `policies` with the system resolver.
+    pub fn new(policies: Policies, limits: Limits) -> Result<Self, FetchError> {
+        Self::with_lookup(policies, limits, Arc::new(SystemLookup))
     }
 
     /// A client with its own name lookup (tests play DNS with it).
     pub fn with_lookup(
-        policy: UrlPolicy,
+        policies: Policies,
         limits: Limits,
         lookup: Arc<dyn Lookup>,
     ) -> Result<Self, FetchError> {
-        let policy = Arc::new(policy);
-        let client = reqwest::Client::builder()
-            .no_proxy()
-            .redirect(reqwest::redirect::Policy::none())
-            .dns_resolver(Arc::new(PolicyResolver::new(Arc::clone(&policy), lookup)))
-            .connect_timeout(limits.timeout)
-            .user_agent(concat!("Hearth/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|e| FetchError::Unreachable(e.to_string()))?;
+        let build = |policy: &UrlPolicy| {
+            let resolver = PolicyResolver::new(Arc::new(policy.clone()), Arc::clone(&lookup));
+            reqwest::Client::builder()
+                .no_proxy()
+                .redirect(reqwest::redirect::Policy::none())
+                .dns_resolver(Arc::new(resolver))
+                .connect_timeout(limits.timeout)
+                .user_agent(concat!("Hearth/", env!("CARGO_PKG_VERSION")))
+                .build()
+                .map_err(|e| FetchError::Unreachable(e.to_string()))
+        };
+        let clients = Clients {
+            user: build(&policies.user)?,
+            operator: build(&policies.operator)?,
+            remote: build(&policies.remote)?,
+        };
         Ok(Self {
-            client,
-            policy,
+            clients: Arc::new(clients),
+            policies: Arc::new(policies),
             limits,
         })
+    }
+
+    fn client(&self, target: Target) -> &reqwest::Client {
+        match target {
+            Target::UserConfigured => &self.clients.user,
+            Target::OperatorConfigured => &self.clients.operator,
+            Target::RemoteChosen => &self.clients.remote,
+        }
     }
 
     /// The limits in force.
@@ -188,16 +217,20 @@ impl SafeFetch {
         self.limits
     }
 
-    /// The underlying HTTP client (the policy's resolver, no proxy, no automatic
-    /// redirects) for a protocol client that speaks HTTP itself, such as MCP's. Check the
-    /// URL with [`SafeFetch::check_url`] first; the resolver checks every address.
-    pub fn http_client(&self) -> reqwest::Client {
-        self.client.clone()
+    /// The underlying HTTP client for `target` (its policy's resolver, no proxy, no
+    /// automatic redirects) for a protocol client that speaks HTTP itself, such as MCP's.
+    /// Check the URL with [`SafeFetch::check_url`] first; the resolver checks every
+    /// address.
+    pub fn http_client(&self, target: Target) -> reqwest::Client {
+        self.client(target).clone()
     }
 
-    /// Checks a URL's text against the policy.
-    pub fn check_url(&self, url: &str) -> Result<Url, FetchError> {
-        self.policy.check_url(url).map_err(FetchError::UrlBlocked)
+    /// Checks a URL's text against the policy for `target`.
+    pub fn check_url(&self, target: Target, url: &str) -> Result<Url, FetchError> {
+        self.policies
+            .for_target(target)
+            .check_url(url)
+            .map_err(FetchError::UrlBlocked)
     }
 
     /// The same client (and policy) with other limits, for one kind of exchange.
@@ -241,8 +274,10 @@ impl SafeFetch {
     }
 
     async fn follow(&self, request: OutboundRequest) -> Result<reqwest::Response, FetchError> {
-        let mut url = self
-            .policy
+        let target = request.target;
+        let policy = self.policies.for_target(target);
+        let client = self.client(target);
+        let mut url = policy
             .check_url(&request.url)
             .map_err(FetchError::UrlBlocked)?;
         let origin = url.origin();
@@ -250,7 +285,7 @@ impl SafeFetch {
         let mut body = request.body.clone();
         let mut redirects = 0;
         loop {
-            let mut builder = self.client.request(method.clone(), url.clone());
+            let mut builder = client.request(method.clone(), url.clone());
             for (name, value) in &request.headers {
                 builder = builder.header(name, value);
             }
@@ -275,8 +310,7 @@ impl SafeFetch {
                     .and_then(|v| v.to_str().ok())
                     .and_then(|location| url.join(location).ok())
                     .ok_or(FetchError::BadRedirect)?;
-                url = self
-                    .policy
+                url = policy
                     .check_url(location.as_str())
                     .map_err(FetchError::UrlBlocked)?;
                 let to_get = match status {
