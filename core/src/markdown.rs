@@ -10,7 +10,15 @@
 //!   loading it by itself would let a prompt-injected reply leak data through the URL;
 //! - math becomes MathML (pulldown-latex) with its `style` attributes removed, because
 //!   the CSP forbids inline styles;
-//! - every text run and attribute is escaped by pulldown-cmark's writer or ours.
+//! - every text run and attribute is escaped by pulldown-cmark's writer or ours;
+//! - every id it writes (footnotes) starts with [`ID_PREFIX`] and is made of `[a-z0-9_-]`,
+//!   so a label such as `[^cookie]` cannot clobber `document.cookie`.
+//!
+//! Output is bounded as well as input, because a few bytes can ask for a lot (the TeX
+//! macro `\def\a{\a\a}\a` made pulldown-latex quote 47 KB of expansion in its error): a
+//! formula gets at most [`math_budget`] bytes, a highlighted code block
+//! [`MAX_CODE_BYTES`], a whole render [`MAX_HTML_BYTES`]. What does not fit is shown as
+//! an error element of class [`ERROR_CLASS`], with its (bounded) source as text.
 //!
 //! [`StableSplitter`] finds where the finished blocks of a streaming reply end, so they
 //! render once and only the open tail re-renders; an unclosed code fence is part of the
@@ -20,7 +28,10 @@
 //! escapes every character it writes, like the rest of this module.
 
 pub mod highlight;
+mod math;
 mod mathml;
+
+pub use math::math_budget;
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 use pulldown_cmark_escape::{escape_href, escape_html};
@@ -31,6 +42,30 @@ use crate::safe_url::{is_safe_image_src, is_safe_link_href};
 /// than freezing the page.
 pub const MAX_SOURCE_BYTES: usize = 4 * 1024 * 1024;
 
+/// The most HTML one render writes, besides the closing error element and the
+/// truncation marker (which add under 1 KiB). Twice the source limit: prose renders at
+/// about its own size, so only amplified output (markup-dense text, formulas, highlighted
+/// code) reaches it. The blocks from the one that would cross it on are replaced by an
+/// error and as much of their text, escaped, as still fits.
+pub const MAX_HTML_BYTES: usize = 2 * MAX_SOURCE_BYTES;
+
+/// The most MathML one formula may write, however long its source.
+pub const MAX_MATH_BYTES: usize = 64 * 1024;
+
+/// The most HTML one highlighted code block may write; a block whose highlighting would
+/// be larger is shown as escaped text without highlighting (at most six bytes per byte).
+pub const MAX_CODE_BYTES: usize = 1024 * 1024;
+
+/// How much of a formula's source an error element quotes.
+const MAX_QUOTED_BYTES: usize = 256;
+
+/// The prefix of every element id the renderer writes (footnotes are `hearth-fn-…`).
+pub const ID_PREFIX: &str = "hearth-";
+
+/// The class of the element shown in place of what was not rendered (too large, or it
+/// made the renderer fail).
+pub const ERROR_CLASS: &str = "render-error";
+
 /// Text the renderer writes itself, already translated.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Labels {
@@ -38,6 +73,10 @@ pub struct Labels {
     pub copy_code: String,
     /// The label of a code block without a language.
     pub plain_text: String,
+    /// The error shown in place of a formula or the rest of a message that is too large.
+    pub too_large: String,
+    /// The error shown above a message the renderer failed on, which follows as plain text.
+    pub render_failed: String,
 }
 
 impl Default for Labels {
@@ -45,6 +84,8 @@ impl Default for Labels {
         Self {
             copy_code: "Copy code".into(),
             plain_text: "text".into(),
+            too_large: "Too large to display".into(),
+            render_failed: "This could not be formatted; it is shown as plain text.".into(),
         }
     }
 }
@@ -82,23 +123,161 @@ fn language(info: &str) -> String {
         .collect()
 }
 
-/// Renders `latex` to MathML without inline styles.
-fn math(latex: &str, display: bool) -> String {
-    let storage = pulldown_latex::Storage::new();
-    let parser = pulldown_latex::Parser::new(latex, &storage);
-    let config = pulldown_latex::RenderConfig {
-        display_mode: if display {
-            pulldown_latex::config::DisplayMode::Block
-        } else {
-            pulldown_latex::config::DisplayMode::Inline
-        },
-        ..Default::default()
-    };
-    let mut mathml = String::new();
-    if pulldown_latex::push_mathml(&mut mathml, parser, config).is_err() {
-        return format!("<code class=\"math-error\">{}</code>", escaped(latex));
+/// `text` cut to at most `max` bytes (on a character boundary), and whether it was cut.
+fn prefix(text: &str, max: usize) -> (&str, bool) {
+    if text.len() <= max {
+        return (text, false);
     }
-    mathml::sanitize(&mathml).replace("<merror", "<merror class=\"math-error\"")
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    (&text[..end], true)
+}
+
+/// An inline error element: `message`, then the start of `source` as code.
+fn inline_error(message: &str, source: &str) -> String {
+    let (quoted, cut) = prefix(source, MAX_QUOTED_BYTES);
+    format!(
+        "<span class=\"{ERROR_CLASS}\">{} <code>{}{}</code></span>",
+        escaped(message),
+        escaped(quoted),
+        if cut { "…" } else { "" }
+    )
+}
+
+/// An error element saying `message`, followed by `text` as escaped plain text, of which
+/// at most `room` bytes of HTML are written (the rest is cut, with a marker).
+fn block_error(message: &str, text: &str, room: usize) -> String {
+    // Escaping writes at most six bytes for one (`"` → `&quot;`).
+    let (shown, cut) = prefix(text, room / 6);
+    let mut out = format!(
+        "<div class=\"{ERROR_CLASS}\" role=\"note\">{}</div>",
+        escaped(message)
+    );
+    if !shown.is_empty() {
+        out.push_str("<div class=\"md-plain\">");
+        out.push_str(&escaped(shown));
+        out.push_str(if cut { "…</div>" } else { "</div>" });
+    }
+    out
+}
+
+/// What the page shows for `text` when rendering it failed (the render worker crashed on
+/// it): an error, then the text (up to [`MAX_SOURCE_BYTES`]) as escaped plain text. Safe
+/// to assign with `inner_html`.
+pub fn render_failed(text: &str, labels: &Labels) -> String {
+    block_error(&labels.render_failed, text, 6 * MAX_SOURCE_BYTES)
+}
+
+/// The HTML budget of one message rendered in pieces (the finished blocks of a streaming
+/// reply are rendered one by one): [`MAX_HTML_BYTES`] in all, as if rendered at once.
+#[derive(Debug, Default, Clone)]
+pub struct MessageBudget {
+    used: usize,
+    spent: bool,
+}
+
+impl MessageBudget {
+    /// What to show for the piece `source`, rendered as `html`: `html` itself while it
+    /// fits; for the first piece that does not, an error followed by as much of `source`
+    /// as still fits, as escaped text; after that `None`, for plain text.
+    pub fn admit(&mut self, html: String, source: &str, labels: &Labels) -> Option<String> {
+        if self.spent {
+            return None;
+        }
+        if self.used + html.len() <= MAX_HTML_BYTES {
+            self.used += html.len();
+            return Some(html);
+        }
+        self.spent = true;
+        Some(block_error(
+            &labels.too_large,
+            source,
+            MAX_HTML_BYTES - self.used,
+        ))
+    }
+}
+
+/// The id of footnote `label`: [`ID_PREFIX`] and `fn-`, then the label (lowercased and
+/// with runs of white space as one space, as labels match) with every byte outside
+/// `[a-z0-9-]` written as `_` and two hex digits, so distinct labels keep distinct ids.
+fn footnote_id(label: &str) -> String {
+    let mut id = format!("{ID_PREFIX}fn-");
+    let normal = label
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase();
+    for byte in normal.bytes() {
+        if byte.is_ascii_lowercase() || byte.is_ascii_digit() || byte == b'-' {
+            id.push(byte as char);
+        } else {
+            id.push_str(&format!("_{byte:02x}"));
+        }
+    }
+    id
+}
+
+/// At least the bytes pulldown-cmark's writer escapes `text` to.
+fn escaped_len(text: &str) -> usize {
+    let special = text
+        .bytes()
+        .filter(|b| matches!(b, b'<' | b'>' | b'&' | b'"' | b'\''))
+        .count();
+    text.len() + 5 * special
+}
+
+/// At least the bytes of HTML pulldown-cmark's writer writes for `event`, as it reaches
+/// the writer (links, images, code blocks and math are `Html` by then), newlines
+/// included. `render` checks in debug builds (so in the fuzz target) that it is a bound.
+fn html_cost(event: &Event) -> usize {
+    match event {
+        Event::Html(html) => html.len(),
+        Event::Text(text) => escaped_len(text),
+        Event::Code(text) => 16 + escaped_len(text),
+        // `<sup class="footnote-reference"><a href="#…">12</a></sup>`
+        Event::FootnoteReference(name) => 80 + escaped_len(name),
+        // `<div class="footnote-definition" id="…"><sup class="footnote-definition-label">…`
+        Event::Start(Tag::FootnoteDefinition(name)) => 112 + escaped_len(name),
+        Event::SoftBreak | Event::HardBreak | Event::Rule => 8,
+        // `</strong>`, `\n<li>`, `</p>\n`
+        Event::Start(
+            Tag::Paragraph
+            | Tag::Emphasis
+            | Tag::Strong
+            | Tag::Strikethrough
+            | Tag::Superscript
+            | Tag::Subscript
+            | Tag::Item,
+        )
+        | Event::End(
+            TagEnd::Paragraph
+            | TagEnd::Emphasis
+            | TagEnd::Strong
+            | TagEnd::Strikethrough
+            | TagEnd::Superscript
+            | TagEnd::Subscript
+            | TagEnd::Item,
+        ) => 16,
+        // `<th style="text-align: center">`, `</tr></thead><tbody>\n`
+        Event::Start(Tag::TableHead | Tag::TableRow | Tag::TableCell)
+        | Event::End(TagEnd::TableHead | TagEnd::TableRow | TagEnd::TableCell) => 32,
+        // `<input disabled="" type="checkbox" checked=""/>\n`, `<ol start="…">`,
+        // `<blockquote class="markdown-alert-important">`
+        _ => 64,
+    }
+}
+
+/// Where a render may be cut: before a top-level block.
+#[derive(Debug, Clone, Copy, Default)]
+struct Cut {
+    /// Output events before the block.
+    events: usize,
+    /// Their [`html_cost`].
+    cost: usize,
+    /// Where the block starts in the source.
+    offset: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,7 +290,8 @@ enum Open {
     Image,
 }
 
-/// Renders Markdown to sanitised HTML.
+/// Renders Markdown to sanitised HTML of at most [`MAX_HTML_BYTES`] (plus under 1 KiB of
+/// error element and truncation marker).
 pub fn render(source: &str, labels: &Labels) -> String {
     let (source, cut) = if source.len() > MAX_SOURCE_BYTES {
         let mut end = MAX_SOURCE_BYTES;
@@ -128,7 +308,35 @@ pub fn render(source: &str, labels: &Labels) -> String {
     // The language and text of the open code block: its text may arrive in several
     // events, and a string or comment may span them, so it is highlighted at its end.
     let mut code: Option<(String, String)> = None;
-    for event in Parser::new_ext(source, options()) {
+    // The output is costed as it grows (the events of the previous source event at the
+    // top of each turn); once over budget, it is cut before the block that crossed it.
+    let mut costed = 0;
+    let mut cost = 0;
+    let mut depth = 0usize;
+    let mut last_cut = Cut::default();
+    let mut over: Option<Cut> = None;
+    let mut parser = Parser::new_ext(source, options()).into_offset_iter();
+    loop {
+        let next = parser.next();
+        cost += events[costed..].iter().map(html_cost).sum::<usize>();
+        costed = events.len();
+        if cost > MAX_HTML_BYTES {
+            over = Some(last_cut);
+            break;
+        }
+        let Some((event, range)) = next else { break };
+        if depth == 0 {
+            last_cut = Cut {
+                events: events.len(),
+                cost,
+                offset: range.start,
+            };
+        }
+        match &event {
+            Event::Start(_) => depth += 1,
+            Event::End(_) => depth = depth.saturating_sub(1),
+            _ => {}
+        }
         if let (Some((_, buffer)), Event::Text(text)) = (code.as_mut(), &event) {
             buffer.push_str(text);
             continue;
@@ -224,12 +432,25 @@ pub fn render(source: &str, labels: &Labels) -> String {
             }
             Event::End(TagEnd::CodeBlock) => {
                 let (lang, text) = code.take().unwrap_or_default();
-                let mut html = highlight::highlight(&lang, &text);
+                let mut html = highlight::highlight_within(&lang, &text, MAX_CODE_BYTES)
+                    .unwrap_or_else(|| escaped(&text));
                 html.push_str("</code></pre></div>");
                 events.push(Event::Html(html.into()));
             }
-            Event::InlineMath(latex) => events.push(Event::Html(math(&latex, false).into())),
-            Event::DisplayMath(latex) => events.push(Event::Html(math(&latex, true).into())),
+            Event::InlineMath(latex) => {
+                events.push(Event::Html(math::render(&latex, false, labels).into()));
+            }
+            Event::DisplayMath(latex) => {
+                events.push(Event::Html(math::render(&latex, true, labels).into()));
+            }
+            Event::FootnoteReference(label) => {
+                events.push(Event::FootnoteReference(footnote_id(&label).into()));
+            }
+            Event::Start(Tag::FootnoteDefinition(label)) => {
+                events.push(Event::Start(Tag::FootnoteDefinition(
+                    footnote_id(&label).into(),
+                )));
+            }
             Event::Start(Tag::Heading { level, .. }) => {
                 // Drop ids and classes a source could set.
                 events.push(Event::Start(Tag::Heading {
@@ -242,9 +463,21 @@ pub fn render(source: &str, labels: &Labels) -> String {
             other => events.push(other),
         }
     }
+    if let Some(at) = over {
+        events.truncate(at.events);
+        cost = at.cost;
+    }
     // An unclosed code fence at the end of a streaming reply is closed by the parser.
     let mut html = String::with_capacity(source.len() * 3 / 2);
     pulldown_cmark::html::push_html(&mut html, events.into_iter());
+    debug_assert!(html.len() <= cost, "{} > {cost} for {source:?}", html.len());
+    if let Some(at) = over {
+        html.push_str(&block_error(
+            &labels.too_large,
+            &source[at.offset..],
+            MAX_HTML_BYTES.saturating_sub(at.cost),
+        ));
+    }
     if cut {
         html.push_str("<p class=\"md-truncated\">…</p>");
     }
@@ -497,6 +730,224 @@ mod tests {
         let big = "a".repeat(MAX_SOURCE_BYTES + 10);
         let out = html(&big);
         assert!(out.ends_with("<p class=\"md-truncated\">…</p>"));
+    }
+
+    /// Every `name="value"` attribute inside the tags of `html` (text is escaped, so every
+    /// `<` starts a tag).
+    fn attributes(html: &str) -> Vec<(String, String)> {
+        let mut found = Vec::new();
+        for tag in html.split('<').skip(1) {
+            let tag = &tag[..tag.find('>').unwrap_or(tag.len())];
+            let mut rest = tag;
+            while let Some(eq) = rest.find("=\"") {
+                let name = rest[..eq].rsplit(' ').next().unwrap_or_default();
+                let value = &rest[eq + 2..];
+                let end = value.find('"').unwrap_or(value.len());
+                found.push((name.to_string(), value[..end].to_string()));
+                rest = &value[(end + 1).min(value.len())..];
+            }
+        }
+        found
+    }
+
+    const BOMB: &str = "$\\def\\a{\\a\\a}\\a$";
+
+    #[test]
+    fn macro_bombs_render_within_a_bound_and_show_errors() {
+        // Each formula used to quote ~47 KB of macro expansion in its parse error.
+        let source = format!("{BOMB} ").repeat(500);
+        let started = std::time::Instant::now();
+        let out = html(&source);
+        let elapsed = started.elapsed();
+        assert_eq!(out.matches(ERROR_CLASS).count(), 500, "{}", &out[..2000]);
+        assert!(
+            out.len() <= 500 * math_budget(BOMB.len()),
+            "{} bytes from {}",
+            out.len(),
+            source.len()
+        );
+        assert!(elapsed < std::time::Duration::from_secs(10), "{elapsed:?}");
+        // The error quotes the source, not the expansion.
+        assert!(
+            out.contains("<code>\\def\\a{\\a\\a}\\a</code>"),
+            "{}",
+            &out[..500]
+        );
+
+        // A macro whose expansion parses writes valid MathML, 2^12 identifiers of it.
+        let nested = format!(
+            "${}x{}$",
+            "\\def\\b#1{#1#1}".to_string() + &"\\b{".repeat(12),
+            "}".repeat(12)
+        );
+        let out = html(&nested);
+        assert!(out.len() <= math_budget(nested.len()) + 64, "{}", out.len());
+        assert!(out.contains(ERROR_CLASS), "{out}");
+        assert!(!out.contains("<math"), "{out}");
+    }
+
+    #[test]
+    fn math_errors_show_one_short_line() {
+        let out = html("$\\frac{1}{2} + \\nosuchcommand + x$");
+        let error = &out[out.find("<mtext>").unwrap()..out.find("</mtext>").unwrap()];
+        assert!(error.len() <= math::MAX_MATH_ERROR_BYTES + 7, "{error}");
+        assert!(!error.contains('\n'), "{error}");
+        // The rest of the formula still renders.
+        assert!(
+            out.contains("<mfrac>") && out.contains("<mi>x</mi>"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn a_render_is_cut_at_the_output_bound() {
+        // Each `<` is escaped to four bytes: 3 MiB of them would be 12 MiB of HTML.
+        let block = format!("{}\n\n", "<".repeat(1022));
+        let source = block.repeat(3 * 1024);
+        let out = html(&source);
+        assert!(
+            out.len() <= MAX_HTML_BYTES + 1024,
+            "{} bytes from {}",
+            out.len(),
+            source.len()
+        );
+        let error = out.find(ERROR_CLASS).expect("an error marks the cut");
+        assert!(
+            out[..error].ends_with("</p>\n<div class=\""),
+            "cut between blocks"
+        );
+        assert!(
+            out[error..].contains("<div class=\"md-plain\">&lt;&lt;"),
+            "the rest is text"
+        );
+        assert!(out.ends_with("…</div>"));
+        assert_eq!(out.matches(ERROR_CLASS).count(), 1);
+    }
+
+    #[test]
+    fn many_small_tags_stay_within_the_bound() {
+        let source = "*a* `b` [^x] ".repeat(200_000) + "\n\n[^x]: y\n";
+        let out = html(&source);
+        assert!(out.len() <= MAX_HTML_BYTES + 1024, "{}", out.len());
+    }
+
+    #[test]
+    fn large_code_blocks_are_not_highlighted() {
+        // JSON numbers are 15 bytes of HTML per digit when highlighted.
+        let code = "1,".repeat(600_000);
+        let out = html(&format!("```json\n{code}\n```\n"));
+        assert!(!out.contains("tok-"), "not highlighted");
+        assert!(out.contains(&code), "but all there");
+        assert!(out.len() < code.len() + 1024, "{}", out.len());
+        assert!(highlight::highlight_within("json", &code, MAX_CODE_BYTES).is_none());
+        assert!(highlight::highlight_within("json", "[1, 2]", MAX_CODE_BYTES).is_some());
+        // A small block still is.
+        assert!(html("```json\n[1, 2]\n```\n").contains("tok-num"));
+    }
+
+    #[test]
+    fn pieces_of_a_message_share_one_budget() {
+        let labels = Labels::default();
+        let mut budget = MessageBudget::default();
+        let piece = "x".repeat(MAX_HTML_BYTES / 3 - 1000);
+        for _ in 0..3 {
+            assert_eq!(
+                budget.admit(piece.clone(), "src", &labels),
+                Some(piece.clone())
+            );
+        }
+        let over = budget.admit(piece.clone(), "<src>", &labels).unwrap();
+        assert!(
+            over.contains(ERROR_CLASS) && over.contains("&lt;src&gt;"),
+            "{over}"
+        );
+        assert!(over.len() < 1024);
+        assert_eq!(budget.admit("<p>y</p>".into(), "y", &labels), None);
+    }
+
+    #[test]
+    fn a_failed_render_shows_an_error_and_the_text() {
+        let out = render_failed("**a** <script>x</script>", &Labels::default());
+        assert!(
+            out.starts_with("<div class=\"render-error\" role=\"note\">"),
+            "{out}"
+        );
+        assert!(
+            out.contains("**a** &lt;script&gt;x&lt;/script&gt;"),
+            "{out}"
+        );
+        assert!(!out.contains("<script"), "{out}");
+    }
+
+    #[test]
+    fn every_id_is_prefixed_and_plain() {
+        for label in [
+            "__proto__",
+            "cookie",
+            "location",
+            "a\"b",
+            "x' onmouseover='y",
+            "a b",
+            "ünïcödé",
+            "<script>",
+            "1",
+            "getElementById",
+        ] {
+            let source =
+                format!("Text[^{label}] again[^{label}].\n\n[^{label}]: The note.\n\n# Heading\n");
+            let out = html(&source);
+            let attributes = attributes(&out);
+            let mut ids = Vec::new();
+            let mut targets = Vec::new();
+            for (name, value) in &attributes {
+                match name.as_str() {
+                    "id" | "name" => ids.push(value.clone()),
+                    "href" => targets.push(value.trim_start_matches('#').to_string()),
+                    _ => {}
+                }
+            }
+            assert_eq!(ids.len(), 1, "{label:?}: {out}");
+            assert_eq!(targets.len(), 2, "{label:?}: {out}");
+            for id in ids.iter().chain(&targets) {
+                assert!(id.starts_with("hearth-fn-"), "{label:?} → {id:?}: {out}");
+                assert!(
+                    id.bytes().all(|b| b.is_ascii_lowercase()
+                        || b.is_ascii_digit()
+                        || b"-_".contains(&b)),
+                    "{label:?} → {id:?}"
+                );
+            }
+            assert!(
+                targets.iter().all(|t| *t == ids[0]),
+                "links reach the note: {out}"
+            );
+        }
+        // Labels match whatever their case, and so do their ids; distinct labels differ.
+        let out = html("a[^Cookie] b[^a_b] c[^a-b]\n\n[^cookie]: x\n\n[^a_b]: y\n\n[^a-b]: z\n");
+        let values: Vec<String> = attributes(&out).into_iter().map(|(_, v)| v).collect();
+        assert!(values.contains(&"#hearth-fn-cookie".to_string()), "{out}");
+        assert!(values.contains(&"hearth-fn-cookie".to_string()), "{out}");
+        assert!(values.contains(&"hearth-fn-a_5fb".to_string()), "{out}");
+        assert!(values.contains(&"hearth-fn-a-b".to_string()), "{out}");
+    }
+
+    #[test]
+    fn math_keeps_its_spacing() {
+        for (source, space) in [
+            ("$a\\,b$", "<mspace width=\"0.16666667em\"/>"),
+            ("$a\\quad b$", "<mspace width=\"1em\"/>"),
+            (
+                "$\\sin x$",
+                "<mi>sin</mi><mo>\u{2061}</mo><mspace width=\"0.1667em\"/>",
+            ),
+            ("$\\log x$", "<mspace width=\"0.1667em\"/>"),
+            ("$\\lim_{n} a_n$", "<mspace width=\"0.1667em\"/>"),
+            ("$a\\!b$", "<mspace width=\"-0.16666667em\"/>"),
+        ] {
+            let out = html(source);
+            assert!(out.contains(space), "{source} → {out}");
+            assert!(!out.contains("&lt;"), "{source} → {out}");
+        }
     }
 
     fn stable_after_each_line(text: &str) -> usize {

@@ -164,6 +164,8 @@ keys! {
     MessagePlainText => "message.plain_text",
     MessageReasoning => "message.reasoning",
     MessageRegenerate => "message.regenerate",
+    MessageRenderFailed => "message.render_failed",
+    MessageRenderTooLarge => "message.render_too_large",
     MessageRetry => "message.retry",
     MessageStopped => "message.stopped",
     MessageYou => "message.you",

@@ -1,30 +1,47 @@
 //! The page's side of the render worker. The worker starts on the first request, from
 //! `hearth-render_loader.js` in the build's content-hashed directory, which
 //! `scripts/build-app-wasm.sh` names in `<meta name="hearth-app-dir">`. Answers are
-//! matched to requests by id. If the worker cannot start or dies, every pending and later request is answered
-//! with `None` and callers show the text as plain text: never unsanitised HTML.
+//! matched to requests by id.
+//!
+//! A worker that dies (its `error` event, a panic it reports, or no answer for
+//! [`TIMEOUT`] while it has work) is terminated and replaced, and every pending request
+//! is posted again; [`super::supervisor`] decides which request is to blame and when to
+//! stop retrying. A request that brought down two workers is answered with an error and
+//! its text (`markdown::render_failed`); only if no worker can start at all are requests
+//! answered with `None`, and callers show the text as plain text: never unsanitised HTML.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::time::Duration;
 
-use hearth_core::markdown::Labels;
+use hearth_core::markdown::{Labels, render_failed};
 use js_sys::{Object, Reflect};
+use leptos::prelude::set_timeout;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::{MessageEvent, Worker};
 
+use super::supervisor::{Recovery, Supervisor};
+
+/// How long a busy worker may go without answering before it is taken as hung. A whole
+/// 4 MiB message renders in a second or two.
+pub const TIMEOUT: Duration = Duration::from_secs(15);
+
 type Callback = Box<dyn FnOnce(Option<String>)>;
+
+/// A request and who waits for it.
+struct Pending {
+    /// `{id, text, copy, plain, large}`, posted again to a replacement worker.
+    request: Object,
+    done: Callback,
+    labels: Labels,
+}
 
 #[derive(Default)]
 struct State {
     worker: Option<Worker>,
-    /// The worker said it is listening (requests posted earlier would be lost).
-    ready: bool,
-    /// Requests waiting for `ready`.
-    waiting: Vec<Object>,
-    failed: bool,
-    next_id: u32,
-    pending: HashMap<u32, Callback>,
+    supervisor: Supervisor<Pending>,
+    /// A watchdog timer is set.
+    watching: bool,
 }
 
 thread_local! {
@@ -41,68 +58,125 @@ fn worker_url() -> Option<String> {
     Some(format!("{dir}/hearth-render_loader.js"))
 }
 
-/// Answers every pending request with `None` and refuses later ones.
-fn fail_all() {
-    let pending: Vec<Callback> = STATE.with(|state| {
+fn get(data: &JsValue, name: &str) -> Option<JsValue> {
+    Reflect::get(data, &JsValue::from_str(name)).ok()
+}
+
+/// Answers what a failure left: errors for the requests to blame, nothing for those
+/// abandoned. Called outside the state's borrow (callbacks may render again).
+fn answer(recovery: Recovery<Pending>) {
+    for pending in recovery.failed {
+        let text = get(&pending.request, "text")
+            .and_then(|text| text.as_string())
+            .unwrap_or_default();
+        (pending.done)(Some(render_failed(&text, &pending.labels)));
+    }
+    for pending in recovery.abandoned {
+        (pending.done)(None);
+    }
+}
+
+/// Worker `epoch` failed (`culprit`: the request it reported panicking on): replaces it.
+fn on_failure(epoch: u32, culprit: Option<u64>, detail: &JsValue) {
+    let recovery = STATE.with(|state| {
         let mut state = state.borrow_mut();
-        state.failed = true;
+        let mut recovery = state.supervisor.failed(epoch, culprit)?;
+        web_sys::console::warn_2(&"Markdown renderer failed; restarting it:".into(), detail);
         if let Some(worker) = state.worker.take() {
             worker.terminate();
         }
-        state
-            .pending
-            .drain()
-            .map(|(_, callback)| callback)
-            .collect()
+        if recovery.restart {
+            start(&mut state, &mut recovery);
+        }
+        Some(recovery)
     });
-    for callback in pending {
-        callback(None);
+    if let Some(recovery) = recovery {
+        answer(recovery);
     }
 }
 
-fn on_answer(event: MessageEvent) {
+/// Starts the current worker, or turns rendering off when none can be built (adding the
+/// pending requests to `recovery.abandoned`).
+fn start(state: &mut State, recovery: &mut Recovery<Pending>) {
+    match start_worker(state.supervisor.epoch()) {
+        Some(worker) => state.worker = Some(worker),
+        None => recovery.abandoned.extend(state.supervisor.disable()),
+    }
+}
+
+fn on_message(epoch: u32, event: MessageEvent) {
     let data = event.data();
-    if Reflect::get(&data, &JsValue::from_str("ready"))
-        .ok()
-        .and_then(|v| v.as_bool())
-        == Some(true)
-    {
-        STATE.with(|state| {
+    let flag = |name| get(&data, name).and_then(|v| v.as_bool()) == Some(true);
+    let id = get(&data, "id").and_then(|v| v.as_f64()).map(|v| v as u64);
+    if flag("ready") {
+        let watch = STATE.with(|state| {
             let mut state = state.borrow_mut();
-            state.ready = true;
-            let waiting = std::mem::take(&mut state.waiting);
+            let state = &mut *state;
             if let Some(worker) = &state.worker {
-                for request in waiting {
-                    let _ = worker.post_message(&request);
+                for pending in state.supervisor.ready(epoch) {
+                    let _ = worker.post_message(&pending.request);
                 }
             }
+            state.supervisor.busy()
         });
+        if watch {
+            watch_for_hangs();
+        }
         return;
     }
-    let id = Reflect::get(&data, &JsValue::from_str("id"))
-        .ok()
-        .and_then(|v| v.as_f64())
-        .map(|v| v as u32);
-    let html = Reflect::get(&data, &JsValue::from_str("html"))
-        .ok()
-        .and_then(|v| v.as_string());
+    if flag("panic") {
+        on_failure(epoch, id, &"panic".into());
+        return;
+    }
+    let html = get(&data, "html").and_then(|v| v.as_string());
     let Some(id) = id else { return };
-    let callback = STATE.with(|state| state.borrow_mut().pending.remove(&id));
-    if let Some(callback) = callback {
-        callback(html);
+    let pending = STATE.with(|state| state.borrow_mut().supervisor.answered(id));
+    if let Some(pending) = pending {
+        (pending.done)(html);
     }
 }
 
-fn start_worker() -> Option<Worker> {
+/// Sets the watchdog unless it is set: when the worker is busy and has not answered
+/// anything for [`TIMEOUT`], it is replaced.
+fn watch_for_hangs() {
+    let progress = STATE.with(|state| {
+        let mut state = state.borrow_mut();
+        if state.watching {
+            return None;
+        }
+        state.watching = true;
+        Some(state.supervisor.progress())
+    });
+    let Some(progress) = progress else { return };
+    set_timeout(
+        move || {
+            let (busy, now) = STATE.with(|state| {
+                let mut state = state.borrow_mut();
+                state.watching = false;
+                (state.supervisor.busy(), state.supervisor.progress())
+            });
+            if !busy {
+                return;
+            }
+            if now == progress {
+                on_failure(progress.0, None, &"no answer in time".into());
+            } else {
+                watch_for_hangs();
+            }
+        },
+        TIMEOUT,
+    );
+}
+
+fn start_worker(epoch: u32) -> Option<Worker> {
     let worker = Worker::new(&worker_url()?).ok()?;
-    let on_message = Closure::<dyn Fn(MessageEvent)>::new(on_answer);
-    worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-    on_message.forget();
-    let on_error = Closure::<dyn Fn(web_sys::Event)>::new(|event: web_sys::Event| {
-        // Said once, in the console: replies then show as plain text, which is safe.
-        let detail = Reflect::get(&event, &JsValue::from_str("message")).unwrap_or_default();
-        web_sys::console::warn_2(&"Markdown renderer stopped:".into(), &detail);
-        fail_all();
+    let on_answer =
+        Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| on_message(epoch, event));
+    worker.set_onmessage(Some(on_answer.as_ref().unchecked_ref()));
+    on_answer.forget();
+    let on_error = Closure::<dyn Fn(web_sys::Event)>::new(move |event: web_sys::Event| {
+        let detail = get(&event, "message").unwrap_or_default();
+        on_failure(epoch, None, &detail);
     });
     worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
     on_error.forget();
@@ -112,42 +186,48 @@ fn start_worker() -> Option<Worker> {
 /// Renders `text` in the worker and calls `done` with the sanitised HTML, or with `None`
 /// when the renderer is unavailable. `done` is always called, at most once.
 pub fn render(text: &str, labels: &Labels, done: impl FnOnce(Option<String>) + 'static) {
-    let sent = STATE.with(|state| {
+    let request = Object::new();
+    let _ = Reflect::set(&request, &"text".into(), &JsValue::from_str(text));
+    let _ = Reflect::set(&request, &"copy".into(), &labels.copy_code.as_str().into());
+    let _ = Reflect::set(
+        &request,
+        &"plain".into(),
+        &labels.plain_text.as_str().into(),
+    );
+    let _ = Reflect::set(&request, &"large".into(), &labels.too_large.as_str().into());
+    let pending = Pending {
+        request: request.clone(),
+        done: Box::new(done),
+        labels: labels.clone(),
+    };
+    // `Ok(true)`: posted; `Err`: to answer now (rendering is off).
+    let outcome = STATE.with(|state| {
         let mut state = state.borrow_mut();
-        if state.failed {
-            return None;
-        }
+        let (id, post_now) = match state.supervisor.submit(pending) {
+            Ok(sent) => sent,
+            Err(pending) => {
+                return Err(Recovery {
+                    abandoned: vec![pending],
+                    ..Recovery::default()
+                });
+            }
+        };
+        let _ = Reflect::set(&request, &"id".into(), &JsValue::from_f64(id as f64));
         if state.worker.is_none() {
-            match start_worker() {
-                Some(worker) => state.worker = Some(worker),
-                None => {
-                    state.failed = true;
-                    return None;
-                }
+            let mut recovery = Recovery::default();
+            start(&mut state, &mut recovery);
+            if !recovery.abandoned.is_empty() {
+                return Err(recovery);
             }
         }
-        state.next_id = state.next_id.wrapping_add(1);
-        let id = state.next_id;
-        let request = Object::new();
-        let _ = Reflect::set(&request, &"id".into(), &JsValue::from(id));
-        let _ = Reflect::set(&request, &"text".into(), &JsValue::from_str(text));
-        let _ = Reflect::set(&request, &"copy".into(), &labels.copy_code.as_str().into());
-        let _ = Reflect::set(
-            &request,
-            &"plain".into(),
-            &labels.plain_text.as_str().into(),
-        );
-        if state.ready {
-            state.worker.as_ref()?.post_message(&request).ok()?;
-        } else {
-            state.waiting.push(request);
+        match &state.worker {
+            Some(worker) if post_now => Ok(worker.post_message(&request).is_ok()),
+            _ => Ok(false),
         }
-        Some(id)
     });
-    match sent {
-        Some(id) => STATE.with(|state| {
-            state.borrow_mut().pending.insert(id, Box::new(done));
-        }),
-        None => done(None),
+    match outcome {
+        Ok(true) => watch_for_hangs(),
+        Ok(false) => {}
+        Err(recovery) => answer(recovery),
     }
 }

@@ -4,10 +4,13 @@
 //! path) running in a dedicated Web Worker, so it costs nothing on the first load and
 //! never blocks the page while a reply streams.
 //!
-//! - [`client`]: the page's side: starts the worker on first use and matches answers to
-//!   requests.
+//! - [`client`]: the page's side: starts the worker on first use, matches answers to
+//!   requests, and replaces a worker that dies or hangs.
+//! - [`supervisor`]: the client's bookkeeping (what to post again, what to blame, when to
+//!   give up), kept free of browser types so it is tested natively.
 //! - [`view`]: the `MarkdownBody` component, which renders finished blocks once and
 //!   re-renders only the open tail of a streaming reply.
 
 pub mod client;
+pub mod supervisor;
 pub mod view;

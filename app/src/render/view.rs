@@ -3,11 +3,12 @@
 //! once and never touched again, and only the open tail re-renders, at most one request
 //! in flight (later growth is coalesced into the next request). Total work stays O(n) in
 //! the reply's length. Until a block's HTML arrives (or if the worker is unavailable) its
-//! text is shown as plain text.
+//! text is shown as plain text. The finished blocks share one output budget
+//! (`MessageBudget`), so a reply rendered in pieces is bounded like one rendered whole.
 
 use std::sync::Arc;
 
-use hearth_core::markdown::{Labels, StableSplitter};
+use hearth_core::markdown::{Labels, MessageBudget, StableSplitter};
 use leptos::prelude::*;
 
 use super::client;
@@ -48,6 +49,8 @@ struct Progress {
     tail_rendered: Option<(usize, String)>,
     /// Whether the text was growing at the last update.
     was_streaming: Option<bool>,
+    /// The HTML the finished blocks may still take.
+    budget: MessageBudget,
 }
 
 fn labels() -> Labels {
@@ -55,6 +58,8 @@ fn labels() -> Labels {
     Labels {
         copy_code: i18n.t(Key::MessageCopyCode),
         plain_text: i18n.t(Key::MessagePlainText),
+        too_large: i18n.t(Key::MessageRenderTooLarge),
+        render_failed: i18n.t(Key::MessageRenderFailed),
     }
 }
 
@@ -251,20 +256,33 @@ fn finish_block(
         Some(owner) => owner.with(make),
         None => make(),
     };
-    if reuse {
-        slot.html.set(tail.html.get_untracked());
-    }
+    // A block's HTML counts against the message's budget (past it, the block shows an
+    // error, then plain text).
+    let admit = move |html: String, source: &str| {
+        labels
+            .try_with_value(|labels| {
+                progress
+                    .try_update_value(|p| {
+                        (p.generation == generation)
+                            .then(|| p.budget.admit(html, source, labels))
+                            .flatten()
+                    })
+                    .flatten()
+            })
+            .flatten()
+    };
+    let reused = reuse.then(|| tail.html.get_untracked()).flatten();
     tail.html.set(None);
-    if slot.html.get_untracked().is_none() {
+    if let Some(html) = reused {
+        slot.html.set(admit(html, &slot.plain));
+    } else {
         let html = slot.html;
         let source = slot.plain.clone();
+        let text = Arc::clone(&source);
         labels.with_value(|labels| {
-            client::render(&source, labels, move |answer| {
-                let current = progress
-                    .try_with_value(|p| p.generation == generation)
-                    .unwrap_or(false);
-                if current && answer.is_some() {
-                    let _ = html.try_set(answer);
+            client::render(&text, labels, move |answer| {
+                if let Some(answer) = answer.and_then(|answer| admit(answer, &source)) {
+                    let _ = html.try_set(Some(answer));
                 }
             });
         });

@@ -201,14 +201,22 @@ const LANGUAGES: &[(&str, Spec)] = {
 /// Highlights `code` in the language a fence labels `language`: HTML-escaped text with
 /// tokens in `<span class="tok-…">`. An unknown language gives the escaped text alone.
 pub fn highlight(language: &str, code: &str) -> String {
+    highlight_within(language, code, usize::MAX).unwrap_or_default()
+}
+
+/// [`highlight`], or `None` when the HTML would be longer than `limit` bytes. Spans can
+/// make it many times longer than the code (`1,1,1` is 15 bytes a digit); past the
+/// limit nothing more is written, so memory stays within it.
+pub fn highlight_within(language: &str, code: &str, limit: usize) -> Option<String> {
     let spec = LANGUAGES
         .iter()
         .find(|(labels, _)| labels.split(' ').any(|l| l.eq_ignore_ascii_case(language)))
         .map(|(_, spec)| spec);
     let mut out = Out {
         src: code,
-        html: String::with_capacity(code.len() + code.len() / 2),
+        html: String::with_capacity((code.len() + code.len() / 2).min(limit)),
         done: 0,
+        limit,
     };
     match spec {
         Some(spec) if spec.flags & MARKUP != 0 => markup(&mut out),
@@ -217,7 +225,7 @@ pub fn highlight(language: &str, code: &str) -> String {
         None => {}
     }
     out.text(code.len());
-    out.html
+    out.fits().then_some(out.html)
 }
 
 /// The HTML written so far for `src`, which is written up to `done`.
@@ -225,19 +233,28 @@ struct Out<'a> {
     src: &'a str,
     html: String,
     done: usize,
+    /// Past this many bytes of HTML, writing stops (the lexer still runs to the end).
+    limit: usize,
 }
 
 impl Out<'_> {
+    /// Whether the HTML is within the limit.
+    fn fits(&self) -> bool {
+        self.html.len() <= self.limit
+    }
+
     /// Writes the source up to `end` as plain text.
     fn text(&mut self, end: usize) {
-        let _ = escape_html(&mut self.html, &self.src[self.done..end]);
+        if self.fits() {
+            let _ = escape_html(&mut self.html, &self.src[self.done..end]);
+        }
         self.done = end;
     }
 
     /// Writes the source before `start` as plain text and `start..end` as a token.
     fn token(&mut self, kind: Kind, start: usize, end: usize) {
         self.text(start);
-        if start < end {
+        if start < end && self.fits() {
             self.html.push_str("<span class=\"tok-");
             self.html.push_str(CLASSES[kind as usize]);
             self.html.push_str("\">");

@@ -6,7 +6,13 @@
 //! target.
 //!
 //! Only tags whose names and attributes are on the allowlists below pass, as they are;
-//! every other `<`, `>` and stray `&` becomes text. Inline `style` attributes are dropped.
+//! every other `<`, `>` and stray `&` becomes text. Inline `style` attributes are dropped,
+//! and so is a length or keyword attribute whose value is not one (`width="…"` must be a
+//! length such as `0.1667em`).
+//!
+//! pulldown-latex writes its empty elements with a space before the slash
+//! (`<mspace width="1em" />`); those pass too, written `<mspace width="1em"/>`. They used
+//! not to, and every `\,`, `\quad` and the space after `\sin` was lost.
 
 /// The MathML elements pulldown-latex writes.
 const ELEMENTS: &[&str] = &[
@@ -82,7 +88,60 @@ const ATTRIBUTES: &[&str] = &[
     "xmlns",
     "encoding",
     "bevelled",
+    "linebreak",
 ];
+
+/// Attributes whose value must be a [`length`].
+const LENGTHS: &[&str] = &[
+    "width",
+    "height",
+    "depth",
+    "voffset",
+    "lspace",
+    "rspace",
+    "minsize",
+    "maxsize",
+    "linethickness",
+];
+
+/// The values `linebreak` may take.
+const LINEBREAKS: &[&str] = &[
+    "auto",
+    "newline",
+    "nobreak",
+    "goodbreak",
+    "badbreak",
+    "indentingnewline",
+];
+
+/// Whether `value` is a plain length: an optional sign, a number with at most three
+/// digits before the point (nothing sensible is wider than 999em), and an optional unit.
+fn length(value: &str) -> bool {
+    let number = value.strip_prefix(['-', '+']).unwrap_or(value);
+    let digits = number
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(number.len());
+    let (number, unit) = number.split_at(digits);
+    let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+    (!whole.is_empty() || !fraction.is_empty())
+        && whole.len() <= 3
+        && !fraction.contains('.')
+        && [
+            "", "em", "ex", "px", "pt", "pc", "in", "cm", "mm", "mu", "%",
+        ]
+        .contains(&unit)
+}
+
+/// Whether `attr` may keep `value`: a length or keyword attribute only with a valid one.
+fn valid_value(attr: &str, value: &str) -> bool {
+    if LENGTHS.contains(&attr) {
+        length(value)
+    } else if attr == "linebreak" {
+        LINEBREAKS.contains(&value)
+    } else {
+        true
+    }
+}
 
 /// The length of an allowed tag at the start of `text` (which starts with `<`), or
 /// `None` when it is not one.
@@ -112,6 +171,10 @@ fn allowed_tag(text: &str) -> Option<(usize, String)> {
                 kept.push_str("/>");
                 return Some((i + 2, kept));
             }
+            b' ' if !closing && text[i..].starts_with(" />") => {
+                kept.push_str("/>");
+                return Some((i + 3, kept));
+            }
             b' ' if !closing => {
                 // ` name="value"`, the value without quotes or angle brackets.
                 let attr_start = i + 1;
@@ -133,7 +196,9 @@ fn allowed_tag(text: &str) -> Option<(usize, String)> {
                     if !ATTRIBUTES.contains(&attr) {
                         return None;
                     }
-                    kept.push_str(&format!(" {attr}=\"{value}\""));
+                    if valid_value(attr, value) {
+                        kept.push_str(&format!(" {attr}=\"{value}\""));
+                    }
                 }
                 i = value_start + value_len + 1;
             }
@@ -191,6 +256,68 @@ mod tests {
     fn pulldown_latex_markup_passes_unchanged() {
         let markup = "<math display=\"inline\"><mfrac><mrow><mn>1</mn></mrow><mrow><mn>2</mn></mrow></mfrac><mo stretchy=\"false\">(</mo><mspace width=\"0.2em\"/></math>";
         assert_eq!(sanitize(markup), markup);
+    }
+
+    #[test]
+    fn empty_elements_written_with_a_space_pass() {
+        // As pulldown-latex writes `\,`, `\quad` and the space after `\sin`.
+        assert_eq!(
+            sanitize("<mi>a</mi><mspace width=\"0.16666667em\" /><mi>b</mi>"),
+            "<mi>a</mi><mspace width=\"0.16666667em\"/><mi>b</mi>"
+        );
+        assert_eq!(
+            sanitize("<mspace width=\"-0.1667em\" style=\"margin-left: -0.1667em\" />"),
+            "<mspace width=\"-0.1667em\"/>"
+        );
+        assert_eq!(
+            sanitize(
+                "<mspace width=\"1em\" height=\"0.5ex\" depth=\"2pt\" linebreak=\"newline\" />"
+            ),
+            "<mspace width=\"1em\" height=\"0.5ex\" depth=\"2pt\" linebreak=\"newline\"/>"
+        );
+        // A closing tag has no slash of its own, and a lone ` />` is text.
+        assert_eq!(sanitize("</mi />"), "&lt;/mi /&gt;");
+        assert_eq!(sanitize("a />"), "a /&gt;");
+    }
+
+    #[test]
+    fn hostile_lengths_and_keywords_are_dropped() {
+        for value in [
+            "expression(alert(1))",
+            "1em;background:url(x)",
+            "javascript:alert(1)",
+            "1e9em",
+            "100000em",
+            "1.2.3em",
+            "em",
+            "",
+            "1 em",
+            "calc(100vw)",
+            "&quot;x",
+        ] {
+            for attr in ["width", "height", "depth", "linethickness"] {
+                assert_eq!(
+                    sanitize(&format!("<mspace {attr}=\"{value}\" />")),
+                    "<mspace/>",
+                    "{attr}={value:?}"
+                );
+            }
+        }
+        for value in ["evil", "NEWLINE", "newline;x", ""] {
+            assert_eq!(
+                sanitize(&format!("<mspace linebreak=\"{value}\" width=\"1em\" />")),
+                "<mspace width=\"1em\"/>",
+                "{value:?}"
+            );
+        }
+        for value in ["0", "-0.5em", "+1em", "12.5%", ".5ex", "2mu", "999px"] {
+            assert!(length(value), "{value}");
+        }
+        // Values with quotes or angle brackets still make the whole tag text.
+        assert_eq!(
+            sanitize("<mspace width=\"1em\" onclick=\"x\" />"),
+            "&lt;mspace width=\"1em\" onclick=\"x\" /&gt;"
+        );
     }
 
     #[test]
