@@ -12,12 +12,13 @@
 //! target checks properties, not just "does not panic":
 //! - a stream decodes to the same output however it is cut into chunks;
 //! - the answer text is never longer than the bytes that carried it;
-//! - rendered Markdown has no script-capable tag, event-handler attribute, inline style
-//!   or `javascript:`/`data:` link, whatever the input.
+//! - rendered Markdown has no script-capable tag, event-handler attribute, inline style,
+//!   `javascript:`/`data:` link or id without the renderer's prefix, whatever the input,
+//!   and is not much larger than its source (TeX macros included).
 
 use bolero::check;
 use hearth_core::chat::archive::Archive;
-use hearth_core::markdown::{Labels, render};
+use hearth_core::markdown::{ID_PREFIX, Labels, MAX_HTML_BYTES, render};
 use hearth_core::preferences::{MAX_TOKEN_LIMIT, parse_token_limit};
 use hearth_core::provider::sse::SseDecoder;
 use hearth_core::provider::{Protocol, StreamDecoder, StreamEvent};
@@ -48,6 +49,9 @@ const COMMON: &[&str] = &[
     "null",
     "\\u00e9",
     "\\\"",
+    // A body that ends in a raw JSON error, outside any `data:` line.
+    "{\"error\":{\"code\":503,\"message\":\"raw\",\"status\":\"UNAVAILABLE\"}}",
+    "[{\n  \"error\": {\n    \"message\": \"raw\"\n  }\n}\n]\n",
 ];
 
 const OPENAI_CHAT: &[&str] = &[
@@ -62,6 +66,44 @@ const OPENAI_CHAT: &[&str] = &[
     r#"{"choices":[{"delta":{},"finish_reason":"tool_calls"}]}"#,
     r#"{"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":5,"total_tokens":8}}"#,
     r#"{"error":{"message":"overloaded","type":"server_error"}}"#,
+    // Whole events, so one step reaches the decoder. `n > 1`: other choices must never
+    // reach the reply.
+    concat!(
+        "data: ",
+        r#"{"choices":[{"index":1,"delta":{"content":"choice-one","reasoning_content":"choice-one","refusal":"choice-one"}}]}"#,
+        "\n\n"
+    ),
+    concat!(
+        "data: ",
+        r#"{"choices":[{"index":1,"delta":{"tool_calls":[{"index":7,"id":"c1","function":{"name":"choice-one","arguments":"{}"}}]},"finish_reason":"length"}]}"#,
+        "\n\n"
+    ),
+    concat!(
+        "data: ",
+        r#"{"choices":[{"index":1,"delta":{"content":"choice-one"}},{"index":0,"delta":{"content":"zero"}}]}"#,
+        "\n\n"
+    ),
+    concat!(
+        "data: ",
+        r#"{"choices":[{"index":0,"delta":{"refusal":"no"}}]}"#,
+        "\n\n"
+    ),
+    // Content as typed parts (Mistral reasoning models).
+    concat!(
+        "data: ",
+        r#"{"choices":[{"index":0,"delta":{"content":[{"type":"thinking","thinking":[{"type":"text","text":"hm"}]},{"type":"text","text":"Hi"}]}}]}"#,
+        "\n\n"
+    ),
+    concat!(
+        "data: ",
+        r#"{"choices":[{"delta":{"content":[{"type":"text","text":"x"},{"type":"image_url","image_url":{"url":"u"}}]}}]}"#,
+        "\n\n"
+    ),
+    concat!(
+        "data: ",
+        r#"{"choices":[{"delta":{"content":[{"type":"refusal","refusal":"no"},{"type":"reasoning","text":"r"}]}}]}"#,
+        "\n\n"
+    ),
 ];
 
 const OPENAI_RESPONSES: &[&str] = &[
@@ -75,6 +117,12 @@ const OPENAI_RESPONSES: &[&str] = &[
     r#"{"type":"response.completed","response":{"status":"completed","usage":{"input_tokens":2,"output_tokens":3}}}"#,
     r#"{"type":"response.incomplete","response":{"incomplete_details":{"reason":"max_output_tokens"}}}"#,
     r#"{"type":"error","message":"bad"}"#,
+    "event: response.refusal.delta\n",
+    concat!(
+        "data: ",
+        r#"{"type":"response.refusal.delta","delta":"no"}"#,
+        "\n\n"
+    ),
     r#"{"type":"response.failed","response":{"error":{"message":"no"}}}"#,
 ];
 
@@ -104,6 +152,9 @@ const GEMINI: &[&str] = &[
     r#"{"candidates":[{"finishReason":"MAX_TOKENS"}]}"#,
     r#"{"promptFeedback":{"blockReason":"SAFETY"}}"#,
     r#"{"error":{"code":400,"message":"bad","status":"INVALID_ARGUMENT"}}"#,
+    // A failed stream's raw error body, pretty-printed and wrapped, outside `data:`.
+    "\n[{\n  \"error\": {\n    \"code\": 503,\n    \"message\": \"overloaded\",\n    \"status\": \"UNAVAILABLE\"\n  }\n}\n]",
+    "{\n  \"error\": {\n    \"code\": 500,\n    \"message\": \"internal\"\n  }\n}\n",
 ];
 
 fn fragments(protocol: Protocol) -> &'static [&'static str] {
@@ -135,6 +186,7 @@ fn stream(protocol: Protocol, steps: &[(u8, Vec<u8>)]) -> Vec<u8> {
 struct Outcome {
     text: String,
     reasoning: String,
+    refusal: String,
     /// Per tool-call index: id, name and the joined argument fragments.
     tools: std::collections::BTreeMap<u32, (Option<String>, Option<String>, String)>,
     images: usize,
@@ -153,6 +205,7 @@ fn decode(protocol: Protocol, chunks: &[&[u8]]) -> Outcome {
             match event {
                 StreamEvent::Text { delta } => outcome.text.push_str(&delta),
                 StreamEvent::Reasoning { delta } => outcome.reasoning.push_str(&delta),
+                StreamEvent::Refusal { delta } => outcome.refusal.push_str(&delta),
                 StreamEvent::ToolCall {
                     index,
                     id,
@@ -217,6 +270,24 @@ fn protocol_target(protocol: Protocol) {
                 whole.text.chars().count() <= len,
                 "text longer than its stream"
             );
+            assert!(
+                whole.refusal.chars().count() <= len,
+                "refusal longer than its stream"
+            );
+            assert!(
+                whole.finishes.len() + whole.errors.len() <= 1,
+                "a reply ends once, as a finish or an error: {whole:?}"
+            );
+            if protocol == Protocol::OpenAiChat {
+                let other = "choice-one";
+                assert!(
+                    !whole.text.contains(other)
+                        && !whole.reasoning.contains(other)
+                        && !whole.refusal.contains(other)
+                        && !whole.tools.values().any(|t| t.1.as_deref() == Some(other)),
+                    "choice 1 leaked into the reply: {whole:?}"
+                );
+            }
             let bytewise: Vec<&[u8]> = bytes.chunks(1).collect();
             assert_eq!(whole, decode(protocol, &bytewise), "one byte at a time");
         });
@@ -355,6 +426,17 @@ const MARKDOWN: &[&str] = &[
     "&#106;avascript:",
     "[a](&#x6A;avascript:x)",
     "<math><mi>x</mi></math>",
+    "$\\def\\a{\\a\\a}\\a$",
+    "$\\def\\b#1{#1#1}\\b{\\b{\\b{\\b{x}}}}$",
+    "$a\\,b\\quad c\\!d \\sin x \\hspace{2em}$",
+    "$\\nosuch$",
+    "<mspace width=\"1em\" />",
+    "[^__proto__]",
+    "[^cookie]",
+    "[^cookie]: note\n",
+    "[^a \"b' <c>]: note\n",
+    "[^ünï]",
+    "# h {#id}\n",
 ];
 
 #[test]
@@ -373,6 +455,12 @@ fn markdown_render_stays_inert() {
             }
         }
         let html = render(&source, &Labels::default());
+        // No construct amplifies much: a formula gets 1 KiB plus 64 bytes per source byte.
+        assert!(
+            html.len() <= MAX_HTML_BYTES + 1024 && html.len() <= 4096 + 256 * source.len(),
+            "{} bytes from {source:?}",
+            html.len()
+        );
         for (tag, attributes) in tags(&html) {
             assert!(
                 !SCRIPTABLE.contains(&tag.as_str()),
@@ -381,6 +469,12 @@ fn markdown_render_stays_inert() {
             for (name, value) in attributes {
                 assert!(!name.starts_with("on"), "{name}= from {source:?}: {html}");
                 assert_ne!(name, "style", "inline style from {source:?}: {html}");
+                if matches!(name.as_str(), "id" | "name") {
+                    assert!(
+                        value.starts_with(ID_PREFIX),
+                        "{name}={value} from {source:?}: {html}"
+                    );
+                }
                 if matches!(name.as_str(), "href" | "src" | "action" | "formaction") {
                     let value = value.trim().to_ascii_lowercase();
                     assert!(
@@ -417,6 +511,11 @@ fn token_limits_are_in_range_or_refused() {
 const OPENAPI: &[&str] = &[
     r#"{"openapi":"3.0.0","servers":[{"url":"https://api.example.com"}],"paths":{"#,
     r#"{"swagger":"2.0","host":"api.example.com","paths":{"#,
+    r#"{"swagger":"2.0","host":"api.example.com/x@127.0.0.1","schemes":["ws"],"paths":{"#,
+    r#"{"swagger":"2.0","host":"user@api.example.com","basePath":"v1","schemes":["wss","ftp"],"paths":{"#,
+    r#""schemes":["http","ws"],"#,
+    r#""basePath":"/v1","#,
+    r#""host":"a\b","#,
     r#""/items/{id}":{"get":{"operationId":"getItem","parameters":[{"name":"id","in":"path"}]}}"#,
     r#""//evil":{"get":{}}"#,
     r#""/x":{"trace":{}}"#,
@@ -459,6 +558,103 @@ fn openapi_import_keeps_its_caps() {
                 "{}",
                 imported.server_url
             );
+            // Whatever a Swagger host said, the URL names one host and no userinfo.
+            let url = url::Url::parse(&imported.server_url).expect("an absolute URL");
+            assert!(
+                url.username().is_empty() && url.password().is_none(),
+                "{url}"
+            );
+            assert!(matches!(url.scheme(), "http" | "https"), "{url}");
+        }
+    });
+}
+
+const URL_PARTS: &[&str] = &[
+    "http://",
+    "https://",
+    "http:/",
+    "https:",
+    "HTTPS://",
+    "ftp://",
+    "127.0.0.1",
+    "0x7f.1",
+    "2130706433",
+    "[::1]",
+    "[::ffff:127.0.0.1]",
+    "[64:ff9b::7f00:1]",
+    "[2002:7f00:1::]",
+    "[fe80::1]",
+    "169.254.169.254",
+    "168.63.129.16",
+    "10.0.0.1",
+    "8.8.8.8",
+    "example.com",
+    "localhost",
+    "127.0.0.1.nip.io",
+    "app-10-0-0-1.sslip.io",
+    "7f000001.nip.io",
+    "--1.sslip.io",
+    "bücher.example",
+    ".",
+    ":8080",
+    ":",
+    "/",
+    "\\",
+    "@",
+    "?",
+    "#",
+    "%2f",
+    "%40",
+    "user:pw@",
+    "\t",
+    "\n",
+    " ",
+];
+
+#[test]
+fn url_policy_verdicts_nest_and_never_let_blocked_addresses_through() {
+    use hearth_core::url_policy::{AddressClass, UrlPolicy, classify};
+    use std::net::IpAddr;
+    let remote = UrlPolicy::remote_chosen();
+    let hosted = UrlPolicy::hosted();
+    let local = UrlPolicy::local();
+    check!().with_type::<Vec<(u8, String)>>().for_each(|steps| {
+        let mut text = String::new();
+        for (choice, raw) in steps {
+            if choice % 4 == 0 {
+                text.extend(raw.chars().take(6));
+            } else {
+                text.push_str(URL_PARTS[*choice as usize % URL_PARTS.len()]);
+            }
+        }
+        // Each policy is stricter than the next: remote-chosen ⊆ hosted ⊆ local.
+        let by_remote = remote.check_url(&text);
+        let by_hosted = hosted.check_url(&text);
+        let by_local = local.check_url(&text);
+        if by_remote.is_ok() {
+            assert!(by_hosted.is_ok(), "{text:?}: {by_hosted:?}");
+        }
+        if by_hosted.is_ok() {
+            assert!(by_local.is_ok(), "{text:?}: {by_local:?}");
+        }
+        if let Ok(url) = &by_local {
+            assert!(matches!(url.scheme(), "http" | "https"), "{text:?}");
+            assert!(
+                url.username().is_empty() && url.password().is_none(),
+                "{text:?}"
+            );
+            assert!(!text.contains('\\'), "a backslash got through: {text:?}");
+            let host = url.host_str().unwrap_or_default().trim_matches(['[', ']']);
+            if let Ok(ip) = host.parse::<IpAddr>() {
+                let class = classify(ip);
+                assert!(
+                    !matches!(class, AddressClass::CloudMetadata | AddressClass::LinkLocal),
+                    "{text:?} reached {ip} ({class:?})"
+                );
+                if by_remote.is_ok() {
+                    assert_eq!(class, AddressClass::Public, "{text:?}");
+                }
+            }
         }
     });
 }
