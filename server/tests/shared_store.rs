@@ -367,6 +367,52 @@ async fn hosted_mode_reaches_redis_over_tls() {
 
 /// The `Cookie` header of a browser that passed the gate on `server`: its access session
 /// and its own signed client identity.
+#[tokio::test]
+async fn hosted_user_configured_targets_are_public_https_at_every_call_site() {
+    let redis = Redis::start();
+    let server = Hosted::new(&redis).instance();
+    let cookies = browser_cookies(&server).await;
+    let local = "https://127.0.0.1:9/v1";
+    let provider = json!({"protocol": "openai-chat", "baseUrl": local, "compatible": true});
+    let spec = json!({"openapi": "3.0.0", "info": {"title": "LAN"},
+        "servers": [{"url": "https://10.0.0.5"}],
+        "paths": {"/a": {"get": {"operationId": "a"}}}})
+    .to_string();
+    for (path, body) in [
+        (
+            "/api/chat/relay",
+            json!({"provider": provider, "request": {"model": "m", "tools": [],
+                "messages": [{"role": "user", "parts": [{"type": "text", "text": "Hi"}]}]}}),
+        ),
+        ("/api/providers/models", json!({ "provider": provider })),
+        (
+            "/api/plugins/install",
+            json!({"manifestUrl": "https://192.168.1.1/openapi.json"}),
+        ),
+        (
+            "/api/plugins/install",
+            json!({"mcpUrl": "https://[::1]:9/mcp"}),
+        ),
+        // A pasted description whose server is private: refused at install, not at
+        // every call.
+        ("/api/plugins/install", json!({ "spec": spec })),
+    ] {
+        let (status, error) =
+            as_browser(reqwest::Method::POST, &server, path, &cookies, Some(body)).await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{path}: {error}");
+        assert_eq!(error["code"], json!("URL_BLOCKED"), "{path}: {error}");
+    }
+    let (_, listed) = as_browser(
+        reqwest::Method::GET,
+        &server,
+        "/api/plugins/list",
+        &cookies,
+        None,
+    )
+    .await;
+    assert_eq!(listed["plugins"], json!([]), "nothing was installed");
+}
+
 async fn browser_cookies(server: &Server) -> String {
     let granted = verify(server, "alpha", None).await;
     assert_eq!(granted.status(), StatusCode::OK);
