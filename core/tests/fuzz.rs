@@ -135,6 +135,7 @@ fn stream(protocol: Protocol, steps: &[(u8, Vec<u8>)]) -> Vec<u8> {
 struct Outcome {
     text: String,
     reasoning: String,
+    refusal: String,
     /// Per tool-call index: id, name and the joined argument fragments.
     tools: std::collections::BTreeMap<u32, (Option<String>, Option<String>, String)>,
     images: usize,
@@ -153,6 +154,7 @@ fn decode(protocol: Protocol, chunks: &[&[u8]]) -> Outcome {
             match event {
                 StreamEvent::Text { delta } => outcome.text.push_str(&delta),
                 StreamEvent::Reasoning { delta } => outcome.reasoning.push_str(&delta),
+                StreamEvent::Refusal { delta } => outcome.refusal.push_str(&delta),
                 StreamEvent::ToolCall {
                     index,
                     id,
