@@ -18,6 +18,7 @@ use futures_util::{Stream, StreamExt};
 use hearth_core::api::{ApiError, ErrorCode, RelayRequest};
 use hearth_core::provider::relay_error_frame;
 use hearth_core::provider::request::{self, auth_headers};
+use hearth_core::provider::sse::last_event_boundary;
 use reqwest::Method;
 use serde_json::{Value, json};
 use tokio::time::Instant;
@@ -121,17 +122,6 @@ pub(super) fn to_headers(pairs: Vec<(String, String)>) -> Vec<(HeaderName, Heade
         .collect()
 }
 
-/// The end of the last complete SSE event in `buffer` (after its blank line).
-fn last_event_boundary(buffer: &[u8]) -> Option<usize> {
-    let lf = buffer.windows(2).rposition(|w| w == b"\n\n").map(|i| i + 2);
-    let crlf = buffer
-        .windows(4)
-        .rposition(|w| w == b"\r\n\r\n")
-        .map(|i| i + 4);
-    let cr = buffer.windows(2).rposition(|w| w == b"\r\r").map(|i| i + 2);
-    [lf, crlf, cr].into_iter().flatten().max()
-}
-
 struct Relay<S> {
     upstream: S,
     buffer: BytesMut,
@@ -207,17 +197,6 @@ where
 mod tests {
     use super::*;
     use std::time::Duration;
-
-    #[test]
-    fn event_boundaries_in_every_line_ending() {
-        assert_eq!(last_event_boundary(b"data: a\n\ndata: b"), Some(9));
-        assert_eq!(
-            last_event_boundary(b"data: a\r\n\r\ndata: b\r\n\r\n"),
-            Some(22)
-        );
-        assert_eq!(last_event_boundary(b"data: a\r\rdata"), Some(9));
-        assert_eq!(last_event_boundary(b"data: partial"), None);
-    }
 
     #[tokio::test]
     async fn whole_events_only_and_an_error_frame_at_the_limit() {
