@@ -58,5 +58,4 @@ pub mod server_providers;
 pub mod shutdown;
 pub mod signing;
 pub mod static_files;
-pub mod upstash;
 pub mod web_reader;
