@@ -52,70 +52,26 @@ impl ConfiguredProvider {
     }
 }
 
-/// A provider type as operators write it: (protocol, OpenAI-compatible?).
-pub fn parse_type(text: &str) -> Option<(Protocol, bool)> {
-    match text.trim().to_ascii_lowercase().as_str() {
-        "openai" => Some((Protocol::OpenAiChat, false)),
-        "openai-compatible" | "compatible" | "ollama" | "llamacpp" | "vllm" | "localai"
-        | "openrouter" => Some((Protocol::OpenAiChat, true)),
-        "openai-responses" | "responses" => Some((Protocol::OpenAiResponses, false)),
-        "anthropic" | "claude" => Some((Protocol::Anthropic, false)),
-        "gemini" | "google" => Some((Protocol::Gemini, false)),
-        _ => None,
-    }
-}
-
 /// The providers `config` describes.
 pub fn from_config(config: &Config) -> Result<Vec<ConfiguredProvider>, ConfigError> {
-    let Some(kind) = config
-        .default_provider_type
-        .as_deref()
-        .filter(|t| !t.trim().is_empty())
-    else {
-        return Ok(Vec::new());
-    };
-    let (protocol, compatible) =
-        parse_type(kind).ok_or_else(|| ConfigError::InvalidProviderType(kind.to_string()))?;
-    let base_url = config
-        .default_provider_base_url
-        .clone()
-        .filter(|u| !u.trim().is_empty())
-        .ok_or(ConfigError::ProviderWithoutBaseUrl)?;
-    Ok(vec![ConfiguredProvider {
-        id: DEFAULT_ID.into(),
-        name: config
-            .default_provider_name
-            .clone()
-            .filter(|n| !n.trim().is_empty())
-            .unwrap_or_else(|| kind.to_string()),
-        protocol,
-        compatible,
-        base_url,
-        api_key: config
-            .default_provider_api_key
-            .clone()
-            .filter(|k| !k.trim().is_empty()),
-        models: config
-            .default_provider_models
-            .iter()
-            .map(|m| m.trim().to_string())
-            .filter(|m| !m.is_empty())
-            .collect(),
-    }])
+    Ok(config
+        .default_provider()?
+        .into_iter()
+        .map(|settings| ConfiguredProvider {
+            id: DEFAULT_ID.into(),
+            name: settings.name,
+            protocol: settings.protocol,
+            compatible: settings.compatible,
+            base_url: settings.base_url,
+            api_key: settings.api_key,
+            models: settings.models,
+        })
+        .collect())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn operator_spellings_map_to_protocols() {
-        assert_eq!(parse_type("OpenAI"), Some((Protocol::OpenAiChat, false)));
-        assert_eq!(parse_type("ollama"), Some((Protocol::OpenAiChat, true)));
-        assert_eq!(parse_type("google"), Some((Protocol::Gemini, false)));
-        assert_eq!(parse_type("claude"), Some((Protocol::Anthropic, false)));
-        assert_eq!(parse_type("carrier-pigeon"), None);
-    }
 
     #[test]
     fn debug_output_never_shows_the_key() {
