@@ -10,7 +10,8 @@
 //!   directory) and the opening of BYOK envelopes.
 //! - [`config`]: command-line flags and environment variables, and the checks that refuse
 //!   an unsafe configuration before anything binds.
-//! - [`app`]: assembles the router, the shared state and the layers every response passes.
+//! - [`app`]: assembles the router and the layers every response passes.
+//! - [`state`]: the state every handler and layer shares, built from the configuration.
 //! - [`access`]: the deployment password gate: signed expiring session cookies,
 //!   constant-time comparison, lockout per client kept in the store.
 //! - [`allowed_hosts`]: the host names every route answers for and the origins that
@@ -57,5 +58,6 @@ pub mod security_headers;
 pub mod server_providers;
 pub mod shutdown;
 pub mod signing;
+pub mod state;
 pub mod static_files;
 pub mod web_reader;

@@ -29,8 +29,8 @@ use reqwest::header::{ACCEPT, HeaderValue};
 use serde_json::json;
 
 use crate::api::ApiErrorResponse;
-use crate::app::AppState;
 use crate::safe_fetch::{FetchError, Limits, OutboundRequest, SafeFetch};
+use crate::state::AppState;
 
 /// Deadline of one registry exchange.
 pub const TIMEOUT: Duration = Duration::from_secs(15);

@@ -6,7 +6,7 @@
 mod access;
 mod byok;
 mod config;
-mod error;
+pub mod error;
 mod health;
 pub mod json;
 mod models;
@@ -17,10 +17,9 @@ mod relay;
 use axum::Router;
 use axum::routing::{get, post};
 
-pub(crate) use access::session_of;
 pub use error::ApiErrorResponse;
 
-use crate::app::AppState;
+use crate::state::AppState;
 use hearth_core::api::{ApiError, ErrorCode};
 
 /// The router mounted at `/api`.

@@ -11,11 +11,12 @@ use hearth_core::provider::request::{ModelCapabilities, auth_headers};
 use reqwest::Method;
 use serde_json::{Value, json};
 
+use super::error::ApiErrorResponse;
 use super::json::ApiJson;
+use super::provider;
 use super::relay::to_headers;
-use super::{ApiErrorResponse, provider};
-use crate::app::AppState;
 use crate::safe_fetch::OutboundRequest;
+use crate::state::AppState;
 
 pub(super) async fn list(State(state): State<AppState>, ApiJson(raw): ApiJson<Value>) -> Response {
     if let Err(refusal) = provider::refuse_plaintext(&raw["provider"]) {

@@ -34,11 +34,11 @@ use serde_json::{Value, json};
 
 use super::error::ApiErrorResponse;
 use super::json::ApiJson;
-use crate::app::AppState;
 use crate::mcp::Browse;
 use crate::plugins::MAX_PLUGINS_PER_SCOPE;
 use crate::rate_limit;
 use crate::safe_fetch::{Limits, OutboundRequest};
+use crate::state::AppState;
 
 /// The largest tool response read, in bytes.
 const MAX_TOOL_RESPONSE_BYTES: usize = 2 * 1024 * 1024;

@@ -9,8 +9,8 @@ use hearth_core::byok::{context, find_plaintext_secret};
 use hearth_core::provider::request::Endpoint;
 use serde_json::{Value, json};
 
-use super::ApiErrorResponse;
-use crate::app::AppState;
+use super::error::ApiErrorResponse;
+use crate::state::AppState;
 use hearth_core::url_policy::Target;
 
 /// A finished refusal; boxed because a `Response` is large next to the `Ok` values.

@@ -23,10 +23,11 @@ use reqwest::Method;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
+use super::error::ApiErrorResponse;
 use super::json::ApiJson;
-use super::{ApiErrorResponse, provider};
-use crate::app::AppState;
+use super::provider;
 use crate::safe_fetch::{OutboundRequest, read_capped};
+use crate::state::AppState;
 
 /// The most bytes of one relayed reply (the same bound the browser applies).
 pub use hearth_core::provider::MAX_STREAM_BYTES;
