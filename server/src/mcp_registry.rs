@@ -1,9 +1,9 @@
-//! `GET /api/mcp/servers`: the app's window on the official MCP registry
-//! (`https://registry.modelcontextprotocol.io`, or the operator's mirror in
-//! `HEARTH_MCP_REGISTRY_URL`).
+//! The MCP registry client behind `GET /api/mcp/servers`: the app's window on the
+//! official MCP registry (`https://registry.modelcontextprotocol.io`, or the operator's
+//! mirror in `HEARTH_MCP_REGISTRY_URL`).
 //!
-//! This module owns the registry client and the route's handler. One request of the app
-//! is one registry request (`{base}/v0.1/servers`, query built by
+//! This module owns the registry client; the route's handler is `api::mcp`. One request
+//! of the app is one registry request (`{base}/v0.1/servers`, query built by
 //! `core::api::mcp_registry`, every value form-encoded), sent through `safe_fetch` with
 //! its own policy and bounds: HTTPS only on every hop (a fixed registry is never reached
 //! over plain HTTP), 15 s for the whole exchange, 4 MiB of body. The registry URL is the
@@ -17,10 +17,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::Json;
-use axum::extract::rejection::QueryRejection;
-use axum::extract::{Query, State};
-use axum::response::{IntoResponse, Response};
 use hearth_core::api::mcp_registry::{check_registry_url, parse_registry_page, registry_policy};
 use hearth_core::api::{ApiError, ErrorCode, McpServersQuery, McpServersResponse};
 use hearth_core::url_policy::{Policies, Target};
@@ -28,9 +24,7 @@ use reqwest::Url;
 use reqwest::header::{ACCEPT, HeaderValue};
 use serde_json::json;
 
-use crate::api::ApiErrorResponse;
 use crate::safe_fetch::{FetchError, Limits, OutboundRequest, SafeFetch};
-use crate::state::AppState;
 
 /// Deadline of one registry exchange.
 pub const TIMEOUT: Duration = Duration::from_secs(15);
@@ -89,27 +83,6 @@ impl McpRegistry {
             )
             .with_details(json!({ "reason": error.to_string() }))
         })
-    }
-}
-
-/// `GET /api/mcp/servers?cursor=&search=&limit=`.
-pub(crate) async fn list_servers(
-    State(state): State<AppState>,
-    query: Result<Query<McpServersQuery>, QueryRejection>,
-) -> Response {
-    let Query(query) = match query {
-        Ok(query) => query,
-        Err(rejection) => {
-            return ApiErrorResponse(
-                ApiError::new(ErrorCode::BadRequest, "Invalid query")
-                    .with_details(json!({ "error": rejection.body_text() })),
-            )
-            .into_response();
-        }
-    };
-    match state.mcp_registry.list(&query).await {
-        Ok(page) => Json(page).into_response(),
-        Err(error) => ApiErrorResponse(error).into_response(),
     }
 }
 

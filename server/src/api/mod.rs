@@ -9,6 +9,7 @@ mod config;
 pub mod error;
 mod health;
 pub mod json;
+mod mcp;
 mod models;
 mod plugins;
 mod provider;
@@ -38,7 +39,7 @@ pub fn router() -> Router<AppState> {
         .route("/plugins/uninstall", post(plugins::uninstall))
         .route("/mcp/resources", post(plugins::mcp_resources))
         .route("/mcp/prompts", post(plugins::mcp_prompts))
-        .route("/mcp/servers", get(crate::mcp_registry::list_servers))
+        .route("/mcp/servers", get(mcp::servers))
         .fallback(unknown_route)
         .method_not_allowed_fallback(method_not_allowed)
 }
