@@ -14,6 +14,7 @@ mod models;
 mod plugins;
 mod provider;
 mod relay;
+pub mod sealed;
 
 use axum::Router;
 use axum::routing::{get, post};

@@ -9,39 +9,19 @@ use hearth_core::api::{ApiError, ErrorCode, ModelListRequest, ModelListResponse}
 use hearth_core::provider::models::{ModelInfo, list_url, parse_list};
 use hearth_core::provider::request::{ModelCapabilities, auth_headers};
 use reqwest::Method;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::error::ApiErrorResponse;
-use super::json::ApiJson;
 use super::provider;
 use super::relay::to_headers;
+use super::sealed::SealedJson;
 use crate::safe_fetch::OutboundRequest;
 use crate::state::AppState;
 
-pub(super) async fn list(State(state): State<AppState>, ApiJson(raw): ApiJson<Value>) -> Response {
-    if let Err(refusal) = provider::refuse_plaintext(&raw["provider"]) {
-        return *refusal;
-    }
-    let request: ModelListRequest = match serde_json::from_value(raw) {
-        Ok(request) => request,
-        Err(error) => {
-            return ApiErrorResponse(
-                ApiError::new(ErrorCode::BadRequest, "Invalid request body")
-                    .with_details(json!({ "error": error.to_string() })),
-            )
-            .into_response();
-        }
-    };
-    if let Err(error) = hearth_core::api::relay_bounds::check_provider(&request.provider) {
-        return ApiErrorResponse(
-            ApiError::new(
-                ErrorCode::BadRequest,
-                format!("Invalid request body: {error}"),
-            )
-            .with_details(json!({ "field": error.field, "problem": error.problem })),
-        )
-        .into_response();
-    }
+pub(super) async fn list(
+    State(state): State<AppState>,
+    SealedJson(request): SealedJson<ModelListRequest>,
+) -> Response {
     if let Some(id) = &request.provider.server_provider_id
         && let Some(configured) = state.server_providers.iter().find(|p| &p.id == id)
         && !configured.models.is_empty()

@@ -24,7 +24,7 @@ use hearth_core::api::{
     PluginInstallResponse, PluginListResponse, PluginUninstallRequest, RegisteredPlugin,
     SkippedOperation,
 };
-use hearth_core::byok::{context, find_plaintext_secret};
+use hearth_core::byok::context;
 use hearth_core::plugin::fingerprint::fingerprint;
 use hearth_core::plugin::openapi::{self, MAX_SPEC_BYTES};
 use hearth_core::plugin::result::ToolResult;
@@ -34,6 +34,7 @@ use serde_json::{Value, json};
 
 use super::error::ApiErrorResponse;
 use super::json::ApiJson;
+use super::sealed::SealedJson;
 use crate::mcp::Browse;
 use crate::plugins::MAX_PLUGINS_PER_SCOPE;
 use crate::rate_limit;
@@ -375,24 +376,8 @@ pub async fn uninstall(
 pub async fn execute(
     State(state): State<AppState>,
     headers: HeaderMap,
-    ApiJson(raw): ApiJson<Value>,
+    SealedJson(request): SealedJson<PluginExecuteRequest>,
 ) -> Result<Response, ApiErrorResponse> {
-    // Credentials travel as envelopes only; the model's arguments are its own business.
-    let mut outer = raw.clone();
-    if let Some(map) = outer.as_object_mut() {
-        map.remove("args");
-    }
-    if let Some(path) = find_plaintext_secret(&outer) {
-        return Err(ApiErrorResponse(
-            ApiError::new(
-                ErrorCode::PlaintextSecretRefused,
-                "Credentials must be sent as an encrypted BYOK envelope",
-            )
-            .with_details(json!({ "field": path })),
-        ));
-    }
-    let request: PluginExecuteRequest = serde_json::from_value(raw)
-        .map_err(|e| refuse(ErrorCode::BadRequest, format!("The call is malformed: {e}")))?;
     let scope = scope(&state, &headers)?;
     let plugins = state.plugins.list(&scope).await.map_err(store_down)?;
     let builtins = builtin::all();

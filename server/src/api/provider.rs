@@ -5,7 +5,7 @@
 
 use axum::response::{IntoResponse, Response};
 use hearth_core::api::{ApiError, ErrorCode, RelayProvider};
-use hearth_core::byok::{context, find_plaintext_secret};
+use hearth_core::byok::context;
 use hearth_core::provider::request::Endpoint;
 use serde_json::{Value, json};
 
@@ -24,23 +24,6 @@ pub(super) struct Resolved {
     pub key: Option<String>,
     /// Who configured it: the user, or the operator (private targets allowed).
     pub target: Target,
-}
-
-/// Refuses a `provider` object that carries a secret in plaintext.
-pub(super) fn refuse_plaintext(raw_provider: &Value) -> Result<(), Refusal> {
-    match find_plaintext_secret(raw_provider) {
-        None => Ok(()),
-        Some(field) => Err(Box::new(
-            ApiErrorResponse(
-                ApiError::new(
-                    ErrorCode::PlaintextSecretRefused,
-                    "Secrets must be sent as BYOK envelopes, never in plaintext",
-                )
-                .with_details(json!({ "field": format!("provider.{field}") })),
-            )
-            .into_response(),
-        )),
-    }
 }
 
 fn bad_request(message: &str) -> Refusal {

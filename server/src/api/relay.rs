@@ -20,12 +20,11 @@ use hearth_core::provider::relay_error_frame;
 use hearth_core::provider::request::{self, auth_headers};
 use hearth_core::provider::sse::last_event_boundary;
 use reqwest::Method;
-use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::error::ApiErrorResponse;
-use super::json::ApiJson;
 use super::provider;
+use super::sealed::SealedJson;
 use crate::safe_fetch::{OutboundRequest, read_capped};
 use crate::state::AppState;
 
@@ -38,30 +37,10 @@ fn fail(code: ErrorCode, message: impl Into<String>) -> Response {
     ApiErrorResponse(ApiError::new(code, message)).into_response()
 }
 
-pub(super) async fn relay(State(state): State<AppState>, ApiJson(raw): ApiJson<Value>) -> Response {
-    if let Err(refusal) = provider::refuse_plaintext(&raw["provider"]) {
-        return *refusal;
-    }
-    let relay: RelayRequest = match serde_json::from_value(raw) {
-        Ok(relay) => relay,
-        Err(error) => {
-            return ApiErrorResponse(
-                ApiError::new(ErrorCode::BadRequest, "Invalid request body")
-                    .with_details(json!({ "error": error.to_string() })),
-            )
-            .into_response();
-        }
-    };
-    if let Err(error) = relay.check_bounds() {
-        return ApiErrorResponse(
-            ApiError::new(
-                ErrorCode::BadRequest,
-                format!("Invalid request body: {error}"),
-            )
-            .with_details(json!({ "field": error.field, "problem": error.problem })),
-        )
-        .into_response();
-    }
+pub(super) async fn relay(
+    State(state): State<AppState>,
+    SealedJson(relay): SealedJson<RelayRequest>,
+) -> Response {
     let resolved = match provider::resolve(&state, &relay.provider) {
         Ok(resolved) => resolved,
         Err(refusal) => return *refusal,
