@@ -13,6 +13,8 @@ use crate::allowed_hosts::AllowedHosts;
 use crate::byok::ByokKeys;
 use crate::config::Config;
 use crate::kv::KvStore;
+use crate::plugins::Plugins;
+use crate::plugins::registry::PluginRegistry;
 use crate::safe_fetch::{FetchError, Limits, SafeFetch};
 use crate::security_headers::SecurityHeaders;
 use crate::server_providers::ConfiguredProvider;
@@ -34,8 +36,8 @@ pub struct AppState {
     pub access: Option<AccessGate>,
     /// The edge's small shared state.
     pub kv: KvStore,
-    /// Installed plugins, per client.
-    pub plugins: crate::plugins::PluginRegistry,
+    /// The plugin service: installed plugins per client, and their calls.
+    pub plugins: Plugins,
     /// Signs session and client tokens.
     pub signer: Signer,
     /// Proxies whose forwarded addresses are believed.
@@ -63,6 +65,7 @@ impl AppState {
         byok: Option<ByokKeys>,
         kv: KvStore,
     ) -> Result<Self, FetchError> {
+        let byok = byok.map(Arc::new);
         let relay_timeout = Duration::from_secs(config.relay_timeout_secs.max(1));
         let trusted = config.trusted_network_list();
         let policies = match config.deployment_mode {
@@ -107,11 +110,17 @@ impl AppState {
             assets: Arc::new(assets),
             security: Arc::new(security),
             access,
-            plugins: crate::plugins::PluginRegistry::beside(&kv, registry_file(config)),
+            plugins: Plugins::new(
+                PluginRegistry::beside(&kv, registry_file(config)),
+                fetch.clone(),
+                byok.clone(),
+                signer.clone(),
+                config.deployment_mode,
+            ),
             kv,
             signer,
             trusted_proxies: Arc::new(config.trusted_proxy_networks()),
-            byok: byok.map(Arc::new),
+            byok,
             fetch,
             allowed_hosts: Arc::new(allowed_hosts),
             server_providers: Arc::new(server_providers),

@@ -1,14 +1,22 @@
 //! `GET /api/mcp/servers`: one page of the MCP registry, answered by the registry client
 //! ([`crate::mcp_registry`]); a query that does not parse is a `BAD_REQUEST`.
+//! `POST /api/mcp/resources` and `/api/mcp/prompts`: an installed MCP plugin's resources
+//! and prompts, through the plugin service ([`crate::plugins`]).
 
 use axum::Json;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
+use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
-use hearth_core::api::{ApiError, ErrorCode, McpServersQuery};
-use serde_json::json;
+use hearth_core::api::{
+    ApiError, ErrorCode, McpPromptsAction, McpPromptsRequest, McpResourcesAction,
+    McpResourcesRequest, McpServersQuery,
+};
+use serde_json::{Value, json};
 
 use super::error::ApiErrorResponse;
+use super::json::ApiJson;
+use crate::mcp::Browse;
 use crate::state::AppState;
 
 /// `GET /api/mcp/servers?cursor=&search=&limit=`.
@@ -30,4 +38,41 @@ pub(super) async fn servers(
         Ok(page) => Json(page).into_response(),
         Err(error) => ApiErrorResponse(error).into_response(),
     }
+}
+
+/// `POST /api/mcp/resources`: list a server's resources, or read one.
+pub(super) async fn resources(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiJson(request): ApiJson<McpResourcesRequest>,
+) -> Result<Json<Value>, ApiErrorResponse> {
+    let what = match request.action {
+        McpResourcesAction::List => Browse::Resources,
+        McpResourcesAction::Read { uri } => Browse::ReadResource(uri),
+    };
+    let scope = state.plugins.scope(&headers)?;
+    let plugins = &state.plugins;
+    let result = plugins.browse(&scope, &request.plugin_id, request.auth.as_ref(), what);
+    Ok(Json(result.await?))
+}
+
+/// `POST /api/mcp/prompts`: list a server's prompts, or get one with its arguments.
+pub(super) async fn prompts(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiJson(request): ApiJson<McpPromptsRequest>,
+) -> Result<Json<Value>, ApiErrorResponse> {
+    let what = match request.action {
+        McpPromptsAction::List => Browse::Prompts,
+        McpPromptsAction::Get { name, args } => Browse::GetPrompt(
+            name,
+            args.into_iter()
+                .map(|(k, v)| (k, Value::String(v)))
+                .collect(),
+        ),
+    };
+    let scope = state.plugins.scope(&headers)?;
+    let plugins = &state.plugins;
+    let result = plugins.browse(&scope, &request.plugin_id, request.auth.as_ref(), what);
+    Ok(Json(result.await?))
 }
