@@ -13,11 +13,12 @@ use crate::allowed_hosts::AllowedHosts;
 use crate::byok::ByokKeys;
 use crate::config::Config;
 use crate::kv::KvStore;
+use crate::mcp_registry::McpRegistry;
 use crate::plugins::Plugins;
 use crate::plugins::registry::PluginRegistry;
+use crate::providers::{Providers, configured};
 use crate::safe_fetch::{FetchError, Limits, SafeFetch};
 use crate::security_headers::SecurityHeaders;
-use crate::server_providers::ConfiguredProvider;
 use crate::signing::Signer;
 use crate::static_files::StaticAssets;
 
@@ -44,16 +45,12 @@ pub struct AppState {
     pub trusted_proxies: Arc<Vec<AllowedNetwork>>,
     /// The BYOK envelope key.
     pub byok: Option<Arc<ByokKeys>>,
-    /// The one outbound client, with the deployment's URL policy for each kind of target.
-    pub fetch: SafeFetch,
     /// The hosts and origins the edge answers for.
     pub allowed_hosts: Arc<AllowedHosts>,
-    /// Providers the operator configured.
-    pub server_providers: Arc<Vec<ConfiguredProvider>>,
-    /// Deadline of one relayed model reply.
-    pub relay_timeout: Duration,
+    /// The provider service: the relay and model listings, and the operator's providers.
+    pub providers: Providers,
     /// The MCP registry browsed by `GET /api/mcp/servers`.
-    pub mcp_registry: crate::mcp_registry::McpRegistry,
+    pub mcp_registry: McpRegistry,
 }
 
 impl AppState {
@@ -82,7 +79,7 @@ impl AppState {
             .allowed_hosts()
             .unwrap_or_else(|_| AllowedHosts::new(config.addr, &[], &[]).unwrap_or_default());
         // Validated before this point; an invalid entry yields no provider here.
-        let server_providers = crate::server_providers::from_config(config).unwrap_or_default();
+        let server_providers = configured::from_config(config).unwrap_or_default();
         let security = SecurityHeaders::new(assets.inline_script_hashes());
         let signer = Signer::new(config.session_secret.as_deref());
         let access = AccessGate::new(
@@ -120,12 +117,10 @@ impl AppState {
             kv,
             signer,
             trusted_proxies: Arc::new(config.trusted_proxy_networks()),
+            providers: Providers::new(server_providers, byok.clone(), fetch, relay_timeout),
             byok,
-            fetch,
             allowed_hosts: Arc::new(allowed_hosts),
-            server_providers: Arc::new(server_providers),
-            relay_timeout,
-            mcp_registry: crate::mcp_registry::McpRegistry::new(&config.mcp_registry_url)?,
+            mcp_registry: McpRegistry::new(&config.mcp_registry_url)?,
         })
     }
 }

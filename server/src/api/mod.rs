@@ -12,7 +12,6 @@ pub mod json;
 mod mcp;
 mod models;
 mod plugins;
-mod provider;
 mod relay;
 pub mod sealed;
 

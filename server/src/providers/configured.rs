@@ -1,5 +1,6 @@
 //! Providers the operator configures on the edge (`DEFAULT_PROVIDER_TYPE`, `_NAME`,
-//! `_BASE_URL`, `_API_KEY`, `_MODELS`, as in Neo Chat). The app sees their id, name,
+//! `_BASE_URL`, `_API_KEY`, `_MODELS`, as in Neo Chat), built from the checked
+//! [`ProviderSettings`](crate::config::ProviderSettings). The app sees their id, name,
 //! protocol and models; their URL and key never leave the edge, and every call to them
 //! goes through the relay.
 
