@@ -95,10 +95,14 @@ impl AppState {
                     access_password_enabled: config.access_password_enabled(),
                     shared_state: kv.state(),
                 },
+                // What `api::router` serves, every flag named (a new one must be decided
+                // here); `server/tests/capabilities.rs` checks each against its route.
                 capabilities: Capabilities {
-                    byok: byok.is_some(),
                     chat_relay: true,
-                    ..Capabilities::default()
+                    plugins: true,
+                    mcp: true,
+                    document_parse: false,
+                    byok: byok.is_some(),
                 },
                 server_providers: server_providers.iter().map(|p| p.public()).collect(),
                 stream_silence_secs: config.relay_timeout_secs.max(1),
