@@ -579,23 +579,15 @@ mod tests {
 
     #[test]
     fn operator_spellings_map_to_protocols() {
-        assert_eq!(
-            parse_provider_type("OpenAI"),
-            Some((Protocol::OpenAiChat, false))
-        );
-        assert_eq!(
-            parse_provider_type("ollama"),
-            Some((Protocol::OpenAiChat, true))
-        );
-        assert_eq!(
-            parse_provider_type("google"),
-            Some((Protocol::Gemini, false))
-        );
-        assert_eq!(
-            parse_provider_type("claude"),
-            Some((Protocol::Anthropic, false))
-        );
-        assert_eq!(parse_provider_type("carrier-pigeon"), None);
+        for (spelling, expected) in [
+            ("OpenAI", Some((Protocol::OpenAiChat, false))),
+            ("ollama", Some((Protocol::OpenAiChat, true))),
+            ("google", Some((Protocol::Gemini, false))),
+            ("claude", Some((Protocol::Anthropic, false))),
+            ("carrier-pigeon", None),
+        ] {
+            assert_eq!(parse_provider_type(spelling), expected, "{spelling}");
+        }
     }
 
     #[test]

@@ -12,6 +12,7 @@ use hearth_core::api::{
     ApiError, ErrorCode, McpPromptsAction, McpPromptsRequest, McpResourcesAction,
     McpResourcesRequest, McpServersQuery,
 };
+use hearth_core::byok::Envelope;
 use serde_json::{Value, json};
 
 use super::error::ApiErrorResponse;
@@ -40,6 +41,23 @@ pub(super) async fn servers(
     }
 }
 
+/// Answers `what` of the caller's MCP plugin `plugin_id`, its credential in `envelope`.
+async fn browse(
+    state: &AppState,
+    headers: &HeaderMap,
+    plugin_id: &str,
+    envelope: Option<&Envelope>,
+    what: Browse,
+) -> Result<Json<Value>, ApiErrorResponse> {
+    let scope = state.plugins.scope(headers)?;
+    Ok(Json(
+        state
+            .plugins
+            .browse(&scope, plugin_id, envelope, what)
+            .await?,
+    ))
+}
+
 /// `POST /api/mcp/resources`: list a server's resources, or read one.
 pub(super) async fn resources(
     State(state): State<AppState>,
@@ -50,10 +68,8 @@ pub(super) async fn resources(
         McpResourcesAction::List => Browse::Resources,
         McpResourcesAction::Read { uri } => Browse::ReadResource(uri),
     };
-    let scope = state.plugins.scope(&headers)?;
-    let plugins = &state.plugins;
-    let result = plugins.browse(&scope, &request.plugin_id, request.auth.as_ref(), what);
-    Ok(Json(result.await?))
+    let (id, auth) = (&request.plugin_id, request.auth.as_ref());
+    browse(&state, &headers, id, auth, what).await
 }
 
 /// `POST /api/mcp/prompts`: list a server's prompts, or get one with its arguments.
@@ -71,8 +87,6 @@ pub(super) async fn prompts(
                 .collect(),
         ),
     };
-    let scope = state.plugins.scope(&headers)?;
-    let plugins = &state.plugins;
-    let result = plugins.browse(&scope, &request.plugin_id, request.auth.as_ref(), what);
-    Ok(Json(result.await?))
+    let (id, auth) = (&request.plugin_id, request.auth.as_ref());
+    browse(&state, &headers, id, auth, what).await
 }

@@ -138,9 +138,10 @@ impl Providers {
     pub async fn models(&self, request: ModelListRequest) -> Result<ModelListResponse, ApiError> {
         if let Some(id) = &request.provider.server_provider_id
             && let Some(configured) = self.configured.iter().find(|p| &p.id == id)
-            && !configured.models.is_empty()
+            && !configured.settings.models.is_empty()
         {
             let models = configured
+                .settings
                 .models
                 .iter()
                 .map(|id| ModelInfo {

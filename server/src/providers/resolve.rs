@@ -40,10 +40,11 @@ pub fn resolve(
                 "A server provider takes no key from the browser",
             ));
         }
-        let configured = configured
+        let configured = &configured
             .iter()
             .find(|p| &p.id == id)
-            .ok_or_else(|| bad_request("No server provider has this id"))?;
+            .ok_or_else(|| bad_request("No server provider has this id"))?
+            .settings;
         return Ok(Resolved {
             endpoint: Endpoint {
                 protocol: configured.protocol,
