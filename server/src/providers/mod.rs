@@ -4,7 +4,7 @@
 //!
 //! - [`configured`]: the operator's providers (`DEFAULT_PROVIDER_*`); their URL and key
 //!   never leave the edge.
-//! - [`resolve`]: a request's provider as something to call (URL policy target, key
+//! - [`resolve`](mod@resolve): a request's provider as something to call (URL policy target, key
 //!   opened from its envelope for `provider:<protocol>`), and upstream error messages.
 //! - [`stream`]: a reply forwarded in whole events within a size cap and a deadline.
 //!
