@@ -1,5 +1,7 @@
-//! The `/api/*` routes. Every answer is JSON; every failure is an [`ApiError`] body with its
-//! status, and an unknown path under `/api/` is a JSON 404, never the app's HTML.
+//! The `/api/*` routes: handlers only, each parsing its request, calling a service of the
+//! state ([`crate::state`]) and answering. Every answer is JSON (the relay's event stream
+//! aside); every failure is an [`ApiError`] body with its status, and an unknown path
+//! under `/api/` is a JSON 404, never the app's HTML.
 //!
 //! [`ApiError`]: hearth_core::api::ApiError
 
