@@ -658,3 +658,48 @@ fn url_policy_verdicts_nest_and_never_let_blocked_addresses_through() {
         }
     });
 }
+
+/// The relay forwards a provider's stream up to `last_event_boundary` and may end it
+/// there with an error frame. The boundary must close every event before it, be the end
+/// of the last complete event (unless a later blank line mixes its line breaks, which
+/// the boundary does not see: all such spellings contain `\n\r`), and an error frame
+/// after it must arrive as one more event.
+#[test]
+fn sse_event_boundary() {
+    use hearth_core::provider::relay_error_frame;
+    use hearth_core::provider::sse::last_event_boundary;
+    check!()
+        .with_type::<Vec<(u8, Vec<u8>)>>()
+        .for_each(|steps| {
+            let bytes = stream(Protocol::OpenAiChat, steps);
+            let end = last_event_boundary(&bytes).unwrap_or(0);
+            assert!(end <= bytes.len());
+            let complete = |bytes: &[u8]| SseDecoder::new().push(bytes).ok();
+            let mut decoder = SseDecoder::new();
+            let Ok(before) = decoder.push(&bytes[..end]) else {
+                return;
+            };
+            assert_eq!(decoder.finish(), None, "an event is open at {end}");
+            let Some(whole) = complete(&bytes) else {
+                return;
+            };
+            let mixed = bytes[end.saturating_sub(1)..]
+                .windows(2)
+                .any(|w| w == b"\n\r");
+            if !mixed {
+                assert_eq!(
+                    before,
+                    whole,
+                    "an event completes after {end} in {:?}",
+                    String::from_utf8_lossy(&bytes)
+                );
+            }
+            let mut ended = bytes[..end].to_vec();
+            ended.extend_from_slice(relay_error_frame("RESPONSE_TIMEOUT", "late").as_bytes());
+            let Some(mut events) = complete(&ended) else {
+                return;
+            };
+            assert_eq!(events.pop().map(|e| e.event), Some("error".to_string()));
+            assert_eq!(events, before);
+        });
+}

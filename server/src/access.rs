@@ -13,6 +13,7 @@
 use std::net::IpAddr;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use axum::http::{HeaderMap, header};
 use subtle::ConstantTimeEq;
 
 use crate::kv::{KvError, KvStore};
@@ -148,6 +149,16 @@ impl AccessGate {
             .find(|(name, _)| *name == COOKIE)
             .map(|(_, value)| value)
     }
+}
+
+/// The session expiry carried by `headers`' cookie, if it is valid for `gate`.
+pub fn session_of(gate: &AccessGate, headers: &HeaderMap) -> Option<u64> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .filter_map(AccessGate::token_from_cookies)
+        .find_map(|token| gate.session(token))
 }
 
 #[cfg(test)]

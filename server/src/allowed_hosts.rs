@@ -14,23 +14,14 @@
 //! - the hosts the operator lists (`HEARTH_ALLOWED_HOSTS`: a LAN name, another port in
 //!   front of a port mapping, a load balancer's health-check address).
 //!
-//! Anything else is a 421 `HOST_NOT_ALLOWED` in the error shape. `Origin` is compared
+//! Anything else is a 421 `HOST_NOT_ALLOWED` in the error shape (`guard::host_guard`). `Origin` is compared
 //! with the allowed origins (each allowed host over `http` or `https`, and the public
 //! origins exactly), never with the request's own `Host`.
 
 use std::collections::HashSet;
 use std::net::SocketAddr;
 
-use axum::extract::{Request, State};
-use axum::http::header;
-use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
-use hearth_core::api::{ApiError, ErrorCode};
 use reqwest::Url;
-use serde_json::json;
-
-use crate::api::ApiErrorResponse;
-use crate::app::AppState;
 
 /// Why an operator's host or origin entry is refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -176,42 +167,6 @@ fn parse_host(text: &str) -> Option<(String, Option<u16>)> {
         _ => None,
     };
     Some((host, port))
-}
-
-/// The first host a request names that is not allowed (`Some(None)` when it names
-/// none), or `None` when every name it carries is allowed: HTTP/2's `:authority` and an
-/// absolute request target (both in the URI), and `Host`.
-fn refused_host(allowed: &AllowedHosts, request: &Request) -> Option<Option<String>> {
-    let authority = request.uri().authority().map(|a| a.as_str().to_string());
-    let host = request
-        .headers()
-        .get(header::HOST)
-        .map(|value| value.to_str().map(str::to_string).unwrap_or_default());
-    if authority.is_none() && host.is_none() {
-        return Some(None);
-    }
-    [authority, host]
-        .into_iter()
-        .flatten()
-        .find(|name| !allowed.allows_host(name))
-        .map(Some)
-}
-
-/// The middleware in front of every route: a request for a host that is not ours is
-/// answered 421 before anything else runs.
-pub async fn host_guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    match refused_host(&state.allowed_hosts, &request) {
-        None => next.run(request).await,
-        Some(host) => ApiErrorResponse(
-            ApiError::new(
-                ErrorCode::HostNotAllowed,
-                "This server does not answer for that host name. If you reach it through \
-                 another name or port, the operator can add it to HEARTH_ALLOWED_HOSTS.",
-            )
-            .with_details(json!({ "host": host.map(|h| h.chars().take(255).collect::<String>()) })),
-        )
-        .into_response(),
-    }
 }
 
 #[cfg(test)]

@@ -1,12 +1,16 @@
 //! The edge's configuration: flags and environment variables (each flag has an
 //! environment twin, named as in Neo Chat where the concept is the same), and the checks
-//! that refuse an unsafe configuration with a message that says what to do.
+//! that refuse an unsafe configuration with a message that says what to do. Parsing and
+//! checking are pure: the services are built afterwards from the checked values
+//! ([`Config::default_provider`], the registry URL, the host lists).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use hearth_core::api::DeploymentMode;
+use hearth_core::api::mcp_registry::{check_registry_url, registry_policy};
+use hearth_core::provider::Protocol;
 use hearth_core::url_policy::AllowedNetwork;
 
 /// How log lines are written.
@@ -186,6 +190,56 @@ fn parse_mode(value: &str) -> Result<DeploymentMode, String> {
     value.parse()
 }
 
+/// A provider type as operators write it: (protocol, OpenAI-compatible?).
+pub fn parse_provider_type(text: &str) -> Option<(Protocol, bool)> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "openai" => Some((Protocol::OpenAiChat, false)),
+        "openai-compatible" | "compatible" | "ollama" | "llamacpp" | "vllm" | "localai"
+        | "openrouter" => Some((Protocol::OpenAiChat, true)),
+        "openai-responses" | "responses" => Some((Protocol::OpenAiResponses, false)),
+        "anthropic" | "claude" => Some((Protocol::Anthropic, false)),
+        "gemini" | "google" => Some((Protocol::Gemini, false)),
+        _ => None,
+    }
+}
+
+/// Checks `HEARTH_MCP_REGISTRY_URL`: an `https://` base without credentials, query or
+/// fragment, that the registry's URL policy accepts. A message for the operator otherwise.
+fn check_mcp_registry_url(base: &str) -> Result<(), String> {
+    check_registry_url(base).map_err(|error| error.to_string())?;
+    registry_policy()
+        .check_url(base)
+        .map(|_| ())
+        .map_err(|error| format!("`{base}` is not allowed: {error}"))
+}
+
+/// The provider the operator configured with `DEFAULT_PROVIDER_*`, checked: a known
+/// type, a base URL, blank values dropped.
+#[derive(Clone)]
+pub struct ProviderSettings {
+    /// Its display name (the type as written when no name is set).
+    pub name: String,
+    /// Its protocol.
+    pub protocol: Protocol,
+    /// Whether it is an OpenAI-compatible server.
+    pub compatible: bool,
+    /// Its base URL.
+    pub base_url: String,
+    /// Its key, if it needs one.
+    pub api_key: Option<String>,
+    /// The models the operator listed.
+    pub models: Vec<String>,
+}
+
+impl std::fmt::Debug for ProviderSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProviderSettings")
+            .field("protocol", &self.protocol)
+            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .finish_non_exhaustive()
+    }
+}
+
 /// A configuration the edge refuses to run with.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ConfigError {
@@ -280,6 +334,44 @@ impl Config {
         crate::allowed_hosts::AllowedHosts::new(self.addr, &self.public_origin, &self.allowed_hosts)
     }
 
+    /// The provider `DEFAULT_PROVIDER_*` describes, if `DEFAULT_PROVIDER_TYPE` is set.
+    pub fn default_provider(&self) -> Result<Option<ProviderSettings>, ConfigError> {
+        let Some(kind) = self
+            .default_provider_type
+            .as_deref()
+            .filter(|t| !t.trim().is_empty())
+        else {
+            return Ok(None);
+        };
+        let (protocol, compatible) = parse_provider_type(kind)
+            .ok_or_else(|| ConfigError::InvalidProviderType(kind.to_string()))?;
+        let base_url = self
+            .default_provider_base_url
+            .clone()
+            .filter(|u| !u.trim().is_empty())
+            .ok_or(ConfigError::ProviderWithoutBaseUrl)?;
+        Ok(Some(ProviderSettings {
+            name: self
+                .default_provider_name
+                .clone()
+                .filter(|n| !n.trim().is_empty())
+                .unwrap_or_else(|| kind.to_string()),
+            protocol,
+            compatible,
+            base_url,
+            api_key: self
+                .default_provider_api_key
+                .clone()
+                .filter(|k| !k.trim().is_empty()),
+            models: self
+                .default_provider_models
+                .iter()
+                .map(|m| m.trim().to_string())
+                .filter(|m| !m.is_empty())
+                .collect(),
+        }))
+    }
+
     /// Whether a non-empty access password is configured.
     pub fn access_password_enabled(&self) -> bool {
         self.access_password
@@ -324,7 +416,7 @@ impl Config {
         {
             return Err(ConfigError::InvalidTrustedNetwork(bad.clone()));
         }
-        crate::server_providers::from_config(self)?;
+        self.default_provider()?;
         if let Some(bad) = self
             .trusted_proxies
             .iter()
@@ -332,7 +424,7 @@ impl Config {
         {
             return Err(ConfigError::InvalidTrustedProxy(bad.clone()));
         }
-        crate::mcp_registry::check_base_url(&self.mcp_registry_url)
+        check_mcp_registry_url(&self.mcp_registry_url)
             .map_err(ConfigError::InvalidMcpRegistryUrl)?;
         let loopback = self.addr.ip().is_loopback();
         if !loopback && !self.access_password_enabled() && !self.allow_public_bind {
@@ -464,6 +556,38 @@ mod tests {
         let trusted = parse(&["--trusted-networks", "10.0.0.0/8, fd12::/16"]);
         assert_eq!(trusted.validate(), Ok(()));
         assert_eq!(trusted.trusted_network_list().len(), 2);
+    }
+
+    #[test]
+    fn the_base_url_must_be_https_and_not_metadata() {
+        assert!(check_mcp_registry_url("https://registry.modelcontextprotocol.io").is_ok());
+        assert!(check_mcp_registry_url("https://127.0.0.1:8443/registry/").is_ok());
+        assert!(
+            check_mcp_registry_url("https://10.0.0.5").is_ok(),
+            "a LAN mirror"
+        );
+        for bad in [
+            "http://registry.modelcontextprotocol.io",
+            "https://169.254.169.254/",
+            "https://metadata.google.internal/",
+            "https://registry.example.com/?x=1",
+            "not a url",
+        ] {
+            assert!(check_mcp_registry_url(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn operator_spellings_map_to_protocols() {
+        for (spelling, expected) in [
+            ("OpenAI", Some((Protocol::OpenAiChat, false))),
+            ("ollama", Some((Protocol::OpenAiChat, true))),
+            ("google", Some((Protocol::Gemini, false))),
+            ("claude", Some((Protocol::Anthropic, false))),
+            ("carrier-pigeon", None),
+        ] {
+            assert_eq!(parse_provider_type(spelling), expected, "{spelling}");
+        }
     }
 
     #[test]

@@ -1,4 +1,7 @@
-//! The checks every `/api/*` request passes before its route runs:
+//! The checks a request passes before any route runs. Every request, the app's files
+//! included, must name one of the edge's hosts ([`host_guard`]: 421 `HOST_NOT_ALLOWED`
+//! otherwise, the DNS rebinding defence of [`crate::allowed_hosts`]). Then every
+//! `/api/*` request ([`api_guard`]):
 //! 1. **Same origin for state changes.** A request with a method other than GET, HEAD or
 //!    OPTIONS must not come from another site: `Sec-Fetch-Site`, when sent, must be
 //!    `same-origin` or `none`, and `Origin`, when sent, must be one of the edge's allowed
@@ -19,10 +22,11 @@ use axum::response::{IntoResponse, Response};
 use hearth_core::api::{ApiError, DeploymentMode, ErrorCode};
 use serde_json::json;
 
+use crate::access;
 use crate::allowed_hosts::AllowedHosts;
 use crate::api::ApiErrorResponse;
-use crate::app::AppState;
 use crate::rate_limit::{self, Family};
+use crate::state::AppState;
 
 /// Routes open without a session.
 const OPEN_ROUTES: [&str; 4] = [
@@ -84,7 +88,7 @@ async fn limited(state: &AppState, path: &str, identity: &str) -> Option<Respons
 fn gate_refusal(state: &AppState, path: &str, headers: &HeaderMap) -> Option<Response> {
     let gate = state.access.as_ref()?;
     let open = OPEN_ROUTES.contains(&path);
-    (!open && crate::api::session_of(gate, headers).is_none()).then(|| {
+    (!open && access::session_of(gate, headers).is_none()).then(|| {
         ApiErrorResponse(ApiError::new(
             ErrorCode::AccessRequired,
             "This deployment needs its access password",
@@ -139,6 +143,42 @@ pub async fn api_guard(State(state): State<AppState>, request: Request, next: Ne
         }
     }
     response
+}
+
+/// The first host a request names that is not allowed (`Some(None)` when it names
+/// none), or `None` when every name it carries is allowed: HTTP/2's `:authority` and an
+/// absolute request target (both in the URI), and `Host`.
+fn refused_host(allowed: &AllowedHosts, request: &Request) -> Option<Option<String>> {
+    let authority = request.uri().authority().map(|a| a.as_str().to_string());
+    let host = request
+        .headers()
+        .get(header::HOST)
+        .map(|value| value.to_str().map(str::to_string).unwrap_or_default());
+    if authority.is_none() && host.is_none() {
+        return Some(None);
+    }
+    [authority, host]
+        .into_iter()
+        .flatten()
+        .find(|name| !allowed.allows_host(name))
+        .map(Some)
+}
+
+/// The middleware in front of every route: a request for a host that is not ours is
+/// answered 421 before anything else runs.
+pub async fn host_guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    match refused_host(&state.allowed_hosts, &request) {
+        None => next.run(request).await,
+        Some(host) => ApiErrorResponse(
+            ApiError::new(
+                ErrorCode::HostNotAllowed,
+                "This server does not answer for that host name. If you reach it through \
+                 another name or port, the operator can add it to HEARTH_ALLOWED_HOSTS.",
+            )
+            .with_details(json!({ "host": host.map(|h| h.chars().take(255).collect::<String>()) })),
+        )
+        .into_response(),
+    }
 }
 
 #[cfg(test)]

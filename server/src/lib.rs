@@ -6,37 +6,34 @@
 //!
 //! ## Layout
 //!
-//! - [`byok`]: the envelope key pair (from the environment, or kept in the data
-//!   directory) and the opening of BYOK envelopes.
-//! - [`config`]: command-line flags and environment variables, and the checks that refuse
-//!   an unsafe configuration before anything binds.
-//! - [`app`]: assembles the router, the shared state and the layers every response passes.
-//! - [`access`]: the deployment password gate: signed expiring session cookies,
-//!   constant-time comparison, lockout per client kept in the store.
-//! - [`allowed_hosts`]: the host names every route answers for and the origins that
-//!   count as the edge's own (DNS rebinding defence).
-//! - [`api`]: the `/api/*` routes and the one JSON error response.
-//! - [`static_files`]: the release `dist/` held in memory, with MIME types, cache policy,
-//!   ETags, gzip and the SPA fallback.
-//! - [`rate_limit`]: per-family limits per client (trusted-proxy-aware address, signed
-//!   client cookie when hosted), counted in the store.
-//! - [`safe_fetch`]: the one outbound HTTP client for URLs from outside: URL policy on
-//!   every hop and every resolved address, manual redirects, one deadline, capped bodies.
-//! - [`signing`]: the HMAC key for session and client tokens.
-//! - [`server_providers`]: providers configured by the operator (`DEFAULT_PROVIDER_*`).
-//! - [`security_headers`]: the CSP and the other headers on every response.
-//! - [`guard`]: same-origin checks on state-changing `/api` requests, rate limits, and
-//!   the gate's session requirement.
-//! - [`healthcheck`]: `hearth healthcheck`, the container health probe.
-//! - [`mcp_registry`]: `GET /api/mcp/servers`, browsing the official MCP registry (or the
-//!   operator's mirror) over HTTPS through `safe_fetch`, answered as bounded summaries.
-//! - [`kv`]: the store for the edge's small shared state (memory, or Redis when shared).
-//! - [`logging`]: the tracing subscriber and a request log that never records queries,
-//!   headers or bodies (where secrets live).
-//! - [`web_reader`]: the built-in web page reader, a model-chosen target (public HTTPS
-//!   only).
-//! - [`shutdown`]: SIGTERM / SIGINT handlers, installed before binding, for graceful
-//!   shutdown.
+//! In layers, each importing only the ones below it:
+//!
+//! - [`app`]: assembles the router and the layers every response passes; [`guard`]: the
+//!   host check before any route, then same-origin checks on state-changing `/api`
+//!   requests, rate limits, and the gate's session requirement.
+//! - [`api`]: the `/api/*` handlers (parse, call a service, answer), the one JSON error
+//!   response and the body extractors.
+//! - [`state`]: the state every handler and layer shares, built from the configuration.
+//! - Services: [`providers`] (the relay and model listings, the operator's providers),
+//!   [`plugins`] (installing, listing and running plugins), [`mcp`] (remote MCP
+//!   servers), [`mcp_registry`] (the MCP registry client, over HTTPS through
+//!   `safe_fetch`), [`web_reader`] (the built-in web page reader, a model-chosen target:
+//!   public HTTPS only), [`access`] (the deployment password gate: signed expiring
+//!   session cookies, constant-time comparison, lockout per client kept in the store),
+//!   [`rate_limit`] (per-family limits per client, counted in the store).
+//! - Foundations: [`config`] (command-line flags and environment variables, and the
+//!   checks that refuse an unsafe configuration before anything binds), [`kv`] (the
+//!   store for the edge's small shared state: memory, Redis or Upstash), [`safe_fetch`]
+//!   (the one outbound HTTP client for URLs from outside: URL policy on every hop and
+//!   every resolved address, manual redirects, one deadline, capped bodies), [`byok`]
+//!   (the envelope key pair and the opening of BYOK envelopes), [`signing`] (the HMAC
+//!   key for session and client tokens), [`allowed_hosts`] (the host names every route
+//!   answers for and the origins that count as the edge's own), [`static_files`] (the
+//!   release `dist/` in memory: MIME types, cache policy, ETags, gzip, SPA fallback),
+//!   [`security_headers`] (the CSP and the other headers), [`logging`] (the tracing
+//!   subscriber and a request log that never records queries, headers or bodies),
+//!   [`shutdown`] (SIGTERM / SIGINT handlers, installed before binding) and
+//!   [`healthcheck`] (`hearth healthcheck`, the container health probe).
 
 pub mod access;
 pub mod allowed_hosts;
@@ -51,12 +48,12 @@ pub mod logging;
 pub mod mcp;
 pub mod mcp_registry;
 pub mod plugins;
+pub mod providers;
 pub mod rate_limit;
 pub mod safe_fetch;
 pub mod security_headers;
-pub mod server_providers;
 pub mod shutdown;
 pub mod signing;
+pub mod state;
 pub mod static_files;
-pub mod upstash;
 pub mod web_reader;

@@ -4,10 +4,11 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use hearth_server::app::{AppState, router};
+use hearth_server::app::router;
 use hearth_server::byok::{self, ByokKeys};
 use hearth_server::config::{ByokCommand, Cli, Command, Config};
 use hearth_server::kv::KvStore;
+use hearth_server::state::AppState;
 use hearth_server::static_files::StaticAssets;
 use hearth_server::{healthcheck, logging, shutdown};
 

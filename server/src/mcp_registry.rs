@@ -1,9 +1,9 @@
-//! `GET /api/mcp/servers`: the app's window on the official MCP registry
-//! (`https://registry.modelcontextprotocol.io`, or the operator's mirror in
-//! `HEARTH_MCP_REGISTRY_URL`).
+//! The MCP registry client behind `GET /api/mcp/servers`: the app's window on the
+//! official MCP registry (`https://registry.modelcontextprotocol.io`, or the operator's
+//! mirror in `HEARTH_MCP_REGISTRY_URL`).
 //!
-//! This module owns the registry client and the route's handler. One request of the app
-//! is one registry request (`{base}/v0.1/servers`, query built by
+//! This module owns the registry client; the route's handler is `api::mcp`. One request
+//! of the app is one registry request (`{base}/v0.1/servers`, query built by
 //! `core::api::mcp_registry`, every value form-encoded), sent through `safe_fetch` with
 //! its own policy and bounds: HTTPS only on every hop (a fixed registry is never reached
 //! over plain HTTP), 15 s for the whole exchange, 4 MiB of body. The registry URL is the
@@ -17,44 +17,19 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::Json;
-use axum::extract::rejection::QueryRejection;
-use axum::extract::{Query, State};
-use axum::response::{IntoResponse, Response};
-use hearth_core::api::mcp_registry::{check_registry_url, parse_registry_page};
+use hearth_core::api::mcp_registry::{check_registry_url, parse_registry_page, registry_policy};
 use hearth_core::api::{ApiError, ErrorCode, McpServersQuery, McpServersResponse};
-use hearth_core::url_policy::{Policies, Target, UrlPolicy};
+use hearth_core::url_policy::{Policies, Target};
 use reqwest::Url;
 use reqwest::header::{ACCEPT, HeaderValue};
 use serde_json::json;
 
-use crate::api::ApiErrorResponse;
-use crate::app::AppState;
 use crate::safe_fetch::{FetchError, Limits, OutboundRequest, SafeFetch};
 
 /// Deadline of one registry exchange.
 pub const TIMEOUT: Duration = Duration::from_secs(15);
 /// Largest registry page read, in bytes.
 pub const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
-
-/// The policy for the registry: an operator-configured target (private addresses allowed,
-/// as for `DEFAULT_PROVIDER_BASE_URL`), HTTPS only.
-fn policy() -> UrlPolicy {
-    UrlPolicy {
-        require_https: true,
-        ..UrlPolicy::local()
-    }
-}
-
-/// Checks `HEARTH_MCP_REGISTRY_URL`: an `https://` base without credentials, query or
-/// fragment, that the registry policy accepts. A message for the operator otherwise.
-pub fn check_base_url(base: &str) -> Result<(), String> {
-    check_registry_url(base).map_err(|error| error.to_string())?;
-    policy()
-        .check_url(base)
-        .map(|_| ())
-        .map_err(|error| format!("`{base}` is not allowed: {error}"))
-}
 
 /// The registry client: its base URL and an HTTPS-only outbound client.
 #[derive(Clone)]
@@ -64,7 +39,7 @@ pub struct McpRegistry {
 }
 
 impl McpRegistry {
-    /// A client for the registry at `base` (checked by [`check_base_url`] at startup).
+    /// A client for the registry at `base` (checked by `Config::validate` at startup).
     pub fn new(base: &str) -> Result<Self, FetchError> {
         let limits = Limits {
             timeout: TIMEOUT,
@@ -73,7 +48,7 @@ impl McpRegistry {
         };
         Ok(Self {
             base: Arc::from(base.trim()),
-            fetch: SafeFetch::new(Policies::uniform(policy()), limits)?,
+            fetch: SafeFetch::new(Policies::uniform(registry_policy()), limits)?,
         })
     }
 
@@ -111,51 +86,18 @@ impl McpRegistry {
     }
 }
 
-/// `GET /api/mcp/servers?cursor=&search=&limit=`.
-pub(crate) async fn list_servers(
-    State(state): State<AppState>,
-    query: Result<Query<McpServersQuery>, QueryRejection>,
-) -> Response {
-    let Query(query) = match query {
-        Ok(query) => query,
-        Err(rejection) => {
-            return ApiErrorResponse(
-                ApiError::new(ErrorCode::BadRequest, "Invalid query")
-                    .with_details(json!({ "error": rejection.body_text() })),
-            )
-            .into_response();
-        }
-    };
-    match state.mcp_registry.list(&query).await {
-        Ok(page) => Json(page).into_response(),
-        Err(error) => ApiErrorResponse(error).into_response(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn the_base_url_must_be_https_and_not_metadata() {
-        assert!(check_base_url("https://registry.modelcontextprotocol.io").is_ok());
-        assert!(check_base_url("https://127.0.0.1:8443/registry/").is_ok());
-        assert!(check_base_url("https://10.0.0.5").is_ok(), "a LAN mirror");
-        for bad in [
-            "http://registry.modelcontextprotocol.io",
-            "https://169.254.169.254/",
-            "https://metadata.google.internal/",
-            "https://registry.example.com/?x=1",
-            "not a url",
-        ] {
-            assert!(check_base_url(bad).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
     fn the_client_is_https_only_and_bounded() {
         // Every hop, redirects included, passes this policy.
-        assert!(policy().check_url("http://registry.example.com/").is_err());
+        assert!(
+            registry_policy()
+                .check_url("http://registry.example.com/")
+                .is_err()
+        );
         let registry = McpRegistry::new("https://registry.example.com").unwrap();
         assert_eq!(registry.fetch.limits().timeout, TIMEOUT);
         assert_eq!(registry.fetch.limits().max_body_bytes, MAX_BODY_BYTES);

@@ -21,6 +21,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use url::Url;
 
+use crate::url_policy::UrlPolicy;
+
 /// The official registry, the default of `HEARTH_MCP_REGISTRY_URL`.
 pub const DEFAULT_REGISTRY_URL: &str = "https://registry.modelcontextprotocol.io";
 /// Servers per page when the query names no limit.
@@ -92,6 +94,16 @@ pub fn check_registry_url(base: &str) -> Result<Url, RegistryUrlError> {
         && url.fragment().is_none()
         && !url.cannot_be_a_base();
     if usable { Ok(url) } else { Err(refuse()) }
+}
+
+/// The URL policy of the registry client, on every hop: an operator-configured target
+/// (private addresses allowed, as for `DEFAULT_PROVIDER_BASE_URL`; cloud metadata
+/// refused), HTTPS only.
+pub fn registry_policy() -> UrlPolicy {
+    UrlPolicy {
+        require_https: true,
+        ..UrlPolicy::local()
+    }
 }
 
 impl McpServersQuery {

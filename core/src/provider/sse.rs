@@ -15,6 +15,9 @@
 //! format says, but the ones after the last `data:` line are kept, up to
 //! [`MAX_TRAILING_BYTES`], as [`SseDecoder::trailing`]: a provider that fails partway may
 //! end the body with a raw JSON error instead of an event.
+//!
+//! [`last_event_boundary`] finds where the last complete event of a buffer ends, for the
+//! edge's relay, which forwards a provider's stream in whole events only.
 
 use super::StreamError;
 
@@ -34,6 +37,24 @@ pub struct SseEvent {
     pub data: String,
     /// The last `id:` field seen, if any.
     pub id: Option<String>,
+}
+
+/// The end of the last complete event in `buffer`: the index just past the last blank
+/// line spelled `\n\n`, `\r\n\r\n` or `\r\r`, or `None` when there is none. Everything
+/// before it frames to whole events with nothing left open, so it can be forwarded (and
+/// followed by an error frame) without cutting an event.
+///
+/// A blank line whose two line breaks are spelled differently (`\n` then `\r\n` or a
+/// lone `\r`; `\r\n` then a lone `\r`) ends an event for [`SseDecoder`] but is not a
+/// boundary here; such events wait for a later boundary or the end of the stream.
+pub fn last_event_boundary(buffer: &[u8]) -> Option<usize> {
+    let lf = buffer.windows(2).rposition(|w| w == b"\n\n").map(|i| i + 2);
+    let crlf = buffer
+        .windows(4)
+        .rposition(|w| w == b"\r\n\r\n")
+        .map(|i| i + 4);
+    let cr = buffer.windows(2).rposition(|w| w == b"\r\r").map(|i| i + 2);
+    [lf, crlf, cr].into_iter().flatten().max()
 }
 
 /// Incremental SSE decoder.
@@ -264,6 +285,29 @@ mod tests {
                 limit: MAX_LINE_BYTES
             })
         );
+    }
+
+    #[test]
+    fn event_boundaries_in_every_line_ending() {
+        assert_eq!(last_event_boundary(b"data: a\n\ndata: b"), Some(9));
+        assert_eq!(
+            last_event_boundary(b"data: a\r\n\r\ndata: b\r\n\r\n"),
+            Some(22)
+        );
+        assert_eq!(last_event_boundary(b"data: a\r\rdata"), Some(9));
+        assert_eq!(last_event_boundary(b"data: partial"), None);
+    }
+
+    #[test]
+    fn the_boundary_leaves_no_event_open() {
+        let open = format!("{STREAM}data: still open");
+        let bytes = open.as_bytes();
+        let end = last_event_boundary(bytes).unwrap();
+        assert_eq!(end, STREAM.len());
+        let mut decoder = SseDecoder::new();
+        let before = decoder.push(&bytes[..end]).unwrap();
+        assert_eq!(decoder.finish(), None, "nothing open at the boundary");
+        assert_eq!(before, decode_all(&[STREAM.as_bytes()]));
     }
 
     fn trailing_after_finish(chunks: &[&[u8]]) -> Option<String> {

@@ -12,10 +12,10 @@ use hearth_core::api::{
     InvalidPasswordDetails, LockedDetails,
 };
 
-use super::ApiErrorResponse;
+use super::error::ApiErrorResponse;
 use super::json::ApiJson;
-use crate::access::{AccessGate, Attempt, COOKIE, SESSION_LIFETIME};
-use crate::app::AppState;
+use crate::access::{self, Attempt, COOKIE, SESSION_LIFETIME};
+use crate::state::AppState;
 
 /// Password bodies are tiny; anything bigger is not a password.
 const VERIFY_BODY_LIMIT: usize = 4096;
@@ -104,16 +104,6 @@ pub(super) async fn verify(
     }
 }
 
-/// The session expiry carried by `headers`' cookie, if it is valid for `gate`.
-pub(crate) fn session_of(gate: &AccessGate, headers: &HeaderMap) -> Option<u64> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .filter_map(AccessGate::token_from_cookies)
-        .find_map(|token| gate.session(token))
-}
-
 pub(super) async fn session(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -125,7 +115,7 @@ pub(super) async fn session(
             expires_at: None,
         },
         Some(gate) => {
-            let expiry = session_of(gate, &headers);
+            let expiry = access::session_of(gate, &headers);
             AccessSession {
                 required: true,
                 authenticated: expiry.is_some(),

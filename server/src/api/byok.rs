@@ -5,8 +5,8 @@ use axum::extract::State;
 use hearth_core::api::{ApiError, ErrorCode};
 use hearth_core::byok::PublicKeyResponse;
 
-use super::ApiErrorResponse;
-use crate::app::AppState;
+use super::error::ApiErrorResponse;
+use crate::state::AppState;
 
 pub(super) async fn public_key(
     State(state): State<AppState>,

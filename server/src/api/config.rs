@@ -4,7 +4,7 @@ use axum::Json;
 use axum::extract::State;
 use hearth_core::api::PublicConfig;
 
-use crate::app::AppState;
+use crate::state::AppState;
 
 pub(super) async fn config(State(state): State<AppState>) -> Json<PublicConfig> {
     Json(state.config.as_ref().clone())

@@ -8,7 +8,7 @@ use axum::Json;
 use axum::extract::State;
 use hearth_core::api::{DeploymentMode, HealthReport, ServiceHealth, ServiceStatus, StoreState};
 
-use crate::app::AppState;
+use crate::state::AppState;
 
 pub(super) async fn health(State(state): State<AppState>) -> Json<HealthReport> {
     let mut services = BTreeMap::new();

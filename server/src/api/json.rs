@@ -9,7 +9,7 @@ use hearth_core::api::{ApiError, ErrorCode};
 use serde::de::DeserializeOwned;
 use serde_json::json;
 
-use super::ApiErrorResponse;
+use super::error::ApiErrorResponse;
 
 /// The default cap on JSON bodies: 36 MiB (room for inline attachments).
 pub const JSON_BODY_LIMIT: usize = 36 * 1024 * 1024;

@@ -1,26 +1,28 @@
-//! The `/api/*` routes. Every answer is JSON; every failure is an [`ApiError`] body with its
-//! status, and an unknown path under `/api/` is a JSON 404, never the app's HTML.
+//! The `/api/*` routes: handlers only, each parsing its request, calling a service of the
+//! state ([`crate::state`]) and answering. Every answer is JSON (the relay's event stream
+//! aside); every failure is an [`ApiError`] body with its status, and an unknown path
+//! under `/api/` is a JSON 404, never the app's HTML.
 //!
 //! [`ApiError`]: hearth_core::api::ApiError
 
 mod access;
 mod byok;
 mod config;
-mod error;
+pub mod error;
 mod health;
 pub mod json;
+mod mcp;
 mod models;
 mod plugins;
-mod provider;
 mod relay;
+pub mod sealed;
 
 use axum::Router;
 use axum::routing::{get, post};
 
-pub(crate) use access::session_of;
 pub use error::ApiErrorResponse;
 
-use crate::app::AppState;
+use crate::state::AppState;
 use hearth_core::api::{ApiError, ErrorCode};
 
 /// The router mounted at `/api`.
@@ -37,9 +39,9 @@ pub fn router() -> Router<AppState> {
         .route("/plugins/list", get(plugins::list))
         .route("/plugins/execute", post(plugins::execute))
         .route("/plugins/uninstall", post(plugins::uninstall))
-        .route("/mcp/resources", post(plugins::mcp_resources))
-        .route("/mcp/prompts", post(plugins::mcp_prompts))
-        .route("/mcp/servers", get(crate::mcp_registry::list_servers))
+        .route("/mcp/resources", post(mcp::resources))
+        .route("/mcp/prompts", post(mcp::prompts))
+        .route("/mcp/servers", get(mcp::servers))
         .fallback(unknown_route)
         .method_not_allowed_fallback(method_not_allowed)
 }

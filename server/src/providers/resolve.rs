@@ -1,23 +1,20 @@
 //! Turning a request's `provider` into something to call: a user's provider (its URL
 //! under the deployment's URL policy, its key opened from the envelope for
 //! `provider:<protocol>`) or an operator's (URL and key from the edge's configuration).
-//! Shared by the relay and the model listing, so both check the same way.
+//! Shared by the relay and the model listing, so both check the same way; and the
+//! provider's own error message from an error answer, short and keyless.
 
-use axum::response::{IntoResponse, Response};
 use hearth_core::api::{ApiError, ErrorCode, RelayProvider};
-use hearth_core::byok::{context, find_plaintext_secret};
+use hearth_core::byok::context;
 use hearth_core::provider::request::Endpoint;
+use hearth_core::url_policy::Target;
 use serde_json::{Value, json};
 
-use super::ApiErrorResponse;
-use crate::app::AppState;
-use hearth_core::url_policy::Target;
-
-/// A finished refusal; boxed because a `Response` is large next to the `Ok` values.
-pub(super) type Refusal = Box<Response>;
+use super::configured::ConfiguredProvider;
+use crate::byok::ByokKeys;
 
 /// A provider ready to call.
-pub(super) struct Resolved {
+pub struct Resolved {
     /// Where and how.
     pub endpoint: Endpoint,
     /// The key, in plaintext, for this request only.
@@ -26,40 +23,28 @@ pub(super) struct Resolved {
     pub target: Target,
 }
 
-/// Refuses a `provider` object that carries a secret in plaintext.
-pub(super) fn refuse_plaintext(raw_provider: &Value) -> Result<(), Refusal> {
-    match find_plaintext_secret(raw_provider) {
-        None => Ok(()),
-        Some(field) => Err(Box::new(
-            ApiErrorResponse(
-                ApiError::new(
-                    ErrorCode::PlaintextSecretRefused,
-                    "Secrets must be sent as BYOK envelopes, never in plaintext",
-                )
-                .with_details(json!({ "field": format!("provider.{field}") })),
-            )
-            .into_response(),
-        )),
-    }
+fn bad_request(message: &str) -> ApiError {
+    ApiError::new(ErrorCode::BadRequest, message)
 }
 
-fn bad_request(message: &str) -> Refusal {
-    Box::new(ApiErrorResponse(ApiError::new(ErrorCode::BadRequest, message)).into_response())
-}
-
-/// Resolves `provider` for one call.
-pub(super) fn resolve(state: &AppState, provider: &RelayProvider) -> Result<Resolved, Refusal> {
+/// Resolves `provider` for one call, among the operator's `configured` providers and
+/// with the edge's envelope key `byok`.
+pub fn resolve(
+    configured: &[ConfiguredProvider],
+    byok: Option<&ByokKeys>,
+    provider: &RelayProvider,
+) -> Result<Resolved, ApiError> {
     if let Some(id) = &provider.server_provider_id {
         if provider.api_key.is_some() {
             return Err(bad_request(
                 "A server provider takes no key from the browser",
             ));
         }
-        let configured = state
-            .server_providers
+        let configured = &configured
             .iter()
             .find(|p| &p.id == id)
-            .ok_or_else(|| bad_request("No server provider has this id"))?;
+            .ok_or_else(|| bad_request("No server provider has this id"))?
+            .settings;
         return Ok(Resolved {
             endpoint: Endpoint {
                 protocol: configured.protocol,
@@ -70,27 +55,19 @@ pub(super) fn resolve(state: &AppState, provider: &RelayProvider) -> Result<Reso
             target: Target::OperatorConfigured,
         });
     }
-    let key = match (&provider.api_key, &state.byok) {
+    let key = match (&provider.api_key, byok) {
         (None, _) => None,
         (Some(_), None) => {
-            return Err(Box::new(
-                ApiErrorResponse(ApiError::new(
-                    ErrorCode::AuthError,
-                    "This edge has no BYOK key",
-                ))
-                .into_response(),
+            return Err(ApiError::new(
+                ErrorCode::AuthError,
+                "This edge has no BYOK key",
             ));
         }
         (Some(envelope), Some(keys)) => {
             let expected = context::provider(provider.protocol.as_str());
             Some(keys.open(envelope, &expected).map_err(|error| {
-                Box::new(
-                    ApiErrorResponse(
-                        ApiError::new(ErrorCode::AuthError, "The key envelope could not be opened")
-                            .with_details(json!({ "reason": error.to_string() })),
-                    )
-                    .into_response(),
-                )
+                ApiError::new(ErrorCode::AuthError, "The key envelope could not be opened")
+                    .with_details(json!({ "reason": error.to_string() }))
             })?)
         }
     };
@@ -106,7 +83,7 @@ pub(super) fn resolve(state: &AppState, provider: &RelayProvider) -> Result<Reso
 }
 
 /// The provider's own error message from an error body, short and with the key removed.
-pub(super) fn upstream_message(body: &[u8], key: Option<&str>) -> String {
+pub fn upstream_message(body: &[u8], key: Option<&str>) -> String {
     let text = String::from_utf8_lossy(body);
     let message = serde_json::from_str::<Value>(&text)
         .ok()
@@ -126,18 +103,15 @@ pub(super) fn upstream_message(body: &[u8], key: Option<&str>) -> String {
 }
 
 /// The 502 for an upstream error status.
-pub(super) fn upstream_error(status: u16, body: &[u8], key: Option<&str>) -> Response {
-    ApiErrorResponse(
-        ApiError::new(
-            ErrorCode::UpstreamError,
-            format!("The provider answered HTTP {status}"),
-        )
-        .with_details(json!({
-            "upstreamStatus": status,
-            "message": upstream_message(body, key),
-        })),
+pub fn upstream_error(status: u16, body: &[u8], key: Option<&str>) -> ApiError {
+    ApiError::new(
+        ErrorCode::UpstreamError,
+        format!("The provider answered HTTP {status}"),
     )
-    .into_response()
+    .with_details(json!({
+        "upstreamStatus": status,
+        "message": upstream_message(body, key),
+    }))
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! The Upstash REST API as a shared store: each Redis command is a JSON array POSTed to
+//! The Upstash backend: Upstash's REST API as a shared store. Each Redis command is a JSON array POSTed to
 //! the database's REST URL with its bearer token (`["INCR","k"]` → `{"result": 1}`), and
 //! commands that must happen together go to `/multi-exec` as one transaction. A small
 //! reqwest client: no redirects, a two-second deadline, and HTTPS unless the URL is on
@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::kv::KvError;
+use super::error::KvError;
+use super::redis::{key, millis, remaining};
 
 /// One database.
 #[derive(Debug)]
@@ -100,6 +101,87 @@ impl Upstash {
             return Err(KvError("Upstash answered a transaction partly".into()));
         }
         items.iter().map(Self::result).collect()
+    }
+
+    /// Checks Upstash answers a PING.
+    pub async fn ping(&self) -> Result<(), KvError> {
+        match self.command(&[json!("PING")]).await? {
+            Value::String(pong) if pong == "PONG" => Ok(()),
+            other => Err(KvError(format!("unexpected PING answer {other}"))),
+        }
+    }
+
+    /// `INCR`, `PEXPIRE … NX` and `PTTL` in one transaction.
+    pub async fn incr(&self, key: &str, ttl: Duration) -> Result<(i64, Duration), KvError> {
+        let key = self::key(key);
+        let results = self
+            .transaction(&[
+                vec![json!("INCR"), json!(key)],
+                vec![
+                    json!("PEXPIRE"),
+                    json!(key),
+                    json!(millis(ttl)),
+                    json!("NX"),
+                ],
+                vec![json!("PTTL"), json!(key)],
+            ])
+            .await?;
+        let value = integer(&results[0]).ok_or_else(|| KvError("INCR gave no number".into()))?;
+        let left = integer(&results[2]).unwrap_or(0);
+        Ok((value, remaining(left)))
+    }
+
+    /// `SET … PX`.
+    pub async fn set(&self, key: &str, value: i64, ttl: Duration) -> Result<(), KvError> {
+        self.command(&[
+            json!("SET"),
+            json!(self::key(key)),
+            json!(value),
+            json!("PX"),
+            json!(millis(ttl)),
+        ])
+        .await
+        .map(drop)
+    }
+
+    /// `GET` and `PTTL` in one transaction.
+    pub async fn get(&self, key: &str) -> Result<Option<(i64, Duration)>, KvError> {
+        let key = self::key(key);
+        let results = self
+            .transaction(&[
+                vec![json!("GET"), json!(key)],
+                vec![json!("PTTL"), json!(key)],
+            ])
+            .await?;
+        let left = integer(&results[1]).unwrap_or(0);
+        Ok(integer(&results[0]).map(|v| (v, remaining(left))))
+    }
+
+    /// `DEL`.
+    pub async fn delete(&self, key: &str) -> Result<(), KvError> {
+        self.command(&[json!("DEL"), json!(self::key(key))])
+            .await
+            .map(drop)
+    }
+
+    /// The text document at `key`, if any.
+    pub async fn get_text(&self, key: &str) -> Result<Option<String>, KvError> {
+        match self.command(&[json!("GET"), json!(self::key(key))]).await? {
+            Value::String(text) => Ok(Some(text)),
+            Value::Null => Ok(None),
+            other => Err(KvError(format!("GET gave {other}"))),
+        }
+    }
+
+    /// Stores `value` at `key` (no expiry); an empty value deletes the key.
+    pub async fn set_text(&self, key: &str, value: &str) -> Result<(), KvError> {
+        let key = json!(self::key(key));
+        let command = if value.is_empty() {
+            vec![json!("DEL"), key]
+        } else {
+            vec![json!("SET"), key, json!(value)]
+        };
+        self.command(&command).await.map(drop)
     }
 }
 
