@@ -20,6 +20,10 @@ use super::model::{Auth, AuthPlacement, HttpMethod, PluginFunction};
 use super::names::model_safe;
 use super::risk::Risk;
 
+mod server;
+
+use self::server::server_url;
+
 /// The largest description read, in bytes.
 pub const MAX_SPEC_BYTES: usize = 4 * 1024 * 1024;
 /// The most paths a description may have.
@@ -224,106 +228,6 @@ fn shorten(text: &str) -> String {
     }
     let cut: String = text.chars().take(MAX_DESCRIPTION_CHARS - 1).collect();
     format!("{cut}…")
-}
-
-/// `{var}` in a server URL replaced by the variable's default.
-fn fill_variables(url: &str, variables: Option<&Value>) -> Result<String, OpenApiError> {
-    let mut out = String::new();
-    let mut rest = url;
-    while let Some(open) = rest.find('{') {
-        out.push_str(&rest[..open]);
-        let close = rest[open..]
-            .find('}')
-            .ok_or_else(|| OpenApiError::BadServer(url.to_string()))?;
-        let name = &rest[open + 1..open + close];
-        let default = variables
-            .and_then(|v| v.get(name))
-            .and_then(|v| v.get("default"))
-            .and_then(Value::as_str)
-            .ok_or_else(|| OpenApiError::BadServer(url.to_string()))?;
-        out.push_str(default);
-        rest = &rest[open + close + 1..];
-    }
-    out.push_str(rest);
-    Ok(out)
-}
-
-fn server_url(spec: &Value, manifest_url: Option<&str>) -> Result<String, OpenApiError> {
-    let raw = if let Some(server) = spec.get("servers").and_then(|s| s.get(0)) {
-        let url = server
-            .get("url")
-            .and_then(Value::as_str)
-            .ok_or(OpenApiError::NoServer)?;
-        fill_variables(url, server.get("variables"))?
-    } else if let Some(host) = spec.get("host").and_then(Value::as_str) {
-        swagger_server(spec, host)?
-    } else {
-        return Err(OpenApiError::NoServer);
-    };
-    let absolute = match url::Url::parse(&raw) {
-        Ok(url) => url,
-        Err(_) => manifest_url
-            .and_then(|m| url::Url::parse(m).ok())
-            .and_then(|m| m.join(&raw).ok())
-            .ok_or_else(|| OpenApiError::BadServer(raw.clone()))?,
-    };
-    if !matches!(absolute.scheme(), "http" | "https") || absolute.host_str().is_none() {
-        return Err(OpenApiError::BadServer(raw));
-    }
-    Ok(absolute.as_str().trim_end_matches('/').to_string())
-}
-
-/// Swagger 2.0's `schemes` + `host` + `basePath` as one URL. `host` is a name or address
-/// with an optional port and nothing else (a path, userinfo or a second scheme in it
-/// would make the URL say something else than the fields do); `basePath` starts with
-/// `/`; `schemes` must offer http or https (a `ws`- or `ftp`-only API is refused, not
-/// called over http).
-fn swagger_server(spec: &Value, host: &str) -> Result<String, OpenApiError> {
-    let refuse = |reason| OpenApiError::BadSwaggerHost {
-        host: host.chars().take(200).collect(),
-        reason,
-    };
-    if host.is_empty() {
-        return Err(refuse("it is empty"));
-    }
-    if host.contains('@') {
-        return Err(refuse("it carries userinfo (`@`)"));
-    }
-    if host.contains("://") {
-        return Err(refuse("it carries a scheme; use `schemes`"));
-    }
-    if host.contains(['/', '?', '#', '\\']) {
-        return Err(refuse(
-            "it carries a path, query or fragment; use `basePath`",
-        ));
-    }
-    if host.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Err(refuse("it contains whitespace or control characters"));
-    }
-    let schemes: Vec<String> = spec
-        .get("schemes")
-        .and_then(Value::as_array)
-        .map(|s| {
-            s.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_ascii_lowercase)
-                .collect()
-        })
-        .unwrap_or_default();
-    let scheme = if schemes.is_empty() || schemes.iter().any(|s| s == "https") {
-        "https"
-    } else if schemes.iter().any(|s| s == "http") {
-        "http"
-    } else {
-        return Err(OpenApiError::UnsupportedSchemes(
-            schemes.into_iter().take(8).collect(),
-        ));
-    };
-    let base = spec.get("basePath").and_then(Value::as_str).unwrap_or("");
-    if !base.is_empty() && (!base.starts_with('/') || base.contains(['?', '#', '\\', '@'])) {
-        return Err(refuse("its basePath must be a path starting with `/`"));
-    }
-    Ok(format!("{scheme}://{host}{base}"))
 }
 
 fn auth(spec: &Value) -> Auth {
@@ -605,8 +509,8 @@ pub fn import(text: &str, manifest_url: Option<&str>) -> Result<Imported, OpenAp
 mod tests {
     use super::*;
 
-    const PETSTORE_V3: &str = include_str!("../../tests/data/openapi/petstore-v3.yaml");
-    const PETSTORE_V2: &str = include_str!("../../tests/data/openapi/petstore-v2.json");
+    const PETSTORE_V3: &str = include_str!("../../../tests/data/openapi/petstore-v3.yaml");
+    const PETSTORE_V2: &str = include_str!("../../../tests/data/openapi/petstore-v2.json");
 
     fn names(imported: &Imported) -> Vec<&str> {
         imported.functions.iter().map(|f| f.name.as_str()).collect()
