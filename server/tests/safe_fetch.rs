@@ -124,7 +124,8 @@ impl Lookup for Table {
     }
 }
 
-fn client(policy: UrlPolicy, limits: Limits, names: &[(&str, &[&str])]) -> SafeFetch {
+/// A client with `policies` whose DNS answers from `names`.
+fn with_names(policies: Policies, limits: Limits, names: &[(&str, &[&str])]) -> SafeFetch {
     let table = names
         .iter()
         .map(|(name, ips)| {
@@ -134,7 +135,12 @@ fn client(policy: UrlPolicy, limits: Limits, names: &[(&str, &[&str])]) -> SafeF
             )
         })
         .collect();
-    SafeFetch::with_lookup(Policies::uniform(policy), limits, Arc::new(Table(table))).unwrap()
+    SafeFetch::with_lookup(policies, limits, Arc::new(Table(table))).unwrap()
+}
+
+/// A client with one policy for every kind of target.
+fn client(policy: UrlPolicy, limits: Limits, names: &[(&str, &[&str])]) -> SafeFetch {
+    with_names(Policies::uniform(policy), limits, names)
 }
 
 /// Hosted rules over plain HTTP (tests have no TLS peer), with 127.0.0.1 allowed by the
@@ -423,18 +429,9 @@ async fn urls_with_credentials_or_odd_schemes_are_refused() {
     assert_eq!(error.code(), "UPSTREAM_UNREACHABLE");
 }
 
-/// Local-mode policies from the table of `names`.
+/// A deployment's client (one policy per kind of target), DNS from `names`.
 fn deployment(policies: Policies, names: &[(&str, &[&str])]) -> SafeFetch {
-    let table = names
-        .iter()
-        .map(|(name, ips)| {
-            (
-                name.to_string(),
-                ips.iter().map(|ip| ip.parse().unwrap()).collect(),
-            )
-        })
-        .collect();
-    SafeFetch::with_lookup(policies, Limits::default(), Arc::new(Table(table))).unwrap()
+    with_names(policies, Limits::default(), names)
 }
 
 #[tokio::test]
