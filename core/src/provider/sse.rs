@@ -40,21 +40,33 @@ pub struct SseEvent {
 }
 
 /// The end of the last complete event in `buffer`: the index just past the last blank
-/// line spelled `\n\n`, `\r\n\r\n` or `\r\r`, or `None` when there is none. Everything
-/// before it frames to whole events with nothing left open, so it can be forwarded (and
-/// followed by an error frame) without cutting an event.
-///
-/// A blank line whose two line breaks are spelled differently (`\n` then `\r\n` or a
-/// lone `\r`; `\r\n` then a lone `\r`) ends an event for [`SseDecoder`] but is not a
-/// boundary here; such events wait for a later boundary or the end of the stream.
+/// line, or `None` when there is none. Lines end as [`SseDecoder`] ends them (`\r\n`,
+/// `\n` or a lone `\r`, in any mix: `\n\r\n` and `\r\n\r` are blank lines too), so
+/// everything before it frames to whole events with nothing left open and can be
+/// forwarded (and followed by an error frame) without cutting an event. A `\r` that ends
+/// the buffer ends its line; a `\n` the next bytes start with is then the second half of
+/// that `\r\n`, which the decoder on the other side skips the same way.
 pub fn last_event_boundary(buffer: &[u8]) -> Option<usize> {
-    let lf = buffer.windows(2).rposition(|w| w == b"\n\n").map(|i| i + 2);
-    let crlf = buffer
-        .windows(4)
-        .rposition(|w| w == b"\r\n\r\n")
-        .map(|i| i + 4);
-    let cr = buffer.windows(2).rposition(|w| w == b"\r\r").map(|i| i + 2);
-    [lf, crlf, cr].into_iter().flatten().max()
+    let mut boundary = None;
+    let mut at_line_start = true;
+    let mut i = 0;
+    while i < buffer.len() {
+        match buffer[i] {
+            b'\r' | b'\n' => {
+                let crlf = buffer[i] == b'\r' && buffer.get(i + 1) == Some(&b'\n');
+                i += if crlf { 2 } else { 1 };
+                if at_line_start {
+                    boundary = Some(i);
+                }
+                at_line_start = true;
+            }
+            _ => {
+                at_line_start = false;
+                i += 1;
+            }
+        }
+    }
+    boundary
 }
 
 /// Incremental SSE decoder.
@@ -296,6 +308,25 @@ mod tests {
         );
         assert_eq!(last_event_boundary(b"data: a\r\rdata"), Some(9));
         assert_eq!(last_event_boundary(b"data: partial"), None);
+        // Blank lines whose two breaks are spelled differently end events too, as the
+        // decoder reads them (a relay used to hold these until a later boundary).
+        assert_eq!(last_event_boundary(b"data: a\n\r\ndata: b"), Some(10));
+        assert_eq!(last_event_boundary(b"data: a\n\rdata: b"), Some(9));
+        assert_eq!(last_event_boundary(b"data: a\r\n\rdata: b"), Some(10));
+        assert_eq!(last_event_boundary(b"data: a\r\n\n"), Some(10));
+        assert_eq!(last_event_boundary(b"data: a\r\ndata: b\r\n"), None);
+        for bytes in [
+            &b"data: a\n\r\ndata: b"[..],
+            b"data: a\n\rdata: b",
+            b"data: a\r\n\rdata: b",
+        ] {
+            let end = last_event_boundary(bytes).unwrap();
+            let mut decoder = SseDecoder::new();
+            let events = decoder.push(&bytes[..end]).unwrap();
+            assert_eq!(events.len(), 1, "{bytes:?}");
+            assert_eq!(events[0].data, "a");
+            assert_eq!(decoder.finish(), None);
+        }
     }
 
     #[test]
