@@ -9,14 +9,11 @@
 //! dropped), at most the asked number of characters, as a bounded [`ToolResult`].
 
 use hearth_core::plugin::builtin;
-use hearth_core::plugin::result::ToolResult;
+use hearth_core::plugin::result::{MAX_RESPONSE_BYTES, ToolResult};
 use hearth_core::url_policy::Target;
 use serde_json::Value;
 
 use crate::safe_fetch::{FetchError, Limits, OutboundRequest, SafeFetch};
-
-/// The largest page read, in bytes.
-pub const MAX_PAGE_BYTES: usize = 2 * 1024 * 1024;
 
 /// Reads the page `args.url` names, as text of at most `args.maxChars` characters.
 /// A refused or failed fetch is an error; a page that answered with an error status or
@@ -29,7 +26,7 @@ pub async fn read_web_page(fetch: &SafeFetch, args: &Value) -> Result<ToolResult
         .min(builtin::MAX_PAGE_CHARS) as usize;
     let response = fetch
         .with_limits(Limits {
-            max_body_bytes: MAX_PAGE_BYTES,
+            max_body_bytes: MAX_RESPONSE_BYTES,
             ..fetch.limits()
         })
         .fetch(OutboundRequest::get(Target::RemoteChosen, url))

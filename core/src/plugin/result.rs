@@ -6,6 +6,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// The largest upstream answer one tool call reads, in bytes (a REST call's response,
+/// the web reader's page): the edge stops reading past it.
+pub const MAX_RESPONSE_BYTES: usize = 2 * 1024 * 1024;
 /// The most characters of result text kept.
 pub const MAX_RESULT_CHARS: usize = 512 * 1024;
 /// The most characters of an error message kept.

@@ -10,16 +10,13 @@ use std::time::Instant;
 use axum::http::{HeaderName, HeaderValue, Method, header};
 use bytes::Bytes;
 use hearth_core::api::{ApiError, ErrorCode, PluginExecuteResponse};
-use hearth_core::plugin::result::ToolResult;
+use hearth_core::plugin::result::{MAX_RESPONSE_BYTES, ToolResult};
 use hearth_core::plugin::{Auth, Plugin, PluginFunction, Source, builtin, call};
 use hearth_core::url_policy::Target;
 use serde_json::Value;
 
 use crate::mcp::{self, Access};
 use crate::safe_fetch::{Limits, OutboundRequest, SafeFetch};
-
-/// The largest tool response read, in bytes.
-pub const MAX_TOOL_RESPONSE_BYTES: usize = 2 * 1024 * 1024;
 
 fn answer(result: ToolResult, started: Instant) -> PluginExecuteResponse {
     PluginExecuteResponse {
@@ -115,7 +112,7 @@ async fn run_rest(
     let started = Instant::now();
     let response = fetch
         .with_limits(Limits {
-            max_body_bytes: MAX_TOOL_RESPONSE_BYTES,
+            max_body_bytes: MAX_RESPONSE_BYTES,
             ..fetch.limits()
         })
         .fetch(outbound)
