@@ -214,3 +214,27 @@ pub async fn read_chosen_file(
         .unwrap_or_default();
     Ok(Some((file.name(), text)))
 }
+
+/// A new random id (16 hex digits).
+pub fn new_id() -> String {
+    let mut bytes = [0u8; 8];
+    if let Ok(crypto) = web_sys::window().expect("window").crypto() {
+        let _ = crypto.get_random_values_with_u8_array(&mut bytes);
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Now, in ms since the epoch.
+pub fn now() -> f64 {
+    js_sys::Date::now()
+}
+
+/// Waits `ms` milliseconds.
+pub async fn sleep_ms(ms: i32) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(window) = web_sys::window() {
+            let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+        }
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}

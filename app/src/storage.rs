@@ -149,6 +149,42 @@ fn to_object(json: &str) -> Result<JsValue, StorageError> {
     js_sys::JSON::parse(json).map_err(|_| StorageError::Failed("record is not JSON".into()))
 }
 
+/// Sets `patch`'s fields on the stored object `record` and bumps its `rev`, in place: the
+/// rest of the record (a long reply's text, say) is never converted.
+fn merge_into(
+    record: &JsValue,
+    patch: &serde_json::Map<String, serde_json::Value>,
+) -> Result<(), StorageError> {
+    let failed = |_| StorageError::Failed("record field".into());
+    for (name, field) in patch {
+        js_sys::Reflect::set(record, &JsValue::from_str(name), &field_value(field)?)
+            .map_err(failed)?;
+    }
+    let rev = js_sys::Reflect::get(record, &JsValue::from_str("rev"))
+        .ok()
+        .and_then(|r| r.as_f64())
+        .unwrap_or(0.0);
+    js_sys::Reflect::set(
+        record,
+        &JsValue::from_str("rev"),
+        &JsValue::from_f64(rev + 1.0),
+    )
+    .map_err(failed)?;
+    Ok(())
+}
+
+/// One field as the object store keeps it: strings, numbers and booleans directly, the
+/// rest through JSON (small: rounds, usage, timings).
+fn field_value(field: &serde_json::Value) -> Result<JsValue, StorageError> {
+    Ok(match field {
+        serde_json::Value::Null => JsValue::NULL,
+        serde_json::Value::Bool(b) => JsValue::from_bool(*b),
+        serde_json::Value::Number(n) => JsValue::from_f64(n.as_f64().unwrap_or(0.0)),
+        serde_json::Value::String(text) => JsValue::from_str(text),
+        other => to_object(&other.to_string())?,
+    })
+}
+
 fn from_object<T: DeserializeOwned>(value: &JsValue) -> Result<T, StorageError> {
     let text: String = js_sys::JSON::stringify(value)
         .map_err(|_| StorageError::Corrupt("record".into()))?
@@ -493,18 +529,11 @@ impl Db {
                 Write::Merge { store, key, patch } => {
                     let records = transaction.object_store(store)?;
                     let current = records.get(JsValue::from_str(key))?.await?;
-                    let Some(current) = current.filter(|v| !v.is_undefined()) else {
+                    let Some(current) = current.filter(|v| v.is_object()) else {
                         continue;
                     };
-                    let mut value: serde_json::Value = from_object(&current)?;
-                    if let Some(fields) = value.as_object_mut() {
-                        let rev = fields.get("rev").and_then(|r| r.as_u64()).unwrap_or(0);
-                        for (name, field) in patch {
-                            fields.insert(name.clone(), field.clone());
-                        }
-                        fields.insert("rev".into(), (rev + 1).into());
-                    }
-                    records.put(&to_object(&value.to_string())?, None)?.await?;
+                    merge_into(&current, patch)?;
+                    records.put(&current, None)?.await?;
                 }
             }
         }

@@ -11,12 +11,13 @@ use hearth_core::provider::images::{self, GeneratedImage};
 use leptos::prelude::*;
 use serde_json::{Map, Value};
 
-use super::Chat;
-use super::run::target;
-use super::transport::{
-    OpenError, post_init, provider_message, read_bounded, read_error_text, start,
-};
+use super::stream::{Limits, Reader};
+use super::target::Targets;
+use super::transport::{OpenError, post_init, provider_message, read_error_text, reader, start};
 use crate::files::{self, IMAGES};
+
+/// How long an image provider may stay silent, in ms (generating takes a while).
+const IMAGE_SILENCE_MS: f64 = 120_000.0;
 
 /// What a generation made.
 pub(super) struct Generated {
@@ -38,7 +39,7 @@ pub(super) fn extension(mime: &str) -> &'static str {
 
 /// Runs one `generate_image` call.
 pub(super) async fn generate(
-    chat: Chat,
+    targets: Targets,
     function: &str,
     args: &Map<String, Value>,
     signal: &web_sys::AbortSignal,
@@ -46,14 +47,17 @@ pub(super) async fn generate(
     if function != GENERATE_IMAGE {
         return Err(format!("The image generator has no function {function}."));
     }
-    let model = chat
+    let model = targets
         .prefs
         .value
         .with_untracked(|p| p.image_model.clone())
         .ok_or("No image model is chosen: the user can choose one in Settings › Tools.")?;
-    let target = target(chat, chat.providers, &model)
-        .await
-        .map_err(|error| error.message)?;
+    let target = targets.resolve(&model).await.map_err(|error| {
+        format!(
+            "The image model cannot be used ({}); the user can check it in Settings › Tools.",
+            error.log_line()
+        )
+    })?;
     let provider = target.provider;
     if provider.server.is_some() {
         return Err(
@@ -96,15 +100,19 @@ pub(super) async fn generate(
         ));
     }
     // Bounded while it arrives: a provider's answer is outside input.
-    let body = read_bounded(&response, images::MAX_ANSWER_BYTES)
-        .await
-        .ok_or_else(|| {
-            format!(
-                "{}'s answer broke off or was larger than {} MiB.",
-                provider.name,
-                images::MAX_ANSWER_BYTES / (1024 * 1024)
-            )
-        })?;
+    let limits = Limits {
+        max_bytes: images::MAX_ANSWER_BYTES,
+        silence_ms: IMAGE_SILENCE_MS,
+        deadline_ms: None,
+    };
+    let stream = reader(&response).map_err(|_| "the answer had no body".to_string())?;
+    let body = Reader::new(stream, limits).read_all().await.map_err(|_| {
+        format!(
+            "{}'s answer broke off or was larger than {} MiB.",
+            provider.name,
+            images::MAX_ANSWER_BYTES / (1024 * 1024)
+        )
+    })?;
     let made = images::parse(&String::from_utf8_lossy(&body)).map_err(|e| e.to_string())?;
     let mut stored = Vec::new();
     for GeneratedImage {

@@ -78,6 +78,11 @@ impl Stream {
         })
     }
 
+    /// Stops reading (the provider's connection is let go).
+    pub fn cancel(&self) {
+        let _ = self.reader.cancel();
+    }
+
     fn bytes(result: &JsValue) -> Result<Option<Vec<u8>>, ()> {
         let done = Reflect::get(result, &"done".into())
             .ok()
@@ -134,14 +139,10 @@ pub(super) async fn start(
     }
 }
 
-fn reader(response: &Response) -> Result<Stream, OpenError> {
-    let body = response.body().ok_or_else(|| {
-        OpenError::Failed(GenerationError::new(
-            "PROVIDER_ERROR",
-            "The provider answered without a body",
-            true,
-        ))
-    })?;
+pub(super) fn reader(response: &Response) -> Result<Stream, OpenError> {
+    let body = response
+        .body()
+        .ok_or_else(|| OpenError::Failed(GenerationError::stream_malformed("no body")))?;
     let reader = body
         .get_reader()
         .dyn_into::<ReadableStreamDefaultReader>()
@@ -174,28 +175,8 @@ pub(super) fn post_init(
     Some(init)
 }
 
-/// Reads a whole response body, at most `max` bytes: `None` when it is larger (the read
-/// stops there) or the connection breaks.
-pub(super) async fn read_bounded(response: &Response, max: usize) -> Option<Vec<u8>> {
-    let stream = reader(response).ok()?;
-    let mut body = Vec::new();
-    loop {
-        match stream.next_within(60_000).await.ok()? {
-            Next::Bytes(bytes) => {
-                body.extend_from_slice(&bytes);
-                if body.len() > max {
-                    let _ = stream.reader.cancel();
-                    return None;
-                }
-            }
-            Next::End => return Some(body),
-            Next::Quiet => {}
-        }
-    }
-}
-
 /// Opens the stream directly from the browser.
-pub async fn open_direct(
+async fn open_direct(
     provider: &Provider,
     key: Option<&str>,
     request: &ChatRequest,
@@ -203,13 +184,8 @@ pub async fn open_direct(
     signal: &AbortSignal,
 ) -> Result<Stream, OpenError> {
     let endpoint = provider.endpoint();
-    let built = build(&endpoint, request, capabilities).map_err(|error| {
-        OpenError::Failed(GenerationError::new(
-            "INVALID_REQUEST",
-            error.to_string(),
-            false,
-        ))
-    })?;
+    let built = build(&endpoint, request, capabilities)
+        .map_err(|error| OpenError::Failed(GenerationError::invalid_request(&error.to_string())))?;
     let init = post_init(&built, endpoint.protocol, key).ok_or(OpenError::Blocked)?;
     let response = start(&built.url, &init, signal).await?;
     if !response.ok() {
@@ -223,7 +199,7 @@ pub async fn open_direct(
 }
 
 /// Opens the stream through the edge relay.
-pub async fn open_relay(
+async fn open_relay(
     provider: &Provider,
     key: Option<&str>,
     request: &ChatRequest,
@@ -233,9 +209,9 @@ pub async fn open_relay(
     let mut retried = false;
     loop {
         let body = RelayRequest {
-            provider: envelope::relay_provider(provider, key).await.map_err(|e| {
-                OpenError::Failed(GenerationError::new("SEAL_FAILED", e.to_string(), true))
-            })?,
+            provider: envelope::relay_provider(provider, key)
+                .await
+                .map_err(|e| OpenError::Failed(GenerationError::seal_failed(&e.to_string())))?,
             request: request.clone(),
             capabilities: *capabilities,
         };
@@ -279,13 +255,42 @@ fn relay_failure(error: &ApiError) -> GenerationError {
         Some(status) if error.code == ErrorCode::UpstreamError => {
             GenerationError::from_http_status(status as u16, Some(message))
         }
-        _ => {
-            let code = serde_json::to_value(error.code)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_else(|| "EDGE_ERROR".into());
-            let recoverable = error.status_code >= 500 || error.status_code == 429;
-            GenerationError::new(&code, error.error.clone(), recoverable)
+        _ => GenerationError::edge(error.code, error.status_code, &error.error),
+    }
+}
+
+/// What the browser says when it may not call a provider and the relay could not either.
+fn unreachable() -> GenerationError {
+    GenerationError::provider_unreachable(None)
+}
+
+/// Opens a model stream: directly first (unless the provider is known to need the
+/// relay), through the relay when the browser is blocked. The only way the app opens a
+/// provider's stream.
+pub async fn open_model_stream(
+    providers: crate::providers::Providers,
+    provider: &Provider,
+    key: Option<&str>,
+    request: &ChatRequest,
+    capabilities: &ModelCapabilities,
+    signal: &AbortSignal,
+) -> Result<Stream, OpenError> {
+    if !provider.via_relay {
+        match open_direct(provider, key, request, capabilities, signal).await {
+            Err(OpenError::Blocked) => {}
+            other => return other,
         }
+    }
+    match open_relay(provider, key, request, capabilities, signal).await {
+        Ok(stream) => {
+            let _ = providers.mark_via_relay(&provider.id).await;
+            Ok(stream)
+        }
+        Err(OpenError::Blocked) => Err(OpenError::Failed(unreachable())),
+        // The direct call was blocked and the relay refused too: both are the story.
+        Err(OpenError::Failed(error)) if !provider.via_relay => {
+            Err(OpenError::Failed(error.after_browser_blocked()))
+        }
+        other => other,
     }
 }

@@ -60,7 +60,7 @@ pub fn MessageList() -> impl IntoView {
     let stick = RwSignal::new(true);
 
     let window = Memo::new(move |_| {
-        let path = chat.path.get();
+        let path = chat.open.path().get();
         let measured: Vec<f64> = heights.with(|h| {
             path.iter()
                 .map(|id| h.get(id).copied().unwrap_or(ESTIMATE))
@@ -128,7 +128,7 @@ pub fn MessageList() -> impl IntoView {
 
     // A new conversation opens at its end.
     Effect::new(move |previous: Option<Option<String>>| {
-        let current = chat.current.get();
+        let current = chat.open.current();
         if previous.as_ref() != Some(&current) {
             stick.set(true);
             heights.set(HashMap::new());
@@ -143,7 +143,7 @@ pub fn MessageList() -> impl IntoView {
     });
     // New messages and streamed text keep the end in view while stuck.
     Effect::new(move |_| {
-        chat.path.track();
+        chat.open.path().track();
         if stick.get_untracked() {
             request_animation_frame(to_bottom);
         }

@@ -5,7 +5,7 @@
 //! or failed (the stored `generationError`, with Retry). A reply that called tools shows
 //! its rounds first (`tool_calls`).
 
-use hearth_core::chat::{MessageRecord, MessageStatus};
+use hearth_core::chat::{MessageRecord, MessageStatus, Phase};
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -89,7 +89,7 @@ fn BranchSwitcher(id: String) -> impl IntoView {
     let position = {
         let id = id.clone();
         Memo::new(move |_| {
-            chat.tree.with(|tree| {
+            chat.open.with_tree(|tree| {
                 tree.siblings(&id)
                     .map(|(all, index)| (index + 1, all.len()))
             })
@@ -162,6 +162,26 @@ fn details_text(record: &MessageRecord, i18n: crate::i18n::I18n) -> Vec<(String,
     rows
 }
 
+/// What a reply in `phase` says while it has no text to show.
+fn phase_key(phase: Option<Phase>) -> Key {
+    match phase {
+        Some(Phase::Pending) => Key::MessagePhasePending,
+        Some(Phase::Attachments) => Key::MessagePhaseAttachments,
+        Some(Phase::Rag) => Key::MessagePhaseRag,
+        Some(Phase::Searching) => Key::MessagePhaseSearching,
+        Some(Phase::Tool) => Key::MessagePhaseTool,
+        _ => Key::MessageGenerating,
+    }
+}
+
+/// The name of `phase` on the message (`data-phase`), for styles and tests.
+fn phase_name(phase: Phase) -> String {
+    serde_json::to_value(phase)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
 /// The status block of a reply that is not simply done.
 fn status_block(id: String, live: LiveMessage) -> impl IntoView {
     let chat = use_chat();
@@ -177,7 +197,10 @@ fn status_block(id: String, live: LiveMessage) -> impl IntoView {
             });
             (r.status, r.generation_error.clone(), waiting)
         });
-        let empty = !waiting && live.content.with(String::is_empty);
+        let phase = chat.runs.phase_of(&id);
+        // Between rounds (tools running) the text so far belongs to the round above.
+        let working = phase.is_some_and(|p| p != Phase::Model);
+        let empty = !waiting && (working || live.content.with(String::is_empty));
         let (retry_id, continue_id) = (id.clone(), id.clone());
         let retry = move || chat.retry(retry_id.clone());
         let resume = move || chat.continue_reply(continue_id.clone());
@@ -186,15 +209,17 @@ fn status_block(id: String, live: LiveMessage) -> impl IntoView {
                 view! {
                     <p class="message__pending" role="status">
                         <span class="message__dots" aria-hidden="true"></span>
-                        {tr(Key::MessageGenerating)}
+                        {tr(phase_key(phase))}
                     </p>
                 }
                 .into_any(),
             ),
             MessageStatus::Error => {
                 let error = error.unwrap_or_else(|| {
-                    hearth_core::chat::GenerationError::new("UNKNOWN", "", true)
+                    hearth_core::chat::GenerationError::internal("no error was stored")
                 });
+                let code = error.code.to_string();
+                let (sentence, detail) = crate::i18n::errors::describe(&i18n, &error);
                 Some(
                     view! {
                         <div class="status-block status-block--error">
@@ -202,10 +227,13 @@ fn status_block(id: String, live: LiveMessage) -> impl IntoView {
                             <div class="status-block__text">
                                 <p class="status-block__title">{tr(Key::MessageFailed)}</p>
                                 <p class="status-block__detail">
-                                    <code>{error.code.clone()}</code>
+                                    <code>{code}</code>
                                     " "
-                                    {error.message.clone()}
+                                    {sentence}
                                 </p>
+                                {detail.map(|detail| view! {
+                                    <p class="status-block__quote">{detail}</p>
+                                })}
                             </div>
                             <button type="button" class="button button--secondary button--small"
                                 on:click=move |_| retry()>
@@ -245,10 +273,7 @@ fn status_block(id: String, live: LiveMessage) -> impl IntoView {
                 }
                 .into_any(),
             ),
-            _ => {
-                let _ = i18n;
-                None
-            }
+            _ => None,
         }
     }
 }
@@ -261,7 +286,7 @@ pub fn MessageView(
 ) -> impl IntoView {
     let chat = use_chat();
     let i18n = use_i18n();
-    let Some(live) = chat.live(&id) else {
+    let Some(live) = chat.open.live(&id) else {
         return ().into_any();
     };
     let is_user = live.record.with_untracked(MessageRecord::is_user);
@@ -418,6 +443,10 @@ pub fn MessageView(
             aria-label=role_label
             data-message-id=id.clone()
             data-status=move || format!("{:?}", live.record.with(|r| r.status)).to_lowercase()
+            data-phase={
+                let id = id.clone();
+                move || chat.runs.phase_of(&id).map(phase_name)
+            }
         >
             <div class="message__body">{body}</div>
             {details}

@@ -30,10 +30,10 @@ fn message_list() -> AnyView {
 pub fn ConversationView() -> impl IntoView {
     let chat = use_chat();
     let i18n = crate::i18n::use_i18n();
-    let empty = move || chat.path.with(Vec::is_empty) && chat.current.with(Option::is_none);
+    let empty = move || chat.open.path().with(Vec::is_empty) && chat.open.current().is_none();
     view! {
         <section class="conversation">
-            {move || chat.storage_error.get().map(|error| {
+            {move || chat.store.error().map(|error| {
                 let text = move || match &error {
                     StorageError::QuotaExceeded => i18n.t(Key::StorageFull),
                     StorageError::Unavailable(_) => i18n.t(Key::StorageUnavailable),
@@ -50,7 +50,7 @@ pub fn ConversationView() -> impl IntoView {
                             type="button"
                             class="icon-button icon-button--small"
                             aria-label=tr(Key::ToastDismiss)
-                            on:click=move |_| chat.storage_error.set(None)
+                            on:click=move |_| chat.store.dismiss_error()
                         >
                             {icon(Icon::Close)}
                         </button>

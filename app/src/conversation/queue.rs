@@ -12,15 +12,7 @@ use crate::ui::icon::{Icon, icon};
 #[component]
 pub fn QueueView() -> impl IntoView {
     let chat = use_chat();
-    let items = move || {
-        let key = chat.current.get().unwrap_or_default();
-        chat.queues.with(|queues| {
-            queues
-                .get(&key)
-                .map(|queue| queue.items().cloned().collect::<Vec<_>>())
-                .unwrap_or_default()
-        })
-    };
+    let items = move || chat.queued();
     view! {
         <Show when=move || !items().is_empty()>
             <section class="queue" aria-label=tr(Key::QueueLabel)>

@@ -5,6 +5,7 @@
 //! browser's language list picks the locale ([`Locale::negotiate`]). A key missing from a
 //! catalog falls back to English at run time, but the tests below fail on it first.
 
+pub mod errors;
 mod keys;
 
 use std::collections::HashMap;

@@ -7,9 +7,10 @@
 use leptos::ev::{KeyboardEvent, SubmitEvent};
 use leptos::prelude::*;
 
-use crate::chat::{ModelChoice, use_chat};
+use hearth_core::preferences::ModelRef;
+
+use crate::chat::use_chat;
 use crate::i18n::{Key, tr, use_i18n};
-use crate::providers::use_providers;
 use crate::shell::COMPOSER_INPUT_ID;
 use crate::ui::icon::{Icon, icon};
 use crate::ui::toast::{ToastKind, use_toasts};
@@ -23,53 +24,14 @@ pub fn Composer() -> impl IntoView {
     let is_empty = move || text.with(|t| t.trim().is_empty());
 
     let chat = use_chat();
-    let providers = use_providers();
-    let prefs = crate::preferences::use_prefs();
-    // (provider id, provider name, model ids) of every enabled provider with models.
-    let options = Memo::new(move |_| {
-        let models = chat.models.get();
-        providers.list.with(|list| {
-            list.iter()
-                .filter(|p| p.enabled)
-                .filter_map(|p| {
-                    let ids: Vec<String> =
-                        models.get(&p.id)?.iter().map(|m| m.id.clone()).collect();
-                    (!ids.is_empty()).then(|| (p.id.clone(), p.name.clone(), ids))
-                })
-                .collect::<Vec<_>>()
-        })
-    });
-    // Keep the choice valid: the default model (Settings › Models), else the first, when
-    // none (or a removed one) is chosen.
-    Effect::new(move |_| {
-        let options = options.get();
-        let offered = |choice: &ModelChoice| {
-            options
-                .iter()
-                .any(|(p, _, ids)| *p == choice.provider_id && ids.contains(&choice.model))
-        };
-        if chat
-            .choice
-            .with(|choice| choice.as_ref().is_some_and(offered))
-        {
-            return;
-        }
-        let default = prefs.value.with(|p| p.default_model.clone());
-        let fallback = options.first().map(|(provider_id, _, ids)| ModelChoice {
-            provider_id: provider_id.clone(),
-            model: ids[0].clone(),
-        });
-        if let Some(choice) = default.filter(offered).or(fallback) {
-            chat.choice.set(Some(choice));
-        }
-    });
+    // The models on offer and the effective choice are the chat's memos.
+    let options = chat.choice.offered();
     // A message whose first write failed comes back, unless the user typed on.
     Effect::new(move |_| {
-        if let Some(unsent) = chat.unsent.get() {
-            chat.unsent.set(None);
-            if text.with_untracked(|t| t.trim().is_empty()) {
-                text.set(unsent);
-            }
+        if let Some(unsent) = chat.take_unsent()
+            && text.with_untracked(|t| t.trim().is_empty())
+        {
+            text.set(unsent);
         }
     });
     let streaming = move || chat.is_streaming();
@@ -86,7 +48,7 @@ pub fn Composer() -> impl IntoView {
     let choose = move |event: leptos::ev::Event| {
         let value = event_target_value(&event);
         if let Some((provider_id, model)) = value.split_once('\u{1f}') {
-            chat.choice.set(Some(ModelChoice {
+            chat.choice.pick(Some(ModelRef {
                 provider_id: provider_id.to_string(),
                 model: model.to_string(),
             }));

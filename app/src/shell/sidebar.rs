@@ -42,7 +42,7 @@ pub fn Sidebar() -> impl IntoView {
     // (title, pinned) of each row shown, by id: a change costs one pass over the rows
     // shown, and each row reads its own entry.
     let summaries = Memo::new(move |_| {
-        chat.conversations.with(|list| {
+        chat.list.with(|list| {
             list.iter()
                 .take(shown.get())
                 .map(|c| (c.id.clone(), (c.title.clone(), c.pinned)))
@@ -50,14 +50,14 @@ pub fn Sidebar() -> impl IntoView {
         })
     });
     let visible = move || {
-        chat.conversations.with(|list| {
+        chat.list.with(|list| {
             list.iter()
                 .take(shown.get())
                 .map(|c| c.id.clone())
                 .collect::<Vec<_>>()
         })
     };
-    let more = move || chat.conversations.with(Vec::len) > shown.get();
+    let more = move || chat.list.with(<[_]>::len) > shown.get();
     let open_settings = move |_| {
         shell.drawer_open.set(false);
         shell.settings_open.set(true);
@@ -95,7 +95,7 @@ pub fn Sidebar() -> impl IntoView {
             <h2 class="sidebar__heading">{tr(Key::SidebarConversations)}</h2>
             <div class="sidebar__list">
                 <Show
-                    when=move || !chat.conversations.with(Vec::is_empty)
+                    when=move || !chat.list.with(<[_]>::is_empty)
                     fallback=|| view! {
                         <div class="sidebar__empty">
                             {icon(Icon::Chat)}
@@ -165,12 +165,12 @@ fn ConversationItem(id: String, summaries: Memo<HashMap<String, (String, bool)>>
     let pinned = move || record.with(|(_, pinned)| *pinned);
     let current = {
         let id = id.clone();
-        move || chat.current.with(|c| c.as_deref() == Some(id.as_str()))
+        move || chat.open.is_open(&id)
     };
     let open = {
         let id = id.clone();
         move |_| {
-            chat.open(id.clone());
+            chat.open.open(id.clone());
             shell.drawer_open.set(false);
         }
     };
@@ -203,7 +203,8 @@ fn ConversationItem(id: String, summaries: Memo<HashMap<String, (String, bool)>>
                 icon: Icon::Pin,
                 checked: None,
                 on_select: Callback::new(move |_| {
-                    chat.set_pinned(pin_id.clone(), !record.with_untracked(|(_, p)| *p))
+                    chat.list
+                        .set_pinned(pin_id.clone(), !record.with_untracked(|(_, p)| *p))
                 }),
             },
             MenuItem {
@@ -218,7 +219,8 @@ fn ConversationItem(id: String, summaries: Memo<HashMap<String, (String, bool)>>
     let on_key = move |event: KeyboardEvent| match event.key().as_str() {
         "Enter" => {
             event.prevent_default();
-            chat.rename(save_id.clone(), event_target_value(&event));
+            chat.list
+                .rename(save_id.clone(), event_target_value(&event));
             renaming.set(false);
         }
         "Escape" => {

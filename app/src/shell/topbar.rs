@@ -56,11 +56,7 @@ pub fn Topbar() -> impl IntoView {
             </button>
             <h1 class="topbar__title">
                 {move || {
-                    let current = chat.current.get();
-                    let title = current.and_then(|id| {
-                        chat.conversations
-                            .with(|list| list.iter().find(|c| c.id == id).map(|c| c.title.clone()))
-                    });
+                    let title = chat.open.current().map(|id| chat.list.title(&id));
                     match title {
                         Some(title) if !title.is_empty() => title,
                         Some(_) => i18n.t(Key::ConversationUntitled),

@@ -8,6 +8,8 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use super::error::GenerationError;
+
 /// Identifies one run (one reply being generated).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct RunId(pub u64);
@@ -42,74 +44,6 @@ impl Phase {
     /// Whether the run has ended.
     pub fn is_terminal(self) -> bool {
         matches!(self, Self::Idle | Self::Done | Self::Error | Self::Aborted)
-    }
-}
-
-/// A failure stored on a message (`generationError`), shown as a status block with Retry.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct GenerationError {
-    /// A stable code (`PROVIDER_ERROR`, `RATE_LIMITED`, `STREAM_TRUNCATED`, …).
-    pub code: String,
-    /// What happened, for the user.
-    pub message: String,
-    /// Whether retrying can help.
-    pub recoverable: bool,
-}
-
-impl GenerationError {
-    /// An error with `code` and `message`.
-    pub fn new(code: &str, message: impl Into<String>, recoverable: bool) -> Self {
-        Self {
-            code: code.to_string(),
-            message: message.into(),
-            recoverable,
-        }
-    }
-
-    /// Classifies a provider's HTTP failure status.
-    pub fn from_http_status(status: u16, provider_message: Option<&str>) -> Self {
-        let detail = provider_message.unwrap_or("").trim();
-        let with_detail = |base: &str| {
-            if detail.is_empty() {
-                base.to_string()
-            } else {
-                format!("{base}: {detail}")
-            }
-        };
-        match status {
-            401 | 403 => Self::new(
-                "AUTH_FAILED",
-                with_detail("The provider refused the API key"),
-                false,
-            ),
-            404 => Self::new(
-                "MODEL_NOT_FOUND",
-                with_detail("The provider does not know this model or endpoint"),
-                false,
-            ),
-            408 | 504 => Self::new("TIMEOUT", with_detail("The provider timed out"), true),
-            413 => Self::new(
-                "REQUEST_TOO_LARGE",
-                with_detail("The request is too large for the provider"),
-                false,
-            ),
-            429 => Self::new(
-                "RATE_LIMITED",
-                with_detail("The provider is rate limiting requests"),
-                true,
-            ),
-            400..=499 => Self::new(
-                "BAD_REQUEST",
-                with_detail("The provider rejected the request"),
-                false,
-            ),
-            _ => Self::new(
-                "PROVIDER_UNAVAILABLE",
-                with_detail(&format!("The provider failed (HTTP {status})")),
-                true,
-            ),
-        }
     }
 }
 
@@ -349,27 +283,5 @@ mod tests {
             generation.apply(&phase(1, Phase::Pending)),
             Applied::Invalid
         );
-    }
-
-    #[test]
-    fn http_failures_are_classified_with_recoverability() {
-        let cases = [
-            (401, "AUTH_FAILED", false),
-            (404, "MODEL_NOT_FOUND", false),
-            (429, "RATE_LIMITED", true),
-            (400, "BAD_REQUEST", false),
-            (503, "PROVIDER_UNAVAILABLE", true),
-            (504, "TIMEOUT", true),
-        ];
-        for (status, code, recoverable) in cases {
-            let error = GenerationError::from_http_status(status, None);
-            assert_eq!(
-                (error.code.as_str(), error.recoverable),
-                (code, recoverable),
-                "{status}"
-            );
-        }
-        let error = GenerationError::from_http_status(401, Some("invalid x-api-key"));
-        assert!(error.message.ends_with(": invalid x-api-key"));
     }
 }

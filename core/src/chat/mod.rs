@@ -6,14 +6,17 @@
 
 pub mod archive;
 pub mod compression;
+pub mod error;
 pub mod generation;
 pub mod queue;
 pub mod record;
+pub mod request;
 pub mod title;
 pub mod tools;
 pub mod tree;
 
-pub use generation::{Generation, GenerationError, GenerationEvent, Phase, RunId};
+pub use error::{ErrorCode, GenerationError};
+pub use generation::{Applied, Generation, GenerationEvent, Phase, RunId};
 pub use queue::{Queue, QueuedMessage, RunOutcome};
 pub use record::{ConversationRecord, MessageRecord, MessageStatus, Role, Timings};
 pub use tree::{MessageTree, NodeRecord, RemovedSubtree, TreeError};

@@ -22,8 +22,9 @@ use hearth_core::provider::tool_calls::ToolCall;
 use leptos::prelude::*;
 use serde_json::Value;
 
-use super::run::Reply;
-use super::{Chat, now, sleep_ms};
+use super::TurnContext;
+use super::reply::Reply;
+use crate::browser::{now, sleep_ms};
 use crate::edge::EdgeError;
 use crate::i18n::Key;
 use crate::plugins::{Answer, CallError, ListState, answer_key};
@@ -32,57 +33,29 @@ use crate::ui::toast::ToastKind;
 /// How often a waiting call looks for the user's answer, in ms.
 const ANSWER_POLL_MS: i32 = 100;
 
-impl Chat {
-    /// The tools a reply offers now: the edge's plugins under the user's switches.
-    pub(super) async fn toolset(&self) -> Toolset {
-        self.plugins.ensure_listed().await;
-        // Without the list, the reply goes ahead without installed tools; say so rather
-        // than leave the user wondering why none was used.
-        if let ListState::Failed(error) = self.plugins.state.get_untracked() {
-            self.toasts.show(
-                ToastKind::Info,
-                self.i18n.t_with(
-                    Key::ToolsUnavailable,
-                    &[("reason", &CallError::Edge(error).to_string())],
-                ),
-            );
-        }
-        let prefs = self.prefs.value.with_untracked(|p| p.tools.clone());
-        let builtins = self.plugins.builtins.get_untracked();
-        let installed = self.plugins.installed.get_untracked();
-        selection::toolset(&builtins, &installed, &prefs)
+/// The tools a reply offers now: the edge's plugins under the user's switches.
+pub(super) async fn toolset(context: TurnContext) -> Toolset {
+    context.plugins.ensure_listed().await;
+    // Without the list, the reply goes ahead without installed tools; say so rather
+    // than leave the user wondering why none was used.
+    if let ListState::Failed(error) = context.plugins.state.get_untracked() {
+        context.toasts.show(
+            ToastKind::Info,
+            context.i18n.t_with(
+                Key::ToolsUnavailable,
+                &[("reason", &CallError::Edge(error).to_string())],
+            ),
+        );
     }
-
-    /// Shows one call's new state on its card.
-    fn show_call(&self, reply_id: &str, round: usize, index: usize, call: &ToolCallRecord) {
-        if let Some(live) = self.live(reply_id) {
-            live.record.update(|r| {
-                if let Some(slot) = r
-                    .tool_rounds
-                    .get_mut(round)
-                    .and_then(|round| round.calls.get_mut(index))
-                {
-                    *slot = call.clone();
-                }
-            });
-        }
-    }
-}
-
-/// A call as first recorded, before anything ran.
-pub(super) fn record_of(call: &ToolCall) -> ToolCallRecord {
-    ToolCallRecord {
-        id: call.id.clone(),
-        name: call.name.clone(),
-        arguments: call.raw_arguments.clone(),
-        status: ToolCallStatus::Pending,
-        ..Default::default()
-    }
+    let prefs = context.prefs.value.with_untracked(|p| p.tools.clone());
+    let builtins = context.plugins.builtins.get_untracked();
+    let installed = context.plugins.installed.get_untracked();
+    selection::toolset(&builtins, &installed, &prefs)
 }
 
 /// Runs the first `run` calls of the reply's last round (the rest were skipped).
 pub(super) async fn run_calls(
-    chat: Chat,
+    context: TurnContext,
     reply: &mut Reply,
     calls: &[ToolCall],
     run: usize,
@@ -101,17 +74,18 @@ pub(super) async fn run_calls(
             call.fingerprint = Some(target.fingerprint.clone());
         }
     }
-    chat.show_reply(reply, MessageStatus::Streaming);
+    reply.show(MessageStatus::Streaming);
     for batch in batches(run) {
         if controller.signal().aborted() {
             break;
         }
         let work = batch.clone().map(|index| {
             one_call(
-                chat,
+                context,
+                &*reply,
                 Place {
                     conversation_id: reply.conversation_id.clone(),
-                    reply_id: reply.id.clone(),
+                    reply_id: reply.live.id(),
                     round,
                     index,
                 },
@@ -125,8 +99,8 @@ pub(super) async fn run_calls(
         for (index, record) in batch.zip(settled) {
             reply.rounds[round].calls[index] = record;
         }
-        chat.show_reply(reply, MessageStatus::Streaming);
-        chat.flush(reply).await;
+        reply.show(MessageStatus::Streaming);
+        reply.flush(context.store).await;
     }
     // Stopped: what never ran is denied, so nothing is left that might still run.
     for call in &mut reply.rounds[round].calls {
@@ -153,7 +127,8 @@ fn unknown_tool(name: &str, toolset: &Toolset) -> String {
 }
 
 async fn one_call(
-    chat: Chat,
+    context: TurnContext,
+    reply: &Reply,
     place: Place,
     call: &ToolCall,
     toolset: &Toolset,
@@ -179,22 +154,22 @@ async fn one_call(
             return record;
         }
     };
-    let mode = chat.prefs.value.with_untracked(|p| p.tools.confirm);
-    let decision = chat
+    let mode = context.prefs.value.with_untracked(|p| p.tools.confirm);
+    let decision = context
         .plugins
         .approvals
         .with_untracked(|a| approval::decide(mode, a, &target.approval_key()));
     if let Decision::Ask(offer) = decision {
         record.status = ToolCallStatus::AwaitingApproval;
-        chat.show_call(&place.reply_id, place.round, place.index, &record);
+        reply.show_call(place.round, place.index, &record);
         let key = answer_key(&place.reply_id, place.round, place.index);
-        match wait_for_answer(chat, &key, &place.conversation_id, &signal).await {
+        match wait_for_answer(context, &key, &place.conversation_id, &signal).await {
             Answer::Deny => {
                 record.deny();
                 return record;
             }
             Answer::AllowSession if offer == Offer::OnceOrSession => {
-                chat.plugins.approve(target.approval_key());
+                context.plugins.approve(target.approval_key());
             }
             Answer::AllowSession | Answer::AllowOnce => {}
         }
@@ -204,7 +179,7 @@ async fn one_call(
         return record;
     }
     record.status = ToolCallStatus::Running;
-    chat.show_call(&place.reply_id, place.round, place.index, &record);
+    reply.show_call(place.round, place.index, &record);
     let started = now();
     let mut running = record.clone();
     // Stop does not wait for a slow tool: the call is given up (the edge may still
@@ -212,9 +187,9 @@ async fn one_call(
     let finished = {
         let work = async {
             if target.plugin_id == IMAGE_GENERATOR_ID {
-                generate_image(chat, target, &args, &signal, &mut running).await;
+                generate_image(context, target, &args, &signal, &mut running).await;
             } else {
-                execute(chat, target, args, &signal, &mut running).await;
+                execute(context, target, args, &signal, &mut running).await;
             }
         };
         let stopped = async {
@@ -240,13 +215,13 @@ async fn one_call(
         );
         record.duration_ms = Some((now() - started).max(0.0) as u64);
     }
-    chat.show_call(&place.reply_id, place.round, place.index, &record);
+    reply.show_call(place.round, place.index, &record);
     record
 }
 
 /// Runs the built-in image generator here in the browser and settles `record`.
 async fn generate_image(
-    chat: Chat,
+    context: TurnContext,
     target: &ToolTarget,
     args: &Value,
     signal: &web_sys::AbortSignal,
@@ -255,7 +230,7 @@ async fn generate_image(
     let started = now();
     let empty = serde_json::Map::new();
     let map = args.as_object().unwrap_or(&empty);
-    match super::images::generate(chat, &target.function, map, signal).await {
+    match crate::chat::images::generate(context.targets, &target.function, map, signal).await {
         Ok(made) => {
             record.settle(ToolCallStatus::Done, made.text, false);
             record.files = made.files;
@@ -267,14 +242,14 @@ async fn generate_image(
 
 /// Sends the call to the edge and settles `record` with the outcome.
 async fn execute(
-    chat: Chat,
+    context: TurnContext,
     target: &ToolTarget,
     args: Value,
     signal: &web_sys::AbortSignal,
     record: &mut ToolCallRecord,
 ) {
     let started = now();
-    match chat
+    match context
         .plugins
         .execute(
             &target.plugin_id,
@@ -303,7 +278,7 @@ async fn execute(
                 && api.code == ErrorCode::FingerprintMismatch
             {
                 // The plugin changed under the reply: list again for the next one.
-                let plugins = chat.plugins;
+                let plugins = context.plugins;
                 leptos::task::spawn_local(async move { plugins.refresh().await });
             }
             record.settle(ToolCallStatus::Failed, error.to_string(), true);
@@ -329,7 +304,7 @@ async fn keep_images(images: &[hearth_core::plugin::result::ToolImage]) -> (Vec<
             dropped += 1;
             continue;
         };
-        let name = crate::files::new_name(super::images::extension(mime));
+        let name = crate::files::new_name(crate::chat::images::extension(mime));
         match crate::files::save(crate::files::IMAGES, &name, &bytes).await {
             Ok(()) => kept.push(name),
             Err(_) => dropped += 1,
@@ -341,18 +316,16 @@ async fn keep_images(images: &[hearth_core::plugin::result::ToolImage]) -> (Vec<
 /// Waits for the user's answer to a waiting call. A stopped reply, or the user leaving
 /// the conversation (the card is gone), denies it.
 async fn wait_for_answer(
-    chat: Chat,
+    context: TurnContext,
     key: &str,
     conversation_id: &str,
     signal: &web_sys::AbortSignal,
 ) -> Answer {
     loop {
-        if let Some(answer) = chat.plugins.take_answer(key) {
+        if let Some(answer) = context.plugins.take_answer(key) {
             return answer;
         }
-        let here = chat
-            .current
-            .with_untracked(|c| c.as_deref() == Some(conversation_id));
+        let here = context.open.is_open_untracked(conversation_id);
         if signal.aborted() || !here {
             return Answer::Deny;
         }

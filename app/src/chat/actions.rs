@@ -1,0 +1,437 @@
+//! What the user does to conversations, where it crosses stores: sending (a new turn, or
+//! queued behind the running reply), regenerating, retrying, continuing and editing
+//! (new records in the tree, then a run), deleting with Undo, opening and starting a
+//! chat, and the bulk changes of the Data tab.
+
+use hearth_core::chat::{ConversationRecord, MessageRecord, MessageStatus, QueuedMessage, Role};
+use hearth_core::preferences::ModelRef;
+use leptos::prelude::*;
+
+use super::Chat;
+use super::live::LiveMessage;
+use super::turn::{self, Mode};
+use super::undo::Undo;
+use crate::browser::{new_id, now};
+use crate::i18n::Key;
+use crate::storage::{BY_CONVERSATION, Batch, CONVERSATIONS, Db, MESSAGES};
+use crate::ui::toast::ToastKind;
+
+impl Chat {
+    /// The key of the open conversation's runs and queue (`""`: the new chat).
+    fn key(&self) -> String {
+        self.open.current_untracked().unwrap_or_default()
+    }
+
+    /// Whether the open conversation has a reply streaming (tracked).
+    pub fn is_streaming(&self) -> bool {
+        let key = self.open.current().unwrap_or_default();
+        self.runs.is_running(&key)
+    }
+
+    /// Whether any reply is streaming in any conversation.
+    pub fn any_streaming(&self) -> bool {
+        self.runs.any_running()
+    }
+
+    /// Whether the open conversation is busy writing (untracked): its messages wait.
+    fn busy(&self, conversation_id: &str) -> bool {
+        self.runs.writing(conversation_id).is_some()
+    }
+
+    /// Starts a new, empty chat (stored on the first send), on the default model when the
+    /// user chose one.
+    pub fn new_chat(&self) {
+        self.open.show_new();
+        let default = self
+            .turn
+            .prefs
+            .value
+            .with_untracked(|p| p.default_model.clone());
+        if default.is_some() {
+            self.choice.pick(default);
+        }
+    }
+
+    /// Sends `text` as the user's next message: queued if a reply is streaming, else a new
+    /// turn with a reply. Returns false (and keeps nothing) when no model is chosen.
+    pub fn send(&self, text: String) -> bool {
+        let Some(choice) = self.choice.get_untracked() else {
+            return false;
+        };
+        let key = self.key();
+        if self.busy(&key) {
+            let queued = QueuedMessage { id: new_id(), text };
+            if self.runs.enqueue(&key, queued).is_err() {
+                let i18n = self.turn.i18n;
+                self.turn
+                    .toasts
+                    .show(ToastKind::Error, i18n.t(Key::ChatQueueFull));
+            }
+            return true;
+        }
+        let chat = *self;
+        self.store.spawn(async move {
+            start_turn(chat, text, choice).await;
+        });
+        true
+    }
+
+    /// The messages queued behind the open conversation's reply (tracked).
+    pub fn queued(&self) -> Vec<QueuedMessage> {
+        self.runs.queued(&self.open.current().unwrap_or_default())
+    }
+
+    /// Edits a queued message.
+    pub fn edit_queued(&self, id: &str, text: &str) {
+        self.runs.edit_queued(&self.key(), id, text);
+    }
+
+    /// Removes a queued message.
+    pub fn remove_queued(&self, id: &str) {
+        self.runs.remove_queued(&self.key(), id);
+    }
+
+    /// Stops the open conversation's reply; what arrived is kept.
+    pub fn stop(&self) {
+        if let Some(id) = self.open.current_untracked() {
+            self.runs.stop(&id);
+        }
+    }
+
+    async fn begin_turn(&self, text: String, choice: ModelRef) {
+        if !self.try_begin_turn(text.clone(), choice).await {
+            // Nothing was stored (a full quota, say): the text goes back to the composer
+            // rather than being lost with the failed write.
+            self.unsent.set(Some(text));
+        }
+    }
+
+    /// Stores the question and its reply and starts the run; `false` when the write failed.
+    async fn try_begin_turn(&self, text: String, choice: ModelRef) -> bool {
+        let conversation_id = match self.open.current_untracked() {
+            Some(id) => id,
+            None => {
+                let created = now();
+                let record = ConversationRecord {
+                    id: new_id(),
+                    created_at: created,
+                    updated_at: created,
+                    provider_id: Some(choice.provider_id.clone()),
+                    model: Some(choice.model.clone()),
+                    ..Default::default()
+                };
+                let id = record.id.clone();
+                if self.list.create(record).await.is_err() {
+                    return false;
+                }
+                // The new chat's queue moves to the conversation.
+                self.runs.adopt_new_chat_queue(&id);
+                self.open.show(Some(id.clone()), Vec::new());
+                id
+            }
+        };
+        let parent = self.open.active_leaf();
+        let question = question_record(&conversation_id, parent.clone(), text);
+        let reply = reply_record(&conversation_id, Some(question.id.clone()), &choice);
+        let (question_id, reply_id) = (question.id.clone(), reply.id.clone());
+        let inserted = self
+            .open
+            .insert(&conversation_id, vec![question, reply], |tree| {
+                tree.append(&question_id, parent.as_deref())?;
+                tree.append(&reply_id, Some(&question_id))
+            })
+            .await
+            .is_ok();
+        if inserted {
+            self.start_reply(conversation_id, &reply_id, Mode::Fresh);
+        }
+        inserted
+    }
+
+    /// Runs the reply `reply_id`, then sends the next queued message.
+    fn start_reply(&self, conversation_id: String, reply_id: &str, mode: Mode) {
+        let Some(live) = self.open.live(reply_id) else {
+            return;
+        };
+        let chat = *self;
+        self.store.spawn(async move {
+            let outcome = turn::run(chat.turn, conversation_id.clone(), live, mode).await;
+            if let Some(message) = chat.runs.next_queued(&conversation_id, outcome)
+                && chat.open.is_open_untracked(&conversation_id)
+            {
+                chat.send(message.text);
+            }
+        });
+    }
+
+    /// The model a new reply to the same question uses: the composer's, else the old one's.
+    fn model_for(&self, old: &LiveMessage) -> ModelRef {
+        self.choice.get_untracked().unwrap_or_else(|| {
+            old.record.with_untracked(|r| ModelRef {
+                provider_id: r.provider_id.clone().unwrap_or_default(),
+                model: r.model.clone().unwrap_or_default(),
+            })
+        })
+    }
+
+    /// A new reply to the same question, as a sibling of `reply_id`.
+    pub fn regenerate(&self, reply_id: String) {
+        let Some(conversation_id) = self.open.current_untracked() else {
+            return;
+        };
+        if self.busy(&conversation_id) {
+            return;
+        }
+        let Some(old) = self.open.live(&reply_id) else {
+            return;
+        };
+        let choice = self.model_for(&old);
+        let parent = old.record.with_untracked(|r| r.parent_id.clone());
+        let chat = *self;
+        self.store.spawn(async move {
+            let reply = reply_record(&conversation_id, parent, &choice);
+            let new_id = reply.id.clone();
+            let inserted = chat
+                .open
+                .insert(&conversation_id, vec![reply], |tree| {
+                    tree.add_sibling(&reply_id, &new_id)
+                })
+                .await
+                .is_ok();
+            if inserted {
+                chat.start_reply(conversation_id, &new_id, Mode::Fresh);
+            }
+        });
+    }
+
+    /// Retries a failed or interrupted reply: in place when nothing arrived, else as a new
+    /// sibling so the partial reply is kept.
+    pub fn retry(&self, reply_id: String) {
+        let Some(conversation_id) = self.open.current_untracked() else {
+            return;
+        };
+        let Some(live) = self.open.live(&reply_id) else {
+            return;
+        };
+        if !live.content.with_untracked(String::is_empty) {
+            self.regenerate(reply_id);
+            return;
+        }
+        if self.busy(&conversation_id) {
+            return;
+        }
+        self.restart(&live);
+        self.start_reply(conversation_id, &reply_id, Mode::Fresh);
+    }
+
+    /// Continues an interrupted or stopped reply where it ended.
+    pub fn continue_reply(&self, reply_id: String) {
+        let Some(conversation_id) = self.open.current_untracked() else {
+            return;
+        };
+        if self.busy(&conversation_id) {
+            return;
+        }
+        let Some(live) = self.open.live(&reply_id) else {
+            return;
+        };
+        self.restart(&live);
+        self.start_reply(conversation_id, &reply_id, Mode::Continue);
+    }
+
+    /// Shows a reply as streaming again, its old error gone.
+    fn restart(&self, live: &LiveMessage) {
+        live.record.update(|r| {
+            r.status = MessageStatus::Streaming;
+            r.generation_error = None;
+        });
+    }
+
+    /// Edits a user message: the new text becomes a sibling branch with a new reply.
+    pub fn edit(&self, message_id: String, text: String) {
+        let Some(conversation_id) = self.open.current_untracked() else {
+            return;
+        };
+        if self.busy(&conversation_id) {
+            return;
+        }
+        let Some(old) = self.open.live(&message_id) else {
+            return;
+        };
+        let Some(choice) = self.choice.get_untracked() else {
+            return;
+        };
+        let parent = old.record.with_untracked(|r| r.parent_id.clone());
+        let chat = *self;
+        self.store.spawn(async move {
+            let question = question_record(&conversation_id, parent, text);
+            let reply = reply_record(&conversation_id, Some(question.id.clone()), &choice);
+            let (question_id, reply_id) = (question.id.clone(), reply.id.clone());
+            let inserted = chat
+                .open
+                .insert(&conversation_id, vec![question, reply], |tree| {
+                    tree.add_sibling(&message_id, &question_id)?;
+                    tree.append(&reply_id, Some(&question_id))
+                })
+                .await
+                .is_ok();
+            if inserted {
+                chat.start_reply(conversation_id, &reply_id, Mode::Fresh);
+            }
+        });
+    }
+
+    /// Shows the previous (`step` −1) or next (+1) sibling of `id`.
+    pub fn switch(&self, id: String, step: isize) {
+        self.open.switch(id, step);
+    }
+
+    /// Deletes a message and its subtree, with Undo.
+    pub fn delete_message(&self, id: String) {
+        let Some(conversation_id) = self.open.current_untracked() else {
+            return;
+        };
+        if self.busy(&conversation_id) {
+            return;
+        }
+        let chat = *self;
+        self.store.spawn(async move {
+            let Some((removed, records)) = chat.open.remove_subtree(&conversation_id, &id).await
+            else {
+                return;
+            };
+            let undo = Undo::Messages {
+                conversation_id,
+                removed,
+                records,
+            };
+            chat.undo
+                .offer(undo, Key::ChatMessageDeleted, move || chat.undo());
+        });
+    }
+
+    /// Deletes a conversation with all its messages, with Undo.
+    pub fn delete_conversation(&self, id: String) {
+        self.runs.stop(&id);
+        let chat = *self;
+        self.store.spawn(async move {
+            let Some(db) = chat.store.get() else { return };
+            let Some(record) = chat.list.find(&id) else {
+                return;
+            };
+            let Ok(messages) = db
+                .records_by::<MessageRecord>(MESSAGES, BY_CONVERSATION, &id)
+                .await
+            else {
+                return;
+            };
+            let mut batch = Batch::new();
+            batch.delete(CONVERSATIONS, &id);
+            for message in &messages {
+                batch.delete(MESSAGES, &message.id);
+            }
+            if chat.store.write(&batch).await.is_err() {
+                return;
+            }
+            chat.list.forget(&id);
+            if chat.open.is_open_untracked(&id) {
+                chat.new_chat();
+            }
+            let undo = Undo::Conversation { record, messages };
+            chat.undo
+                .offer(undo, Key::ChatConversationDeleted, move || chat.undo());
+        });
+    }
+
+    /// Undoes the last delete.
+    pub fn undo(&self) {
+        let Some(undo) = self.undo.take() else {
+            return;
+        };
+        let chat = *self;
+        self.store.spawn(async move {
+            match undo {
+                Undo::Messages {
+                    conversation_id,
+                    removed,
+                    records,
+                } => chat.open.restore(&conversation_id, removed, records).await,
+                Undo::Conversation { record, messages } => {
+                    let mut batch = Batch::new();
+                    batch.put(CONVERSATIONS, &record);
+                    for message in &messages {
+                        batch.put(MESSAGES, message);
+                    }
+                    if chat.store.write(&batch).await.is_ok() {
+                        chat.list.add(record);
+                    }
+                }
+            }
+        });
+    }
+
+    /// Reads the conversation list again after many records changed at once (an import,
+    /// a delete-all, here or in another tab) and reopens the open conversation, or starts
+    /// a new chat when it is gone.
+    pub async fn reload_all(&self) {
+        if let Err(error) = self.list.load().await {
+            self.store.show_error(error);
+            return;
+        }
+        match self.open.current_untracked() {
+            Some(id) if self.list.find(&id).is_some() => self.open.open(id),
+            Some(_) => self.new_chat(),
+            None => {}
+        }
+    }
+
+    /// Shows (and tells other tabs about) a change to many records at once.
+    pub async fn after_bulk_change(&self) {
+        super::broadcast::announce_all();
+        self.reload_all().await;
+    }
+
+    /// The database, once open (for the Data tab's export, import and delete-all).
+    pub async fn database(&self) -> Option<Db> {
+        self.store.wait().await
+    }
+}
+
+/// The user's message `text`, below `parent`.
+fn question_record(conversation_id: &str, parent: Option<String>, text: String) -> MessageRecord {
+    let at = now();
+    MessageRecord {
+        id: new_id(),
+        conversation_id: conversation_id.to_string(),
+        parent_id: parent,
+        role: Some(Role::User),
+        content: text,
+        created_at: at,
+        updated_at: at,
+        ..Default::default()
+    }
+}
+
+/// A reply about to be written by `choice`, below `parent`.
+fn reply_record(conversation_id: &str, parent: Option<String>, choice: &ModelRef) -> MessageRecord {
+    let at = now();
+    MessageRecord {
+        id: new_id(),
+        conversation_id: conversation_id.to_string(),
+        parent_id: parent,
+        role: Some(Role::Assistant),
+        status: MessageStatus::Streaming,
+        provider_id: Some(choice.provider_id.clone()),
+        model: Some(choice.model.clone()),
+        created_at: at,
+        updated_at: at,
+        ..Default::default()
+    }
+}
+
+/// Starts a turn: in its own lazily loaded wasm chunk with the streaming engine, which the
+/// first page load does not need.
+#[lazy]
+async fn start_turn(chat: Chat, text: String, choice: ModelRef) {
+    chat.begin_turn(text, choice).await;
+}

@@ -1,0 +1,204 @@
+//! The conversation list of the sidebar: every conversation's record, pinned first, then
+//! most recent first; renaming, pinning, titles and compression summaries. Deleting (with
+//! Undo) crosses into the open conversation and the runs, so it is the chat's
+//! (`actions`); this store only holds and writes the records.
+
+use hearth_core::chat::ConversationRecord;
+use hearth_core::chat::compression::Compression;
+use leptos::prelude::*;
+use serde_json::json;
+
+use super::store::ChatDb;
+use crate::storage::{Batch, CONVERSATIONS, StorageError};
+
+/// The longest title kept, in characters.
+const MAX_TITLE_CHARS: usize = 120;
+
+/// The conversation list.
+#[derive(Clone, Copy)]
+pub struct Conversations {
+    records: RwSignal<Vec<ConversationRecord>>,
+    store: ChatDb,
+}
+
+fn sort(list: &mut [ConversationRecord]) {
+    list.sort_by(|a, b| {
+        b.pinned
+            .cmp(&a.pinned)
+            .then(b.updated_at.total_cmp(&a.updated_at))
+    });
+}
+
+impl Conversations {
+    /// An empty list written through `store`.
+    pub fn new(store: ChatDb) -> Self {
+        Self {
+            records: RwSignal::new(Vec::new()),
+            store,
+        }
+    }
+
+    /// Reads `f` of the list (tracked).
+    pub fn with<R>(&self, f: impl FnOnce(&[ConversationRecord]) -> R) -> R {
+        self.records.with(|list| f(list))
+    }
+
+    /// Conversation `id`'s record (untracked).
+    pub fn find(&self, id: &str) -> Option<ConversationRecord> {
+        self.records
+            .with_untracked(|list| list.iter().find(|c| c.id == id).cloned())
+    }
+
+    /// Conversation `id`'s title (tracked; empty when untitled or gone).
+    pub fn title(&self, id: &str) -> String {
+        self.records.with(|list| {
+            list.iter()
+                .find(|c| c.id == id)
+                .map(|c| c.title.clone())
+                .unwrap_or_default()
+        })
+    }
+
+    /// Replaces the whole list (the first load, a bulk change).
+    pub fn replace_all(&self, mut list: Vec<ConversationRecord>) {
+        sort(&mut list);
+        self.records.set(list);
+    }
+
+    /// Reads every conversation from the database.
+    pub async fn load(&self) -> Result<(), StorageError> {
+        let Some(db) = self.store.wait().await else {
+            return Ok(());
+        };
+        let list = db.all_records::<ConversationRecord>(CONVERSATIONS).await?;
+        self.replace_all(list);
+        Ok(())
+    }
+
+    /// Shows a record that was written (new, or restored by Undo).
+    pub fn add(&self, record: ConversationRecord) {
+        self.records.update(|list| {
+            list.retain(|c| c.id != record.id);
+            list.push(record);
+            sort(list);
+        });
+    }
+
+    /// Stops showing conversation `id`.
+    pub fn forget(&self, id: &str) {
+        self.records.update(|list| list.retain(|c| c.id != id));
+    }
+
+    /// Applies `change` to the shown record of conversation `id`.
+    pub fn touch(&self, id: &str, change: impl FnOnce(&mut ConversationRecord)) {
+        self.records.update(|list| {
+            if let Some(record) = list.iter_mut().find(|c| c.id == id) {
+                change(record);
+            }
+            sort(list);
+        });
+    }
+
+    /// Shows another tab's version of a record when it differs from ours; whether its
+    /// active root moved (the open conversation then reloads).
+    pub fn apply_stored(&self, record: ConversationRecord) -> bool {
+        let mut root_changed = true;
+        self.records.update(|list| {
+            match list.iter_mut().find(|c| c.id == record.id) {
+                Some(current) => {
+                    root_changed = current.active_root_id != record.active_root_id;
+                    if hearth_core::chat::record::newer(
+                        record.rev,
+                        record.updated_at,
+                        current.rev,
+                        current.updated_at,
+                    ) || record != *current
+                    {
+                        *current = record;
+                    }
+                }
+                None => list.push(record),
+            }
+            sort(list);
+        });
+        root_changed
+    }
+
+    /// Stores a new conversation and shows it.
+    pub async fn create(&self, record: ConversationRecord) -> Result<(), StorageError> {
+        let mut batch = Batch::new();
+        batch.put(CONVERSATIONS, &record);
+        self.store.write(&batch).await?;
+        self.add(record);
+        Ok(())
+    }
+
+    /// Writes `fields` of conversation `id` and, once stored, shows `change`.
+    async fn merge(
+        &self,
+        id: &str,
+        fields: serde_json::Value,
+        change: impl FnOnce(&mut ConversationRecord),
+    ) -> Result<(), StorageError> {
+        let mut batch = Batch::new();
+        batch.merge(CONVERSATIONS, id, fields);
+        self.store.write(&batch).await?;
+        self.touch(id, change);
+        Ok(())
+    }
+
+    /// Renames a conversation (an empty title returns to the automatic one).
+    pub fn rename(&self, id: String, title: String) {
+        let title = title
+            .trim()
+            .chars()
+            .take(MAX_TITLE_CHARS)
+            .collect::<String>();
+        let by_user = !title.is_empty();
+        let list = *self;
+        self.store.spawn(async move {
+            let fields = json!({ "title": title, "titleByUser": by_user });
+            let _ = list
+                .merge(&id, fields, |c| {
+                    c.title = title.clone();
+                    c.title_by_user = by_user;
+                })
+                .await;
+        });
+    }
+
+    /// Pins or unpins a conversation.
+    pub fn set_pinned(&self, id: String, pinned: bool) {
+        let list = *self;
+        self.store.spawn(async move {
+            let _ = list
+                .merge(&id, json!({ "pinned": pinned }), |c| c.pinned = pinned)
+                .await;
+        });
+    }
+
+    /// Whether conversation `id` still has no title, neither automatic nor the user's.
+    pub fn is_untitled(&self, id: &str) -> bool {
+        self.records.with_untracked(|list| {
+            list.iter()
+                .any(|c| c.id == id && c.title.is_empty() && !c.title_by_user)
+        })
+    }
+
+    /// Stores an automatic title.
+    pub async fn set_auto_title(&self, id: &str, title: String) -> Result<(), StorageError> {
+        let fields = json!({ "title": title });
+        self.merge(id, fields, |c| c.title = title).await
+    }
+
+    /// Stores the summary of a conversation's older turns.
+    pub async fn set_compression(
+        &self,
+        id: &str,
+        compression: Compression,
+    ) -> Result<(), StorageError> {
+        let fields = json!({ "compression": compression });
+        self.merge(id, fields, |c| c.compression = Some(compression))
+            .await
+    }
+}

@@ -1,0 +1,57 @@
+//! A message on screen: its record, with the growing text and reasoning in signals of
+//! their own so a streaming reply re-renders only itself. While a reply streams, these
+//! signals are the one owner of its text: the run appends to them and the flush reads
+//! them.
+
+use hearth_core::chat::MessageRecord;
+use leptos::prelude::*;
+
+/// A message on screen.
+#[derive(Clone, Copy)]
+pub struct LiveMessage {
+    /// Everything but the text.
+    pub record: RwSignal<MessageRecord>,
+    /// The text.
+    pub content: RwSignal<String>,
+    /// The reasoning.
+    pub reasoning: RwSignal<String>,
+}
+
+impl LiveMessage {
+    /// Signals for `record`, owned by the current reactive owner.
+    pub fn new(mut record: MessageRecord) -> Self {
+        let content = std::mem::take(&mut record.content);
+        let reasoning = std::mem::take(&mut record.reasoning);
+        Self {
+            record: RwSignal::new(record),
+            content: RwSignal::new(content),
+            reasoning: RwSignal::new(reasoning),
+        }
+    }
+
+    /// The message's id.
+    pub fn id(&self) -> String {
+        self.record.with_untracked(|r| r.id.clone())
+    }
+
+    /// The whole record, untracked.
+    pub fn snapshot(&self) -> MessageRecord {
+        let mut record = self.record.get_untracked();
+        record.content = self.content.get_untracked();
+        record.reasoning = self.reasoning.get_untracked();
+        record
+    }
+
+    /// Shows `record` (another tab's newer version), touching only what changed.
+    pub fn replace(&self, mut record: MessageRecord) {
+        let content = std::mem::take(&mut record.content);
+        let reasoning = std::mem::take(&mut record.reasoning);
+        if self.content.with_untracked(|c| *c != content) {
+            self.content.set(content);
+        }
+        if self.reasoning.with_untracked(|r| *r != reasoning) {
+            self.reasoning.set(reasoning);
+        }
+        self.record.set(record);
+    }
+}

@@ -1,0 +1,70 @@
+//! What follows a reply that is done, in the background: the conversation's title
+//! (through the title model when the user chose one, else from the text) and the
+//! compression of its older turns (when the user chose a compression model and the
+//! conversation has grown past the threshold, `hearth_core::chat::compression`).
+
+use hearth_core::chat::compression;
+use hearth_core::chat::request::path_view;
+use hearth_core::chat::{MessageRecord, MessageStatus};
+use leptos::prelude::*;
+
+use super::TurnContext;
+use crate::chat::task;
+
+/// Names the conversation from its first exchange, unless it has a name.
+pub async fn title(context: TurnContext, conversation_id: &str, question: &str, reply: &str) {
+    if !context.list.is_untitled(conversation_id) {
+        return;
+    }
+    let title_model = context
+        .prefs
+        .value
+        .with_untracked(|p| p.title_model.clone());
+    let generated = match title_model {
+        Some(model) => task::generate_title(context.targets, &model, question, reply).await,
+        None => None,
+    };
+    let Some(title) = generated.or_else(|| hearth_core::chat::record::auto_title(question, reply))
+    else {
+        return;
+    };
+    // The user may have renamed it while the title model was thinking.
+    if !context.list.is_untitled(conversation_id) {
+        return;
+    }
+    let _ = context.list.set_auto_title(conversation_id, title).await;
+}
+
+/// Folds the open path's older turns into a summary, when due.
+pub async fn compress(context: TurnContext, conversation_id: &str) {
+    let Some(model) = context
+        .prefs
+        .value
+        .with_untracked(|p| p.compression_model.clone())
+    else {
+        return;
+    };
+    if !context.open.is_open_untracked(conversation_id) {
+        return;
+    }
+    let current = context
+        .list
+        .find(conversation_id)
+        .and_then(|c| c.compression);
+    let messages: Vec<MessageRecord> = context
+        .open
+        .path_records()
+        .into_iter()
+        .filter(|m| m.is_user() || m.status == MessageStatus::Done)
+        .collect();
+    let view = path_view(&messages);
+    let Some(through) = compression::due(&view, current.as_ref()) else {
+        return;
+    };
+    let Some(summary) =
+        task::generate_summary(context.targets, &model, &view, through, current.as_ref()).await
+    else {
+        return;
+    };
+    let _ = context.list.set_compression(conversation_id, summary).await;
+}

@@ -1,0 +1,169 @@
+//! One reply, as a pipeline of phases driven by the core phase machine
+//! (`hearth_core::chat::Generation`, held by `Runs`):
+//! `pending → attachments → rag → searching → (model ⇄ tool)* → done | error | aborted`.
+//!
+//! - `prepare`: the model's provider, key and capabilities, and the question with its
+//!   history (`hearth_core::chat::request`).
+//! - `producer`: the phases that add context before the model is asked (attachments,
+//!   knowledge, web search), each a small module behind one interface: the turn in,
+//!   context items for one planner band out. The run loop does not change when one is
+//!   added.
+//! - `model`: one round streamed through the one stream reader.
+//! - `tools`: the calls a round asked for.
+//! - `reply`: the reply being written (its text lives in its `LiveMessage`), the 500 ms
+//!   flush and how the reply ends.
+//! - `after`: the conversation's title and the compression of older turns, once a reply
+//!   is done.
+
+mod after;
+mod model;
+mod prepare;
+mod producer;
+mod reply;
+mod tools;
+
+use hearth_core::chat::request::RoundShape;
+use hearth_core::chat::{GenerationError, MessageStatus, Phase, RunOutcome};
+use hearth_core::plugin::selection::Toolset;
+use hearth_core::plugin::tool_loop::{Budget, Round};
+
+use super::list::Conversations;
+use super::live::LiveMessage;
+use super::open::OpenConversation;
+use super::runs::{Ending, Runs};
+use super::store::ChatDb;
+use reply::Reply;
+
+/// What the run does with the reply's existing text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Writes a new reply.
+    Fresh,
+    /// Appends to an interrupted or stopped reply.
+    Continue,
+}
+
+/// The stores and services a reply uses, captured when the chat is created (tasks run
+/// without the reactive owner that provides them).
+#[derive(Clone, Copy)]
+pub struct TurnContext {
+    /// The database.
+    pub store: ChatDb,
+    /// The conversation list (titles, compression).
+    pub list: Conversations,
+    /// The open conversation (the history, the screen).
+    pub open: OpenConversation,
+    /// The runs (phases, stop).
+    pub runs: Runs,
+    /// Providers and their keys.
+    pub providers: crate::providers::Providers,
+    /// Finds a model's provider, key and capabilities.
+    pub targets: super::target::Targets,
+    /// The user's preferences.
+    pub prefs: crate::preferences::Prefs,
+    /// Installed tools.
+    pub plugins: crate::plugins::Plugins,
+    /// Toasts.
+    pub toasts: crate::ui::toast::Toasts,
+    /// Translations.
+    pub i18n: crate::i18n::I18n,
+}
+
+/// Writes the reply `live` of `conversation_id` to its end; how it ended (for the queue).
+pub async fn run(
+    context: TurnContext,
+    conversation_id: String,
+    live: LiveMessage,
+    mode: Mode,
+) -> RunOutcome {
+    let Some((run, controller)) = context.runs.begin(&conversation_id, live) else {
+        return RunOutcome::Failed;
+    };
+    let mut reply = Reply::new(run, conversation_id, live, mode);
+    reply.show(MessageStatus::Streaming);
+    let ending = drive(context, &mut reply, mode, &controller).await;
+    reply.finish(context, ending).await
+}
+
+/// Moves the reply through its phases; how it ends.
+async fn drive(
+    context: TurnContext,
+    reply: &mut Reply,
+    mode: Mode,
+    controller: &web_sys::AbortController,
+) -> Ending {
+    let signal = controller.signal();
+    let record = reply.live.snapshot();
+    let mut prepared = match prepare::prepare(context, &record, mode).await {
+        Ok(prepared) => prepared,
+        Err(error) => return Ending::Failed(error),
+    };
+    for producer in producer::producers() {
+        if !producer.applies(&prepared.turn) {
+            continue;
+        }
+        if !enter(context, reply, producer.phase()) {
+            return Ending::Stopped;
+        }
+        match producer.produce(&prepared.turn, &signal).await {
+            Ok(items) => prepared.turn.context.push((producer.band(), items)),
+            Err(error) => return Ending::Failed(error),
+        }
+        if signal.aborted() {
+            return Ending::Stopped;
+        }
+    }
+    // Tools only for a model that takes them, and never on a continuation (it finishes
+    // the text it was writing).
+    let toolset = if prepared.target.capabilities.tools && mode == Mode::Fresh {
+        tools::toolset(context).await
+    } else {
+        Toolset::default()
+    };
+    let mut budget = Budget::new();
+    loop {
+        let round = if toolset.is_empty() {
+            Round::Final
+        } else {
+            budget.next_round()
+        };
+        let request = match prepared.turn.round(RoundShape {
+            rounds: &reply.rounds,
+            tools: &toolset.specs,
+            round,
+        }) {
+            Ok(request) => request,
+            Err(error) => return Ending::Failed(GenerationError::context(&error)),
+        };
+        if !enter(context, reply, Phase::Model) {
+            return Ending::Stopped;
+        }
+        let calls =
+            match model::stream_round(context, &prepared.target, &request, reply, controller).await
+            {
+                Ok(calls) => calls,
+                Err(ending) => return ending,
+            };
+        // A final round's calls are not run: it was offered no tools.
+        if calls.is_empty() || round == Round::Final {
+            return Ending::Done;
+        }
+        if !enter(context, reply, Phase::Tool) {
+            return Ending::Stopped;
+        }
+        let admission = budget.admit(calls.len());
+        reply.open_tool_round(&calls, admission.run);
+        reply.flush(context.store).await;
+        tools::run_calls(context, reply, &calls, admission.run, &toolset, controller).await;
+        reply.show(MessageStatus::Streaming);
+        if signal.aborted() {
+            return Ending::Stopped;
+        }
+        reply.flush(context.store).await;
+    }
+}
+
+/// Moves the reply to `phase`; `false` when its run is no longer the current one.
+fn enter(context: TurnContext, reply: &Reply, phase: Phase) -> bool {
+    context.runs.enter(&reply.conversation_id, reply.run, phase)
+}

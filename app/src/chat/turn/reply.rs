@@ -1,0 +1,232 @@
+//! The reply being written. Its text and reasoning live in its `LiveMessage` (one owner:
+//! the screen shows them as they grow, the flush reads them); the rest of what the run
+//! knows (the rounds that called tools, usage, why it finished, the error) is here and
+//! shown on the record. The partial reply is written at least every 500 ms, merged
+//! field by field so another tab's changes to other fields survive; how the reply ended
+//! is written last.
+
+use hearth_core::chat::record::Timings;
+use hearth_core::chat::tools::{ToolCallRecord, ToolCallStatus, ToolRound};
+use hearth_core::chat::{GenerationError, MessageStatus, RunId, RunOutcome};
+use hearth_core::provider::tool_calls::ToolCall;
+use hearth_core::provider::{FinishReason, Usage};
+use leptos::prelude::*;
+use serde_json::json;
+
+use super::{Mode, TurnContext, after};
+use crate::browser::now;
+use crate::chat::live::LiveMessage;
+use crate::chat::runs::Ending;
+use crate::chat::store::ChatDb;
+use crate::storage::{Batch, MESSAGES};
+
+/// How often a streaming reply is written to IndexedDB.
+pub const FLUSH_MS: f64 = 500.0;
+
+/// The reply as the run knows it.
+pub struct Reply {
+    /// Its run.
+    pub run: RunId,
+    /// Its conversation.
+    pub conversation_id: String,
+    /// Its record and text on screen.
+    pub live: LiveMessage,
+    /// The rounds that called tools, before the text of the current round.
+    pub rounds: Vec<ToolRound>,
+    /// Tokens used so far.
+    pub usage: Usage,
+    /// Why the last round finished.
+    pub finish: Option<FinishReason>,
+    started: f64,
+    first_token: Option<f64>,
+}
+
+impl Reply {
+    /// The reply `live` as run `run` starts it: a fresh reply starts empty, a
+    /// continuation keeps its text and rounds.
+    pub fn new(run: RunId, conversation_id: String, live: LiveMessage, mode: Mode) -> Self {
+        let rounds = match mode {
+            Mode::Fresh => {
+                live.content.set(String::new());
+                live.reasoning.set(String::new());
+                Vec::new()
+            }
+            Mode::Continue => live.record.with_untracked(|r| r.tool_rounds.clone()),
+        };
+        Self {
+            run,
+            conversation_id,
+            live,
+            rounds,
+            usage: Usage::default(),
+            finish: None,
+            started: now(),
+            first_token: None,
+        }
+    }
+
+    /// Adds text and reasoning that arrived.
+    pub fn append(&mut self, text: &str, reasoning: &str) {
+        if (!text.is_empty() || !reasoning.is_empty()) && self.first_token.is_none() {
+            self.first_token = Some(now());
+        }
+        if !text.is_empty() {
+            self.live.content.update(|c| c.push_str(text));
+        }
+        if !reasoning.is_empty() {
+            self.live.reasoning.update(|r| r.push_str(reasoning));
+        }
+    }
+
+    /// The round's text and reasoning become a round that called `calls`; only the first
+    /// `run` of them will run, the rest are skipped.
+    pub fn open_tool_round(&mut self, calls: &[ToolCall], run: usize) {
+        let mut round = ToolRound {
+            text: self
+                .live
+                .content
+                .try_update(std::mem::take)
+                .unwrap_or_default(),
+            reasoning: self
+                .live
+                .reasoning
+                .try_update(std::mem::take)
+                .unwrap_or_default(),
+            calls: calls.iter().map(record_of).collect(),
+        };
+        for call in round.calls.iter_mut().skip(run) {
+            call.skip();
+        }
+        self.rounds.push(round);
+        self.finish = None;
+        self.show(MessageStatus::Streaming);
+    }
+
+    /// Shows what the run knows with `status` and `error`.
+    fn show_with(&self, status: MessageStatus, error: Option<&GenerationError>) {
+        self.live.record.update(|r| {
+            if r.tool_rounds != self.rounds {
+                r.tool_rounds = self.rounds.clone();
+            }
+            r.status = status;
+            r.generation_error = error.cloned();
+            r.usage = self.usage;
+            r.finish_reason = self.finish.as_ref().map(finish_name);
+            r.timings = self.timings(status);
+        });
+    }
+
+    /// Shows what the run knows, still streaming or ended with `status`.
+    pub fn show(&self, status: MessageStatus) {
+        self.show_with(status, None);
+    }
+
+    /// Shows one call's new state on its card.
+    pub fn show_call(&self, round: usize, index: usize, call: &ToolCallRecord) {
+        self.live.record.update(|r| {
+            if let Some(slot) = r
+                .tool_rounds
+                .get_mut(round)
+                .and_then(|round| round.calls.get_mut(index))
+            {
+                *slot = call.clone();
+            }
+        });
+    }
+
+    fn timings(&self, status: MessageStatus) -> Timings {
+        let ms = |at: f64| (at - self.started).max(0.0) as u64;
+        Timings {
+            first_token_ms: self.first_token.map(ms),
+            total_ms: (status != MessageStatus::Streaming).then(|| ms(now())),
+        }
+    }
+
+    /// Writes the partial reply (the 500 ms flush).
+    pub async fn flush(&self, store: ChatDb) {
+        let mut batch = Batch::new();
+        let fields = self.live.content.with_untracked(|content| {
+            self.live.reasoning.with_untracked(|reasoning| {
+                json!({
+                    "content": content,
+                    "reasoning": reasoning,
+                    "toolRounds": self.rounds,
+                    "status": MessageStatus::Streaming,
+                    "updatedAt": now(),
+                })
+            })
+        });
+        batch.merge(MESSAGES, &self.live.id(), fields);
+        let _ = store.write(&batch).await;
+    }
+
+    /// Ends the reply: shown final (its actions are available from now on), its run
+    /// over, stored, and once done, the conversation titled and compressed in the
+    /// background. How it ended, for the queue.
+    pub async fn finish(self, context: TurnContext, ending: Ending) -> RunOutcome {
+        let (status, error) = match &ending {
+            Ending::Done => (MessageStatus::Done, None),
+            Ending::Stopped => (MessageStatus::Aborted, None),
+            Ending::Failed(error) => (MessageStatus::Error, Some(error.clone())),
+        };
+        self.show_with(status, error.as_ref());
+        let kept = context.runs.end(&self.conversation_id, self.run, &ending);
+        let mut batch = Batch::new();
+        let fields = self.live.content.with_untracked(|content| {
+            self.live.reasoning.with_untracked(|reasoning| {
+                json!({
+                    "content": content,
+                    "reasoning": reasoning,
+                    "toolRounds": self.rounds,
+                    "status": status,
+                    "generationError": error,
+                    "usage": self.usage,
+                    "timings": self.timings(status),
+                    "finishReason": self.finish.as_ref().map(finish_name),
+                    "updatedAt": now(),
+                })
+            })
+        });
+        batch.merge(MESSAGES, &self.live.id(), fields);
+        let _ = context.store.write(&batch).await;
+        if ending == Ending::Done {
+            let question = self
+                .live
+                .record
+                .with_untracked(|r| r.parent_id.clone())
+                .and_then(|parent| context.open.live(&parent))
+                .map(|l| l.content.get_untracked())
+                .unwrap_or_default();
+            let answer = self.live.content.get_untracked();
+            let conversation_id = self.conversation_id.clone();
+            // In the background: a title model's call must not hold up the queue.
+            context.store.spawn(async move {
+                after::title(context, &conversation_id, &question, &answer).await;
+                after::compress(context, &conversation_id).await;
+            });
+        }
+        context.open.adopt(&self.conversation_id, kept);
+        ending.outcome()
+    }
+}
+
+/// A call as first recorded, before anything ran.
+fn record_of(call: &ToolCall) -> ToolCallRecord {
+    ToolCallRecord {
+        id: call.id.clone(),
+        name: call.name.clone(),
+        arguments: call.raw_arguments.clone(),
+        status: ToolCallStatus::Pending,
+        ..Default::default()
+    }
+}
+
+fn finish_name(reason: &FinishReason) -> String {
+    match reason {
+        FinishReason::Stop => "stop".into(),
+        FinishReason::Length => "length".into(),
+        FinishReason::ToolCalls => "tool_calls".into(),
+        FinishReason::ContentFilter => "content_filter".into(),
+        FinishReason::Other(other) => other.clone(),
+    }
+}
