@@ -260,6 +260,67 @@ async fn a_provider_error_is_a_status_block_with_retry_not_content() {
 }
 
 #[tokio::test]
+async fn a_reply_shows_its_phase_and_its_failure_in_the_users_language() {
+    let fixture = ProviderFixture::start().await;
+    let session = ready(&fixture).await;
+    // While the model writes, the reply says so; once done, no phase is left.
+    fixture.enqueue(
+        Reply::text("a slow and steady answer")
+            .text_chunk_chars(2)
+            .delay_ms(120),
+    );
+    send(&session, "Take your time").await;
+    session
+        .wait_for(".message--assistant[data-phase=model]")
+        .await;
+    last_status(&session, "done").await;
+    assert_eq!(
+        session
+            .js(
+                "return document.querySelectorAll('.message[data-phase]').length",
+                vec![]
+            )
+            .await,
+        json!(0)
+    );
+    // A failure is stored as its code and shown in the language the user reads.
+    session
+        .js("localStorage.setItem('hearth.locale', 'ja')", vec![])
+        .await;
+    session.reload_app().await;
+    session
+        .wait_until("document.documentElement.lang === 'ja'")
+        .await;
+    open_latest(&session).await;
+    fixture.enqueue(Reply::text("").status(429, "Slow down"));
+    send(&session, "もう一度").await;
+    last_status(&session, "error").await;
+    let block = session.text_of(".status-block--error").await;
+    assert!(block.contains("RATE_LIMITED"), "{block}");
+    assert!(
+        block.contains("プロバイダーがリクエストの頻度を制限しています。"),
+        "{block}"
+    );
+    assert!(
+        block.contains("Slow down"),
+        "the provider's words as they are: {block}"
+    );
+    assert!(
+        !block.contains("The provider is rate limiting"),
+        "no English sentence: {block}"
+    );
+    let errors: Vec<String> = session
+        .console_errors()
+        .await
+        .into_iter()
+        .map(|e| e.message)
+        .filter(|m| !m.contains("429"))
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    session.browser.close().await;
+}
+
+#[tokio::test]
 async fn a_reload_mid_stream_reopens_the_reply_interrupted_with_what_was_saved() {
     let fixture = ProviderFixture::start().await;
     let session = ready(&fixture).await;

@@ -281,6 +281,10 @@ async fn a_destructive_call_waits_and_is_allowed_once_then_denied() {
     fixture.enqueue(Reply::text("Pet 7 was deleted."));
     send(&session, "Delete pet 7").await;
     session.wait_for("[data-confirm-call]").await;
+    // The reply shows the phase it is in: its tools, not the model.
+    session
+        .wait_for(".message--assistant[data-phase=tool]")
+        .await;
     let shown = session
         .text_of(".tool-call[data-status=awaiting] .tool-call__code")
         .await;

@@ -3,7 +3,9 @@
 //! (new records in the tree, then a run), deleting with Undo, opening and starting a
 //! chat, and the bulk changes of the Data tab.
 
-use hearth_core::chat::{ConversationRecord, MessageRecord, MessageStatus, QueuedMessage, Role};
+use hearth_core::chat::{
+    ConversationRecord, MessageRecord, MessageStatus, QueuedMessage, Role, RunOutcome,
+};
 use hearth_core::preferences::ModelRef;
 use leptos::prelude::*;
 
@@ -155,7 +157,7 @@ impl Chat {
         };
         let chat = *self;
         self.store.spawn(async move {
-            let outcome = turn::run(chat.turn, conversation_id.clone(), live, mode).await;
+            let outcome = run_reply(chat, conversation_id.clone(), live, mode).await;
             if let Some(message) = chat.runs.next_queued(&conversation_id, outcome)
                 && chat.open.is_open_untracked(&conversation_id)
             {
@@ -429,8 +431,20 @@ fn reply_record(conversation_id: &str, parent: Option<String>, choice: &ModelRef
     }
 }
 
-/// Starts a turn: in its own lazily loaded wasm chunk with the streaming engine, which the
-/// first page load does not need.
+/// Runs a reply: the whole pipeline (planning, streaming, tools) is in its own lazily
+/// loaded wasm chunk, which the first page load does not need, whichever action starts it.
+#[lazy]
+async fn run_reply(
+    chat: Chat,
+    conversation_id: String,
+    live: LiveMessage,
+    mode: Mode,
+) -> RunOutcome {
+    turn::run(chat.turn, conversation_id, live, mode).await
+}
+
+/// Starts a turn: in its own lazily loaded wasm chunk, which the first page load does
+/// not need.
 #[lazy]
 async fn start_turn(chat: Chat, text: String, choice: ModelRef) {
     chat.begin_turn(text, choice).await;
