@@ -22,7 +22,7 @@ mod tools;
 
 use std::collections::HashMap;
 
-use hearth_core::chat::record::auto_title;
+use hearth_core::chat::title::auto_title;
 use hearth_core::chat::{
     ConversationRecord, MessageRecord, MessageStatus, MessageTree, Queue, QueuedMessage,
     RemovedSubtree, Role,
