@@ -730,7 +730,7 @@ impl Chat {
                 r.status = status;
                 r.generation_error = reply.error.clone();
                 r.usage = reply.usage;
-                r.finish_reason = reply.finish.as_ref().map(finish_name);
+                r.finish_reason = reply.finish.clone();
                 r.timings = timings(reply, status);
             });
         }
@@ -770,7 +770,7 @@ impl Chat {
                 "generationError": reply.error,
                 "usage": reply.usage,
                 "timings": timings(&reply, status),
-                "finishReason": reply.finish.as_ref().map(finish_name),
+                "finishReason": reply.finish,
                 "updatedAt": now(),
             }),
         );
@@ -804,15 +804,5 @@ fn timings(reply: &Reply, status: MessageStatus) -> Timings {
     Timings {
         first_token_ms: reply.first_token.map(ms),
         total_ms: (status != MessageStatus::Streaming).then(|| ms(now())),
-    }
-}
-
-fn finish_name(reason: &FinishReason) -> String {
-    match reason {
-        FinishReason::Stop => "stop".into(),
-        FinishReason::Length => "length".into(),
-        FinishReason::ToolCalls => "tool_calls".into(),
-        FinishReason::ContentFilter => "content_filter".into(),
-        FinishReason::Other(other) => other.clone(),
     }
 }

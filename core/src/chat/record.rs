@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::generation::GenerationError;
 use super::tree::NodeRecord;
 use crate::context::{TokenCount, estimate_tokens};
-use crate::provider::Usage;
+use crate::provider::{FinishReason, Usage};
 
 /// Who wrote a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -80,8 +80,8 @@ pub struct MessageRecord {
     pub usage: Usage,
     /// Timings of the reply.
     pub timings: Timings,
-    /// Why the reply ended (`stop`, `length`, …).
-    pub finish_reason: Option<String>,
+    /// Why the reply ended, stored as its name (`stop`, `length`, …).
+    pub finish_reason: Option<FinishReason>,
     /// The rounds in which the reply called tools, before its final text.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tool_rounds: Vec<super::tools::ToolRound>,
@@ -258,5 +258,33 @@ mod tests {
         assert_eq!(record.usage, Usage::default());
         let json = serde_json::to_string(&record).unwrap();
         assert!(json.contains("\"conversationId\":\"c\""));
+    }
+
+    #[test]
+    fn the_finish_reason_is_stored_as_the_name_it_always_had() {
+        for (name, reason) in [
+            ("stop", FinishReason::Stop),
+            ("length", FinishReason::Length),
+            ("tool_calls", FinishReason::ToolCalls),
+            ("content_filter", FinishReason::ContentFilter),
+            ("end_turn", FinishReason::Other("end_turn".into())),
+        ] {
+            // A record written before the reason was typed opens with it typed.
+            let old = format!(r#"{{"id":"m","conversationId":"c","finishReason":"{name}"}}"#);
+            let record: MessageRecord = serde_json::from_str(&old).unwrap();
+            assert_eq!(record.finish_reason, Some(reason), "{name}");
+            // And is written back exactly as before.
+            let json = serde_json::to_value(&record).unwrap();
+            assert_eq!(json["finishReason"], serde_json::json!(name));
+            let again: MessageRecord = serde_json::from_value(json).unwrap();
+            assert_eq!(again, record);
+        }
+        let none: MessageRecord =
+            serde_json::from_str(r#"{"id":"m","conversationId":"c","finishReason":null}"#).unwrap();
+        assert_eq!(none.finish_reason, None);
+        assert_eq!(
+            serde_json::to_value(&none).unwrap()["finishReason"],
+            serde_json::Value::Null
+        );
     }
 }
