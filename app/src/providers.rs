@@ -2,8 +2,9 @@
 //! keys sealed in the vault under `local:provider:<id>:api-key`. This module owns the
 //! provider list, its validation and its persistence; the settings tab draws it.
 
-use hearth_core::provider::Protocol;
-use hearth_core::provider::request::{Endpoint, api_base};
+pub use hearth_core::provider::kind::{Field, ProviderKind};
+use hearth_core::provider::kind::{Problem, ProviderDraft};
+use hearth_core::provider::request::Endpoint;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -16,60 +17,14 @@ const DOCUMENT: &str = "providers";
 /// The most providers kept (an import stops adding at this many).
 const MAX_PROVIDERS: usize = 100;
 
-/// The kinds of provider a user can add.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ProviderKind {
-    /// OpenAI (Chat Completions).
-    Openai,
-    /// OpenAI (Responses API).
-    OpenaiResponses,
-    /// Anthropic.
-    Anthropic,
-    /// Google Gemini.
-    Gemini,
-    /// An OpenAI-compatible server (Ollama, llama.cpp, vLLM, LocalAI, OpenRouter…).
-    Compatible,
+/// The label's translation key of a provider kind (the kind itself is core's).
+pub trait KindLabel {
+    /// The label's translation key.
+    fn label(self) -> Key;
 }
 
-impl ProviderKind {
-    /// Every kind, in menu order.
-    pub const ALL: [ProviderKind; 5] = [
-        Self::Openai,
-        Self::Anthropic,
-        Self::Gemini,
-        Self::OpenaiResponses,
-        Self::Compatible,
-    ];
-
-    /// The wire protocol and whether it is a compatible server.
-    pub fn protocol(self) -> (Protocol, bool) {
-        match self {
-            Self::Openai => (Protocol::OpenAiChat, false),
-            Self::OpenaiResponses => (Protocol::OpenAiResponses, false),
-            Self::Anthropic => (Protocol::Anthropic, false),
-            Self::Gemini => (Protocol::Gemini, false),
-            Self::Compatible => (Protocol::OpenAiChat, true),
-        }
-    }
-
-    /// The usual base URL.
-    pub fn default_base_url(self) -> &'static str {
-        match self {
-            Self::Openai | Self::OpenaiResponses => "https://api.openai.com/v1",
-            Self::Anthropic => "https://api.anthropic.com",
-            Self::Gemini => "https://generativelanguage.googleapis.com/v1beta",
-            Self::Compatible => "http://127.0.0.1:11434/v1",
-        }
-    }
-
-    /// Whether a key is required.
-    pub fn needs_key(self) -> bool {
-        self != Self::Compatible
-    }
-
-    /// The label's translation key.
-    pub fn label(self) -> Key {
+impl KindLabel for ProviderKind {
+    fn label(self) -> Key {
         match self {
             Self::Openai => Key::ProviderKindOpenai,
             Self::OpenaiResponses => Key::ProviderKindOpenaiResponses,
@@ -77,22 +32,6 @@ impl ProviderKind {
             Self::Gemini => Key::ProviderKindGemini,
             Self::Compatible => Key::ProviderKindCompatible,
         }
-    }
-
-    /// The value used in forms.
-    pub fn slug(self) -> &'static str {
-        match self {
-            Self::Openai => "openai",
-            Self::OpenaiResponses => "openai-responses",
-            Self::Anthropic => "anthropic",
-            Self::Gemini => "gemini",
-            Self::Compatible => "compatible",
-        }
-    }
-
-    /// The kind for a form value.
-    pub fn from_slug(slug: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|k| k.slug() == slug)
     }
 }
 
@@ -134,12 +73,7 @@ pub struct ServerSide {
 impl Provider {
     /// The provider the edge describes in `/api/config`.
     pub fn from_server(configured: hearth_core::api::ServerProvider) -> Self {
-        let kind = match configured.protocol {
-            Protocol::OpenAiChat => ProviderKind::Compatible,
-            Protocol::OpenAiResponses => ProviderKind::OpenaiResponses,
-            Protocol::Anthropic => ProviderKind::Anthropic,
-            Protocol::Gemini => ProviderKind::Gemini,
-        };
+        let kind = ProviderKind::for_protocol(configured.protocol);
         Self {
             id: format!("server:{}", configured.id),
             name: configured.name,
@@ -157,12 +91,7 @@ impl Provider {
 
     /// Where and how to call it.
     pub fn endpoint(&self) -> Endpoint {
-        let (protocol, compatible) = self.kind.protocol();
-        Endpoint {
-            protocol,
-            base_url: self.base_url.clone(),
-            compatible,
-        }
+        self.kind.endpoint(&self.base_url)
     }
 }
 
@@ -186,41 +115,30 @@ pub struct Draft {
     pub api_key: String,
 }
 
-/// A form field, for inline errors.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Field {
-    /// The name.
-    Name,
-    /// The base URL.
-    BaseUrl,
-    /// The key.
-    ApiKey,
+/// The message key of a problem with a form (the rules are core's
+/// [`hearth_core::provider::kind::validate`]).
+fn problem_key(problem: Problem) -> Key {
+    match problem {
+        Problem::NameMissing => Key::ProviderErrorName,
+        Problem::NameTooLong => Key::ProviderErrorNameLong,
+        Problem::BaseUrlInvalid => Key::ProviderErrorUrl,
+        Problem::KeyMissing => Key::ProviderErrorKey,
+    }
 }
 
-/// The problems with `draft`, each with its message key.
+/// The problems with `draft`, each under its field with its message key.
 pub fn validate(draft: &Draft, existing: Option<&Provider>) -> Vec<(Field, Key)> {
-    let mut problems = Vec::new();
-    let name = draft.name.trim();
-    if name.is_empty() {
-        problems.push((Field::Name, Key::ProviderErrorName));
-    } else if name.chars().count() > 60 {
-        problems.push((Field::Name, Key::ProviderErrorNameLong));
-    }
     let kind = ProviderKind::from_slug(&draft.kind).unwrap_or(ProviderKind::Openai);
-    let (protocol, compatible) = kind.protocol();
-    let endpoint = Endpoint {
-        protocol,
-        base_url: draft.base_url.trim().to_string(),
-        compatible,
-    };
-    if api_base(&endpoint).is_err() || endpoint.base_url.len() < "http://x".len() {
-        problems.push((Field::BaseUrl, Key::ProviderErrorUrl));
-    }
-    let has_saved_key = existing.is_some_and(|p| p.has_key);
-    if kind.needs_key() && draft.api_key.trim().is_empty() && !has_saved_key {
-        problems.push((Field::ApiKey, Key::ProviderErrorKey));
-    }
-    problems
+    hearth_core::provider::kind::validate(&ProviderDraft {
+        kind,
+        name: &draft.name,
+        base_url: &draft.base_url,
+        api_key: &draft.api_key,
+        has_saved_key: existing.is_some_and(|p| p.has_key),
+    })
+    .into_iter()
+    .map(|problem| (problem.field(), problem_key(problem)))
+    .collect()
 }
 
 /// Where the provider list is.
@@ -557,18 +475,11 @@ mod tests {
     }
 
     #[test]
-    fn kinds_round_trip_through_their_slugs() {
-        for kind in ProviderKind::ALL {
-            assert_eq!(ProviderKind::from_slug(kind.slug()), Some(kind));
-        }
-    }
-
-    #[test]
     fn server_providers_are_relayed_by_id_and_never_stored() {
         let server = Provider::from_server(hearth_core::api::ServerProvider {
             id: "team".into(),
             name: "Team models".into(),
-            protocol: Protocol::OpenAiChat,
+            protocol: hearth_core::provider::Protocol::OpenAiChat,
             models: vec!["small".into()],
         });
         assert_eq!(server.id, "server:team");

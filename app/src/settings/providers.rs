@@ -9,7 +9,9 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::i18n::{Key, tr, use_i18n};
-use crate::providers::{Draft, Field, LoadState, Provider, ProviderKind, use_providers, validate};
+use crate::providers::{
+    Draft, Field, KindLabel, LoadState, Provider, ProviderKind, use_providers, validate,
+};
 use crate::ui::toast::{ToastKind, use_toasts};
 
 /// Where fetching one provider's models is.

@@ -11,12 +11,14 @@
 //!
 //! [`StreamDecoder`] composes them. [`tool_calls`] reassembles tool-call fragments by
 //! index (never by name: a model may call one tool twice in a turn) and parses their
-//! arguments once, centrally. [`request`] builds the request that starts a stream, and
-//! [`models`] reads providers' model listings.
+//! arguments once, centrally. [`request`] builds the request that starts a stream,
+//! [`models`] reads providers' model listings, and [`kind`] names the kinds of provider a
+//! user can add and checks their settings.
 
 pub mod anthropic;
 pub mod gemini;
 pub mod images;
+pub mod kind;
 pub mod models;
 pub mod openai_chat;
 pub mod openai_responses;
