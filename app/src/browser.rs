@@ -11,6 +11,16 @@ fn local_storage() -> Option<web_sys::Storage> {
     window().local_storage().ok().flatten()
 }
 
+/// A new random id (16 hex digits, from `crypto.getRandomValues`): providers' ids, and
+/// anything else the app names at random.
+pub fn new_id() -> String {
+    let mut bytes = [0u8; 8];
+    if let Ok(crypto) = window().crypto() {
+        let _ = crypto.get_random_values_with_u8_array(&mut bytes);
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// Reads a `localStorage` entry.
 pub fn local_storage_get(key: &str) -> Option<String> {
     local_storage()?.get_item(key).ok().flatten()

@@ -27,13 +27,12 @@ use hearth_core::chat::{
     ConversationRecord, MessageRecord, MessageStatus, MessageTree, Queue, QueuedMessage,
     RemovedSubtree, Role,
 };
-use hearth_core::provider::models::ModelInfo;
 use leptos::prelude::*;
 use serde_json::json;
 
 use crate::i18n::{Key, use_i18n};
 use crate::providers::use_providers;
-use crate::storage::{Batch, CONVERSATIONS, Db, MESSAGES, SETTINGS, StorageError};
+use crate::storage::{Batch, CONVERSATIONS, Db, MESSAGES, StorageError};
 use crate::ui::toast::{ToastAction, ToastKind, use_toasts};
 
 /// A message on screen: its record, with the growing text in signals of its own so a
@@ -128,8 +127,6 @@ pub struct Chat {
     pub choice: RwSignal<Option<ModelChoice>>,
     /// Text whose sending failed before anything was stored; the composer takes it back.
     pub unsent: RwSignal<Option<String>>,
-    /// Known models, by provider.
-    pub models: RwSignal<HashMap<String, Vec<ModelInfo>>>,
     /// A storage problem to show (quota full, unavailable).
     pub storage_error: RwSignal<Option<StorageError>>,
     // Contexts captured at creation: async tasks and event handlers may run without the
@@ -198,7 +195,6 @@ impl Chat {
             queues: RwSignal::new(HashMap::new()),
             choice: RwSignal::new(choice),
             unsent: RwSignal::new(None),
-            models: RwSignal::new(HashMap::new()),
             storage_error: RwSignal::new(None),
             providers: use_providers(),
             prefs: crate::preferences::use_prefs(),
@@ -244,50 +240,6 @@ impl Chat {
             chat.loaded.set(true);
             sync::listen(chat);
             request_persistence();
-        });
-        // Model lists are saved by the Providers tab; reload them when providers change.
-        let providers = chat.providers;
-        Effect::new(move |_| {
-            providers.models_version.track();
-            // Runs again once the database is open, whichever finishes first.
-            if !chat.loaded.get() {
-                return;
-            }
-            // (id, the models a server-configured provider's operator listed).
-            let ids: Vec<(String, Vec<String>)> = providers.list.with(|list| {
-                list.iter()
-                    .filter(|p| p.enabled)
-                    .map(|p| {
-                        let listed = p.server.as_ref().map(|s| s.models.clone());
-                        (p.id.clone(), listed.unwrap_or_default())
-                    })
-                    .collect()
-            });
-            chat.spawn(async move {
-                let Some(db) = chat.db_wait().await else {
-                    return;
-                };
-                let mut models = HashMap::new();
-                for (id, listed) in ids {
-                    if let Ok(Some(list)) = db
-                        .get_json::<Vec<ModelInfo>>(SETTINGS, &format!("models:{id}"))
-                        .await
-                    {
-                        models.insert(id, list);
-                    } else if !listed.is_empty() {
-                        let list = listed
-                            .into_iter()
-                            .map(|model| ModelInfo {
-                                id: model,
-                                display_name: None,
-                                capabilities: Default::default(),
-                            })
-                            .collect();
-                        models.insert(id, list);
-                    }
-                }
-                chat.models.set(models);
-            });
         });
         chat
     }

@@ -519,9 +519,9 @@ pub(super) async fn target(
     let key = providers
         .api_key(&model.provider_id)
         .await
-        .map_err(|e| GenerationError::new("KEY_UNREADABLE", e, false))?;
-    let listed = chat
-        .models
+        .map_err(|e| GenerationError::new("KEY_UNREADABLE", e.to_string(), false))?;
+    let listed = providers
+        .models()
         .with_untracked(|m| {
             m.get(&model.provider_id)
                 .and_then(|list| list.iter().find(|info| info.id == model.model))

@@ -27,7 +27,7 @@ pub fn Composer() -> impl IntoView {
     let prefs = crate::preferences::use_prefs();
     // (provider id, provider name, model ids) of every enabled provider with models.
     let options = Memo::new(move |_| {
-        let models = chat.models.get();
+        let models = providers.models().get();
         providers.list.with(|list| {
             list.iter()
                 .filter(|p| p.enabled)

@@ -1,14 +1,22 @@
 //! The user's model providers: their settings in IndexedDB (`settings/providers`), their
-//! keys sealed in the vault under `local:provider:<id>:api-key`. This module owns the
-//! provider list, its validation and its persistence; the settings tab draws it.
+//! keys sealed in the vault under `local:provider:<id>:api-key`, and the models each one
+//! lists (`settings/models:<id>`). This module owns the provider list, its validation,
+//! its persistence and the model catalogue; the settings tab draws it. The record type
+//! is [`record`], below the envelope and the model lists that read it.
+
+pub mod record;
+
+use std::collections::HashMap;
 
 pub use hearth_core::provider::kind::{Field, ProviderKind};
 use hearth_core::provider::kind::{Problem, ProviderDraft};
-use hearth_core::provider::request::Endpoint;
+use hearth_core::provider::models::ModelInfo;
 use leptos::prelude::*;
-use serde::{Deserialize, Serialize};
 
-use crate::i18n::Key;
+use self::record::stored;
+pub use self::record::{Provider, ServerSide};
+use crate::i18n::{Key, message};
+use crate::models::{ModelsError, Route};
 use crate::storage::{Db, SETTINGS, StorageError};
 use crate::vault::{Vault, VaultError, provider_key_context};
 
@@ -33,71 +41,6 @@ impl KindLabel for ProviderKind {
             Self::Compatible => Key::ProviderKindCompatible,
         }
     }
-}
-
-/// A saved provider (its key lives in the vault).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Provider {
-    /// Its id.
-    pub id: String,
-    /// Its display name.
-    pub name: String,
-    /// Its kind.
-    pub kind: ProviderKind,
-    /// Its base URL.
-    pub base_url: String,
-    /// Whether it is offered in the model picker.
-    pub enabled: bool,
-    /// Whether a key is saved for it.
-    pub has_key: bool,
-    /// Whether it blocks browser calls, so calls go through the edge relay.
-    #[serde(default)]
-    pub via_relay: bool,
-    /// Set for a provider the operator configured on the edge (`DEFAULT_PROVIDER_*`): its
-    /// URL and key stay there, every call goes through the relay, and it is never stored
-    /// or exported by the browser.
-    #[serde(skip)]
-    pub server: Option<ServerSide>,
-}
-
-/// What the browser knows of a server-configured provider.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ServerSide {
-    /// The edge's id for it (`RelayProvider::server_provider_id`).
-    pub id: String,
-    /// The models the operator listed (empty: fetch them through the edge).
-    pub models: Vec<String>,
-}
-
-impl Provider {
-    /// The provider the edge describes in `/api/config`.
-    pub fn from_server(configured: hearth_core::api::ServerProvider) -> Self {
-        let kind = ProviderKind::for_protocol(configured.protocol);
-        Self {
-            id: format!("server:{}", configured.id),
-            name: configured.name,
-            kind,
-            base_url: String::new(),
-            enabled: true,
-            has_key: false,
-            via_relay: true,
-            server: Some(ServerSide {
-                id: configured.id,
-                models: configured.models,
-            }),
-        }
-    }
-
-    /// Where and how to call it.
-    pub fn endpoint(&self) -> Endpoint {
-        self.kind.endpoint(&self.base_url)
-    }
-}
-
-/// The providers the browser stores: the user's own, not the edge's.
-fn stored(list: &[Provider]) -> Vec<&Provider> {
-    list.iter().filter(|p| p.server.is_none()).collect()
 }
 
 /// A form's content.
@@ -141,15 +84,60 @@ pub fn validate(draft: &Draft, existing: Option<&Provider>) -> Vec<(Field, Key)>
     .collect()
 }
 
+/// Why a provider action failed. Its `Display` is in the user's language.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ProvidersError {
+    /// The database and the vault are not open (still opening, or they failed to).
+    NotOpen,
+    /// The browser storage failed.
+    Storage(StorageError),
+    /// The vault failed.
+    Vault(VaultError),
+    /// No provider has this id (any more).
+    Unknown,
+    /// Fetching the models failed.
+    Models(ModelsError),
+}
+
+impl std::fmt::Display for ProvidersError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::NotOpen => f.write_str(&message(Key::ErrorProvidersNotOpen, &[])),
+            Self::Storage(error) => error.fmt(f),
+            Self::Vault(error) => error.fmt(f),
+            Self::Unknown => f.write_str(&message(Key::ErrorProvidersUnknown, &[])),
+            Self::Models(error) => error.fmt(f),
+        }
+    }
+}
+
+impl From<StorageError> for ProvidersError {
+    fn from(error: StorageError) -> Self {
+        Self::Storage(error)
+    }
+}
+
+impl From<VaultError> for ProvidersError {
+    fn from(error: VaultError) -> Self {
+        Self::Vault(error)
+    }
+}
+
+impl From<ModelsError> for ProvidersError {
+    fn from(error: ModelsError) -> Self {
+        Self::Models(error)
+    }
+}
+
 /// Where the provider list is.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum LoadState {
     /// Opening the database and the vault.
     Loading,
     /// Ready.
     Ready,
-    /// Storage or vault failed; the message is shown.
-    Failed(String),
+    /// Storage or vault failed; the error is shown.
+    Failed(ProvidersError),
 }
 
 /// The providers, provided as context.
@@ -161,15 +149,9 @@ pub struct Providers {
     pub state: RwSignal<LoadState>,
     /// Bumped whenever a provider's saved model list changes.
     pub models_version: RwSignal<u64>,
+    /// The models of each enabled provider, by provider id (see [`Providers::models`]).
+    models: RwSignal<HashMap<String, Vec<ModelInfo>>>,
     handles: StoredValue<Option<(Db, Vault)>, LocalStorage>,
-}
-
-fn new_id() -> String {
-    let mut bytes = [0u8; 8];
-    if let Ok(crypto) = leptos::prelude::window().crypto() {
-        let _ = crypto.get_random_values_with_u8_array(&mut bytes);
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 impl Providers {
@@ -179,18 +161,18 @@ impl Providers {
             list: RwSignal::new(Vec::new()),
             state: RwSignal::new(LoadState::Loading),
             models_version: RwSignal::new(0),
+            models: RwSignal::new(HashMap::new()),
             handles: StoredValue::new_local(None),
         };
         leptos::task::spawn_local(async move {
             let opened = async {
-                let db = Db::open().await.map_err(|e| e.to_string())?;
-                let vault = Vault::open(db.clone()).await.map_err(|e| e.to_string())?;
+                let db = Db::open().await?;
+                let vault = Vault::open(db.clone()).await?;
                 let list = db
                     .get_json::<Vec<Provider>>(SETTINGS, DOCUMENT)
-                    .await
-                    .map_err(|e| e.to_string())?
+                    .await?
                     .unwrap_or_default();
-                Ok::<_, String>((db, vault, list))
+                Ok::<_, ProvidersError>((db, vault, list))
             }
             .await;
             match opened {
@@ -214,32 +196,89 @@ impl Providers {
                         }
                     }
                 }
-                Err(message) => providers.state.set(LoadState::Failed(message)),
+                Err(error) => providers.state.set(LoadState::Failed(error)),
             }
         });
+        providers.load_models();
         providers
     }
 
-    fn handles(&self) -> Result<(Db, Vault), String> {
-        self.handles
-            .get_value()
-            .ok_or_else(|| StorageError::Unavailable("not open".into()).to_string())
+    /// Keeps [`Providers::models`] in step: the lists the Providers tab saved, reloaded
+    /// whenever the providers or a saved list change (a server-configured provider without
+    /// a saved list offers the models its operator listed).
+    fn load_models(self) {
+        Effect::new(move |_| {
+            self.models_version.track();
+            // Runs again once the database is open, whichever finishes first.
+            if self.state.with(|state| *state != LoadState::Ready) {
+                return;
+            }
+            // (id, the models a server-configured provider's operator listed).
+            let ids: Vec<(String, Vec<String>)> = self.list.with(|list| {
+                list.iter()
+                    .filter(|p| p.enabled)
+                    .map(|p| {
+                        let listed = p.server.as_ref().map(|s| s.models.clone());
+                        (p.id.clone(), listed.unwrap_or_default())
+                    })
+                    .collect()
+            });
+            let Some((db, _)) = self.handles.get_value() else {
+                return;
+            };
+            leptos::task::spawn_local(async move {
+                let mut models = HashMap::new();
+                for (id, listed) in ids {
+                    if let Ok(Some(list)) = db
+                        .get_json::<Vec<ModelInfo>>(SETTINGS, &models_document(&id))
+                        .await
+                    {
+                        models.insert(id, list);
+                    } else if !listed.is_empty() {
+                        let list = listed
+                            .into_iter()
+                            .map(|model| ModelInfo {
+                                id: model,
+                                display_name: None,
+                                capabilities: Default::default(),
+                            })
+                            .collect();
+                        models.insert(id, list);
+                    }
+                }
+                self.models.set(models);
+            });
+        });
+    }
+
+    /// The models of each enabled provider, by provider id: read it like a signal
+    /// (`providers.models().get()`, `.with_untracked(…)`); only this store changes it.
+    pub fn models(&self) -> ReadSignal<HashMap<String, Vec<ModelInfo>>> {
+        self.models.read_only()
+    }
+
+    fn handles(&self) -> Result<(Db, Vault), ProvidersError> {
+        self.handles.get_value().ok_or(ProvidersError::NotOpen)
+    }
+
+    /// Writes the user's providers of `list` and shows `list`.
+    async fn put(&self, db: &Db, list: Vec<Provider>) -> Result<(), ProvidersError> {
+        db.put_json(SETTINGS, DOCUMENT, &stored(&list)).await?;
+        self.list.set(list);
+        Ok(())
     }
 
     /// Saves `draft` (already validated): the key first, then the list, so a list never
     /// claims a key that was not stored.
-    pub async fn save(&self, draft: Draft) -> Result<(), String> {
+    pub async fn save(&self, draft: Draft) -> Result<(), ProvidersError> {
         let (db, vault) = self.handles()?;
         let kind = ProviderKind::from_slug(&draft.kind).unwrap_or(ProviderKind::Openai);
-        let id = draft.id.clone().unwrap_or_else(new_id);
+        let id = draft.id.clone().unwrap_or_else(crate::browser::new_id);
         let mut list = self.list.get_untracked();
         let previous = list.iter().find(|p| p.id == id).cloned();
         let key = draft.api_key.trim();
         if !key.is_empty() {
-            vault
-                .store(&provider_key_context(&id), key)
-                .await
-                .map_err(|e| e.to_string())?;
+            vault.store(&provider_key_context(&id), key).await?;
         }
         let provider = Provider {
             id: id.clone(),
@@ -255,29 +294,21 @@ impl Providers {
             Some(slot) => *slot = provider,
             None => list.push(provider),
         }
-        db.put_json(SETTINGS, DOCUMENT, &stored(&list))
-            .await
-            .map_err(|e| e.to_string())?;
-        self.list.set(list);
-        Ok(())
+        self.put(&db, list).await
     }
 
     /// Turns a provider on or off.
-    pub async fn set_enabled(&self, id: &str, enabled: bool) -> Result<(), String> {
+    pub async fn set_enabled(&self, id: &str, enabled: bool) -> Result<(), ProvidersError> {
         let (db, _) = self.handles()?;
         let mut list = self.list.get_untracked();
         if let Some(provider) = list.iter_mut().find(|p| p.id == id) {
             provider.enabled = enabled;
         }
-        db.put_json(SETTINGS, DOCUMENT, &stored(&list))
-            .await
-            .map_err(|e| e.to_string())?;
-        self.list.set(list);
-        Ok(())
+        self.put(&db, list).await
     }
 
     /// Removes a provider and its key.
-    pub async fn remove(&self, id: &str) -> Result<(), String> {
+    pub async fn remove(&self, id: &str) -> Result<(), ProvidersError> {
         let (db, vault) = self.handles()?;
         let list: Vec<Provider> = self
             .list
@@ -285,13 +316,8 @@ impl Providers {
             .into_iter()
             .filter(|p| p.id != id)
             .collect();
-        db.put_json(SETTINGS, DOCUMENT, &stored(&list))
-            .await
-            .map_err(|e| e.to_string())?;
-        vault
-            .remove(&provider_key_context(id))
-            .await
-            .map_err(|e| e.to_string())?;
+        db.put_json(SETTINGS, DOCUMENT, &stored(&list)).await?;
+        vault.remove(&provider_key_context(id)).await?;
         self.list.set(list);
         Ok(())
     }
@@ -301,40 +327,24 @@ impl Providers {
     pub async fn refresh_models(
         &self,
         id: &str,
-    ) -> Result<
-        (
-            Vec<hearth_core::provider::models::ModelInfo>,
-            crate::models::Route,
-        ),
-        String,
-    > {
+    ) -> Result<(Vec<ModelInfo>, Route), ProvidersError> {
         let (db, vault) = self.handles()?;
         let provider = self
             .list
             .get_untracked()
             .into_iter()
             .find(|p| p.id == id)
-            .ok_or_else(|| "unknown provider".to_string())?;
-        let key = vault
-            .load(&provider_key_context(id))
-            .await
-            .map_err(|e| e.to_string())?;
-        let (models, route) = crate::models::fetch(&provider, key.as_deref())
-            .await
-            .map_err(|e| e.to_string())?;
-        db.put_json(SETTINGS, &format!("models:{id}"), &models)
-            .await
-            .map_err(|e| e.to_string())?;
+            .ok_or(ProvidersError::Unknown)?;
+        let key = vault.load(&provider_key_context(id)).await?;
+        let (models, route) = crate::models::fetch(&provider, key.as_deref()).await?;
+        db.put_json(SETTINGS, &models_document(id), &models).await?;
         self.models_version.update(|v| *v += 1);
-        if route == crate::models::Route::Relay && !provider.via_relay {
+        if route == Route::Relay && !provider.via_relay {
             let mut list = self.list.get_untracked();
             if let Some(slot) = list.iter_mut().find(|p| p.id == id) {
                 slot.via_relay = true;
             }
-            db.put_json(SETTINGS, DOCUMENT, &stored(&list))
-                .await
-                .map_err(|e| e.to_string())?;
-            self.list.set(list);
+            self.put(&db, list).await?;
         }
         Ok((models, route))
     }
@@ -347,7 +357,7 @@ impl Providers {
 
     /// Adds the providers of an import that are not here yet (matched by id), without
     /// keys: keys never travel in an export. Returns how many were added.
-    pub async fn import(&self, incoming: Vec<Provider>) -> Result<usize, String> {
+    pub async fn import(&self, incoming: Vec<Provider>) -> Result<usize, ProvidersError> {
         let (db, _) = self.handles()?;
         let mut list = self.list.get_untracked();
         let before = list.len();
@@ -366,47 +376,39 @@ impl Providers {
         }
         let added = list.len() - before;
         if added > 0 {
-            db.put_json(SETTINGS, DOCUMENT, &stored(&list))
-                .await
-                .map_err(|e| e.to_string())?;
-            self.list.set(list);
+            self.put(&db, list).await?;
         }
         Ok(added)
     }
 
     /// A provider's key, for one request.
-    pub async fn api_key(&self, id: &str) -> Result<Option<String>, String> {
+    pub async fn api_key(&self, id: &str) -> Result<Option<String>, ProvidersError> {
         let (_, vault) = self.handles()?;
-        vault
-            .load(&provider_key_context(id))
-            .await
-            .map_err(|e| e.to_string())
+        Ok(vault.load(&provider_key_context(id)).await?)
     }
 
     /// Remembers that a provider blocks browser calls, so chat goes through the relay.
-    pub async fn mark_via_relay(&self, id: &str) -> Result<(), String> {
+    pub async fn mark_via_relay(&self, id: &str) -> Result<(), ProvidersError> {
         let (db, _) = self.handles()?;
         let mut list = self.list.get_untracked();
         match list.iter_mut().find(|p| p.id == id) {
             Some(slot) if !slot.via_relay => slot.via_relay = true,
             _ => return Ok(()),
         }
-        db.put_json(SETTINGS, DOCUMENT, &stored(&list))
-            .await
-            .map_err(|e| e.to_string())?;
-        self.list.set(list);
-        Ok(())
+        self.put(&db, list).await
     }
 
     /// The masked key of a provider, read through the vault.
-    pub async fn masked_key(&self, id: &str) -> Result<Option<String>, String> {
+    pub async fn masked_key(&self, id: &str) -> Result<Option<String>, ProvidersError> {
         let (_, vault) = self.handles()?;
-        match vault.load(&provider_key_context(id)).await {
-            Ok(key) => Ok(key.map(|k| crate::vault::mask(&k))),
-            Err(VaultError::Unreadable) => Err(VaultError::Unreadable.to_string()),
-            Err(error) => Err(error.to_string()),
-        }
+        let key = vault.load(&provider_key_context(id)).await?;
+        Ok(key.map(|k| crate::vault::mask(&k)))
     }
+}
+
+/// The settings document holding a provider's model list.
+fn models_document(id: &str) -> String {
+    format!("models:{id}")
 }
 
 /// The app's providers.
@@ -475,28 +477,31 @@ mod tests {
     }
 
     #[test]
-    fn server_providers_are_relayed_by_id_and_never_stored() {
-        let server = Provider::from_server(hearth_core::api::ServerProvider {
-            id: "team".into(),
-            name: "Team models".into(),
-            protocol: hearth_core::provider::Protocol::OpenAiChat,
-            models: vec!["small".into()],
-        });
-        assert_eq!(server.id, "server:team");
-        assert!(server.via_relay && server.enabled && !server.has_key);
-        assert!(server.base_url.is_empty());
-        let own = Provider {
-            id: "mine".into(),
-            server: None,
-            ..server.clone()
-        };
-        let list = vec![own.clone(), server.clone()];
-        assert_eq!(stored(&list), [&own]);
-        // Serialised on its own, the edge's part (its models, its edge id) stays out.
-        let json = serde_json::to_string(&server).unwrap();
-        assert!(
-            !json.contains("\"server\"") && !json.contains("small"),
-            "{json}"
+    fn errors_read_in_the_users_language() {
+        use hearth_core::locale::Locale;
+
+        use crate::i18n::translate;
+
+        // Before the app's I18n exists (and in native tests) that is English.
+        assert_eq!(
+            ProvidersError::NotOpen.to_string(),
+            translate(Locale::En, Key::ErrorProvidersNotOpen)
+        );
+        assert_eq!(
+            ProvidersError::Models(ModelsError::Provider(401)).to_string(),
+            "the provider answered HTTP 401"
+        );
+        assert_eq!(
+            ProvidersError::Models(ModelsError::TooLarge).to_string(),
+            "the provider's model list is larger than 4 MiB"
+        );
+        assert_eq!(
+            ProvidersError::Vault(VaultError::KeyLost).to_string(),
+            "the key that protects saved secrets is missing"
+        );
+        assert_eq!(
+            LoadState::Failed(ProvidersError::Unknown),
+            LoadState::Failed(ProvidersError::Unknown)
         );
     }
 }
