@@ -13,10 +13,9 @@ use serde_json::{Map, Value};
 
 use super::Chat;
 use super::run::target;
-use super::transport::{
-    OpenError, post_init, provider_message, read_bounded, read_error_text, start,
-};
+use super::transport::{OpenError, post_init, provider_message, start};
 use crate::files::{self, IMAGES};
+use crate::http::{read_bounded, read_error_text};
 
 /// What a generation made.
 pub(super) struct Generated {

@@ -16,10 +16,8 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortSignal, ReadableStreamDefaultReader, Response};
 
 use crate::envelope;
+use crate::http::read_error_text;
 use crate::providers::Provider;
-
-/// The most bytes of a provider's error answer read.
-const MAX_ERROR_BYTES: usize = 64 * 1024;
 
 /// Why a stream could not be opened.
 #[derive(Debug, Clone, PartialEq)]
@@ -91,25 +89,6 @@ impl Stream {
     }
 }
 
-pub(super) async fn read_error_text(response: &Response) -> String {
-    let Ok(promise) = response.text() else {
-        return String::new();
-    };
-    let mut text = JsFuture::from(promise)
-        .await
-        .ok()
-        .and_then(|v| v.as_string())
-        .unwrap_or_default();
-    if text.len() > MAX_ERROR_BYTES {
-        let mut end = MAX_ERROR_BYTES;
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        text.truncate(end);
-    }
-    text
-}
-
 /// The message inside a provider's JSON error body, if any.
 pub(super) fn provider_message(body: &str) -> Option<String> {
     let value: serde_json::Value = serde_json::from_str(body).ok()?;
@@ -172,26 +151,6 @@ pub(super) fn post_init(
     init.set_headers(&headers);
     init.set_body(&JsValue::from_str(&built.body.to_string()));
     Some(init)
-}
-
-/// Reads a whole response body, at most `max` bytes: `None` when it is larger (the read
-/// stops there) or the connection breaks.
-pub(super) async fn read_bounded(response: &Response, max: usize) -> Option<Vec<u8>> {
-    let stream = reader(response).ok()?;
-    let mut body = Vec::new();
-    loop {
-        match stream.next_within(60_000).await.ok()? {
-            Next::Bytes(bytes) => {
-                body.extend_from_slice(&bytes);
-                if body.len() > max {
-                    let _ = stream.reader.cancel();
-                    return None;
-                }
-            }
-            Next::End => return Some(body),
-            Next::Quiet => {}
-        }
-    }
 }
 
 /// Opens the stream directly from the browser.
