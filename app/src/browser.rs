@@ -134,7 +134,7 @@ pub fn replace_hash(hash: Option<&str>) {
     let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
 }
 
-/// Adds a `performance.mark` (read by the benchmarks in `e2e/src/bin/chat_bench.rs`).
+/// Adds a `performance.mark` (read by the benchmarks in `bench/src/bin/chat_bench.rs`).
 pub fn mark(name: &str) {
     if let Some(performance) = window().performance() {
         let _ = performance.mark(name);
