@@ -8,4 +8,4 @@ export BENCH_LABEL="$(date -u +%Y-%m-%d), rustc $(rustc --version | awk '{print 
 cargo run --quiet --locked --release -p hearth-bench --bin bundle-size -- dist docs/BENCHMARKS.md
 # The chat in headless Chromium (needs the server binary next to the benchmark's).
 cargo build --quiet --locked --release -p hearth-server
-cargo run --quiet --locked --release -p hearth-e2e --bin chat_bench -- docs/BENCHMARKS.md
+cargo run --quiet --locked --release -p hearth-bench --bin chat_bench -- docs/BENCHMARKS.md

@@ -11,6 +11,16 @@ fn local_storage() -> Option<web_sys::Storage> {
     window().local_storage().ok().flatten()
 }
 
+/// A new random id (16 hex digits, from `crypto.getRandomValues`): providers' ids, and
+/// anything else the app names at random.
+pub fn new_id() -> String {
+    let mut bytes = [0u8; 8];
+    if let Ok(crypto) = window().crypto() {
+        let _ = crypto.get_random_values_with_u8_array(&mut bytes);
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// Reads a `localStorage` entry.
 pub fn local_storage_get(key: &str) -> Option<String> {
     local_storage()?.get_item(key).ok().flatten()
@@ -124,7 +134,7 @@ pub fn replace_hash(hash: Option<&str>) {
     let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
 }
 
-/// Adds a `performance.mark` (read by the benchmarks in `e2e/src/bin/chat_bench.rs`).
+/// Adds a `performance.mark` (read by the benchmarks in `bench/src/bin/chat_bench.rs`).
 pub fn mark(name: &str) {
     if let Some(performance) = window().performance() {
         let _ = performance.mark(name);
@@ -213,15 +223,6 @@ pub async fn read_chosen_file(
         .and_then(|v| v.as_string())
         .unwrap_or_default();
     Ok(Some((file.name(), text)))
-}
-
-/// A new random id (16 hex digits).
-pub fn new_id() -> String {
-    let mut bytes = [0u8; 8];
-    if let Ok(crypto) = web_sys::window().expect("window").crypto() {
-        let _ = crypto.get_random_values_with_u8_array(&mut bytes);
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Now, in ms since the epoch.

@@ -1,6 +1,7 @@
 //! Calls from the app to its own edge server (same origin). Each returns a typed result;
 //! an edge that is down is an ordinary, displayable error, because the app works without
-//! it for everything that does not need it.
+//! it for everything that does not need it. Answers are read with a cap
+//! ([`MAX_ANSWER_BYTES`]), chunk by chunk.
 
 use hearth_core::api::{
     AccessSession, AccessVerifyRequest, ApiError, HealthReport, ModelListRequest,
@@ -13,6 +14,12 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
+
+use crate::http::read_capped_text;
+
+/// The largest edge answer read: above every answer the edge bounds (a model list of
+/// 4 MiB, a tool result of 2 MiB, a registry page).
+pub const MAX_ANSWER_BYTES: usize = 8 * 1024 * 1024;
 
 /// Why a call to the edge failed.
 #[derive(Clone, Debug, PartialEq)]
@@ -49,11 +56,10 @@ async fn send<T: DeserializeOwned>(
         .dyn_into::<web_sys::Response>()
         .map_err(|_| EdgeError::Unreachable)?;
     let status = response.status();
-    let text = JsFuture::from(response.text().map_err(|_| EdgeError::Unexpected(status))?)
+    // An answer past the cap is not one this app expects: the read stops there.
+    let text = read_capped_text(&response, MAX_ANSWER_BYTES)
         .await
-        .ok()
-        .and_then(|value| value.as_string())
-        .ok_or(EdgeError::Unexpected(status))?;
+        .map_err(|_| EdgeError::Unexpected(status))?;
     if response.ok() {
         serde_json::from_str(&text).map_err(|_| EdgeError::Unexpected(status))
     } else {

@@ -2,12 +2,15 @@
 //! WebCrypto: a fresh AES-256-GCM key per envelope encrypts the secret with its context as
 //! AAD, and RSA-OAEP-256 with the edge's public key wraps that AES key. The edge key is
 //! fetched from `GET /api/byok/public-key` and cached; when the edge answers `AUTH_ERROR`
-//! (it rotated its key), callers refetch once with [`forget_edge_key`] and retry.
+//! (it rotated its key), the call is made once more with the secrets sealed again for
+//! the new key: [`with_sealed`] does that for every call that carries an envelope.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use hearth_core::api::{ApiError, ErrorCode, RelayProvider};
 use hearth_core::byok::{ALGORITHM, Envelope, PublicKeyResponse, VERSION};
 use js_sys::{Array, Object, Reflect, Uint8Array};
 use leptos::prelude::window;
@@ -15,12 +18,14 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
 use crate::edge::{self, EdgeError};
+use crate::i18n::{Key, message};
+use crate::providers::record::Provider;
 
 thread_local! {
     static EDGE_KEY: RefCell<Option<(String, web_sys::CryptoKey)>> = const { RefCell::new(None) };
 }
 
-/// Why sealing failed.
+/// Why sealing failed. Its `Display` is in the user's language.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SealError {
     /// The edge's key could not be fetched.
@@ -32,8 +37,11 @@ pub enum SealError {
 impl std::fmt::Display for SealError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Self::Edge(error) => write!(f, "the edge's key is unavailable ({error})"),
-            Self::Crypto(why) => write!(f, "encryption failed: {why}"),
+            Self::Edge(error) => f.write_str(&message(
+                Key::ErrorSealEdge,
+                &[("reason", &error.to_string())],
+            )),
+            Self::Crypto(why) => f.write_str(&message(Key::ErrorSealCrypto, &[("reason", why)])),
         }
     }
 }
@@ -155,12 +163,12 @@ pub async fn seal_for_edge(context: &str, secret: &str) -> Result<Envelope, Seal
 /// its endpoint and, if it has one, its key sealed for `provider:<protocol>`. Used by
 /// every relayed call (model lists, chat).
 pub async fn relay_provider(
-    provider: &crate::providers::Provider,
+    provider: &Provider,
     key: Option<&str>,
-) -> Result<hearth_core::api::RelayProvider, SealError> {
+) -> Result<RelayProvider, SealError> {
     let endpoint = provider.endpoint();
     if let Some(server) = &provider.server {
-        return Ok(hearth_core::api::RelayProvider {
+        return Ok(RelayProvider {
             server_provider_id: Some(server.id.clone()),
             protocol: endpoint.protocol,
             base_url: String::new(),
@@ -178,11 +186,163 @@ pub async fn relay_provider(
         ),
         None => None,
     };
-    Ok(hearth_core::api::RelayProvider {
+    Ok(RelayProvider {
         server_provider_id: None,
         protocol: endpoint.protocol,
         base_url: endpoint.base_url,
         compatible: endpoint.compatible,
         api_key,
     })
+}
+
+/// Whether an error is the edge refusing an envelope because it no longer holds the key
+/// it was sealed for (`AUTH_ERROR`: the edge rotated its key).
+pub trait EdgeKeyRefusal {
+    /// Whether this is that refusal.
+    fn edge_key_refused(&self) -> bool;
+}
+
+impl EdgeKeyRefusal for ApiError {
+    fn edge_key_refused(&self) -> bool {
+        self.code == ErrorCode::AuthError
+    }
+}
+
+impl EdgeKeyRefusal for EdgeError {
+    fn edge_key_refused(&self) -> bool {
+        matches!(self, Self::Api(error) if error.edge_key_refused())
+    }
+}
+
+/// Seals secrets for one attempt of a call made through [`with_sealed`], noting whether
+/// it sealed any (only then can the edge's key be why the call was refused).
+#[derive(Clone, Default)]
+pub struct Sealer {
+    sealed: Rc<Cell<bool>>,
+}
+
+impl Sealer {
+    /// [`seal_for_edge`], for this attempt.
+    pub async fn seal(&self, context: &str, secret: &str) -> Result<Envelope, SealError> {
+        self.sealed.set(true);
+        seal_for_edge(context, secret).await
+    }
+
+    /// [`relay_provider`], for this attempt.
+    pub async fn relay_provider(
+        &self,
+        provider: &Provider,
+        key: Option<&str>,
+    ) -> Result<RelayProvider, SealError> {
+        if key.is_some() && provider.server.is_none() {
+            self.sealed.set(true);
+        }
+        relay_provider(provider, key).await
+    }
+
+    fn sealed(&self) -> bool {
+        self.sealed.get()
+    }
+}
+
+/// Makes a call that carries secrets sealed for the edge: `attempt` seals what it sends
+/// with the [`Sealer`] it is given, then calls. When the call fails because the edge no
+/// longer holds the key those envelopes were sealed for ([`EdgeKeyRefusal`]), the cached
+/// edge key is forgotten and `attempt` runs once more, sealing again for the edge's new
+/// key; any other outcome, or a second refusal, is returned as it is.
+///
+/// ```ignore
+/// let answer = envelope::with_sealed(async |sealer| {
+///     let auth = sealer.seal(&context, secret).await.map_err(MyError::Seal)?;
+///     edge::call(&Request { auth, .. }).await.map_err(MyError::Edge)
+/// })
+/// .await?;
+/// ```
+pub async fn with_sealed<T, E: EdgeKeyRefusal>(
+    mut attempt: impl AsyncFnMut(Sealer) -> Result<T, E>,
+) -> Result<T, E> {
+    let sealer = Sealer::default();
+    match attempt(sealer.clone()).await {
+        Err(error) if sealer.sealed() && error.edge_key_refused() => {
+            forget_edge_key();
+            attempt(Sealer::default()).await
+        }
+        outcome => outcome,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+    use std::future::Future;
+    use std::pin::pin;
+    use std::task::{Context, Poll, Waker};
+
+    use super::*;
+
+    /// Runs a future that never waits (these attempts answer at once).
+    fn run<T>(future: impl Future<Output = T>) -> T {
+        let mut future = pin!(future);
+        match future
+            .as_mut()
+            .poll(&mut Context::from_waker(Waker::noop()))
+        {
+            Poll::Ready(value) => value,
+            Poll::Pending => panic!("the attempt waited"),
+        }
+    }
+
+    fn refused() -> EdgeError {
+        EdgeError::Api(ApiError::new(ErrorCode::AuthError, "key rotated"))
+    }
+
+    /// An attempt that seals (or not) and answers the next of `answers`.
+    fn attempts(
+        seals: bool,
+        answers: Vec<Result<u8, EdgeError>>,
+    ) -> (Result<u8, EdgeError>, usize) {
+        let count = Cell::new(0);
+        let outcome = run(with_sealed(async |sealer: Sealer| {
+            if seals {
+                sealer.sealed.set(true);
+            }
+            let answer = answers[count.get()].clone();
+            count.set(count.get() + 1);
+            answer
+        }));
+        (outcome, count.get())
+    }
+
+    #[test]
+    fn a_refused_envelope_is_sealed_again_once() {
+        assert_eq!(attempts(true, vec![Err(refused()), Ok(7)]), (Ok(7), 2));
+        assert_eq!(
+            attempts(true, vec![Err(refused()), Err(refused())]),
+            (Err(refused()), 2),
+            "a second refusal is the answer"
+        );
+    }
+
+    #[test]
+    fn other_outcomes_and_calls_without_envelopes_are_not_retried() {
+        assert_eq!(attempts(true, vec![Ok(1)]), (Ok(1), 1));
+        assert_eq!(
+            attempts(true, vec![Err(EdgeError::Unreachable)]),
+            (Err(EdgeError::Unreachable), 1)
+        );
+        assert_eq!(
+            attempts(false, vec![Err(refused())]),
+            (Err(refused()), 1),
+            "nothing was sealed, so the edge's key is not why"
+        );
+    }
+
+    #[test]
+    fn errors_read_in_the_users_language() {
+        // Before the app's I18n exists (and in native tests) that is English.
+        assert_eq!(
+            SealError::Crypto("no subtle".into()).to_string(),
+            "encryption failed: no subtle"
+        );
+    }
 }

@@ -35,6 +35,7 @@ pub mod conversation;
 pub mod edge;
 pub mod envelope;
 pub mod files;
+pub mod http;
 pub mod i18n;
 pub mod models;
 pub mod plugins;

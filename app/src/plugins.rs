@@ -10,8 +10,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use hearth_core::api::{
-    ErrorCode, PluginExecuteRequest, PluginExecuteResponse, PluginInstallRequest,
-    PluginInstallResponse, RegisteredPlugin,
+    PluginExecuteRequest, PluginExecuteResponse, PluginInstallRequest, PluginInstallResponse,
+    RegisteredPlugin,
 };
 use hearth_core::byok::context;
 use hearth_core::plugin::approval::{ApprovalKey, SessionApprovals};
@@ -20,7 +20,7 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use crate::edge::{self, EdgeError};
-use crate::envelope::{forget_edge_key, seal_for_edge};
+use crate::envelope::{self, EdgeKeyRefusal};
 use crate::storage::Db;
 use crate::vault::Vault;
 
@@ -77,6 +77,12 @@ impl std::fmt::Display for CallError {
             }
             Self::Edge(other) => write!(f, "the Hearth server answered {other}"),
         }
+    }
+}
+
+impl EdgeKeyRefusal for CallError {
+    fn edge_key_refused(&self) -> bool {
+        matches!(self, Self::Edge(error) if error.edge_key_refused())
     }
 }
 
@@ -181,26 +187,20 @@ impl Plugins {
         token: Option<String>,
     ) -> Result<PluginInstallResponse, CallError> {
         let token = token.filter(|t| !t.trim().is_empty());
-        let mut retried = false;
-        let response = loop {
+        let response = envelope::with_sealed(async |sealer| {
             if let Some(token) = &token {
                 request.auth = Some(
-                    seal_for_edge(&context::mcp_install(), token.trim())
+                    sealer
+                        .seal(&context::mcp_install(), token.trim())
                         .await
                         .map_err(|e| CallError::Credential(e.to_string()))?,
                 );
             }
-            match edge::install_plugin(&request).await {
-                Err(EdgeError::Api(error))
-                    if error.code == ErrorCode::AuthError && token.is_some() && !retried =>
-                {
-                    // The edge's key changed: fetch it again and seal once more.
-                    forget_edge_key();
-                    retried = true;
-                }
-                other => break other.map_err(CallError::Edge)?,
-            }
-        };
+            edge::install_plugin(&request)
+                .await
+                .map_err(CallError::Edge)
+        })
+        .await?;
         if let Some(token) = &token {
             self.set_credential(&response.registered.plugin.id, token)
                 .await
@@ -273,11 +273,11 @@ impl Plugins {
         } else {
             None
         };
-        let mut retried = false;
-        loop {
+        envelope::with_sealed(async |sealer| {
             let auth = match &secret {
                 Some(secret) => Some(
-                    seal_for_edge(&context::plugin_auth(plugin_id), secret)
+                    sealer
+                        .seal(&context::plugin_auth(plugin_id), secret)
                         .await
                         .map_err(|e| CallError::Credential(e.to_string()))?,
                 ),
@@ -290,16 +290,11 @@ impl Plugins {
                 fingerprint: fingerprint.to_string(),
                 auth,
             };
-            match edge::execute_plugin(&request, signal).await {
-                Err(EdgeError::Api(error))
-                    if error.code == ErrorCode::AuthError && secret.is_some() && !retried =>
-                {
-                    forget_edge_key();
-                    retried = true;
-                }
-                other => return other.map_err(CallError::Edge),
-            }
-        }
+            edge::execute_plugin(&request, signal)
+                .await
+                .map_err(CallError::Edge)
+        })
+        .await
     }
 
     /// Remembers a session approval.

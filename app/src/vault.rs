@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
+use crate::i18n::{Key, message};
 use crate::storage::{Db, KEYS, SECRETS, StorageError};
 
 const MASTER: &str = "vault-master";
@@ -33,7 +34,7 @@ pub struct Sealed {
     pub context: String,
 }
 
-/// Why the vault failed.
+/// Why the vault failed. Its `Display` is in the user's language.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum VaultError {
     /// The browser storage failed.
@@ -50,9 +51,9 @@ impl std::fmt::Display for VaultError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::Storage(error) => error.fmt(f),
-            Self::Crypto(why) => write!(f, "encryption is unavailable: {why}"),
-            Self::KeyLost => f.write_str("the key that protects saved secrets is missing"),
-            Self::Unreadable => f.write_str("a saved secret could not be decrypted"),
+            Self::Crypto(why) => f.write_str(&message(Key::ErrorVaultCrypto, &[("reason", why)])),
+            Self::KeyLost => f.write_str(&message(Key::ErrorVaultKeyLost, &[])),
+            Self::Unreadable => f.write_str(&message(Key::ErrorVaultUnreadable, &[])),
         }
     }
 }

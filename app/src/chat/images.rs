@@ -13,8 +13,9 @@ use serde_json::{Map, Value};
 
 use super::stream::{Limits, Reader};
 use super::target::Targets;
-use super::transport::{OpenError, post_init, provider_message, read_error_text, reader, start};
+use super::transport::{OpenError, post_init, provider_message, reader, start};
 use crate::files::{self, IMAGES};
+use crate::http::read_error_text;
 
 /// How long an image provider may stay silent, in ms (generating takes a while).
 const IMAGE_SILENCE_MS: f64 = 120_000.0;

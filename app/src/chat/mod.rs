@@ -33,9 +33,6 @@ pub mod transport;
 mod turn;
 mod undo;
 
-use std::collections::HashMap;
-
-use hearth_core::provider::models::ModelInfo;
 use leptos::prelude::*;
 
 pub use choice::ModelChoice;
@@ -44,8 +41,6 @@ pub use live::LiveMessage;
 pub use open::OpenConversation;
 pub use runs::Runs;
 pub use store::ChatDb;
-
-use crate::storage::SETTINGS;
 
 /// The chat, provided as context: its stores, and the actions that cross them.
 #[derive(Clone, Copy)]
@@ -60,8 +55,6 @@ pub struct Chat {
     pub runs: Runs,
     /// The model new messages go to.
     pub choice: ModelChoice,
-    /// Known models, by provider.
-    pub models: RwSignal<HashMap<String, Vec<ModelInfo>>>,
     /// Text whose sending failed before anything was stored; the composer takes it back.
     unsent: RwSignal<Option<String>>,
     undo: undo::UndoSlot,
@@ -84,7 +77,7 @@ impl Chat {
         let list = Conversations::new(store);
         let runs = Runs::new();
         let open = OpenConversation::new(store, list, runs);
-        let models = RwSignal::new(HashMap::<String, Vec<ModelInfo>>::new());
+        let models = providers.models();
         // (provider id, provider name, model ids) of every enabled provider with models.
         let offered = Memo::new(move |_| {
             let models = models.get();
@@ -106,7 +99,6 @@ impl Chat {
             open,
             runs,
             choice: ModelChoice::new(offered, default),
-            models,
             unsent: RwSignal::new(None),
             undo: undo::UndoSlot::new(store, toasts, i18n),
             turn: turn::TurnContext {
@@ -138,49 +130,6 @@ impl Chat {
             store.mark_loaded();
             sync::listen(chat);
             request_persistence();
-        });
-        // Model lists are saved by the Providers tab; reload them when providers change.
-        Effect::new(move |_| {
-            providers.models_version.track();
-            // Runs again once the database is open, whichever finishes first.
-            if !store.loaded() {
-                return;
-            }
-            // (id, the models a server-configured provider's operator listed).
-            let ids: Vec<(String, Vec<String>)> = providers.list.with(|list| {
-                list.iter()
-                    .filter(|p| p.enabled)
-                    .map(|p| {
-                        let listed = p.server.as_ref().map(|s| s.models.clone());
-                        (p.id.clone(), listed.unwrap_or_default())
-                    })
-                    .collect()
-            });
-            store.spawn(async move {
-                let Some(db) = store.wait().await else {
-                    return;
-                };
-                let mut catalogue = HashMap::new();
-                for (id, listed) in ids {
-                    if let Ok(Some(list)) = db
-                        .get_json::<Vec<ModelInfo>>(SETTINGS, &format!("models:{id}"))
-                        .await
-                    {
-                        catalogue.insert(id, list);
-                    } else if !listed.is_empty() {
-                        let list = listed
-                            .into_iter()
-                            .map(|model| ModelInfo {
-                                id: model,
-                                display_name: None,
-                                capabilities: Default::default(),
-                            })
-                            .collect();
-                        catalogue.insert(id, list);
-                    }
-                }
-                models.set(catalogue);
-            });
         });
         chat
     }

@@ -6,8 +6,9 @@
 use hearth_core::chat::GenerationError;
 use hearth_core::provider::{Protocol, StreamDecoder, StreamError, StreamEvent};
 
-use super::transport::{Next, Stream};
+use super::transport::Stream;
 use crate::browser::now;
+use crate::http::Next;
 
 /// The bounds of one read.
 #[derive(Debug, Clone, Copy)]

@@ -31,7 +31,7 @@ pub struct Targets {
     /// The user's corrections of capabilities.
     pub prefs: Prefs,
     /// Known models, by provider.
-    pub catalogue: RwSignal<HashMap<String, Vec<ModelInfo>>>,
+    pub catalogue: ReadSignal<HashMap<String, Vec<ModelInfo>>>,
 }
 
 impl Targets {
@@ -46,7 +46,7 @@ impl Targets {
             .providers
             .api_key(&model.provider_id)
             .await
-            .map_err(|e| GenerationError::key_unreadable(&e))?;
+            .map_err(|e| GenerationError::key_unreadable(&e.to_string()))?;
         let listed = self
             .catalogue
             .with_untracked(|m| {

@@ -9,17 +9,14 @@ use hearth_core::chat::GenerationError;
 use hearth_core::provider::request::{
     BuiltRequest, ChatRequest, ModelCapabilities, auth_headers, build,
 };
-use js_sys::{Reflect, Uint8Array};
 use leptos::prelude::window;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{AbortSignal, ReadableStreamDefaultReader, Response};
+use web_sys::{AbortSignal, Response};
 
-use crate::envelope;
+use crate::envelope::{EdgeKeyRefusal, Sealer, with_sealed};
+use crate::http::read_error_text;
 use crate::providers::Provider;
-
-/// The most bytes of a provider's error answer read.
-const MAX_ERROR_BYTES: usize = 64 * 1024;
 
 /// Why a stream could not be opened.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,88 +29,8 @@ pub enum OpenError {
     Failed(GenerationError),
 }
 
-/// What [`Stream::next_within`] found.
-pub enum Next {
-    /// Bytes arrived.
-    Bytes(Vec<u8>),
-    /// The stream ended.
-    End,
-    /// Nothing arrived in time; the read stays pending for the next call.
-    Quiet,
-}
-
 /// A model stream being read.
-pub struct Stream {
-    reader: ReadableStreamDefaultReader,
-    /// A read that has not answered yet (a quiet period left it pending).
-    pending: std::cell::RefCell<Option<js_sys::Promise>>,
-}
-
-impl Stream {
-    /// The next bytes, waiting at most `ms` milliseconds; `Err` when the connection broke
-    /// or the run was aborted. A quiet period loses nothing: the read stays pending.
-    pub async fn next_within(&self, ms: i32) -> Result<Next, ()> {
-        let read = self
-            .pending
-            .borrow_mut()
-            .take()
-            .unwrap_or_else(|| self.reader.read());
-        let quiet = JsValue::from_str("quiet");
-        let timer = {
-            let quiet = quiet.clone();
-            js_sys::Promise::new(&mut |resolve, _| {
-                let _ = window()
-                    .set_timeout_with_callback_and_timeout_and_arguments_1(&resolve, ms, &quiet);
-            })
-        };
-        let race = js_sys::Promise::race(&js_sys::Array::of2(&read, &timer));
-        let result = JsFuture::from(race).await.map_err(|_| ())?;
-        if result == quiet {
-            *self.pending.borrow_mut() = Some(read);
-            return Ok(Next::Quiet);
-        }
-        Ok(match Self::bytes(&result)? {
-            Some(bytes) => Next::Bytes(bytes),
-            None => Next::End,
-        })
-    }
-
-    /// Stops reading (the provider's connection is let go).
-    pub fn cancel(&self) {
-        let _ = self.reader.cancel();
-    }
-
-    fn bytes(result: &JsValue) -> Result<Option<Vec<u8>>, ()> {
-        let done = Reflect::get(result, &"done".into())
-            .ok()
-            .and_then(|v| v.as_bool())
-            .unwrap_or(true);
-        if done {
-            return Ok(None);
-        }
-        let value = Reflect::get(result, &"value".into()).map_err(|_| ())?;
-        Ok(Some(Uint8Array::new(&value).to_vec()))
-    }
-}
-
-pub(super) async fn read_error_text(response: &Response) -> String {
-    let Ok(promise) = response.text() else {
-        return String::new();
-    };
-    let mut text = JsFuture::from(promise)
-        .await
-        .ok()
-        .and_then(|v| v.as_string())
-        .unwrap_or_default();
-    if text.len() > MAX_ERROR_BYTES {
-        let mut end = MAX_ERROR_BYTES;
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        text.truncate(end);
-    }
-    text
-}
+pub use crate::http::BodyStream as Stream;
 
 /// The message inside a provider's JSON error body, if any.
 pub(super) fn provider_message(body: &str) -> Option<String> {
@@ -139,18 +56,11 @@ pub(super) async fn start(
     }
 }
 
+/// The body of `response` as a stream.
 pub(super) fn reader(response: &Response) -> Result<Stream, OpenError> {
-    let body = response
-        .body()
-        .ok_or_else(|| OpenError::Failed(GenerationError::stream_malformed("no body")))?;
-    let reader = body
-        .get_reader()
-        .dyn_into::<ReadableStreamDefaultReader>()
-        .map_err(|_| OpenError::Blocked)?;
-    Ok(Stream {
-        reader,
-        pending: std::cell::RefCell::new(None),
-    })
+    Stream::of(response).ok_or(OpenError::Failed(GenerationError::stream_malformed(
+        "no body",
+    )))
 }
 
 /// The `POST` of a request built by `core`, with the provider's key in the headers its
@@ -198,7 +108,22 @@ async fn open_direct(
     reader(&response)
 }
 
-/// Opens the stream through the edge relay.
+/// Why one attempt through the relay failed.
+enum RelayAttempt {
+    /// Not opened, for this reason.
+    Open(OpenError),
+    /// The edge refused with its own error.
+    Refused(ApiError),
+}
+
+impl EdgeKeyRefusal for RelayAttempt {
+    fn edge_key_refused(&self) -> bool {
+        matches!(self, Self::Refused(error) if error.edge_key_refused())
+    }
+}
+
+/// Opens the stream through the edge relay (the key sealed for the edge; sealed again
+/// once if the edge's key rotated).
 async fn open_relay(
     provider: &Provider,
     key: Option<&str>,
@@ -206,42 +131,43 @@ async fn open_relay(
     capabilities: &ModelCapabilities,
     signal: &AbortSignal,
 ) -> Result<Stream, OpenError> {
-    let mut retried = false;
-    loop {
+    let attempt = async |sealer: Sealer| {
         let body = RelayRequest {
-            provider: envelope::relay_provider(provider, key)
-                .await
-                .map_err(|e| OpenError::Failed(GenerationError::seal_failed(&e.to_string())))?,
+            provider: sealer.relay_provider(provider, key).await.map_err(|e| {
+                RelayAttempt::Open(OpenError::Failed(GenerationError::seal_failed(
+                    &e.to_string(),
+                )))
+            })?,
             request: request.clone(),
             capabilities: *capabilities,
         };
-        let json = serde_json::to_string(&body).map_err(|_| OpenError::Blocked)?;
-        let headers = web_sys::Headers::new().map_err(|_| OpenError::Blocked)?;
+        let blocked = || RelayAttempt::Open(OpenError::Blocked);
+        let json = serde_json::to_string(&body).map_err(|_| blocked())?;
+        let headers = web_sys::Headers::new().map_err(|_| blocked())?;
         let _ = headers.set("content-type", "application/json");
         let init = web_sys::RequestInit::new();
         init.set_method("POST");
         init.set_headers(&headers);
         init.set_body(&JsValue::from_str(&json));
-        let response = start("/api/chat/relay", &init, signal).await?;
+        let response = start("/api/chat/relay", &init, signal)
+            .await
+            .map_err(RelayAttempt::Open)?;
         if response.ok() {
-            return reader(&response);
+            return reader(&response).map_err(RelayAttempt::Open);
         }
         let text = read_error_text(&response).await;
-        match serde_json::from_str::<ApiError>(&text) {
-            // The edge's key rotated: fetch the new one and seal again, once.
-            Ok(error) if error.code == ErrorCode::AuthError && !retried => {
-                envelope::forget_edge_key();
-                retried = true;
-            }
-            Ok(error) => return Err(OpenError::Failed(relay_failure(&error))),
-            Err(_) => {
-                return Err(OpenError::Failed(GenerationError::from_http_status(
-                    response.status(),
-                    None,
-                )));
-            }
-        }
-    }
+        Err(match serde_json::from_str::<ApiError>(&text) {
+            Ok(error) => RelayAttempt::Refused(error),
+            Err(_) => RelayAttempt::Open(OpenError::Failed(GenerationError::from_http_status(
+                response.status(),
+                None,
+            ))),
+        })
+    };
+    with_sealed(attempt).await.map_err(|failure| match failure {
+        RelayAttempt::Open(error) => error,
+        RelayAttempt::Refused(error) => OpenError::Failed(relay_failure(&error)),
+    })
 }
 
 /// The stored error for a failed relay call: a provider's own status is classified like a

@@ -157,7 +157,10 @@ fn details_text(record: &MessageRecord, i18n: crate::i18n::I18n) -> Vec<(String,
     ));
     rows.push((
         i18n.t(Key::MessageDetailFinish),
-        record.finish_reason.clone().unwrap_or_else(|| "—".into()),
+        record
+            .finish_reason
+            .as_ref()
+            .map_or_else(|| "—".into(), ToString::to_string),
     ));
     rows
 }

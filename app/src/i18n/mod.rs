@@ -20,6 +20,26 @@ use crate::browser;
 
 const STORAGE_KEY: &str = "hearth.locale";
 
+thread_local! {
+    /// The app's [`I18n`], for text made outside a view (see [`message`]).
+    static IN_EFFECT: std::cell::Cell<Option<I18n>> = const { std::cell::Cell::new(None) };
+}
+
+/// The locale in effect, untracked, for text made outside a view: the app's once
+/// [`I18n::from_browser`] has run, English before (and in native tests).
+pub fn locale_in_effect() -> Locale {
+    IN_EFFECT
+        .with(std::cell::Cell::get)
+        .map_or(Locale::En, |i18n| i18n.locale_untracked())
+}
+
+/// `key` in the locale in effect with its placeholders filled, untracked: how an error the
+/// user may see words its `Display`, so a toast or a status line that shows it is in the
+/// user's language.
+pub fn message(key: Key, values: &[(&str, &str)]) -> String {
+    interpolate(&translate(locale_in_effect(), key), values)
+}
+
 /// The raw catalog files, by locale.
 pub(crate) fn catalog_source(locale: Locale) -> &'static str {
     match locale {
@@ -77,10 +97,20 @@ impl I18n {
     pub fn from_browser() -> Self {
         let stored = browser::local_storage_get(STORAGE_KEY).and_then(|tag| Locale::from_tag(&tag));
         let languages = browser::navigator_languages();
-        Self {
+        let i18n = Self {
             choice: RwSignal::new(stored),
             browser: Locale::negotiate(languages.iter().map(String::as_str)),
-        }
+        };
+        IN_EFFECT.with(|in_effect| in_effect.set(Some(i18n)));
+        i18n
+    }
+
+    /// The locale in effect, untracked (a disposed choice counts as none).
+    fn locale_untracked(&self) -> Locale {
+        self.choice
+            .try_get_untracked()
+            .flatten()
+            .unwrap_or(self.browser)
     }
 
     /// The locale in effect (tracked).

@@ -272,7 +272,7 @@ pub fn DataPanel() -> impl IntoView {
                 // The conversations are in; what did not follow is reported, not dropped.
                 let mut partial = Vec::new();
                 if let Err(reason) = providers.import(incoming).await {
-                    partial.push(reason);
+                    partial.push(reason.to_string());
                 }
                 if let Some(imported) = pending.archive.preferences.clone()
                     && prefs.value.get_untracked() == Preferences::default()

@@ -13,7 +13,6 @@ use leptos::ev::SubmitEvent;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::chat::use_chat;
 use crate::i18n::{I18n, Key, tr, use_i18n};
 use crate::preferences::{Prefs, use_prefs};
 use crate::providers::use_providers;
@@ -163,14 +162,13 @@ fn limit_message(i18n: I18n, error: &LimitError) -> String {
 /// The Models tab.
 #[component]
 pub fn ModelsPanel() -> impl IntoView {
-    let chat = use_chat();
     let providers = use_providers();
     let prefs = use_prefs();
     let toasts = use_toasts();
     let i18n = use_i18n();
     let shell = use_shell();
     let groups = Memo::new(move |_| {
-        let models = chat.models.get();
+        let models = providers.models().get();
         providers.list.with(|list| {
             list.iter()
                 .filter(|p| p.enabled)

@@ -765,13 +765,12 @@ fn RegistrySection(draft: Draft) -> impl IntoView {
 /// browser).
 #[component]
 fn ImageModelField() -> impl IntoView {
-    let chat = crate::chat::use_chat();
     let providers = crate::providers::use_providers();
     let prefs = use_prefs();
     let toasts = use_toasts();
     let i18n = use_i18n();
     let options = Memo::new(move |_| {
-        let models = chat.models.get();
+        let models = providers.models().get();
         providers.list.with(|list| {
             list.iter()
                 .filter(|p| {

@@ -9,7 +9,9 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::i18n::{Key, tr, use_i18n};
-use crate::providers::{Draft, Field, LoadState, Provider, ProviderKind, use_providers, validate};
+use crate::providers::{
+    Draft, Field, KindLabel, LoadState, Provider, ProviderKind, use_providers, validate,
+};
 use crate::ui::toast::{ToastKind, use_toasts};
 
 /// Where fetching one provider's models is.
@@ -34,7 +36,7 @@ pub fn ProvidersPanel() -> impl IntoView {
                 .into_any(),
                 LoadState::Failed(reason) => view! {
                     <p class="notice notice--warning" role="alert">
-                        {move || i18n.t_with(Key::ProvidersFailed, &[("reason", &reason)])}
+                        {move || i18n.t_with(Key::ProvidersFailed, &[("reason", &reason.to_string())])}
                     </p>
                 }
                 .into_any(),
@@ -96,7 +98,7 @@ fn ProviderList() -> impl IntoView {
                     Ok((models, _)) => {
                         ModelStatus::Loaded(models.into_iter().map(|m| m.id).collect())
                     }
-                    Err(reason) => ModelStatus::Failed(reason),
+                    Err(reason) => ModelStatus::Failed(reason.to_string()),
                 };
                 model_status.update(|m| {
                     m.insert(id, status);
@@ -122,7 +124,7 @@ fn ProviderList() -> impl IntoView {
                 if let Err(reason) = providers.set_enabled(&id, enabled).await {
                     toasts.show(
                         ToastKind::Error,
-                        i18n.t_with(Key::ProviderSaveFailed, &[("reason", &reason)]),
+                        i18n.t_with(Key::ProviderSaveFailed, &[("reason", &reason.to_string())]),
                     );
                 }
             });
@@ -146,7 +148,7 @@ fn ProviderList() -> impl IntoView {
                     }
                     Err(reason) => toasts.show(
                         ToastKind::Error,
-                        i18n.t_with(Key::ProviderSaveFailed, &[("reason", &reason)]),
+                        i18n.t_with(Key::ProviderSaveFailed, &[("reason", &reason.to_string())]),
                     ),
                 }
             });
@@ -199,7 +201,7 @@ fn ProviderList() -> impl IntoView {
                         None => None,
                         Some(ModelStatus::Loading) => Some(view! { <p class="field__hint">{tr(Key::ProviderModelsLoading)}</p> }.into_any()),
                         Some(ModelStatus::Failed(reason)) => Some(view! {
-                            <p class="field__error">{move || i18n.t_with(Key::ProviderModelsFailed, &[("reason", &reason)])}</p>
+                            <p class="field__error">{move || i18n.t_with(Key::ProviderModelsFailed, &[("reason", &reason.to_string())])}</p>
                         }.into_any()),
                         Some(ModelStatus::Loaded(ids)) => {
                             let count = ids.len().to_string();
@@ -315,7 +317,7 @@ fn ProviderForm(draft: Draft, editing: RwSignal<Option<Draft>>) -> impl IntoView
                 }
                 Err(reason) => toasts.show(
                     ToastKind::Error,
-                    i18n.t_with(Key::ProviderSaveFailed, &[("reason", &reason)]),
+                    i18n.t_with(Key::ProviderSaveFailed, &[("reason", &reason.to_string())]),
                 ),
             }
         });

@@ -7,8 +7,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::record::strip_think;
 use crate::provider::request::{ChatRequest, Message, Part};
+use crate::provider::think::strip_think;
 
 /// More turns than this past the last summary start a new one.
 pub const COMPRESS_AFTER_TURNS: usize = 12;

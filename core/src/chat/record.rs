@@ -1,7 +1,7 @@
 //! What a conversation and a message look like in storage, and the rules about them that
-//! do not need a browser: how a stored reply reopens after a crash, how a conversation is
-//! titled from its first exchange, how two versions of one record are reconciled, and
-//! what the per-message details say.
+//! do not need a browser: how a stored reply reopens after a crash, how two versions of
+//! one record are reconciled, and what the per-message details say. (Titles are
+//! [`super::title`]'s.)
 //!
 //! Records carry a `rev` that grows with every write; [`newer`] decides which of two
 //! versions wins, so a tab never replaces another tab's newer write with an older one.
@@ -11,10 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::generation::GenerationError;
 use super::tree::NodeRecord;
 use crate::context::{TokenCount, estimate_tokens};
-use crate::provider::Usage;
-
-/// The longest automatic title, in characters.
-pub const MAX_TITLE_CHARS: usize = 60;
+use crate::provider::{FinishReason, Usage};
 
 /// Who wrote a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -83,8 +80,8 @@ pub struct MessageRecord {
     pub usage: Usage,
     /// Timings of the reply.
     pub timings: Timings,
-    /// Why the reply ended (`stop`, `length`, …).
-    pub finish_reason: Option<String>,
+    /// Why the reply ended, stored as its name (`stop`, `length`, …).
+    pub finish_reason: Option<FinishReason>,
     /// The rounds in which the reply called tools, before its final text.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tool_rounds: Vec<super::tools::ToolRound>,
@@ -183,68 +180,6 @@ pub fn newer(candidate_rev: u64, candidate_at: f64, current_rev: u64, current_at
     candidate_rev > current_rev || (candidate_rev == current_rev && candidate_at > current_at)
 }
 
-/// A title from the first exchange: the question's first line (it names a conversation
-/// better than the reply does), or else the reply's, with reasoning (`<think>` blocks),
-/// code fences and Markdown marks stripped, cut at [`MAX_TITLE_CHARS`] on a word
-/// boundary. `None` when neither has any words.
-pub fn auto_title(question: &str, reply: &str) -> Option<String> {
-    [question, reply]
-        .into_iter()
-        .map(|text| first_line(&strip_think(text)))
-        .find(|line| !line.is_empty())
-        .map(|line| shorten(&line))
-}
-
-pub(super) fn strip_think(text: &str) -> String {
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some(start) = rest.find("<think>") {
-        out.push_str(&rest[..start]);
-        match rest[start..].find("</think>") {
-            Some(end) => rest = &rest[start + end + "</think>".len()..],
-            None => return out,
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
-pub(super) fn first_line(text: &str) -> String {
-    let mut in_fence = false;
-    for line in text.lines() {
-        let trimmed = line.trim();
-        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
-            in_fence = !in_fence;
-            continue;
-        }
-        if in_fence {
-            continue;
-        }
-        let cleaned: String = trimmed
-            .trim_start_matches(['#', '>', '-', '*', '+', ' '])
-            .chars()
-            .filter(|c| !matches!(c, '*' | '_' | '`' | '[' | ']'))
-            .collect();
-        let cleaned = cleaned.split_whitespace().collect::<Vec<_>>().join(" ");
-        if !cleaned.is_empty() {
-            return cleaned;
-        }
-    }
-    String::new()
-}
-
-pub(super) fn shorten(line: &str) -> String {
-    if line.chars().count() <= MAX_TITLE_CHARS {
-        return line.to_string();
-    }
-    let cut: String = line.chars().take(MAX_TITLE_CHARS).collect();
-    let at_word = match cut.rfind(' ') {
-        Some(space) if space > MAX_TITLE_CHARS / 2 => &cut[..space],
-        _ => cut.as_str(),
-    };
-    format!("{}…", at_word.trim_end_matches([',', '.', ';', ':', ' ']))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -290,25 +225,6 @@ mod tests {
     }
 
     #[test]
-    fn titles_come_from_the_question_without_reasoning_or_marks() {
-        assert_eq!(
-            auto_title("  ## How do **lifetimes** work?\nmore", "They…").as_deref(),
-            Some("How do lifetimes work?")
-        );
-        assert_eq!(
-            auto_title("<think>hmm</think>\n", "<think>plan</think>Rust ownership").as_deref(),
-            Some("Rust ownership")
-        );
-        assert_eq!(auto_title("```\ncode\n```", "").as_deref(), None);
-        let long = "word ".repeat(40);
-        let title = auto_title(&long, "").unwrap();
-        assert!(title.ends_with('…'));
-        assert!(title.chars().count() <= MAX_TITLE_CHARS + 1);
-        assert!(!title.contains("wo…"), "cut on a word boundary: {title}");
-        assert_eq!(auto_title("你好世界", "").as_deref(), Some("你好世界"));
-    }
-
-    #[test]
     fn newer_prefers_the_higher_revision_then_the_later_write() {
         assert!(newer(3, 1.0, 2, 9.0));
         assert!(!newer(2, 9.0, 3, 1.0));
@@ -342,5 +258,33 @@ mod tests {
         assert_eq!(record.usage, Usage::default());
         let json = serde_json::to_string(&record).unwrap();
         assert!(json.contains("\"conversationId\":\"c\""));
+    }
+
+    #[test]
+    fn the_finish_reason_is_stored_as_the_name_it_always_had() {
+        for (name, reason) in [
+            ("stop", FinishReason::Stop),
+            ("length", FinishReason::Length),
+            ("tool_calls", FinishReason::ToolCalls),
+            ("content_filter", FinishReason::ContentFilter),
+            ("end_turn", FinishReason::Other("end_turn".into())),
+        ] {
+            // A record written before the reason was typed opens with it typed.
+            let old = format!(r#"{{"id":"m","conversationId":"c","finishReason":"{name}"}}"#);
+            let record: MessageRecord = serde_json::from_str(&old).unwrap();
+            assert_eq!(record.finish_reason, Some(reason), "{name}");
+            // And is written back exactly as before.
+            let json = serde_json::to_value(&record).unwrap();
+            assert_eq!(json["finishReason"], serde_json::json!(name));
+            let again: MessageRecord = serde_json::from_value(json).unwrap();
+            assert_eq!(again, record);
+        }
+        let none: MessageRecord =
+            serde_json::from_str(r#"{"id":"m","conversationId":"c","finishReason":null}"#).unwrap();
+        assert_eq!(none.finish_reason, None);
+        assert_eq!(
+            serde_json::to_value(&none).unwrap()["finishReason"],
+            serde_json::Value::Null
+        );
     }
 }

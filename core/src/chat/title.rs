@@ -1,10 +1,14 @@
-//! Titling a conversation with a task model: the request that asks for a title, and how
-//! the model's answer becomes one (reasoning, quotes, a `Title:` label and Markdown marks
-//! removed, one line, at most [`super::record::MAX_TITLE_CHARS`]). When the title model fails or
-//! answers nothing usable, the caller falls back to [`super::record::auto_title`].
+//! Conversation titles: the one derived from the first exchange's text ([`auto_title`]),
+//! the request that asks a title model for one, and how that model's answer becomes one
+//! (reasoning, quotes, a `Title:` label and Markdown marks removed, one line, at most
+//! [`MAX_TITLE_CHARS`]). When the title model fails or answers nothing usable, the caller
+//! falls back to [`auto_title`].
 
-use super::record::{first_line, shorten, strip_think};
 use crate::provider::request::{ChatRequest, Message, Part};
+use crate::provider::think::strip_think;
+
+/// The longest automatic title, in characters.
+pub const MAX_TITLE_CHARS: usize = 60;
 
 /// How much of the first question and answer the title model reads, in characters.
 const EXCERPT_CHARS: usize = 2_000;
@@ -66,10 +70,60 @@ pub fn clean_generated_title(answer: &str) -> Option<String> {
     (!line.is_empty()).then(|| shorten(line))
 }
 
+/// A title from the first exchange: the question's first line (it names a conversation
+/// better than the reply does), or else the reply's, with reasoning (`<think>` blocks),
+/// code fences and Markdown marks stripped, cut at [`MAX_TITLE_CHARS`] on a word
+/// boundary. `None` when neither has any words.
+pub fn auto_title(question: &str, reply: &str) -> Option<String> {
+    [question, reply]
+        .into_iter()
+        .map(|text| first_line(&strip_think(text)))
+        .find(|line| !line.is_empty())
+        .map(|line| shorten(&line))
+}
+
+/// The first line of `text` with words in it, outside code fences, without Markdown marks
+/// and with its spaces collapsed; empty when there is none.
+fn first_line(text: &str) -> String {
+    let mut in_fence = false;
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            in_fence = !in_fence;
+            continue;
+        }
+        if in_fence {
+            continue;
+        }
+        let cleaned: String = trimmed
+            .trim_start_matches(['#', '>', '-', '*', '+', ' '])
+            .chars()
+            .filter(|c| !matches!(c, '*' | '_' | '`' | '[' | ']'))
+            .collect();
+        let cleaned = cleaned.split_whitespace().collect::<Vec<_>>().join(" ");
+        if !cleaned.is_empty() {
+            return cleaned;
+        }
+    }
+    String::new()
+}
+
+/// `line`, cut at [`MAX_TITLE_CHARS`] on a word boundary (with `…`) when longer.
+fn shorten(line: &str) -> String {
+    if line.chars().count() <= MAX_TITLE_CHARS {
+        return line.to_string();
+    }
+    let cut: String = line.chars().take(MAX_TITLE_CHARS).collect();
+    let at_word = match cut.rfind(' ') {
+        Some(space) if space > MAX_TITLE_CHARS / 2 => &cut[..space],
+        _ => cut.as_str(),
+    };
+    format!("{}…", at_word.trim_end_matches([',', '.', ';', ':', ' ']))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chat::record::MAX_TITLE_CHARS;
 
     #[test]
     fn the_request_carries_both_sides_without_reasoning_and_bounded() {
@@ -122,5 +176,24 @@ mod tests {
         let long = clean_generated_title(&"word ".repeat(40)).unwrap();
         assert!(long.chars().count() <= MAX_TITLE_CHARS + 1, "{long}");
         assert!(long.ends_with('…'));
+    }
+
+    #[test]
+    fn titles_come_from_the_question_without_reasoning_or_marks() {
+        assert_eq!(
+            auto_title("  ## How do **lifetimes** work?\nmore", "They…").as_deref(),
+            Some("How do lifetimes work?")
+        );
+        assert_eq!(
+            auto_title("<think>hmm</think>\n", "<think>plan</think>Rust ownership").as_deref(),
+            Some("Rust ownership")
+        );
+        assert_eq!(auto_title("```\ncode\n```", "").as_deref(), None);
+        let long = "word ".repeat(40);
+        let title = auto_title(&long, "").unwrap();
+        assert!(title.ends_with('…'));
+        assert!(title.chars().count() <= MAX_TITLE_CHARS + 1);
+        assert!(!title.contains("wo…"), "cut on a word boundary: {title}");
+        assert_eq!(auto_title("你好世界", "").as_deref(), Some("你好世界"));
     }
 }

@@ -3,6 +3,7 @@
 //! browser (which shows and confirms calls) and the edge (which executes them):
 //!
 //! - [`model`]: `Plugin` and `PluginFunction`, their sources and auth.
+//! - [`method`]: the HTTP methods a REST function may use.
 //! - [`risk`]: the floor each transport sets (`GET` at least `read`, `DELETE` always
 //!   `destructive`, other methods at least `write`, MCP at least `external`); a manifest
 //!   or an MCP annotation may raise a level, never lower it.
@@ -34,6 +35,7 @@ pub mod builtin;
 pub mod call;
 pub mod fingerprint;
 pub mod mcp;
+pub mod method;
 pub mod model;
 pub mod names;
 pub mod openapi;

@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::model::HttpMethod;
+use super::method::HttpMethod;
 
 /// What a call may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

@@ -11,12 +11,14 @@
 //!
 //! [`StreamDecoder`] composes them. [`tool_calls`] reassembles tool-call fragments by
 //! index (never by name: a model may call one tool twice in a turn) and parses their
-//! arguments once, centrally. [`request`] builds the request that starts a stream, and
-//! [`models`] reads providers' model listings.
+//! arguments once, centrally. [`request`] builds the request that starts a stream,
+//! [`models`] reads providers' model listings, and [`kind`] names the kinds of provider a
+//! user can add and checks their settings.
 
 pub mod anthropic;
 pub mod gemini;
 pub mod images;
+pub mod kind;
 pub mod models;
 pub mod openai_chat;
 pub mod openai_responses;
@@ -78,9 +80,11 @@ pub fn relay_error_frame(code: &str, message: &str) -> String {
     format!("event: error\ndata: {body}\n\n")
 }
 
-/// Why a reply stopped.
+/// Why a reply stopped. On the wire and in stored records it is one string: `stop`,
+/// `length`, `tool_calls`, `content_filter`, or the provider's own word for anything else
+/// (kept as [`FinishReason::Other`]), so records written as plain strings read back typed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(from = "String", into = "String")]
 pub enum FinishReason {
     /// The model finished its answer.
     Stop,
@@ -92,6 +96,47 @@ pub enum FinishReason {
     ContentFilter,
     /// Something else, in the provider's words.
     Other(String),
+}
+
+impl FinishReason {
+    /// The stored name (`stop`, `length`, `tool_calls`, `content_filter`, or the
+    /// provider's word).
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Stop => "stop",
+            Self::Length => "length",
+            Self::ToolCalls => "tool_calls",
+            Self::ContentFilter => "content_filter",
+            Self::Other(other) => other,
+        }
+    }
+}
+
+impl From<String> for FinishReason {
+    fn from(name: String) -> Self {
+        match name.as_str() {
+            "stop" => Self::Stop,
+            "length" => Self::Length,
+            "tool_calls" => Self::ToolCalls,
+            "content_filter" => Self::ContentFilter,
+            _ => Self::Other(name),
+        }
+    }
+}
+
+impl From<FinishReason> for String {
+    fn from(reason: FinishReason) -> Self {
+        match reason {
+            FinishReason::Other(other) => other,
+            known => known.as_str().to_string(),
+        }
+    }
+}
+
+impl std::fmt::Display for FinishReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// Token counts as the provider reported them; `None` is unknown, never zero.
@@ -618,5 +663,29 @@ mod usage {
         assert_eq!(total.output_tokens, Some(20));
         assert_eq!(total.reasoning_tokens, Some(5));
         assert_eq!(total.cached_input_tokens, None);
+    }
+}
+
+#[cfg(test)]
+mod finish_reason {
+    use super::*;
+
+    #[test]
+    fn a_finish_reason_is_one_string_both_ways() {
+        for (reason, name) in [
+            (FinishReason::Stop, "stop"),
+            (FinishReason::Length, "length"),
+            (FinishReason::ToolCalls, "tool_calls"),
+            (FinishReason::ContentFilter, "content_filter"),
+            (FinishReason::Other("end_turn".into()), "end_turn"),
+        ] {
+            let json = serde_json::to_value(&reason).unwrap();
+            assert_eq!(json, serde_json::json!(name));
+            assert_eq!(
+                serde_json::from_value::<FinishReason>(json).unwrap(),
+                reason
+            );
+            assert_eq!(reason.to_string(), name);
+        }
     }
 }

@@ -110,6 +110,23 @@ impl ThinkSplitter {
     }
 }
 
+/// The answer in a whole `text`, its reasoning left out by the splitter's rule: only a
+/// `<think>` that opens the text is reasoning (an unclosed one takes the rest of it), and
+/// the line breaks after `</think>` go with it. Used on stored and task-model text (titles,
+/// summaries), so it reads reasoning exactly as a streamed reply does.
+pub fn strip_think(text: &str) -> String {
+    let mut splitter = ThinkSplitter::new();
+    let mut events = splitter.push(text);
+    events.extend(splitter.finish());
+    events
+        .into_iter()
+        .filter_map(|event| match event {
+            StreamEvent::Text { delta } => Some(delta),
+            _ => None,
+        })
+        .collect()
+}
+
 fn emit(out: &mut Vec<StreamEvent>, text: String, reasoning: bool) {
     if text.is_empty() {
         return;
@@ -210,5 +227,15 @@ mod tests {
             split(&["Hello", ", world"]),
             (String::new(), "Hello, world".to_string())
         );
+    }
+
+    #[test]
+    fn strip_think_keeps_the_answer_of_a_whole_text() {
+        assert_eq!(strip_think(REPLY), "The answer is 42.");
+        assert_eq!(strip_think("<think>only thoughts</think>"), "");
+        assert_eq!(strip_think("<think>never closed"), "");
+        let mention = "Use `<think>` tags like this: <think>x</think>";
+        assert_eq!(strip_think(mention), mention);
+        assert_eq!(strip_think("Plain"), "Plain");
     }
 }

@@ -24,7 +24,7 @@ pub async fn title(context: TurnContext, conversation_id: &str, question: &str, 
         Some(model) => task::generate_title(context.targets, &model, question, reply).await,
         None => None,
     };
-    let Some(title) = generated.or_else(|| hearth_core::chat::record::auto_title(question, reply))
+    let Some(title) = generated.or_else(|| hearth_core::chat::title::auto_title(question, reply))
     else {
         return;
     };

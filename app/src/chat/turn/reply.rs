@@ -111,7 +111,7 @@ impl Reply {
             r.status = status;
             r.generation_error = error.cloned();
             r.usage = self.usage;
-            r.finish_reason = self.finish.as_ref().map(finish_name);
+            r.finish_reason = self.finish.clone();
             r.timings = self.timings(status);
         });
     }
@@ -182,7 +182,7 @@ impl Reply {
                     "generationError": error,
                     "usage": self.usage,
                     "timings": self.timings(status),
-                    "finishReason": self.finish.as_ref().map(finish_name),
+                    "finishReason": self.finish,
                     "updatedAt": now(),
                 })
             })
@@ -218,15 +218,5 @@ fn record_of(call: &ToolCall) -> ToolCallRecord {
         arguments: call.raw_arguments.clone(),
         status: ToolCallStatus::Pending,
         ..Default::default()
-    }
-}
-
-fn finish_name(reason: &FinishReason) -> String {
-    match reason {
-        FinishReason::Stop => "stop".into(),
-        FinishReason::Length => "length".into(),
-        FinishReason::ToolCalls => "tool_calls".into(),
-        FinishReason::ContentFilter => "content_filter".into(),
-        FinishReason::Other(other) => other.clone(),
     }
 }

@@ -8,8 +8,8 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::sse::SseEvent;
-use super::{
+use crate::provider::sse::SseEvent;
+use crate::provider::{
     FinishReason, ProtocolParser, ProviderError, StreamError, StreamEvent, Usage, count, parse_json,
 };
 
@@ -162,8 +162,8 @@ fn push_text(out: &mut Vec<StreamEvent>, text: Option<&str>, reasoning: bool) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::replay::every_split;
-    use super::super::{FinishReason, Protocol, StreamError};
+    use crate::provider::replay::every_split;
+    use crate::provider::{FinishReason, Protocol, StreamError};
 
     const THINKING_AND_TOOLS: &str = concat!(
         "event: message_start\n",

@@ -14,8 +14,8 @@
 
 use serde_json::Value;
 
-use super::sse::SseEvent;
-use super::{
+use crate::provider::sse::SseEvent;
+use crate::provider::{
     FinishReason, ImageData, ProtocolParser, ProviderError, StreamError, StreamEvent, Usage, count,
     parse_json,
 };
@@ -219,8 +219,8 @@ impl ProtocolParser for Parser {
 
 #[cfg(test)]
 mod tests {
-    use super::super::replay::{Collected, every_split};
-    use super::super::{FinishReason, Protocol, StreamError};
+    use crate::provider::replay::{Collected, every_split};
+    use crate::provider::{FinishReason, Protocol, StreamError};
 
     const TOOLS_AND_REASONING: &str = concat!(
         "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}\n\n",

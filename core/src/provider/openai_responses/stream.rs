@@ -9,8 +9,8 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::sse::SseEvent;
-use super::{
+use crate::provider::sse::SseEvent;
+use crate::provider::{
     FinishReason, ImageData, ProtocolParser, ProviderError, StreamError, StreamEvent, Usage, count,
     parse_json,
 };
@@ -177,8 +177,8 @@ impl ProtocolParser for Parser {
 
 #[cfg(test)]
 mod tests {
-    use super::super::replay::every_split;
-    use super::super::{FinishReason, Protocol, StreamError};
+    use crate::provider::replay::every_split;
+    use crate::provider::{FinishReason, Protocol, StreamError};
 
     const REASONING_TEXT_AND_CALL: &str = concat!(
         "event: response.created\n",

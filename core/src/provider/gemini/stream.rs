@@ -4,13 +4,13 @@
 //! ends the reply (there is no `[DONE]`). A prompt blocked before any candidate, or an
 //! `{"error": …}` body, ends it with an error. A stream that fails partway may end with
 //! that error body raw, outside any `data:` line (pretty-printed, or inside `[…]`): the
-//! [`StreamDecoder`](super::StreamDecoder) hands it here as an `error` event, so the
+//! [`StreamDecoder`](crate::provider::StreamDecoder) hands it here as an `error` event, so the
 //! reply ends with the error rather than with the finish reason seen before it.
 
 use serde_json::Value;
 
-use super::sse::SseEvent;
-use super::{
+use crate::provider::sse::SseEvent;
+use crate::provider::{
     FinishReason, ImageData, ProtocolParser, ProviderError, StreamError, StreamEvent, Usage, count,
     parse_json,
 };
@@ -150,8 +150,8 @@ impl ProtocolParser for Parser {
 
 #[cfg(test)]
 mod tests {
-    use super::super::replay::every_split;
-    use super::super::{FinishReason, ImageData, Protocol, StreamError};
+    use crate::provider::replay::every_split;
+    use crate::provider::{FinishReason, ImageData, Protocol, StreamError};
 
     const THOUGHTS_TEXT_CALL: &str = concat!(
         "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"Thinking about **units**\", \"thought\": true}],\"role\": \"model\"},\"index\": 0}],\"usageMetadata\": {\"promptTokenCount\": 12,\"totalTokenCount\": 40,\"thoughtsTokenCount\": 28},\"modelVersion\": \"gemini-2.5-flash\"}\r\n\r\n",

@@ -342,7 +342,7 @@ async fn main() {
         )
     };
     let body = format!(
-        "### Chat in the browser\n\n{label}. Measured by `make bench` (`e2e/src/bin/chat_bench.rs`) \
+        "### Chat in the browser\n\n{label}. Measured by `make bench` (`bench/src/bin/chat_bench.rs`) \
          in headless Chromium against the release build; the provider fixture streams \
          without delays, so the wall time is the app's own work.\n\n\
          | run | wall | main thread busy | frames | rate | longest frame gap | long animation frames (total) | done → rendered | JS heap Δ |\n\

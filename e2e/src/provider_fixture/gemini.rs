@@ -1,0 +1,92 @@
+//! Gemini's shapes, as the fixture speaks them: `GenerateContentResponse` chunks
+//! (CRLF-framed) ending with a `finishReason`, its error bodies and in-stream error, and
+//! its `/v1beta/models` listing.
+
+use serde_json::{Value, json};
+
+use super::stream::{Kind, Script, pieces};
+use super::{Reply, STREAM_ERROR_MESSAGE, display_name};
+
+/// The Gemini model listing.
+pub(super) fn listing(ids: &[String]) -> Value {
+    json!({
+        "models": ids.iter().map(|id| json!({
+            "name": format!("models/{id}"),
+            "version": "001",
+            "displayName": display_name(id),
+            "description": "A model of the Hearth provider fixture.",
+            "inputTokenLimit": 32768,
+            "outputTokenLimit": 8192,
+            "supportedGenerationMethods": ["generateContent", "countTokens"],
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// Gemini's error body for an HTTP `status`.
+pub(super) fn error_body(status: u16, message: &str) -> Value {
+    let kind = match status {
+        400 => "INVALID_ARGUMENT",
+        401 => "UNAUTHENTICATED",
+        403 => "PERMISSION_DENIED",
+        404 => "NOT_FOUND",
+        429 => "RESOURCE_EXHAUSTED",
+        503 => "UNAVAILABLE",
+        504 => "DEADLINE_EXCEEDED",
+        _ if status < 500 => "FAILED_PRECONDITION",
+        _ => "INTERNAL",
+    };
+    json!({"error": {"code": status, "message": message, "status": kind}})
+}
+
+/// The in-stream error chunk.
+pub(super) fn error_frame() -> String {
+    format!(
+        "data: {}\r\n\r\n",
+        json!({"error": {"code": 500, "message": STREAM_ERROR_MESSAGE, "status": "INTERNAL"}})
+    )
+}
+
+/// Gemini `GenerateContentResponse` chunks (CRLF-framed, as Google sends them).
+pub(super) fn script(model: &str, reply: &Reply) -> Script {
+    let mut script = Script::default();
+    let chunk = |parts: Value| {
+        json!({
+            "candidates": [{"content": {"parts": parts, "role": "model"}, "index": 0}],
+            "modelVersion": model,
+            "responseId": "fixture-response",
+        })
+    };
+    let frame = |value: &Value| format!("data: {value}\r\n\r\n");
+    for piece in pieces(&reply.reasoning, reply.text_chunk_chars) {
+        script.push(
+            frame(&chunk(json!([{"text": piece, "thought": true}]))),
+            Kind::Delta,
+        );
+    }
+    for piece in pieces(&reply.text, reply.text_chunk_chars) {
+        script.push(frame(&chunk(json!([{"text": piece}]))), Kind::Delta);
+    }
+    if !reply.tool_calls.is_empty() {
+        let calls: Vec<Value> = reply
+            .tool_calls
+            .iter()
+            .map(|(name, arguments)| {
+                let args = serde_json::from_str::<Value>(arguments)
+                    .unwrap_or_else(|_| Value::String(arguments.clone()));
+                json!({"functionCall": {"name": name, "args": args}})
+            })
+            .collect();
+        script.push(frame(&chunk(Value::Array(calls))), Kind::Delta);
+    }
+    let mut last = chunk(json!([{"text": ""}]));
+    last["candidates"][0]["finishReason"] = json!("STOP");
+    if let Some((input, output)) = reply.usage {
+        last["usageMetadata"] = json!({
+            "promptTokenCount": input,
+            "candidatesTokenCount": output,
+            "totalTokenCount": input + output,
+        });
+    }
+    script.push(frame(&last), Kind::Other);
+    script
+}
