@@ -141,6 +141,22 @@ pub fn mark(name: &str) {
     }
 }
 
+/// Adds a `performance.measure` named `name` from the mark `start` to now, and drops
+/// the mark (read by the benchmarks, like [`mark`]).
+pub fn measure(name: &str, start: &str) {
+    if let Some(performance) = window().performance() {
+        let _ = performance.measure_with_start_mark(name, start);
+        performance.clear_marks_with_mark_name(start);
+    }
+}
+
+/// Drops the measures named `name` (so a long session keeps a bounded number).
+pub fn clear_measures(name: &str) {
+    if let Some(performance) = window().performance() {
+        performance.clear_measures_with_measure_name(name);
+    }
+}
+
 /// Selects the text of the input with `id`, if there is one.
 pub fn select_text_of(id: &str) {
     if let Some(input) = document()
@@ -232,10 +248,5 @@ pub fn now() -> f64 {
 
 /// Waits `ms` milliseconds.
 pub async fn sleep_ms(ms: i32) {
-    let promise = js_sys::Promise::new(&mut |resolve, _| {
-        if let Some(window) = web_sys::window() {
-            let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
-        }
-    });
-    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+    gloo_timers::future::TimeoutFuture::new(ms.max(0) as u32).await;
 }

@@ -38,7 +38,7 @@ pub enum Next {
 pub struct BodyStream {
     reader: ReadableStreamDefaultReader,
     /// A read that has not answered yet (a quiet period left it pending).
-    pending: std::cell::RefCell<Option<js_sys::Promise>>,
+    pending: std::cell::RefCell<Option<JsFuture>>,
 }
 
 impl BodyStream {
@@ -62,24 +62,15 @@ impl BodyStream {
             .pending
             .borrow_mut()
             .take()
-            .unwrap_or_else(|| self.reader.read());
-        let quiet = JsValue::from_str("quiet");
-        let timer = {
-            let quiet = quiet.clone();
-            js_sys::Promise::new(&mut |resolve, _| {
-                if let Some(window) = web_sys::window() {
-                    let _ = window.set_timeout_with_callback_and_timeout_and_arguments_1(
-                        &resolve, ms, &quiet,
-                    );
-                }
-            })
+            .unwrap_or_else(|| JsFuture::from(self.reader.read()));
+        let timer = gloo_timers::future::TimeoutFuture::new(ms.max(0) as u32);
+        let result = match futures::future::select(read, timer).await {
+            futures::future::Either::Left((result, _)) => result.map_err(|_| ())?,
+            futures::future::Either::Right(((), read)) => {
+                *self.pending.borrow_mut() = Some(read);
+                return Ok(Next::Quiet);
+            }
         };
-        let race = js_sys::Promise::race(&js_sys::Array::of2(&read, &timer));
-        let result = JsFuture::from(race).await.map_err(|_| ())?;
-        if result == quiet {
-            *self.pending.borrow_mut() = Some(read);
-            return Ok(Next::Quiet);
-        }
         let done = Reflect::get(&result, &JsValue::from_str("done"))
             .ok()
             .and_then(|v| v.as_bool())

@@ -7,8 +7,6 @@
 
 use hearth_core::preferences::{Preferences, PreferencesError};
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
-use wasm_bindgen::prelude::Closure;
 
 use crate::storage::{Db, SETTINGS};
 
@@ -59,12 +57,11 @@ impl Prefs {
             }
         });
         if let Ok(channel) = web_sys::BroadcastChannel::new(CHANNEL) {
-            let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |_| {
-                leptos::task::spawn_local(async move { prefs.reload().await });
-            });
-            channel.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
             // The app lives as long as the page: the listener is never removed.
-            on_message.forget();
+            gloo_events::EventListener::new(&channel, "message", move |_| {
+                leptos::task::spawn_local(async move { prefs.reload().await });
+            })
+            .forget();
             prefs.channel.set_value(Some(channel));
         }
         prefs

@@ -7,7 +7,7 @@
 use hearth_core::chat::{ConversationRecord, MessageRecord};
 use js_sys::Reflect;
 use wasm_bindgen::JsCast;
-use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsValue;
 use web_sys::MessageEvent;
 
 use super::Chat;
@@ -21,25 +21,27 @@ fn text(data: &JsValue, name: &str) -> String {
         .unwrap_or_default()
 }
 
-/// Starts applying other tabs' announcements to `chat`.
+/// Starts applying other tabs' announcements to `chat` (for as long as the page lives).
 pub fn listen(chat: Chat) {
-    let on_message = Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
-        let data = event.data();
-        let kind = text(&data, "kind");
-        let id = text(&data, "id");
-        chat.store.spawn(async move {
-            match kind.as_str() {
-                "conversation" => reload_conversation(chat, id).await,
-                "message" => reload_message(chat, id).await,
-                "all" => chat.reload_all().await,
-                _ => {}
-            }
-        });
-    });
     broadcast::with_channel(|channel| {
-        channel.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        gloo_events::EventListener::new(channel, "message", move |event| {
+            let Some(event) = event.dyn_ref::<MessageEvent>() else {
+                return;
+            };
+            let data = event.data();
+            let kind = text(&data, "kind");
+            let id = text(&data, "id");
+            chat.store.spawn(async move {
+                match kind.as_str() {
+                    "conversation" => reload_conversation(chat, id).await,
+                    "message" => reload_message(chat, id).await,
+                    "all" => chat.reload_all().await,
+                    _ => {}
+                }
+            });
+        })
+        .forget();
     });
-    on_message.forget();
 }
 
 async fn reload_conversation(chat: Chat, id: String) {

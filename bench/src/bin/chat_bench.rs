@@ -147,6 +147,22 @@ fn mib(value: &Value, key: &str) -> String {
         .unwrap_or_else(|| "n/a".into())
 }
 
+/// The flushes of a streamed reply: how many, and the median duration of the last five
+/// (the text then is close to its full length).
+fn flush_cost(v: &Value) -> (usize, String) {
+    let all: Vec<f64> = v["flushes"]
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_f64).collect())
+        .unwrap_or_default();
+    let mut last: Vec<f64> = all.iter().rev().take(5).copied().collect();
+    last.sort_by(f64::total_cmp);
+    let median = last
+        .get(last.len() / 2)
+        .map(|m| format!("{m:.1} ms"))
+        .unwrap_or_else(|| "n/a".into());
+    (all.len(), median)
+}
+
 /// (a) One streamed reply of `bytes`, then the same reply opened after a reload.
 async fn streaming(
     session: &AppSession,
@@ -173,6 +189,13 @@ async fn streaming(
     session.press(&[Key::Enter]).await;
     let mut streamed = result(session).await;
     streamed["mainThread"] = json!(main_thread_ms(session).await - busy);
+    // The durations of the reply's 500 ms flushes, oldest (shortest text) first.
+    streamed["flushes"] = session
+        .js(
+            "return performance.getEntriesByName('hearth:flush').map((e) => e.duration)",
+            vec![],
+        )
+        .await;
 
     session.reload_app().await;
     session.wait_for(".conversation-item__open").await;
@@ -352,7 +375,8 @@ async fn main() {
          50 KiB, {} at 200 KiB (wall time: {} and {}; 4× the text, so a ratio that stays \
          flat means the streaming work is O(n)). \
          At a provider's pace: {} frames a second, longest gap {}, final render {} after \
-         the reply ended.\n\n\
+         the reply ended; its {} flushes (the partial reply written every 500 ms) took {} \
+         each near the end, at about 200 KiB of text.\n\n\
          (b) 10,000 messages: last message on screen {} after the click, {} DOM nodes in \
          the page; scrolling up forty viewports, one per frame, took {} with a longest \
          frame gap of {}.\n\n\
@@ -372,6 +396,8 @@ async fn main() {
         number(&paced, "fps"),
         ms(&paced, "maxGap"),
         ms(&paced, "lag"),
+        flush_cost(&paced).0,
+        flush_cost(&paced).1,
         ms(&opened, "wall"),
         number(&opened, "nodes"),
         ms(&scrolled, "wall"),
