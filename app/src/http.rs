@@ -57,7 +57,7 @@ impl BodyStream {
 
     /// The next bytes, waiting at most `ms` milliseconds; `Err` when the connection broke
     /// or the request was aborted. A quiet period loses nothing: the read stays pending.
-    pub async fn next_within(&self, ms: i32) -> Result<Next, ()> {
+    pub async fn next_within(&self, ms: i32) -> Result<Next, BodyError> {
         let read = self
             .pending
             .borrow_mut()
@@ -65,7 +65,7 @@ impl BodyStream {
             .unwrap_or_else(|| JsFuture::from(self.reader.read()));
         let timer = gloo_timers::future::TimeoutFuture::new(ms.max(0) as u32);
         let result = match futures::future::select(read, timer).await {
-            futures::future::Either::Left((result, _)) => result.map_err(|_| ())?,
+            futures::future::Either::Left((result, _)) => result.map_err(|_| BodyError::Broken)?,
             futures::future::Either::Right(((), read)) => {
                 *self.pending.borrow_mut() = Some(read);
                 return Ok(Next::Quiet);
@@ -78,7 +78,8 @@ impl BodyStream {
         if done {
             return Ok(Next::End);
         }
-        let value = Reflect::get(&result, &JsValue::from_str("value")).map_err(|_| ())?;
+        let value =
+            Reflect::get(&result, &JsValue::from_str("value")).map_err(|_| BodyError::Broken)?;
         Ok(Next::Bytes(Uint8Array::new(&value).to_vec()))
     }
 
@@ -101,11 +102,7 @@ async fn read(response: &Response, max: usize, cut: bool) -> Result<Vec<u8>, Bod
     };
     let mut body = Vec::new();
     loop {
-        match stream
-            .next_within(READ_STEP_MS)
-            .await
-            .map_err(|()| BodyError::Broken)?
-        {
+        match stream.next_within(READ_STEP_MS).await? {
             Next::Quiet => {}
             Next::Bytes(bytes) => {
                 body.extend_from_slice(&bytes);

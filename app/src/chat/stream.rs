@@ -126,7 +126,7 @@ impl Reader {
             }
             Ok(Next::End) => Ok(Chunk::End(Vec::new())),
             Ok(Next::Quiet) => Ok(Chunk::Quiet),
-            Err(()) => Err(ReadError::Broken),
+            Err(_) => Err(ReadError::Broken),
         }
     }
 

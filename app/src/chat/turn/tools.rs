@@ -235,7 +235,7 @@ async fn generate_image(
             record.settle(ToolCallStatus::Done, made.text, false);
             record.files = made.files;
         }
-        Err(why) => record.settle(ToolCallStatus::Failed, why, true),
+        Err(why) => record.settle(ToolCallStatus::Failed, why.to_string(), true),
     }
     record.duration_ms = Some((now() - started).max(0.0) as u64);
 }
