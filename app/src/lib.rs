@@ -14,7 +14,7 @@
 //! - [`render`]: Markdown rendering in a lazily started Web Worker.
 //! - [`settings`]: the settings dialog and its tabs.
 //! - [`ui`]: shared primitives with correct keyboard and focus behaviour: `Dialog`,
-//!   `Menu`, `Toast`, `SafeImage`, icons.
+//!   `Menu`, `Toast`, `Field`, `ModelPicker`, `SafeImage`, icons.
 //! - [`i18n`]: translation catalogs (en, zh-CN, ja) and the reactive locale.
 //! - [`theme`]: light, dark and system themes.
 //! - [`envelope`]: sealing secrets for the edge (BYOK envelopes, WebCrypto).
@@ -22,6 +22,8 @@
 //! - [`models`]: fetching model lists, directly or through the edge relay.
 //! - [`preferences`]: default and title models, system prompt, per-model metadata.
 //! - [`providers`]: the user's providers (settings in IndexedDB, keys in the vault).
+//! - [`archive`]: the data service: export, import and delete-all (the Data tab only
+//!   asks it).
 //! - [`storage`]: the IndexedDB database (settings, sealed secrets, the vault key).
 //! - [`vault`]: secrets at rest, sealed with a non-extractable WebCrypto key.
 //! - [`browser`]: small wrappers over browser APIs that tolerate their absence.
@@ -29,6 +31,7 @@
 //! Rules (validation, parsing, policies) live in `hearth-core`, not here.
 
 pub mod access_gate;
+pub mod archive;
 pub mod browser;
 pub mod chat;
 pub mod conversation;

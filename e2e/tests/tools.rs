@@ -779,3 +779,63 @@ async fn tool_results_count_against_the_context_window_of_the_next_round() {
     assert!(status.contains("CONTEXT_BUDGET_EXCEEDED"), "{status}");
     session.finish().await;
 }
+
+#[tokio::test]
+async fn a_header_the_edge_would_refuse_is_named_under_its_field_and_nothing_is_sent() {
+    let session = AppSession::open(1280, 900).await;
+    session.open_settings_tab("tools").await;
+    session
+        .wait_for("#plugin-install-url")
+        .await
+        .send_keys("https://example.com/mcp")
+        .await
+        .expect("url");
+    session
+        .wait_for("#plugin-install-headers")
+        .await
+        .send_keys("X-Workspace: team-a\nX-Api-Key: k")
+        .await
+        .expect("headers");
+    session.click_by_script("#plugin-install-submit").await;
+    session
+        .wait_until(
+            "document.getElementById('plugin-install-headers-error').textContent.includes('Line 2: X-Api-Key looks like a credential')
+             && document.getElementById('plugin-install-headers').getAttribute('aria-invalid') === 'true'
+             && document.activeElement.id === 'plugin-install-headers'",
+        )
+        .await;
+
+    // The token's header cannot be Authorization (no name means the bearer scheme).
+    session
+        .js(
+            "const headers = document.getElementById('plugin-install-headers');
+             headers.value = '';
+             headers.dispatchEvent(new Event('input', { bubbles: true }));",
+            vec![],
+        )
+        .await;
+    session
+        .wait_for("#plugin-install-auth-header")
+        .await
+        .send_keys("Authorization")
+        .await
+        .expect("auth header");
+    session.click_by_script("#plugin-install-submit").await;
+    session
+        .wait_until(
+            "document.getElementById('plugin-install-auth-header-error').textContent.includes('cannot go in Authorization')
+             && document.getElementById('plugin-install-headers-error').textContent === ''",
+        )
+        .await;
+    // Nothing reached the edge: no install, no error from it.
+    assert_eq!(
+        session
+            .js(
+                "return document.getElementById('plugin-install-error').textContent",
+                vec![]
+            )
+            .await,
+        json!("")
+    );
+    session.finish().await;
+}

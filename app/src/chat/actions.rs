@@ -15,7 +15,7 @@ use super::turn::{self, Mode};
 use super::undo::Undo;
 use crate::browser::{new_id, now};
 use crate::i18n::Key;
-use crate::storage::{BY_CONVERSATION, Batch, CONVERSATIONS, Db, MESSAGES};
+use crate::storage::{BY_CONVERSATION, Batch, CONVERSATIONS, MESSAGES};
 use crate::ui::toast::ToastKind;
 
 impl Chat {
@@ -391,11 +391,6 @@ impl Chat {
     pub async fn after_bulk_change(&self) {
         super::broadcast::announce_all();
         self.reload_all().await;
-    }
-
-    /// The database, once open (for the Data tab's export, import and delete-all).
-    pub async fn database(&self) -> Option<Db> {
-        self.store.wait().await
     }
 }
 

@@ -1,25 +1,19 @@
 //! Settings › Data: what this browser holds for Hearth and what the user can do with it.
 //! Storage use against the quota and whether the browser promised to keep it (with a way
-//! to ask); export of every conversation, message, preference and provider (never a
-//! key) as one JSON file; import of such a file, checked whole by
-//! `hearth_core::chat::archive` and written in one transaction, keeping whichever copy
-//! of a record is newer; and deleting every conversation after an explicit confirmation.
+//! to ask); export, import and delete-all, each done by the data service
+//! ([`crate::archive`]) while this tab shows where it stands, asks before an import or a
+//! delete, and says what happened.
 
-use std::collections::HashMap;
-
-use hearth_core::chat::archive::{Archive, ArchiveError, ImportPlan, MAX_ARCHIVE_BYTES};
-use hearth_core::chat::{ConversationRecord, MessageRecord};
-use hearth_core::preferences::Preferences;
+use hearth_core::chat::archive::{ArchiveError, MAX_ARCHIVE_BYTES};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
+use crate::archive::{Counts, DataError, PartialImport, PendingImport, use_data};
 use crate::browser;
-use crate::chat::use_chat;
+use crate::files::FileError;
 use crate::i18n::{I18n, Key, tr, use_i18n};
-use crate::preferences::use_prefs;
-use crate::providers::{Provider, use_providers};
-use crate::storage::{Batch, CONVERSATIONS, MESSAGES, StorageError};
+use crate::storage::StorageError;
 use crate::ui::toast::{ToastKind, use_toasts};
 
 /// Where an action of this tab stands.
@@ -31,13 +25,6 @@ enum Step {
     Confirm(Box<PendingImport>),
     /// The delete-all confirmation is showing.
     ConfirmDelete,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-struct PendingImport {
-    file: String,
-    archive: Archive,
-    plan: ImportPlan,
 }
 
 /// `1536` as `1.5 KB`, in the units people read (1000-based, as browsers show quota).
@@ -56,13 +43,6 @@ fn bytes(n: f64) -> String {
     }
 }
 
-fn storage_message(i18n: I18n, error: &StorageError) -> String {
-    match error {
-        StorageError::QuotaExceeded => i18n.t(Key::StorageFull),
-        other => i18n.t_with(Key::DataFailed, &[("reason", &other.to_string())]),
-    }
-}
-
 fn archive_message(i18n: I18n, error: &ArchiveError) -> String {
     match error {
         ArchiveError::TooLarge(_) => i18n.t_with(
@@ -77,60 +57,63 @@ fn archive_message(i18n: I18n, error: &ArchiveError) -> String {
     }
 }
 
-/// Every stored conversation and message, or the message to show.
-async fn everything(
-    chat: crate::chat::Chat,
-    i18n: I18n,
-) -> Result<(Vec<ConversationRecord>, Vec<MessageRecord>), String> {
-    let db = chat
-        .database()
-        .await
-        .ok_or_else(|| i18n.t(Key::StorageUnavailable))?;
-    let conversations = db
-        .all_records::<ConversationRecord>(CONVERSATIONS)
-        .await
-        .map_err(|e| storage_message(i18n, &e))?;
-    let messages = db
-        .all_records::<MessageRecord>(MESSAGES)
-        .await
-        .map_err(|e| storage_message(i18n, &e))?;
-    Ok((conversations, messages))
+/// What to tell the user about a failed action.
+fn data_message(i18n: I18n, error: &DataError) -> String {
+    let failed = |reason: &str| i18n.t_with(Key::DataFailed, &[("reason", reason)]);
+    match error {
+        DataError::Unavailable(_) => i18n.t(Key::StorageUnavailable),
+        DataError::Storage(StorageError::QuotaExceeded) => i18n.t(Key::StorageFull),
+        DataError::Storage(other) => failed(&other.to_string()),
+        DataError::Archive(error) => archive_message(i18n, error),
+        DataError::Encode(why) | DataError::Download(why) => failed(why),
+        DataError::Files(FileError::QuotaExceeded) => i18n.t(Key::StorageFull),
+        DataError::Files(other) => i18n.t_with(
+            Key::DataDeleteFilesFailed,
+            &[("reason", &other.to_string())],
+        ),
+        DataError::Streaming => i18n.t(Key::DataDeleteStreaming),
+    }
 }
 
-/// Today as `YYYY-MM-DD`, for the export's file name.
-fn today() -> String {
-    let date = js_sys::Date::new_0();
-    format!(
-        "{:04}-{:02}-{:02}",
-        date.get_full_year(),
-        date.get_month() + 1,
-        date.get_date()
-    )
+/// What to tell the user about the parts of an import that did not come in.
+fn partial_message(i18n: I18n, partial: &[PartialImport]) -> String {
+    let reasons: Vec<String> = partial
+        .iter()
+        .map(|part| match part {
+            PartialImport::Providers(why) => i18n.t_with(
+                Key::DataImportProvidersFailed,
+                &[("reason", &why.to_string())],
+            ),
+            PartialImport::Preferences(why) => i18n.t_with(
+                Key::DataImportPreferencesFailed,
+                &[("reason", &why.to_string())],
+            ),
+        })
+        .collect();
+    i18n.t_with(Key::DataImportPartial, &[("reason", &reasons.join(" "))])
 }
 
 /// The Data tab.
 #[component]
 pub fn DataPanel() -> impl IntoView {
-    let chat = use_chat();
-    let providers = use_providers();
-    let prefs = use_prefs();
+    let data = use_data();
     let i18n = use_i18n();
     let toasts = use_toasts();
     let usage = RwSignal::new(None::<(f64, f64)>);
     let persisted = RwSignal::new(None::<bool>);
-    let counts = RwSignal::new(None::<(u32, u32)>);
+    let counts = RwSignal::new(None::<Counts>);
     let step = RwSignal::new(Step::Idle);
-    let error = RwSignal::new(None::<String>);
+    let error = RwSignal::new(None::<DataError>);
+    // What the last import could not bring in beside the conversations.
+    let partial = RwSignal::new(Vec::<PartialImport>::new());
     let file_input = NodeRef::<leptos::html::Input>::new();
 
     let refresh = move || {
         spawn_local(async move {
             usage.set(browser::storage_estimate().await);
             persisted.set(browser::storage_persisted().await);
-            if let Some(db) = chat.database().await {
-                let conversations = db.count(CONVERSATIONS).await.unwrap_or(0);
-                let messages = db.count(MESSAGES).await.unwrap_or(0);
-                counts.set(Some((conversations, messages)));
+            if let Ok(now) = data.counts().await {
+                counts.set(Some(now));
             }
         });
     };
@@ -155,43 +138,22 @@ pub fn DataPanel() -> impl IntoView {
         }
         step.set(Step::Working);
         error.set(None);
+        partial.set(Vec::new());
         spawn_local(async move {
-            let outcome = async {
-                let (conversations, messages) = everything(chat, i18n).await?;
-                let providers: Vec<serde_json::Value> = providers
-                    .user_providers()
-                    .iter()
-                    .filter_map(|p| serde_json::to_value(p).ok())
-                    .collect();
-                let archive = Archive::new(
-                    conversations,
-                    messages,
-                    Some(prefs.value.get_untracked()),
-                    providers,
-                    js_sys::Date::now(),
-                );
-                let text = serde_json::to_string(&archive).map_err(|e| e.to_string())?;
-                browser::download(
-                    &format!("hearth-export-{}.json", today()),
-                    &text,
-                    "application/json",
-                )?;
-                Ok::<_, String>((archive.conversations.len(), archive.messages.len()))
-            }
-            .await;
+            let outcome = data.export().await;
             step.set(Step::Idle);
             match outcome {
-                Ok((c, m)) => toasts.show(
+                Ok(written) => toasts.show(
                     ToastKind::Info,
                     i18n.t_with(
                         Key::DataExported,
                         &[
-                            ("conversations", &c.to_string()),
-                            ("messages", &m.to_string()),
+                            ("conversations", &written.conversations.to_string()),
+                            ("messages", &written.messages.to_string()),
                         ],
                     ),
                 ),
-                Err(message) => error.set(Some(message)),
+                Err(problem) => error.set(Some(problem)),
             }
         });
     };
@@ -203,39 +165,17 @@ pub fn DataPanel() -> impl IntoView {
         let input: web_sys::HtmlInputElement = input.unchecked_into();
         step.set(Step::Working);
         error.set(None);
+        partial.set(Vec::new());
         spawn_local(async move {
-            let outcome = async {
-                let (file, text) = match browser::read_chosen_file(&input, MAX_ARCHIVE_BYTES).await
-                {
-                    Ok(Some(chosen)) => chosen,
-                    Ok(None) => return Ok(None),
-                    Err(size) => return Err(archive_message(i18n, &ArchiveError::TooLarge(size))),
-                };
-                let archive = Archive::parse(&text).map_err(|e| archive_message(i18n, &e))?;
-                let (stored, stored_messages) = everything(chat, i18n).await?;
-                let stored_messages: HashMap<String, (u64, f64)> = stored_messages
-                    .into_iter()
-                    .map(|m| (m.id, (m.rev, m.updated_at)))
-                    .collect();
-                let plan = archive.plan(&stored, &stored_messages);
-                Ok(Some(Box::new(PendingImport {
-                    file,
-                    archive,
-                    plan,
-                })))
-            }
-            .await;
-            // The same file can be chosen again after a refusal.
-            input.set_value("");
-            match outcome {
+            match data.prepare_import(&input).await {
                 Ok(Some(pending)) => {
-                    step.set(Step::Confirm(pending));
+                    step.set(Step::Confirm(Box::new(pending)));
                     browser::focus_by_id("data-import-confirm");
                 }
                 Ok(None) => step.set(Step::Idle),
-                Err(message) => {
+                Err(problem) => {
                     step.set(Step::Idle);
-                    error.set(Some(message));
+                    error.set(Some(problem));
                 }
             }
         });
@@ -246,102 +186,43 @@ pub fn DataPanel() -> impl IntoView {
             return;
         };
         step.set(Step::Working);
+        error.set(None);
+        partial.set(Vec::new());
         spawn_local(async move {
-            let outcome = async {
-                let db = chat
-                    .database()
-                    .await
-                    .ok_or_else(|| i18n.t(Key::StorageUnavailable))?;
-                let mut batch = Batch::new();
-                for conversation in &pending.plan.conversations {
-                    batch.put(CONVERSATIONS, conversation);
-                }
-                for message in &pending.plan.messages {
-                    batch.put(MESSAGES, message);
-                }
-                // One transaction: a full quota or any failure leaves nothing half-written.
-                db.apply(&batch)
-                    .await
-                    .map_err(|e| storage_message(i18n, &e))?;
-                let incoming: Vec<Provider> = pending
-                    .archive
-                    .providers
-                    .iter()
-                    .filter_map(|v| serde_json::from_value(v.clone()).ok())
-                    .collect();
-                // The conversations are in; what did not follow is reported, not dropped.
-                let mut partial = Vec::new();
-                if let Err(reason) = providers.import(incoming).await {
-                    partial.push(reason.to_string());
-                }
-                if let Some(imported) = pending.archive.preferences.clone()
-                    && prefs.value.get_untracked() == Preferences::default()
-                    && let Err(reason) = prefs.save(imported).await
-                {
-                    partial.push(reason.to_string());
-                }
-                Ok::<_, String>((pending.plan, partial))
-            }
-            .await;
+            let outcome = data.import(*pending).await;
             step.set(Step::Idle);
             match outcome {
-                Ok((plan, partial)) => {
-                    chat.after_bulk_change().await;
+                Ok(imported) => {
                     refresh();
-                    if !partial.is_empty() {
-                        error.set(Some(i18n.t_with(
-                            Key::DataImportPartial,
-                            &[("reason", &partial.join("; "))],
-                        )));
-                    }
+                    partial.set(imported.partial);
                     toasts.show(
                         ToastKind::Info,
                         i18n.t_with(
                             Key::DataImported,
                             &[
-                                ("conversations", &plan.conversations.len().to_string()),
-                                ("messages", &plan.messages.len().to_string()),
-                                ("skipped", &plan.skipped.to_string()),
+                                ("conversations", &imported.written.conversations.to_string()),
+                                ("messages", &imported.written.messages.to_string()),
+                                ("skipped", &imported.skipped.to_string()),
                             ],
                         ),
                     );
                 }
-                Err(message) => error.set(Some(message)),
+                Err(problem) => error.set(Some(problem)),
             }
         });
     };
 
     let delete_all = move |_| {
-        if chat.any_streaming() {
-            error.set(Some(i18n.t(Key::DataDeleteStreaming)));
-            step.set(Step::Idle);
-            return;
-        }
         step.set(Step::Working);
+        error.set(None);
+        partial.set(Vec::new());
         spawn_local(async move {
-            let outcome = match chat.database().await {
-                Some(db) => db
-                    .clear(&[CONVERSATIONS, MESSAGES])
-                    .await
-                    .map_err(|e| storage_message(i18n, &e)),
-                None => Err(i18n.t(Key::StorageUnavailable)),
-            };
-            // The images the conversations referred to go with them.
-            let outcome = match outcome {
-                Ok(()) => crate::files::remove_all(crate::files::IMAGES)
-                    .await
-                    .map_err(|e| e.to_string()),
-                failed => failed,
-            };
+            let outcome = data.delete_all().await;
             step.set(Step::Idle);
+            refresh();
             match outcome {
-                Ok(()) => {
-                    chat.after_bulk_change().await;
-                    chat.new_chat();
-                    refresh();
-                    toasts.show(ToastKind::Info, i18n.t(Key::DataDeleted));
-                }
-                Err(message) => error.set(Some(message)),
+                Ok(()) => toasts.show(ToastKind::Info, i18n.t(Key::DataDeleted)),
+                Err(problem) => error.set(Some(problem)),
             }
         });
     };
@@ -362,12 +243,12 @@ pub fn DataPanel() -> impl IntoView {
             .unwrap_or(0.0)
     };
     let counts_text = move || {
-        counts.get().map(|(c, m)| {
+        counts.get().map(|now| {
             i18n.t_with(
                 Key::DataCounts,
                 &[
-                    ("conversations", &c.to_string()),
-                    ("messages", &m.to_string()),
+                    ("conversations", &now.conversations.to_string()),
+                    ("messages", &now.messages.to_string()),
                 ],
             )
         })
@@ -495,7 +376,12 @@ pub fn DataPanel() -> impl IntoView {
                 </Show>
             </section>
 
-            <p class="field__error" id="data-error" role="alert">{move || error.get()}</p>
+            <p class="field__error" id="data-error" role="alert">
+                {move || match error.get() {
+                    Some(problem) => Some(data_message(i18n, &problem)),
+                    None => partial.with(|p| (!p.is_empty()).then(|| partial_message(i18n, p))),
+                }}
+            </p>
         </div>
     }
 }

@@ -5,6 +5,7 @@ use leptos::prelude::*;
 
 use crate::i18n::{Key, tr, use_i18n};
 use crate::theme::{ThemeChoice, use_theme};
+use crate::ui::field::{Control, Field};
 
 /// The General tab.
 #[component]
@@ -33,10 +34,7 @@ pub fn GeneralPanel() -> impl IntoView {
             }
         })
         .collect_view();
-    let on_language = move |event| {
-        let value = event_target_value(&event);
-        i18n.choose(Locale::from_tag(&value));
-    };
+    let on_language = move |value: String| i18n.choose(Locale::from_tag(&value));
     let selected_tag = move || i18n.choice.get().map(|l| l.tag()).unwrap_or("auto");
 
     view! {
@@ -45,39 +43,32 @@ pub fn GeneralPanel() -> impl IntoView {
                 <legend class="field__label">{tr(Key::SettingsAppearance)}</legend>
                 <div class="segmented">{theme_options}</div>
             </fieldset>
-            <div class="field">
-                <label class="field__label" for="settings-language">
-                    {tr(Key::SettingsLanguage)}
-                </label>
-                <select
-                    id="settings-language"
-                    class="select"
-                    aria-describedby="settings-language-hint"
-                    prop:value=selected_tag
-                    on:change=on_language
-                >
-                    <option value="auto" selected=move || selected_tag() == "auto">
-                        {tr(Key::SettingsLanguageAuto)}
-                    </option>
-                    {Locale::ALL
-                        .into_iter()
-                        .map(|locale| {
-                            view! {
-                                <option
-                                    value=locale.tag()
-                                    lang=locale.tag()
-                                    selected=move || selected_tag() == locale.tag()
-                                >
-                                    {locale.native_name()}
-                                </option>
-                            }
-                        })
-                        .collect_view()}
-                </select>
-                <p class="field__hint" id="settings-language-hint">
-                    {tr(Key::SettingsLanguageHint)}
-                </p>
-            </div>
+            <Field
+                id="settings-language"
+                label=tr(Key::SettingsLanguage)
+                control=Control::Select
+                value=move || selected_tag().to_string()
+                on_input=on_language
+                hint=tr(Key::SettingsLanguageHint)
+            >
+                <option value="auto" selected=move || selected_tag() == "auto">
+                    {tr(Key::SettingsLanguageAuto)}
+                </option>
+                {Locale::ALL
+                    .into_iter()
+                    .map(|locale| {
+                        view! {
+                            <option
+                                value=locale.tag()
+                                lang=locale.tag()
+                                selected=move || selected_tag() == locale.tag()
+                            >
+                                {locale.native_name()}
+                            </option>
+                        }
+                    })
+                    .collect_view()}
+            </Field>
         </div>
     }
 }

@@ -3,14 +3,15 @@
 
 mod about;
 mod data;
+mod deployment;
 mod general;
 mod health;
 mod models;
-mod plugins;
 mod providers;
 mod system;
+mod tools;
 
-pub use plugins::risk_key;
+pub use tools::risk_key;
 
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
@@ -206,7 +207,7 @@ fn SettingsTabs() -> impl IntoView {
                     Tab::General => view! { <general::GeneralPanel /> }.into_any(),
                     Tab::Providers => view! { <providers::ProvidersPanel /> }.into_any(),
                     Tab::Models => view! { <models::ModelsPanel /> }.into_any(),
-                    Tab::Tools => view! { <plugins::PluginsPanel /> }.into_any(),
+                    Tab::Tools => view! { <tools::PluginsPanel /> }.into_any(),
                     Tab::System => view! { <system::SystemPanel /> }.into_any(),
                     Tab::Data => view! { <data::DataPanel /> }.into_any(),
                     Tab::Health => view! { <health::HealthPanel /> }.into_any(),

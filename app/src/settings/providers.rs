@@ -1,6 +1,7 @@
 //! Settings › Providers: the user's providers, each with its type, name, base URL, key
 //! (shown masked, read back through the vault) and an enabled switch; a form to add or
-//! edit one with inline, specific validation errors.
+//! edit one with inline, specific validation errors, and what this deployment's edge
+//! does not serve for providers (the relay, sealed keys).
 
 use std::collections::HashMap;
 
@@ -8,10 +9,13 @@ use leptos::ev::SubmitEvent;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use super::deployment::{CapabilityNotes, Place, use_capabilities};
 use crate::i18n::{Key, tr, use_i18n};
 use crate::providers::{
-    Draft, Field, KindLabel, LoadState, Provider, ProviderKind, use_providers, validate,
+    Draft, Field as ProviderField, KindLabel, LoadState, Provider, ProviderKind, use_providers,
+    validate,
 };
+use crate::ui::field::{Control, Field};
 use crate::ui::toast::{ToastKind, use_toasts};
 
 /// Where fetching one provider's models is.
@@ -252,23 +256,22 @@ fn ProviderForm(draft: Draft, editing: RwSignal<Option<Draft>>) -> impl IntoView
     let name = RwSignal::new(draft.name.clone());
     let base_url = RwSignal::new(draft.base_url.clone());
     let api_key = RwSignal::new(String::new());
-    let errors = RwSignal::new(Vec::<(Field, Key)>::new());
+    let errors = RwSignal::new(Vec::<(ProviderField, Key)>::new());
     let saving = RwSignal::new(false);
 
-    let error_for = move |field: Field| {
-        move || {
-            errors
-                .get()
-                .into_iter()
-                .find(|(f, _)| *f == field)
-                .map(|(_, key)| i18n.t(key))
-        }
+    let error_for = move |field: ProviderField| {
+        Signal::derive(move || {
+            errors.with(|errors| {
+                errors
+                    .iter()
+                    .find(|(f, _)| *f == field)
+                    .map(|(_, key)| i18n.t(*key))
+            })
+        })
     };
-    let invalid =
-        move |field: Field| move || errors.get().iter().any(|(f, _)| *f == field).to_string();
+    let capabilities = use_capabilities();
 
-    let on_kind = move |event| {
-        let value = event_target_value(&event);
+    let on_kind = move |value: String| {
         // Follow the type with its usual URL unless the user typed their own.
         let previous = ProviderKind::from_slug(&kind.get_untracked());
         if previous.is_some_and(|p| p.default_base_url() == base_url.get_untracked())
@@ -299,9 +302,9 @@ fn ProviderForm(draft: Draft, editing: RwSignal<Option<Draft>>) -> impl IntoView
         errors.set(problems.clone());
         if let Some((field, _)) = problems.first() {
             let target = match field {
-                Field::Name => "provider-name",
-                Field::BaseUrl => "provider-base-url",
-                Field::ApiKey => "provider-api-key",
+                ProviderField::Name => "provider-name",
+                ProviderField::BaseUrl => "provider-base-url",
+                ProviderField::ApiKey => "provider-api-key",
             };
             crate::browser::focus_by_id(target);
             return;
@@ -322,54 +325,51 @@ fn ProviderForm(draft: Draft, editing: RwSignal<Option<Draft>>) -> impl IntoView
             }
         });
     };
-    let field_error = move |field: Field, id: &'static str| {
-        view! {
-            <p class="field__error" id=id>{error_for(field)}</p>
-        }
-    };
-
     view! {
         <form class="provider-form" on:submit=submit novalidate aria-labelledby="provider-form-title">
             <h3 class="provider-form__title" id="provider-form-title">
                 {if is_edit { tr(Key::ProviderEditTitle)() } else { tr(Key::ProviderAddTitle)() }}
             </h3>
-            <div class="field">
-                <label class="field__label" for="provider-kind">{tr(Key::ProviderType)}</label>
-                <select id="provider-kind" class="select" prop:value=move || kind.get() on:change=on_kind>
-                    {ProviderKind::ALL
-                        .into_iter()
-                        .map(|k| view! {
-                            <option value=k.slug() selected=move || kind.get() == k.slug()>{tr(k.label())}</option>
-                        })
-                        .collect_view()}
-                </select>
-            </div>
-            <div class="field">
-                <label class="field__label" for="provider-name">{tr(Key::ProviderName)}</label>
-                <input id="provider-name" class="input" type="text" autocomplete="off"
-                    aria-invalid=invalid(Field::Name) aria-describedby="provider-name-error"
-                    prop:value=move || name.get()
-                    on:input=move |e| name.set(event_target_value(&e)) />
-                {field_error(Field::Name, "provider-name-error")}
-            </div>
-            <div class="field">
-                <label class="field__label" for="provider-base-url">{tr(Key::ProviderBaseUrl)}</label>
-                <input id="provider-base-url" class="input" type="url" autocomplete="off" spellcheck="false"
-                    aria-invalid=invalid(Field::BaseUrl) aria-describedby="provider-base-url-error"
-                    prop:value=move || base_url.get()
-                    on:input=move |e| base_url.set(event_target_value(&e)) />
-                {field_error(Field::BaseUrl, "provider-base-url-error")}
-            </div>
-            <div class="field">
-                <label class="field__label" for="provider-api-key">{tr(Key::ProviderApiKey)}</label>
-                <input id="provider-api-key" class="input" type="password" autocomplete="off" spellcheck="false"
-                    placeholder=move || if is_edit { i18n.t(Key::ProviderApiKeyKeep) } else { String::new() }
-                    aria-invalid=invalid(Field::ApiKey) aria-describedby="provider-api-key-error provider-api-key-hint"
-                    prop:value=move || api_key.get()
-                    on:input=move |e| api_key.set(event_target_value(&e)) />
-                {field_error(Field::ApiKey, "provider-api-key-error")}
-                <p class="field__hint" id="provider-api-key-hint">{tr(Key::ProviderApiKeyHint)}</p>
-            </div>
+            <Field
+                id="provider-kind"
+                label=tr(Key::ProviderType)
+                control=Control::Select
+                value=kind
+                on_input=on_kind
+            >
+                {ProviderKind::ALL
+                    .into_iter()
+                    .map(|k| view! {
+                        <option value=k.slug() selected=move || kind.get() == k.slug()>{tr(k.label())}</option>
+                    })
+                    .collect_view()}
+            </Field>
+            <Field
+                id="provider-name"
+                label=tr(Key::ProviderName)
+                value=name
+                on_input=move |v| name.set(v)
+                error=error_for(ProviderField::Name)
+            />
+            <Field
+                id="provider-base-url"
+                label=tr(Key::ProviderBaseUrl)
+                control=Control::Url
+                value=base_url
+                on_input=move |v| base_url.set(v)
+                error=error_for(ProviderField::BaseUrl)
+            />
+            <Field
+                id="provider-api-key"
+                label=tr(Key::ProviderApiKey)
+                control=Control::Password
+                value=api_key
+                on_input=move |v| api_key.set(v)
+                placeholder=move || if is_edit { i18n.t(Key::ProviderApiKeyKeep) } else { String::new() }
+                hint=tr(Key::ProviderApiKeyHint)
+                error=error_for(ProviderField::ApiKey)
+            />
+            <CapabilityNotes place=Place::Providers capabilities=capabilities />
             <div class="provider-form__actions">
                 <button type="button" class="button button--secondary" on:click=move |_| editing.set(None)>
                     {tr(Key::ProviderCancel)}

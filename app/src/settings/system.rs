@@ -9,7 +9,15 @@ use leptos::task::spawn_local;
 
 use crate::i18n::{Key, tr, use_i18n};
 use crate::preferences::{SaveError, use_prefs};
+use crate::ui::field::{Control, Field};
 use crate::ui::toast::{ToastKind, use_toasts};
+
+/// Why the prompt was not saved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PromptError {
+    /// Longer than [`MAX_SYSTEM_PROMPT_CHARS`]: this many characters.
+    TooLong(usize),
+}
 
 /// The System tab.
 #[component]
@@ -32,7 +40,7 @@ pub fn SystemPanel() -> impl IntoView {
     let too_long = move || count() > MAX_SYSTEM_PROMPT_CHARS;
     let changed = move || text.with(|t| prefs.value.with(|p| p.system_prompt != *t));
     let saving = RwSignal::new(false);
-    let error = RwSignal::new(None::<String>);
+    let error = RwSignal::new(None::<PromptError>);
     let too_long_message = move |length: usize| {
         i18n.t_with(
             Key::SystemPromptTooLong,
@@ -51,7 +59,7 @@ pub fn SystemPanel() -> impl IntoView {
         let value = text.get_untracked();
         let length = value.chars().count();
         if length > MAX_SYSTEM_PROMPT_CHARS {
-            error.set(Some(too_long_message(length)));
+            error.set(Some(PromptError::TooLong(length)));
             crate::browser::focus_by_id("settings-system-prompt");
             return;
         }
@@ -66,7 +74,7 @@ pub fn SystemPanel() -> impl IntoView {
                     toasts.show(ToastKind::Info, i18n.t(Key::SystemPromptSaved));
                 }
                 Err(SaveError::Invalid(PreferencesError::SystemPromptTooLong(n))) => {
-                    error.set(Some(too_long_message(n)));
+                    error.set(Some(PromptError::TooLong(n)));
                 }
                 Err(reason) => toasts.show(
                     ToastKind::Error,
@@ -83,24 +91,22 @@ pub fn SystemPanel() -> impl IntoView {
 
     view! {
         <form class="settings-section" on:submit=submit novalidate>
-            <div class="field">
-                <label class="field__label" for="settings-system-prompt">{tr(Key::SystemPrompt)}</label>
-                <textarea
-                    id="settings-system-prompt"
-                    class="input textarea"
-                    rows="10"
-                    spellcheck="true"
-                    placeholder=tr(Key::SystemPromptPlaceholder)
-                    aria-invalid=move || (too_long() || error.with(Option::is_some)).to_string()
-                    aria-describedby="settings-system-prompt-hint settings-system-prompt-count settings-system-prompt-error"
-                    prop:value=move || text.get()
-                    on:input=move |e| {
-                        edited.set(true);
-                        text.set(event_target_value(&e));
-                    }
-                ></textarea>
-                <div class="field__row">
-                    <p class="field__hint" id="settings-system-prompt-hint">{tr(Key::SystemPromptHint)}</p>
+            <Field
+                id="settings-system-prompt"
+                label=tr(Key::SystemPrompt)
+                control=Control::Textarea(10)
+                spellcheck=true
+                value=text
+                on_input=move |value| {
+                    edited.set(true);
+                    text.set(value);
+                }
+                placeholder=tr(Key::SystemPromptPlaceholder)
+                hint=tr(Key::SystemPromptHint)
+                error=move || error.get().map(|PromptError::TooLong(n)| too_long_message(n))
+                invalid=too_long
+                described_by_extra="settings-system-prompt-count"
+                aside=move || view! {
                     <p
                         class="field__hint field__count"
                         id="settings-system-prompt-count"
@@ -114,11 +120,8 @@ pub fn SystemPanel() -> impl IntoView {
                             ],
                         )}
                     </p>
-                </div>
-                <p class="field__error" id="settings-system-prompt-error" role="alert">
-                    {move || error.get()}
-                </p>
-            </div>
+                }
+            />
             <div class="provider-form__actions">
                 <button
                     type="button"

@@ -1,7 +1,7 @@
 //! The composer: a text area that grows with its content, Enter to send and Shift+Enter
 //! for a new line. Enter while an input method is composing (Chinese, Japanese) confirms
-//! the composition and never sends. The model picker lists every model of the enabled
-//! providers and starts on the default model; without one, sending explains what to do
+//! the composition and never sends. The model picker (`ui::model_picker`) lists every
+//! model of the enabled providers and starts on the default model; without one, sending explains what to do
 //! and keeps the text. While a reply streams, Stop ends it and Send queues the message.
 
 use leptos::ev::{KeyboardEvent, SubmitEvent};
@@ -13,6 +13,7 @@ use crate::chat::use_chat;
 use crate::i18n::{Key, tr, use_i18n};
 use crate::shell::COMPOSER_INPUT_ID;
 use crate::ui::icon::{Icon, icon};
+use crate::ui::model_picker::{ModelGroup, ModelOption, ModelPicker};
 use crate::ui::toast::{ToastKind, use_toasts};
 
 /// The message composer.
@@ -45,21 +46,22 @@ pub fn Composer() -> impl IntoView {
             toasts.show(ToastKind::Info, i18n.t(Key::ComposerNoProvider));
         }
     };
-    let choose = move |event: leptos::ev::Event| {
-        let value = event_target_value(&event);
-        if let Some((provider_id, model)) = value.split_once('\u{1f}') {
-            chat.choice.pick(Some(ModelRef {
-                provider_id: provider_id.to_string(),
-                model: model.to_string(),
-            }));
-        }
-    };
-    let selected = move || {
-        chat.choice
+    let groups = Signal::derive(move || {
+        options
             .get()
-            .map(|c| format!("{}\u{1f}{}", c.provider_id, c.model))
-            .unwrap_or_default()
-    };
+            .into_iter()
+            .map(|(provider_id, provider_name, ids)| ModelGroup {
+                provider_id,
+                provider_name,
+                models: ids.into_iter().map(ModelOption::from).collect(),
+            })
+            .collect::<Vec<_>>()
+    });
+    let choose = Callback::new(move |choice: Option<ModelRef>| {
+        if choice.is_some() {
+            chat.choice.pick(choice);
+        }
+    });
     let on_keydown = move |event: KeyboardEvent| {
         // keyCode 229 is what some browsers report for keys an IME consumed.
         let composing = event.is_composing() || event.key_code() == 229;
@@ -90,35 +92,14 @@ pub fn Composer() -> impl IntoView {
             ></textarea>
             <div class="composer__bar">
                 <Show when=move || !options.with(Vec::is_empty)>
-                    <label class="visually-hidden" for="composer-model">{tr(Key::ComposerModel)}</label>
-                    <select
+                    <ModelPicker
                         id="composer-model"
-                        class="composer__model"
-                        title=tr(Key::ComposerModel)
-                        prop:value=selected
-                        on:change=choose
-                    >
-                        {move || {
-                            options
-                                .get()
-                                .into_iter()
-                                .map(|(provider_id, name, ids)| {
-                                    view! {
-                                        <optgroup label=name>
-                                            {ids
-                                                .into_iter()
-                                                .map(|id| {
-                                                    let value = format!("{provider_id}\u{1f}{id}");
-                                                    let selected_now = selected() == value;
-                                                    view! { <option value=value selected=selected_now>{id}</option> }
-                                                })
-                                                .collect_view()}
-                                        </optgroup>
-                                    }
-                                })
-                                .collect_view()
-                        }}
-                    </select>
+                        label=tr(Key::ComposerModel)
+                        groups=groups
+                        selected=Signal::derive(move || chat.choice.get())
+                        on_change=choose
+                        compact=true
+                    />
                 </Show>
                 <span id="composer-hint" class="composer__hint">
                     {tr(Key::ComposerHint)}

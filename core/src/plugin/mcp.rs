@@ -2,11 +2,8 @@
 //! [`super::names`]), the tool's input schema as the arguments (an object schema, or the
 //! tool is skipped), risk at least `external` and `destructive` when the tool says so,
 //! at most [`MAX_MCP_TOOLS`] tools. The tool's own name stays on the function for
-//! `tools/call`. Also the headers a server may be given: plain headers kept with the
-//! plugin ([`check_headers`]; never credentials, which travel sealed), and the name of
-//! the header that carries the credential ([`check_credential_header`]).
-
-use std::collections::BTreeMap;
+//! `tools/call`. The rules for the headers a server may be given live in
+//! [`super::headers`] and are re-exported here for the edge's install route.
 
 use serde_json::{Value, json};
 
@@ -14,6 +11,11 @@ use super::model::PluginFunction;
 use super::names::McpNames;
 use super::openapi::Skipped;
 use super::risk::Risk;
+
+pub use super::headers::{
+    HeaderError, MAX_HEADER_NAME_CHARS, MAX_HEADER_VALUE_CHARS, MAX_MCP_HEADERS,
+    check_credential_header, check_headers,
+};
 
 /// The most tools taken from one server.
 pub const MAX_MCP_TOOLS: usize = 40;
@@ -88,213 +90,9 @@ pub fn functions(
     (functions, skipped)
 }
 
-/// The most plain headers one server is given.
-pub const MAX_MCP_HEADERS: usize = 16;
-/// The longest header name.
-pub const MAX_HEADER_NAME_CHARS: usize = 64;
-/// The longest plain header value.
-pub const MAX_HEADER_VALUE_CHARS: usize = 1024;
-
-/// Headers the transport or the browser's edge owns: never set by a user.
-const RESERVED_HEADERS: &[&str] = &[
-    "accept",
-    "accept-encoding",
-    "connection",
-    "content-encoding",
-    "content-length",
-    "content-type",
-    "cookie",
-    "expect",
-    "forwarded",
-    "host",
-    "keep-alive",
-    "last-event-id",
-    "mcp-protocol-version",
-    "mcp-session-id",
-    "origin",
-    "proxy-authenticate",
-    "proxy-authorization",
-    "proxy-connection",
-    "referer",
-    "set-cookie",
-    "te",
-    "trailer",
-    "transfer-encoding",
-    "upgrade",
-    "user-agent",
-    "via",
-    "x-forwarded-for",
-    "x-forwarded-host",
-    "x-forwarded-proto",
-    "x-real-ip",
-];
-
-/// Why a header cannot be given to a server.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum HeaderError {
-    /// More than [`MAX_MCP_HEADERS`].
-    #[error("at most {MAX_MCP_HEADERS} headers")]
-    TooMany,
-    /// Not an HTTP header name.
-    #[error("`{0}` is not a header name")]
-    BadName(String),
-    /// Owned by the transport or the edge.
-    #[error("`{0}` is set by Hearth itself")]
-    Reserved(String),
-    /// A credential: it must be the plugin's sealed credential, not a stored header.
-    #[error("`{0}` looks like a credential: give it as the server's token instead")]
-    Credential(String),
-    /// Not a plain, visible-ASCII value within [`MAX_HEADER_VALUE_CHARS`].
-    #[error(
-        "the value of `{0}` must be visible text of at most {MAX_HEADER_VALUE_CHARS} characters"
-    )]
-    BadValue(String),
-}
-
-fn is_token(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= MAX_HEADER_NAME_CHARS
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
-}
-
-fn looks_like_credential(name: &str) -> bool {
-    let name = name.to_ascii_lowercase();
-    [
-        "auth",
-        "key",
-        "token",
-        "secret",
-        "password",
-        "session",
-        "signature",
-        "credential",
-    ]
-    .iter()
-    .any(|part| name.contains(part))
-}
-
-fn check_name(name: &str) -> Result<String, HeaderError> {
-    if !is_token(name) {
-        return Err(HeaderError::BadName(name.chars().take(80).collect()));
-    }
-    let lower = name.to_ascii_lowercase();
-    if RESERVED_HEADERS.contains(&lower.as_str()) || lower.starts_with("sec-") {
-        return Err(HeaderError::Reserved(name.to_string()));
-    }
-    Ok(lower)
-}
-
-/// Checks the plain headers a server is given; names come back lower-cased (HTTP names
-/// are case-insensitive, and two spellings of one name are one header).
-pub fn check_headers(
-    headers: &BTreeMap<String, String>,
-) -> Result<BTreeMap<String, String>, HeaderError> {
-    if headers.len() > MAX_MCP_HEADERS {
-        return Err(HeaderError::TooMany);
-    }
-    let mut out = BTreeMap::new();
-    for (name, value) in headers {
-        let lower = check_name(name)?;
-        if looks_like_credential(&lower) {
-            return Err(HeaderError::Credential(name.clone()));
-        }
-        let plain = !value.is_empty()
-            && value.chars().count() <= MAX_HEADER_VALUE_CHARS
-            && value.chars().all(|c| c == ' ' || c.is_ascii_graphic());
-        if !plain {
-            return Err(HeaderError::BadValue(name.clone()));
-        }
-        out.insert(lower, value.trim().to_string());
-    }
-    Ok(out)
-}
-
-/// Checks the name of the header that carries a server's credential (`X-Api-Key`, …);
-/// `authorization` is the bearer scheme and is given as no name at all.
-pub fn check_credential_header(name: &str) -> Result<String, HeaderError> {
-    let lower = check_name(name.trim())?;
-    if lower == "authorization" {
-        return Err(HeaderError::Reserved(name.to_string()));
-    }
-    Ok(lower)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn plain_headers_are_checked_and_credentials_refused() {
-        let ok: BTreeMap<String, String> = [
-            ("X-Workspace".to_string(), "team-a".to_string()),
-            ("Accept-Language".to_string(), "en".to_string()),
-        ]
-        .into();
-        let checked = check_headers(&ok).unwrap();
-        assert_eq!(checked["x-workspace"], "team-a");
-        for (name, value, expected) in [
-            (
-                "X-Api-Key",
-                "k",
-                HeaderError::Credential("X-Api-Key".into()),
-            ),
-            (
-                "Authorization",
-                "Bearer x",
-                HeaderError::Credential("Authorization".into()),
-            ),
-            ("Cookie", "a=b", HeaderError::Reserved("Cookie".into())),
-            ("Host", "evil", HeaderError::Reserved("Host".into())),
-            (
-                "Mcp-Session-Id",
-                "1",
-                HeaderError::Reserved("Mcp-Session-Id".into()),
-            ),
-            (
-                "Sec-Fetch-Site",
-                "none",
-                HeaderError::Reserved("Sec-Fetch-Site".into()),
-            ),
-            (
-                "Transfer-Encoding",
-                "chunked",
-                HeaderError::Reserved("Transfer-Encoding".into()),
-            ),
-            ("Bad Name", "v", HeaderError::BadName("Bad Name".into())),
-            (
-                "X-Line",
-                "a\r\nInjected: 1",
-                HeaderError::BadValue("X-Line".into()),
-            ),
-            ("X-Empty", "", HeaderError::BadValue("X-Empty".into())),
-        ] {
-            let one: BTreeMap<String, String> = [(name.to_string(), value.to_string())].into();
-            assert_eq!(check_headers(&one), Err(expected), "{name}");
-        }
-        let many: BTreeMap<String, String> = (0..17)
-            .map(|i| (format!("x-h{i}"), "v".to_string()))
-            .collect();
-        assert_eq!(check_headers(&many), Err(HeaderError::TooMany));
-    }
-
-    #[test]
-    fn the_credential_header_is_a_plain_name_other_than_authorization() {
-        assert_eq!(check_credential_header(" X-Api-Key ").unwrap(), "x-api-key");
-        assert!(matches!(
-            check_credential_header("Authorization"),
-            Err(HeaderError::Reserved(_))
-        ));
-        assert!(matches!(
-            check_credential_header("Cookie"),
-            Err(HeaderError::Reserved(_))
-        ));
-        assert!(matches!(
-            check_credential_header("x-api-key: evil"),
-            Err(HeaderError::BadName(_))
-        ));
-    }
 
     #[test]
     fn tools_become_functions_with_the_server_name_and_their_own_kept() {

@@ -14,6 +14,8 @@
 //! - [`openapi`]: OpenAPI 3.x and Swagger 2.0 (JSON or YAML) imported as functions,
 //!   with caps, `$ref` limits and a reason for everything refused or skipped.
 //! - [`mcp`]: an MCP server's `tools/list` as functions (names, schemas, risk).
+//! - [`headers`]: the plain headers and the credential's header an MCP server may be
+//!   given, and the settings form's `Name: value` lines read under the same rules.
 //! - [`result`]: the one bounded result shape of REST and MCP calls.
 //! - [`args`]: arguments checked against the function's schema and caps before dispatch.
 //! - [`call`]: a checked REST call as the HTTP request the edge sends: path parameters
@@ -34,6 +36,7 @@ pub mod args;
 pub mod builtin;
 pub mod call;
 pub mod fingerprint;
+pub mod headers;
 pub mod mcp;
 pub mod method;
 pub mod model;

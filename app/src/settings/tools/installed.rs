@@ -1,0 +1,254 @@
+//! Settings › Tools › the plugins: built-in ones first, then the installed ones, each
+//! with its switch, its functions (each with its risk and own switch), its credential
+//! (kept in the vault, shown masked) and, for installed ones, Uninstall. Names two
+//! plugins expose are listed as collisions: neither is offered until one is switched off.
+
+use hearth_core::api::RegisteredPlugin;
+use hearth_core::plugin::builtin::IMAGE_GENERATOR_ID;
+use hearth_core::plugin::selection::toolset;
+use hearth_core::plugin::{Auth, Plugin, Source};
+use leptos::ev::SubmitEvent;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use super::image_model::ImageModelField;
+use super::{risk_key, save_prefs};
+use crate::i18n::{Key, tr, use_i18n};
+use crate::plugins::use_plugins;
+use crate::preferences::use_prefs;
+use crate::ui::field::{Control, Field};
+use crate::ui::toast::{ToastKind, use_toasts};
+
+#[component]
+pub(super) fn PluginList() -> impl IntoView {
+    let plugins = use_plugins();
+    let prefs = use_prefs();
+    let i18n = use_i18n();
+    let collisions = move || {
+        let builtins = plugins.builtins.get();
+        let installed = plugins.installed.get();
+        prefs
+            .value
+            .with(|p| toolset(&builtins, &installed, &p.tools).collisions)
+    };
+    view! {
+        {move || {
+            let list = collisions();
+            (!list.is_empty()).then(|| view! {
+                <div class="notice notice--warning" role="status" id="plugins-collisions">
+                    <p>{tr(Key::PluginsCollisions)}</p>
+                    <ul>{list.into_iter().map(|c| view! { <li>{c.to_string()}</li> }).collect_view()}</ul>
+                </div>
+            })
+        }}
+        <h3 class="settings-subheading">{tr(Key::PluginsBuiltin)}</h3>
+        <ul class="plugin-list" id="plugins-builtin">
+            <For each=move || plugins.builtins.get() key=|r| r.plugin.id.clone() let:registered>
+                <PluginCard registered=registered />
+            </For>
+        </ul>
+        <h3 class="settings-subheading">{tr(Key::PluginsInstalledTitle)}</h3>
+        {move || plugins.installed.with(Vec::is_empty).then(|| view! {
+            <p class="field__hint" id="plugins-empty">{i18n.t(Key::PluginsEmpty)}</p>
+        })}
+        <ul class="plugin-list" id="plugins-installed">
+            <For each=move || plugins.installed.get() key=|r| (r.plugin.id.clone(), r.fingerprints.clone()) let:registered>
+                <PluginCard registered=registered />
+            </For>
+        </ul>
+    }
+}
+
+fn source_key(source: Source) -> Key {
+    match source {
+        Source::Builtin => Key::PluginsSourceBuiltin,
+        Source::Openapi => Key::PluginsSourceOpenApi,
+        Source::Mcp => Key::PluginsSourceMcp,
+    }
+}
+
+#[component]
+fn PluginCard(registered: RegisteredPlugin) -> impl IntoView {
+    let plugins = use_plugins();
+    let prefs = use_prefs();
+    let toasts = use_toasts();
+    let i18n = use_i18n();
+    let plugin: Plugin = registered.plugin;
+    let id = plugin.id.clone();
+    let on = {
+        let plugin = plugin.clone();
+        move || prefs.value.with(|p| p.tools.plugin_on(&plugin))
+    };
+    let toggle = {
+        let id = id.clone();
+        move |event: leptos::ev::Event| {
+            let checked = event_target_checked(&event);
+            let id = id.clone();
+            save_prefs(prefs, toasts, i18n, move |p| {
+                p.tools.set_plugin(&id, checked)
+            });
+        }
+    };
+    let installed = plugin.source != Source::Builtin;
+    let uninstall = {
+        let id = id.clone();
+        let title = plugin.title.clone();
+        move |_| {
+            let (id, title) = (id.clone(), title.clone());
+            spawn_local(async move {
+                match plugins.uninstall(&id).await {
+                    Ok(()) => {
+                        let forget = id.clone();
+                        save_prefs(prefs, toasts, i18n, move |p| p.tools.forget(&forget));
+                        toasts.show(
+                            ToastKind::Info,
+                            i18n.t_with(Key::PluginsUninstalled, &[("title", &title)]),
+                        );
+                    }
+                    Err(reason) => toasts.show(
+                        ToastKind::Error,
+                        i18n.t_with(
+                            Key::PluginsUninstallFailed,
+                            &[("reason", &reason.to_string())],
+                        ),
+                    ),
+                }
+            });
+        }
+    };
+    let location = plugin
+        .mcp
+        .as_ref()
+        .map(|m| m.server_url.clone())
+        .or_else(|| plugin.server_url.clone())
+        .unwrap_or_default();
+    let functions = plugin
+        .functions
+        .iter()
+        .map(|function| {
+            let (plugin_id, name) = (id.clone(), function.name.clone());
+            let checked = {
+                let (plugin_id, name) = (plugin_id.clone(), name.clone());
+                move || prefs.value.with(|p| p.tools.function_on(&plugin_id, &name))
+            };
+            let toggle = move |event: leptos::ev::Event| {
+                let checked = event_target_checked(&event);
+                let (plugin_id, name) = (plugin_id.clone(), name.clone());
+                save_prefs(prefs, toasts, i18n, move |p| {
+                    p.tools.set_function(&plugin_id, &name, checked)
+                });
+            };
+            let risk = function.risk;
+            view! {
+                <li class="function-row" data-function=function.name.clone()>
+                    <label class="switch">
+                        <input type="checkbox" prop:checked=checked on:change=toggle
+                            aria-label=format!("{} {}", i18n.t(Key::PluginsFunctionEnabled), function.name) />
+                        <code class="function-row__name">{function.name.clone()}</code>
+                    </label>
+                    <span class=format!("risk risk--{}", risk.as_str())>{tr(risk_key(risk))}</span>
+                    <p class="function-row__description">{function.description.clone()}</p>
+                </li>
+            }
+        })
+        .collect_view();
+    let count = plugin.functions.len();
+    view! {
+        <li class="plugin-card" data-plugin-id=id.clone()>
+            <div class="plugin-card__head">
+                <div class="plugin-card__main">
+                    <span class="plugin-card__title">{plugin.title.clone()}</span>
+                    <span class="plugin-card__meta">{tr(source_key(plugin.source))}</span>
+                    {(!location.is_empty()).then(|| view! { <span class="plugin-card__url">{location}</span> })}
+                </div>
+                <label class="switch">
+                    <input type="checkbox" prop:checked=on on:change=toggle data-plugin-switch=""
+                        aria-label=format!("{}: {}", i18n.t(Key::PluginsEnabled), plugin.title) />
+                    <span aria-hidden="true">{tr(Key::PluginsEnabled)}</span>
+                </label>
+                {installed.then(|| view! {
+                    <button type="button" class="button button--secondary button--small" data-uninstall="" on:click=uninstall
+                        aria-label=format!("{}: {}", i18n.t(Key::PluginsUninstall), plugin.title)>
+                        {tr(Key::PluginsUninstall)}
+                    </button>
+                })}
+            </div>
+            {(!plugin.description.is_empty()).then(|| view! {
+                <p class="plugin-card__description">{plugin.description.clone()}</p>
+            })}
+            {(plugin.auth != Auth::None).then(|| view! { <Credential plugin_id=id.clone() /> })}
+            {(id == IMAGE_GENERATOR_ID).then(|| view! { <ImageModelField /> })}
+            <details class="plugin-card__functions">
+                <summary>{i18n.t_with(Key::PluginsFunctions, &[("count", &count.to_string())])}</summary>
+                <ul class="function-list">{functions}</ul>
+            </details>
+        </li>
+    }
+}
+
+/// A plugin's credential: whether one is saved, a field to save or replace it, and a way
+/// to forget it. The secret is never shown back.
+#[component]
+fn Credential(plugin_id: String) -> impl IntoView {
+    let plugins = use_plugins();
+    let toasts = use_toasts();
+    let i18n = use_i18n();
+    let value = RwSignal::new(String::new());
+    let field_id = format!("plugin-credential-{}", plugin_id.replace(':', "-"));
+    let has = {
+        let plugin_id = plugin_id.clone();
+        move || plugins.credentials.with(|c| c.contains(&plugin_id))
+    };
+    let save = {
+        let plugin_id = plugin_id.clone();
+        move |event: SubmitEvent| {
+            event.prevent_default();
+            let secret = value.get_untracked();
+            if secret.trim().is_empty() {
+                return;
+            }
+            let plugin_id = plugin_id.clone();
+            spawn_local(async move {
+                match plugins.set_credential(&plugin_id, &secret).await {
+                    Ok(()) => {
+                        value.set(String::new());
+                        toasts.show(ToastKind::Info, i18n.t(Key::PluginsCredentialSaved));
+                    }
+                    Err(reason) => toasts.show(ToastKind::Error, reason),
+                }
+            });
+        }
+    };
+    let clear = {
+        let plugin_id = plugin_id.clone();
+        move |_| {
+            let plugin_id = plugin_id.clone();
+            spawn_local(async move {
+                if let Err(reason) = plugins.clear_credential(&plugin_id).await {
+                    toasts.show(ToastKind::Error, reason);
+                }
+            });
+        }
+    };
+    let has_for_clear = has.clone();
+    view! {
+        <form class="plugin-credential" on:submit=save novalidate>
+            <div class="plugin-credential__row">
+                <Field
+                    id=field_id
+                    label=tr(Key::PluginsCredential)
+                    control=Control::Password
+                    value=value
+                    on_input=move |v| value.set(v)
+                    placeholder=move || if has() { i18n.t(Key::PluginsCredentialSet) } else { i18n.t(Key::PluginsCredentialNone) }
+                />
+                <button type="submit" class="button button--secondary button--small">{tr(Key::PluginsCredentialSave)}</button>
+                <Show when=has_for_clear.clone()>
+                    <button type="button" class="button button--secondary button--small" on:click=clear.clone()>
+                        {tr(Key::PluginsCredentialClear)}
+                    </button>
+                </Show>
+            </div>
+        </form>
+    }
+}
