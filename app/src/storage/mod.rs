@@ -18,10 +18,7 @@
 //! leaves half a change. Every failure is a [`StorageError`] the user can be shown; a full
 //! quota is recognised.
 
-use idb::{
-    Database, DatabaseEvent, Factory, ObjectStoreParams, Transaction, TransactionMode,
-    TransactionResult,
-};
+use idb::{Database, DatabaseEvent, Factory, Transaction, TransactionMode, TransactionResult};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use wasm_bindgen::JsValue;
@@ -45,248 +42,18 @@ pub const BACKUPS: &str = "backups";
 /// The `messages` index by conversation.
 pub const BY_CONVERSATION: &str = "conversationId";
 
-/// One write of a [`Batch`].
-#[derive(Debug, Clone)]
-enum Write {
-    Put {
-        store: &'static str,
-        key: String,
-        json: String,
-    },
-    Delete {
-        store: &'static str,
-        key: String,
-    },
-    Merge {
-        store: &'static str,
-        key: String,
-        patch: serde_json::Map<String, serde_json::Value>,
-    },
-}
+mod batch;
+mod schema;
 
-/// Record writes applied together in one transaction: all or none.
-#[derive(Debug, Clone, Default)]
-pub struct Batch {
-    writes: Vec<Write>,
-}
-
-impl Batch {
-    /// An empty batch.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Writes `record` (which carries its key, `id`) to `store`.
-    pub fn put<T: Serialize>(&mut self, store: &'static str, record: &T) -> &mut Self {
-        if let Ok(value) = serde_json::to_value(record) {
-            let key = value["id"].as_str().unwrap_or_default().to_string();
-            self.writes.push(Write::Put {
-                store,
-                key,
-                json: value.to_string(),
-            });
-        }
-        self
-    }
-
-    /// Every (store, key) the batch writes, in order.
-    pub fn keys(&self) -> Vec<(&'static str, String)> {
-        self.writes
-            .iter()
-            .map(|write| match write {
-                Write::Put { store, key, .. }
-                | Write::Delete { store, key }
-                | Write::Merge { store, key, .. } => (*store, key.clone()),
-            })
-            .collect()
-    }
-
-    /// Changes only the fields in `patch` of the stored record `key` and bumps its `rev`,
-    /// leaving every other field as the last writer (maybe another tab) left it. A record
-    /// that no longer exists is not recreated.
-    pub fn merge(&mut self, store: &'static str, key: &str, patch: serde_json::Value) -> &mut Self {
-        if let serde_json::Value::Object(patch) = patch {
-            self.writes.push(Write::Merge {
-                store,
-                key: key.to_string(),
-                patch,
-            });
-        }
-        self
-    }
-
-    /// Deletes `key` from `store`.
-    pub fn delete(&mut self, store: &'static str, key: &str) -> &mut Self {
-        self.writes.push(Write::Delete {
-            store,
-            key: key.to_string(),
-        });
-        self
-    }
-
-    /// Whether there is nothing to write.
-    pub fn is_empty(&self) -> bool {
-        self.writes.is_empty()
-    }
-
-    fn stores(&self) -> Vec<&'static str> {
-        let mut stores: Vec<&'static str> = self
-            .writes
-            .iter()
-            .map(|write| match write {
-                Write::Put { store, .. }
-                | Write::Delete { store, .. }
-                | Write::Merge { store, .. } => *store,
-            })
-            .collect();
-        stores.sort_unstable();
-        stores.dedup();
-        stores
-    }
-}
-
-fn to_object(json: &str) -> Result<JsValue, StorageError> {
-    js_sys::JSON::parse(json).map_err(|_| StorageError::Failed("record is not JSON".into()))
-}
-
-/// Sets `patch`'s fields on the stored object `record` and bumps its `rev`, in place: the
-/// rest of the record (a long reply's text, say) is never converted.
-fn merge_into(
-    record: &JsValue,
-    patch: &serde_json::Map<String, serde_json::Value>,
-) -> Result<(), StorageError> {
-    let failed = |_| StorageError::Failed("record field".into());
-    for (name, field) in patch {
-        js_sys::Reflect::set(record, &JsValue::from_str(name), &field_value(field)?)
-            .map_err(failed)?;
-    }
-    let rev = js_sys::Reflect::get(record, &JsValue::from_str("rev"))
-        .ok()
-        .and_then(|r| r.as_f64())
-        .unwrap_or(0.0);
-    js_sys::Reflect::set(
-        record,
-        &JsValue::from_str("rev"),
-        &JsValue::from_f64(rev + 1.0),
-    )
-    .map_err(failed)?;
-    Ok(())
-}
-
-/// One field as the object store keeps it: strings, numbers and booleans directly, the
-/// rest through JSON (small: rounds, usage, timings).
-fn field_value(field: &serde_json::Value) -> Result<JsValue, StorageError> {
-    Ok(match field {
-        serde_json::Value::Null => JsValue::NULL,
-        serde_json::Value::Bool(b) => JsValue::from_bool(*b),
-        serde_json::Value::Number(n) => JsValue::from_f64(n.as_f64().unwrap_or(0.0)),
-        serde_json::Value::String(text) => JsValue::from_str(text),
-        other => to_object(&other.to_string())?,
-    })
-}
+pub use batch::Batch;
+use batch::{Write, merge_into, to_object};
+use schema::migrate;
 
 fn from_object<T: DeserializeOwned>(value: &JsValue) -> Result<T, StorageError> {
     let text: String = js_sys::JSON::stringify(value)
         .map_err(|_| StorageError::Corrupt("record".into()))?
         .into();
     serde_json::from_str(&text).map_err(|e| StorageError::Corrupt(e.to_string()))
-}
-
-/// Creates what version `version` adds, inside the upgrade `transaction`. A step that
-/// rewrites records backs each one up to [`BACKUPS`] first.
-fn migrate(
-    database: &Database,
-    transaction: &web_sys::IdbTransaction,
-    version: u32,
-) -> Result<(), String> {
-    let existing = database.store_names();
-    let missing = |name: &str| !existing.iter().any(|store| store == name);
-    match version {
-        1 => {
-            for store in [SETTINGS, SECRETS, KEYS] {
-                if missing(store) {
-                    database
-                        .create_object_store(store, ObjectStoreParams::new())
-                        .map_err(|e| e.to_string())?;
-                }
-            }
-        }
-        2 => {
-            for store in [CONVERSATIONS, MESSAGES] {
-                if missing(store) {
-                    let mut params = ObjectStoreParams::new();
-                    params.key_path(Some(idb::KeyPath::new_single("id")));
-                    let created = database
-                        .create_object_store(store, params)
-                        .map_err(|e| e.to_string())?;
-                    if store == MESSAGES {
-                        created
-                            .create_index(
-                                BY_CONVERSATION,
-                                idb::KeyPath::new_single("conversationId"),
-                                None,
-                            )
-                            .map_err(|e| e.to_string())?;
-                    }
-                }
-            }
-        }
-        3 => {
-            if missing(BACKUPS) {
-                database
-                    .create_object_store(BACKUPS, ObjectStoreParams::new())
-                    .map_err(|e| e.to_string())?;
-            }
-            reopen_streaming_replies(transaction).map_err(|e| format!("{e:?}"))?;
-        }
-        _ => {}
-    }
-    Ok(())
-}
-
-/// v3: every message stored as `streaming` (its tab closed or crashed mid-reply) becomes
-/// `interrupted`, after a copy of it goes to [`BACKUPS`]. Runs on a cursor inside the
-/// upgrade transaction; any failed write (a full disk) aborts the whole upgrade.
-fn reopen_streaming_replies(transaction: &web_sys::IdbTransaction) -> Result<(), JsValue> {
-    use js_sys::{Object, Reflect};
-    use wasm_bindgen::JsCast;
-    use wasm_bindgen::prelude::Closure;
-
-    let messages = transaction.object_store(MESSAGES)?;
-    let backups = transaction.object_store(BACKUPS)?;
-    let request = messages.open_cursor()?;
-    let cursor_request = request.clone();
-    let abort_on = transaction.clone();
-    let on_success = Closure::<dyn FnMut()>::new(move || {
-        let step = || -> Result<(), JsValue> {
-            let Ok(cursor) = cursor_request
-                .result()?
-                .dyn_into::<web_sys::IdbCursorWithValue>()
-            else {
-                return Ok(()); // the end: the cursor result is null
-            };
-            let record = cursor.value()?;
-            let status = Reflect::get(&record, &"status".into())?.as_string();
-            if status.as_deref() == Some("streaming") {
-                let id = Reflect::get(&record, &"id".into())?
-                    .as_string()
-                    .unwrap_or_default();
-                backups
-                    .put_with_key(&record, &JsValue::from_str(&format!("v3:{MESSAGES}:{id}")))?;
-                let updated = Object::assign(&Object::new(), record.unchecked_ref());
-                Reflect::set(&updated, &"status".into(), &"interrupted".into())?;
-                cursor.update(&updated)?;
-            }
-            cursor.continue_()
-        };
-        if step().is_err() {
-            let _ = abort_on.abort();
-        }
-    });
-    request.set_onsuccess(Some(on_success.as_ref().unchecked_ref()));
-    // Lives until the cursor is done; an upgrade runs once.
-    on_success.forget();
-    Ok(())
 }
 
 /// A storage failure.
