@@ -1,13 +1,14 @@
 //! The provider fixture against Hearth's own protocol code, over real sockets: requests
-//! built by `hearth_core::provider::request::build`, bodies decoded by `StreamDecoder`,
+//! built by `hearth_core::provider::build::build`, bodies decoded by `StreamDecoder`,
 //! listings read by `parse_list`. No browser: these pin the fixture's wire formats so that
 //! browser tests built on it test the app, not the fixture.
 
 use std::time::Duration;
 
+use hearth_core::provider::build::build;
 use hearth_core::provider::models::{list_url, parse_list};
 use hearth_core::provider::request::{
-    ChatRequest, Endpoint, Message, ModelCapabilities, Part, ToolSpec, auth_headers, build,
+    ChatRequest, Endpoint, Message, ModelCapabilities, Part, ToolSpec, auth_headers,
 };
 use hearth_core::provider::tool_calls::{ToolCall, ToolCallAssembler};
 use hearth_core::provider::{

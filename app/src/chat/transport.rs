@@ -2,13 +2,12 @@
 //! edge relay (`POST /api/chat/relay`, key sealed for `provider:<protocol>`) when the
 //! provider blocks browser calls. Both answer with the provider's own SSE bytes, which
 //! `hearth_core::provider::StreamDecoder` turns into events. The request is built by
-//! `hearth_core::provider::request::build` on either side.
+//! `hearth_core::provider::build::build` on either side.
 
 use hearth_core::api::{ApiError, ErrorCode, RelayRequest};
 use hearth_core::chat::GenerationError;
-use hearth_core::provider::request::{
-    BuiltRequest, ChatRequest, ModelCapabilities, auth_headers, build,
-};
+use hearth_core::provider::build::build;
+use hearth_core::provider::request::{BuiltRequest, ChatRequest, ModelCapabilities, auth_headers};
 use leptos::prelude::window;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;

@@ -16,6 +16,7 @@
 //! user can add and checks their settings.
 
 pub mod anthropic;
+pub mod build;
 pub mod gemini;
 pub mod images;
 pub mod kind;

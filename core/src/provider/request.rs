@@ -10,8 +10,8 @@
 //! - temperature and output limits only when set (Anthropic requires `max_tokens`, so it
 //!   gets the model's output limit or a default).
 //!
-//! This module holds the protocol-neutral types, the [`build`] dispatch and what the
-//! protocols share; each protocol's body is built beside its stream parser
+//! This module holds the protocol-neutral types and what the protocols share; the
+//! dispatch is `provider::build`, and each protocol's body is built beside its stream parser
 //! (`openai_chat::request`, `openai_responses::request`, `anthropic::request`,
 //! `gemini::request`).
 //!
@@ -21,9 +21,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::{Protocol, anthropic, gemini, openai_chat, openai_responses};
-
-pub use super::anthropic::ANTHROPIC_DEFAULT_MAX_TOKENS;
+use super::Protocol;
 
 /// What a model can do. Unknown limits are `None`, never zero.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -206,48 +204,6 @@ pub enum RequestError {
 /// Text that stands in for an image sent to a model without vision.
 pub(crate) const IMAGE_OMITTED: &str = "[image omitted: this model does not accept images]";
 
-/// Builds the streamed request for `request` on `endpoint`.
-pub fn build(
-    endpoint: &Endpoint,
-    request: &ChatRequest,
-    capabilities: &ModelCapabilities,
-) -> Result<BuiltRequest, RequestError> {
-    let base = api_base(endpoint)?;
-    let base = base.as_str();
-    let model = request.model.trim();
-    let model_ok = !model.is_empty()
-        && model
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':' | '/' | '@'));
-    if !model_ok || model.contains("..") {
-        return Err(RequestError::InvalidModel(request.model.clone()));
-    }
-    if request.messages.is_empty() {
-        return Err(RequestError::NoMessages);
-    }
-    let mut context = Context {
-        capabilities,
-        omitted_images: 0,
-    };
-    let (url, body) = match endpoint.protocol {
-        Protocol::OpenAiChat => openai_chat::request::build(&mut context, base, endpoint, request),
-        Protocol::OpenAiResponses => {
-            openai_responses::request::build(&mut context, base, endpoint, request)
-        }
-        Protocol::Anthropic => anthropic::request::build(&mut context, base, endpoint, request),
-        Protocol::Gemini => gemini::request::build(&mut context, base, endpoint, request),
-    };
-    Ok(BuiltRequest {
-        url,
-        headers: vec![
-            ("content-type".into(), "application/json".into()),
-            ("accept".into(), "text/event-stream".into()),
-        ],
-        body,
-        omitted_images: context.omitted_images,
-    })
-}
-
 /// The versioned API root of `endpoint`, without a trailing slash. Anthropic's users
 /// enter `https://api.anthropic.com` or `…/v1`; both mean the `/v1` root.
 pub fn api_base(endpoint: &Endpoint) -> Result<String, RequestError> {
@@ -285,7 +241,7 @@ pub fn auth_headers(protocol: Protocol, api_key: &str) -> Vec<(String, String)> 
 /// and a count of the images it had to leave out.
 pub(crate) struct Context<'a> {
     pub(crate) capabilities: &'a ModelCapabilities,
-    omitted_images: usize,
+    pub(crate) omitted_images: usize,
 }
 
 impl Context<'_> {
@@ -444,65 +400,7 @@ pub(crate) mod fixtures {
 
 #[cfg(test)]
 mod tests {
-    use super::fixtures::*;
     use super::*;
-
-    #[test]
-    fn effort_is_only_sent_when_the_user_set_it() {
-        let mut request = conversation();
-        request.reasoning_effort = None;
-        for protocol in [
-            Protocol::OpenAiChat,
-            Protocol::OpenAiResponses,
-            Protocol::Anthropic,
-            Protocol::Gemini,
-        ] {
-            let built = build(
-                &endpoint(protocol, "https://x.example/v1", true),
-                &request,
-                &FULL,
-            )
-            .unwrap();
-            let text = built.body.to_string();
-            for needle in ["reasoning", "thinking", "effort"] {
-                assert!(!text.contains(needle), "{protocol:?} sent {needle}: {text}");
-            }
-        }
-    }
-
-    #[test]
-    fn invalid_inputs_are_typed_errors() {
-        let request = conversation();
-        assert_eq!(
-            build(
-                &endpoint(Protocol::OpenAiChat, "ftp://x", false),
-                &request,
-                &FULL
-            ),
-            Err(RequestError::InvalidBaseUrl)
-        );
-        for model in ["", "a b", "../../admin", "m?key=1", "m#x"] {
-            let mut bad = conversation();
-            bad.model = model.into();
-            assert!(
-                matches!(
-                    build(&endpoint(Protocol::Gemini, "https://x", false), &bad, &FULL),
-                    Err(RequestError::InvalidModel(_))
-                ),
-                "{model:?}"
-            );
-        }
-        let mut empty = conversation();
-        empty.messages.clear();
-        assert_eq!(
-            build(
-                &endpoint(Protocol::OpenAiChat, "https://x", false),
-                &empty,
-                &FULL
-            ),
-            Err(RequestError::NoMessages)
-        );
-    }
 
     #[test]
     fn auth_headers_per_protocol() {

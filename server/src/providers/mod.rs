@@ -25,7 +25,7 @@ use bytes::Bytes;
 use futures_util::Stream;
 use hearth_core::api::{ApiError, ErrorCode, ModelListRequest, ModelListResponse, RelayRequest};
 use hearth_core::provider::models::{ModelInfo, list_url, parse_list};
-use hearth_core::provider::request::{self, ModelCapabilities, auth_headers};
+use hearth_core::provider::request::{ModelCapabilities, auth_headers};
 use reqwest::Method;
 use serde_json::json;
 use tokio::time::Instant;
@@ -92,8 +92,12 @@ impl Providers {
     ) -> Result<impl Stream<Item = Result<Bytes, std::io::Error>> + Send + use<>, ApiError> {
         let resolved = resolve(&self.configured, self.byok.as_deref(), &relay.provider)?;
         let protocol = resolved.endpoint.protocol;
-        let built = request::build(&resolved.endpoint, &relay.request, &relay.capabilities)
-            .map_err(|error| ApiError::new(ErrorCode::BadRequest, error.to_string()))?;
+        let built = hearth_core::provider::build::build(
+            &resolved.endpoint,
+            &relay.request,
+            &relay.capabilities,
+        )
+        .map_err(|error| ApiError::new(ErrorCode::BadRequest, error.to_string()))?;
         let secret_headers = resolved
             .key
             .as_deref()

@@ -116,9 +116,10 @@ fn body(context: &mut Context, request: &ChatRequest) -> Value {
 
 #[cfg(test)]
 mod tests {
+    use super::ANTHROPIC_DEFAULT_MAX_TOKENS;
     use crate::provider::Protocol;
+    use crate::provider::build::build;
     use crate::provider::request::fixtures::*;
-    use crate::provider::request::*;
 
     #[test]
     fn anthropic_shape_with_thinking_and_tool_results_in_user_turns() {

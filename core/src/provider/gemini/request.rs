@@ -102,8 +102,8 @@ fn body(context: &mut Context, request: &ChatRequest) -> Value {
 #[cfg(test)]
 mod tests {
     use crate::provider::Protocol;
+    use crate::provider::build::build;
     use crate::provider::request::fixtures::*;
-    use crate::provider::request::*;
 
     #[test]
     fn gemini_shape() {

@@ -116,8 +116,9 @@ mod tests {
     use serde_json::json;
 
     use crate::provider::Protocol;
+    use crate::provider::build::build;
+    use crate::provider::request::IMAGE_OMITTED;
     use crate::provider::request::fixtures::*;
-    use crate::provider::request::*;
 
     #[test]
     fn openai_chat_with_every_capability() {

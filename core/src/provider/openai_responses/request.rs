@@ -96,8 +96,8 @@ mod tests {
     use serde_json::json;
 
     use crate::provider::Protocol;
+    use crate::provider::build::build;
     use crate::provider::request::fixtures::*;
-    use crate::provider::request::*;
 
     #[test]
     fn responses_api_shape() {
