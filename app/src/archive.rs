@@ -43,7 +43,7 @@ pub enum DataError {
     /// The export could not be written as JSON.
     Encode(String),
     /// The browser refused to save the file.
-    Download(String),
+    Download(crate::browser::DownloadError),
     /// The conversations are deleted but their images could not all be removed.
     Files(FileError),
     /// A reply is streaming; deleting everything under it is refused.

@@ -195,18 +195,38 @@ pub async fn storage_persist() -> Option<bool> {
         .as_bool()
 }
 
+/// Why a download could not be offered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DownloadError {
+    /// The browser would not hold the file's bytes.
+    NoBlob,
+    /// The browser would not give the file a URL.
+    NoUrl,
+    /// There is no document to start the download from.
+    NoDocument,
+}
+
+impl std::fmt::Display for DownloadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::NoBlob => "the browser could not hold the file",
+            Self::NoUrl => "the browser could not offer the file",
+            Self::NoDocument => "no document",
+        })
+    }
+}
+
 /// Offers `text` as a file download named `filename`.
-pub fn download(filename: &str, text: &str, mime: &str) -> Result<(), String> {
+pub fn download(filename: &str, text: &str, mime: &str) -> Result<(), DownloadError> {
     let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
     let options = web_sys::BlobPropertyBag::new();
     options.set_type(mime);
     let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options)
-        .map_err(|_| "the browser could not hold the file".to_string())?;
-    let url = web_sys::Url::create_object_url_with_blob(&blob)
-        .map_err(|_| "the browser could not offer the file".to_string())?;
+        .map_err(|_| DownloadError::NoBlob)?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(|_| DownloadError::NoUrl)?;
     let anchor: web_sys::HtmlAnchorElement = document()
         .create_element("a")
-        .map_err(|_| "no document".to_string())?
+        .map_err(|_| DownloadError::NoDocument)?
         .unchecked_into();
     anchor.set_href(&url);
     anchor.set_download(filename);

@@ -62,7 +62,7 @@ pub enum Answer {
 #[derive(Debug, Clone, PartialEq)]
 pub enum CallError {
     /// The credential could not be read or sealed.
-    Credential(String),
+    Credential(CredentialError),
     /// The edge refused or failed.
     Edge(EdgeError),
 }
@@ -76,6 +76,28 @@ impl std::fmt::Display for CallError {
                 f.write_str("the Hearth server did not answer; tools need it running")
             }
             Self::Edge(other) => write!(f, "the Hearth server answered {other}"),
+        }
+    }
+}
+
+/// Why a plugin's credential could not be used. Its `Display` is in the user's language
+/// (the storage, vault and sealing errors it wraps are).
+#[derive(Debug, Clone, PartialEq)]
+pub enum CredentialError {
+    /// The browser storage could not be opened.
+    Storage(crate::storage::StorageError),
+    /// The vault failed (a lost key, WebCrypto refused).
+    Vault(crate::vault::VaultError),
+    /// It could not be sealed for the edge.
+    Seal(crate::envelope::SealError),
+}
+
+impl std::fmt::Display for CredentialError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Storage(error) => error.fmt(f),
+            Self::Vault(error) => error.fmt(f),
+            Self::Seal(error) => error.fmt(f),
         }
     }
 }
@@ -122,12 +144,12 @@ impl Plugins {
 
     /// The vault, opened on first use; why not, when it cannot be (a lost key, no
     /// storage).
-    async fn vault(&self) -> Result<Vault, String> {
+    async fn vault(&self) -> Result<Vault, CredentialError> {
         if let Some(vault) = self.vault.get_value() {
             return Ok(vault);
         }
-        let db = Db::open().await.map_err(|e| e.to_string())?;
-        let vault = Vault::open(db).await.map_err(|e| e.to_string())?;
+        let db = Db::open().await.map_err(CredentialError::Storage)?;
+        let vault = Vault::open(db).await.map_err(CredentialError::Vault)?;
         self.vault.set_value(Some(vault.clone()));
         Ok(vault)
     }
@@ -193,7 +215,7 @@ impl Plugins {
                     sealer
                         .seal(&context::mcp_install(), token.trim())
                         .await
-                        .map_err(|e| CallError::Credential(e.to_string()))?,
+                        .map_err(|e| CallError::Credential(CredentialError::Seal(e)))?,
                 );
             }
             edge::install_plugin(&request)
@@ -225,12 +247,16 @@ impl Plugins {
     }
 
     /// Saves a plugin's credential in the vault.
-    pub async fn set_credential(&self, plugin_id: &str, secret: &str) -> Result<(), String> {
+    pub async fn set_credential(
+        &self,
+        plugin_id: &str,
+        secret: &str,
+    ) -> Result<(), CredentialError> {
         self.vault()
             .await?
             .store(&credential_context(plugin_id), secret.trim())
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(CredentialError::Vault)?;
         self.credentials.update(|c| {
             let _ = c.insert(plugin_id.to_string());
         });
@@ -238,12 +264,12 @@ impl Plugins {
     }
 
     /// Forgets a plugin's credential.
-    pub async fn clear_credential(&self, plugin_id: &str) -> Result<(), String> {
+    pub async fn clear_credential(&self, plugin_id: &str) -> Result<(), CredentialError> {
         self.vault()
             .await?
             .remove(&credential_context(plugin_id))
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(CredentialError::Vault)?;
         self.credentials.update(|c| {
             let _ = c.remove(plugin_id);
         });
@@ -269,7 +295,7 @@ impl Plugins {
                 .map_err(CallError::Credential)?
                 .load(&credential_context(plugin_id))
                 .await
-                .map_err(|e| CallError::Credential(e.to_string()))?
+                .map_err(|e| CallError::Credential(CredentialError::Vault(e)))?
         } else {
             None
         };
@@ -279,7 +305,7 @@ impl Plugins {
                     sealer
                         .seal(&context::plugin_auth(plugin_id), secret)
                         .await
-                        .map_err(|e| CallError::Credential(e.to_string()))?,
+                        .map_err(|e| CallError::Credential(CredentialError::Seal(e)))?,
                 ),
                 None => None,
             };

@@ -65,7 +65,8 @@ fn data_message(i18n: I18n, error: &DataError) -> String {
         DataError::Storage(StorageError::QuotaExceeded) => i18n.t(Key::StorageFull),
         DataError::Storage(other) => failed(&other.to_string()),
         DataError::Archive(error) => archive_message(i18n, error),
-        DataError::Encode(why) | DataError::Download(why) => failed(why),
+        DataError::Encode(why) => failed(why),
+        DataError::Download(why) => failed(&why.to_string()),
         DataError::Files(FileError::QuotaExceeded) => i18n.t(Key::StorageFull),
         DataError::Files(other) => i18n.t_with(
             Key::DataDeleteFilesFailed,

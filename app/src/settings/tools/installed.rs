@@ -214,7 +214,7 @@ fn Credential(plugin_id: String) -> impl IntoView {
                         value.set(String::new());
                         toasts.show(ToastKind::Info, i18n.t(Key::PluginsCredentialSaved));
                     }
-                    Err(reason) => toasts.show(ToastKind::Error, reason),
+                    Err(reason) => toasts.show(ToastKind::Error, reason.to_string()),
                 }
             });
         }
@@ -225,7 +225,7 @@ fn Credential(plugin_id: String) -> impl IntoView {
             let plugin_id = plugin_id.clone();
             spawn_local(async move {
                 if let Err(reason) = plugins.clear_credential(&plugin_id).await {
-                    toasts.show(ToastKind::Error, reason);
+                    toasts.show(ToastKind::Error, reason.to_string());
                 }
             });
         }
