@@ -77,6 +77,9 @@ pub async fn run(
     mode: Mode,
 ) -> RunOutcome {
     let Some((run, controller)) = context.runs.begin(&conversation_id, live) else {
+        // Another reply of this conversation is being written (two sends within a
+        // moment): this one does not start, and says so rather than stay "streaming".
+        reply::not_started(context.store, live).await;
         return RunOutcome::Failed;
     };
     let mut reply = Reply::new(run, conversation_id, live, mode);

@@ -218,6 +218,27 @@ impl Reply {
     }
 }
 
+/// Ends the reply `live` before its run began (another run held the conversation):
+/// shown and stored as failed, so it can be retried.
+pub async fn not_started(store: ChatDb, live: LiveMessage) {
+    let error = GenerationError::internal("another reply of this conversation was running");
+    live.record.update(|r| {
+        r.status = MessageStatus::Error;
+        r.generation_error = Some(error.clone());
+    });
+    let mut batch = Batch::new();
+    batch.merge(
+        MESSAGES,
+        &live.id(),
+        json!({
+            "status": MessageStatus::Error,
+            "generationError": error,
+            "updatedAt": now(),
+        }),
+    );
+    let _ = store.write(&batch).await;
+}
+
 /// A call as first recorded, before anything ran.
 fn record_of(call: &ToolCall) -> ToolCallRecord {
     ToolCallRecord {
