@@ -39,6 +39,10 @@ pub const CONVERSATIONS: &str = "conversations";
 pub const MESSAGES: &str = "messages";
 /// Records as they were before a migration rewrote them.
 pub const BACKUPS: &str = "backups";
+/// The performance measure of a merge's own work (not its waits), and its start mark;
+/// a reply's start clears them (`chat::turn::reply`).
+pub const MERGE_MEASURE: &str = "hearth:merge";
+const MERGE_START: &str = "hearth:merge:start";
 /// The `messages` index by conversation.
 pub const BY_CONVERSATION: &str = "conversationId";
 
@@ -299,7 +303,10 @@ impl Db {
                     let Some(current) = current.filter(|v| v.is_object()) else {
                         continue;
                     };
+                    // The synchronous part of a merge, measured for the benchmarks.
+                    crate::browser::mark(MERGE_START);
                     merge_into(&current, patch)?;
+                    crate::browser::measure(MERGE_MEASURE, MERGE_START);
                     records.put(&current, None)?.await?;
                 }
             }

@@ -48,8 +48,9 @@ impl Reply {
     /// The reply `live` as run `run` starts it: a fresh reply starts empty, a
     /// continuation keeps its text and rounds.
     pub fn new(run: RunId, conversation_id: String, live: LiveMessage, mode: Mode) -> Self {
-        // Only the last reply's flushes are kept.
+        // Only the last reply's flushes (and merges) are kept.
         crate::browser::clear_measures(FLUSH_MEASURE);
+        crate::browser::clear_measures(crate::storage::MERGE_MEASURE);
         let rounds = match mode {
             Mode::Fresh => {
                 live.content.set(String::new());
