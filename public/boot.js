@@ -1,17 +1,29 @@
-// Runs before the app's WebAssembly loads: applies the stored theme and language to <html>
-// so the first paint already has the right colours (no white flash for dark-theme users).
-// Served as a file, not inline, so the CSP needs no 'unsafe-inline'.
+// Before the wasm: the stored theme and language on <html>, and a non-English catalog
+// requested for the app to take (app/src/i18n/mod.rs). A file, not inline, for the CSP.
 (function () {
+  var root = document.documentElement;
+  var locale;
   try {
     var theme = localStorage.getItem("hearth.theme");
-    if (theme === "light" || theme === "dark") {
-      document.documentElement.setAttribute("data-theme", theme);
+    if (theme === "light" || theme === "dark") root.setAttribute("data-theme", theme);
+    locale = localStorage.getItem("hearth.locale");
+  } catch (_) {}
+  if (locale !== "en" && locale !== "zh-CN" && locale !== "ja") {
+    // As Locale::negotiate (the app takes the request only if it agrees).
+    locale = "en";
+    var languages = navigator.languages || [];
+    for (var i = 0; i < languages.length; i++) {
+      var primary = String(languages[i]).split(/[-_]/)[0].toLowerCase();
+      if (primary === "en" || primary === "zh" || primary === "ja") {
+        locale = primary === "zh" ? "zh-CN" : primary;
+        break;
+      }
     }
-    var locale = localStorage.getItem("hearth.locale");
-    if (locale === "en" || locale === "zh-CN" || locale === "ja") {
-      document.documentElement.setAttribute("lang", locale);
-    }
-  } catch (_) {
-    // Storage blocked: the system theme and English apply until the app starts.
+  }
+  root.setAttribute("lang", locale);
+  if (locale !== "en") {
+    var response = fetch("/locales/" + locale + ".json");
+    response.catch(function () {});
+    window.__hearthCatalog = { tag: locale, response: response };
   }
 })();

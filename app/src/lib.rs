@@ -15,7 +15,8 @@
 //! - [`settings`]: the settings dialog and its tabs.
 //! - [`ui`]: shared primitives with correct keyboard and focus behaviour: `Dialog`,
 //!   `Menu`, `Toast`, `Field`, `ModelPicker`, `SafeImage`, icons.
-//! - [`i18n`]: translation catalogs (en, zh-CN, ja) and the reactive locale.
+//! - [`i18n`]: translation catalogs (English compiled in, zh-CN and ja fetched when in
+//!   effect) and the reactive locale.
 //! - [`theme`]: light, dark and system themes.
 //! - [`envelope`]: sealing secrets for the edge (BYOK envelopes, WebCrypto).
 //! - [`edge`]: typed calls to the app's own edge server.
@@ -62,10 +63,11 @@ use crate::ui::toast::{ToastRegion, Toasts};
 /// The root component.
 #[component]
 pub fn App() -> impl IntoView {
-    let i18n = I18n::from_browser();
+    let toasts = Toasts::new();
+    let i18n = I18n::from_browser(toasts);
     provide_context(i18n);
     provide_context(Theme::from_browser());
-    provide_context(Toasts::new());
+    provide_context(toasts);
     provide_context(providers::Providers::load());
     provide_context(preferences::Prefs::load());
     provide_context(plugins::Plugins::load());
@@ -138,8 +140,26 @@ pub fn App() -> impl IntoView {
 }
 
 /// Mounts the app on `<body>`. Called by the wasm entry point.
+///
+/// A page starting in a language other than English first waits for that catalog
+/// (bounded by [`i18n::FETCH_TIMEOUT_MS`]; the boot splash stays meanwhile), so the first
+/// render is already in the user's language. Without it the page starts in English.
 pub fn start() {
     console_error_panic_hook::set_once();
+    let locale = I18n::wanted_at_start();
+    if i18n::is_loaded(locale) {
+        mount();
+        return;
+    }
+    wasm_bindgen_futures::spawn_local(async move {
+        if let Err(error) = i18n::load(locale).await {
+            i18n::warn_unloaded(locale, &error);
+        }
+        mount();
+    });
+}
+
+fn mount() {
     mount_to_body(App);
     // The static splash in index.html covers the time the wasm takes to load.
     if let Some(splash) = document().get_element_by_id("boot") {

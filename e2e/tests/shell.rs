@@ -637,6 +637,190 @@ async fn language_switch_translates_the_shell_and_persists() {
     browser.finish().await;
 }
 
+/// Records, from before the page's own scripts run, every text the sidebar's new-chat
+/// button ever shows (`window.__newChatTexts`), so a flash of another language is seen
+/// even if it lasts one frame. CDP-injected, so the page's CSP does not apply to it.
+const RECORD_NEW_CHAT_TEXTS: &str = "window.__newChatTexts = [];
+    new MutationObserver(() => {
+      const button = document.getElementById('sidebar-new-chat');
+      const text = button ? button.textContent.trim() : '';
+      const seen = window.__newChatTexts;
+      if (text && seen[seen.length - 1] !== text) seen.push(text);
+    }).observe(document, { subtree: true, childList: true, characterData: true });";
+
+/// The catalogs this page requested, as paths (`/locales/ja.json`).
+async fn catalogs_fetched(browser: &Browser) -> Value {
+    browser
+        .js(
+            "return performance.getEntriesByType('resource')
+                 .map((e) => new URL(e.name).pathname)
+                 .filter((p) => p.startsWith('/locales/'));",
+            vec![],
+        )
+        .await
+}
+
+/// A browser whose languages are `accept_language` (as `navigator.languages` reports
+/// them), recording the new-chat button's texts on every page it loads.
+async fn browser_speaking(stack: &hearth_e2e::Stack, accept_language: &str) -> Browser {
+    let browser = Browser::open(stack, 1440, 900).await;
+    let user_agent = browser.js("return navigator.userAgent", vec![]).await;
+    browser
+        .cdp(
+            "Emulation.setUserAgentOverride",
+            json!({"userAgent": user_agent, "acceptLanguage": accept_language}),
+        )
+        .await;
+    browser
+        .cdp(
+            "Page.addScriptToEvaluateOnNewDocument",
+            json!({"source": RECORD_NEW_CHAT_TEXTS}),
+        )
+        .await;
+    browser
+}
+
+#[tokio::test]
+async fn a_japanese_first_load_is_japanese_from_the_first_render_and_fetches_only_japanese() {
+    let stack = hearth_e2e::Stack::start();
+    let browser = browser_speaking(&stack, "ja-JP,ja,en").await;
+    browser.open_app("/").await;
+    assert_eq!(
+        browser.js("return navigator.languages[0]", vec![]).await,
+        json!("ja-JP"),
+        "the emulated browser language"
+    );
+    // The first text the button ever had is Japanese: no English flash before it.
+    assert_eq!(
+        browser.js("return window.__newChatTexts", vec![]).await,
+        json!(["新しいチャット"])
+    );
+    assert_eq!(
+        browser
+            .js("return document.documentElement.lang", vec![])
+            .await,
+        json!("ja")
+    );
+    assert_eq!(
+        browser.text_of(".empty-state__title").await,
+        "何をお手伝いしましょうか？"
+    );
+    assert_eq!(
+        catalogs_fetched(&browser).await,
+        json!(["/locales/ja.json"])
+    );
+    assert_eq!(browser.local_storage("hearth.locale").await, Value::Null);
+    browser.assert_no_console_errors().await;
+
+    // A stored choice wins over the browser's language, from the first render too, and
+    // only its catalog is requested.
+    browser
+        .js("localStorage.setItem('hearth.locale', 'zh-CN')", vec![])
+        .await;
+    browser.reload_app().await;
+    assert_eq!(
+        browser.js("return window.__newChatTexts", vec![]).await,
+        json!(["新对话"])
+    );
+    assert_eq!(
+        catalogs_fetched(&browser).await,
+        json!(["/locales/zh-CN.json"])
+    );
+    browser.assert_no_console_errors().await;
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn an_english_first_load_fetches_no_catalog() {
+    let stack = hearth_e2e::Stack::start();
+    let browser = browser_speaking(&stack, "en-US,en,ja").await;
+    browser.open_app("/").await;
+    assert_eq!(
+        browser.js("return window.__newChatTexts", vec![]).await,
+        json!(["New chat"])
+    );
+    assert_eq!(catalogs_fetched(&browser).await, json!([]));
+    browser.assert_no_console_errors().await;
+    browser.close().await;
+}
+
+/// Reads the console: the app warned that the Japanese catalog could not be loaded, and
+/// nothing failed besides the blocked request itself.
+async fn assert_only_the_blocked_catalog_failed(browser: &Browser) {
+    let log = browser.console_log().await;
+    assert!(
+        log.iter().any(|entry| entry.level == "WARNING"
+            && entry
+                .message
+                .contains("the ja translation could not be loaded")),
+        "{log:#?}"
+    );
+    let errors: Vec<&String> = log
+        .iter()
+        .filter(|entry| entry.level == "SEVERE" && !entry.message.contains("/locales/ja.json"))
+        .map(|entry| &entry.message)
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+}
+
+#[tokio::test]
+async fn a_catalog_that_cannot_be_fetched_keeps_english_and_says_so() {
+    let stack = hearth_e2e::Stack::start();
+    let browser = browser_speaking(&stack, "en-US,en").await;
+    browser.cdp("Network.enable", json!({})).await;
+    browser
+        .cdp(
+            "Network.setBlockedURLs",
+            json!({"urls": ["*/locales/ja.json"]}),
+        )
+        .await;
+
+    // A switch in Settings: the language stays, the picker goes back, a toast explains.
+    browser.open_app("/#settings/general").await;
+    browser
+        .wait_until("document.querySelector('dialog').open")
+        .await;
+    let select = browser.wait_for("#settings-language").await;
+    select.select_by_value("ja").await.expect("choose Japanese");
+    browser
+        .wait_until(
+            "[...document.querySelectorAll('.toast')].some((t) => \
+             t.textContent.includes('日本語 could not be loaded'))",
+        )
+        .await;
+    browser
+        .wait_until("document.getElementById('settings-language').value === 'auto'")
+        .await;
+    assert_eq!(
+        browser
+            .js("return document.documentElement.lang", vec![])
+            .await,
+        json!("en")
+    );
+    assert_eq!(browser.text_of("#sidebar-new-chat").await, "New chat");
+    assert_eq!(browser.local_storage("hearth.locale").await, Value::Null);
+    assert_only_the_blocked_catalog_failed(&browser).await;
+
+    // A start whose stored language cannot be fetched mounts in English, with a warning.
+    browser
+        .js("localStorage.setItem('hearth.locale', 'ja')", vec![])
+        .await;
+    browser.goto("/").await;
+    browser.wait_for("#composer-input").await;
+    assert_eq!(
+        browser.js("return window.__newChatTexts", vec![]).await,
+        json!(["New chat"])
+    );
+    assert_eq!(
+        browser
+            .js("return document.documentElement.lang", vec![])
+            .await,
+        json!("en")
+    );
+    assert_only_the_blocked_catalog_failed(&browser).await;
+    browser.close().await;
+}
+
 #[tokio::test]
 async fn logo_is_a_safe_image() {
     let browser = AppSession::open(1440, 900).await;

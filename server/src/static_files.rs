@@ -360,6 +360,9 @@ mod tests {
         assert!(!has_content_hash("index.html"));
         assert!(!has_content_hash("boot.js"));
         assert!(!has_content_hash("icons/icon-192.png"));
+        // The translation catalogs keep stable names and are revalidated, not immutable.
+        assert!(!has_content_hash("locales/zh-CN.json"));
+        assert!(!has_content_hash("locales/ja.json"));
         assert!(!has_content_hash("app-notahexhash12345.js"));
         assert!(has_content_hash("app-0123456789abcdef/split_x_1.wasm"));
         assert!(has_content_hash("app-0123456789abcdef/hearth-app.js"));

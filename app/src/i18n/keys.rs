@@ -52,6 +52,7 @@ keys! {
     SettingsLanguage => "settings.language",
     SettingsLanguageAuto => "settings.language_auto",
     SettingsLanguageHint => "settings.language_hint",
+    SettingsLanguageFailed => "settings.language_failed",
     AboutAppVersion => "about.app_version",
     AboutEdgeVersion => "about.edge_version",
     AboutMode => "about.mode",

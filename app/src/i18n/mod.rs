@@ -1,22 +1,45 @@
-//! Translation: the catalogs (`app/locales/<tag>.json`, compiled in), the reactive
-//! current locale, and `{placeholder}` interpolation.
+//! Translation: the catalogs (`app/locales/<tag>.json`), the reactive current locale, and
+//! `{placeholder}` interpolation.
+//!
+//! Only English is compiled in: it is the default and every other locale's fallback,
+//! kept as its sentences alone in `Key` order (`app/build.rs`; the ids are in `Key::id`).
+//! Trunk copies the other catalogs to `dist/locales/<tag>.json` (stable names, so a
+//! service worker can cache them), and the app fetches one only when that locale is in
+//! effect ([`load`]): a first load pays for one language, not all of them.
 //!
 //! The user's choice is kept in `localStorage` (`hearth.locale`); without one, the
-//! browser's language list picks the locale ([`Locale::negotiate`]). A key missing from a
-//! catalog falls back to English at run time, but the tests below fail on it first.
+//! browser's language list picks the locale ([`Locale::negotiate`]).
+//! - At start, `public/boot.js` already requested that locale's catalog before the wasm
+//!   loaded (`window.__hearthCatalog`); [`crate::start`] waits for it, at most
+//!   [`FETCH_TIMEOUT_MS`], before mounting, so a Japanese page never flashes English.
+//!   Without it (no answer, too large, unreadable) the app mounts in English and logs a
+//!   warning.
+//! - A switch in Settings › General fetches first and switches once the catalog is here,
+//!   so `<html lang>` and the texts change together; a failed fetch keeps the current
+//!   language and says so in a toast.
+//! - A fetched catalog is checked against English (`catalog::parse_fetched`): a stale
+//!   one, cached by another build, loses its unknown keys and any sentence whose
+//!   placeholders changed, and every key it lacks shows in English.
+//!
+//! The tests below read all three files from the source tree, and fail on a key missing
+//! from any locale, an unknown key, or mismatched `{placeholders}`.
 
+mod catalog;
 pub mod errors;
 mod keys;
 
-use std::collections::HashMap;
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use hearth_core::locale::Locale;
 use leptos::prelude::*;
 
+pub use catalog::{CatalogError, FETCH_TIMEOUT_MS, MAX_CATALOG_BYTES};
 pub use keys::Key;
 
 use crate::browser;
+use crate::ui::toast::{ToastKind, Toasts};
+use catalog::Catalog;
 
 const STORAGE_KEY: &str = "hearth.locale";
 
@@ -40,39 +63,170 @@ pub fn message(key: Key, values: &[(&str, &str)]) -> String {
     interpolate(&translate(locale_in_effect(), key), values)
 }
 
-/// The raw catalog files, by locale.
-pub(crate) fn catalog_source(locale: Locale) -> &'static str {
+/// English, compiled in: its sentences in `Key` order, NUL-separated (`app/build.rs`).
+const ENGLISH: &str = include_str!(concat!(env!("OUT_DIR"), "/en.values"));
+
+/// The English sentence of `key`.
+fn english(key: Key) -> Option<&'static str> {
+    static SENTENCES: OnceLock<Vec<&'static str>> = OnceLock::new();
+    SENTENCES
+        .get_or_init(|| ENGLISH.split('\0').collect())
+        .get(key as usize)
+        .copied()
+        .filter(|text| !text.is_empty())
+}
+
+/// The English sentence of the key with id `id`.
+fn english_by_id(id: &str) -> Option<&'static str> {
+    Key::ALL
+        .iter()
+        .find(|key| key.id() == id)
+        .and_then(|key| english(*key))
+}
+
+/// The fetched catalogs this page has, by locale (in [`Locale::ALL`] order; English's
+/// slot stays empty). A catalog, once here, stays for the page.
+static CATALOGS: [OnceLock<Catalog>; 3] = [const { OnceLock::new() }; 3];
+
+fn slot(locale: Locale) -> &'static OnceLock<Catalog> {
+    let index = Locale::ALL.iter().position(|l| *l == locale).unwrap_or(0);
+    &CATALOGS[index]
+}
+
+/// A fetched catalog, if it has arrived.
+#[cfg(not(test))]
+fn fetched(locale: Locale) -> Option<&'static Catalog> {
+    slot(locale).get()
+}
+
+/// Native tests have no network: every shipped file is read from the source tree.
+#[cfg(test)]
+fn fetched(locale: Locale) -> Option<&'static Catalog> {
+    Some(slot(locale).get_or_init(|| tests::shipped(locale)))
+}
+
+/// `locale`'s catalog, if it is a fetched one and here.
+fn catalog(locale: Locale) -> Option<&'static Catalog> {
     match locale {
-        Locale::En => include_str!("../../locales/en.json"),
-        Locale::ZhCn => include_str!("../../locales/zh-CN.json"),
-        Locale::Ja => include_str!("../../locales/ja.json"),
+        Locale::En => None,
+        _ => fetched(locale),
     }
 }
 
-/// One locale's strings by key id.
-pub(crate) type Catalog = HashMap<String, String>;
-
-fn catalogs() -> &'static [Catalog; 3] {
-    static CATALOGS: OnceLock<[Catalog; 3]> = OnceLock::new();
-    CATALOGS.get_or_init(|| Locale::ALL.map(|l| parse_catalog(catalog_source(l))))
+/// Whether `locale`'s strings are here (English always is).
+pub fn is_loaded(locale: Locale) -> bool {
+    locale == Locale::En || catalog(locale).is_some()
 }
 
-fn parse_catalog(source: &str) -> Catalog {
-    serde_json::from_str(source).unwrap_or_default()
+/// The path of `locale`'s catalog under `dist/`.
+pub fn catalog_path(locale: Locale) -> String {
+    format!("/locales/{}.json", locale.tag())
 }
 
-fn catalog(locale: Locale) -> &'static Catalog {
-    let index = Locale::ALL.iter().position(|l| *l == locale).unwrap_or(0);
-    &catalogs()[index]
+/// Makes `locale`'s strings available: nothing to do for English or a catalog already
+/// here; otherwise fetches `/locales/<tag>.json` (or takes the request `boot.js` started
+/// for it), bounded by [`FETCH_TIMEOUT_MS`] and [`MAX_CATALOG_BYTES`], and keeps what
+/// survives the check against English.
+pub async fn load(locale: Locale) -> Result<(), CatalogError> {
+    if is_loaded(locale) {
+        return Ok(());
+    }
+    let text = fetch::bounded(locale).await?;
+    let parsed = catalog::parse_fetched(&text, english_by_id)?;
+    // A second request for the same locale may have won meanwhile: same file.
+    let _ = slot(locale).set(parsed);
+    Ok(())
+}
+
+/// Logs (as a warning) that `locale` could not be loaded.
+pub fn warn_unloaded(locale: Locale, error: &CatalogError) {
+    web_sys::console::warn_1(
+        &format!(
+            "Hearth: the {} translation could not be loaded ({error}); English is shown.",
+            locale.tag()
+        )
+        .into(),
+    );
+}
+
+mod fetch {
+    //! The request for a catalog, in the browser.
+
+    use hearth_core::locale::Locale;
+    use js_sys::{Array, Promise, Reflect};
+    use leptos::prelude::window;
+    use wasm_bindgen::{JsCast, JsValue};
+    use wasm_bindgen_futures::JsFuture;
+
+    use super::{CatalogError, FETCH_TIMEOUT_MS};
+
+    /// The global where `boot.js` leaves `{ tag, response }`: the catalog request it
+    /// started before the wasm loaded.
+    const BOOT_REQUEST: &str = "__hearthCatalog";
+
+    /// The response promise for `locale`: the one `boot.js` started if it is for this
+    /// locale (taken once), else a new request.
+    fn request(locale: Locale) -> Promise {
+        let window = window();
+        let key = JsValue::from_str(BOOT_REQUEST);
+        if let Ok(started) = Reflect::get(&window, &key)
+            && started.is_object()
+        {
+            let _ = Reflect::delete_property(window.unchecked_ref::<js_sys::Object>(), &key);
+            let tag = Reflect::get(&started, &JsValue::from_str("tag")).ok();
+            if tag.and_then(|tag| tag.as_string()).as_deref() == Some(locale.tag())
+                && let Ok(promise) = Reflect::get(&started, &JsValue::from_str("response"))
+                    .and_then(|value| value.dyn_into::<Promise>())
+            {
+                return promise;
+            }
+        }
+        window.fetch_with_str(&super::catalog_path(locale))
+    }
+
+    /// Settles like `promise`, or rejects with `undefined` once `deadline` has.
+    async fn before(promise: Promise, deadline: &Promise) -> Result<JsValue, CatalogError> {
+        JsFuture::from(Promise::race(&Array::of2(&promise, deadline)))
+            .await
+            .map_err(|error| {
+                if error.is_undefined() {
+                    CatalogError::TimedOut
+                } else {
+                    CatalogError::Unavailable(0)
+                }
+            })
+    }
+
+    /// The catalog's text, or why there is none within [`FETCH_TIMEOUT_MS`] (the
+    /// response and its body together).
+    pub(super) async fn bounded(locale: Locale) -> Result<String, CatalogError> {
+        let deadline = Promise::new(&mut |_, reject| {
+            let _ = window()
+                .set_timeout_with_callback_and_timeout_and_arguments_0(&reject, FETCH_TIMEOUT_MS);
+        });
+        let response: web_sys::Response = before(request(locale), &deadline)
+            .await?
+            .dyn_into()
+            .map_err(|_| CatalogError::Unavailable(0))?;
+        if !response.ok() {
+            return Err(CatalogError::Unavailable(response.status()));
+        }
+        let body = response.text().map_err(|_| CatalogError::Malformed)?;
+        before(body, &deadline)
+            .await?
+            .as_string()
+            .ok_or(CatalogError::Malformed)
+    }
 }
 
 /// Looks `key` up in `locale`, falling back to English, then to the key id.
 pub fn translate(locale: Locale, key: Key) -> String {
     catalog(locale)
-        .get(key.id())
-        .or_else(|| catalog(Locale::En).get(key.id()))
-        .cloned()
-        .unwrap_or_else(|| key.id().to_string())
+        .and_then(|entries| entries.get(key.id()))
+        .map(String::as_str)
+        .or_else(|| english(key))
+        .unwrap_or(key.id())
+        .to_string()
 }
 
 /// Replaces each `{name}` in `template` with its value.
@@ -84,47 +238,118 @@ pub fn interpolate(template: &str, values: &[(&str, &str)]) -> String {
         })
 }
 
+/// The stored choice, if any.
+fn stored_choice() -> Option<Locale> {
+    browser::local_storage_get(STORAGE_KEY).and_then(|tag| Locale::from_tag(&tag))
+}
+
+/// Counts switches of language, so only the latest applies when catalogs arrive out of
+/// order.
+static SWITCHES: AtomicU32 = AtomicU32::new(0);
+
 /// The reactive locale, provided as context by the app root.
 #[derive(Clone, Copy)]
 pub struct I18n {
     /// The user's explicit choice; `None` follows the browser.
     pub choice: RwSignal<Option<Locale>>,
     browser: Locale,
+    /// The locale in effect, always one whose catalog is here (always `Some`: the same
+    /// signal type as `choice`, which keeps the wasm smaller).
+    active: RwSignal<Option<Locale>>,
+    toasts: Toasts,
 }
 
 impl I18n {
-    /// Reads the stored choice and the browser's languages.
-    pub fn from_browser() -> Self {
-        let stored = browser::local_storage_get(STORAGE_KEY).and_then(|tag| Locale::from_tag(&tag));
+    /// The locale a page starts in: the stored choice, else the browser's languages.
+    /// [`crate::start`] loads its catalog before mounting.
+    pub fn wanted_at_start() -> Locale {
+        stored_choice().unwrap_or_else(|| {
+            Locale::negotiate(browser::navigator_languages().iter().map(String::as_str))
+        })
+    }
+
+    /// Reads the stored choice and the browser's languages. A locale whose catalog did
+    /// not arrive at start is not in effect: the page is English and the picker shows
+    /// English (choosing the stored language again retries); the stored choice is kept
+    /// for the next start. Failures to switch are reported through `toasts`.
+    pub fn from_browser(toasts: Toasts) -> Self {
+        let stored = stored_choice();
         let languages = browser::navigator_languages();
+        let browser = Locale::negotiate(languages.iter().map(String::as_str));
+        let wanted = stored.unwrap_or(browser);
+        let active = if is_loaded(wanted) {
+            wanted
+        } else {
+            Locale::En
+        };
+        let choice = match stored {
+            Some(locale) if locale != active => Some(Locale::En),
+            other => other,
+        };
         let i18n = Self {
-            choice: RwSignal::new(stored),
-            browser: Locale::negotiate(languages.iter().map(String::as_str)),
+            choice: RwSignal::new(choice),
+            browser,
+            active: RwSignal::new(Some(active)),
+            toasts,
         };
         IN_EFFECT.with(|in_effect| in_effect.set(Some(i18n)));
         i18n
     }
 
-    /// The locale in effect, untracked (a disposed choice counts as none).
+    /// The locale in effect, untracked (a disposed signal counts as English).
     fn locale_untracked(&self) -> Locale {
-        self.choice
+        self.active
             .try_get_untracked()
             .flatten()
-            .unwrap_or(self.browser)
+            .unwrap_or_default()
     }
 
     /// The locale in effect (tracked).
     pub fn locale(&self) -> Locale {
-        self.choice.get().unwrap_or(self.browser)
+        self.active.get().unwrap_or_default()
     }
 
-    /// Sets or clears the user's choice and remembers it.
+    /// Sets or clears the user's choice and remembers it, once the chosen locale's
+    /// catalog is here (fetched first if need be). A catalog that cannot be fetched
+    /// leaves everything as it was and shows a toast.
     pub fn choose(&self, choice: Option<Locale>) {
+        let wanted = choice.unwrap_or(self.browser);
+        let switch = SWITCHES.fetch_add(1, Ordering::Relaxed).wrapping_add(1);
+        if is_loaded(wanted) {
+            self.apply(choice, wanted);
+            return;
+        }
+        let this = *self;
+        leptos::task::spawn_local(async move {
+            let result = load(wanted).await;
+            if SWITCHES.load(Ordering::Relaxed) != switch {
+                return; // A later choice replaced this one.
+            }
+            match result {
+                Ok(()) => this.apply(choice, wanted),
+                Err(error) => {
+                    warn_unloaded(wanted, &error);
+                    // The picker goes back to the choice in effect.
+                    this.choice.notify();
+                    this.toasts.show(
+                        ToastKind::Error,
+                        this.t_with(
+                            Key::SettingsLanguageFailed,
+                            &[("language", wanted.native_name())],
+                        ),
+                    );
+                }
+            }
+        });
+    }
+
+    fn apply(&self, choice: Option<Locale>, locale: Locale) {
         match choice {
-            Some(locale) => browser::local_storage_set(STORAGE_KEY, locale.tag()),
+            Some(chosen) => browser::local_storage_set(STORAGE_KEY, chosen.tag()),
             None => browser::local_storage_remove(STORAGE_KEY),
         }
         self.choice.set(choice);
+        self.active.set(Some(locale));
     }
 
     /// The string for `key` in the current locale (tracked).
@@ -154,26 +379,71 @@ mod tests {
     use super::*;
     use std::collections::BTreeSet;
 
+    /// The shipped file of `locale`, from the source tree.
+    fn source(locale: Locale) -> &'static str {
+        match locale {
+            Locale::En => include_str!("../../locales/en.json"),
+            Locale::ZhCn => include_str!("../../locales/zh-CN.json"),
+            Locale::Ja => include_str!("../../locales/ja.json"),
+        }
+    }
+
+    /// The shipped catalog of `locale` as it is, unchecked (so the tests see every flaw).
+    pub(super) fn shipped(locale: Locale) -> Catalog {
+        serde_json::from_str(source(locale)).unwrap_or_default()
+    }
+
     fn placeholders(text: &str) -> BTreeSet<String> {
-        text.split('{')
-            .skip(1)
-            .filter_map(|rest| rest.split_once('}').map(|(name, _)| name.to_string()))
-            .collect()
+        catalog::placeholders(text).map(str::to_string).collect()
     }
 
     #[test]
     fn every_catalog_is_valid_json_object_of_strings() {
         for locale in Locale::ALL {
-            let parsed: Result<HashMap<String, String>, _> =
-                serde_json::from_str(catalog_source(locale));
+            let parsed: Result<Catalog, _> = serde_json::from_str(source(locale));
             assert!(parsed.is_ok(), "{}: {:?}", locale.tag(), parsed.err());
         }
     }
 
     #[test]
+    fn every_shipped_catalog_passes_the_fetch_check_whole() {
+        for locale in Locale::ALL {
+            let checked = catalog::parse_fetched(source(locale), english_by_id)
+                .unwrap_or_else(|error| panic!("{}: {error}", locale.tag()));
+            assert_eq!(checked, shipped(locale), "{}", locale.tag());
+            assert!(
+                source(locale).len() * 4 < MAX_CATALOG_BYTES,
+                "{} is close to the size cap",
+                locale.tag()
+            );
+        }
+    }
+
+    #[test]
+    fn the_compiled_in_english_is_en_json_in_key_order() {
+        let file = shipped(Locale::En);
+        assert_eq!(ENGLISH.split('\0').count(), Key::ALL.len());
+        for key in Key::ALL {
+            assert_eq!(
+                english(*key),
+                file.get(key.id()).map(String::as_str),
+                "{key:?}"
+            );
+            assert_eq!(english_by_id(key.id()), english(*key));
+        }
+        assert_eq!(english_by_id("no.such.key"), None);
+    }
+
+    #[test]
+    fn catalog_paths_are_the_files_trunk_copies() {
+        assert_eq!(catalog_path(Locale::Ja), "/locales/ja.json");
+        assert_eq!(catalog_path(Locale::ZhCn), "/locales/zh-CN.json");
+    }
+
+    #[test]
     fn every_key_is_translated_in_every_locale() {
         for locale in Locale::ALL {
-            let entries = catalog(locale);
+            let entries = shipped(locale);
             let missing: Vec<&str> = Key::ALL
                 .iter()
                 .map(|k| k.id())
@@ -191,7 +461,8 @@ mod tests {
     fn no_catalog_has_keys_the_app_does_not_use() {
         let known: BTreeSet<&str> = Key::ALL.iter().map(|k| k.id()).collect();
         for locale in Locale::ALL {
-            let unknown: Vec<&String> = catalog(locale)
+            let entries = shipped(locale);
+            let unknown: Vec<&String> = entries
                 .keys()
                 .filter(|id| !known.contains(id.as_str()))
                 .collect();
