@@ -64,7 +64,7 @@ use crate::ui::toast::{ToastRegion, Toasts};
 #[component]
 pub fn App() -> impl IntoView {
     let toasts = Toasts::new();
-    let i18n = I18n::from_browser(toasts);
+    let i18n = I18n::from_browser();
     provide_context(i18n);
     provide_context(Theme::from_browser());
     provide_context(toasts);

@@ -309,6 +309,7 @@ async fn a_reply_shows_its_phase_and_its_failure_in_the_users_language() {
         !block.contains("The provider is rate limiting"),
         "no English sentence: {block}"
     );
+    session.screenshot("chat-error-ja").await;
     let errors: Vec<String> = session
         .console_errors()
         .await

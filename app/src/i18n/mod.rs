@@ -38,7 +38,6 @@ pub use catalog::{CatalogError, FETCH_TIMEOUT_MS, MAX_CATALOG_BYTES};
 pub use keys::Key;
 
 use crate::browser;
-use crate::ui::toast::{ToastKind, Toasts};
 use catalog::Catalog;
 
 const STORAGE_KEY: &str = "hearth.locale";
@@ -256,7 +255,6 @@ pub struct I18n {
     /// The locale in effect, always one whose catalog is here (always `Some`: the same
     /// signal type as `choice`, which keeps the wasm smaller).
     active: RwSignal<Option<Locale>>,
-    toasts: Toasts,
 }
 
 impl I18n {
@@ -271,8 +269,8 @@ impl I18n {
     /// Reads the stored choice and the browser's languages. A locale whose catalog did
     /// not arrive at start is not in effect: the page is English and the picker shows
     /// English (choosing the stored language again retries); the stored choice is kept
-    /// for the next start. Failures to switch are reported through `toasts`.
-    pub fn from_browser(toasts: Toasts) -> Self {
+    /// for the next start.
+    pub fn from_browser() -> Self {
         let stored = stored_choice();
         let languages = browser::navigator_languages();
         let browser = Locale::negotiate(languages.iter().map(String::as_str));
@@ -290,7 +288,6 @@ impl I18n {
             choice: RwSignal::new(choice),
             browser,
             active: RwSignal::new(Some(active)),
-            toasts,
         };
         IN_EFFECT.with(|in_effect| in_effect.set(Some(i18n)));
         i18n
@@ -311,8 +308,9 @@ impl I18n {
 
     /// Sets or clears the user's choice and remembers it, once the chosen locale's
     /// catalog is here (fetched first if need be). A catalog that cannot be fetched
-    /// leaves everything as it was and shows a toast.
-    pub fn choose(&self, choice: Option<Locale>) {
+    /// leaves everything as it was and hands `failed` the sentence saying so (the caller
+    /// shows it: translation knows nothing of toasts).
+    pub fn choose(&self, choice: Option<Locale>, failed: impl FnOnce(String) + 'static) {
         let wanted = choice.unwrap_or(self.browser);
         let switch = SWITCHES.fetch_add(1, Ordering::Relaxed).wrapping_add(1);
         if is_loaded(wanted) {
@@ -331,13 +329,10 @@ impl I18n {
                     warn_unloaded(wanted, &error);
                     // The picker goes back to the choice in effect.
                     this.choice.notify();
-                    this.toasts.show(
-                        ToastKind::Error,
-                        this.t_with(
-                            Key::SettingsLanguageFailed,
-                            &[("language", wanted.native_name())],
-                        ),
-                    );
+                    failed(this.t_with(
+                        Key::SettingsLanguageFailed,
+                        &[("language", wanted.native_name())],
+                    ));
                 }
             }
         });

@@ -34,7 +34,12 @@ pub fn GeneralPanel() -> impl IntoView {
             }
         })
         .collect_view();
-    let on_language = move |value: String| i18n.choose(Locale::from_tag(&value));
+    let toasts = crate::ui::toast::use_toasts();
+    let on_language = move |value: String| {
+        i18n.choose(Locale::from_tag(&value), move |sentence| {
+            toasts.show(crate::ui::toast::ToastKind::Error, sentence);
+        })
+    };
     let selected_tag = move || i18n.choice.get().map(|l| l.tag()).unwrap_or("auto");
 
     view! {
