@@ -339,6 +339,25 @@ async fn descriptions_that_cannot_be_plugins_are_refused_with_the_reason() {
     );
     let (status, _) = post(&server, "/api/plugins/install", json!({})).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
+    // A credential in plaintext is refused before anything is parsed or fetched, and a
+    // key put where its envelope belongs is not echoed back.
+    let (status, error) = post(
+        &server,
+        "/api/plugins/install",
+        json!({"mcpUrl": "https://mcp.example/mcp", "apiKey": "sk-plain-install"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{error}");
+    assert_eq!(error["code"], json!("PLAINTEXT_SECRET_REFUSED"));
+    assert_eq!(error["details"]["field"], json!("apiKey"));
+    let (status, error) = post(
+        &server,
+        "/api/plugins/install",
+        json!({"mcpUrl": "https://mcp.example/mcp", "auth": "sk-plain-install"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{error}");
+    assert!(!error.to_string().contains("sk-plain-install"), "{error}");
     // Fetching the description goes through the URL policy: cloud metadata is never a target.
     let (status, error) = post(
         &server,

@@ -6,6 +6,7 @@ mod config;
 mod error;
 mod health;
 pub mod mcp_registry;
+mod parse_error;
 mod plugins;
 mod relay;
 pub mod relay_bounds;
@@ -20,6 +21,7 @@ pub use health::{HealthReport, ServiceHealth, ServiceStatus};
 pub use mcp_registry::{
     McpRemote, McpRemoteHeader, McpServer, McpServersQuery, McpServersResponse, McpTransport,
 };
+pub use parse_error::redact_parse_error;
 pub use plugins::{
     McpPromptsAction, McpPromptsRequest, McpResourcesAction, McpResourcesRequest,
     PluginExecuteRequest, PluginExecuteResponse, PluginInstallRequest, PluginInstallResponse,

@@ -5,7 +5,7 @@
 use axum::body::to_bytes;
 use axum::extract::{FromRequest, Request};
 use axum::http::header;
-use hearth_core::api::{ApiError, ErrorCode};
+use hearth_core::api::{ApiError, ErrorCode, redact_parse_error};
 use serde::de::DeserializeOwned;
 use serde_json::json;
 
@@ -62,7 +62,7 @@ where
             .map(ApiJson)
             .map_err(|error| {
                 ApiError::new(ErrorCode::BadRequest, "Invalid request body")
-                    .with_details(json!({ "error": error.to_string() }))
+                    .with_details(json!({ "error": redact_parse_error(&error.to_string()) }))
                     .into()
             })
     }

@@ -1,7 +1,8 @@
 //! `POST /api/plugins/install`, `GET /api/plugins/list`, `POST /api/plugins/execute` and
 //! `POST /api/plugins/uninstall`: each finds the caller's scope, hands the parsed body
-//! to the plugin service ([`crate::plugins`]) and answers its result as JSON. A call's
-//! body is a [`SealedJson`]: a credential in plaintext is refused before it is parsed.
+//! to the plugin service ([`crate::plugins`]) and answers its result as JSON. An
+//! install's and a call's body is a [`SealedJson`]: a credential in plaintext is
+//! refused before it is parsed.
 
 use axum::Json;
 use axum::extract::State;
@@ -21,7 +22,7 @@ use crate::state::AppState;
 pub(super) async fn install(
     State(state): State<AppState>,
     headers: HeaderMap,
-    ApiJson(request): ApiJson<PluginInstallRequest>,
+    SealedJson(request): SealedJson<PluginInstallRequest>,
 ) -> Result<Json<PluginInstallResponse>, ApiErrorResponse> {
     let scope = state.plugins.scope(&headers)?;
     Ok(Json(state.plugins.install(&scope, request).await?))

@@ -7,7 +7,10 @@
 
 use axum::extract::{FromRequest, Request};
 use hearth_core::api::relay_bounds::{BoundError, check_provider};
-use hearth_core::api::{ApiError, ErrorCode, ModelListRequest, PluginExecuteRequest, RelayRequest};
+use hearth_core::api::{
+    ApiError, ErrorCode, ModelListRequest, PluginExecuteRequest, PluginInstallRequest,
+    RelayRequest, redact_parse_error,
+};
 use hearth_core::byok::find_plaintext_secret;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -52,7 +55,7 @@ pub struct SealedJson<T>(pub T);
 /// The answer of the relay and the model listing to a body that is not theirs.
 fn invalid_body(error: serde_json::Error) -> ApiError {
     ApiError::new(ErrorCode::BadRequest, "Invalid request body")
-        .with_details(json!({ "error": error.to_string() }))
+        .with_details(json!({ "error": redact_parse_error(&error.to_string()) }))
 }
 
 impl SealedBody for RelayRequest {
@@ -83,9 +86,22 @@ impl SealedBody for PluginExecuteRequest {
         malformed: |error| {
             ApiError::new(
                 ErrorCode::BadRequest,
-                format!("The call is malformed: {error}"),
+                format!(
+                    "The call is malformed: {}",
+                    redact_parse_error(&error.to_string())
+                ),
             )
         },
+    };
+}
+
+impl SealedBody for PluginInstallRequest {
+    // An MCP server's credential travels as an envelope only; a pasted description is
+    // the API's own text (its examples may well show a `password`).
+    const SEALING: Sealing = Sealing {
+        scan: Scan::AllBut("spec"),
+        refusal: "Credentials must be sent as an encrypted BYOK envelope",
+        malformed: invalid_body,
     };
 }
 
@@ -174,6 +190,37 @@ mod tests {
             error.error.starts_with("The call is malformed: "),
             "{error:?}"
         );
+    }
+
+    #[test]
+    fn an_install_refuses_plaintext_credentials_but_not_a_descriptions_examples() {
+        let error = unseal::<PluginInstallRequest>(json!({
+            "mcpUrl": "https://mcp.example/mcp", "token": "sk-plain",
+        }))
+        .unwrap_err();
+        assert_eq!(error.code, ErrorCode::PlaintextSecretRefused);
+        assert_eq!(error.details, Some(json!({ "field": "token" })));
+        let spec = r#"{"openapi": "3.0.0", "example": {"password": "hunter2"}}"#;
+        let pasted = json!({ "spec": spec });
+        assert!(unseal::<PluginInstallRequest>(pasted).is_ok());
+        let error = unseal::<PluginInstallRequest>(json!({
+            "mcpUrl": "https://mcp.example/mcp", "mcpHeaders": { "Authorization": "Bearer sk-2" },
+        }))
+        .unwrap_err();
+        assert_eq!(error.code, ErrorCode::PlaintextSecretRefused);
+    }
+
+    #[test]
+    fn a_secret_where_an_envelope_belongs_is_not_echoed() {
+        let body = json!({ "mcpUrl": "https://mcp.example/mcp", "auth": "sk-live-echo" });
+        let error = unseal::<PluginInstallRequest>(body).unwrap_err();
+        assert_eq!(error.code, ErrorCode::BadRequest);
+        let answer = serde_json::to_string(&error).unwrap();
+        assert!(!answer.contains("sk-live-echo"), "{answer}");
+        // A value serde names in its message (an unknown variant) is not echoed either.
+        let relay = relay_body(json!({ "protocol": "sk-live-echo", "baseUrl": "https://x" }));
+        let answer = serde_json::to_string(&unseal::<RelayRequest>(relay).unwrap_err()).unwrap();
+        assert!(!answer.contains("sk-live-echo"), "{answer}");
     }
 
     #[test]
