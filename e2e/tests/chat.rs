@@ -847,12 +847,29 @@ async fn a_server_configured_provider_chats_through_the_edge_and_its_key_stays_t
     browser.set_base(tap.url());
     browser.open_app("/").await;
     let session = AppSession { browser, stack };
-    // No setup: the operator's models are offered at once, under the provider's name.
+    // No setup: the operator's models are offered at once, under the provider's name,
+    // and the welcome says to ask rather than to add a provider.
     session
         .wait_until(
             "document.querySelector('#composer-model optgroup[label=\"Team models\"] option')?.textContent === 'team-small'",
         )
         .await;
+    assert!(
+        session
+            .text_of(".empty-state__body")
+            .await
+            .contains("Ask anything below"),
+        "a ready model means nothing to set up"
+    );
+    assert_eq!(
+        session
+            .js(
+                "return document.querySelectorAll('.empty-state .button').length",
+                vec![]
+            )
+            .await,
+        json!(0)
+    );
     fixture.enqueue(Reply::text("From the **team** server.").chunk_bytes(7));
     send(&session, "Hello team").await;
     last_status(&session, "done").await;

@@ -38,6 +38,7 @@ keys! {
     ThemeDark => "theme.dark",
     EmptyTitle => "empty.title",
     EmptyBody => "empty.body",
+    EmptyBodyReady => "empty.body_ready",
     EmptyOpenSettings => "empty.open_settings",
     ComposerLabel => "composer.label",
     ComposerPlaceholder => "composer.placeholder",
