@@ -40,7 +40,7 @@ use serde::{Deserialize, Serialize};
 
 pub use engine::{Group, GroupedResults, Hit, SearchIndex, SearchOptions, SearchResults, Upserted};
 pub use query::{Clause, MAX_QUERY_BYTES, Query, QueryError};
-pub use snapshot::{MAX_SNAPSHOT_BYTES, SNAPSHOT_VERSION, SnapshotError};
+pub use snapshot::{MAX_SNAPSHOT_BYTES, SNAPSHOT_VERSION, SnapshotError, checksum};
 pub use snippet::{Snippet, highlights, snippet};
 
 /// A document's body is cut past this many bytes (on a character boundary) and the

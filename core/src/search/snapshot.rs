@@ -69,8 +69,10 @@ pub enum SnapshotError {
     Corrupt(&'static str),
 }
 
-/// A fast 64-bit hash of `bytes` (corruption detection, not authentication).
-fn checksum(bytes: &[u8]) -> u64 {
+/// The checksum a snapshot's header carries for its payload: a fast 64-bit hash that
+/// detects corruption (it authenticates nothing). Public so fuzzing can reach the checks
+/// behind it.
+pub fn checksum(bytes: &[u8]) -> u64 {
     const K: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut h = bytes.len() as u64 ^ K;
     let mut chunks = bytes.chunks_exact(8);
