@@ -101,6 +101,22 @@ pub struct Upserted {
     pub replaced: bool,
 }
 
+/// Sizes of one source's sub-index.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IndexStats {
+    /// Live documents.
+    pub documents: usize,
+    /// Removed documents not yet compacted away.
+    pub removed: usize,
+    /// Distinct terms.
+    pub terms: usize,
+    /// Bytes of encoded postings.
+    pub postings_bytes: usize,
+    /// The estimate of [`SearchIndex::heap_bytes`] for this source.
+    pub heap_bytes: usize,
+}
+
 /// The search index of every source.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SearchIndex {
@@ -236,6 +252,19 @@ impl SearchIndex {
     /// nodes counted at two thirds full).
     pub fn heap_bytes(&self) -> usize {
         self.segments.values().map(Segment::heap_bytes).sum()
+    }
+
+    /// Sizes of `source`'s sub-index.
+    pub fn stats(&self, source: Source) -> IndexStats {
+        self.segments
+            .get(&source)
+            .map_or_else(IndexStats::default, |s| IndexStats {
+                documents: s.live as usize,
+                removed: s.dead(),
+                terms: s.dict.len(),
+                postings_bytes: s.terms.iter().map(|p| p.bytes.len()).sum(),
+                heap_bytes: s.heap_bytes(),
+            })
     }
 
     /// `source`'s snapshot, to persist and [`SearchIndex::restore`] later. Compacts the

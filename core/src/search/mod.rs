@@ -38,7 +38,10 @@ pub mod token;
 
 use serde::{Deserialize, Serialize};
 
-pub use engine::{Group, GroupedResults, Hit, SearchIndex, SearchOptions, SearchResults, Upserted};
+pub use engine::{
+    Group, GroupedResults, Hit, IndexStats, MAX_LIMIT, SearchIndex, SearchOptions, SearchResults,
+    Upserted,
+};
 pub use query::{Clause, MAX_QUERY_BYTES, Query, QueryError};
 pub use snapshot::{MAX_SNAPSHOT_BYTES, SNAPSHOT_VERSION, SnapshotError, checksum};
 pub use snippet::{Snippet, highlights, snippet};

@@ -195,9 +195,31 @@ impl Segment {
         true
     }
 
+    /// Whether the segment is already what [`Segment::compact`] would make of it (no
+    /// removed documents, slots in id order, terms numbered in sorted order, buffers
+    /// shrunk): a snapshot taken right after another then skips the work.
+    pub fn is_compact(&self) -> bool {
+        let identity = |ids: &[u32]| ids.iter().enumerate().all(|(i, &id)| i as u32 == id);
+        self.dead() == 0
+            && identity(&self.by_id)
+            && identity(&self.parent_order)
+            && self
+                .dict
+                .iter()
+                .enumerate()
+                .all(|(i, (_, id))| i as u32 == id)
+            && self
+                .terms
+                .iter()
+                .all(|p| p.bytes.len() == p.bytes.capacity())
+    }
+
     /// Drops removed documents and unused terms and parents, renumbers slots in id order
     /// and terms in sorted order, and shrinks every buffer (see the module docs).
     pub fn compact(&mut self) {
+        if self.is_compact() {
+            return;
+        }
         let mut new_slot = vec![u32::MAX; self.docs.len()];
         for (new, &old) in self.by_id.iter().enumerate() {
             new_slot[old as usize] = new as u32;

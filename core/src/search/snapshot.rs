@@ -277,7 +277,7 @@ pub fn decode(bytes: &[u8]) -> Result<(Source, Segment), SnapshotError> {
     segment.by_id = (0..docs as u32).collect();
     segment.parent_order = (0..parents as u32).collect();
     let terms = r.count(3, "term count")?;
-    let mut dict = Dictionary::default();
+    let mut sorted: Vec<Box<str>> = Vec::with_capacity(terms);
     let mut previous = String::new();
     let mut positions = Vec::new();
     segment.terms.reserve_exact(terms);
@@ -303,18 +303,18 @@ pub fn decode(bytes: &[u8]) -> Result<(Source, Segment), SnapshotError> {
             df: 0,
         };
         let (last, df) = check_postings(&segment, &postings, &mut positions)?;
-        dict.insert(&term, id as u32);
         segment.terms.push(Postings {
             last,
             df,
             ..postings
         });
+        sorted.push(term.as_str().into());
         previous = term;
     }
     if r.left() != 0 {
         return Err(SnapshotError::Corrupt("trailing bytes"));
     }
-    segment.dict = dict;
+    segment.dict = Dictionary::from_sorted(sorted);
     Ok((source, segment))
 }
 
