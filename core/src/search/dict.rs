@@ -1,15 +1,18 @@
 //! The term dictionary: a sorted map from term to term id, with prefix expansion and
 //! one-edit (typo) expansion.
 //!
-//! A `BTreeMap` keeps terms sorted, so a prefix is a range scan and a new term is an
-//! insertion in O(log n) (an `fst` would need rebuilding on every new term). Typo
-//! matching does not scan the dictionary: an edit at the third character or later keeps
-//! the first two, so those candidates are the range of terms starting with them; the
-//! edits touching the first two characters (deletions, substitutions and insertions by a
-//! letter of the dictionary's alphabet, swaps) are looked up one by one. The alphabet is
-//! the set of characters seen in terms of four characters or more.
+//! Two sorted parts: the terms known at the last compaction (or snapshot), frozen in one
+//! string with their start offsets (four bytes a term besides its text; their ids are
+//! their ranks), and a `BTreeMap` of the terms added since (an insertion in O(log n); an
+//! `fst` would need rebuilding on every new term). Lookups try both; ordered walks merge
+//! them. Typo matching does not scan the dictionary: an edit at the third character or
+//! later keeps the first two, so those candidates are the range of terms starting with
+//! them; the edits touching the first two characters (deletions, substitutions and
+//! insertions by a letter of the dictionary's alphabet, swaps) are looked up one by one.
+//! The alphabet is the set of characters seen in terms of four characters or more.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::iter::Peekable;
 use std::ops::Bound;
 
 use super::query::FUZZY_MIN_CHARS;
@@ -24,14 +27,46 @@ pub const FUZZY_TERMS: usize = 32;
 /// Sorted terms and their ids.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Dictionary {
-    map: BTreeMap<Box<str>, u32>,
+    /// The frozen terms, concatenated in order.
+    text: String,
+    /// Where each frozen term starts in `text`, then `text.len()` (empty when none).
+    starts: Vec<u32>,
+    /// Terms added since the dictionary was frozen.
+    added: BTreeMap<Box<str>, u32>,
     alphabet: BTreeSet<char>,
 }
 
+/// Two sorted walks of distinct terms, merged.
+fn merge<'a>(
+    a: impl Iterator<Item = (&'a str, u32)>,
+    b: impl Iterator<Item = (&'a str, u32)>,
+) -> impl Iterator<Item = (&'a str, u32)> {
+    let (mut a, mut b): (Peekable<_>, Peekable<_>) = (a.peekable(), b.peekable());
+    std::iter::from_fn(move || match (a.peek(), b.peek()) {
+        (Some(x), Some(y)) if x.0 <= y.0 => a.next(),
+        (Some(_), Some(_)) => b.next(),
+        (Some(_), None) => a.next(),
+        (None, _) => b.next(),
+    })
+}
+
 impl Dictionary {
+    fn frozen_len(&self) -> usize {
+        self.starts.len().saturating_sub(1)
+    }
+
+    fn frozen(&self, i: usize) -> &str {
+        &self.text[self.starts[i] as usize..self.starts[i + 1] as usize]
+    }
+
     /// The id of `term`.
     pub fn get(&self, term: &str) -> Option<u32> {
-        self.map.get(term).copied()
+        let n = self.frozen_len();
+        let at = partition(n, |i| self.frozen(i) < term);
+        if at < n && self.frozen(at) == term {
+            return Some(at as u32);
+        }
+        self.added.get(term).copied()
     }
 
     /// Adds a term that is not in the dictionary with the id `id`.
@@ -39,52 +74,79 @@ impl Dictionary {
         if term.chars().nth(3).is_some() {
             self.alphabet.extend(term.chars());
         }
-        self.map.insert(term.into(), id);
+        self.added.insert(term.into(), id);
     }
 
-    /// A dictionary of `terms`, sorted and distinct, with ids in that order (bulk-built:
-    /// reopening a snapshot of half a million terms costs milliseconds, not insertions).
-    pub fn from_sorted(terms: Vec<Box<str>>) -> Self {
+    /// A frozen dictionary of `terms`, sorted and distinct, with ids in that order.
+    pub fn from_sorted<S: AsRef<str>>(terms: impl IntoIterator<Item = S>) -> Self {
         let mut ascii = [false; 128];
         let mut alphabet = BTreeSet::new();
-        for term in terms.iter().filter(|t| t.chars().nth(3).is_some()) {
-            for c in term.chars() {
-                match ascii.get_mut(c as usize) {
-                    Some(seen) => *seen = true,
-                    None => {
-                        alphabet.insert(c);
+        let mut text = String::new();
+        let mut starts = Vec::new();
+        for term in terms {
+            let term = term.as_ref();
+            starts.push(text.len() as u32);
+            text.push_str(term);
+            if term.chars().nth(3).is_some() {
+                for c in term.chars() {
+                    match ascii.get_mut(c as usize) {
+                        Some(seen) => *seen = true,
+                        None => {
+                            alphabet.insert(c);
+                        }
                     }
                 }
             }
         }
+        if !starts.is_empty() {
+            starts.push(text.len() as u32);
+        }
         alphabet.extend((0u8..128).filter(|&b| ascii[b as usize]).map(char::from));
-        let map = terms
-            .into_iter()
-            .enumerate()
-            .map(|(id, term)| (term, id as u32))
-            .collect();
-        Self { map, alphabet }
+        text.shrink_to_fit();
+        starts.shrink_to_fit();
+        Self {
+            text,
+            starts,
+            added: BTreeMap::new(),
+            alphabet,
+        }
     }
 
     /// The number of terms.
     pub fn len(&self) -> usize {
-        self.map.len()
+        self.frozen_len() + self.added.len()
     }
 
     /// Terms in sorted order with their ids.
     pub fn iter(&self) -> impl Iterator<Item = (&str, u32)> {
-        self.map.iter().map(|(t, id)| (&**t, *id))
+        self.from(0)
+    }
+
+    /// Terms from the first not below `at` (a frozen index), merged with every added term.
+    fn from(&self, at: usize) -> impl Iterator<Item = (&str, u32)> {
+        let frozen = (at..self.frozen_len()).map(|i| (self.frozen(i), i as u32));
+        merge(frozen, self.added.iter().map(|(t, id)| (&**t, *id)))
+    }
+
+    /// Terms not below `start`, in sorted order.
+    fn range(&self, start: &str) -> impl Iterator<Item = (&str, u32)> {
+        let at = partition(self.frozen_len(), |i| self.frozen(i) < start);
+        let frozen = (at..self.frozen_len()).map(|i| (self.frozen(i), i as u32));
+        let added = self
+            .added
+            .range::<str, _>((Bound::Included(start), Bound::Unbounded))
+            .map(|(t, id)| (&**t, *id));
+        merge(frozen, added)
     }
 
     /// Ids of the terms starting with `prefix` (itself included): at most
     /// [`PREFIX_TERMS`], the most frequent (by `df`) of the first [`PREFIX_SCAN`].
     pub fn prefixed(&self, prefix: &str, df: impl Fn(u32) -> u32) -> Vec<u32> {
         let mut found: Vec<(u32, u32)> = self
-            .map
-            .range::<str, _>((Bound::Included(prefix), Bound::Unbounded))
+            .range(prefix)
             .take_while(|(t, _)| t.starts_with(prefix))
             .take(PREFIX_SCAN)
-            .map(|(_, id)| (df(*id), *id))
+            .map(|(_, id)| (df(id), id))
             .collect();
         if found.len() > PREFIX_TERMS {
             found.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -104,13 +166,12 @@ impl Dictionary {
         // Edits from the third character on keep the first two.
         let anchor: String = chars[..2].iter().collect();
         for (candidate, id) in self
-            .map
-            .range::<str, _>((Bound::Included(anchor.as_str()), Bound::Unbounded))
+            .range(&anchor)
             .take_while(|(t, _)| t.starts_with(&anchor))
         {
             let other: Vec<char> = candidate.chars().collect();
             if other.len().abs_diff(chars.len()) <= 1 && one_edit(&chars, &other) {
-                found.push(*id);
+                found.push(id);
             }
         }
         // Edits touching the first two characters, looked up one by one.
@@ -157,10 +218,26 @@ impl Dictionary {
     /// An estimate of the heap bytes held (B-tree nodes counted at two thirds full).
     pub fn heap_bytes(&self) -> usize {
         let entry = std::mem::size_of::<(Box<str>, u32)>();
-        self.map.keys().map(|k| k.len()).sum::<usize>()
-            + self.map.len() * (entry * 3 / 2 + 8)
+        self.text.capacity()
+            + self.starts.capacity() * 4
+            + self.added.keys().map(|k| k.len()).sum::<usize>()
+            + self.added.len() * (entry * 3 / 2 + 8)
             + self.alphabet.len() * 8
     }
+}
+
+/// The first index in `0..n` where `below` is false (`below` true then false).
+fn partition(n: usize, below: impl Fn(usize) -> bool) -> usize {
+    let (mut lo, mut hi) = (0, n);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if below(mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
 }
 
 /// Whether `a` and `b` differ by exactly one insertion, deletion, substitution or swap of
@@ -206,6 +283,37 @@ mod tests {
         ] {
             assert!(!one_edit(&chars(a), &chars(b)), "{a} {b}");
         }
+    }
+
+    #[test]
+    fn frozen_and_added_terms_merge_in_order() {
+        let mut d = Dictionary::from_sorted(["alpha", "checker", "delta"]);
+        d.insert("beta", 3);
+        d.insert("chequer", 4);
+        d.insert("zeta", 5);
+        let all: Vec<(&str, u32)> = d.iter().collect();
+        assert_eq!(
+            all,
+            [
+                ("alpha", 0),
+                ("beta", 3),
+                ("checker", 1),
+                ("chequer", 4),
+                ("delta", 2),
+                ("zeta", 5)
+            ]
+        );
+        assert_eq!(
+            (d.get("checker"), d.get("chequer"), d.get("chec")),
+            (Some(1), Some(4), None)
+        );
+        assert_eq!(d.prefixed("che", |_| 1), [1, 4]);
+        assert_eq!(d.neighbours("chekcer"), [1]);
+        assert_eq!(d.len(), 6);
+        assert_eq!(
+            Dictionary::from_sorted(Vec::<&str>::new()),
+            Dictionary::default()
+        );
     }
 
     #[test]

@@ -244,7 +244,7 @@ impl Segment {
                 docs.push(Some(doc));
             }
         }
-        let mut dict = Dictionary::default();
+        let mut kept: Vec<&str> = Vec::new();
         let mut terms = Vec::new();
         let mut entries: Vec<(u32, usize, usize)> = Vec::new();
         let mut all_positions: Vec<u32> = Vec::new();
@@ -270,10 +270,11 @@ impl Segment {
                 postings.push(slot, &all_positions[start..end]);
             }
             postings.bytes.shrink_to_fit();
-            dict.insert(term, terms.len() as u32);
+            kept.push(term);
             terms.push(postings);
         }
         terms.shrink_to_fit();
+        let dict = Dictionary::from_sorted(kept);
         self.by_id = (0..docs.len() as u32).collect();
         self.parent_order = (0..parents.len() as u32).collect();
         self.docs = docs;
