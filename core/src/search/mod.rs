@@ -105,7 +105,8 @@ pub struct Document {
     pub source: Source,
     /// What it belongs to (a conversation's id); results can be grouped by it.
     pub parent: String,
-    /// Where it is inside its parent (a message's id), to scroll to.
+    /// Where it is inside its parent (a message's id), to scroll to. Stored only when it
+    /// differs from the id, so an empty position reads back as the id.
     pub position: String,
     /// The title field, ranked above the body.
     pub title: String,
