@@ -134,6 +134,14 @@ fn chinese_and_japanese_queries() {
 #[test]
 fn removal_update_and_grouping() {
     let mut index = sample();
+    let q = Query::parse("lifetimes ").unwrap();
+    let grouped = index.search_grouped(&q, &SearchOptions::default());
+    assert_eq!((grouped.total, grouped.parents), (2, 1));
+    assert_eq!(grouped.groups[0].matches, 2);
+    assert_eq!(
+        grouped.groups[0].best.id, "a",
+        "the title and the body beat the title"
+    );
     assert!(index.remove(Source::Conversations, "a"));
     assert!(!index.remove(Source::Conversations, "a"));
     assert_eq!(ids(&index, "checker "), ["b"]);

@@ -7,7 +7,7 @@
 //! hit and how many of its documents matched.
 
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, BinaryHeap, HashMap};
+use std::collections::{BTreeMap, BinaryHeap};
 
 use serde::{Deserialize, Serialize};
 
@@ -130,6 +130,8 @@ struct Candidate<'a> {
     id: &'a str,
     source: Source,
     slot: u32,
+    /// Documents of the candidate's parent that matched (grouped searches).
+    matches: usize,
 }
 
 impl Candidate<'_> {
@@ -320,6 +322,7 @@ impl SearchIndex {
                     id: &doc.id,
                     source,
                     slot,
+                    matches: 1,
                 });
             }
         }
@@ -340,33 +343,41 @@ impl SearchIndex {
         let mut total = 0;
         let mut parents = 0;
         let mut segments = BTreeMap::new();
-        let mut counts: HashMap<(Source, u32), usize> = HashMap::new();
         for (source, segment) in self.searched(options) {
             segments.insert(source, segment);
-            let mut best: HashMap<u32, Candidate<'_>> = HashMap::new();
+            // Each parent's group, found by the parent's index (no hashing per match).
+            let mut group_of = vec![u32::MAX; segment.parents.len()];
+            let mut groups: Vec<Candidate<'_>> = Vec::new();
             for (slot, score) in matches(segment, query) {
                 let Some(Some(doc)) = segment.docs.get(slot as usize) else {
                     continue;
                 };
+                let Some(index) = group_of.get_mut(doc.parent as usize) else {
+                    continue;
+                };
                 total += 1;
-                *counts.entry((source, doc.parent)).or_default() += 1;
                 let candidate = Candidate {
                     score,
                     timestamp: doc.timestamp,
                     id: &doc.id,
                     source,
                     slot,
+                    matches: 1,
                 };
-                match best.get_mut(&doc.parent) {
-                    Some(held) if candidate.rank(held) != Ordering::Less => {}
-                    Some(held) => *held = candidate,
-                    None => {
-                        best.insert(doc.parent, candidate);
-                    }
+                if *index == u32::MAX {
+                    *index = groups.len() as u32;
+                    groups.push(candidate);
+                    continue;
                 }
+                let held = &mut groups[*index as usize];
+                let matches = held.matches + 1;
+                if candidate.rank(held) == Ordering::Less {
+                    *held = candidate;
+                }
+                held.matches = matches;
             }
-            parents += best.len();
-            for candidate in best.into_values() {
+            parents += groups.len();
+            for candidate in groups {
                 top.push(candidate);
             }
         }
@@ -374,11 +385,9 @@ impl SearchIndex {
             .into_sorted()
             .into_iter()
             .filter_map(|c| {
-                let segment = segments.get(&c.source)?;
-                let parent = segment.docs.get(c.slot as usize)?.as_ref()?.parent;
                 Some(Group {
-                    best: hit(segment, c.source, c.slot, c.score)?,
-                    matches: counts.get(&(c.source, parent)).copied().unwrap_or(0),
+                    best: hit(segments.get(&c.source)?, c.source, c.slot, c.score)?,
+                    matches: c.matches,
                 })
             })
             .collect();
