@@ -277,22 +277,27 @@ pub fn decode(bytes: &[u8]) -> Result<(Source, Segment), SnapshotError> {
     segment.by_id = (0..docs as u32).collect();
     segment.parent_order = (0..parents as u32).collect();
     let terms = r.count(3, "term count")?;
-    let mut sorted: Vec<Box<str>> = Vec::with_capacity(terms);
-    let mut previous = String::new();
+    // Terms are rebuilt in one reused buffer and kept in one string with their offsets.
+    let mut current: Vec<u8> = Vec::with_capacity(MAX_TERM_BYTES);
+    let mut text = String::new();
+    let mut starts: Vec<u32> = Vec::with_capacity(terms + 1);
     let mut positions = Vec::new();
     segment.terms.reserve_exact(terms);
     for id in 0..terms {
         let shared = r.u64("term")? as usize;
         let suffix_len = r.u64("term")? as usize;
-        if shared > previous.len() || shared + suffix_len > MAX_TERM_BYTES {
+        if shared > current.len() || shared + suffix_len > MAX_TERM_BYTES {
             return Err(SnapshotError::Corrupt("term length"));
         }
-        let mut term = previous.as_bytes()[..shared].to_vec();
-        term.extend_from_slice(r.bytes(suffix_len, "term")?);
-        let term = String::from_utf8(term).map_err(|_| SnapshotError::Corrupt("term"))?;
-        if term.is_empty() || (id > 0 && term <= previous) {
+        let suffix = r.bytes(suffix_len, "term")?;
+        // The new term is the previous one's first `shared` bytes then `suffix`: it sorts
+        // after the previous term exactly when `suffix` sorts after the rest of it.
+        if suffix.is_empty() || (id > 0 && suffix <= &current[shared..]) {
             return Err(SnapshotError::Corrupt("term order"));
         }
+        current.truncate(shared);
+        current.extend_from_slice(suffix);
+        let term = std::str::from_utf8(&current).map_err(|_| SnapshotError::Corrupt("term"))?;
         let size = r.u64("postings")?;
         if size > r.left() as u64 {
             return Err(SnapshotError::Corrupt("postings"));
@@ -308,13 +313,18 @@ pub fn decode(bytes: &[u8]) -> Result<(Source, Segment), SnapshotError> {
             df,
             ..postings
         });
-        sorted.push(term.as_str().into());
-        previous = term;
+        starts.push(text.len() as u32);
+        text.push_str(term);
     }
     if r.left() != 0 {
         return Err(SnapshotError::Corrupt("trailing bytes"));
     }
-    segment.dict = Dictionary::from_sorted(sorted);
+    starts.push(text.len() as u32);
+    segment.dict = Dictionary::from_sorted(
+        starts
+            .windows(2)
+            .map(|w| &text[w[0] as usize..w[1] as usize]),
+    );
     Ok((source, segment))
 }
 
