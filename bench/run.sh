@@ -9,3 +9,5 @@ cargo run --quiet --locked --release -p hearth-bench --bin bundle-size -- dist d
 # The chat in headless Chromium (needs the server binary next to the benchmark's).
 cargo build --quiet --locked --release -p hearth-server
 cargo run --quiet --locked --release -p hearth-bench --bin chat_bench -- docs/BENCHMARKS.md
+# The search engine over 100,000 generated messages, natively (no browser needed).
+cargo run --quiet --locked --release -p hearth-bench --bin search_bench -- docs/BENCHMARKS.md

@@ -25,6 +25,9 @@
 //!   OpenAI Chat, OpenAI Responses, Anthropic and Gemini, `<think>` splitting, tool-call
 //!   reassembly. Bytes in, typed events out.
 //! - [`safe_url`]: which URLs may become an image source or a link target in the page.
+//! - [`search`]: the global search engine: tokenizer for every shipped locale, an
+//!   incremental inverted index per source with BM25, prefix, typo and phrase matching,
+//!   snippets, and a checked snapshot format.
 //!
 //! A later issue adds `skill` here (see `docs/ARCHITECTURE.md`).
 
@@ -38,4 +41,5 @@ pub mod plugin;
 pub mod preferences;
 pub mod provider;
 pub mod safe_url;
+pub mod search;
 pub mod url_policy;

@@ -1,5 +1,6 @@
 //! Fuzz targets for the parsers that read outside input: the SSE framer, the four
-//! protocol stream decoders, the Markdown renderer, the export archive and token limits.
+//! protocol stream decoders, the Markdown renderer, the export archive, token limits, the
+//! search tokenizer and query parser, and search snapshots.
 //!
 //! They are [bolero](https://docs.rs/bolero) targets. `cargo test -p hearth-core --test
 //! fuzz` runs each with bolero's random engine on stable Rust, as part of the test suite;
@@ -14,7 +15,12 @@
 //! - the answer text is never longer than the bytes that carried it;
 //! - rendered Markdown has no script-capable tag, event-handler attribute, inline style,
 //!   `javascript:`/`data:` link or id without the renderer's prefix, whatever the input,
-//!   and is not much larger than its source (TeX macros included).
+//!   and is not much larger than its source (TeX macros included);
+//! - a text always matches the query it spells, and every token and highlight range falls
+//!   on character boundaries;
+//! - a search snapshot with any bytes changed (checksum fixed up, so the structural checks
+//!   are reached) is refused with a typed error or reads back into an index that searches
+//!   and snapshots again without panicking.
 
 use bolero::check;
 use hearth_core::chat::archive::Archive;
@@ -697,5 +703,177 @@ fn sse_event_boundary() {
             };
             assert_eq!(events.pop().map(|e| e.event), Some("error".to_string()));
             assert_eq!(events, before);
+        });
+}
+
+const SEARCH_PARTS: &[&str] = &[
+    " ",
+    "\"",
+    "rust",
+    "Borrow",
+    "checker",
+    "lifetimes",
+    "snake_case_name",
+    "CamelCase",
+    "v1.2.3",
+    "3.14",
+    ".",
+    "1.",
+    "_",
+    "-",
+    "é",
+    "ß",
+    "Ｒｕｓｔ",
+    "e\u{301}",
+    "İ",
+    "机器",
+    "学习",
+    "学",
+    "東京",
+    "で",
+    "カタカナ",
+    "ー",
+    "々",
+    "ｶﾀｶﾅ",
+    "\u{1f600}",
+    "\u{20000}",
+    "\n",
+    "\t",
+    "'",
+    "ﬁ",
+    "ǅ",
+];
+
+fn search_text(steps: &[(u8, String)]) -> String {
+    let mut text = String::new();
+    for (choice, raw) in steps {
+        if choice % 5 == 0 {
+            text.extend(raw.chars().take(4));
+        } else {
+            text.push_str(SEARCH_PARTS[*choice as usize % SEARCH_PARTS.len()]);
+        }
+    }
+    text
+}
+
+#[test]
+fn search_tokenizer_and_query_parser() {
+    use hearth_core::search::token::{MAX_TERM_BYTES, tokenize};
+    use hearth_core::search::{
+        Document, MAX_QUERY_BYTES, Query, SearchIndex, SearchOptions, Source, highlights, snippet,
+    };
+    check!().with_type::<Vec<(u8, String)>>().for_each(|steps| {
+        let text = search_text(steps);
+        let mut next = 3;
+        tokenize(&text, 3, |t| {
+            assert_eq!(t.pos, next);
+            next += 1;
+            assert!(t.start < t.end && t.end <= text.len(), "{t:?}");
+            assert!(text.is_char_boundary(t.start) && text.is_char_boundary(t.end));
+            assert!(
+                !t.term.is_empty() && t.term.len() <= MAX_TERM_BYTES,
+                "{t:?}"
+            );
+        });
+        let Ok(query) = Query::parse(&text) else {
+            return;
+        };
+        assert!(text.len() <= MAX_QUERY_BYTES);
+        // The text the query spells always matches it.
+        let mut index = SearchIndex::new();
+        index
+            .upsert(&Document {
+                id: "d".into(),
+                source: Source::Conversations,
+                parent: "p".into(),
+                position: "d".into(),
+                title: String::new(),
+                body: text.clone(),
+                timestamp: 0,
+            })
+            .unwrap();
+        let found = index.search(&query, &SearchOptions::default());
+        assert_eq!(found.total, 1, "{text:?} does not match {query:?}");
+        for (start, end) in highlights(&query, &text) {
+            assert!(start < end && text.is_char_boundary(start) && text.is_char_boundary(end));
+        }
+        let cut = snippet(&query, &text, 40);
+        assert!(cut.text.len() <= 40.max(text.len()));
+        for (start, end) in cut.highlights {
+            assert!(end <= cut.text.len() && cut.text.is_char_boundary(start));
+            assert!(cut.text.is_char_boundary(end));
+        }
+    });
+}
+
+#[test]
+fn search_snapshot_decoding() {
+    use hearth_core::search::{Document, Query, SearchIndex, SearchOptions, Source, checksum};
+    let mut index = SearchIndex::new();
+    for (i, body) in [
+        "the borrow checker rejects this",
+        "机器学习 and 東京 カタカナ",
+        "snake_case_name v1.2.3 Crème",
+    ]
+    .iter()
+    .enumerate()
+    {
+        index
+            .upsert(&Document {
+                id: format!("m{i}"),
+                source: Source::Knowledge,
+                parent: format!("c{}", i % 2),
+                position: format!("m{i}"),
+                title: if i == 1 {
+                    "title".into()
+                } else {
+                    String::new()
+                },
+                body: body.to_string(),
+                timestamp: i as i64 - 1,
+            })
+            .unwrap();
+    }
+    let valid = index.snapshot(Source::Knowledge);
+    let queries: Vec<Query> = ["borrow", "机器学习", "学", "\"borrow checker\"", "chekcer "]
+        .iter()
+        .map(|q| Query::parse(q).unwrap())
+        .collect();
+    check!()
+        .with_type::<(Vec<(u16, u8, u8)>, bool)>()
+        .for_each(|(edits, fix_checksum)| {
+            let mut bytes = valid.clone();
+            for &(at, op, value) in edits {
+                let at = at as usize % (bytes.len() + 1);
+                match op % 4 {
+                    0 if at < bytes.len() => bytes[at] = value,
+                    1 => bytes.insert(at, value),
+                    2 if at < bytes.len() => {
+                        bytes.remove(at);
+                    }
+                    _ => bytes.truncate(at),
+                }
+            }
+            if *fix_checksum && bytes.len() >= 24 {
+                let len = (bytes.len() - 24) as u64;
+                let sum = checksum(&bytes[24..]);
+                bytes[8..16].copy_from_slice(&len.to_le_bytes());
+                bytes[16..24].copy_from_slice(&sum.to_le_bytes());
+            }
+            let mut restored = SearchIndex::new();
+            let Ok(source) = restored.restore(&bytes) else {
+                return;
+            };
+            for query in &queries {
+                let found = restored.search(query, &SearchOptions::default());
+                assert!(found.hits.len() <= found.total);
+                restored.search_grouped(query, &SearchOptions::default());
+            }
+            let again = restored.snapshot(source);
+            let mut twice = SearchIndex::new();
+            twice
+                .restore(&again)
+                .expect("a re-written snapshot reads back");
+            assert_eq!(twice, restored);
         });
 }
