@@ -15,7 +15,7 @@ use super::turn::{self, Mode};
 use super::undo::Undo;
 use crate::browser::{new_id, now};
 use crate::i18n::Key;
-use crate::storage::{BY_CONVERSATION, Batch, CONVERSATIONS, MESSAGES};
+use crate::storage::{Batch, CONVERSATIONS, MESSAGES};
 use crate::ui::toast::ToastKind;
 
 impl Chat {
@@ -321,10 +321,7 @@ impl Chat {
             let Some(record) = chat.list.find(&id) else {
                 return;
             };
-            let Ok(messages) = db
-                .records_by::<MessageRecord>(MESSAGES, BY_CONVERSATION, &id)
-                .await
-            else {
+            let Ok(messages) = super::records::of_conversation(db, id.clone()).await else {
                 return;
             };
             let mut batch = Batch::new();

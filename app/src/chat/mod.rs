@@ -23,6 +23,7 @@ mod images;
 mod list;
 mod live;
 mod open;
+mod records;
 mod runs;
 mod store;
 mod stream;

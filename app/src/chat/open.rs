@@ -17,7 +17,7 @@ use super::list::Conversations;
 use super::live::LiveMessage;
 use super::runs::Runs;
 use super::store::ChatDb;
-use crate::storage::{BY_CONVERSATION, Batch, CONVERSATIONS, MESSAGES, StorageError};
+use crate::storage::{Batch, CONVERSATIONS, MESSAGES, StorageError};
 
 /// Why a change of the tree was not made.
 #[derive(Debug, Clone, PartialEq)]
@@ -115,10 +115,7 @@ impl OpenConversation {
             let Some(db) = open.store.wait().await else {
                 return;
             };
-            match db
-                .records_by::<MessageRecord>(MESSAGES, BY_CONVERSATION, &id)
-                .await
-            {
+            match super::records::of_conversation(db, id.clone()).await {
                 Ok(records) => open.show(Some(id), records),
                 Err(error) => open.store.show_error(error),
             }

@@ -4,7 +4,7 @@
 //! field-level merges (`storage::Batch::merge`) keep a tab from overwriting fields
 //! another tab changed.
 
-use hearth_core::chat::{ConversationRecord, MessageRecord};
+use hearth_core::chat::ConversationRecord;
 use js_sys::Reflect;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::JsValue;
@@ -12,7 +12,7 @@ use web_sys::MessageEvent;
 
 use super::Chat;
 use super::broadcast;
-use crate::storage::{CONVERSATIONS, MESSAGES};
+use crate::storage::CONVERSATIONS;
 
 fn text(data: &JsValue, name: &str) -> String {
     Reflect::get(data, &name.into())
@@ -75,7 +75,7 @@ async fn reload_message(chat: Chat, id: String) {
         return;
     }
     let Some(db) = chat.store.get() else { return };
-    let Ok(stored) = db.record::<MessageRecord>(MESSAGES, &id).await else {
+    let Ok(stored) = super::records::one(db, id.clone()).await else {
         return;
     };
     chat.open.apply_stored(&id, stored);

@@ -130,6 +130,13 @@ pub async fn load(locale: Locale) -> Result<(), CatalogError> {
     if is_loaded(locale) {
         return Ok(());
     }
+    fetch_and_keep(locale).await
+}
+
+/// Fetches, checks and keeps `locale`'s catalog: in its own lazily loaded chunk, which an
+/// English page never needs.
+#[lazy]
+async fn fetch_and_keep(locale: Locale) -> Result<(), CatalogError> {
     let text = fetch::bounded(locale).await?;
     let parsed = catalog::parse_fetched(&text, english_by_id)?;
     // A second request for the same locale may have won meanwhile: same file.

@@ -13,7 +13,7 @@ use crate::chat::use_chat;
 use crate::i18n::{Key, tr, use_i18n};
 use crate::shell::COMPOSER_INPUT_ID;
 use crate::ui::icon::{Icon, icon};
-use crate::ui::model_picker::{ModelGroup, ModelOption, ModelPicker};
+use crate::ui::model_picker::{CompactModelPicker, ModelGroup, ModelOption};
 use crate::ui::toast::{ToastKind, use_toasts};
 
 /// The message composer.
@@ -92,13 +92,12 @@ pub fn Composer() -> impl IntoView {
             ></textarea>
             <div class="composer__bar">
                 <Show when=move || !options.with(Vec::is_empty)>
-                    <ModelPicker
+                    <CompactModelPicker
                         id="composer-model"
                         label=tr(Key::ComposerModel)
                         groups=groups
                         selected=Signal::derive(move || chat.choice.get())
                         on_change=choose
-                        compact=true
                     />
                 </Show>
                 <span id="composer-hint" class="composer__hint">

@@ -1,5 +1,6 @@
-//! `ModelPicker`: the one `<select>` of models, grouped by provider, used by the composer
-//! and by every model setting (default, title, compression, image). It takes its options
+//! The `<select>` of models, grouped by provider: `CompactModelPicker` in the composer,
+//! `ModelPicker` (a settings `Field`) for every model setting (default, title,
+//! compression, image). It takes its options
 //! as a prop, so it does not care where the catalogue of listed models lives.
 //!
 //! An option's value is a [`ModelRef`] written by [`encode`] and read back by [`decode`]:
@@ -95,12 +96,59 @@ fn options(groups: Signal<Vec<ModelGroup>>, selected: Signal<String>) -> impl In
     }
 }
 
-/// A picker of one model among `groups`.
+/// What a picker's value does when the user changes it: a model is chosen, or (with a
+/// "no model" entry) none.
+fn picked(on_change: Callback<Option<ModelRef>>, allows_none: bool) -> impl Fn(String) + Copy {
+    move |raw: String| {
+        let model = decode(&raw);
+        if model.is_some() || allows_none {
+            on_change.run(model);
+        }
+    }
+}
+
+/// The composer's picker: a small pill, a model always chosen, its label for screen
+/// readers only. (Kept apart from [`ModelPicker`] so the first screen does not carry the
+/// settings' `Field`.)
+#[component]
+pub fn CompactModelPicker(
+    /// The `<select>`'s id.
+    #[prop(into)]
+    id: String,
+    /// The label's text.
+    #[prop(into)]
+    label: Signal<String>,
+    /// The models offered, by provider.
+    #[prop(into)]
+    groups: Signal<Vec<ModelGroup>>,
+    /// The chosen model.
+    #[prop(into)]
+    selected: Signal<Option<ModelRef>>,
+    /// Called with the model the user chose.
+    #[prop(into)]
+    on_change: Callback<Option<ModelRef>>,
+) -> impl IntoView {
+    let value = Signal::derive(move || selected.get().map(|m| encode(&m)).unwrap_or_default());
+    let pick = picked(on_change, false);
+    let label_for = id.clone();
+    view! {
+        <label class="visually-hidden" for=label_for>{move || label.get()}</label>
+        <select
+            id=id
+            class="composer__model"
+            title=move || label.get()
+            prop:value=move || value.get()
+            on:change=move |event| pick(event_target_value(&event))
+        >
+            {options(groups, value)}
+        </select>
+    }
+}
+
+/// A settings picker of one model among `groups`: a [`Field`] with its label and hint.
 ///
 /// With `none`, a first option of that text means "no model" and choosing it calls
-/// `on_change(None)` (the settings); without it a model is always chosen (the composer).
-/// `compact` draws the composer's small pill with a label for screen readers only;
-/// otherwise the picker is a settings [`Field`] with its label and hint.
+/// `on_change(None)`; without it a model is always chosen.
 #[component]
 pub fn ModelPicker(
     /// The `<select>`'s id.
@@ -121,58 +169,31 @@ pub fn ModelPicker(
     /// The text of the "no model" entry, when there is one.
     #[prop(optional, into)]
     none: Option<Signal<String>>,
-    /// The hint under a settings picker.
+    /// The hint under the picker.
     #[prop(optional, into)]
     hint: Option<Signal<String>>,
-    /// The composer's compact form.
-    #[prop(optional)]
-    compact: bool,
 ) -> impl IntoView {
     let value = Signal::derive(move || selected.get().map(|m| encode(&m)).unwrap_or_default());
-    let pick = move |raw: String| {
-        let model = decode(&raw);
-        if model.is_some() || none.is_some() {
-            on_change.run(model);
-        }
-    };
+    let pick = picked(on_change, none.is_some());
     let none_option = move || {
         none.map(|text| {
             view! { <option value="" selected=move || value.with(String::is_empty)>{move || text.get()}</option> }
         })
     };
-    if compact {
-        let label_for = id.clone();
-        view! {
-            <label class="visually-hidden" for=label_for>{move || label.get()}</label>
-            <select
-                id=id
-                class="composer__model"
-                title=move || label.get()
-                prop:value=move || value.get()
-                on:change=move |event| pick(event_target_value(&event))
-            >
-                {none_option}
-                {options(groups, value)}
-            </select>
-        }
-        .into_any()
-    } else {
-        // Every settings picker explains itself.
-        let hint = hint.unwrap_or_default();
-        view! {
-            <Field
-                id=id
-                label=label
-                control=Control::Select
-                value=value
-                on_input=Callback::new(pick)
-                hint=hint
-            >
-                {none_option}
-                {options(groups, value)}
-            </Field>
-        }
-        .into_any()
+    // Every settings picker explains itself.
+    let hint = hint.unwrap_or_default();
+    view! {
+        <Field
+            id=id
+            label=label
+            control=Control::Select
+            value=value
+            on_input=Callback::new(pick)
+            hint=hint
+        >
+            {none_option}
+            {options(groups, value)}
+        </Field>
     }
 }
 
