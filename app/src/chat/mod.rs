@@ -131,6 +131,12 @@ impl Chat {
             store.mark_loaded();
             sync::listen(chat);
             request_persistence();
+            // The chunk that reads message records is not on the first load; fetch it
+            // now, while the user looks at the list, so the first conversation opened
+            // does not wait for it (reading a conversation that does not exist).
+            if let Some(db) = store.get() {
+                let _ = records::of_conversation(db, String::new()).await;
+            }
         });
         chat
     }
