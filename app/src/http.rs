@@ -89,7 +89,8 @@ impl BodyStream {
     }
 }
 
-/// How long one read of a whole body waits before looking again, in ms.
+/// How long a whole-body read waits for the next chunk before it gives up, in ms: a body
+/// from outside that stops arriving must not hold its caller forever.
 const READ_STEP_MS: i32 = 60_000;
 
 /// Reads `response`'s body, at most `max` bytes. With `cut`, a longer body is cut at `max`
@@ -103,7 +104,11 @@ async fn read(response: &Response, max: usize, cut: bool) -> Result<Vec<u8>, Bod
     let mut body = Vec::new();
     loop {
         match stream.next_within(READ_STEP_MS).await? {
-            Next::Quiet => {}
+            // Silent for a whole step: the body is given up, like a broken one.
+            Next::Quiet => {
+                stream.cancel();
+                return Err(BodyError::Broken);
+            }
             Next::Bytes(bytes) => {
                 body.extend_from_slice(&bytes);
                 if body.len() > max {
