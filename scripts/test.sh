@@ -7,6 +7,10 @@ source "$(dirname "$0")/env.sh"
 cd "$root"
 step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
 started=$(date +%s)
+# A clean checkout gains nothing from incremental caches, and they cost gigabytes of disk.
+if [ -n "${HEARTH_CI_STARTED:-}" ]; then
+  export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
+fi
 
 step "1/6 Formatting (cargo fmt --check)"
 cargo fmt --all -- --check
