@@ -1,5 +1,6 @@
-//! The IndexedDB schema in Chromium: a fresh profile gets version 3 with the conversation
-//! and message stores (messages indexed by conversation) and the backups store; a version
+//! The IndexedDB schema in Chromium: a fresh profile gets version 4 with the conversation
+//! and message stores (messages indexed by conversation), the backups store and the
+//! search journal (indexed by write number); a version
 //! 1 database from an earlier release is upgraded in place with everything it held kept; a
 //! version 2 database has its crashed replies rewritten as interrupted, each original
 //! backed up first; and an upgrade that fails on a full disk leaves version 2 usable and
@@ -24,6 +25,8 @@ const describe = () => {
     for (const name of out.stores) out.keyPaths[name] = tx.objectStore(name).keyPath;
     out.indexes = out.stores.includes('messages')
       ? [...tx.objectStore('messages').indexNames] : [];
+    out.journalIndexes = out.stores.includes('searchJournal')
+      ? [...tx.objectStore('searchJournal').indexNames] : [];
     const get = tx.objectStore('settings').get('providers');
     get.onsuccess = () => { out.providers = get.result ?? null; db.close(); done(out); };
   };
@@ -65,7 +68,7 @@ async fn a_fresh_profile_gets_the_conversation_stores() {
             .execute_async(
                 "const done = arguments[arguments.length - 1];
                  indexedDB.databases().then((all) =>
-                   done(all.some((d) => d.name === 'hearth' && d.version === 3)));",
+                   done(all.some((d) => d.name === 'hearth' && d.version === 4)));",
                 vec![],
             )
             .await
@@ -76,7 +79,7 @@ async fn a_fresh_profile_gets_the_conversation_stores() {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
     let out = inspect(&session, Value::Null).await;
-    assert_eq!(out["version"], json!(3), "{out}");
+    assert_eq!(out["version"], json!(4), "{out}");
     assert_eq!(
         out["stores"],
         json!([
@@ -84,6 +87,7 @@ async fn a_fresh_profile_gets_the_conversation_stores() {
             "conversations",
             "keys",
             "messages",
+            "searchJournal",
             "secrets",
             "settings"
         ])
@@ -91,7 +95,9 @@ async fn a_fresh_profile_gets_the_conversation_stores() {
     assert_eq!(out["keyPaths"]["conversations"], json!("id"));
     assert_eq!(out["keyPaths"]["messages"], json!("id"));
     assert_eq!(out["keyPaths"]["settings"], Value::Null);
+    assert_eq!(out["keyPaths"]["searchJournal"], json!("id"));
     assert_eq!(out["indexes"], json!(["conversationId"]));
+    assert_eq!(out["journalIndexes"], json!(["seq"]));
     session.finish().await;
 }
 
@@ -114,7 +120,7 @@ async fn a_version_1_database_is_upgraded_with_its_data_kept() {
         .wait_until("document.body.textContent.includes('Old')")
         .await;
     let after = inspect(&browser, Value::Null).await;
-    assert_eq!(after["version"], json!(3), "{after}");
+    assert_eq!(after["version"], json!(4), "{after}");
     assert_eq!(
         after["providers"],
         json!(providers),
@@ -211,7 +217,7 @@ async fn a_version_2_database_is_upgraded_with_a_backup_of_every_record_it_rewri
         .wait_until("document.querySelector('.conversation-item__title')?.textContent === 'Kept through upgrades'")
         .await;
     let after = browser.js(READ_BACK, vec![]).await;
-    assert_eq!(after["version"], json!(3), "{after}");
+    assert_eq!(after["version"], json!(4), "{after}");
     // The reply a crash left streaming is interrupted in the store itself now…
     assert_eq!(after["messages"]["r0"]["status"], json!("interrupted"));
     assert_eq!(after["messages"]["r0"]["content"], json!("Partial answer"));
@@ -279,7 +285,7 @@ async fn a_failed_upgrade_leaves_the_old_data_usable_and_runs_again_later() {
         .wait_until("document.querySelector('.conversation-item__title')?.textContent === 'Kept through upgrades'")
         .await;
     let after = browser.js(READ_BACK, vec![]).await;
-    assert_eq!(after["version"], json!(3), "{}", after["version"]);
+    assert_eq!(after["version"], json!(4), "{}", after["version"]);
     assert_eq!(after["backups"].as_object().unwrap().len(), 40);
     assert!(
         after["messages"]

@@ -373,6 +373,7 @@ impl Chat {
     /// a delete-all, here or in another tab) and reopens the open conversation, or starts
     /// a new chat when it is gone.
     pub async fn reload_all(&self) {
+        self.store.note_change();
         if let Err(error) = self.list.load().await {
             self.store.show_error(error);
             return;

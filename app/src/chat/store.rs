@@ -17,6 +17,9 @@ pub struct ChatDb {
     /// callbacks live, under it, not under the view that asked (a deleted message's view
     /// is disposed before its Undo is clicked).
     root: StoredValue<Option<Owner>, LocalStorage>,
+    /// Counts the chat changes this tab saw (its own writes, other tabs' announcements,
+    /// bulk changes): what keeps derived views such as the search index current.
+    changes: RwSignal<u64>,
 }
 
 impl Default for ChatDb {
@@ -33,6 +36,7 @@ impl ChatDb {
             loaded: RwSignal::new(false),
             error: RwSignal::new(None),
             root: StoredValue::new_local(Owner::current()),
+            changes: RwSignal::new(0),
         }
     }
 
@@ -77,6 +81,18 @@ impl ChatDb {
     /// Hides the storage problem.
     pub fn dismiss_error(&self) {
         self.error.set(None);
+    }
+
+    /// How many chat changes this tab has seen (tracked): a derived view re-reads what it
+    /// shows when this moves.
+    pub fn changes(&self) -> u64 {
+        self.changes.get()
+    }
+
+    /// Notes a chat change this tab did not write through [`ChatDb::write`] (another
+    /// tab's, an import, a delete-all).
+    pub fn note_change(&self) {
+        self.changes.update(|n| *n += 1);
     }
 
     /// Runs `task` under the chat's own owner (see `root`).
@@ -124,6 +140,7 @@ impl ChatDb {
         match db.apply(batch).await {
             Ok(()) => {
                 broadcast::announce(batch);
+                self.note_change();
                 Ok(())
             }
             Err(error) => {

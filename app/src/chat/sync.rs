@@ -31,6 +31,7 @@ pub fn listen(chat: Chat) {
             let data = event.data();
             let kind = text(&data, "kind");
             let id = text(&data, "id");
+            chat.store.note_change();
             chat.store.spawn(async move {
                 match kind.as_str() {
                     "conversation" => reload_conversation(chat, id).await,

@@ -9,6 +9,8 @@
 //! - v3: `backups` (records a migration rewrote, as they were, under
 //!   `v<version>:<store>:<id>`), and replies a crash left `streaming` are rewritten as
 //!   `interrupted` in the store itself (each original backed up first).
+//! - v4: `searchJournal` (see [`journal`]): which conversations changed since a search
+//!   index was saved, written in the same transaction as the change itself.
 //!
 //! Migrations run in order inside the browser's upgrade transaction, which is atomic: a
 //! migration that fails (a full disk, say) aborts the upgrade and leaves the previous
@@ -26,7 +28,7 @@ use wasm_bindgen::JsValue;
 /// The database name.
 pub const DB_NAME: &str = "hearth";
 /// The schema version.
-pub const DB_VERSION: u32 = 3;
+pub const DB_VERSION: u32 = 4;
 /// Settings documents.
 pub const SETTINGS: &str = "settings";
 /// Sealed secrets.
@@ -39,6 +41,10 @@ pub const CONVERSATIONS: &str = "conversations";
 pub const MESSAGES: &str = "messages";
 /// Records as they were before a migration rewrote them.
 pub const BACKUPS: &str = "backups";
+/// The search journal ([`journal`]).
+pub const SEARCH_JOURNAL: &str = "searchJournal";
+/// The search journal's index by write number.
+pub const BY_SEQ: &str = "seq";
 /// The performance measure of a merge's own work (not its waits), and its start mark;
 /// a reply's start clears them (`chat::turn::reply`).
 pub const MERGE_MEASURE: &str = "hearth:merge";
@@ -47,6 +53,7 @@ const MERGE_START: &str = "hearth:merge:start";
 pub const BY_CONVERSATION: &str = "conversationId";
 
 mod batch;
+pub mod journal;
 mod schema;
 
 pub use batch::Batch;
@@ -279,23 +286,30 @@ impl Db {
         if batch.is_empty() {
             return Ok(());
         }
-        let stores = batch.stores();
+        let mut stores = batch.stores();
+        let journaled = journal::covers(&stores) && self.has_journal();
+        if journaled {
+            stores.push(SEARCH_JOURNAL);
+        }
         let transaction = self
             .database
             .transaction(&stores, TransactionMode::ReadWrite)?;
+        // The conversations this batch changes, for the search journal.
+        let mut changed = journal::Changed::default();
         for write in &batch.writes {
             match write {
-                Write::Put { store, json, .. } => {
-                    transaction
-                        .object_store(store)?
-                        .put(&to_object(json)?, None)?
-                        .await?;
+                Write::Put { store, json, key } => {
+                    let record = to_object(json)?;
+                    changed.note(store, key, &record);
+                    transaction.object_store(store)?.put(&record, None)?.await?;
                 }
                 Write::Delete { store, key } => {
-                    transaction
-                        .object_store(store)?
-                        .delete(JsValue::from_str(key))?
-                        .await?;
+                    let records = transaction.object_store(store)?;
+                    if journaled {
+                        let current = records.get(JsValue::from_str(key))?.await?;
+                        changed.note(store, key, &current.unwrap_or(JsValue::UNDEFINED));
+                    }
+                    records.delete(JsValue::from_str(key))?.await?;
                 }
                 Write::Merge { store, key, patch } => {
                     let records = transaction.object_store(store)?;
@@ -303,6 +317,7 @@ impl Db {
                     let Some(current) = current.filter(|v| v.is_object()) else {
                         continue;
                     };
+                    changed.note(store, key, &current);
                     // The synchronous part of a merge, measured for the benchmarks.
                     crate::browser::mark(MERGE_START);
                     merge_into(&current, patch)?;
@@ -311,17 +326,30 @@ impl Db {
                 }
             }
         }
+        if journaled {
+            journal::record(&transaction.object_store(SEARCH_JOURNAL)?, changed).await?;
+        }
         commit(transaction).await?;
         Ok(())
     }
 
-    /// Empties `stores` in one transaction: all of them or none.
+    /// Empties `stores` in one transaction: all of them or none. Emptying a chat store
+    /// tells the search journal that everything changed.
     pub async fn clear(&self, stores: &[&str]) -> Result<(), StorageError> {
+        let journaled =
+            journal::covers(stores) && !stores.contains(&SEARCH_JOURNAL) && self.has_journal();
+        let mut all: Vec<&str> = stores.to_vec();
+        if journaled {
+            all.push(SEARCH_JOURNAL);
+        }
         let transaction = self
             .database
-            .transaction(stores, TransactionMode::ReadWrite)?;
+            .transaction(&all, TransactionMode::ReadWrite)?;
         for store in stores {
             transaction.object_store(store)?.clear()?.await?;
+        }
+        if journaled {
+            journal::record_everything(&transaction.object_store(SEARCH_JOURNAL)?).await?;
         }
         commit(transaction).await?;
         Ok(())
@@ -353,6 +381,38 @@ impl Db {
             .await?;
         transaction.await?;
         Ok(values.iter().filter_map(|v| from_object(v).ok()).collect())
+    }
+
+    /// Every record of `store` as stored, unconverted (for a worker to read).
+    pub async fn all_raw(&self, store: &str) -> Result<Vec<JsValue>, StorageError> {
+        let transaction = self
+            .database
+            .transaction(&[store], TransactionMode::ReadOnly)?;
+        let values = transaction
+            .object_store(store)?
+            .get_all(None, None)?
+            .await?;
+        transaction.await?;
+        Ok(values)
+    }
+
+    /// The records of `store` whose `index` equals `key`, as stored, unconverted.
+    pub async fn raw_by(
+        &self,
+        store: &str,
+        index: &str,
+        key: &str,
+    ) -> Result<Vec<JsValue>, StorageError> {
+        let transaction = self
+            .database
+            .transaction(&[store], TransactionMode::ReadOnly)?;
+        let values = transaction
+            .object_store(store)?
+            .index(index)?
+            .get_all(Some(idb::Query::Key(JsValue::from_str(key))), None)?
+            .await?;
+        transaction.await?;
+        Ok(values)
     }
 
     /// The records of `store` whose `index` equals `key`.

@@ -5,7 +5,10 @@
 use idb::{Database, ObjectStoreParams};
 use wasm_bindgen::JsValue;
 
-use super::{BACKUPS, BY_CONVERSATION, CONVERSATIONS, KEYS, MESSAGES, SECRETS, SETTINGS};
+use super::{
+    BACKUPS, BY_CONVERSATION, BY_SEQ, CONVERSATIONS, KEYS, MESSAGES, SEARCH_JOURNAL, SECRETS,
+    SETTINGS,
+};
 
 /// Creates what version `version` adds, inside the upgrade `transaction`. A step that
 /// rewrites records backs each one up to [`BACKUPS`] first.
@@ -53,6 +56,15 @@ pub(super) fn migrate(
                     .map_err(|e| e.to_string())?;
             }
             reopen_streaming_replies(transaction).map_err(|e| format!("{e:?}"))?;
+        }
+        4 if missing(SEARCH_JOURNAL) => {
+            let mut params = ObjectStoreParams::new();
+            params.key_path(Some(idb::KeyPath::new_single("id")));
+            database
+                .create_object_store(SEARCH_JOURNAL, params)
+                .map_err(|e| e.to_string())?
+                .create_index(BY_SEQ, idb::KeyPath::new_single("seq"), None)
+                .map_err(|e| e.to_string())?;
         }
         _ => {}
     }
