@@ -41,6 +41,8 @@ pub struct OpenConversation {
     store: ChatDb,
     list: Conversations,
     runs: Runs,
+    /// The message a search result pointed at: scrolled to and highlighted.
+    found: RwSignal<Option<String>>,
 }
 
 impl OpenConversation {
@@ -56,7 +58,55 @@ impl OpenConversation {
             store,
             list,
             runs,
+            found: RwSignal::new(None),
         }
+    }
+
+    /// The message to scroll to and highlight (tracked), set by [`OpenConversation::reveal`].
+    pub fn found(&self) -> Option<String> {
+        self.found.get()
+    }
+
+    /// Stops highlighting the found message.
+    pub fn clear_found(&self) {
+        self.found.set(None);
+    }
+
+    /// Opens conversation `id` at message `message`: on the branch that holds it (made
+    /// the active one if it is not), scrolled to and highlighted. Without a message, or
+    /// when it is gone, the conversation opens at its end.
+    pub fn reveal(&self, id: String, message: Option<String>) {
+        let open = *self;
+        self.found.set(None);
+        self.store.spawn(async move {
+            let Some(db) = open.store.wait().await else {
+                return;
+            };
+            let records = match super::records::of_conversation(db, id.clone()).await {
+                Ok(records) => records,
+                Err(error) => return open.store.show_error(error),
+            };
+            if !open.is_open_untracked(&id) {
+                open.show(Some(id.clone()), records);
+            }
+            let Some(message) = message.filter(|m| open.tree.with_untracked(|t| t.contains(m)))
+            else {
+                return;
+            };
+            let on_path = open.path.with_untracked(|path| path.contains(&message));
+            if !on_path {
+                let mut batch = Batch::new();
+                let target = message.clone();
+                if open
+                    .change_tree(&id, &mut batch, |tree| tree.activate(&target))
+                    .await
+                    .is_err()
+                {
+                    return;
+                }
+            }
+            open.found.set(Some(message));
+        });
     }
 
     /// The open conversation's id (tracked; `None`: a new chat).
@@ -130,6 +180,7 @@ impl OpenConversation {
     /// Replaces what is on screen with conversation `id` and its `records`. A reply this
     /// tab is writing there is shown live; any other that was streaming is reopened.
     pub fn show(&self, id: Option<String>, mut records: Vec<MessageRecord>) {
+        self.found.set(None);
         // Siblings keep the order they were written in (the store returns them by id).
         records.sort_by(|a, b| a.created_at.total_cmp(&b.created_at));
         let active_root = id

@@ -4,7 +4,8 @@
 //! streaming and late-rendered Markdown) and estimated until then.
 //!
 //! While a reply streams the list sticks to the bottom; scrolling up releases it, and
-//! scrolling back to the bottom sticks it again.
+//! scrolling back to the bottom sticks it again. A message found by search
+//! (`OpenConversation::found`) is scrolled to, however far up it is, and highlighted.
 
 use std::collections::HashMap;
 
@@ -126,6 +127,22 @@ pub fn MessageList() -> impl IntoView {
         viewport.set((top, height));
     };
 
+    // A message found by search is brought into view: first by its estimated offset (so
+    // the window renders it), then, once it is rendered, centred; a few frames in a row,
+    // while its neighbours' real heights replace the estimates.
+    let reveal = Reveal {
+        scroller,
+        heights,
+        viewport,
+        stick,
+        path: chat.open.path(),
+    };
+    Effect::new(move |_| {
+        if let Some(id) = chat.open.found() {
+            request_animation_frame(move || reveal.step(id, 8));
+        }
+    });
+
     // A new conversation opens at its end.
     Effect::new(move |previous: Option<Option<String>>| {
         let current = chat.open.current();
@@ -157,8 +174,10 @@ pub fn MessageList() -> impl IntoView {
             }
         });
         let row_id = id.clone();
+        let found_id = id.clone();
+        let found = move || chat.open.found().as_deref() == Some(found_id.as_str());
         view! {
-            <div class="message-row" data-row=row_id node_ref=node>
+            <div class="message-row" class:message-row--found=found data-row=row_id node_ref=node>
                 <MessageView id=id />
             </div>
         }
@@ -185,6 +204,66 @@ pub fn MessageList() -> impl IntoView {
                 <div class="message-list__spacer" node_ref=below></div>
             </div>
         </div>
+    }
+}
+
+/// What bringing a found message into view needs of the list.
+#[derive(Clone, Copy)]
+struct Reveal {
+    scroller: NodeRef<html::Div>,
+    heights: RwSignal<HashMap<String, f64>>,
+    viewport: RwSignal<(f64, f64)>,
+    stick: RwSignal<bool>,
+    path: Memo<Vec<String>>,
+}
+
+impl Reveal {
+    /// One attempt at showing message `id`, and `tries` more on the next frames.
+    fn step(self, id: String, tries: u32) {
+        let Some(element) = self.scroller.get_untracked() else {
+            return;
+        };
+        let Some(index) = self
+            .path
+            .with_untracked(|path| path.iter().position(|p| *p == id))
+        else {
+            return;
+        };
+        self.stick.set(false);
+        let rendered = element
+            .query_selector_all(".message-row")
+            .ok()
+            .and_then(|rows| {
+                (0..rows.length())
+                    .filter_map(|i| rows.item(i))
+                    .filter_map(|row| row.dyn_into::<web_sys::Element>().ok())
+                    .find(|row| row.get_attribute("data-row").as_deref() == Some(id.as_str()))
+            });
+        match rendered {
+            Some(row) => {
+                let options = web_sys::ScrollIntoViewOptions::new();
+                options.set_block(web_sys::ScrollLogicalPosition::Center);
+                row.scroll_into_view_with_scroll_into_view_options(&options);
+            }
+            None => {
+                let offset: f64 = self.path.with_untracked(|path| {
+                    self.heights.with_untracked(|h| {
+                        path[..index]
+                            .iter()
+                            .map(|p| h.get(p).copied().unwrap_or(ESTIMATE))
+                            .sum()
+                    })
+                });
+                element.set_scroll_top(offset as i32);
+            }
+        }
+        self.viewport.set((
+            f64::from(element.scroll_top()),
+            f64::from(element.client_height()),
+        ));
+        if tries > 0 {
+            request_animation_frame(move || self.step(id, tries - 1));
+        }
     }
 }
 
