@@ -11,3 +11,5 @@ cargo build --quiet --locked --release -p hearth-server
 cargo run --quiet --locked --release -p hearth-bench --bin chat_bench -- docs/BENCHMARKS.md
 # The search engine over 100,000 generated messages, natively (no browser needed).
 cargo run --quiet --locked --release -p hearth-bench --bin search_bench -- docs/BENCHMARKS.md
+# The same corpus in the browser: the search worker's build, queries and reopening.
+cargo run --quiet --locked --release -p hearth-bench --bin search_browser -- docs/BENCHMARKS.md

@@ -262,8 +262,8 @@ impl DataService {
         })
     }
 
-    /// Deletes every conversation, message and generated image, and opens a new chat.
-    /// Refused while a reply streams.
+    /// Deletes every conversation, message and generated image, and the saved search
+    /// index, and opens a new chat. Refused while a reply streams.
     pub async fn delete_all(&self) -> Result<(), DataError> {
         if self.chat.any_streaming() {
             return Err(DataError::Streaming);
@@ -273,9 +273,11 @@ impl DataService {
             .await
             .map_err(DataError::Storage)?;
         // The images the conversations referred to go with them.
-        let files = files::remove_all(files::IMAGES)
-            .await
-            .map_err(DataError::Files);
+        let images = files::remove_all(files::IMAGES).await;
+        // The saved search index holds words of every conversation. (Were it left, the
+        // journal's "everything changed" entry would still keep it from being used.)
+        let index = files::remove_all(files::SEARCH).await;
+        let files = images.and(index).map_err(DataError::Files);
         self.chat.after_bulk_change().await;
         self.chat.new_chat();
         files

@@ -1,5 +1,6 @@
 //! Files in the browser's origin-private file system (OPFS): large binary data that does
-//! not belong in IndexedDB records, such as generated images (`images/`). Names are
+//! not belong in IndexedDB records, such as generated images (`images/`) and the saved
+//! search index (`search/`). Names are
 //! random and made here; a record refers to a file by its name only. Every operation is
 //! a typed error when OPFS is missing (an old browser, a private window) or full.
 
@@ -10,6 +11,8 @@ use wasm_bindgen_futures::JsFuture;
 
 /// The directory of generated images.
 pub const IMAGES: &str = "images";
+/// The search worker's saved index (written by the worker itself, `hearth-search-worker`).
+pub const SEARCH: &str = "search";
 
 /// Why a file operation failed.
 #[derive(Debug, Clone, PartialEq, Eq)]

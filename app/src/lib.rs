@@ -12,6 +12,8 @@
 //!   their actions and status, the queue.
 //! - [`chat`]: conversations and messages: storage, streaming runs, branches, two tabs.
 //! - [`render`]: Markdown rendering in a lazily started Web Worker.
+//! - [`search`]: global search: the index in a lazily started Web Worker, kept current
+//!   through the search journal, and the search palette.
 //! - [`settings`]: the settings dialog and its tabs.
 //! - [`ui`]: shared primitives with correct keyboard and focus behaviour: `Dialog`,
 //!   `Menu`, `Toast`, `Field`, `ModelPicker`, `SafeImage`, icons.
@@ -46,6 +48,7 @@ pub mod plugins;
 pub mod preferences;
 pub mod providers;
 pub mod render;
+pub mod search;
 pub mod settings;
 pub mod shell;
 pub mod storage;
@@ -71,7 +74,19 @@ pub fn App() -> impl IntoView {
     provide_context(providers::Providers::load());
     provide_context(preferences::Prefs::load());
     provide_context(plugins::Plugins::load());
-    provide_context(chat::Chat::load());
+    let chat = chat::Chat::load();
+    provide_context(chat);
+    let search = search::Search::new(chat);
+    provide_context(search);
+    // Ctrl+K (⌘K on Apple keyboards) opens the search palette from anywhere.
+    let _ = window_event_listener(leptos::ev::keydown, move |event| {
+        let key = event.key();
+        if (event.ctrl_key() || event.meta_key()) && !event.alt_key() && (key == "k" || key == "K")
+        {
+            event.prevent_default();
+            search.open_palette();
+        }
+    });
     // A deep link `#settings/<tab>` opens the settings at that tab, on load and when the
     // hash changes (our own tab switches use replaceState, which fires no hashchange).
     let deep_tab = || {
@@ -133,6 +148,7 @@ pub fn App() -> impl IntoView {
                     </div>
                 </main>
                 <settings::SettingsDialog />
+                <search::SearchPalette />
             </div>
         </access_gate::AccessGate>
         <ToastRegion />

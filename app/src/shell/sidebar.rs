@@ -1,7 +1,8 @@
-//! The sidebar: brand, "New chat", the conversation list (pinned first, then the most
-//! recent; each with Rename, Pin and Delete) and the way to settings. It reads only
-//! conversation records, never messages, and renders the list a page at a time. At phone
-//! width it is a drawer over the page.
+//! The sidebar: brand, "New chat", the way to the search palette, the conversation list
+//! (pinned first, then the most recent; each with Rename, Pin and Delete) with its filter
+//! by title (the search index's, `search::Search::find`), and the way to settings. It
+//! reads only conversation records, never messages, and renders the list a page at a
+//! time. At phone width it is a drawer over the page.
 
 use std::collections::HashMap;
 
@@ -11,6 +12,7 @@ use leptos::prelude::*;
 use crate::browser;
 use crate::chat::use_chat;
 use crate::i18n::{Key, tr, use_i18n};
+use crate::search::{FindError, Phase, Status, use_search};
 use crate::shell::{COMPOSER_INPUT_ID, DRAWER_TOGGLE_ID, use_shell};
 use crate::ui::icon::{Icon, icon};
 use crate::ui::menu::{Menu, MenuItem};
@@ -39,25 +41,43 @@ pub fn Sidebar() -> impl IntoView {
         browser::focus_by_id(COMPOSER_INPUT_ID);
     };
     let shown = RwSignal::new(PAGE);
+    let filter = TitleFilter::new();
     // (title, pinned) of each row shown, by id: a change costs one pass over the rows
     // shown, and each row reads its own entry.
     let summaries = Memo::new(move |_| {
-        chat.list.with(|list| {
-            list.iter()
-                .take(shown.get())
-                .map(|c| (c.id.clone(), (c.title.clone(), c.pinned)))
-                .collect::<HashMap<_, _>>()
+        filter.matches.with(|matches| {
+            chat.list.with(|list| {
+                list.iter()
+                    .filter(|c| matches.as_ref().is_none_or(|m| m.contains(&c.id)))
+                    .take(shown.get())
+                    .map(|c| (c.id.clone(), (c.title.clone(), c.pinned)))
+                    .collect::<HashMap<_, _>>()
+            })
         })
     });
     let visible = move || {
-        chat.list.with(|list| {
-            list.iter()
-                .take(shown.get())
-                .map(|c| c.id.clone())
-                .collect::<Vec<_>>()
+        filter.matches.with(|matches| {
+            chat.list.with(|list| {
+                list.iter()
+                    .filter(|c| matches.as_ref().is_none_or(|m| m.contains(&c.id)))
+                    .take(shown.get())
+                    .map(|c| c.id.clone())
+                    .collect::<Vec<_>>()
+            })
         })
     };
-    let more = move || chat.list.with(<[_]>::len) > shown.get();
+    let more = move || {
+        let total = filter.matches.with(|matches| match matches {
+            Some(matches) => matches.len(),
+            None => chat.list.with(<[_]>::len),
+        });
+        total > shown.get()
+    };
+    let search = use_search();
+    let open_search = move |_| {
+        shell.drawer_open.set(false);
+        search.open_palette();
+    };
     let open_settings = move |_| {
         shell.drawer_open.set(false);
         shell.settings_open.set(true);
@@ -92,8 +112,23 @@ pub fn Sidebar() -> impl IntoView {
                 {icon(Icon::Plus)}
                 <span>{tr(Key::SidebarNewChat)}</span>
             </button>
+            <button
+                type="button"
+                class="sidebar__item sidebar__search"
+                aria-haspopup="dialog"
+                aria-keyshortcuts="Control+K Meta+K"
+                on:click=open_search
+            >
+                {icon(Icon::Search)}
+                <span>{tr(Key::SidebarSearch)}</span>
+                <kbd class="sidebar__kbd">{shortcut_label()}</kbd>
+            </button>
             <h2 class="sidebar__heading">{tr(Key::SidebarConversations)}</h2>
+            <FilterField filter=filter />
             <div class="sidebar__list">
+                <Show when=move || filter.empty_result()>
+                    <p class="sidebar__filter-empty" role="status">{tr(Key::SidebarFilterNone)}</p>
+                </Show>
                 <Show
                     when=move || !chat.list.with(<[_]>::is_empty)
                     fallback=|| view! {
@@ -140,6 +175,121 @@ pub fn Sidebar() -> impl IntoView {
 
 /// How many conversations the sidebar shows at a time.
 const PAGE: usize = 100;
+
+/// The most conversations the title filter returns.
+const FILTER_LIMIT: usize = 200;
+
+/// "Ctrl K", or "⌘K" on Apple platforms.
+fn shortcut_label() -> &'static str {
+    let platform = window().navigator().platform().unwrap_or_default();
+    if platform.starts_with("Mac") || platform.starts_with("iP") {
+        "⌘K"
+    } else {
+        "Ctrl K"
+    }
+}
+
+/// The list's filter by title: what was typed and the ids that match (`None`: no filter).
+#[derive(Clone, Copy)]
+struct TitleFilter {
+    text: RwSignal<String>,
+    matches: RwSignal<Option<Vec<String>>>,
+}
+
+impl TitleFilter {
+    fn new() -> Self {
+        let filter = Self {
+            text: RwSignal::new(String::new()),
+            matches: RwSignal::new(None),
+        };
+        let search = use_search();
+        let asked = StoredValue::new(0_u64);
+        // Asks the index again when the text changes and when the index becomes ready.
+        Effect::new(move |_| {
+            let text = filter.text.get();
+            let ready = matches!(search.phase(), Phase::Ready | Phase::Building);
+            asked.update_value(|n| *n += 1);
+            let mine = asked.get_value();
+            if text.trim().is_empty() {
+                filter.matches.set(None);
+                return;
+            }
+            search.start();
+            if !ready {
+                return;
+            }
+            leptos::task::spawn_local_scoped(async move {
+                let found = search.find(text, true, FILTER_LIMIT).await;
+                if asked.try_get_value() != Some(mine) {
+                    return;
+                }
+                filter.matches.set(match found {
+                    Ok(found) => Some(found.results.into_iter().map(|r| r.id).collect()),
+                    Err(FindError::Empty | FindError::TooLong | FindError::TooManyParts) => {
+                        Some(Vec::new())
+                    }
+                    // The index is not there: no filter rather than an empty list.
+                    Err(FindError::Unavailable | FindError::Lost) => None,
+                });
+            });
+        });
+        filter
+    }
+
+    /// A filter is typed and nothing matches.
+    fn empty_result(&self) -> bool {
+        self.matches.with(|m| m.as_ref().is_some_and(Vec::is_empty))
+    }
+}
+
+/// The filter's field, with the index's progress while it is being built.
+#[component]
+fn FilterField(filter: TitleFilter) -> impl IntoView {
+    let search = use_search();
+    let i18n = use_i18n();
+    let busy = move || {
+        !filter.text.with(|t| t.trim().is_empty())
+            && matches!(
+                search.status(),
+                Status::Opening | Status::Idle | Status::Indexing { .. }
+            )
+    };
+    let on_keydown = move |event: KeyboardEvent| {
+        if event.key() == "Escape" && !filter.text.with_untracked(String::is_empty) {
+            event.prevent_default();
+            event.stop_propagation();
+            filter.text.set(String::new());
+        }
+    };
+    view! {
+        <div class="sidebar__filter">
+            <input
+                type="search"
+                id="sidebar-filter"
+                class="input sidebar__filter-input"
+                placeholder=tr(Key::SidebarFilter)
+                aria-label=tr(Key::SidebarFilter)
+                autocomplete="off"
+                spellcheck="false"
+                maxlength="256"
+                prop:value=move || filter.text.get()
+                on:input=move |event| filter.text.set(event_target_value(&event))
+                on:keydown=on_keydown
+            />
+            <Show when=busy>
+                <p class="sidebar__filter-status" role="status">
+                    {move || match search.status() {
+                        Status::Indexing { done, total } => i18n.t_with(
+                            Key::SearchIndexing,
+                            &[("done", &done.to_string()), ("total", &total.to_string())],
+                        ),
+                        _ => i18n.t(Key::SearchPreparing),
+                    }}
+                </p>
+            </Show>
+        </div>
+    }
+}
 
 /// One conversation in the sidebar.
 #[component]

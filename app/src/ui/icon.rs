@@ -29,6 +29,7 @@ pub enum Icon {
     ChevronRight,
     Pin,
     More,
+    Search,
 }
 
 fn paths(icon: Icon) -> &'static [&'static str] {
@@ -90,6 +91,7 @@ fn paths(icon: Icon) -> &'static [&'static str] {
         Icon::ChevronRight => &["M9 5l7 7-7 7"],
         Icon::Pin => &["M12 17v5", "M8 3h8l-1 7 3 4H6l3-4z"],
         Icon::More => &["M5 12h.01", "M12 12h.01", "M19 12h.01"],
+        Icon::Search => &["M11 4a7 7 0 1 1 0 14a7 7 0 1 1 0-14z", "M20 20l-4-4"],
     }
 }
 

@@ -1,0 +1,312 @@
+//! The search palette: a modal dialog with a combobox (the query) and a listbox of
+//! conversations (title, date, the matching passage highlighted). Arrow keys move
+//! through the results, Enter or a click opens one at its message. The empty, preparing,
+//! indexing, no-results and error states each say what they are. Its body is a lazily
+//! loaded chunk.
+
+use leptos::ev::KeyboardEvent;
+use leptos::prelude::*;
+
+use super::found::{self, FindError, Found, FoundConversation, Passage};
+use super::{Phase, Status, use_search};
+use crate::chat::use_chat;
+use crate::i18n::{Key, tr, use_i18n};
+use crate::ui::dialog::Dialog;
+
+/// How many conversations the palette lists.
+pub const RESULTS: usize = 30;
+/// The listbox's id.
+const LISTBOX_ID: &str = "search-results";
+
+/// The search palette (mounted once; its body only while open).
+#[component]
+pub fn SearchPalette() -> impl IntoView {
+    let search = use_search();
+    let i18n = use_i18n();
+    view! {
+        <Dialog
+            open=search.palette_open
+            title=Signal::derive(move || i18n.t(Key::SearchTitle))
+            class="dialog--search"
+        >
+            {crate::ui::lazy::lazy_view(palette_body(), "search-palette search-palette--loading")}
+        </Dialog>
+    }
+}
+
+#[lazy]
+fn palette_body() -> AnyView {
+    view! { <PaletteBody /> }.into_any()
+}
+
+fn option_id(index: usize) -> String {
+    format!("search-option-{index}")
+}
+
+#[component]
+fn PaletteBody() -> impl IntoView {
+    let search = use_search();
+    let i18n = use_i18n();
+    let query = RwSignal::new(String::new());
+    // The last answer, with the query it answers.
+    let answer = RwSignal::new(None::<(String, Result<Found, FindError>)>);
+    let active = RwSignal::new(0_usize);
+    // Answers to older queries are dropped.
+    let asked = StoredValue::new(0_u64);
+
+    // Asks again when the query changes and when the index becomes ready.
+    Effect::new(move |_| {
+        let text = query.get();
+        let phase = search.phase();
+        asked.update_value(|n| *n += 1);
+        let mine = asked.get_value();
+        if text.trim().is_empty() {
+            answer.set(None);
+            return;
+        }
+        if phase == Phase::Waiting {
+            return;
+        }
+        leptos::task::spawn_local_scoped(async move {
+            let found = search.find(text.clone(), false, RESULTS).await;
+            if asked.try_get_value() == Some(mine) {
+                active.set(0);
+                answer.set(Some((text, found)));
+            }
+        });
+    });
+
+    let results = move || match answer.get() {
+        Some((text, Ok(found))) => found
+            .results
+            .into_iter()
+            .enumerate()
+            .map(|(index, result)| (index, result, text.clone()))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let count = move || {
+        answer.with(|a| match a {
+            Some((_, Ok(found))) => found.results.len(),
+            _ => 0,
+        })
+    };
+    let open_at = move |index: usize| {
+        let chosen = answer.with_untracked(|a| match a {
+            Some((_, Ok(found))) => found.results.get(index).cloned(),
+            _ => None,
+        });
+        if let Some(result) = chosen {
+            search.palette_open.set(false);
+            search.open_result(result.id, result.message);
+        }
+    };
+    let on_keydown = move |event: KeyboardEvent| {
+        let n = count();
+        match event.key().as_str() {
+            "ArrowDown" if n > 0 => {
+                event.prevent_default();
+                active.update(|i| *i = (*i + 1) % n);
+            }
+            "ArrowUp" if n > 0 => {
+                event.prevent_default();
+                active.update(|i| *i = (*i + n - 1) % n);
+            }
+            "Home" if n > 0 && event.ctrl_key() => {
+                event.prevent_default();
+                active.set(0);
+            }
+            "End" if n > 0 && event.ctrl_key() => {
+                event.prevent_default();
+                active.set(n - 1);
+            }
+            "Enter" if n > 0 => {
+                event.prevent_default();
+                open_at(active.get_untracked());
+            }
+            _ => {}
+        }
+    };
+    // The active option stays in view.
+    Effect::new(move |_| {
+        let id = option_id(active.get());
+        if let Some(element) = document().get_element_by_id(&id) {
+            let options = web_sys::ScrollIntoViewOptions::new();
+            options.set_block(web_sys::ScrollLogicalPosition::Nearest);
+            element.scroll_into_view_with_scroll_into_view_options(&options);
+        }
+    });
+
+    let status_line = move || {
+        let status = search.status();
+        match (answer.get().map(|(_, found)| found), status) {
+            (_, Status::Unavailable) => i18n.t(Key::SearchUnavailable),
+            (_, Status::Indexing { done, total }) => i18n.t_with(
+                Key::SearchIndexing,
+                &[("done", &done.to_string()), ("total", &total.to_string())],
+            ),
+            (_, Status::Opening | Status::Idle) if !query.with(|q| q.trim().is_empty()) => {
+                i18n.t(Key::SearchPreparing)
+            }
+            (None, _) => i18n.t(Key::SearchHint),
+            (Some(Err(FindError::TooLong)), _) => i18n.t(Key::SearchTooLong),
+            (Some(Err(FindError::TooManyParts)), _) => i18n.t(Key::SearchTooManyParts),
+            (Some(Err(FindError::Empty)), _) => i18n.t(Key::SearchNoWords),
+            (Some(Err(FindError::Unavailable | FindError::Lost)), _) => {
+                i18n.t(Key::SearchUnavailable)
+            }
+            (Some(Ok(found)), _) if found.results.is_empty() => i18n.t_with(
+                Key::SearchNoResults,
+                &[(
+                    "query",
+                    &answer.with_untracked(|a| a.as_ref().map(|a| a.0.clone()).unwrap_or_default()),
+                )],
+            ),
+            (Some(Ok(found)), _) => i18n.t_with(
+                Key::SearchResultCount,
+                &[("count", &found.conversations.to_string())],
+            ),
+        }
+    };
+    let has_results = move || count() > 0;
+
+    view! {
+        <div class="search-palette">
+            <input
+                type="search"
+                class="input search-palette__input"
+                role="combobox"
+                aria-autocomplete="list"
+                aria-controls=LISTBOX_ID
+                aria-expanded=move || if has_results() { "true" } else { "false" }
+                aria-activedescendant=move || has_results().then(|| option_id(active.get()))
+                aria-label=tr(Key::SearchPlaceholder)
+                placeholder=tr(Key::SearchPlaceholder)
+                autocomplete="off"
+                spellcheck="false"
+                maxlength="256"
+                data-autofocus
+                prop:value=move || query.get()
+                on:input=move |event| query.set(event_target_value(&event))
+                on:keydown=on_keydown
+            />
+            <p class="search-palette__status" role="status" aria-live="polite">{status_line}</p>
+            <ul
+                id=LISTBOX_ID
+                class="search-palette__results"
+                role="listbox"
+                aria-label=tr(Key::SearchResults)
+                hidden=move || !has_results()
+            >
+                <For
+                    each=results
+                    key=|(index, result, text)| {
+                        (*index, result.id.clone(), result.message.clone(), text.clone())
+                    }
+                    let:((index, result, text))
+                >
+                    <ResultOption
+                        index=index
+                        result=result
+                        query=text
+                        active=active
+                        on_open=Callback::new(open_at)
+                    />
+                </For>
+            </ul>
+        </div>
+    }
+}
+
+/// One result: the conversation's title and date, and the passage that matched.
+#[component]
+fn ResultOption(
+    index: usize,
+    result: FoundConversation,
+    query: String,
+    active: RwSignal<usize>,
+    on_open: Callback<usize>,
+) -> impl IntoView {
+    let chat = use_chat();
+    let i18n = use_i18n();
+    let title = {
+        let id = result.id.clone();
+        move || {
+            let title = chat.list.title(&id);
+            if title.is_empty() {
+                i18n.t(Key::ConversationUntitled)
+            } else {
+                title
+            }
+        }
+    };
+    let passage = RwSignal::new(None::<Passage>);
+    {
+        let (message, query, id) = (result.message.clone(), query.clone(), result.id.clone());
+        leptos::task::spawn_local_scoped(async move {
+            let text = match (&message, chat.store.get()) {
+                (Some(message), Some(db)) => found::message_text(&db, message).await,
+                (None, _) => Some(chat.list.title(&id)),
+                _ => None,
+            };
+            if let Some(text) = text {
+                let _ = passage.try_set(Some(found::passage(&query, &text)));
+            }
+        });
+    }
+    let date = {
+        let at = result.timestamp;
+        move || {
+            let tag = i18n.locale().tag();
+            js_sys::Date::new(&at.into())
+                .to_locale_date_string(tag, &wasm_bindgen::JsValue::UNDEFINED)
+                .as_string()
+                .unwrap_or_default()
+        }
+    };
+    let selected = move || active.get() == index;
+    let pieces = move || {
+        passage.get().map(|passage| {
+            let mut nodes = Vec::new();
+            if passage.cut_start {
+                nodes.push(view! { <span>"…"</span> }.into_any());
+            }
+            for (text, highlighted) in passage.pieces {
+                nodes.push(if highlighted {
+                    view! { <mark>{text}</mark> }.into_any()
+                } else {
+                    view! { <span>{text}</span> }.into_any()
+                });
+            }
+            if passage.cut_end {
+                nodes.push(view! { <span>"…"</span> }.into_any());
+            }
+            nodes
+        })
+    };
+    let partial = result.partial;
+    view! {
+        <li
+            id=option_id(index)
+            class="search-result"
+            class:search-result--active=selected
+            role="option"
+            aria-selected=move || if selected() { "true" } else { "false" }
+            on:click=move |_| on_open.run(index)
+            on:mousemove=move |_| {
+                if active.get_untracked() != index {
+                    active.set(index);
+                }
+            }
+        >
+            <div class="search-result__head">
+                <span class="search-result__title">{title}</span>
+                <time class="search-result__date">{date}</time>
+            </div>
+            <p class="search-result__passage">{pieces}</p>
+            <Show when=move || partial>
+                <p class="search-result__note">{tr(Key::SearchPartial)}</p>
+            </Show>
+        </li>
+    }
+}
