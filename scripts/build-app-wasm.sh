@@ -9,10 +9,11 @@
 #   -> wasm-split-cli (main module + one chunk per lazy function + __wasm_split.js)
 #   -> wasm-bindgen --target web -> wasm-opt -Oz on every module
 #   -> dist/app-<content hash>/, and the loader injected into index.html.
-# The Markdown render worker (crate `hearth-render-worker`) goes the same way without split
-# points (wasm-split-cli also drops the relocations wasm-opt cannot handle), bound with
-# `--target no-modules` for `importScripts`, into the same directory; the app learns the
-# directory from `<meta name="hearth-app-dir">`.
+# The two workers, the Markdown render worker (crate `hearth-render-worker`, `hearth-render`)
+# and the search worker (crate `hearth-search-worker`, `hearth-search`), go the same way
+# without split points (wasm-split-cli also drops the relocations wasm-opt cannot handle),
+# bound with `--target no-modules` for `importScripts`, each with a `<name>_loader.js`,
+# into the same directory; the app learns the directory from `<meta name="hearth-app-dir">`.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$root"
@@ -22,7 +23,8 @@ profile=wasm-release
 offline=()
 if [ "${TRUNK_OFFLINE:-true}" = "true" ]; then offline=(--offline); fi
 cargo build --locked "${offline[@]}" --profile "$profile" --target wasm32-unknown-unknown \
-  -p hearth-app --bin hearth-app -p hearth-render-worker --bin hearth-render --quiet
+  -p hearth-app --bin hearth-app -p hearth-render-worker --bin hearth-render \
+  -p hearth-search-worker --bin hearth-search --quiet
 linked="$HEARTH_TARGET_DIR/wasm32-unknown-unknown/$profile"
 
 work="$(mktemp -d)"
@@ -31,12 +33,16 @@ mkdir -p "$work/split" "$work/worker" "$work/out"
 wasm-split-cli "$linked/hearth-app.wasm" "$work/split" --out-name hearth-app --target web
 wasm-bindgen --target web --no-typescript --keep-lld-exports --out-dir "$work/out" "$work/split/hearth-app.wasm"
 cp "$work/split/__wasm_split.js" "$work/out/"
-wasm-split-cli "$linked/hearth-render.wasm" "$work/worker" --out-name hearth-render --target web
-wasm-bindgen --target no-modules --no-typescript --out-dir "$work/out" "$work/worker/hearth-render.wasm"
-printf 'importScripts("./hearth-render.js");wasm_bindgen({ module_or_path: "./hearth-render_bg.wasm" });' \
-  > "$work/out/hearth-render_loader.js"
+for worker in hearth-render hearth-search; do
+  mkdir -p "$work/worker/$worker"
+  wasm-split-cli "$linked/$worker.wasm" "$work/worker/$worker" --out-name "$worker" --target web
+  wasm-bindgen --target no-modules --no-typescript --out-dir "$work/out" "$work/worker/$worker/$worker.wasm"
+  printf 'importScripts("./%s.js");wasm_bindgen({ module_or_path: "./%s_bg.wasm" });' "$worker" "$worker" \
+    > "$work/out/${worker}_loader.js"
+done
 # The chunks: one per lazy function (`split_*.wasm`) and the code they share (`chunk_*.wasm`).
-for module in "$work/out/hearth-app_bg.wasm" "$work/out/hearth-render_bg.wasm" "$work"/split/*.wasm; do
+for module in "$work/out/hearth-app_bg.wasm" "$work/out/hearth-render_bg.wasm" \
+  "$work/out/hearth-search_bg.wasm" "$work"/split/*.wasm; do
   [ "$(basename "$module")" = hearth-app.wasm ] && continue
   wasm-opt -Oz --enable-reference-types --enable-bulk-memory --enable-nontrapping-float-to-int \
     --enable-sign-ext --enable-mutable-globals --enable-multivalue \

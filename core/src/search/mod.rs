@@ -14,6 +14,8 @@
 //!
 //! ## Layout
 //!
+//! - [`conversation`](mod@conversation): what of a conversation is indexed (its title
+//!   and the messages on its active path).
 //! - [`fold`](mod@fold): case and diacritic folding.
 //! - `token`: words, identifiers, numbers, CJK bigrams, positions and byte ranges.
 //! - [`query`](mod@query): the query language (documented there) and its limits.
@@ -25,6 +27,7 @@
 //! - `snippet`: the text around the best match with highlight ranges.
 //! - `snapshot`: the versioned, checked snapshot format.
 
+pub mod conversation;
 mod dict;
 mod engine;
 pub mod fold;
