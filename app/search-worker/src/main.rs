@@ -27,7 +27,7 @@
 //!   false, covers: 0` and `error` (`corrupt`, `version`, `tooLarge`, `busy`,
 //!   `unavailable`, `io`), and the index is empty: rebuild it.
 //! - **index** takes the conversation and its messages as stored (camelCase; see
-//!   [`records`]) and replaces every document of that conversation. `documents`: how many
+//!   `records`) and replaces every document of that conversation. `documents`: how many
 //!   it has now; `partial`: one was cut at a length limit.
 //! - **forget** removes a conversation's documents; `removed`: how many.
 //! - **clear** empties the index and deletes the saved file (`error` when the file could
