@@ -54,22 +54,6 @@ pub fn query_error(error: &QueryError) -> &'static str {
     }
 }
 
-// TEMPORARY, removed when the engine's `remove_parent` and `title_only` are merged.
-trait UntilEngineMerge {
-    fn remove_parent(&mut self, source: Source, parent: &str) -> usize;
-}
-impl UntilEngineMerge for SearchIndex {
-    fn remove_parent(&mut self, _source: Source, _parent: &str) -> usize {
-        0
-    }
-}
-fn options_until_engine_merge(limit: usize, _title_only: bool) -> SearchOptions {
-    SearchOptions {
-        limit,
-        sources: vec![Source::Conversations],
-    }
-}
-
 /// The index of conversations.
 #[derive(Debug, Default)]
 pub struct Index {
@@ -123,7 +107,11 @@ impl Index {
         title_only: bool,
     ) -> Result<Results, QueryError> {
         let query = Query::parse(query)?;
-        let options = options_until_engine_merge(limit, title_only);
+        let options = SearchOptions {
+            limit,
+            sources: vec![Source::Conversations],
+            title_only,
+        };
         let results = self.index.search_grouped(&query, &options);
         Ok(Results {
             total: results.total,
@@ -261,7 +249,6 @@ mod tests {
     }
 
     #[test]
-    #[ignore = "TEMPORARY: needs the engine's remove_parent and title_only"]
     fn title_only_searches_skip_messages() {
         let index = sample();
         let titles = index.search("borrow", 20, true).unwrap();
@@ -277,7 +264,6 @@ mod tests {
     }
 
     #[test]
-    #[ignore = "TEMPORARY: needs the engine's remove_parent and title_only"]
     fn a_conversation_is_replaced_whole() {
         let mut index = sample();
         // The reply was regenerated: the old one is on an inactive branch now.
@@ -292,7 +278,8 @@ mod tests {
             ],
         );
         assert_eq!(indexed.documents, 3);
-        assert_eq!(index.documents(), 4);
+        // c2's title and message, and c1's three.
+        assert_eq!(index.documents(), 5);
         assert!(found(&index, "lifetimes").is_empty());
         assert_eq!(found(&index, "ownership"), [pair("c1", "m4", false)]);
         assert_eq!(found(&index, "renamed"), [pair("c1", "c1", true)]);
@@ -300,13 +287,13 @@ mod tests {
     }
 
     #[test]
-    #[ignore = "TEMPORARY: needs the engine's remove_parent and title_only"]
     fn forget_and_clear() {
         let mut index = sample();
         assert_eq!(index.forget("c1"), 3);
         assert_eq!(index.forget("c1"), 0);
         assert_eq!(index.forget(""), 0);
-        assert_eq!(index.documents(), 1);
+        // c2's title and message.
+        assert_eq!(index.documents(), 2);
         assert!(found(&index, "borrow").is_empty());
         index.clear();
         assert_eq!(index.documents(), 0);

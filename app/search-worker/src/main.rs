@@ -27,8 +27,9 @@
 //!   false, covers: 0` and `error` (`corrupt`, `version`, `tooLarge`, `busy`,
 //!   `unavailable`, `io`), and the index is empty: rebuild it.
 //! - **index** takes the conversation and its messages as stored (camelCase; see
-//!   [`records`]) and replaces every document of that conversation. `documents`: how many
-//!   it has now; `partial`: one was cut at a length limit.
+//!   `records`; a message whose `conversationId` names another conversation is skipped)
+//!   and replaces every document of that conversation. `documents`: how many it has now;
+//!   `partial`: one was cut at a length limit.
 //! - **forget** removes a conversation's documents; `removed`: how many.
 //! - **clear** empties the index and deletes the saved file (`error` when the file could
 //!   not be deleted).
@@ -40,7 +41,12 @@
 //! - **save** writes the snapshot with `covers` (the page's journal position), unless the
 //!   file there covers more (`ok: false, error: "newer"`, `covers`: the file's). Other
 //!   failures: `busy` (another tab's worker has the file open), `quota`, `unavailable`,
-//!   `io`. `bytes`: the file's size.
+//!   `io`, with the request's `covers`. `bytes`: the file's size. The file is written to
+//!   `conversations.idx.tmp` and moved over the old one where file handles can move,
+//!   else in place (a torn write then fails the snapshot's checksum on open).
+//!
+//! A file another worker holds (a sync access handle is exclusive) is waited for, under
+//! a second in all, before `busy`.
 //!
 //! A panic cannot be caught here (wasm32 panics abort, and the module is unusable after
 //! the trap), so the panic hook reports `{panic: true, seq}` for the request being run
