@@ -367,3 +367,66 @@ async fn the_palette_fits_a_phone() {
     session.screenshot("search-palette-phone").await;
     session.finish().await;
 }
+
+#[tokio::test]
+async fn delete_all_erases_the_saved_index_and_search_finds_nothing() {
+    let session = AppSession::open(1280, 900).await;
+    seed(&session, SEED, vec![monotremes()]).await;
+    session.reload_app().await;
+    session.wait_for(".conversation-item__open").await;
+    search(&session, "platypus").await;
+    wait_for_results(&session, 1).await;
+    for _ in 0..200 {
+        let saved = session
+            .client
+            .execute_async(SNAPSHOT_SAVED, vec![])
+            .await
+            .expect("read OPFS");
+        if saved == json!(true) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    session.press(&[Key::Escape]).await;
+    session
+        .wait_until("!document.querySelector('dialog.dialog--search')?.open")
+        .await;
+
+    session.open_settings_tab("data").await;
+    session.click_by_script("#data-delete").await;
+    session.click_by_script("#data-delete-confirm").await;
+    session
+        .wait_until(
+            "document.getElementById('data-counts')?.textContent.includes('Conversations: 0')",
+        )
+        .await;
+    session.press(&[Key::Escape]).await;
+    session
+        .wait_until("!document.querySelector('dialog')?.open")
+        .await;
+    // Gone with the data (or, once the emptied index is saved again, a file of an empty
+    // index: a header and no terms).
+    let size = session
+        .client
+        .execute_async(SNAPSHOT_SIZE, vec![])
+        .await
+        .expect("read OPFS");
+    assert!(size.as_f64().unwrap_or(f64::MAX) < 256.0, "{size}");
+    search(&session, "platypus").await;
+    wait_for_no_results(&session, "platypus").await;
+    session.press(&[Key::Escape]).await;
+    session.reload_app().await;
+    search(&session, "platypus").await;
+    wait_for_no_results(&session, "platypus").await;
+    session.finish().await;
+}
+
+/// The size of the worker's snapshot file (0 when there is none).
+const SNAPSHOT_SIZE: &str = r#"
+const done = arguments[arguments.length - 1];
+navigator.storage.getDirectory()
+  .then((root) => root.getDirectoryHandle('search'))
+  .then((dir) => dir.getFileHandle('conversations.idx'))
+  .then((file) => file.getFile())
+  .then((file) => done(file.size), () => done(0));
+"#;
