@@ -39,10 +39,14 @@ pub fn AccessGate(children: ChildrenFn) -> impl IntoView {
         }
         .into_any(),
         Gate::Open => children().into_any(),
-        Gate::Closed => {
-            view! { <PasswordScreen on_unlocked=move || gate.set(Gate::Open) /> }.into_any()
-        }
+        Gate::Closed => crate::ui::lazy::lazy_view(password_screen(gate), "boot").into_any(),
     }
+}
+
+/// The password screen, in its own lazily loaded chunk: most deployments have none.
+#[lazy]
+fn password_screen(gate: RwSignal<Gate>) -> AnyView {
+    view! { <PasswordScreen on_unlocked=move || gate.set(Gate::Open) /> }.into_any()
 }
 
 /// A locale-formatted local time for an RFC 3339 instant.

@@ -148,7 +148,7 @@ pub fn App() -> impl IntoView {
                     </div>
                 </main>
                 <settings::SettingsDialog />
-                <search::SearchPalette />
+                {search::palette()}
             </div>
         </access_gate::AccessGate>
         <ToastRegion />

@@ -20,7 +20,6 @@ mod palette;
 use leptos::prelude::*;
 
 pub use found::{FindError, Found, FoundConversation, Passage};
-pub use palette::SearchPalette;
 
 use crate::chat::Chat;
 
@@ -44,6 +43,23 @@ pub enum Status {
     Unavailable,
 }
 
+/// The search palette, mounted (from its lazily loaded chunk, dialog and all) the first
+/// time it is opened: until then it costs the page nothing.
+pub fn palette() -> impl IntoView {
+    let search = use_search();
+    move || {
+        search
+            .palette_mounted
+            .get()
+            .then(|| crate::ui::lazy::lazy_view(palette_view(), "search-palette--unmounted"))
+    }
+}
+
+#[lazy]
+fn palette_view() -> AnyView {
+    view! { <palette::SearchPalette /> }.into_any()
+}
+
 /// How far the index is, coarsely: what a query's answer depends on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {
@@ -62,8 +78,10 @@ pub enum Phase {
 pub struct Search {
     /// The palette is open.
     pub palette_open: RwSignal<bool>,
+    /// The palette has been opened once (its view is mounted from then on).
+    palette_mounted: RwSignal<bool>,
     status: RwSignal<Status>,
-    phase: Memo<Phase>,
+    phase: RwSignal<Phase>,
     chat: Chat,
 }
 
@@ -75,16 +93,11 @@ pub fn use_search() -> Search {
 impl Search {
     /// The service for `chat`, not started.
     pub fn new(chat: Chat) -> Self {
-        let status = RwSignal::new(Status::Idle);
         Self {
             palette_open: RwSignal::new(false),
-            status,
-            phase: Memo::new(move |_| match status.get() {
-                Status::Idle | Status::Opening => Phase::Waiting,
-                Status::Indexing { .. } => Phase::Building,
-                Status::Ready => Phase::Ready,
-                Status::Unavailable => Phase::Unavailable,
-            }),
+            palette_mounted: RwSignal::new(false),
+            status: RwSignal::new(Status::Idle),
+            phase: RwSignal::new(Phase::Waiting),
             chat,
         }
     }
@@ -101,6 +114,15 @@ impl Search {
     }
 
     fn set_status(&self, status: Status) {
+        let phase = match status {
+            Status::Idle | Status::Opening => Phase::Waiting,
+            Status::Indexing { .. } => Phase::Building,
+            Status::Ready => Phase::Ready,
+            Status::Unavailable => Phase::Unavailable,
+        };
+        if self.phase.try_get_untracked() != Some(phase) {
+            let _ = self.phase.try_set(phase);
+        }
         let _ = self.status.try_set(status);
     }
 
@@ -118,6 +140,7 @@ impl Search {
     /// Opens the palette.
     pub fn open_palette(&self) {
         self.start();
+        self.palette_mounted.set(true);
         self.palette_open.set(true);
     }
 

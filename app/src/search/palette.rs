@@ -1,8 +1,8 @@
 //! The search palette: a modal dialog with a combobox (the query) and a listbox of
 //! conversations (title, date, the matching passage highlighted). Arrow keys move
 //! through the results, Enter or a click opens one at its message. The empty, preparing,
-//! indexing, no-results and error states each say what they are. Its body is a lazily
-//! loaded chunk.
+//! indexing, no-results and error states each say what they are. All of it is in a lazily
+//! loaded chunk, mounted the first time the palette opens (`search::palette`).
 
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
@@ -18,7 +18,7 @@ pub const RESULTS: usize = 30;
 /// The listbox's id.
 const LISTBOX_ID: &str = "search-results";
 
-/// The search palette (mounted once; its body only while open).
+/// The search palette (its body is mounted only while it is open).
 #[component]
 pub fn SearchPalette() -> impl IntoView {
     let search = use_search();
@@ -29,14 +29,9 @@ pub fn SearchPalette() -> impl IntoView {
             title=Signal::derive(move || i18n.t(Key::SearchTitle))
             class="dialog--search"
         >
-            {crate::ui::lazy::lazy_view(palette_body(), "search-palette search-palette--loading")}
+            <PaletteBody />
         </Dialog>
     }
-}
-
-#[lazy]
-fn palette_body() -> AnyView {
-    view! { <PaletteBody /> }.into_any()
 }
 
 fn option_id(index: usize) -> String {

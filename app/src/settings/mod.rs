@@ -87,9 +87,28 @@ impl Tab {
     }
 }
 
-/// The settings dialog, opened through [`crate::shell::ShellState::settings_open`].
+/// The settings dialog, opened through [`crate::shell::ShellState::settings_open`]. The
+/// dialog and everything in it is a lazily loaded wasm chunk, mounted the first time the
+/// settings open (a deep link opens them at start).
 #[component]
 pub fn SettingsDialog() -> impl IntoView {
+    let shell = use_shell();
+    let mounted = RwSignal::new(shell.settings_open.get_untracked());
+    Effect::new(move |_| {
+        if shell.settings_open.get() && !mounted.get_untracked() {
+            mounted.set(true);
+        }
+    });
+    move || {
+        mounted
+            .get()
+            .then(|| crate::ui::lazy::lazy_view(settings_dialog(), "settings--unmounted"))
+    }
+}
+
+/// The dialog with its content, in its own lazily loaded wasm chunk.
+#[lazy]
+fn settings_dialog() -> AnyView {
     let shell = use_shell();
     let i18n = use_i18n();
     view! {
@@ -98,15 +117,10 @@ pub fn SettingsDialog() -> impl IntoView {
             title=Signal::derive(move || i18n.t(Key::SettingsTitle))
             class="dialog--settings"
         >
-            {crate::ui::lazy::lazy_view(settings_body(), "settings settings--loading")}
+            <SettingsTabs />
         </Dialog>
     }
-}
-
-/// The dialog's content, in its own lazily loaded wasm chunk.
-#[lazy]
-fn settings_body() -> AnyView {
-    view! { <SettingsTabs /> }.into_any()
+    .into_any()
 }
 
 #[component]

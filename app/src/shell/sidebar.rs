@@ -12,7 +12,7 @@ use leptos::prelude::*;
 use crate::browser;
 use crate::chat::use_chat;
 use crate::i18n::{Key, tr, use_i18n};
-use crate::search::{FindError, Phase, Status, use_search};
+use crate::search::{FindError, Phase, Search, Status, use_search};
 use crate::shell::{COMPOSER_INPUT_ID, DRAWER_TOGGLE_ID, use_shell};
 use crate::ui::icon::{Icon, icon};
 use crate::ui::menu::{Menu, MenuItem};
@@ -219,18 +219,10 @@ impl TitleFilter {
                 return;
             }
             leptos::task::spawn_local_scoped(async move {
-                let found = search.find(text, true, FILTER_LIMIT).await;
-                if asked.try_get_value() != Some(mine) {
-                    return;
+                let matches = titles_matching(search, text).await;
+                if asked.try_get_value() == Some(mine) {
+                    filter.matches.set(matches);
                 }
-                filter.matches.set(match found {
-                    Ok(found) => Some(found.results.into_iter().map(|r| r.id).collect()),
-                    Err(FindError::Empty | FindError::TooLong | FindError::TooManyParts) => {
-                        Some(Vec::new())
-                    }
-                    // The index is not there: no filter rather than an empty list.
-                    Err(FindError::Unavailable | FindError::Lost) => None,
-                });
             });
         });
         filter
@@ -239,6 +231,17 @@ impl TitleFilter {
     /// A filter is typed and nothing matches.
     fn empty_result(&self) -> bool {
         self.matches.with(|m| m.as_ref().is_some_and(Vec::is_empty))
+    }
+}
+
+/// The conversations whose title matches `text` (`None`: no filter, the index is not
+/// there), in a lazily loaded chunk.
+#[lazy]
+async fn titles_matching(search: Search, text: String) -> Option<Vec<String>> {
+    match search.find(text, true, FILTER_LIMIT).await {
+        Ok(found) => Some(found.results.into_iter().map(|r| r.id).collect()),
+        Err(FindError::Empty | FindError::TooLong | FindError::TooManyParts) => Some(Vec::new()),
+        Err(FindError::Unavailable | FindError::Lost) => None,
     }
 }
 
