@@ -71,6 +71,7 @@ pub struct Found {
 pub async fn find(text: &str, title_only: bool, limit: usize) -> Result<Found, FindError> {
     // Checked here too, so a bad query never costs a round trip.
     Query::parse(text)?;
+    super::indexer::note_query();
     crate::browser::mark(QUERY_START);
     let answer = client::request(op(
         "search",

@@ -9,8 +9,10 @@
 //! - **Sync:** after any chat change in this tab or another (`ChatDb::changes`), at most
 //!   every [`SYNC_EVERY_MS`]. A conversation this tab is still writing a reply in waits
 //!   until the reply ends, and the saved index never claims to cover it meanwhile.
-//! - **Save:** [`SAVE_AFTER_MS`] after the last change, and when the page is hidden; the
-//!   worker keeps the newer of two tabs' snapshots.
+//! - **Save:** [`SAVE_AFTER_MS`] after the last change and the last query, and when the
+//!   page is hidden; the worker keeps the newer of two tabs' snapshots. Saving compacts
+//!   the whole index in the worker, which answers nothing meanwhile, so it waits while
+//!   the user is searching.
 //!
 //! A worker that fails loses its memory; the next search starts the indexer again.
 
@@ -48,6 +50,8 @@ struct State {
     dirty: bool,
     /// A save is planned (its timer's generation).
     save_planned: u32,
+    /// When the last query was asked (ms since the epoch).
+    last_query: f64,
 }
 
 thread_local! {
@@ -311,11 +315,27 @@ fn plan_save(chat: Chat) {
         state.save_planned
     });
     chat.store.spawn(async move {
-        crate::browser::sleep_ms(SAVE_AFTER_MS).await;
-        if STATE.with(|state| state.borrow().save_planned) == generation {
-            save().await;
+        loop {
+            crate::browser::sleep_ms(SAVE_AFTER_MS).await;
+            let (planned, last_query) = STATE.with(|state| {
+                let state = state.borrow();
+                (state.save_planned, state.last_query)
+            });
+            if planned != generation {
+                return;
+            }
+            // Someone is searching: a save now would hold their answers up.
+            if crate::browser::now() - last_query >= f64::from(SAVE_AFTER_MS) {
+                break;
+            }
         }
+        save().await;
     });
+}
+
+/// Notes that a query is being asked (a planned save waits for a quiet moment).
+pub fn note_query() {
+    STATE.with(|state| state.borrow_mut().last_query = crate::browser::now());
 }
 
 /// The write number a snapshot of the index may claim: `last`, or less while a
