@@ -28,6 +28,9 @@ pub struct SearchOptions {
     pub limit: usize,
     /// Only these sources (empty: all).
     pub sources: Vec<Source>,
+    /// Match and rank the title field only (a sidebar's title filter): body text never
+    /// matches, and a title's length stands for the document's in BM25.
+    pub title_only: bool,
 }
 
 impl Default for SearchOptions {
@@ -35,6 +38,7 @@ impl Default for SearchOptions {
         Self {
             limit: 20,
             sources: Vec::new(),
+            title_only: false,
         }
     }
 }
@@ -209,6 +213,21 @@ impl SearchIndex {
             .is_some_and(|segment| segment.remove(id))
     }
 
+    /// Removes every document of `parent` (a conversation) in `source`; how many there
+    /// were. Walks only that parent's documents.
+    pub fn remove_parent(&mut self, source: Source, parent: &str) -> usize {
+        self.segments
+            .get_mut(&source)
+            .map_or(0, |segment| segment.remove_parent(parent))
+    }
+
+    /// How many documents of `source` belong to `parent`.
+    pub fn parent_len(&self, source: Source, parent: &str) -> usize {
+        self.segments
+            .get(&source)
+            .map_or(0, |segment| segment.parent_len(parent))
+    }
+
     /// Forgets every document of `source` (before rebuilding it).
     pub fn clear(&mut self, source: Source) {
         self.segments.remove(&source);
@@ -218,7 +237,7 @@ impl SearchIndex {
     pub fn contains(&self, source: Source, id: &str) -> bool {
         self.segments
             .get(&source)
-            .is_some_and(|segment| segment.find(id).is_ok())
+            .is_some_and(|segment| segment.find(id).is_some())
     }
 
     /// How many documents `source` holds.
@@ -236,7 +255,7 @@ impl SearchIndex {
     pub fn needs_compaction(&self, source: Source) -> bool {
         self.segments
             .get(&source)
-            .is_some_and(|s| s.dead() >= 256 && s.dead() * 4 >= s.docs.len())
+            .is_some_and(|s| s.dead() >= 256 && s.dead() * 4 >= s.slots())
     }
 
     /// Drops `source`'s removed documents for good and shrinks its buffers. Results do
@@ -264,7 +283,7 @@ impl SearchIndex {
                 documents: s.live as usize,
                 removed: s.dead(),
                 terms: s.dict.len(),
-                postings_bytes: s.terms.iter().map(|p| p.bytes.len()).sum(),
+                postings_bytes: s.postings_bytes(),
                 heap_bytes: s.heap_bytes(),
             })
     }
@@ -311,15 +330,15 @@ impl SearchIndex {
         let mut segments = BTreeMap::new();
         for (source, segment) in self.searched(options) {
             segments.insert(source, segment);
-            for (slot, score) in matches(segment, query) {
-                let Some(Some(doc)) = segment.docs.get(slot as usize) else {
+            for (slot, score) in matches(segment, query, options.title_only) {
+                if !segment.is_live(slot) {
                     continue;
-                };
+                }
                 total += 1;
                 top.push(Candidate {
                     score,
-                    timestamp: doc.timestamp,
-                    id: &doc.id,
+                    timestamp: segment.timestamp(slot),
+                    id: segment.id(slot),
                     source,
                     slot,
                     matches: 1,
@@ -346,20 +365,20 @@ impl SearchIndex {
         for (source, segment) in self.searched(options) {
             segments.insert(source, segment);
             // Each parent's group, found by the parent's index (no hashing per match).
-            let mut group_of = vec![u32::MAX; segment.parents.len()];
+            let mut group_of = vec![u32::MAX; segment.parent_count()];
             let mut groups: Vec<Candidate<'_>> = Vec::new();
-            for (slot, score) in matches(segment, query) {
-                let Some(Some(doc)) = segment.docs.get(slot as usize) else {
+            for (slot, score) in matches(segment, query, options.title_only) {
+                let Some(parent) = segment.parent_index(slot) else {
                     continue;
                 };
-                let Some(index) = group_of.get_mut(doc.parent as usize) else {
+                let Some(index) = group_of.get_mut(parent as usize) else {
                     continue;
                 };
                 total += 1;
                 let candidate = Candidate {
                     score,
-                    timestamp: doc.timestamp,
-                    id: &doc.id,
+                    timestamp: segment.timestamp(slot),
+                    id: segment.id(slot),
                     source,
                     slot,
                     matches: 1,
@@ -400,11 +419,11 @@ impl SearchIndex {
 }
 
 fn hit(segment: &Segment, source: Source, slot: u32, score: f32) -> Option<Hit> {
-    let doc = segment.docs.get(slot as usize)?.as_ref()?;
+    let doc = segment.record(slot)?;
     Some(Hit {
         source,
         id: doc.id.to_string(),
-        parent: segment.parent_of(doc).to_string(),
+        parent: segment.parent_key(doc.parent).to_string(),
         position: if doc.position.is_empty() {
             doc.id.to_string()
         } else {

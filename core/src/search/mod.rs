@@ -17,8 +17,9 @@
 //! - [`fold`](mod@fold): case and diacritic folding.
 //! - `token`: words, identifiers, numbers, CJK bigrams, positions and byte ranges.
 //! - [`query`](mod@query): the query language (documented there) and its limits.
-//! - `postings`: the compact per-term posting lists.
-//! - `dict`: the sorted term dictionary, prefix and one-edit expansion.
+//! - `paged`: vectors in pages and byte lists in chunks, so no append copies much.
+//! - `postings`: the per-term posting lists (global positions; Rice codes once frozen).
+//! - `dict`: the sorted, front-coded term dictionary, prefix and one-edit expansion.
 //! - `segment`: one source's sub-index: add, remove, compaction.
 //! - `rank`: matching a query against a sub-index with BM25 (title boosted).
 //! - `engine`: [`SearchIndex`], top-k, grouping by parent, recency as the tie-breaker.
@@ -28,6 +29,7 @@
 mod dict;
 mod engine;
 pub mod fold;
+mod paged;
 mod postings;
 pub mod query;
 mod rank;

@@ -1,11 +1,26 @@
-//! Posting lists: for each term, the documents that contain it and where, in one byte
-//! vector per term.
+//! Posting lists: for each term, every place it occurs, as one increasing sequence of
+//! global positions.
 //!
-//! An entry is `varint(gap << 1 | once)`, then `varint(count)` unless `once` (the term
-//! occurs once, the common case), then the positions as `varint` gaps (the first from
-//! zero). `gap` is the slot's distance from the previous entry's slot plus one (the first
-//! entry's from zero), so slots only grow and an entry is appended without touching the
-//! others. Most entries take three or four bytes with their positions.
+//! Each document owns a range of positions in one space shared by the whole sub-index
+//! (its span: its tokens' positions plus the gap between title and body), so an
+//! occurrence is a single number `base(slot) + position`. A list is then one sorted
+//! sequence per term, and the slot and position come back by finding the span a number
+//! falls in. This costs less than a slot per entry plus a count plus positions: a term
+//! occurring once in a document pays for one number, a term occurring often pays for
+//! small gaps.
+//!
+//! Two encodings:
+//!
+//! - **Frozen** lists (written at compaction, read back from snapshots) are Rice codes
+//!   of the gaps, in one shared buffer. The Rice parameter comes from the list's count
+//!   and the space's size (`rice_k`), so a list needs no header: its count and byte
+//!   length are kept in the dictionary. Reading is checked throughout: a list ends at
+//!   its count, at its last byte, or at the first value outside the space, so garbage
+//!   bytes give a short or wrong list but never a panic or a position outside a document.
+//! - **Tails**: occurrences appended since (new documents), as LEB128 varint gaps in
+//!   chunks that never grow past a few kilobytes ([`Chunked`]).
+
+use super::paged::Chunked;
 
 /// Appends `value` as a LEB128 varint.
 pub fn put_varint(out: &mut Vec<u8>, mut value: u64) {
@@ -35,101 +50,282 @@ pub fn get_u32(bytes: &[u8], at: &mut usize) -> Option<u32> {
     get_varint(bytes, at).and_then(|v| u32::try_from(v).ok())
 }
 
-/// One term's postings.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Postings {
-    /// The encoded entries.
-    pub bytes: Vec<u8>,
-    /// The slot of the last entry, plus one (zero when empty).
-    pub last: u32,
-    /// Entries written (removed documents included until compaction).
-    pub df: u32,
+/// The largest Rice parameter used.
+const MAX_K: u32 = 48;
+
+/// The Rice parameter of a list of `count` values below `span`: the bit length of the
+/// mean gap, minus one.
+pub fn rice_k(span: u64, count: u64) -> u32 {
+    let mean = (span / count.max(1)).max(1);
+    (63 - mean.leading_zeros()).min(MAX_K)
 }
 
-impl Postings {
-    /// Appends an entry; `slot` must be greater than every slot already written and
-    /// `positions` sorted, non-empty.
-    pub fn push(&mut self, slot: u32, positions: &[u32]) {
-        debug_assert!(slot + 1 > self.last && !positions.is_empty());
-        let gap = u64::from(slot + 1 - self.last);
-        let once = positions.len() == 1;
-        put_varint(&mut self.bytes, gap << 1 | u64::from(once));
-        if !once {
-            put_varint(&mut self.bytes, positions.len() as u64);
+/// Writes bits lowest first.
+struct BitWriter<'a> {
+    out: &'a mut Vec<u8>,
+    acc: u64,
+    n: u32,
+}
+
+impl BitWriter<'_> {
+    /// Writes the low `bits` (at most 56) of `value`.
+    fn put(&mut self, value: u64, bits: u32) {
+        self.acc |= value << self.n;
+        self.n += bits;
+        while self.n >= 8 {
+            self.out.push(self.acc as u8);
+            self.acc >>= 8;
+            self.n -= 8;
         }
-        let mut prev = 0;
-        for &pos in positions {
-            put_varint(&mut self.bytes, u64::from(pos - prev));
-            prev = pos;
-        }
-        self.last = slot + 1;
-        self.df += 1;
     }
 
-    /// A reader over the entries.
-    pub fn cursor(&self) -> Cursor<'_> {
-        Cursor {
-            bytes: &self.bytes,
+    fn rice(&mut self, value: u64, k: u32) {
+        let mut q = value >> k;
+        while q >= 32 {
+            self.put(0, 32);
+            q -= 32;
+        }
+        self.put(1 << q, q as u32 + 1);
+        if k > 0 {
+            self.put(value & ((1 << k) - 1), k);
+        }
+    }
+
+    fn finish(self) {
+        if self.n > 0 {
+            self.out.push(self.acc as u8);
+        }
+    }
+}
+
+/// Appends the frozen list of `values` (strictly increasing, below `span`) to `out`.
+pub fn encode_list(out: &mut Vec<u8>, span: u64, values: &[u64]) {
+    let k = rice_k(span, values.len() as u64);
+    let mut w = BitWriter { out, acc: 0, n: 0 };
+    let mut last = 0;
+    for &v in values {
+        debug_assert!(v >= last && v < span);
+        w.rice(v - last, k);
+        last = v + 1;
+    }
+    w.finish();
+}
+
+/// Reads a frozen list (see the module docs for what ends it).
+#[derive(Clone)]
+pub struct Frozen<'a> {
+    bytes: &'a [u8],
+    next: usize,
+    acc: u64,
+    n: u32,
+    k: u32,
+    left: u32,
+    last: u64,
+    span: u64,
+}
+
+impl<'a> Frozen<'a> {
+    /// The list of `count` values below `span` encoded in `bytes`.
+    pub fn new(bytes: &'a [u8], count: u32, span: u64) -> Self {
+        Self {
+            bytes,
+            next: 0,
+            acc: 0,
+            n: 0,
+            k: rice_k(span, u64::from(count)),
+            left: count,
+            last: 0,
+            span,
+        }
+    }
+
+    /// Loads bytes until at least 57 bits are held or the bytes run out.
+    fn refill(&mut self) {
+        if self.next + 8 <= self.bytes.len() {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(&self.bytes[self.next..self.next + 8]);
+            let take = (63 - self.n) / 8;
+            self.acc |= u64::from_le_bytes(word) << self.n;
+            self.next += take as usize;
+            self.n += take * 8;
+            self.acc &= (1u64 << self.n) - 1;
+        } else {
+            while self.n <= 56 {
+                let Some(&b) = self.bytes.get(self.next) else {
+                    break;
+                };
+                self.acc |= u64::from(b) << self.n;
+                self.n += 8;
+                self.next += 1;
+            }
+        }
+    }
+
+    /// The next Rice-coded value, `None` if the bits run out or it cannot be below the
+    /// span.
+    fn value(&mut self) -> Option<u64> {
+        let k = self.k;
+        let max_q = self.span >> k;
+        let mut q = 0u64;
+        loop {
+            if self.n == 0 {
+                self.refill();
+                if self.n == 0 {
+                    return None;
+                }
+            }
+            let zeros = self.acc.trailing_zeros();
+            if zeros < self.n {
+                q += u64::from(zeros);
+                let used = zeros + 1;
+                self.acc = self.acc.checked_shr(used).unwrap_or(0);
+                self.n -= used;
+                break;
+            }
+            q += u64::from(self.n);
+            self.acc = 0;
+            self.n = 0;
+            if q > max_q {
+                return None;
+            }
+        }
+        if q > max_q {
+            return None;
+        }
+        let mut low = 0;
+        if k > 0 {
+            if self.n < k {
+                self.refill();
+                if self.n < k {
+                    return None;
+                }
+            }
+            low = self.acc & ((1u64 << k) - 1);
+            self.acc >>= k;
+            self.n -= k;
+        }
+        Some(q << k | low)
+    }
+}
+
+impl Iterator for Frozen<'_> {
+    type Item = u64;
+
+    fn next(&mut self) -> Option<u64> {
+        if self.left == 0 {
+            return None;
+        }
+        let value = self.value().map(|gap| self.last + gap);
+        match value {
+            Some(v) if v < self.span => {
+                self.last = v + 1;
+                self.left -= 1;
+                Some(v)
+            }
+            _ => {
+                self.left = 0;
+                None
+            }
+        }
+    }
+}
+
+/// Occurrences appended since the last compaction.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Tail {
+    bytes: Chunked,
+    /// The last value written, plus one (zero when empty).
+    pub last: u64,
+    /// Values written (removed documents' included until compaction).
+    pub count: u32,
+}
+
+impl Tail {
+    /// Appends `value`, which must not be below every value already written.
+    pub fn push(&mut self, value: u64) {
+        debug_assert!(value >= self.last);
+        let mut buf = [0u8; 10];
+        let mut gap = value - self.last;
+        let mut n = 0;
+        while gap >= 0x80 {
+            buf[n] = (gap as u8) | 0x80;
+            gap >>= 7;
+            n += 1;
+        }
+        buf[n] = gap as u8;
+        self.bytes.push(&buf[..=n]);
+        self.last = value + 1;
+        self.count += 1;
+    }
+
+    /// The values in order.
+    pub fn iter(&self) -> TailIter<'_> {
+        TailIter {
+            chunks: self.bytes.chunks(),
+            chunk: 0,
             at: 0,
             last: 0,
         }
     }
+
+    /// Bytes written.
+    pub fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// The heap bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        self.bytes.heap_bytes()
+    }
 }
 
-/// Reads entries one by one. Every read is checked, so malformed bytes end the list
-/// (`None`) instead of panicking; snapshots are validated with [`Cursor::next_checked`].
-pub struct Cursor<'a> {
-    bytes: &'a [u8],
+/// Reads a [`Tail`].
+#[derive(Clone)]
+pub struct TailIter<'a> {
+    chunks: &'a [Vec<u8>],
+    chunk: usize,
     at: usize,
     last: u64,
 }
 
-impl Cursor<'_> {
-    /// The next entry's slot, with its positions written into `positions`.
-    pub fn next_entry(&mut self, positions: &mut Vec<u32>) -> Option<u32> {
-        self.next_checked(positions, u32::MAX).ok().flatten()
-    }
+impl Iterator for TailIter<'_> {
+    type Item = u64;
 
-    /// The next entry (`Ok(None)` at the end), or `Err` if the bytes are malformed, the
-    /// slot is `max_slot` or more, or a position overflows.
-    pub fn next_checked(
-        &mut self,
-        positions: &mut Vec<u32>,
-        max_slot: u32,
-    ) -> Result<Option<u32>, ()> {
-        positions.clear();
-        if self.at >= self.bytes.len() {
-            return Ok(None);
-        }
-        let head = get_varint(self.bytes, &mut self.at).ok_or(())?;
-        let gap = head >> 1;
-        if gap == 0 {
-            return Err(());
-        }
-        let slot_plus_one = self.last.checked_add(gap).ok_or(())?;
-        if slot_plus_one > u64::from(max_slot) {
-            return Err(());
-        }
-        self.last = slot_plus_one;
-        let count = if head & 1 == 1 {
-            1
-        } else {
-            get_varint(self.bytes, &mut self.at).ok_or(())?
-        };
-        // Each position takes at least one byte: a count past the bytes left is corrupt.
-        if count == 0 || count > (self.bytes.len() - self.at) as u64 {
-            return Err(());
-        }
-        let mut pos = 0u32;
-        for i in 0..count {
-            let step = get_u32(self.bytes, &mut self.at).ok_or(())?;
-            if i > 0 && step == 0 {
-                return Err(());
+    fn next(&mut self) -> Option<u64> {
+        loop {
+            let chunk = self.chunks.get(self.chunk)?;
+            if self.at < chunk.len() {
+                let gap = get_varint(chunk, &mut self.at)?;
+                let value = self.last.checked_add(gap)?;
+                self.last = value + 1;
+                return Some(value);
             }
-            pos = pos.checked_add(step).ok_or(())?;
-            positions.push(pos);
+            self.chunk += 1;
+            self.at = 0;
         }
-        Ok(Some((slot_plus_one - 1) as u32))
+    }
+}
+
+/// A term's occurrences: its frozen list, then its tail.
+#[derive(Clone)]
+pub struct Occurrences<'a> {
+    /// The frozen part.
+    pub frozen: Option<Frozen<'a>>,
+    /// The part appended since.
+    pub tail: Option<TailIter<'a>>,
+}
+
+impl Iterator for Occurrences<'_> {
+    type Item = u64;
+
+    fn next(&mut self) -> Option<u64> {
+        if let Some(frozen) = &mut self.frozen {
+            if let Some(v) = frozen.next() {
+                return Some(v);
+            }
+            self.frozen = None;
+        }
+        self.tail.as_mut()?.next()
     }
 }
 
@@ -138,31 +334,46 @@ mod tests {
     use super::*;
 
     #[test]
-    fn entries_round_trip_and_truncation_ends_the_list() {
-        let mut p = Postings::default();
-        p.push(0, &[3]);
-        p.push(7, &[0, 2, 900]);
-        p.push(100_000, &[70_000]);
-        let mut c = p.cursor();
-        let mut pos = Vec::new();
-        assert_eq!(c.next_entry(&mut pos), Some(0));
-        assert_eq!(pos, [3]);
-        assert_eq!(c.next_entry(&mut pos), Some(7));
-        assert_eq!(pos, [0, 2, 900]);
-        assert_eq!(c.next_entry(&mut pos), Some(100_000));
-        assert_eq!(c.next_entry(&mut pos), None);
-        let cut = Postings {
-            bytes: p.bytes[..p.bytes.len() - 1].to_vec(),
-            ..p.clone()
-        };
-        let mut c = cut.cursor();
-        let mut n = 0;
-        while c.next_entry(&mut pos).is_some() {
-            n += 1;
+    fn frozen_lists_round_trip_and_garbage_ends_them() {
+        for values in [
+            vec![0u64],
+            vec![5, 6, 7, 9, 1000, 1001, 99_999],
+            (0..5000).map(|i| i * 8 + (i % 7)).collect(),
+            vec![0, 1_000_000_000_000],
+        ] {
+            let span = values.last().unwrap() + 1;
+            let mut out = Vec::new();
+            encode_list(&mut out, span, &values);
+            let back: Vec<u64> = Frozen::new(&out, values.len() as u32, span).collect();
+            assert_eq!(back, values);
+            // Fewer bytes, a smaller space or a larger count never panic.
+            for cut in 0..out.len().min(40) {
+                let short: Vec<u64> = Frozen::new(&out[..cut], values.len() as u32, span).collect();
+                assert!(short.len() <= values.len());
+            }
+            let small: Vec<u64> = Frozen::new(&out, u32::MAX, span / 2 + 1).collect();
+            assert!(small.iter().all(|&v| v <= span / 2));
         }
-        assert_eq!(n, 2);
-        let mut c = p.cursor();
-        assert!(c.next_checked(&mut pos, 5).is_ok());
-        assert!(c.next_checked(&mut pos, 5).is_err());
+        let garbage = [0u8, 0, 0, 0, 0xff, 0x13];
+        for count in [1, 5, 1000] {
+            let read: Vec<u64> = Frozen::new(&garbage, count, 1000).collect();
+            assert!(read.windows(2).all(|w| w[0] < w[1]) && read.iter().all(|&v| v < 1000));
+        }
+    }
+
+    #[test]
+    fn tails_round_trip() {
+        let mut t = Tail::default();
+        let values = [0u64, 1, 2, 300, 70_000, 70_001, 1 << 40];
+        for v in values {
+            t.push(v);
+        }
+        assert_eq!(t.iter().collect::<Vec<_>>(), values);
+        assert_eq!(t.count, 7);
+        let both = Occurrences {
+            frozen: None,
+            tail: Some(t.iter()),
+        };
+        assert_eq!(both.count(), 7);
     }
 }

@@ -7,14 +7,25 @@
 //! offsets, scored as the sum of its terms. Clauses are intersected (AND) from the
 //! shortest list and their scores added.
 //!
+//! Chinese and Japanese are indexed by character (`segment::index_term`): a character
+//! followed by another of its run is one term, a run's last character another. A query's
+//! character pair (`東京`) is read as the first character's occurrences whose next
+//! position holds the second, which gives exactly the documents, frequencies and scores
+//! a list of that pair would; a single character reads both of its lists, so it matches
+//! every occurrence of the character, scored as one term.
+//!
 //! BM25 (k1 = 1.2, b = 0.75) with the title counted [`TITLE_BOOST`] times: a term's
 //! frequency is `TITLE_BOOST × tf(title) + tf(body)`. Document frequencies are counted
 //! while reading the postings, over live documents only, so a removed document never
-//! shifts a score.
+//! shifts a score. Searching titles only counts title occurrences alone, with the
+//! title's length as the document's.
 
-use super::postings::Postings;
+use std::iter::Peekable;
+
+use super::postings::Occurrences;
 use super::query::{Clause, Query};
-use super::segment::Segment;
+use super::segment::{CONTINUES, Segment};
+use super::token::is_cjk;
 
 /// How much more a title occurrence counts than a body one.
 pub const TITLE_BOOST: f32 = 3.0;
@@ -31,16 +42,121 @@ pub type Scored = (u32, f32);
 struct Stats {
     live: f32,
     avg_len: f32,
+    title_only: bool,
+}
+
+/// One document's occurrences of a term: its slot, boosted frequency, BM25 length, and
+/// its positions' range in the shared positions buffer (when kept).
+struct Entry {
+    slot: u32,
+    tf: f32,
+    len: u32,
+    start: usize,
+    end: usize,
+}
+
+/// Two sorted lists of distinct values merged.
+struct Merge<'a> {
+    a: Peekable<Occurrences<'a>>,
+    b: Peekable<Occurrences<'a>>,
+}
+
+impl Iterator for Merge<'_> {
+    type Item = u64;
+
+    fn next(&mut self) -> Option<u64> {
+        match (self.a.peek(), self.b.peek()) {
+            (Some(x), Some(y)) if x <= y => self.a.next(),
+            (Some(_), Some(_)) => self.b.next(),
+            (Some(_), None) => self.a.next(),
+            (None, _) => self.b.next(),
+        }
+    }
+}
+
+/// The occurrences of a query's term.
+enum Source<'a> {
+    List(Occurrences<'a>),
+    /// A CJK character: its occurrences followed in its run, and at a run's end.
+    Char(Merge<'a>),
+    /// A CJK pair: the first character's followed occurrences whose next position holds
+    /// the second character.
+    Pair(Occurrences<'a>, Peekable<Merge<'a>>),
+}
+
+impl Iterator for Source<'_> {
+    type Item = u64;
+
+    fn next(&mut self) -> Option<u64> {
+        match self {
+            Source::List(list) => list.next(),
+            Source::Char(merge) => merge.next(),
+            Source::Pair(first, second) => loop {
+                let at = first.next()?;
+                while second.next_if(|&v| v <= at).is_some() {}
+                if second.peek() == Some(&(at + 1)) {
+                    return Some(at);
+                }
+            },
+        }
+    }
+}
+
+fn empty<'a>() -> Occurrences<'a> {
+    Occurrences {
+        frozen: None,
+        tail: None,
+    }
+}
+
+fn char_source<'a>(segment: &'a Segment, c: char) -> Merge<'a> {
+    let mut buf = [0u8; 8];
+    let alone = c.encode_utf8(&mut buf);
+    let alone = segment.term_occurrences(alone).unwrap_or_else(empty);
+    let mut followed = String::with_capacity(8);
+    followed.push(c);
+    followed.push(CONTINUES);
+    let followed = segment.term_occurrences(&followed).unwrap_or_else(empty);
+    Merge {
+        a: alone.peekable(),
+        b: followed.peekable(),
+    }
+}
+
+/// Where a query term's occurrences come from (see the module docs).
+fn source<'a>(segment: &'a Segment, term: &str) -> Option<Source<'a>> {
+    let mut chars = term.chars();
+    match (chars.next(), chars.next(), chars.next()) {
+        (Some(a), None, _) if is_cjk(a) => Some(Source::Char(char_source(segment, a))),
+        (Some(a), Some(b), None) if is_cjk(a) && is_cjk(b) => {
+            let mut followed = String::with_capacity(8);
+            followed.push(a);
+            followed.push(CONTINUES);
+            let first = segment.term_occurrences(&followed)?;
+            Some(Source::Pair(first, char_source(segment, b).peekable()))
+        }
+        _ => segment.term_occurrences(term).map(Source::List),
+    }
+}
+
+fn is_cjk_term(term: &str) -> bool {
+    term.chars().next().is_some_and(is_cjk)
 }
 
 /// The documents of `segment` matching every clause of `query`, sorted by slot.
-pub fn matches(segment: &Segment, query: &Query) -> Vec<Scored> {
+pub fn matches(segment: &Segment, query: &Query, title_only: bool) -> Vec<Scored> {
     if segment.live == 0 {
         return Vec::new();
     }
+    let total = if title_only {
+        segment.total_title
+    } else {
+        segment.total_len
+    };
     let stats = Stats {
         live: segment.live as f32,
-        avg_len: (segment.total_len as f32 / segment.live as f32).max(1.0),
+        avg_len: (total as f32 / segment.live as f32).max(1.0),
+        title_only,
     };
     let mut lists = Vec::with_capacity(query.clauses().len());
     for clause in query.clauses() {
@@ -80,20 +196,23 @@ pub fn matches(segment: &Segment, query: &Query) -> Vec<Scored> {
 }
 
 fn clause_matches(segment: &Segment, stats: &Stats, clause: &Clause) -> Vec<Scored> {
-    let df = |id: u32| segment.terms[id as usize].df;
     match clause {
         Clause::Term {
             term,
             prefix,
             fuzzy,
         } => {
+            if is_cjk_term(term) {
+                return union(segment, stats, source(segment, term).into_iter(), 1);
+            }
             let mut expanded: Vec<(u32, f32)> = Vec::new();
             let exact = segment.dict.get(term);
             if let Some(id) = exact {
                 expanded.push((id, 1.0));
             }
             if *prefix {
-                for id in segment.dict.prefixed(term, df) {
+                let count = |id, entry| segment.count(id, entry);
+                for id in segment.dict.prefixed(term, count) {
                     if Some(id) != exact {
                         expanded.push((id, PREFIX_WEIGHT));
                     }
@@ -104,46 +223,108 @@ fn clause_matches(segment: &Segment, stats: &Stats, clause: &Clause) -> Vec<Scor
                     expanded.push((id, FUZZY_WEIGHT));
                 }
             }
-            union(segment, stats, &expanded)
+            let sources = expanded
+                .iter()
+                .map(|&(id, weight)| (Source::List(segment.occurrences(id)), weight));
+            union_weighted(segment, stats, sources, expanded.len())
         }
-        Clause::CharPrefix(c) => {
-            let expanded: Vec<(u32, f32)> = segment
-                .dict
-                .prefixed(c, df)
-                .into_iter()
-                .map(|id| (id, 1.0))
-                .collect();
-            union(segment, stats, &expanded)
-        }
+        Clause::CharPrefix(c) => union(segment, stats, source(segment, c).into_iter(), 1),
         Clause::Phrase(parts) => phrase(segment, stats, parts),
     }
 }
 
-/// Every live entry of `postings` as `(slot, boosted tf, length)` with its positions'
-/// range in `positions` (when asked for), and the live document frequency.
+/// The document being read.
+struct Current {
+    slot: usize,
+    base: u64,
+    end: u64,
+    title_end: u32,
+    live: bool,
+    in_title: u32,
+    in_body: u32,
+    start: usize,
+}
+
+impl Current {
+    fn finish(&self, stats: &Stats, end_at: usize, out: &mut Vec<Entry>) {
+        if !self.live || self.in_title + self.in_body == 0 {
+            return;
+        }
+        let (tf, len) = if stats.title_only {
+            (self.in_title as f32, self.title_end)
+        } else {
+            (
+                TITLE_BOOST * self.in_title as f32 + self.in_body as f32,
+                (self.end - self.base).saturating_sub(1) as u32,
+            )
+        };
+        out.push(Entry {
+            slot: self.slot as u32,
+            tf,
+            len,
+            start: self.start,
+            end: end_at,
+        });
+    }
+}
+
+/// Every live document of `occurrences` (see [`Entry`]), positions kept in `positions`
+/// when asked for.
 fn read(
     segment: &Segment,
-    postings: &Postings,
+    stats: &Stats,
+    occurrences: impl Iterator<Item = u64>,
     mut keep_positions: Option<&mut Vec<u32>>,
-) -> Vec<(u32, f32, u32, usize, usize)> {
-    let mut out = Vec::with_capacity(postings.df as usize);
-    let mut cursor = postings.cursor();
-    let mut positions = Vec::new();
-    while let Some(slot) = cursor.next_entry(&mut positions) {
-        let Some(Some(doc)) = segment.docs.get(slot as usize) else {
-            continue;
-        };
-        let in_title = positions.iter().take_while(|&&p| p < doc.title_end).count();
-        let tf = TITLE_BOOST * in_title as f32 + (positions.len() - in_title) as f32;
-        let (start, end) = match keep_positions.as_deref_mut() {
-            Some(all) => {
-                let start = all.len();
-                all.extend_from_slice(&positions);
-                (start, all.len())
+) -> Vec<Entry> {
+    let spans = segment.spans();
+    let mut out: Vec<Entry> = Vec::new();
+    let mut current: Option<Current> = None;
+    for at in occurrences {
+        let kept = keep_positions.as_deref().map_or(0, Vec::len);
+        let doc = match &mut current {
+            Some(doc) if at < doc.end => doc,
+            _ => {
+                let from = current.as_ref().map_or(0, |d| d.slot + 1);
+                if let Some(done) = &current {
+                    done.finish(stats, kept, &mut out);
+                }
+                let Some(slot) = spans.locate(at, from) else {
+                    current = None;
+                    break;
+                };
+                current.insert(Current {
+                    slot,
+                    base: spans.base(slot),
+                    end: spans.end(slot),
+                    title_end: segment.title_end(slot as u32),
+                    live: segment.is_live(slot as u32),
+                    in_title: 0,
+                    in_body: 0,
+                    start: kept,
+                })
             }
-            None => (0, 0),
         };
-        out.push((slot, tf, doc.len, start, end));
+        if !doc.live {
+            continue;
+        }
+        let pos = at.saturating_sub(doc.base) as u32;
+        if pos < doc.title_end {
+            doc.in_title += 1;
+        } else if stats.title_only {
+            continue;
+        } else {
+            doc.in_body += 1;
+        }
+        if let Some(all) = keep_positions.as_deref_mut() {
+            all.push(pos);
+        }
+    }
+    if let Some(done) = &current {
+        done.finish(
+            stats,
+            keep_positions.as_deref().map_or(0, Vec::len),
+            &mut out,
+        );
     }
     out
 }
@@ -155,19 +336,34 @@ fn bm25(stats: &Stats, df: usize, tf: f32, len: u32) -> f32 {
     idf * tf * (K1 + 1.0) / (tf + norm)
 }
 
-/// Documents containing any of `terms`, each scored by its best weighted term.
-fn union(segment: &Segment, stats: &Stats, terms: &[(u32, f32)]) -> Vec<Scored> {
+fn union<'a>(
+    segment: &'a Segment,
+    stats: &Stats,
+    sources: impl Iterator<Item = Source<'a>>,
+    n: usize,
+) -> Vec<Scored> {
+    union_weighted(segment, stats, sources.map(|s| (s, 1.0)), n)
+}
+
+/// Documents containing any of `sources` (`n` of them), each scored by its best
+/// weighted term.
+fn union_weighted<'a>(
+    segment: &'a Segment,
+    stats: &Stats,
+    sources: impl Iterator<Item = (Source<'a>, f32)>,
+    n: usize,
+) -> Vec<Scored> {
     let mut all: Vec<Scored> = Vec::new();
-    for &(id, weight) in terms {
-        let entries = read(segment, &segment.terms[id as usize], None);
+    for (source, weight) in sources {
+        let entries = read(segment, stats, source, None);
         let df = entries.len();
         all.extend(
             entries
                 .into_iter()
-                .map(|(slot, tf, len, _, _)| (slot, weight * bm25(stats, df, tf, len))),
+                .map(|e| (e.slot, weight * bm25(stats, df, e.tf, e.len))),
         );
     }
-    if terms.len() > 1 {
+    if n > 1 {
         all.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
         all.dedup_by_key(|e| e.0);
     }
@@ -179,40 +375,37 @@ fn phrase(segment: &Segment, stats: &Stats, parts: &[(String, u32)]) -> Vec<Scor
     let mut positions = Vec::new();
     let mut lists = Vec::with_capacity(parts.len());
     for (term, _) in parts {
-        let Some(id) = segment.dict.get(term) else {
+        let Some(source) = source(segment, term) else {
             return Vec::new();
         };
-        lists.push(read(
-            segment,
-            &segment.terms[id as usize],
-            Some(&mut positions),
-        ));
+        lists.push(read(segment, stats, source, Some(&mut positions)));
     }
     let rarest = (0..lists.len())
         .min_by_key(|&i| lists[i].len())
         .unwrap_or(0);
     let mut out = Vec::new();
     'docs: for entry in &lists[rarest] {
-        let slot = entry.0;
+        let slot = entry.slot;
         let mut at = Vec::with_capacity(lists.len());
         for list in &lists {
-            match list.binary_search_by_key(&slot, |e| e.0) {
+            match list.binary_search_by_key(&slot, |e| e.slot) {
                 Ok(i) => at.push(&list[i]),
                 Err(_) => continue 'docs,
             }
         }
-        let first = &positions[at[0].3..at[0].4];
+        let first = &positions[at[0].start..at[0].end];
         let found = first.iter().any(|&p| {
-            at.iter()
-                .zip(parts)
-                .skip(1)
-                .all(|(e, (_, offset))| positions[e.3..e.4].binary_search(&(p + offset)).is_ok())
+            at.iter().zip(parts).skip(1).all(|(e, (_, offset))| {
+                positions[e.start..e.end]
+                    .binary_search(&(p + offset))
+                    .is_ok()
+            })
         });
         if found {
             let score = at
                 .iter()
                 .zip(&lists)
-                .map(|(e, list)| bm25(stats, list.len(), e.1, e.2))
+                .map(|(e, list)| bm25(stats, list.len(), e.tf, e.len))
                 .sum();
             out.push((slot, score));
         }

@@ -1,29 +1,254 @@
 //! One source's sub-index: the documents' records, the dictionary and the postings.
 //!
-//! Documents live in slots that only grow, so adding one appends an entry to each of its
-//! terms' postings (no list is rewritten) and costs a few microseconds per term. Removing
-//! one empties its slot (a tombstone): the postings still name it until
+//! Documents live in slots that only grow, so adding one appends its occurrences to each
+//! of its terms' tails (no list is rewritten) and costs a few microseconds per term.
+//! Removing one empties its slot (a tombstone): the postings still name it until
 //! [`Segment::compact`], but every reader skips empty slots and the live counts (document
-//! count, total length, and each term's document frequency, counted while reading) are
-//! exact at once, so ranking is the same as in an index that never held the document.
-//! Compaction drops the dead entries and terms, renumbers the slots in id order and the
-//! terms in sorted order, and shrinks every buffer: the result depends only on the live
-//! documents, whatever the order they came in (snapshots are written from it).
+//! count, total lengths, each parent's documents, and each term's document frequency,
+//! counted while reading) are exact at once, so ranking is the same as in an index that
+//! never held the document.
+//!
+//! Every slot owns a span of the sub-index's position space (see `postings`); records are
+//! kept in columns of [`Paged`] vectors, so no append ever copies more than a page.
+//! Compaction drops the dead slots, terms and parents, renumbers the slots in id order
+//! and the terms in sorted order, freezes the ids, parents, dictionary and postings into
+//! single buffers and shrinks everything: the result depends only on the live documents,
+//! whatever the order they came in (snapshots are written from it).
+//!
+//! A parent's documents are a list through their slots (newest first), so removing a
+//! whole parent walks only its own slots.
 
-use super::dict::Dictionary;
-use super::postings::Postings;
-use super::token::tokenize;
+use std::collections::BTreeMap;
+
+use super::dict::{Builder, Dictionary, FrozenTerm, partition};
+use super::paged::{PAGE, PAGE_BITS, Paged};
+use super::postings::{Frozen, Occurrences, Tail, encode_list};
+use super::token::{Token, TokenKind, tokenize};
 use super::{
     DocError, Document, MAX_BODY_BYTES, MAX_DOCUMENTS, MAX_KEY_BYTES, MAX_TITLE_BYTES, cut,
 };
 
-/// A document's record (its text is not kept).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Doc {
-    /// The document's id.
-    pub id: Box<str>,
-    /// The position key (empty when it equals the id).
-    pub position: Box<str>,
+/// No slot (the end of a parent's list), or a removed document's parent.
+pub const NONE: u32 = u32::MAX;
+/// Appended to a CJK character's term when the character is followed by another of its
+/// run: the index keeps characters, and a pair is two of them at consecutive positions
+/// (see `rank`). A folded token never contains it.
+pub const CONTINUES: char = '\u{1}';
+const PARTIAL: u16 = 1 << 15;
+
+/// The term `token` is indexed under: a CJK pair becomes its first character marked
+/// [`CONTINUES`]; every other token is its own term.
+pub fn index_term<'a>(token: &Token<'a>, buf: &'a mut String) -> &'a str {
+    if token.kind == TokenKind::Pair {
+        let mut chars = token.term.chars();
+        if let (Some(first), Some(_), None) = (chars.next(), chars.next(), chars.next()) {
+            buf.clear();
+            buf.push(first);
+            buf.push(CONTINUES);
+            return buf;
+        }
+    }
+    token.term
+}
+
+/// Interned keys: those frozen at the last compaction (sorted, in one string), then
+/// those added since (with a map back to their index).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Keys {
+    frozen: String,
+    /// Where each frozen key starts, then the end (empty when none).
+    starts: Vec<u32>,
+    added: Paged<Box<str>>,
+    /// Added keys still wanted (documents: the live ones) → index.
+    index: BTreeMap<Box<str>, u32>,
+}
+
+impl Keys {
+    /// Keys sorted and distinct, frozen.
+    pub fn from_sorted<'a>(keys: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut frozen = String::new();
+        let mut starts = Vec::new();
+        for key in keys {
+            starts.push(frozen.len() as u32);
+            frozen.push_str(key);
+        }
+        if !starts.is_empty() {
+            starts.push(frozen.len() as u32);
+        }
+        frozen.shrink_to_fit();
+        starts.shrink_to_fit();
+        Self {
+            frozen,
+            starts,
+            ..Self::default()
+        }
+    }
+
+    /// How many keys are frozen.
+    pub fn frozen_len(&self) -> usize {
+        self.starts.len().saturating_sub(1)
+    }
+
+    /// How many keys in all.
+    pub fn len(&self) -> usize {
+        self.frozen_len() + self.added.len()
+    }
+
+    /// Whether keys were added since the freeze.
+    pub fn has_added(&self) -> bool {
+        !self.added.is_empty()
+    }
+
+    /// The key at `i`.
+    pub fn get(&self, i: u32) -> &str {
+        let i = i as usize;
+        let n = self.frozen_len();
+        if i < n {
+            let (a, b) = (self.starts[i] as usize, self.starts[i + 1] as usize);
+            self.frozen.get(a..b).unwrap_or("")
+        } else {
+            self.added.get(i - n).map_or("", |k| k)
+        }
+    }
+
+    /// The frozen index of `key`.
+    pub fn find_frozen(&self, key: &str) -> Option<u32> {
+        let n = self.frozen_len();
+        let at = partition(n, |i| self.get(i as u32) < key);
+        (at < n && self.get(at as u32) == key).then_some(at as u32)
+    }
+
+    /// The added index of `key`, if still wanted.
+    pub fn find_added(&self, key: &str) -> Option<u32> {
+        self.index.get(key).copied()
+    }
+
+    /// Adds `key`; its index.
+    pub fn push(&mut self, key: &str) -> u32 {
+        let i = self.len() as u32;
+        self.added.push(key.into());
+        self.index.insert(key.into(), i);
+        i
+    }
+
+    /// Forgets that the added key at `i` is wanted.
+    pub fn unindex(&mut self, i: u32) {
+        let n = self.frozen_len();
+        if let Some(key) = (i as usize).checked_sub(n).and_then(|j| self.added.get(j))
+            && self.index.get(&**key) == Some(&i)
+        {
+            self.index.remove(&**key);
+        }
+    }
+
+    /// The wanted added keys in key order, with their indexes.
+    pub fn indexed(&self) -> impl Iterator<Item = (&str, u32)> {
+        self.index.iter().map(|(k, &i)| (&**k, i))
+    }
+
+    /// The heap bytes held (B-tree nodes counted at two thirds full).
+    pub fn heap_bytes(&self) -> usize {
+        let entry = std::mem::size_of::<(Box<str>, u32)>();
+        self.frozen.capacity()
+            + self.starts.capacity() * 4
+            + self.added.heap_bytes()
+            + self.added.iter().map(|k| k.len()).sum::<usize>()
+            + self.index.keys().map(|k| k.len()).sum::<usize>()
+            + self.index.len() * (entry * 3 / 2 + 8)
+    }
+}
+
+/// Where each slot's span starts in the position space: a base per page and offsets
+/// within it (four bytes a slot).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Spans {
+    page_base: Vec<u64>,
+    offsets: Paged<u32>,
+    /// The end of the last span.
+    pub total: u64,
+}
+
+impl Spans {
+    /// Slots.
+    pub fn len(&self) -> usize {
+        self.offsets.len()
+    }
+
+    /// Appends a slot of `size` positions.
+    pub fn push(&mut self, size: u32) {
+        if self.offsets.len().is_multiple_of(PAGE) {
+            self.page_base.push(self.total);
+        }
+        let base = self.page_base.last().copied().unwrap_or(0);
+        self.offsets.push((self.total - base) as u32);
+        self.total += u64::from(size);
+    }
+
+    /// Where `slot`'s span starts.
+    pub fn base(&self, slot: usize) -> u64 {
+        self.page_base
+            .get(slot >> PAGE_BITS)
+            .copied()
+            .unwrap_or(self.total)
+            + self.offsets.get(slot).map_or(0, |&o| u64::from(o))
+    }
+
+    /// Where `slot`'s span ends.
+    pub fn end(&self, slot: usize) -> u64 {
+        if slot + 1 < self.len() {
+            self.base(slot + 1)
+        } else {
+            self.total
+        }
+    }
+
+    /// The slot whose span holds `at`, searching forward from `from` first.
+    pub fn locate(&self, at: u64, from: usize) -> Option<usize> {
+        if at >= self.total {
+            return None;
+        }
+        let n = self.len();
+        let mut lo = if from < n && self.base(from) <= at {
+            from
+        } else {
+            0
+        };
+        let mut step = 1;
+        let mut hi = lo + 1;
+        while hi < n && self.base(hi) <= at {
+            lo = hi;
+            hi = (lo + step).min(n);
+            step *= 2;
+        }
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if self.base(mid) <= at {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        Some(lo)
+    }
+
+    /// The heap bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        self.page_base.capacity() * 8 + self.offsets.heap_bytes()
+    }
+
+    fn shrink_to_fit(&mut self) {
+        self.page_base.shrink_to_fit();
+        self.offsets.shrink_to_fit();
+    }
+}
+
+/// A live document's record, as snapshots carry it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Record<'a> {
+    /// Its id.
+    pub id: &'a str,
+    /// Its position key (empty when it equals the id).
+    pub position: &'a str,
     /// Index into the parents.
     pub parent: u32,
     /// Milliseconds since the epoch.
@@ -36,53 +261,215 @@ pub struct Doc {
     pub partial: bool,
 }
 
-impl Doc {
-    /// Positions are below this.
-    pub fn end(&self) -> u32 {
-        self.len + 1
-    }
-}
-
 /// One source's index.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Segment {
-    /// Records by slot; `None` once removed (until compaction).
-    pub docs: Vec<Option<Doc>>,
-    /// The live slots in id order.
-    pub by_id: Vec<u32>,
+    /// Document ids by slot (frozen ones in id order; the live added ones indexed).
+    ids: Keys,
+    timestamps: Paged<i64>,
+    /// Parent index by slot; [`NONE`] once removed.
+    doc_parent: Paged<u32>,
+    /// Title end, and [`PARTIAL`].
+    meta: Paged<u16>,
+    /// The next (older) slot of the same parent, or [`NONE`].
+    next: Paged<u32>,
+    spans: Spans,
+    /// Position keys that differ from the id, by slot.
+    positions: BTreeMap<u32, Box<str>>,
     /// Parent keys, interned.
-    pub parents: Vec<Box<str>>,
-    /// Parent indices in key order.
-    pub parent_order: Vec<u32>,
-    /// Term → term id.
+    parents: Keys,
+    /// Each parent's newest slot, or [`NONE`].
+    heads: Paged<u32>,
+    /// Each parent's live documents.
+    counts: Paged<u32>,
+    /// Term → term id, with the frozen lists' places.
     pub dict: Dictionary,
-    /// Postings by term id.
-    pub terms: Vec<Postings>,
+    /// The frozen lists, in term order.
+    postings: Vec<u8>,
+    /// The position space the frozen lists were written in.
+    frozen_span: u64,
+    /// Occurrences appended to frozen terms since the freeze.
+    tails: BTreeMap<u32, Tail>,
+    /// Occurrences of the terms added since the freeze (by id minus the frozen count).
+    new_tails: Paged<Tail>,
     /// Live documents.
     pub live: u32,
     /// Sum of the live documents' lengths.
     pub total_len: u64,
+    /// Sum of the live documents' title lengths.
+    pub total_title: u64,
 }
 
 impl Segment {
-    /// The slot of the live document `id`.
-    pub fn find(&self, id: &str) -> Result<usize, usize> {
-        self.by_id
-            .binary_search_by(|&slot| self.id_of(slot).cmp(id))
-    }
-
-    fn id_of(&self, slot: u32) -> &str {
-        self.docs[slot as usize].as_ref().map_or("", |d| &d.id)
-    }
-
-    /// The parent key of a record.
-    pub fn parent_of(&self, doc: &Doc) -> &str {
-        self.parents.get(doc.parent as usize).map_or("", |p| p)
+    /// Slots, removed ones included.
+    pub fn slots(&self) -> usize {
+        self.doc_parent.len()
     }
 
     /// Dead slots not yet compacted away.
     pub fn dead(&self) -> usize {
-        self.docs.len() - self.live as usize
+        self.slots() - self.live as usize
+    }
+
+    /// The live slot of the document `id`.
+    pub fn find(&self, id: &str) -> Option<u32> {
+        if let Some(slot) = self.ids.find_added(id) {
+            return Some(slot);
+        }
+        let slot = self.ids.find_frozen(id)?;
+        self.is_live(slot).then_some(slot)
+    }
+
+    /// Whether `slot` holds a live document.
+    pub fn is_live(&self, slot: u32) -> bool {
+        self.doc_parent
+            .get(slot as usize)
+            .is_some_and(|&p| p != NONE)
+    }
+
+    /// The parent index of a live slot.
+    pub fn parent_index(&self, slot: u32) -> Option<u32> {
+        self.doc_parent
+            .get(slot as usize)
+            .copied()
+            .filter(|&p| p != NONE)
+    }
+
+    /// The number of parents (live or not).
+    pub fn parent_count(&self) -> usize {
+        self.parents.len()
+    }
+
+    /// The id of `slot`.
+    pub fn id(&self, slot: u32) -> &str {
+        self.ids.get(slot)
+    }
+
+    /// The timestamp of `slot`.
+    pub fn timestamp(&self, slot: u32) -> i64 {
+        self.timestamps.get(slot as usize).copied().unwrap_or(0)
+    }
+
+    /// Where `slot`'s title ends.
+    pub fn title_end(&self, slot: u32) -> u32 {
+        self.meta
+            .get(slot as usize)
+            .map_or(0, |&m| u32::from(m & !PARTIAL))
+    }
+
+    /// `slot`'s span: where it starts and ends in the position space.
+    pub fn span(&self, slot: u32) -> (u64, u64) {
+        let slot = slot as usize;
+        (self.spans.base(slot), self.spans.end(slot))
+    }
+
+    /// The spans of every slot.
+    pub fn spans(&self) -> &Spans {
+        &self.spans
+    }
+
+    /// The record of a live slot.
+    pub fn record(&self, slot: u32) -> Option<Record<'_>> {
+        let parent = self.parent_index(slot)?;
+        let meta = self.meta[slot as usize];
+        let (start, end) = self.span(slot);
+        Some(Record {
+            id: self.id(slot),
+            position: self.positions.get(&slot).map_or("", |p| p),
+            parent,
+            timestamp: self.timestamp(slot),
+            title_end: u32::from(meta & !PARTIAL),
+            len: (end - start).saturating_sub(1) as u32,
+            partial: meta & PARTIAL != 0,
+        })
+    }
+
+    /// The parent key at `index`.
+    pub fn parent_key(&self, index: u32) -> &str {
+        self.parents.get(index)
+    }
+
+    fn find_parent(&self, key: &str) -> Option<u32> {
+        self.parents
+            .find_frozen(key)
+            .or_else(|| self.parents.find_added(key))
+    }
+
+    /// How many live documents `parent` has.
+    pub fn parent_len(&self, parent: &str) -> usize {
+        self.find_parent(parent)
+            .and_then(|p| self.counts.get(p as usize))
+            .map_or(0, |&n| n as usize)
+    }
+
+    /// The frozen list of a frozen term.
+    fn frozen_list(&self, entry: FrozenTerm) -> Frozen<'_> {
+        let bytes = usize::try_from(entry.start)
+            .ok()
+            .zip(usize::try_from(entry.len).ok())
+            .and_then(|(s, n)| self.postings.get(s..s.checked_add(n)?))
+            .unwrap_or(&[]);
+        Frozen::new(bytes, entry.count, self.frozen_span)
+    }
+
+    fn tail(&self, id: u32) -> Option<&Tail> {
+        match (id as usize).checked_sub(self.dict.frozen_len()) {
+            Some(i) => self.new_tails.get(i),
+            None => self.tails.get(&id),
+        }
+    }
+
+    /// Every occurrence of the term `id`, in order, with `entry` its frozen entry.
+    pub fn occurrences_with(&self, id: u32, entry: Option<FrozenTerm>) -> Occurrences<'_> {
+        Occurrences {
+            frozen: entry.map(|e| self.frozen_list(e)),
+            tail: self.tail(id).map(Tail::iter),
+        }
+    }
+
+    /// Every occurrence of the term `id`, in order.
+    pub fn occurrences(&self, id: u32) -> Occurrences<'_> {
+        self.occurrences_with(id, self.dict.frozen_entry(id))
+    }
+
+    /// Every occurrence of `term`, in order.
+    pub fn term_occurrences(&self, term: &str) -> Option<Occurrences<'_>> {
+        match self.dict.frozen_get(term) {
+            Some(entry) => Some(self.occurrences_with(entry.id, Some(entry))),
+            None => {
+                let id = self.dict.get(term)?;
+                Some(self.occurrences_with(id, None))
+            }
+        }
+    }
+
+    /// Occurrences written for the term `id` (removed documents' included until
+    /// compaction), given its frozen entry.
+    pub fn count(&self, id: u32, entry: Option<FrozenTerm>) -> u32 {
+        entry
+            .map_or(0, |e| e.count)
+            .saturating_add(self.tail(id).map_or(0, |t| t.count))
+    }
+
+    fn tail_mut(&mut self, id: u32) -> &mut Tail {
+        let frozen = self.dict.frozen_len() as u32;
+        if id >= frozen {
+            &mut self.new_tails[(id - frozen) as usize]
+        } else {
+            self.tails.entry(id).or_default()
+        }
+    }
+
+    fn term_id(&mut self, term: &str) -> u32 {
+        match self.dict.get(term) {
+            Some(id) => id,
+            None => {
+                let id = self.dict.len() as u32;
+                self.dict.insert(term, id);
+                self.new_tails.push(Tail::default());
+                id
+            }
+        }
     }
 
     /// Adds `document`, replacing a live one with the same id; returns whether it was
@@ -103,201 +490,320 @@ impl Segment {
         if document.id.is_empty() {
             return Err(DocError::EmptyId);
         }
-        let exists = self.find(&document.id).is_ok();
-        if (!exists && self.live as usize >= MAX_DOCUMENTS)
-            || self.docs.len() >= u32::MAX as usize - 1
-        {
+        let exists = self.find(&document.id).is_some();
+        if (!exists && self.live as usize >= MAX_DOCUMENTS) || self.slots() >= NONE as usize - 1 {
             return Err(DocError::Full { max: MAX_DOCUMENTS });
         }
         let replaced = self.remove(&document.id);
         let (title, title_cut) = cut(&document.title, MAX_TITLE_BYTES);
         let (body, body_cut) = cut(&document.body, MAX_BODY_BYTES);
-        let slot = self.docs.len() as u32;
+        let slot = self.slots() as u32;
+        let base = self.spans.total;
         let mut tokens: Vec<(u32, u32)> = Vec::with_capacity(body.len() / 5 + 8);
-        let mut each = |term: &str, pos: u32, this: &mut Self| {
-            let id = match this.dict.get(term) {
-                Some(id) => id,
-                None => {
-                    let id = this.terms.len() as u32;
-                    this.dict.insert(term, id);
-                    this.terms.push(Postings::default());
-                    id
-                }
-            };
-            tokens.push((id, pos));
+        let mut buf = String::new();
+        let mut each = |t: Token<'_>, this: &mut Self| {
+            let id = this.term_id(index_term(&t, &mut buf));
+            tokens.push((id, t.pos));
         };
-        let title_end = tokenize(title, 0, |t| each(t.term, t.pos, self));
+        let title_end = tokenize(title, 0, |t| each(t, self)).min(u32::from(!PARTIAL));
         let mut body_tokens = 0;
         tokenize(body, title_end + 1, |t| {
             body_tokens += 1;
-            each(t.term, t.pos, self);
+            each(t, self);
         });
         tokens.sort_unstable();
-        let mut positions = Vec::new();
         let mut i = 0;
         while i < tokens.len() {
             let term = tokens[i].0;
-            positions.clear();
+            let tail = self.tail_mut(term);
             while i < tokens.len() && tokens[i].0 == term {
-                positions.push(tokens[i].1);
+                tail.push(base + u64::from(tokens[i].1));
                 i += 1;
             }
-            self.terms[term as usize].push(slot, &positions);
         }
         let parent = self.intern(&document.parent);
         let len = title_end + body_tokens;
-        let position = if document.position == document.id {
-            Box::default()
-        } else {
-            document.position.as_str().into()
-        };
-        self.docs.push(Some(Doc {
-            id: document.id.as_str().into(),
-            position,
-            parent,
-            timestamp: document.timestamp,
-            title_end,
-            len,
-            partial: title_cut || body_cut,
-        }));
-        let at = self.find(&document.id).unwrap_or_else(|at| at);
-        self.by_id.insert(at, slot);
+        self.ids.push(&document.id);
+        self.timestamps.push(document.timestamp);
+        self.doc_parent.push(parent);
+        let partial = title_cut || body_cut;
+        self.meta
+            .push(title_end as u16 | if partial { PARTIAL } else { 0 });
+        self.next.push(self.heads[parent as usize]);
+        self.heads[parent as usize] = slot;
+        self.counts[parent as usize] += 1;
+        self.spans.push(len + 1);
+        if document.position != document.id {
+            self.positions
+                .insert(slot, document.position.as_str().into());
+        }
         self.live += 1;
         self.total_len += u64::from(len);
-        Ok((title_cut || body_cut, replaced))
+        self.total_title += u64::from(title_end);
+        Ok((partial, replaced))
     }
 
     fn intern(&mut self, parent: &str) -> u32 {
-        let found = self
-            .parent_order
-            .binary_search_by(|&p| (*self.parents[p as usize]).cmp(parent));
-        match found {
-            Ok(at) => self.parent_order[at],
-            Err(at) => {
-                let index = self.parents.len() as u32;
-                self.parents.push(parent.into());
-                self.parent_order.insert(at, index);
-                index
-            }
+        if let Some(p) = self.find_parent(parent) {
+            return p;
         }
+        self.heads.push(NONE);
+        self.counts.push(0);
+        self.parents.push(parent)
     }
 
     /// Removes the live document `id`; whether there was one.
     pub fn remove(&mut self, id: &str) -> bool {
-        let Ok(at) = self.find(id) else {
+        match self.find(id) {
+            Some(slot) => self.remove_slot(slot),
+            None => false,
+        }
+    }
+
+    fn remove_slot(&mut self, slot: u32) -> bool {
+        let Some(parent) = self.parent_index(slot) else {
             return false;
         };
-        let slot = self.by_id.remove(at);
-        if let Some(doc) = self.docs[slot as usize].take() {
-            self.live -= 1;
-            self.total_len -= u64::from(doc.len);
-        }
+        let (title_end, len) = match self.record(slot) {
+            Some(r) => (r.title_end, r.len),
+            None => (0, 0),
+        };
+        self.ids.unindex(slot);
+        self.doc_parent[slot as usize] = NONE;
+        self.counts[parent as usize] -= 1;
+        self.positions.remove(&slot);
+        self.live -= 1;
+        self.total_len -= u64::from(len);
+        self.total_title -= u64::from(title_end);
         true
     }
 
+    /// Removes every live document of `parent`; how many.
+    pub fn remove_parent(&mut self, parent: &str) -> usize {
+        let Some(p) = self.find_parent(parent) else {
+            return 0;
+        };
+        let mut removed = 0;
+        let mut slot = self.heads[p as usize];
+        while slot != NONE {
+            let next = self.next[slot as usize];
+            if self.parent_index(slot) == Some(p) && self.remove_slot(slot) {
+                removed += 1;
+            }
+            slot = next;
+        }
+        self.heads[p as usize] = NONE;
+        removed
+    }
+
     /// Whether the segment is already what [`Segment::compact`] would make of it (no
-    /// removed documents, slots in id order, terms numbered in sorted order, buffers
-    /// shrunk): a snapshot taken right after another then skips the work.
+    /// removed documents or unused parents, nothing added since the freeze): a snapshot
+    /// taken right after another then skips the work.
     pub fn is_compact(&self) -> bool {
-        let identity = |ids: &[u32]| ids.iter().enumerate().all(|(i, &id)| i as u32 == id);
         self.dead() == 0
-            && identity(&self.by_id)
-            && identity(&self.parent_order)
-            && self
-                .dict
-                .iter()
-                .enumerate()
-                .all(|(i, (_, id))| i as u32 == id)
-            && self
-                .terms
-                .iter()
-                .all(|p| p.bytes.len() == p.bytes.capacity())
+            && !self.ids.has_added()
+            && !self.parents.has_added()
+            && !self.dict.has_added()
+            && self.tails.is_empty()
+            && self.counts.iter().all(|&n| n > 0)
+    }
+
+    /// A frozen segment of `records` (live, in id order, parents below `parents.len()`)
+    /// with no terms yet.
+    pub fn frozen_docs<'a>(parents: Keys, records: &[Record<'a>]) -> Self {
+        let n_parents = parents.len();
+        let mut segment = Segment {
+            ids: Keys::from_sorted(records.iter().map(|r| r.id)),
+            parents,
+            ..Segment::default()
+        };
+        let mut heads = vec![NONE; n_parents];
+        let mut counts = vec![0u32; n_parents];
+        let mut next = Vec::with_capacity(records.len());
+        for (slot, r) in records.iter().enumerate() {
+            let p = r.parent as usize;
+            next.push(heads[p]);
+            heads[p] = slot as u32;
+            counts[p] += 1;
+            segment.timestamps.push(r.timestamp);
+            segment.doc_parent.push(r.parent);
+            segment
+                .meta
+                .push(r.title_end as u16 | if r.partial { PARTIAL } else { 0 });
+            segment.spans.push(r.len + 1);
+            if !r.position.is_empty() {
+                segment.positions.insert(slot as u32, r.position.into());
+            }
+            segment.total_len += u64::from(r.len);
+            segment.total_title += u64::from(r.title_end);
+        }
+        segment.live = records.len() as u32;
+        segment.heads = heads.into_iter().collect();
+        segment.counts = counts.into_iter().collect();
+        segment.next = next.into_iter().collect();
+        segment.timestamps.shrink_to_fit();
+        segment.doc_parent.shrink_to_fit();
+        segment.meta.shrink_to_fit();
+        segment.spans.shrink_to_fit();
+        segment.frozen_span = segment.spans.total;
+        segment
+    }
+
+    /// Sets the frozen dictionary and postings of a segment made by
+    /// [`Segment::frozen_docs`].
+    pub fn set_terms(&mut self, dict: Dictionary, postings: Vec<u8>) {
+        self.dict = dict;
+        self.postings = postings;
+    }
+
+    /// The frozen postings buffer.
+    pub fn postings(&self) -> &[u8] {
+        &self.postings
     }
 
     /// Drops removed documents and unused terms and parents, renumbers slots in id order
-    /// and terms in sorted order, and shrinks every buffer (see the module docs).
+    /// and terms in sorted order, and freezes and shrinks every buffer (see the module
+    /// docs).
     pub fn compact(&mut self) {
         if self.is_compact() {
             return;
         }
-        let mut new_slot = vec![u32::MAX; self.docs.len()];
-        for (new, &old) in self.by_id.iter().enumerate() {
+        // Live slots in id order: the frozen ones (already sorted) merged with the added.
+        let frozen_ids = self.ids.frozen_len() as u32;
+        let mut order: Vec<u32> = Vec::with_capacity(self.live as usize);
+        let mut added = self.ids.indexed().peekable();
+        for slot in (0..frozen_ids).filter(|&s| self.is_live(s)) {
+            let id = self.ids.get(slot);
+            while let Some((_, s)) = added.next_if(|(a, _)| *a < id) {
+                order.push(s);
+            }
+            order.push(slot);
+        }
+        order.extend(added.map(|(_, s)| s));
+        // Parents still used, in key order.
+        let frozen_parents = self.parents.frozen_len() as u32;
+        let mut parent_order: Vec<u32> = Vec::new();
+        let mut added = self.parents.indexed().peekable();
+        for p in 0..frozen_parents {
+            let key = self.parents.get(p);
+            while let Some((_, a)) = added.next_if(|(a, _)| *a < key) {
+                parent_order.push(a);
+            }
+            parent_order.push(p);
+        }
+        parent_order.extend(added.map(|(_, a)| a));
+        let mut new_parent = vec![NONE; self.parents.len()];
+        let mut kept: Vec<&str> = Vec::new();
+        for p in parent_order {
+            if self.counts[p as usize] > 0 {
+                new_parent[p as usize] = kept.len() as u32;
+                kept.push(self.parents.get(p));
+            }
+        }
+        let records: Vec<Record<'_>> = order
+            .iter()
+            .filter_map(|&s| self.record(s))
+            .map(|r| Record {
+                parent: new_parent[r.parent as usize],
+                ..r
+            })
+            .collect();
+        let mut fresh = Segment::frozen_docs(Keys::from_sorted(kept), &records);
+        let mut new_slot = vec![NONE; self.slots()];
+        for (new, &old) in order.iter().enumerate() {
             new_slot[old as usize] = new as u32;
         }
-        // Parents still used, in key order.
-        let mut used = vec![false; self.parents.len()];
-        for doc in self.docs.iter().flatten() {
-            used[doc.parent as usize] = true;
-        }
-        let mut new_parent = vec![u32::MAX; self.parents.len()];
-        let mut parents = Vec::new();
-        for &p in &self.parent_order {
-            if used[p as usize] {
-                new_parent[p as usize] = parents.len() as u32;
-                parents.push(self.parents[p as usize].clone());
-            }
-        }
-        let mut docs = Vec::with_capacity(self.by_id.len());
-        for &old in &self.by_id {
-            if let Some(mut doc) = self.docs[old as usize].take() {
-                doc.parent = new_parent[doc.parent as usize];
-                docs.push(Some(doc));
-            }
-        }
-        let mut kept: Vec<&str> = Vec::new();
-        let mut terms = Vec::new();
-        let mut entries: Vec<(u32, usize, usize)> = Vec::new();
-        let mut all_positions: Vec<u32> = Vec::new();
-        let mut positions = Vec::new();
-        for (term, id) in self.dict.iter() {
-            entries.clear();
-            all_positions.clear();
-            let mut cursor = self.terms[id as usize].cursor();
-            while let Some(slot) = cursor.next_entry(&mut positions) {
-                let new = new_slot[slot as usize];
-                if new != u32::MAX {
-                    let start = all_positions.len();
-                    all_positions.extend_from_slice(&positions);
-                    entries.push((new, start, all_positions.len()));
+        // Terms: each list's live occurrences moved to the new spans, sorted again.
+        let span = fresh.spans.total;
+        let mut builder = Builder::default();
+        let mut postings = Vec::new();
+        let mut values: Vec<u64> = Vec::new();
+        self.dict.for_each(|term, id, entry| {
+            values.clear();
+            let mut at = 0;
+            for g in self.occurrences_with(id, entry) {
+                let Some(old) = self.spans.locate(g, at) else {
+                    break;
+                };
+                at = old;
+                let new = new_slot[old];
+                if new != NONE {
+                    let offset = g - self.spans.base(old);
+                    values.push(fresh.spans.base(new as usize) + offset);
                 }
             }
-            if entries.is_empty() {
-                continue;
+            if values.is_empty() {
+                return;
             }
-            entries.sort_unstable();
-            let mut postings = Postings::default();
-            for &(slot, start, end) in &entries {
-                postings.push(slot, &all_positions[start..end]);
-            }
-            postings.bytes.shrink_to_fit();
-            kept.push(term);
-            terms.push(postings);
-        }
-        terms.shrink_to_fit();
-        let dict = Dictionary::from_sorted(kept);
-        self.by_id = (0..docs.len() as u32).collect();
-        self.parent_order = (0..parents.len() as u32).collect();
-        self.docs = docs;
-        self.parents = parents;
-        self.dict = dict;
-        self.terms = terms;
+            values.sort_unstable();
+            let start = postings.len();
+            encode_list(&mut postings, span, &values);
+            builder.push(
+                term,
+                values.len().min(u32::MAX as usize) as u32,
+                (postings.len() - start) as u64,
+            );
+        });
+        postings.shrink_to_fit();
+        fresh.set_terms(builder.finish(), postings);
+        *self = fresh;
     }
 
-    /// An estimate of the heap bytes held, counting every buffer's capacity.
+    /// An estimate of the heap bytes held, counting every buffer's capacity (B-tree nodes
+    /// at two thirds full).
     pub fn heap_bytes(&self) -> usize {
-        use std::mem::size_of;
-        let docs = self.docs.capacity() * size_of::<Option<Doc>>()
-            + self
-                .docs
-                .iter()
-                .flatten()
-                .map(|d| d.id.len() + d.position.len())
-                .sum::<usize>();
-        let parents = self.parents.capacity() * size_of::<Box<str>>()
-            + self.parents.iter().map(|p| p.len()).sum::<usize>()
-            + self.parent_order.capacity() * 4;
-        let postings = self.terms.capacity() * size_of::<Postings>()
-            + self.terms.iter().map(|p| p.bytes.capacity()).sum::<usize>();
-        docs + parents + postings + self.by_id.capacity() * 4 + self.dict.heap_bytes()
+        let node = |entry: usize| entry * 3 / 2 + 8;
+        let positions = self.positions.len() * node(std::mem::size_of::<(u32, Box<str>)>())
+            + self.positions.values().map(|p| p.len()).sum::<usize>();
+        let tails = self.tails.len() * node(std::mem::size_of::<(u32, Tail)>())
+            + self.tails.values().map(Tail::heap_bytes).sum::<usize>()
+            + self.new_tails.heap_bytes()
+            + self.new_tails.iter().map(Tail::heap_bytes).sum::<usize>();
+        self.ids.heap_bytes()
+            + self.timestamps.heap_bytes()
+            + self.doc_parent.heap_bytes()
+            + self.meta.heap_bytes()
+            + self.next.heap_bytes()
+            + self.spans.heap_bytes()
+            + positions
+            + self.parents.heap_bytes()
+            + self.heads.heap_bytes()
+            + self.counts.heap_bytes()
+            + self.dict.heap_bytes()
+            + self.postings.capacity()
+            + tails
+    }
+
+    /// Bytes of encoded postings (frozen and appended).
+    pub fn postings_bytes(&self) -> usize {
+        self.postings.len()
+            + self.tails.values().map(Tail::len).sum::<usize>()
+            + self.new_tails.iter().map(Tail::len).sum::<usize>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spans_locate_every_position() {
+        let mut s = Spans::default();
+        let sizes: Vec<u32> = (0..(PAGE as u32 * 2 + 7)).map(|i| 1 + i % 5).collect();
+        for &n in &sizes {
+            s.push(n);
+        }
+        let mut at = 0u64;
+        for (slot, &n) in sizes.iter().enumerate() {
+            assert_eq!(s.base(slot), at);
+            for g in at..at + u64::from(n) {
+                assert_eq!(s.locate(g, 0), Some(slot));
+                assert_eq!(s.locate(g, slot.saturating_sub(3)), Some(slot));
+                assert_eq!(s.locate(g, slot + 10), Some(slot));
+            }
+            at += u64::from(n);
+            assert_eq!(s.end(slot), at);
+        }
+        assert_eq!(s.locate(at, 0), None);
     }
 }

@@ -7,26 +7,31 @@
 //! payload  parents: n, then n × (len, UTF-8)              keys strictly increasing
 //!          documents: n, then n × (id, position, parent index, timestamp (zigzag),
 //!                     title end, length, partial: u8)     ids strictly increasing
-//!          terms: n, then n × (bytes shared with the previous term, suffix, postings
-//!                     bytes, postings)                    terms strictly increasing
+//!          terms: n, dictionary length, dictionary         front-coded, see `dict`
+//!          postings length, postings                       see `postings`
 //! ```
 //!
 //! Numbers are LEB128 varints and strings their length then their bytes. The payload is
-//! the compacted sub-index, so it is canonical (the same documents give the same bytes).
-//! Reading is bounded and checked throughout: the size ([`MAX_SNAPSHOT_BYTES`]), the
-//! version, the checksum, every count against the bytes left, every key and term length,
-//! UTF-8, the order of keys and terms, and every posting (slots in range and increasing,
-//! positions inside their document). Any failure is a [`SnapshotError`], never a panic,
-//! and a snapshot that reads back is safe to search.
+//! the compacted sub-index, so it is canonical (the same documents give the same bytes),
+//! and its two large parts are the in-memory buffers as they are: reopening copies them
+//! instead of rebuilding them. Reading is bounded and checked: the size
+//! ([`MAX_SNAPSHOT_BYTES`]), the version, the checksum, every count against the bytes
+//! left, every key and term length, UTF-8, the order of keys and terms, every document's
+//! parent and lengths, that every parent has a document, and that the dictionary's list
+//! lengths add up to the postings. The posting lists themselves are not decoded: their
+//! reader is checked on every read (a list ends at its count, its last byte or the first
+//! value outside the documents' spans), so a list that passes the checksum but holds
+//! garbage yields wrong matches, never a panic or a position outside its document. Any
+//! failure is a [`SnapshotError`], and a snapshot that reads back is safe to search.
+//! Opening is linear in the documents and terms, not in the occurrences.
 
 use super::dict::Dictionary;
-use super::postings::{Cursor, Postings, get_u32, get_varint, put_varint};
-use super::segment::{Doc, Segment};
-use super::token::MAX_TERM_BYTES;
-use super::{MAX_DOCUMENTS, MAX_KEY_BYTES, Source};
+use super::postings::{get_u32, get_varint, put_varint};
+use super::segment::{Keys, Record, Segment};
+use super::{MAX_BODY_BYTES, MAX_DOCUMENTS, MAX_KEY_BYTES, MAX_TITLE_BYTES, Source};
 
 /// The format version written; other versions are refused (rebuild from documents).
-pub const SNAPSHOT_VERSION: u16 = 1;
+pub const SNAPSHOT_VERSION: u16 = 2;
 /// The largest snapshot read.
 pub const MAX_SNAPSHOT_BYTES: usize = 512 * 1024 * 1024;
 const MAGIC: &[u8; 4] = b"HSIX";
@@ -96,16 +101,17 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
 
 /// Writes a compacted segment (see the module docs).
 pub fn encode(source: Source, segment: &Segment) -> Vec<u8> {
-    let mut payload = Vec::with_capacity(segment.heap_bytes() / 2);
-    put_varint(&mut payload, segment.parents.len() as u64);
-    for parent in &segment.parents {
-        put_str(&mut payload, parent);
+    let lex = segment.dict.lex();
+    let postings = segment.postings();
+    let mut payload = Vec::with_capacity(lex.len() + postings.len() + segment.slots() * 40);
+    put_varint(&mut payload, segment.parent_count() as u64);
+    for p in 0..segment.parent_count() as u32 {
+        put_str(&mut payload, segment.parent_key(p));
     }
-    let docs: Vec<&Doc> = segment.docs.iter().flatten().collect();
-    put_varint(&mut payload, docs.len() as u64);
-    for doc in docs {
-        put_str(&mut payload, &doc.id);
-        put_str(&mut payload, &doc.position);
+    put_varint(&mut payload, u64::from(segment.live));
+    for doc in (0..segment.slots() as u32).filter_map(|s| segment.record(s)) {
+        put_str(&mut payload, doc.id);
+        put_str(&mut payload, doc.position);
         put_varint(&mut payload, u64::from(doc.parent));
         put_varint(
             &mut payload,
@@ -116,21 +122,10 @@ pub fn encode(source: Source, segment: &Segment) -> Vec<u8> {
         payload.push(u8::from(doc.partial));
     }
     put_varint(&mut payload, segment.dict.len() as u64);
-    let mut previous = "";
-    for (term, id) in segment.dict.iter() {
-        let shared = previous
-            .bytes()
-            .zip(term.bytes())
-            .take_while(|(a, b)| a == b)
-            .count();
-        put_varint(&mut payload, shared as u64);
-        put_varint(&mut payload, (term.len() - shared) as u64);
-        payload.extend_from_slice(&term.as_bytes()[shared..]);
-        let postings = &segment.terms[id as usize].bytes;
-        put_varint(&mut payload, postings.len() as u64);
-        payload.extend_from_slice(postings);
-        previous = term;
-    }
+    put_varint(&mut payload, lex.len() as u64);
+    payload.extend_from_slice(lex);
+    put_varint(&mut payload, postings.len() as u64);
+    payload.extend_from_slice(postings);
     let mut out = Vec::with_capacity(HEADER + payload.len());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&SNAPSHOT_VERSION.to_le_bytes());
@@ -224,37 +219,40 @@ pub fn decode(bytes: &[u8]) -> Result<(Source, Segment), SnapshotError> {
         bytes: payload,
         at: 0,
     };
-    let mut segment = Segment::default();
     let parents = r.count(1, "parent count")?;
+    let mut keys: Vec<&str> = Vec::with_capacity(parents);
     for _ in 0..parents {
         let parent = r.key("parent")?;
-        if segment.parents.last().is_some_and(|p| **p >= *parent) {
+        if keys.last().is_some_and(|p| *p >= parent) {
             return Err(SnapshotError::Corrupt("parent order"));
         }
-        segment.parents.push(parent.into());
+        keys.push(parent);
     }
     let docs = r.count(7, "document count")?;
     if docs > MAX_DOCUMENTS {
         return Err(SnapshotError::Corrupt("document count"));
     }
-    segment.docs.reserve_exact(docs);
-    let mut last_id: Option<&str> = None;
+    let mut records: Vec<Record<'_>> = Vec::with_capacity(docs);
+    let mut used = vec![false; parents];
     for _ in 0..docs {
         let id = r.key("id")?;
-        if id.is_empty() || last_id.is_some_and(|last| last >= id) {
+        if id.is_empty() || records.last().is_some_and(|last| last.id >= id) {
             return Err(SnapshotError::Corrupt("id order"));
         }
-        last_id = Some(id);
         let position = r.key("position")?;
         let parent = r.u32("parent index")?;
         if parent as usize >= parents {
             return Err(SnapshotError::Corrupt("parent index"));
         }
+        used[parent as usize] = true;
         let zigzag = r.u64("timestamp")?;
         let timestamp = ((zigzag >> 1) as i64) ^ -((zigzag & 1) as i64);
         let title_end = r.u32("title end")?;
         let len = r.u32("length")?;
-        if title_end > len || len == u32::MAX {
+        if title_end > len
+            || title_end as usize > MAX_TITLE_BYTES
+            || len as usize > MAX_TITLE_BYTES + MAX_BODY_BYTES
+        {
             return Err(SnapshotError::Corrupt("length"));
         }
         let partial = match r.bytes(1, "partial")?[0] {
@@ -262,93 +260,30 @@ pub fn decode(bytes: &[u8]) -> Result<(Source, Segment), SnapshotError> {
             1 => true,
             _ => return Err(SnapshotError::Corrupt("partial")),
         };
-        segment.total_len += u64::from(len);
-        segment.docs.push(Some(Doc {
-            id: id.into(),
-            position: position.into(),
+        records.push(Record {
+            id,
+            position,
             parent,
             timestamp,
             title_end,
             len,
             partial,
-        }));
-    }
-    segment.live = docs as u32;
-    segment.by_id = (0..docs as u32).collect();
-    segment.parent_order = (0..parents as u32).collect();
-    let terms = r.count(3, "term count")?;
-    // Terms are rebuilt in one reused buffer and kept in one string with their offsets.
-    let mut current: Vec<u8> = Vec::with_capacity(MAX_TERM_BYTES);
-    let mut text = String::new();
-    let mut starts: Vec<u32> = Vec::with_capacity(terms + 1);
-    let mut positions = Vec::new();
-    segment.terms.reserve_exact(terms);
-    for id in 0..terms {
-        let shared = r.u64("term")? as usize;
-        let suffix_len = r.u64("term")? as usize;
-        if shared > current.len() || shared + suffix_len > MAX_TERM_BYTES {
-            return Err(SnapshotError::Corrupt("term length"));
-        }
-        let suffix = r.bytes(suffix_len, "term")?;
-        // The new term is the previous one's first `shared` bytes then `suffix`: it sorts
-        // after the previous term exactly when `suffix` sorts after the rest of it.
-        if suffix.is_empty() || (id > 0 && suffix <= &current[shared..]) {
-            return Err(SnapshotError::Corrupt("term order"));
-        }
-        current.truncate(shared);
-        current.extend_from_slice(suffix);
-        let term = std::str::from_utf8(&current).map_err(|_| SnapshotError::Corrupt("term"))?;
-        let size = r.u64("postings")?;
-        if size > r.left() as u64 {
-            return Err(SnapshotError::Corrupt("postings"));
-        }
-        let postings = Postings {
-            bytes: r.bytes(size as usize, "postings")?.to_vec(),
-            last: 0,
-            df: 0,
-        };
-        let (last, df) = check_postings(&segment, &postings, &mut positions)?;
-        segment.terms.push(Postings {
-            last,
-            df,
-            ..postings
         });
-        starts.push(text.len() as u32);
-        text.push_str(term);
     }
+    if used.contains(&false) {
+        return Err(SnapshotError::Corrupt("parent without documents"));
+    }
+    let terms = r.count(4, "term count")?;
+    let lex_len = r.count(1, "dictionary")?;
+    let lex = r.bytes(lex_len, "dictionary")?;
+    let postings_len = r.count(1, "postings")?;
+    let postings = r.bytes(postings_len, "postings")?;
     if r.left() != 0 {
         return Err(SnapshotError::Corrupt("trailing bytes"));
     }
-    starts.push(text.len() as u32);
-    segment.dict = Dictionary::from_sorted(
-        starts
-            .windows(2)
-            .map(|w| &text[w[0] as usize..w[1] as usize]),
-    );
+    let dict =
+        Dictionary::from_lex(lex, terms, postings.len() as u64).map_err(SnapshotError::Corrupt)?;
+    let mut segment = Segment::frozen_docs(Keys::from_sorted(keys), &records);
+    segment.set_terms(dict, postings.to_vec());
     Ok((source, segment))
-}
-
-/// Every entry in range and in order; returns the last slot plus one and the count.
-fn check_postings(
-    segment: &Segment,
-    postings: &Postings,
-    positions: &mut Vec<u32>,
-) -> Result<(u32, u32), SnapshotError> {
-    let mut cursor: Cursor<'_> = postings.cursor();
-    let mut df = 0u32;
-    let mut last = 0;
-    loop {
-        match cursor.next_checked(positions, segment.docs.len() as u32) {
-            Ok(Some(slot)) => {
-                let end = segment.docs[slot as usize].as_ref().map_or(0, |d| d.end());
-                if positions.last().is_some_and(|&p| p >= end) {
-                    return Err(SnapshotError::Corrupt("position"));
-                }
-                df += 1;
-                last = slot + 1;
-            }
-            Ok(None) if df > 0 => return Ok((last, df)),
-            _ => return Err(SnapshotError::Corrupt("postings")),
-        }
-    }
 }
