@@ -105,7 +105,7 @@ pub fn encode_list(out: &mut Vec<u8>, span: u64, values: &[u64]) {
     let mut last = 0;
     for &v in values {
         debug_assert!(v >= last && v < span);
-        w.rice(v - last, k);
+        w.rice(v.saturating_sub(last), k);
         last = v + 1;
     }
     w.finish();
