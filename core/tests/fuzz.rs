@@ -19,8 +19,8 @@
 //! - a text always matches the query it spells, and every token and highlight range falls
 //!   on character boundaries;
 //! - a search snapshot with any bytes changed (checksum fixed up, so the structural checks
-//!   are reached) is refused with a typed error or reads back into an index that searches
-//!   and snapshots again without panicking.
+//!   are reached) is refused with a typed error or reads back into an index that searches,
+//!   takes changes, compacts and snapshots again without panicking.
 
 use bolero::check;
 use hearth_core::chat::archive::Archive;
@@ -864,11 +864,37 @@ fn search_snapshot_decoding() {
             let Ok(source) = restored.restore(&bytes) else {
                 return;
             };
-            for query in &queries {
-                let found = restored.search(query, &SearchOptions::default());
-                assert!(found.hits.len() <= found.total);
-                restored.search_grouped(query, &SearchOptions::default());
-            }
+            let titles = SearchOptions {
+                title_only: true,
+                ..SearchOptions::default()
+            };
+            let search_all = |index: &SearchIndex| {
+                for query in &queries {
+                    let found = index.search(query, &SearchOptions::default());
+                    assert!(found.hits.len() <= found.total);
+                    index.search_grouped(query, &SearchOptions::default());
+                    index.search(query, &titles);
+                }
+            };
+            search_all(&restored);
+            // Changes on top of it, and a compaction that reads every list, stay safe.
+            let mut changed = restored.clone();
+            changed
+                .upsert(&Document {
+                    id: "m1".into(),
+                    source,
+                    parent: "c9".into(),
+                    position: String::new(),
+                    title: "borrow 机器".into(),
+                    body: "学习 checker".into(),
+                    timestamp: 9,
+                })
+                .unwrap();
+            changed.remove(source, "m0");
+            changed.remove_parent(source, "c0");
+            search_all(&changed);
+            changed.compact(source);
+            search_all(&changed);
             let again = restored.snapshot(source);
             let mut twice = SearchIndex::new();
             twice

@@ -1,12 +1,13 @@
 //! The search engine through its public API: ranking, prefix, typo, phrase and CJK
-//! matching, removal, update, snapshots and limits, and two properties checked with
-//! bolero (an added then removed document leaves no trace; results do not depend on the
+//! matching, removal (of a document or a whole parent), update, title-only searches,
+//! snapshots and limits, and two properties checked with bolero (added then removed
+//! documents leave no trace, in results or snapshot bytes; results do not depend on the
 //! order documents were added in).
 
 use bolero::check;
 use hearth_core::search::{
     Document, MAX_BODY_BYTES, Query, QueryError, SearchIndex, SearchOptions, SnapshotError, Source,
-    snippet,
+    checksum, snippet,
 };
 
 fn doc(id: &str, parent: &str, title: &str, body: &str, timestamp: i64) -> Document {
@@ -177,6 +178,123 @@ fn removal_update_and_grouping() {
 }
 
 #[test]
+fn removing_a_parent_removes_all_its_documents() {
+    let mut index = sample();
+    assert_eq!(index.parent_len(Source::Conversations, "c1"), 2);
+    assert_eq!(index.parent_len(Source::Memory, "c1"), 0);
+    assert_eq!(index.remove_parent(Source::Conversations, "c1"), 2);
+    assert_eq!(index.parent_len(Source::Conversations, "c1"), 0);
+    assert_eq!(index.remove_parent(Source::Conversations, "c1"), 0);
+    assert_eq!(index.remove_parent(Source::Conversations, "nobody"), 0);
+    assert_eq!(index.remove_parent(Source::Knowledge, "c1"), 0);
+    assert_eq!(index.len(Source::Conversations), 4);
+    assert!(!index.contains(Source::Conversations, "a"));
+    for q in ["lifetimes ", "checker ", "rust ", "borrow "] {
+        let found = ids(&index, q);
+        assert!(
+            !found.contains(&"a".to_string()) && !found.contains(&"b".to_string()),
+            "{q}: {found:?}"
+        );
+    }
+    assert_eq!(ids(&index, "borrow "), ["c"]);
+    let grouped = index.search_grouped(&Query::parse("rust ").unwrap(), &SearchOptions::default());
+    assert!(grouped.groups.iter().all(|g| g.best.parent != "c1"));
+    // Once compacted, the same as removing them one by one.
+    let mut one_by_one = sample();
+    one_by_one.remove(Source::Conversations, "a");
+    one_by_one.remove(Source::Conversations, "b");
+    one_by_one.compact(Source::Conversations);
+    index.compact(Source::Conversations);
+    assert_eq!(index, one_by_one);
+    // A parent emptied and filled again counts only its new documents.
+    index
+        .upsert(&doc("a2", "c1", "Rust lifetimes", "back", 70))
+        .unwrap();
+    assert_eq!(index.parent_len(Source::Conversations, "c1"), 1);
+    assert_eq!(ids(&index, "lifetimes "), ["a2"]);
+    // An update keeps the count; moving a document to another parent moves it.
+    index
+        .upsert(&doc("a2", "c1", "Rust lifetimes", "edited", 71))
+        .unwrap();
+    assert_eq!(index.parent_len(Source::Conversations, "c1"), 1);
+    index.upsert(&doc("a2", "c2", "", "moved", 72)).unwrap();
+    assert_eq!(index.parent_len(Source::Conversations, "c1"), 0);
+    assert_eq!(index.parent_len(Source::Conversations, "c2"), 2);
+    assert_eq!(index.remove_parent(Source::Conversations, "c2"), 2);
+    assert_eq!(ids(&index, "moved "), Vec::<String>::new());
+}
+
+#[test]
+fn parents_survive_a_snapshot() {
+    let mut index = sample();
+    index
+        .upsert(&doc("g", "c1", "Rust lifetimes", "a third one", 70))
+        .unwrap();
+    index.remove(Source::Conversations, "e");
+    let bytes = index.snapshot(Source::Conversations);
+    let mut restored = SearchIndex::new();
+    restored.restore(&bytes).unwrap();
+    assert_eq!(restored.parent_len(Source::Conversations, "c1"), 3);
+    assert_eq!(restored.parent_len(Source::Conversations, "c4"), 0);
+    // Documents added after the snapshot join their parent's list.
+    restored
+        .upsert(&doc("h", "c1", "", "after the snapshot", 80))
+        .unwrap();
+    assert_eq!(restored.parent_len(Source::Conversations, "c1"), 4);
+    assert_eq!(restored.remove_parent(Source::Conversations, "c1"), 4);
+    assert!(ids(&restored, "lifetimes ").is_empty());
+    assert!(ids(&restored, "snapshot ").is_empty());
+    assert_eq!(ids(&restored, "sugar "), ["c"]);
+    assert_eq!(restored.len(Source::Conversations), 3);
+    let again = restored.snapshot(Source::Conversations);
+    let mut twice = SearchIndex::new();
+    twice.restore(&again).unwrap();
+    assert_eq!(twice, restored);
+    assert_eq!(twice.parent_len(Source::Conversations, "c1"), 0);
+}
+
+#[test]
+fn title_only_matches_titles_and_never_bodies() {
+    let mut index = sample();
+    index
+        .upsert(&doc("g", "c6", "Borrow", "nothing else", 1))
+        .unwrap();
+    let titles = SearchOptions {
+        title_only: true,
+        ..SearchOptions::default()
+    };
+    let search = |q: &str, options: &SearchOptions| -> Vec<String> {
+        let q = Query::parse(q).unwrap();
+        index
+            .search(&q, options)
+            .hits
+            .into_iter()
+            .map(|h| h.id)
+            .collect()
+    };
+    // `borrow` is in four bodies but one title.
+    assert_eq!(search("borrow ", &titles), ["g"]);
+    assert_eq!(search("borrow ", &SearchOptions::default()).len(), 4);
+    assert!(search("sugar ", &titles).is_empty());
+    assert!(search("\"borrow checker\"", &titles).is_empty());
+    let mut both = search("lifet", &titles);
+    both.sort();
+    assert_eq!(both, ["a", "b"]);
+    assert_eq!(search("\"rust lifetimes\"", &titles).len(), 2);
+    assert_eq!(search("机器学习", &titles), ["d"]);
+    assert!(search("模型", &titles).is_empty());
+    assert_eq!(search("本", &titles), ["e"]);
+    let grouped = index.search_grouped(&Query::parse("lifetimes ").unwrap(), &titles);
+    assert_eq!((grouped.total, grouped.parents), (2, 1));
+    // `titleOnly` in JSON, false when left out.
+    let parsed: SearchOptions = serde_json::from_str(r#"{"titleOnly": true}"#).unwrap();
+    assert!(parsed.title_only && parsed.limit == 20);
+    let parsed: SearchOptions = serde_json::from_str("{}").unwrap();
+    assert_eq!(parsed, SearchOptions::default());
+    assert!(!parsed.title_only);
+}
+
+#[test]
 fn snapshots_round_trip_and_corruption_is_a_typed_error() {
     let mut index = sample();
     index.remove(Source::Conversations, "c");
@@ -204,10 +322,45 @@ fn snapshots_round_trip_and_corruption_is_a_typed_error() {
         restored.restore(&bytes[..bytes.len() - 3]),
         Err(SnapshotError::Length)
     );
-    // Every truncation and every single-byte change is refused or reads back safely.
+    // Every truncation is refused.
     for cut in 0..bytes.len() {
         assert!(restored.restore(&bytes[..cut]).is_err());
     }
+    // Every byte changed behind a fixed-up checksum is refused, or reads back into an
+    // index that searches, takes changes and compacts (posting lists are read lazily, so
+    // a change inside one reads back as a wrong list, never a panic).
+    let mut accepted = 0;
+    for at in 24..bytes.len() {
+        for flip in [0x01u8, 0x80, 0xff] {
+            let mut changed = bytes.clone();
+            changed[at] ^= flip;
+            let sum = checksum(&changed[24..]);
+            changed[16..24].copy_from_slice(&sum.to_le_bytes());
+            let mut other = SearchIndex::new();
+            if other.restore(&changed).is_err() {
+                continue;
+            }
+            accepted += 1;
+            for q in [
+                "checker ",
+                "lifet",
+                "机器学习",
+                "\"mutable borrows\"",
+                "京",
+                "rust",
+            ] {
+                let found = other.search(&Query::parse(q).unwrap(), &SearchOptions::default());
+                assert!(found.hits.len() <= found.total);
+            }
+            other
+                .upsert(&doc("new", "c9", "机器 checker", "mutable borrows", 99))
+                .unwrap();
+            other.remove_parent(Source::Conversations, "c1");
+            other.compact(Source::Conversations);
+            assert!(ids(&other, "\"mutable borrows\"").contains(&"new".to_string()));
+        }
+    }
+    assert!(accepted > 0, "some changes fall inside the posting lists");
     assert_eq!(
         restored, index,
         "a refused snapshot leaves the index unchanged"
@@ -312,6 +465,10 @@ const QUERIES: &[&str] = &[
 
 fn all_results(index: &SearchIndex) -> Vec<String> {
     let mut out = Vec::new();
+    let titles = SearchOptions {
+        title_only: true,
+        ..SearchOptions::default()
+    };
     for q in QUERIES {
         let q = Query::parse(q).unwrap();
         for hit in index.search(&q, &SearchOptions::default()).hits {
@@ -320,6 +477,16 @@ fn all_results(index: &SearchIndex) -> Vec<String> {
         for group in index.search_grouped(&q, &SearchOptions::default()).groups {
             out.push(format!("g {} {}", group.best.id, group.matches));
         }
+        for hit in index.search(&q, &titles).hits {
+            out.push(format!("t {} {:.6}", hit.id, hit.score));
+        }
+    }
+    for p in 0..4 {
+        let parent = format!("p{p}");
+        out.push(format!(
+            "{parent} {}",
+            index.parent_len(Source::Conversations, &parent)
+        ));
     }
     out
 }
@@ -327,8 +494,8 @@ fn all_results(index: &SearchIndex) -> Vec<String> {
 #[test]
 fn an_added_then_removed_document_leaves_no_trace() {
     check!()
-        .with_type::<(Vec<(u8, u8, u8)>, (u8, u8, u8), u8)>()
-        .for_each(|(seed, extra, at)| {
+        .with_type::<(Vec<(u8, u8, u8)>, (u8, u8, u8), u8, bool)>()
+        .for_each(|(seed, extra, at, whole_parent)| {
             let docs = corpus(seed);
             let mut never = SearchIndex::new();
             for d in &docs {
@@ -336,22 +503,41 @@ fn an_added_then_removed_document_leaves_no_trace() {
             }
             let mut given = SearchIndex::new();
             let at = *at as usize % (docs.len() + 1);
-            let mut stranger = corpus(&[*extra]).remove(0);
-            stranger.id = "stranger".into();
+            // A stranger, or (removed as a parent) two strangers of their own parent.
+            let mut strangers = corpus(&[*extra, (extra.1, extra.2, extra.0)]);
+            strangers.truncate(if *whole_parent { 2 } else { 1 });
+            for (i, s) in strangers.iter_mut().enumerate() {
+                s.id = format!("stranger{i}");
+                s.parent = "strangers".into();
+            }
             for (i, d) in docs.iter().enumerate() {
                 if i == at {
-                    given.upsert(&stranger).unwrap();
+                    for s in &strangers {
+                        given.upsert(s).unwrap();
+                    }
                 }
                 given.upsert(d).unwrap();
             }
             if at == docs.len() {
-                given.upsert(&stranger).unwrap();
+                for s in &strangers {
+                    given.upsert(s).unwrap();
+                }
             }
-            assert!(given.remove(Source::Conversations, "stranger"));
+            if *whole_parent {
+                assert_eq!(given.parent_len(Source::Conversations, "strangers"), 2);
+                assert_eq!(given.remove_parent(Source::Conversations, "strangers"), 2);
+            } else {
+                assert!(given.remove(Source::Conversations, "stranger0"));
+            }
+            assert_eq!(given.parent_len(Source::Conversations, "strangers"), 0);
             assert_eq!(all_results(&given), all_results(&never));
             given.compact(Source::Conversations);
             never.compact(Source::Conversations);
             assert_eq!(given, never);
+            assert_eq!(
+                given.snapshot(Source::Conversations),
+                never.snapshot(Source::Conversations)
+            );
         });
 }
 

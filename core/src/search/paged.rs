@@ -52,6 +52,11 @@ impl<T> Paged<T> {
         self.pages.get(i >> PAGE_BITS)?.get(i & (PAGE - 1))
     }
 
+    /// The elements of page `p` (empty past the last).
+    pub fn page(&self, p: usize) -> &[T] {
+        self.pages.get(p).map_or(&[], Vec::as_slice)
+    }
+
     /// Appends `value`; copies at most one page.
     pub fn push(&mut self, value: T) {
         match self.pages.last_mut() {

@@ -105,7 +105,7 @@ pub fn encode_list(out: &mut Vec<u8>, span: u64, values: &[u64]) {
     let mut last = 0;
     for &v in values {
         debug_assert!(v >= last && v < span);
-        w.rice(v - last, k);
+        w.rice(v.saturating_sub(last), k);
         last = v + 1;
     }
     w.finish();
@@ -119,6 +119,8 @@ pub struct Frozen<'a> {
     acc: u64,
     n: u32,
     k: u32,
+    mask: u64,
+    max_q: u64,
     left: u32,
     last: u64,
     span: u64,
@@ -127,19 +129,25 @@ pub struct Frozen<'a> {
 impl<'a> Frozen<'a> {
     /// The list of `count` values below `span` encoded in `bytes`.
     pub fn new(bytes: &'a [u8], count: u32, span: u64) -> Self {
+        let k = rice_k(span, u64::from(count));
         Self {
             bytes,
             next: 0,
             acc: 0,
             n: 0,
-            k: rice_k(span, u64::from(count)),
+            k,
+            mask: (1u64 << k) - 1,
+            max_q: span >> k,
             left: count,
             last: 0,
             span,
         }
     }
 
-    /// Loads bytes until at least 57 bits are held or the bytes run out.
+    /// Loads bytes until at least 56 bits are held or the bytes run out. Bits above the
+    /// count held are either zero or the stream's next bits (a whole word is loaded),
+    /// so loading them again changes nothing.
+    #[inline]
     fn refill(&mut self) {
         if self.next + 8 <= self.bytes.len() {
             let mut word = [0u8; 8];
@@ -148,7 +156,6 @@ impl<'a> Frozen<'a> {
             self.acc |= u64::from_le_bytes(word) << self.n;
             self.next += take as usize;
             self.n += take * 8;
-            self.acc &= (1u64 << self.n) - 1;
         } else {
             while self.n <= 56 {
                 let Some(&b) = self.bytes.get(self.next) else {
@@ -163,9 +170,28 @@ impl<'a> Frozen<'a> {
 
     /// The next Rice-coded value, `None` if the bits run out or it cannot be below the
     /// span.
+    #[inline]
     fn value(&mut self) -> Option<u64> {
+        self.refill();
+        let zeros = self.acc.trailing_zeros();
+        let used = zeros + 1 + self.k;
+        if used <= self.n {
+            // The whole code is held (the common case).
+            let q = u64::from(zeros);
+            if q > self.max_q {
+                return None;
+            }
+            let low = (self.acc >> (zeros + 1)) & self.mask;
+            self.acc = self.acc.checked_shr(used).unwrap_or(0);
+            self.n -= used;
+            return Some(q << self.k | low);
+        }
+        self.value_slow()
+    }
+
+    /// [`Frozen::value`] for a code longer than the bits held.
+    fn value_slow(&mut self) -> Option<u64> {
         let k = self.k;
-        let max_q = self.span >> k;
         let mut q = 0u64;
         loop {
             if self.n == 0 {
@@ -185,11 +211,11 @@ impl<'a> Frozen<'a> {
             q += u64::from(self.n);
             self.acc = 0;
             self.n = 0;
-            if q > max_q {
+            if q > self.max_q {
                 return None;
             }
         }
-        if q > max_q {
+        if q > self.max_q {
             return None;
         }
         let mut low = 0;
@@ -200,11 +226,30 @@ impl<'a> Frozen<'a> {
                     return None;
                 }
             }
-            low = self.acc & ((1u64 << k) - 1);
+            low = self.acc & self.mask;
             self.acc >>= k;
             self.n -= k;
         }
         Some(q << k | low)
+    }
+
+    /// Appends up to `max` next values to `out`; how many (zero at the end).
+    pub fn fill(&mut self, out: &mut Vec<u64>, max: usize) -> usize {
+        let n = max.min(self.left as usize);
+        for i in 0..n {
+            match self.value().map(|gap| self.last + gap) {
+                Some(v) if v < self.span => {
+                    self.last = v + 1;
+                    out.push(v);
+                }
+                _ => {
+                    self.left = 0;
+                    return i;
+                }
+            }
+        }
+        self.left -= n as u32;
+        n
     }
 }
 
@@ -313,6 +358,25 @@ pub struct Occurrences<'a> {
     pub frozen: Option<Frozen<'a>>,
     /// The part appended since.
     pub tail: Option<TailIter<'a>>,
+}
+
+impl Occurrences<'_> {
+    /// Appends up to `max` next values to `out`; how many (zero at the end).
+    pub fn fill(&mut self, out: &mut Vec<u64>, max: usize) -> usize {
+        if let Some(frozen) = &mut self.frozen {
+            let n = frozen.fill(out, max);
+            if n > 0 {
+                return n;
+            }
+            self.frozen = None;
+        }
+        let Some(tail) = &mut self.tail else {
+            return 0;
+        };
+        let before = out.len();
+        out.extend(tail.take(max));
+        out.len() - before
+    }
 }
 
 impl Iterator for Occurrences<'_> {

@@ -24,7 +24,7 @@ use std::iter::Peekable;
 
 use super::postings::Occurrences;
 use super::query::{Clause, Query};
-use super::segment::{CONTINUES, Segment};
+use super::segment::{CONTINUES, DocAt, Segment};
 use super::token::is_cjk;
 
 /// How much more a title occurrence counts than a body one.
@@ -101,6 +101,23 @@ impl Iterator for Source<'_> {
         }
     }
 }
+
+impl Source<'_> {
+    /// Appends up to `max` next occurrences to `out`; how many (zero at the end).
+    fn fill(&mut self, out: &mut Vec<u64>, max: usize) -> usize {
+        match self {
+            Source::List(list) => list.fill(out, max),
+            _ => {
+                let before = out.len();
+                out.extend(self.take(max));
+                out.len() - before
+            }
+        }
+    }
+}
+
+/// Occurrences decoded at a time.
+const BATCH: usize = 256;
 
 fn empty<'a>() -> Occurrences<'a> {
     Occurrences {
@@ -235,11 +252,7 @@ fn clause_matches(segment: &Segment, stats: &Stats, clause: &Clause) -> Vec<Scor
 
 /// The document being read.
 struct Current {
-    slot: usize,
-    base: u64,
-    end: u64,
-    title_end: u32,
-    live: bool,
+    doc: DocAt,
     in_title: u32,
     in_body: u32,
     start: usize,
@@ -247,19 +260,19 @@ struct Current {
 
 impl Current {
     fn finish(&self, stats: &Stats, end_at: usize, out: &mut Vec<Entry>) {
-        if !self.live || self.in_title + self.in_body == 0 {
+        if !self.doc.live || self.in_title + self.in_body == 0 {
             return;
         }
         let (tf, len) = if stats.title_only {
-            (self.in_title as f32, self.title_end)
+            (self.in_title as f32, self.doc.title_end)
         } else {
             (
                 TITLE_BOOST * self.in_title as f32 + self.in_body as f32,
-                (self.end - self.base).saturating_sub(1) as u32,
+                (self.doc.end - self.doc.base).saturating_sub(1) as u32,
             )
         };
         out.push(Entry {
-            slot: self.slot as u32,
+            slot: self.doc.slot,
             tf,
             len,
             start: self.start,
@@ -268,55 +281,57 @@ impl Current {
     }
 }
 
-/// Every live document of `occurrences` (see [`Entry`]), positions kept in `positions`
-/// when asked for.
+/// Every live document of `source` (see [`Entry`]), positions kept in `positions` when
+/// asked for.
 fn read(
     segment: &Segment,
     stats: &Stats,
-    occurrences: impl Iterator<Item = u64>,
+    mut source: Source<'_>,
     mut keep_positions: Option<&mut Vec<u32>>,
 ) -> Vec<Entry> {
-    let spans = segment.spans();
+    let mut cursor = segment.cursor();
     let mut out: Vec<Entry> = Vec::new();
     let mut current: Option<Current> = None;
-    for at in occurrences {
-        let kept = keep_positions.as_deref().map_or(0, Vec::len);
-        let doc = match &mut current {
-            Some(doc) if at < doc.end => doc,
-            _ => {
-                let from = current.as_ref().map_or(0, |d| d.slot + 1);
-                if let Some(done) = &current {
-                    done.finish(stats, kept, &mut out);
+    let mut batch = Vec::with_capacity(BATCH);
+    'batches: loop {
+        batch.clear();
+        if source.fill(&mut batch, BATCH) == 0 {
+            break;
+        }
+        for &at in &batch {
+            let current = match &mut current {
+                Some(c) if at < c.doc.end => c,
+                _ => {
+                    let kept = keep_positions.as_deref().map_or(0, Vec::len);
+                    if let Some(done) = &current {
+                        done.finish(stats, kept, &mut out);
+                    }
+                    let Some(doc) = cursor.seek(at, segment) else {
+                        current = None;
+                        break 'batches;
+                    };
+                    current.insert(Current {
+                        doc,
+                        in_title: 0,
+                        in_body: 0,
+                        start: kept,
+                    })
                 }
-                let Some(slot) = spans.locate(at, from) else {
-                    current = None;
-                    break;
-                };
-                current.insert(Current {
-                    slot,
-                    base: spans.base(slot),
-                    end: spans.end(slot),
-                    title_end: segment.title_end(slot as u32),
-                    live: segment.is_live(slot as u32),
-                    in_title: 0,
-                    in_body: 0,
-                    start: kept,
-                })
+            };
+            if !current.doc.live {
+                continue;
             }
-        };
-        if !doc.live {
-            continue;
-        }
-        let pos = at.saturating_sub(doc.base) as u32;
-        if pos < doc.title_end {
-            doc.in_title += 1;
-        } else if stats.title_only {
-            continue;
-        } else {
-            doc.in_body += 1;
-        }
-        if let Some(all) = keep_positions.as_deref_mut() {
-            all.push(pos);
+            let pos = at.saturating_sub(current.doc.base) as u32;
+            if pos < current.doc.title_end {
+                current.in_title += 1;
+            } else if stats.title_only {
+                continue;
+            } else {
+                current.in_body += 1;
+            }
+            if let Some(all) = keep_positions.as_deref_mut() {
+                all.push(pos);
+            }
         }
     }
     if let Some(done) = &current {

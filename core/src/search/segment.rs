@@ -236,9 +236,103 @@ impl Spans {
         self.page_base.capacity() * 8 + self.offsets.heap_bytes()
     }
 
+    /// The page holding the position `at` (`at` below the total).
+    fn page_of(&self, at: u64) -> usize {
+        partition(self.page_base.len(), |p| self.page_base[p] <= at).saturating_sub(1)
+    }
+
     fn shrink_to_fit(&mut self) {
         self.page_base.shrink_to_fit();
         self.offsets.shrink_to_fit();
+    }
+}
+
+/// A slot found by [`DocCursor::seek`].
+#[derive(Debug, Clone, Copy)]
+pub struct DocAt {
+    /// The slot.
+    pub slot: u32,
+    /// Where its span starts.
+    pub base: u64,
+    /// Where it ends.
+    pub end: u64,
+    /// Whether it holds a live document.
+    pub live: bool,
+    /// Where its title ends.
+    pub title_end: u32,
+}
+
+/// Finds the slots of increasing positions, a page of records at a time (no paged
+/// lookup per slot).
+pub struct DocCursor<'a> {
+    spans: &'a Spans,
+    page: usize,
+    offsets: &'a [u32],
+    parents: &'a [u32],
+    meta: &'a [u16],
+    page_base: u64,
+    page_end: u64,
+    at: usize,
+}
+
+impl<'a> DocCursor<'a> {
+    fn load(&mut self, page: usize, segment: &'a Segment) {
+        self.page = page;
+        self.offsets = self.spans.offsets.page(page);
+        self.parents = segment.doc_parent.page(page);
+        self.meta = segment.meta.page(page);
+        self.page_base = self.spans.page_base.get(page).copied().unwrap_or(u64::MAX);
+        self.page_end = self
+            .spans
+            .page_base
+            .get(page + 1)
+            .copied()
+            .unwrap_or(self.spans.total);
+        self.at = 0;
+    }
+
+    /// The slot whose span holds `at`; fastest when called with increasing positions.
+    pub fn seek(&mut self, at: u64, segment: &'a Segment) -> Option<DocAt> {
+        if at >= self.spans.total {
+            return None;
+        }
+        if at < self.page_base || at >= self.page_end || self.offsets.is_empty() {
+            self.load(self.spans.page_of(at), segment);
+        }
+        let offsets = self.offsets;
+        let rel = (at - self.page_base) as u32;
+        let mut i = self.at.min(offsets.len() - 1);
+        if offsets[i] > rel {
+            i = 0;
+        }
+        if i + 1 < offsets.len() && offsets[i + 1] <= rel {
+            // The next few slots, counted without branching (the common case), then a
+            // gallop and a search of its last step.
+            let near = &offsets[i + 1..offsets.len().min(i + 9)];
+            let ahead: usize = near.iter().map(|&o| usize::from(o <= rel)).sum();
+            i += ahead;
+            if ahead == 8 {
+                let mut step = 1;
+                while i + step < offsets.len() && offsets[i + step] <= rel {
+                    i += step;
+                    step *= 2;
+                }
+                let hi = (i + step).min(offsets.len());
+                i += offsets[i + 1..hi].partition_point(|&o| o <= rel);
+            }
+        }
+        self.at = i;
+        let base = self.page_base + u64::from(offsets[i]);
+        let end = offsets
+            .get(i + 1)
+            .map_or(self.page_end, |&o| self.page_base + u64::from(o));
+        Some(DocAt {
+            slot: ((self.page << PAGE_BITS) + i) as u32,
+            base,
+            end,
+            live: self.parents.get(i).is_some_and(|&p| p != NONE),
+            title_end: self.meta.get(i).map_or(0, |&m| u32::from(m & !PARTIAL)),
+        })
     }
 }
 
@@ -350,22 +444,24 @@ impl Segment {
         self.timestamps.get(slot as usize).copied().unwrap_or(0)
     }
 
-    /// Where `slot`'s title ends.
-    pub fn title_end(&self, slot: u32) -> u32 {
-        self.meta
-            .get(slot as usize)
-            .map_or(0, |&m| u32::from(m & !PARTIAL))
-    }
-
     /// `slot`'s span: where it starts and ends in the position space.
     pub fn span(&self, slot: u32) -> (u64, u64) {
         let slot = slot as usize;
         (self.spans.base(slot), self.spans.end(slot))
     }
 
-    /// The spans of every slot.
-    pub fn spans(&self) -> &Spans {
-        &self.spans
+    /// A cursor over the slots' spans.
+    pub fn cursor(&self) -> DocCursor<'_> {
+        DocCursor {
+            spans: &self.spans,
+            page: 0,
+            offsets: &[],
+            parents: &[],
+            meta: &[],
+            page_base: u64::MAX,
+            page_end: 0,
+            at: 0,
+        }
     }
 
     /// The record of a live slot.
@@ -805,5 +901,43 @@ mod tests {
             assert_eq!(s.end(slot), at);
         }
         assert_eq!(s.locate(at, 0), None);
+    }
+
+    #[test]
+    fn the_cursor_finds_every_slot_and_its_record() {
+        let mut segment = Segment::default();
+        for i in 0..(PAGE + 300) {
+            let words = "word ".repeat(i % 7);
+            segment
+                .upsert(&Document {
+                    id: format!("d{i:05}"),
+                    source: super::super::Source::Memory,
+                    parent: format!("p{}", i % 3),
+                    position: String::new(),
+                    title: if i % 2 == 0 {
+                        "t".into()
+                    } else {
+                        String::new()
+                    },
+                    body: words,
+                    timestamp: 0,
+                })
+                .unwrap();
+        }
+        segment.remove("d00010");
+        for start in [0, PAGE - 2] {
+            let mut cursor = segment.cursor();
+            for slot in (start..segment.slots()).chain(0..3) {
+                let (base, end) = segment.span(slot as u32);
+                for at in [base, end - 1] {
+                    let doc = cursor.seek(at, &segment).unwrap();
+                    assert_eq!((doc.slot as usize, doc.base, doc.end), (slot, base, end));
+                    assert_eq!(doc.live, segment.is_live(slot as u32));
+                    let title = segment.record(slot as u32).map_or(0, |r| r.title_end);
+                    assert!(!doc.live || doc.title_end == title);
+                }
+            }
+            assert!(cursor.seek(segment.spans.total, &segment).is_none());
+        }
     }
 }
