@@ -134,6 +134,19 @@ pub fn replace_hash(hash: Option<&str>) {
     let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
 }
 
+/// The URL of `file` in the build's content-hashed app directory (named by
+/// `<meta name="hearth-app-dir">`, which `scripts/build-app-wasm.sh` writes): where the
+/// workers' loaders are.
+pub fn app_asset(file: &str) -> Option<String> {
+    let dir = document()
+        .query_selector("meta[name='hearth-app-dir']")
+        .ok()
+        .flatten()?
+        .get_attribute("content")
+        .filter(|dir| dir.starts_with("/app-"))?;
+    Some(format!("{dir}/{file}"))
+}
+
 /// Adds a `performance.mark` (read by the benchmarks in `bench/src/bin/chat_bench.rs`).
 pub fn mark(name: &str) {
     if let Some(performance) = window().performance() {

@@ -157,7 +157,14 @@ impl Browser {
     /// (an element of a lazily loaded chunk not there yet) counts as not yet; the last
     /// error is reported if it never comes true.
     pub async fn wait_until(&self, expression: &str) {
-        let deadline = Instant::now() + WAIT;
+        self.wait_until_within(expression, WAIT).await;
+    }
+
+    /// [`Browser::wait_until`] with its own bound, for work that is heavy by design (an
+    /// 8 MiB reply), which a machine running many tests at once may take longer than
+    /// [`WAIT`] to finish.
+    pub async fn wait_until_within(&self, expression: &str, bound: Duration) {
+        let deadline = Instant::now() + bound;
         let script = format!("return !!({expression});");
         loop {
             let error = match self.client.execute(&script, vec![]).await {
@@ -184,6 +191,18 @@ impl Browser {
             .send_keys(&text)
             .await
             .expect("send keys");
+    }
+
+    /// Presses Ctrl and `key` together on the focused element (a keyboard shortcut).
+    pub async fn press_ctrl(&self, key: char) {
+        let chord = format!("{}{key}", char::from(Key::Control));
+        self.client
+            .active_element()
+            .await
+            .expect("a focused element")
+            .send_keys(&chord)
+            .await
+            .expect("send the shortcut");
     }
 
     /// A description of the focused element: its id, else its role and accessible name.

@@ -131,10 +131,18 @@ pub async fn messages(session: &AppSession) -> Value {
 
 /// Waits until the last message has `status` (`done`, `streaming`, `error`, …).
 pub async fn last_status(session: &AppSession, status: &str) {
+    last_status_within(session, status, crate::browser::WAIT).await;
+}
+
+/// [`last_status`] with its own bound (see `Browser::wait_until_within`).
+pub async fn last_status_within(session: &AppSession, status: &str, bound: std::time::Duration) {
     session
-        .wait_until(&format!(
-            "[...document.querySelectorAll('.message')].at(-1)?.dataset.status === '{status}'"
-        ))
+        .wait_until_within(
+            &format!(
+                "[...document.querySelectorAll('.message')].at(-1)?.dataset.status === '{status}'"
+            ),
+            bound,
+        )
         .await;
 }
 

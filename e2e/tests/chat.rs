@@ -7,8 +7,8 @@
 use fantoccini::key::Key;
 use hearth_core::provider::Protocol;
 use hearth_e2e::chat::{
-    click_in_last, last_status, messages, open_latest, open_latest_on_phone, prepare, ready, send,
-    user_texts,
+    click_in_last, last_status, last_status_within, messages, open_latest, open_latest_on_phone,
+    prepare, ready, send, user_texts,
 };
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
 use hearth_e2e::tap::Tap;
@@ -681,7 +681,8 @@ async fn a_reply_past_the_size_limit_is_cut_with_a_stored_error() {
     // 9 MiB of text against the 8 MiB bound, in 1 MiB deltas.
     fixture.enqueue(Reply::text("word ".repeat(9 * 1024 * 1024 / 5)).text_chunk_chars(1024 * 1024));
     send(&session, "Say a lot").await;
-    last_status(&session, "error").await;
+    // 9 MiB to stream and store: under a full test run this alone took up to ~15 s.
+    last_status_within(&session, "error", std::time::Duration::from_secs(60)).await;
     let block = session.text_of(".status-block--error").await;
     assert!(block.contains("RESPONSE_SIZE_LIMIT"), "{block}");
     let kept = session

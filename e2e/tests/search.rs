@@ -76,15 +76,7 @@ async fn search(session: &AppSession, query: &str) {
         )
         .await;
     if open != json!(true) {
-        let ctrl_k = format!("{}k", char::from(Key::Control));
-        session
-            .client
-            .active_element()
-            .await
-            .expect("focus")
-            .send_keys(&ctrl_k)
-            .await
-            .expect("Ctrl+K");
+        session.press_ctrl('k').await;
     }
     let input = session.wait_for(".search-palette__input").await;
     input.clear().await.expect("clear");
@@ -215,6 +207,22 @@ navigator.storage.getDirectory()
   .then((file) => done(file.size > 16), () => done(false));
 "#;
 
+/// Waits until the worker has saved its snapshot (a few seconds after the last change).
+async fn wait_for_snapshot(session: &AppSession) {
+    for _ in 0..200 {
+        let saved = session
+            .client
+            .execute_async(SNAPSHOT_SAVED, vec![])
+            .await
+            .expect("read OPFS");
+        if saved == json!(true) {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("the index was never saved");
+}
+
 #[tokio::test]
 async fn a_reload_answers_from_the_saved_index_without_building_again() {
     let session = AppSession::open(1280, 900).await;
@@ -231,26 +239,7 @@ async fn a_reload_answers_from_the_saved_index_without_building_again() {
         .await;
     assert_eq!(built, json!(1), "the first use builds the index");
     // Saved by the worker a few seconds after the build.
-    for _ in 0..200 {
-        let saved = session
-            .client
-            .execute_async(SNAPSHOT_SAVED, vec![])
-            .await
-            .expect("read OPFS");
-        if saved == json!(true) {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-    assert_eq!(
-        session
-            .client
-            .execute_async(SNAPSHOT_SAVED, vec![])
-            .await
-            .expect("read OPFS"),
-        json!(true),
-        "the index is saved"
-    );
+    wait_for_snapshot(&session).await;
 
     session.reload_app().await;
     session.wait_for(".conversation-item__open").await;
@@ -376,17 +365,7 @@ async fn delete_all_erases_the_saved_index_and_search_finds_nothing() {
     session.wait_for(".conversation-item__open").await;
     search(&session, "platypus").await;
     wait_for_results(&session, 1).await;
-    for _ in 0..200 {
-        let saved = session
-            .client
-            .execute_async(SNAPSHOT_SAVED, vec![])
-            .await
-            .expect("read OPFS");
-        if saved == json!(true) {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+    wait_for_snapshot(&session).await;
     session.press(&[Key::Escape]).await;
     session
         .wait_until("!document.querySelector('dialog.dialog--search')?.open")

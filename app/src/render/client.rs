@@ -49,13 +49,7 @@ thread_local! {
 }
 
 fn worker_url() -> Option<String> {
-    let dir = leptos::prelude::document()
-        .query_selector("meta[name='hearth-app-dir']")
-        .ok()
-        .flatten()?
-        .get_attribute("content")
-        .filter(|dir| dir.starts_with("/app-"))?;
-    Some(format!("{dir}/hearth-render_loader.js"))
+    crate::browser::app_asset("hearth-render_loader.js")
 }
 
 fn get(data: &JsValue, name: &str) -> Option<JsValue> {

@@ -51,13 +51,7 @@ fn get(data: &JsValue, name: &str) -> Option<JsValue> {
 }
 
 fn worker_url() -> Option<String> {
-    let dir = leptos::prelude::document()
-        .query_selector("meta[name='hearth-app-dir']")
-        .ok()
-        .flatten()?
-        .get_attribute("content")
-        .filter(|dir| dir.starts_with("/app-"))?;
-    Some(format!("{dir}/hearth-search_loader.js"))
+    crate::browser::app_asset("hearth-search_loader.js")
 }
 
 /// The number of the worker now running (it changes when one is replaced): the indexer

@@ -372,14 +372,7 @@ impl Db {
         &self,
         store: &str,
     ) -> Result<Vec<T>, StorageError> {
-        let transaction = self
-            .database
-            .transaction(&[store], TransactionMode::ReadOnly)?;
-        let values = transaction
-            .object_store(store)?
-            .get_all(None, None)?
-            .await?;
-        transaction.await?;
+        let values = self.all_raw(store).await?;
         Ok(values.iter().filter_map(|v| from_object(v).ok()).collect())
     }
 
@@ -422,15 +415,7 @@ impl Db {
         index: &str,
         key: &str,
     ) -> Result<Vec<T>, StorageError> {
-        let transaction = self
-            .database
-            .transaction(&[store], TransactionMode::ReadOnly)?;
-        let values = transaction
-            .object_store(store)?
-            .index(index)?
-            .get_all(Some(idb::Query::Key(JsValue::from_str(key))), None)?
-            .await?;
-        transaction.await?;
+        let values = self.raw_by(store, index, key).await?;
         Ok(values.iter().filter_map(|v| from_object(v).ok()).collect())
     }
 

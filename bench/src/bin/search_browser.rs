@@ -13,7 +13,6 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use fantoccini::key::Key;
 use hearth_bench::search_corpus::{self, KINDS};
 use hearth_e2e::AppSession;
 use serde_json::{Value, json};
@@ -91,15 +90,7 @@ async fn wait_for(session: &AppSession, expression: &str, timeout: Duration) {
 }
 
 async fn open_palette(session: &AppSession) {
-    let ctrl_k = format!("{}k", char::from(Key::Control));
-    session
-        .client
-        .active_element()
-        .await
-        .expect("focus")
-        .send_keys(&ctrl_k)
-        .await
-        .expect("Ctrl+K");
+    session.press_ctrl('k').await;
     session.wait_for(".search-palette__input").await;
 }
 
