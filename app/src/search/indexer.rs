@@ -241,8 +241,11 @@ fn schedule_sync(search: Search, chat: Chat) {
                 search.set_status(Status::Idle);
                 break;
             }
-            if let Err(error) = sync(chat, &db).await {
-                leptos::logging::warn!("search sync: {error:?}");
+            match sync(chat, &db).await {
+                // Open results and filters ask again.
+                Ok(true) => search.index_changed(),
+                Ok(false) => {}
+                Err(error) => leptos::logging::warn!("search sync: {error:?}"),
             }
             let again = STATE.with(|state| {
                 let mut state = state.borrow_mut();
@@ -257,12 +260,13 @@ fn schedule_sync(search: Search, chat: Chat) {
     });
 }
 
-/// Indexes what was written after `last` (and what waited for a reply to end).
-async fn sync(chat: Chat, db: &Db) -> Result<(), Stop> {
+/// Indexes what was written after `last` (and what waited for a reply to end); whether
+/// the index changed.
+async fn sync(chat: Chat, db: &Db) -> Result<bool, Stop> {
     let since = db.journal_since(last()).await?;
     if since.everything {
         build_quietly(db).await?;
-        return Ok(());
+        return Ok(true);
     }
     let mut todo: HashMap<String, f64> =
         STATE.with(|state| std::mem::take(&mut state.borrow_mut().deferred));
@@ -270,13 +274,14 @@ async fn sync(chat: Chat, db: &Db) -> Result<(), Stop> {
         todo.insert(id, seq);
     }
     let mut deferred = HashMap::new();
-    let changed = !todo.is_empty();
+    let mut changed = false;
     for (id, seq) in todo {
         if chat.runs.writing(&id).is_some() {
             deferred.insert(id, seq);
             continue;
         }
         reindex(db, &id).await?;
+        changed = true;
     }
     STATE.with(|state| {
         let mut state = state.borrow_mut();
@@ -286,7 +291,7 @@ async fn sync(chat: Chat, db: &Db) -> Result<(), Stop> {
         }
         state.dirty |= changed;
     });
-    Ok(())
+    Ok(changed)
 }
 
 /// A rebuild after everything changed (a delete-all, an import into an empty store),

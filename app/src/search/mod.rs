@@ -82,6 +82,8 @@ pub struct Search {
     palette_mounted: RwSignal<bool>,
     status: RwSignal<Status>,
     phase: RwSignal<Phase>,
+    /// Grows each time the index changes after it is ready, so shown results refresh.
+    version: RwSignal<u64>,
     chat: Chat,
 }
 
@@ -98,6 +100,7 @@ impl Search {
             palette_mounted: RwSignal::new(false),
             status: RwSignal::new(Status::Idle),
             phase: RwSignal::new(Phase::Waiting),
+            version: RwSignal::new(0),
             chat,
         }
     }
@@ -124,6 +127,16 @@ impl Search {
             let _ = self.phase.try_set(phase);
         }
         let _ = self.status.try_set(status);
+    }
+
+    /// The index's version (tracked): a query shown on screen asks again when it moves
+    /// (a message written here or in another tab, a delete-all).
+    pub fn version(&self) -> u64 {
+        self.version.get()
+    }
+
+    fn index_changed(&self) {
+        let _ = self.version.try_update(|v| *v += 1);
     }
 
     /// Starts the index unless it runs: on first use, and again after its worker was lost.

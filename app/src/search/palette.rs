@@ -49,10 +49,12 @@ fn PaletteBody() -> impl IntoView {
     // Answers to older queries are dropped.
     let asked = StoredValue::new(0_u64);
 
-    // Asks again when the query changes and when the index becomes ready.
+    // Asks again when the query changes, when the index becomes ready, and when it
+    // changes (a message written here or in another tab).
     Effect::new(move |_| {
         let text = query.get();
         let phase = search.phase();
+        search.version();
         asked.update_value(|n| *n += 1);
         let mine = asked.get_value();
         if text.trim().is_empty() {
@@ -65,7 +67,12 @@ fn PaletteBody() -> impl IntoView {
         leptos::task::spawn_local_scoped(async move {
             let found = search.find(text.clone(), false, RESULTS).await;
             if asked.try_get_value() == Some(mine) {
-                active.set(0);
+                // A refresh of the same query keeps the user's place in the list.
+                let same = answer.with_untracked(|a| a.as_ref().is_some_and(|a| a.0 == text));
+                let shown = found.as_ref().map_or(0, |f| f.results.len());
+                if !same || active.get_untracked() >= shown {
+                    active.set(0);
+                }
                 answer.set(Some((text, found)));
             }
         });

@@ -204,10 +204,12 @@ impl TitleFilter {
         };
         let search = use_search();
         let asked = StoredValue::new(0_u64);
-        // Asks the index again when the text changes and when the index becomes ready.
+        // Asks the index again when the text changes, when the index becomes ready, and
+        // when it changes.
         Effect::new(move |_| {
             let text = filter.text.get();
             let ready = matches!(search.phase(), Phase::Ready | Phase::Building);
+            search.version();
             asked.update_value(|n| *n += 1);
             let mine = asked.get_value();
             if text.trim().is_empty() {
