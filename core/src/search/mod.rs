@@ -18,7 +18,7 @@
 //! - `token`: words, identifiers, numbers, CJK bigrams, positions and byte ranges.
 //! - [`query`](mod@query): the query language (documented there) and its limits.
 //! - `paged`: vectors in pages and byte lists in chunks, so no append copies much.
-//! - `postings`: the per-term posting lists (global positions; Rice codes once frozen).
+//! - `postings`: the per-term posting lists (bit-packed once frozen, varints in tails).
 //! - `dict`: the sorted, front-coded term dictionary, prefix and one-edit expansion.
 //! - `segment`: one source's sub-index: add, remove, compaction.
 //! - `rank`: matching a query against a sub-index with BM25 (title boosted).
