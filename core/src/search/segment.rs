@@ -686,7 +686,10 @@ impl Segment {
                 if new != NONE {
                     let start = all_positions.len();
                     list.positions(&mut all_positions);
-                    entries.push((new, doc.len, start, all_positions.len()));
+                    // A list read from a damaged snapshot may end inside an entry.
+                    if all_positions.len() > start {
+                        entries.push((new, doc.len, start, all_positions.len()));
+                    }
                 }
             }
             if entries.is_empty() {
