@@ -1,7 +1,8 @@
 //! `search_bench [BENCHMARKS.md]`: the search engine (`hearth_core::search`) over a
 //! generated corpus of 100,000 messages, natively. Records build time, incremental
-//! add/update/remove, query latency by kind, snapshot size and timings, and the index's
-//! memory against the text it holds, in the `search` section of the benchmarks file.
+//! add/update/remove (of a message and of a whole conversation), query latency by kind
+//! (and titles only), snapshot size and timings, and the index's memory against the
+//! text it holds, in the `search` section of the benchmarks file.
 //!
 //! Native figures stand in for the browser's: the app runs the same code as wasm in a
 //! Web Worker, typically 1.5–3× slower.
@@ -64,6 +65,11 @@ fn main() {
     let mut by_kind: Vec<(&str, Vec<Duration>, usize)> =
         KINDS.iter().map(|k| (*k, Vec::new(), 0)).collect();
     let mut grouped = Vec::new();
+    let mut titles = Vec::new();
+    let title_options = SearchOptions {
+        title_only: true,
+        ..SearchOptions::default()
+    };
     let mut zero_hits = 0;
     for (kind, text) in &queries {
         let slot = by_kind
@@ -88,6 +94,9 @@ fn main() {
         grouped.push(timed(|| {
             index.search_grouped(&query, &options);
         }));
+        titles.push(timed(|| {
+            index.search(&query, &title_options);
+        }));
     }
     // A snippet per message of the first thousand (the app cuts them from the texts of
     // the hits it shows).
@@ -99,6 +108,7 @@ fn main() {
     }) / 1_000;
     let (q50, q95, qmax) = percentiles(&mut all);
     let (g50, g95, gmax) = percentiles(&mut grouped);
+    let (t50, t95, tmax) = percentiles(&mut titles);
 
     // Incremental: 1,000 new documents, 1,000 updates, 1,000 removals, one at a time.
     let mut extra = search_corpus::generate(20, 50, 99).documents;
@@ -131,7 +141,19 @@ fn main() {
             })
         })
         .collect();
+    // Whole conversations removed (a conversation deleted in the app), 20 of them.
+    let mut parents: Vec<Duration> = (0..20)
+        .map(|i| {
+            let parent = docs[(i * 97 + 11) * PER_CONVERSATION % docs.len()]
+                .parent
+                .clone();
+            timed(|| {
+                index.remove_parent(Source::Conversations, &parent);
+            })
+        })
+        .collect();
     let (a50, a95, amax) = percentiles(&mut adds);
+    let (c50, c95, cmax) = percentiles(&mut parents);
     let (u50, u95, umax) = percentiles(&mut updates);
     let (r50, r95, rmax) = percentiles(&mut removes);
 
@@ -182,6 +204,12 @@ fn main() {
         ms(gmax)
     ));
     body.push_str(&format!(
+        "| query, titles only | {} | {} | {} | |\n",
+        ms(t50),
+        ms(t95),
+        ms(tmax)
+    ));
+    body.push_str(&format!(
         "| add a message (1,000 new) | {} | {} | {} | ≤ 1 ms ({}) |\n",
         ms(a50),
         ms(a95),
@@ -196,11 +224,18 @@ fn main() {
         verdict(umax, 1.0)
     ));
     body.push_str(&format!(
-        "| remove a message (1,000) | {} | {} | {} | ≤ 1 ms ({}) |\n\n",
+        "| remove a message (1,000) | {} | {} | {} | ≤ 1 ms ({}) |\n",
         ms(r50),
         ms(r95),
         ms(rmax),
         verdict(rmax, 1.0)
+    ));
+    body.push_str(&format!(
+        "| remove a conversation ({PER_CONVERSATION} messages, 20) | {} | {} | {} | ≤ 1 ms ({}) |\n\n",
+        ms(c50),
+        ms(c95),
+        ms(cmax),
+        verdict(cmax, 1.0)
     ));
     body.push_str("| query kind | p50 | p95 | max | documents matched (all queries) |\n|---|---:|---:|---:|---:|\n");
     for (kind, samples, matched) in &mut by_kind {
@@ -216,7 +251,7 @@ fn main() {
         "\n| one-off | time | size |\n|---|---:|---:|\n\
          | build: add all {} messages one by one | {} | |\n\
          | compact after the build | {} | |\n\
-         | compact after the 3,000 changes | {} | |\n\
+         | compact after the changes above | {} | |\n\
          | snapshot encode (compacted) | {} | {} ({:.0} % of the text) |\n\
          | snapshot decode and check (reopen) | {} | budget ≤ 200 ms ({}) |\n\
          | snippet of one message | {} | |\n\n",
