@@ -41,6 +41,8 @@ struct Stats {
     live: f32,
     avg_len: f32,
     title_only: bool,
+    /// Slots in the segment (removed ones included).
+    slots: usize,
 }
 
 /// One document's occurrences of a term: its slot, boosted frequency, BM25 length, and
@@ -452,6 +454,7 @@ pub fn matches(segment: &Segment, query: &Query, title_only: bool) -> Vec<Scored
         live: segment.live as f32,
         avg_len: (total as f32 / segment.live as f32).max(1.0),
         title_only,
+        slots: segment.slots(),
     };
     let mut lists = Vec::with_capacity(query.clauses().len());
     for clause in query.clauses() {
@@ -601,40 +604,142 @@ fn union_weighted<'a>(
     n: usize,
 ) -> Vec<Scored> {
     let mut all: Vec<Scored> = Vec::new();
+    let mut lists = 0;
     for (source, weight) in sources {
         let entries = read(stats, source, None);
         let df = entries.len();
+        lists += usize::from(df > 0);
         all.extend(
             entries
                 .into_iter()
                 .map(|e| (e.slot, weight * bm25(stats, df, e.tf, e.len))),
         );
     }
-    if n > 1 {
-        all.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
-        all.dedup_by_key(|e| e.0);
+    if n <= 1 || lists <= 1 {
+        return all;
     }
+    // Each document's best score. Scores are positive, so zero marks an absent slot; a
+    // dense array costs a pass over the slots, a sort a logarithm per entry.
+    if stats.slots <= all.len() * 4 {
+        let mut best = vec![0f32; stats.slots];
+        for &(slot, score) in &all {
+            if let Some(b) = best.get_mut(slot as usize)
+                && score > *b
+            {
+                *b = score;
+            }
+        }
+        all.clear();
+        all.extend(
+            best.iter()
+                .enumerate()
+                .filter(|(_, s)| **s > 0.0)
+                .map(|(slot, &s)| (slot as u32, s)),
+        );
+        return all;
+    }
+    all.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
+    all.dedup_by_key(|e| e.0);
     all
 }
 
 /// Documents where every part sits at its offset from the first.
+///
+/// With no removed document in the segment, a word's stored entry count is its exact
+/// document frequency, so only the rarest part is read whole and the others only at its
+/// documents (their positions elsewhere skipped). Otherwise, and for CJK parts or a
+/// title-only search, every part is read whole and frequencies counted.
 fn phrase(segment: &Segment, stats: &Stats, parts: &[(String, u32)]) -> Vec<Scored> {
-    let mut positions = Vec::new();
-    let mut lists = Vec::with_capacity(parts.len());
+    let exact = segment.dead() == 0 && !stats.title_only;
+    let mut known: Vec<Option<usize>> = Vec::with_capacity(parts.len());
     for (term, _) in parts {
+        if !exact || is_cjk_term(term) {
+            known.push(None);
+            continue;
+        }
+        let count = match segment.dict.frozen_get(term) {
+            Some(entry) => segment.count(entry.id, Some(entry)),
+            None => match segment.dict.get(term) {
+                Some(id) => segment.count(id, None),
+                None => return Vec::new(),
+            },
+        };
+        known.push(Some(count as usize));
+    }
+    let whole: Vec<bool> = if known.iter().all(Option::is_some) {
+        let rarest = (0..known.len()).min_by_key(|&i| known[i]).unwrap_or(0);
+        (0..known.len()).map(|i| i == rarest).collect()
+    } else {
+        known.iter().map(Option::is_none).collect()
+    };
+    let mut positions = Vec::new();
+    let mut lists: Vec<Vec<Entry>> = (0..parts.len()).map(|_| Vec::new()).collect();
+    for (i, (term, _)) in parts.iter().enumerate() {
+        if !whole[i] {
+            continue;
+        }
         let Some(source) = source(segment, term, stats.title_only) else {
             return Vec::new();
         };
-        lists.push(read(stats, source, Some(&mut positions)));
+        lists[i] = read(stats, source, Some(&mut positions));
+        if lists[i].is_empty() {
+            return Vec::new();
+        }
     }
-    let rarest = (0..lists.len())
+    // The documents every whole list holds, then the other parts read at those only.
+    let shortest = (0..parts.len())
+        .filter(|&i| whole[i])
         .min_by_key(|&i| lists[i].len())
         .unwrap_or(0);
+    let mut candidates: Vec<u32> = lists[shortest].iter().map(|e| e.slot).collect();
+    for (i, list) in lists.iter().enumerate() {
+        if whole[i] && i != shortest {
+            let mut from = 0;
+            candidates.retain(|&slot| {
+                from = gallop(list, from, slot, |e| e.slot);
+                list.get(from).is_some_and(|e| e.slot == slot)
+            });
+        }
+    }
+    for (i, (term, _)) in parts.iter().enumerate() {
+        if whole[i] {
+            continue;
+        }
+        let Some(Source::List(mut list)) = source(segment, term, stats.title_only) else {
+            return Vec::new();
+        };
+        let mut kept = Vec::with_capacity(candidates.len());
+        for &slot in &candidates {
+            let Some(at) = list.advance(slot) else {
+                break;
+            };
+            if at != slot {
+                continue;
+            }
+            let Some(hit) = list.read_pending() else {
+                break;
+            };
+            let start = positions.len();
+            positions.extend_from_slice(&list.positions);
+            kept.push(Entry {
+                slot,
+                tf: TITLE_BOOST * hit.in_title as f32 + hit.in_body as f32,
+                len: hit.len,
+                start,
+                end: positions.len(),
+            });
+        }
+        let mut from = 0;
+        candidates.retain(|&slot| {
+            from = gallop(&kept, from, slot, |e| e.slot);
+            kept.get(from).is_some_and(|e| e.slot == slot)
+        });
+        lists[i] = kept;
+    }
     let mut out = Vec::new();
     let mut cursors = vec![0usize; lists.len()];
     let mut at = Vec::with_capacity(lists.len());
-    'docs: for entry in &lists[rarest] {
-        let slot = entry.slot;
+    'docs: for &slot in &candidates {
         at.clear();
         for (list, from) in lists.iter().zip(&mut cursors) {
             *from = gallop(list, *from, slot, |e| e.slot);
@@ -655,7 +760,8 @@ fn phrase(segment: &Segment, stats: &Stats, parts: &[(String, u32)]) -> Vec<Scor
             let score = at
                 .iter()
                 .zip(&lists)
-                .map(|(e, list)| bm25(stats, list.len(), e.tf, e.len))
+                .zip(&known)
+                .map(|((e, list), df)| bm25(stats, df.unwrap_or(list.len()), e.tf, e.len))
                 .sum();
             out.push((slot, score));
         }
