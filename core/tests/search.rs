@@ -130,6 +130,21 @@ fn chinese_and_japanese_queries() {
     assert_eq!(ids(&index, "京"), ["e"]);
     assert_eq!(ids(&index, "Rust 模型"), ["d"]);
     assert!(ids(&index, "学机").is_empty());
+    // Characters are indexed one by one: a pair joins two of them only inside one run,
+    // never across punctuation or a Latin word.
+    let mut index = sample();
+    index
+        .upsert(&doc("g", "c9", "", "我们学习。机器很好 东京Rust大学", 70))
+        .unwrap();
+    assert!(ids(&index, "习机").is_empty());
+    assert!(ids(&index, "京大").is_empty());
+    for q in ["习", "机器"] {
+        let mut found = ids(&index, q);
+        found.sort();
+        assert_eq!(found, ["d", "g"], "{q}");
+    }
+    assert_eq!(ids(&index, "\"东京Rust大学\""), ["g"]);
+    assert!(ids(&index, "\"东京大学\"").is_empty());
 }
 
 #[test]

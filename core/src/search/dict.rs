@@ -7,7 +7,7 @@
 //!
 //! The frozen terms are front-coded in blocks of [`BLOCK`]: a block's first term is
 //! written whole, each next one as the bytes it shares with the previous term and its own
-//! suffix, followed by the term's occurrence count and the byte length of its posting
+//! suffix, followed by the number of documents in its posting list and the list's byte length
 //! list (the lists are in one buffer in term order). A frozen term's id is its rank. A
 //! lookup binary-searches the blocks' first terms and walks one block; about half a
 //! million terms take a few bytes each besides a block index of 12 bytes a block.
@@ -34,12 +34,12 @@ pub const FUZZY_TERMS: usize = 32;
 /// Frozen terms per front-coded block.
 pub const BLOCK: usize = 16;
 
-/// A frozen term's posting list: how many occurrences, and where its bytes are.
+/// A frozen term's posting list: how many documents, and where its bytes are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FrozenTerm {
     /// The term id.
     pub id: u32,
-    /// Occurrences in the list.
+    /// Entries (documents) in the list.
     pub count: u32,
     /// Where the list starts in the postings buffer.
     pub start: u64,
@@ -207,7 +207,7 @@ impl Dictionary {
 
     /// A frozen dictionary from a snapshot's entries: `terms` of them, strictly
     /// increasing, valid UTF-8, each term at most [`MAX_TERM_BYTES`], each list at least
-    /// one byte and holding at most one occurrence per bit, the lists' lengths adding up
+    /// one byte and holding at most one entry per two bits, the lists' lengths adding up
     /// to `postings` bytes. Linear in the entries' bytes; the lists are not read.
     pub fn from_lex(lex: &[u8], terms: usize, postings: u64) -> Result<Self, LexError> {
         let mut builder = Builder::default();
@@ -232,7 +232,7 @@ impl Dictionary {
             if entry.count == 0
                 || entry.len == 0
                 || entry.len > postings - builder.list_end.min(postings)
-                || u64::from(entry.count) > entry.len * 8
+                || u64::from(entry.count) > entry.len * 4
             {
                 return Err("postings");
             }

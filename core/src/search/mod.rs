@@ -2,12 +2,14 @@
 //! (100,000 messages and more) and for a Web Worker: pure, incremental and persistable.
 //!
 //! The app gives [`Document`]s to a [`SearchIndex`] ([`SearchIndex::upsert`],
-//! [`SearchIndex::remove`]), parses what the user typed with [`Query::parse`], asks
-//! [`SearchIndex::search`] (or [`SearchIndex::search_grouped`], one result per parent
-//! conversation) for the top hits, and makes a [`snippet`] with highlight ranges from the
-//! texts it shows. Each [`Source`] has its own sub-index, so rebuilding one
-//! ([`SearchIndex::clear`] then `upsert`) leaves the others alone, and each is saved and
-//! reloaded on its own ([`SearchIndex::snapshot`], [`SearchIndex::restore`]).
+//! [`SearchIndex::remove`], [`SearchIndex::remove_parent`] for a whole conversation),
+//! parses what the user typed with [`Query::parse`], asks [`SearchIndex::search`] (or
+//! [`SearchIndex::search_grouped`], one result per parent conversation;
+//! [`SearchOptions::title_only`] for titles alone) for the top hits, and makes a
+//! [`snippet`] with highlight ranges from the texts it shows. Each [`Source`] has its own
+//! sub-index, so rebuilding one ([`SearchIndex::clear`] then `upsert`) leaves the others
+//! alone, and each is saved and reloaded on its own ([`SearchIndex::snapshot`],
+//! [`SearchIndex::restore`]).
 //!
 //! The index keeps no text: postings with positions (for phrases), the term dictionary
 //! and a small record per document. Snippets are cut from the text the app already has.
@@ -20,10 +22,11 @@
 //! - `token`: words, identifiers, numbers, CJK bigrams, positions and byte ranges.
 //! - [`query`](mod@query): the query language (documented there) and its limits.
 //! - `paged`: vectors in pages and byte lists in chunks, so no append copies much.
-//! - `postings`: the per-term posting lists (global positions; Rice codes once frozen).
+//! - `postings`: the per-term posting lists (bit-packed once frozen, varints in tails).
 //! - `dict`: the sorted, front-coded term dictionary, prefix and one-edit expansion.
-//! - `segment`: one source's sub-index: add, remove, compaction.
-//! - `rank`: matching a query against a sub-index with BM25 (title boosted).
+//! - `segment`: one source's sub-index: add, remove (a document or a parent), compaction.
+//! - `rank`: matching a query against a sub-index with BM25 (title boosted), CJK pairs as
+//!   adjacent characters.
 //! - `engine`: [`SearchIndex`], top-k, grouping by parent, recency as the tie-breaker.
 //! - `snippet`: the text around the best match with highlight ranges.
 //! - `snapshot`: the versioned, checked snapshot format.

@@ -19,11 +19,12 @@
 //! left, every key and term length, UTF-8, the order of keys and terms, every document's
 //! parent and lengths, that every parent has a document, and that the dictionary's list
 //! lengths add up to the postings. The posting lists themselves are not decoded: their
-//! reader is checked on every read (a list ends at its count, its last byte or the first
-//! value outside the documents' spans), so a list that passes the checksum but holds
-//! garbage yields wrong matches, never a panic or a position outside its document. Any
-//! failure is a [`SnapshotError`], and a snapshot that reads back is safe to search.
-//! Opening is linear in the documents and terms, not in the occurrences.
+//! reader is checked on every read (a list ends at its count, its last byte, a slot past
+//! the last document or a frequency larger than its document), so a list that passes
+//! the checksum but holds garbage yields wrong matches, never a panic, an unbounded
+//! allocation or a read outside its bytes. Any failure is a [`SnapshotError`], and a
+//! snapshot that reads back is safe to search. Opening is linear in the documents and
+//! terms, not in the postings.
 
 use super::dict::Dictionary;
 use super::postings::{get_u32, get_varint, put_varint};
