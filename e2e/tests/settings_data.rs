@@ -262,6 +262,10 @@ async fn a_full_disk_refuses_an_import_whole_and_says_what_to_do() {
         .await;
     session.press(&[fantoccini::key::Key::Enter]).await;
     last_status(&session, "done").await;
+    // The title is written after the reply, in the background.
+    session
+        .wait_until("document.querySelector('.conversation-item__title')?.textContent === 'Kept despite a full disk'")
+        .await;
     assert_eq!(
         sidebar_titles(&session).await,
         json!(["Kept despite a full disk"])
