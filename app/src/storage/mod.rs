@@ -294,40 +294,55 @@ impl Db {
         let transaction = self
             .database
             .transaction(&stores, TransactionMode::ReadWrite)?;
-        // The conversations this batch changes, for the search journal.
-        let mut changed = journal::Changed::default();
-        for write in &batch.writes {
-            match write {
-                Write::Put { store, json, key } => {
-                    let record = to_object(json)?;
-                    changed.note(store, key, &record);
-                    transaction.object_store(store)?.put(&record, None)?.await?;
-                }
-                Write::Delete { store, key } => {
-                    let records = transaction.object_store(store)?;
-                    if journaled {
-                        let current = records.get(JsValue::from_str(key))?.await?;
-                        changed.note(store, key, &current.unwrap_or(JsValue::UNDEFINED));
+        let raw: web_sys::IdbTransaction = transaction.into();
+        let watch = raw.clone();
+        let transaction = Transaction::from(raw);
+        // A full disk aborts the transaction; a request after that fails with an abort,
+        // not the quota error, so the transaction's own error says what happened.
+        let written: Result<(), StorageError> = async {
+            // The conversations this batch changes, for the search journal.
+            let mut changed = journal::Changed::default();
+            for write in &batch.writes {
+                match write {
+                    Write::Put { store, json, key } => {
+                        let record = to_object(json)?;
+                        changed.note(store, key, &record);
+                        transaction.object_store(store)?.put(&record, None)?.await?;
                     }
-                    records.delete(JsValue::from_str(key))?.await?;
-                }
-                Write::Merge { store, key, patch } => {
-                    let records = transaction.object_store(store)?;
-                    let current = records.get(JsValue::from_str(key))?.await?;
-                    let Some(current) = current.filter(|v| v.is_object()) else {
-                        continue;
-                    };
-                    changed.note(store, key, &current);
-                    // The synchronous part of a merge, measured for the benchmarks.
-                    crate::browser::mark(MERGE_START);
-                    merge_into(&current, patch)?;
-                    crate::browser::measure(MERGE_MEASURE, MERGE_START);
-                    records.put(&current, None)?.await?;
+                    Write::Delete { store, key } => {
+                        let records = transaction.object_store(store)?;
+                        if journaled {
+                            let current = records.get(JsValue::from_str(key))?.await?;
+                            changed.note(store, key, &current.unwrap_or(JsValue::UNDEFINED));
+                        }
+                        records.delete(JsValue::from_str(key))?.await?;
+                    }
+                    Write::Merge { store, key, patch } => {
+                        let records = transaction.object_store(store)?;
+                        let current = records.get(JsValue::from_str(key))?.await?;
+                        let Some(current) = current.filter(|v| v.is_object()) else {
+                            continue;
+                        };
+                        changed.note(store, key, &current);
+                        // The synchronous part of a merge, measured for the benchmarks.
+                        crate::browser::mark(MERGE_START);
+                        merge_into(&current, patch)?;
+                        crate::browser::measure(MERGE_MEASURE, MERGE_START);
+                        records.put(&current, None)?.await?;
+                    }
                 }
             }
+            if journaled {
+                journal::record(&transaction.object_store(SEARCH_JOURNAL)?, changed).await?;
+            }
+            Ok(())
         }
-        if journaled {
-            journal::record(&transaction.object_store(SEARCH_JOURNAL)?, changed).await?;
+        .await;
+        if let Err(error) = written {
+            return Err(match watch.error() {
+                Some(cause) if cause.name() == "QuotaExceededError" => StorageError::QuotaExceeded,
+                _ => error,
+            });
         }
         commit(transaction).await?;
         Ok(())
