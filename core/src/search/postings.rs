@@ -17,6 +17,11 @@
 //! - **Tails**: entries appended since (new documents), as LEB128 varints (slot gap,
 //!   frequency, position gaps) in chunks that never grow past a few kilobytes
 //!   ([`Chunked`]).
+//!
+//! Long because: the frozen format's writer and reader (and the appended tails the
+//! reader merges with it) must agree bit for bit, and are kept side by side so a change
+//! to one is seen with the other; the seam to cut next is the bit coding (varints, Rice
+//! codes, `BitWriter`, `Bits`) into a module of its own.
 
 use super::paged::Chunked;
 

@@ -19,6 +19,11 @@
 //! while reading the postings, over live documents only, so a removed document never
 //! shifts a score. Searching titles only counts title occurrences alone, with the
 //! title's length as the document's.
+//!
+//! Long because: each clause kind reads its terms through one of three sources (a
+//! frozen list with its tail, a CJK character pair, a plain tail) and the scoring that
+//! consumes them depends on how each counts frequencies; the seam to cut next is the
+//! sources (`ListSource`, `CharSource`, `Source`) into a module of their own.
 
 use super::postings::{Counted, Postings};
 use super::query::{Clause, Query};

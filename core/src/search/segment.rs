@@ -16,6 +16,10 @@
 //!
 //! A parent's documents are a list through their slots (newest first), so removing a
 //! whole parent walks only its own slots.
+//!
+//! Long because: adding, removing and compacting maintain the same columns, parent
+//! chains and live counts, whose invariants are easiest to check in one place; the seam
+//! to cut next is the keys and record readers (`Keys`, `DocCursor`, `Record`).
 
 use std::collections::BTreeMap;
 
