@@ -84,7 +84,8 @@ pub async fn start(search: Search, chat: Chat) {
         Err(Stop::Worker(WorkerError::Failed)) => search.set_status(Status::Idle),
         Err(Stop::Worker(WorkerError::Unavailable)) => search.set_status(Status::Unavailable),
         Err(Stop::Storage(error)) => {
-            leptos::logging::warn!("search index: {error}");
+            // Shown where every storage problem is: the banner.
+            chat.store.show_error(error);
             search.set_status(Status::Unavailable);
         }
     }
@@ -245,7 +246,9 @@ fn schedule_sync(search: Search, chat: Chat) {
                 // Open results and filters ask again.
                 Ok(true) => search.index_changed(),
                 Ok(false) => {}
-                Err(error) => leptos::logging::warn!("search sync: {error:?}"),
+                Err(Stop::Storage(error)) => chat.store.show_error(error),
+                // The worker was lost: the next search brings the index up again.
+                Err(Stop::Worker(_)) => search.set_status(Status::Idle),
             }
             let again = STATE.with(|state| {
                 let mut state = state.borrow_mut();
