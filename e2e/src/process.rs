@@ -1,12 +1,15 @@
 //! Child processes for a test: the `hearth` server and ChromeDriver, each on a free
 //! loopback port, each killed when its guard is dropped (also when a test panics).
 
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpListener;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::paths;
+
+#[path = "../../server/tests/support/listening.rs"]
+mod listening;
 
 /// How long a child may take to accept connections.
 const START_TIMEOUT: Duration = Duration::from_secs(20);
@@ -38,31 +41,39 @@ impl Drop for Guard {
     }
 }
 
-/// A port that was free a moment ago.
+/// A loopback port that was free a moment ago, never one this process has handed out
+/// before: tests run in parallel threads, and the kernel may offer a port again as soon
+/// as its probe is closed, before the first test's child has bound it.
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|listener| listener.local_addr())
-        .map(|addr| addr.port())
-        .expect("a free loopback port")
+    static GIVEN: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
+    let mut given = GIVEN
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    loop {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.local_addr())
+            .map(|addr| addr.port())
+            .expect("a free loopback port");
+        if !given.contains(&port) {
+            given.push(port);
+            return port;
+        }
+    }
 }
 
-/// Waits until `port` answers and `child` is still the one running; `Err` when the child
-/// exited (a port found free can be taken by another test before the child binds it, and
-/// then something else answers on it).
+/// Waits until `child` itself holds the socket listening on `port`; `Err` when the child
+/// exited (a port found free can be taken by another process before the child binds it:
+/// then a connect reaches that other process, and the child fails a moment later).
 fn wait_for_port(child: &mut Child, port: u16, name: &str) -> Result<(), String> {
     let deadline = Instant::now() + START_TIMEOUT;
     while Instant::now() < deadline {
         if let Ok(Some(status)) = child.try_wait() {
             return Err(format!("{name} exited before listening: {status}"));
         }
-        if TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            std::thread::sleep(Duration::from_millis(30));
-            return match child.try_wait() {
-                Ok(Some(status)) => Err(format!("{name} exited: {status}")),
-                _ => Ok(()),
-            };
+        if listening::listens_on(child.id(), port) {
+            return Ok(());
         }
-        std::thread::sleep(Duration::from_millis(50));
+        std::thread::sleep(Duration::from_millis(30));
     }
     panic!("{name} did not listen on port {port} within {START_TIMEOUT:?}");
 }
@@ -210,5 +221,48 @@ impl Stack {
     /// The WebDriver URL.
     pub fn driver_url(&self) -> String {
         format!("http://127.0.0.1:{}", self.driver.port)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_process_holding_the_socket_counts_as_listening() {
+        let other = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = other.local_addr().unwrap().port();
+        assert!(listening::listens_on(std::process::id(), port));
+        let mut child = Command::new("sleep").arg("5").spawn().unwrap();
+        assert!(!listening::listens_on(child.id(), port));
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+
+    #[test]
+    fn a_child_that_exits_while_another_process_answers_its_port_is_not_started() {
+        // The race a connect cannot see: the port answers, but for someone else.
+        let other = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = other.local_addr().unwrap().port();
+        let mut child = Command::new("sh")
+            .args(["-c", "sleep 0.3; exit 3"])
+            .spawn()
+            .unwrap();
+        let outcome = wait_for_port(&mut child, port, "child");
+        assert!(
+            outcome
+                .as_ref()
+                .is_err_and(|why| why.contains("exited before listening")),
+            "{outcome:?}"
+        );
+    }
+
+    #[test]
+    fn ports_handed_out_are_never_handed_out_again() {
+        let ports: Vec<u16> = (0..200).map(|_| free_port()).collect();
+        let mut unique = ports.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), ports.len());
     }
 }

@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+pub mod listening;
 pub mod tls;
 
 #[allow(unused_imports)]
@@ -137,18 +138,15 @@ impl Server {
                 format!("{status}: {stderr}")
             })
         };
+        // Wait until this very process holds the listening socket: a connect alone can
+        // reach another test's listener on a port that was free a moment ago.
         let deadline = Instant::now() + Duration::from_secs(15);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        while !listening::listens_on(child.id(), port) {
             if let Some(why) = exited(&mut child) {
                 return Err(why);
             }
             assert!(Instant::now() < deadline, "hearth did not start");
             std::thread::sleep(Duration::from_millis(20));
-        }
-        // Something answers on the port; make sure it is this process.
-        std::thread::sleep(Duration::from_millis(30));
-        if let Some(why) = exited(&mut child) {
-            return Err(why);
         }
         Ok(Self {
             child,
