@@ -48,6 +48,11 @@ pub enum Command {
     /// Ask a running server on HEARTH_ADDR for `/api/health`; exit 0 if it answers 200.
     /// For container health checks in images without curl.
     Healthcheck,
+    /// Parse one document from standard input and write the result as JSON to standard
+    /// output, within the limits given. The edge runs this for each parse job; it is not
+    /// meant to be run by hand.
+    #[command(hide = true)]
+    DocParseWorker(crate::doc_parse::worker::WorkerArgs),
     /// Manage the BYOK envelope key.
     Byok {
         /// What to do.
@@ -184,6 +189,53 @@ pub struct Config {
     /// Log line format.
     #[arg(long, env = "HEARTH_LOG_FORMAT", value_enum, default_value = "text")]
     pub log_format: LogFormat,
+
+    /// Document parsing: the settings of `/api/doc-parse`.
+    #[command(flatten)]
+    pub doc_parse: DocParseSettings,
+}
+
+/// How the edge parses documents (`/api/doc-parse`). Each file is parsed by a child
+/// process of `hearth` (`hearth doc-parse-worker`) with its own memory, CPU and time
+/// limits, so a hostile file can fail its job but not harm the edge.
+#[derive(Debug, Clone, Args)]
+pub struct DocParseSettings {
+    /// The largest file accepted for parsing, in bytes; the app is told the same limit.
+    #[arg(
+        long = "doc-parse-max-bytes",
+        env = "HEARTH_DOC_PARSE_MAX_BYTES",
+        default_value_t = hearth_core::api::doc_parse::DEFAULT_MAX_FILE_BYTES
+    )]
+    pub max_bytes: u64,
+
+    /// Longest time one file may take to parse, in seconds (also its CPU time limit).
+    #[arg(
+        long = "doc-parse-timeout-secs",
+        env = "HEARTH_DOC_PARSE_TIMEOUT_SECS",
+        default_value_t = 60
+    )]
+    pub timeout_secs: u64,
+
+    /// How many files this instance parses at once; the rest wait their turn.
+    #[arg(
+        long = "doc-parse-workers",
+        env = "HEARTH_DOC_PARSE_WORKERS",
+        default_value_t = 2
+    )]
+    pub workers: usize,
+
+    /// The address space one parse may use, in MiB.
+    #[arg(
+        long = "doc-parse-memory-mib",
+        env = "HEARTH_DOC_PARSE_MEMORY_MIB",
+        default_value_t = 1024
+    )]
+    pub memory_mib: u64,
+
+    /// A command to run the parse worker through, split on spaces (a sandbox such as
+    /// `bwrap --unshare-all --ro-bind / / --`); the worker's command line follows it.
+    #[arg(long = "doc-parse-wrapper", env = "HEARTH_DOC_PARSE_WRAPPER")]
+    pub wrapper: Option<String>,
 }
 
 fn parse_mode(value: &str) -> Result<DeploymentMode, String> {

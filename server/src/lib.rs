@@ -20,7 +20,9 @@
 //!   `safe_fetch`), [`web_reader`] (the built-in web page reader, a model-chosen target:
 //!   public HTTPS only), [`access`] (the deployment password gate: signed expiring
 //!   session cookies, constant-time comparison, lockout per client kept in the store),
-//!   [`rate_limit`] (per-family limits per client, counted in the store).
+//!   [`rate_limit`] (per-family limits per client, counted in the store), [`doc_parse`]
+//!   (document-parse jobs: stored beside the rate limits, run under a lease by a worker
+//!   process with memory, CPU and time limits, taken over when an instance dies).
 //! - Foundations: [`config`] (command-line flags and environment variables, and the
 //!   checks that refuse an unsafe configuration before anything binds), [`kv`] (the
 //!   store for the edge's small shared state: memory, Redis or Upstash), [`safe_fetch`]
@@ -41,6 +43,7 @@ pub mod api;
 pub mod app;
 pub mod byok;
 pub mod config;
+pub mod doc_parse;
 pub mod guard;
 pub mod healthcheck;
 pub mod kv;

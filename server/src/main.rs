@@ -1,5 +1,7 @@
 //! The `hearth` binary: parse the configuration, refuse unsafe settings, load the app,
-//! bind, serve until SIGINT or SIGTERM. `hearth healthcheck` probes a running server.
+//! bind, serve until SIGINT or SIGTERM. `hearth healthcheck` probes a running server;
+//! `hearth doc-parse-worker` is the child that parses one document (it runs before any
+//! async runtime exists, so its memory limit counts the parser alone).
 
 use std::process::ExitCode;
 
@@ -12,9 +14,24 @@ use hearth_server::state::AppState;
 use hearth_server::static_files::StaticAssets;
 use hearth_server::{healthcheck, logging, shutdown};
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Some(Command::DocParseWorker(args)) = &cli.command {
+        return hearth_server::doc_parse::worker::run(args);
+    }
+    match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime.block_on(serve(cli)),
+        Err(error) => {
+            eprintln!("hearth: cannot start the async runtime: {error}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+async fn serve(cli: Cli) -> ExitCode {
     let config = cli.config;
     match cli.command {
         Some(Command::Healthcheck) => {
@@ -29,7 +46,7 @@ async fn main() -> ExitCode {
         Some(Command::Byok {
             command: ByokCommand::Generate,
         }) => return generate_byok_key(),
-        None => {}
+        Some(Command::DocParseWorker(_)) | None => {}
     }
     logging::init(config.log_format);
     if let Err(error) = config.validate() {

@@ -39,6 +39,9 @@ pub enum Family {
     PluginInstalls,
     /// `GET /api/mcp/servers`: each one asks the MCP registry for a page.
     Registry,
+    /// `POST /api/doc-parse`: each one stores a file and starts a parser (polls are
+    /// [`Family::Api`]).
+    DocParse,
     /// Everything else under `/api`.
     Api,
 }
@@ -52,6 +55,7 @@ impl Family {
             "/api/plugins/execute" | "/api/mcp/resources" | "/api/mcp/prompts" => Self::PluginCalls,
             "/api/plugins/install" => Self::PluginInstalls,
             "/api/mcp/servers" => Self::Registry,
+            "/api/doc-parse" => Self::DocParse,
             _ => Self::Api,
         }
     }
@@ -64,6 +68,7 @@ impl Family {
             Self::PluginCalls => 120,
             Self::PluginInstalls => 20,
             Self::Registry => 60,
+            Self::DocParse => 120,
             Self::Api => 300,
         }
     }
@@ -76,6 +81,7 @@ impl Family {
             Self::PluginCalls => "plugin-calls",
             Self::PluginInstalls => "plugin-installs",
             Self::Registry => "registry",
+            Self::DocParse => "doc-parse",
             Self::Api => "api",
         }
     }
@@ -211,6 +217,8 @@ mod tests {
         assert_eq!(Family::of("/api/plugins/install"), Family::PluginInstalls);
         assert_eq!(Family::of("/api/plugins/list"), Family::Api);
         assert_eq!(Family::of("/api/mcp/servers"), Family::Registry);
+        assert_eq!(Family::of("/api/doc-parse"), Family::DocParse);
+        assert_eq!(Family::of("/api/doc-parse/jobs/x"), Family::Api);
         assert!(Family::PluginInstalls.limit() < Family::PluginCalls.limit());
     }
 }

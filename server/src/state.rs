@@ -12,6 +12,7 @@ use crate::access::AccessGate;
 use crate::allowed_hosts::AllowedHosts;
 use crate::byok::ByokKeys;
 use crate::config::Config;
+use crate::doc_parse::DocParse;
 use crate::kv::KvStore;
 use crate::mcp_registry::McpRegistry;
 use crate::plugins::Plugins;
@@ -51,6 +52,8 @@ pub struct AppState {
     pub providers: Providers,
     /// The MCP registry browsed by `GET /api/mcp/servers`.
     pub mcp_registry: McpRegistry,
+    /// Document-parse jobs.
+    pub doc_parse: DocParse,
 }
 
 impl AppState {
@@ -87,6 +90,11 @@ impl AppState {
             signer.clone(),
             kv.clone(),
         );
+        let doc_parse = DocParse::new(
+            &config.doc_parse,
+            &kv,
+            std::env::current_exe().unwrap_or_else(|_| "hearth".into()),
+        );
         Ok(Self {
             config: Arc::new(PublicConfig {
                 version: env!("CARGO_PKG_VERSION").to_string(),
@@ -101,11 +109,12 @@ impl AppState {
                     chat_relay: true,
                     plugins: true,
                     mcp: true,
-                    document_parse: false,
+                    document_parse: true,
                     byok: byok.is_some(),
                 },
                 server_providers: server_providers.iter().map(|p| p.public()).collect(),
                 stream_silence_secs: config.relay_timeout_secs.max(1),
+                document_parse_max_bytes: config.doc_parse.max_bytes,
             }),
             started: Instant::now(),
             assets: Arc::new(assets),
@@ -125,6 +134,7 @@ impl AppState {
             byok,
             allowed_hosts: Arc::new(allowed_hosts),
             mcp_registry: McpRegistry::new(&config.mcp_registry_url)?,
+            doc_parse,
         })
     }
 }

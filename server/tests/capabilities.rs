@@ -100,8 +100,39 @@ async fn every_capability_is_what_its_routes_answer() {
             }
             "documentParse" => {
                 let submit = served(&server, Method::POST, "/api/doc-parse", Some(json!({})));
-                let job = served(&server, Method::GET, "/api/doc-parse/jobs/unknown", None);
-                let (submit, job) = (submit.await, job.await);
+                // An unknown job is a 404 too, so the job route is probed with a real job
+                // and a wrong secret (403).
+                let boundary = "capabilities-probe";
+                let body = format!(
+                    "--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; \
+                     filename=\"a.txt\"\r\n\r\nprobe\r\n--{boundary}--\r\n"
+                );
+                let started = reqwest::Client::new()
+                    .post(server.url("/api/doc-parse"))
+                    .header(
+                        "content-type",
+                        format!("multipart/form-data; boundary={boundary}"),
+                    )
+                    .body(body)
+                    .send()
+                    .await
+                    .unwrap();
+                let job = if started.status() == StatusCode::ACCEPTED {
+                    let id = started.json::<Value>().await.unwrap()["jobId"]
+                        .as_str()
+                        .unwrap()
+                        .to_string();
+                    let poll = reqwest::Client::new()
+                        .get(server.url(&format!("/api/doc-parse/jobs/{id}")))
+                        .header("x-doc-parse-job-secret", "wrong")
+                        .send()
+                        .await
+                        .unwrap();
+                    poll.status() == StatusCode::FORBIDDEN
+                } else {
+                    false
+                };
+                let submit = submit.await;
                 assert_eq!(submit, job, "the document-parse routes disagree");
                 submit
             }

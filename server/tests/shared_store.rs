@@ -4,83 +4,18 @@
 
 mod support;
 
-use std::process::{Child, Command, Stdio};
+use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use hearth_server::byok::ByokKeys;
 use reqwest::{StatusCode, header};
 use serde_json::{Value, json};
+use support::redis::Redis;
 use support::{Server, TestCa, fake_dist, free_port, get_json, hearth_command};
 
 /// The origin browsers reach the hosted test deployment at.
 const PUBLIC_ORIGIN: &str = "https://chat.example.test";
-
-/// A private `redis-server`, killed on drop.
-struct Redis {
-    child: Child,
-    port: u16,
-}
-
-impl Redis {
-    fn start() -> Self {
-        let port = free_port();
-        Self::start_with(port, &["--port".into(), port.to_string()])
-    }
-
-    /// A server that speaks only TLS, with the certificate in `tls`.
-    fn start_tls(tls: &TestCa) -> Self {
-        let port = free_port();
-        let path = |name: &str| tls.dir.path().join(name).to_string_lossy().into_owned();
-        Self::start_with(
-            port,
-            &[
-                "--port".into(),
-                "0".into(),
-                "--tls-port".into(),
-                port.to_string(),
-                "--tls-cert-file".into(),
-                path("server.pem"),
-                "--tls-key-file".into(),
-                path("server.key"),
-                "--tls-ca-cert-file".into(),
-                path("ca.pem"),
-                "--tls-auth-clients".into(),
-                "no".into(),
-            ],
-        )
-    }
-
-    fn start_with(port: u16, listen: &[String]) -> Self {
-        let child =
-            Command::new(std::env::var("REDIS_SERVER").unwrap_or_else(|_| "redis-server".into()))
-                .args(listen)
-                .args(["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect(
-                    "redis-server (Debian package redis-server; scripts/setup.sh test installs it)",
-                );
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "redis-server did not start");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Self { child, port }
-    }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/", self.port)
-    }
-}
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 struct Hosted {
     pem: String,

@@ -98,6 +98,14 @@ pub struct PublicConfig {
     /// the streams it reads directly.
     #[serde(default = "default_stream_silence_secs")]
     pub stream_silence_secs: u64,
+    /// The largest file `POST /api/doc-parse` accepts, in bytes, so the app refuses a
+    /// bigger one before uploading it.
+    #[serde(default = "default_document_parse_max_bytes")]
+    pub document_parse_max_bytes: u64,
+}
+
+fn default_document_parse_max_bytes() -> u64 {
+    super::doc_parse::DEFAULT_MAX_FILE_BYTES
 }
 
 /// The stream silence limit when an edge does not say (120 s).
@@ -150,14 +158,24 @@ mod tests {
             capabilities: Capabilities::default(),
             server_providers: Vec::new(),
             stream_silence_secs: 90,
+            document_parse_max_bytes: 1234,
         };
         let value = serde_json::to_value(&config).unwrap();
         assert_eq!(value["streamSilenceSecs"], json!(90));
         // An edge that predates the field: the default applies.
         let mut older = value.clone();
+        assert_eq!(value["documentParseMaxBytes"], json!(1234));
         older.as_object_mut().unwrap().remove("streamSilenceSecs");
+        older
+            .as_object_mut()
+            .unwrap()
+            .remove("documentParseMaxBytes");
         let read: PublicConfig = serde_json::from_value(older).unwrap();
         assert_eq!(read.stream_silence_secs, DEFAULT_STREAM_SILENCE_SECS);
+        assert_eq!(
+            read.document_parse_max_bytes,
+            super::super::doc_parse::DEFAULT_MAX_FILE_BYTES
+        );
         assert_eq!(value["deployment"]["mode"], json!("local"));
         assert_eq!(value["deployment"]["accessPasswordEnabled"], json!(false));
         assert_eq!(value["deployment"]["sharedState"], json!("memory"));

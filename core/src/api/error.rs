@@ -53,6 +53,13 @@ pub enum ErrorCode {
     FingerprintMismatch,
     /// The client must slow down.
     RateLimited,
+    /// A document-parse job's secret is missing or wrong.
+    DocumentJobForbidden,
+    /// The uploaded file's bytes are not a type this route handles (the name is not
+    /// believed).
+    FileTypeUnsupported,
+    /// The edge is parsing as many documents as it holds; try again shortly.
+    DocumentJobsFull,
     /// A dependency of the edge is unreachable or unconfigured.
     ServiceUnavailable,
     /// Something went wrong inside the edge; details are in its log, not in the response.
@@ -81,6 +88,9 @@ impl ErrorCode {
             | Self::UpstreamError => 502,
             Self::FingerprintMismatch => 409,
             Self::RateLimited => 429,
+            Self::DocumentJobForbidden => 403,
+            Self::FileTypeUnsupported => 415,
+            Self::DocumentJobsFull => 503,
             Self::ServiceUnavailable => 503,
             Self::Internal => 500,
         }
@@ -200,6 +210,9 @@ mod tests {
             ErrorCode::UpstreamError,
             ErrorCode::FingerprintMismatch,
             ErrorCode::RateLimited,
+            ErrorCode::DocumentJobForbidden,
+            ErrorCode::FileTypeUnsupported,
+            ErrorCode::DocumentJobsFull,
             ErrorCode::ServiceUnavailable,
             ErrorCode::Internal,
         ] {

@@ -3,6 +3,7 @@
 
 mod access;
 mod config;
+pub mod doc_parse;
 mod error;
 mod health;
 pub mod mcp_registry;

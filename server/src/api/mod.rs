@@ -8,6 +8,7 @@
 mod access;
 mod byok;
 mod config;
+mod doc_parse;
 pub mod error;
 mod health;
 pub mod json;
@@ -18,6 +19,7 @@ mod relay;
 pub mod sealed;
 
 use axum::Router;
+use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
 
 pub use error::ApiErrorResponse;
@@ -42,6 +44,15 @@ pub fn router() -> Router<AppState> {
         .route("/mcp/resources", post(mcp::resources))
         .route("/mcp/prompts", post(mcp::prompts))
         .route("/mcp/servers", get(mcp::servers))
+        // The handler bounds every field itself, by the configured file limit.
+        .route(
+            "/doc-parse",
+            post(doc_parse::start).layer(DefaultBodyLimit::disable()),
+        )
+        .route(
+            "/doc-parse/jobs/{id}",
+            get(doc_parse::poll).delete(doc_parse::cancel),
+        )
         .fallback(unknown_route)
         .method_not_allowed_fallback(method_not_allowed)
 }

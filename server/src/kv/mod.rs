@@ -1,5 +1,5 @@
 //! The edge's small shared state — lockouts, rate-limit counters and (as text documents
-//! in Redis) plugin registrations; parse jobs later — behind one store, [`KvStore`], with
+//! in Redis) plugin registrations and document-parse jobs — behind one store, [`KvStore`], with
 //! three backends, one file each:
 //! - [`memory`]: this process only, right for local mode;
 //! - [`redis`] (`redis://` or `rediss://`, which Upstash also speaks): shared by every
@@ -145,11 +145,57 @@ impl KvStore {
     /// Stores `value` at `key` (no expiry); an empty value deletes the key.
     pub async fn set_text(&self, key: &str, value: &str) -> Result<(), KvError> {
         match self {
-            Self::Memory(_) => Err(KvError("the memory store keeps counters only".into())),
+            Self::Memory(_) => Err(memory_keeps_counters()),
             Self::Redis(redis) => redis.set_text(key, value).await,
             Self::Upstash(upstash) => upstash.set_text(key, value).await,
         }
     }
+}
+
+/// Documents with an expiry and leases in Redis (the document-parse jobs). The memory
+/// store keeps counters only; a process-local job store keeps its own.
+impl KvStore {
+    /// Stores `value` at `key` for `ttl`.
+    pub async fn put_text(&self, key: &str, value: &str, ttl: Duration) -> Result<(), KvError> {
+        match self {
+            Self::Memory(_) => Err(memory_keeps_counters()),
+            Self::Redis(redis) => redis.put_text(key, value, ttl).await,
+            Self::Upstash(upstash) => upstash.put_text(key, value, ttl).await,
+        }
+    }
+
+    /// Takes the lease at `key` for `owner` for `ttl`, unless someone holds it; whether
+    /// it was taken.
+    pub async fn claim(&self, key: &str, owner: &str, ttl: Duration) -> Result<bool, KvError> {
+        match self {
+            Self::Memory(_) => Err(memory_keeps_counters()),
+            Self::Redis(redis) => redis.claim(key, owner, ttl).await,
+            Self::Upstash(upstash) => upstash.claim(key, owner, ttl).await,
+        }
+    }
+
+    /// Extends `owner`'s lease at `key` to `ttl` from now; false when it is not theirs
+    /// any more (it expired, or someone else took it).
+    pub async fn renew(&self, key: &str, owner: &str, ttl: Duration) -> Result<bool, KvError> {
+        match self {
+            Self::Memory(_) => Err(memory_keeps_counters()),
+            Self::Redis(redis) => redis.renew(key, owner, ttl).await,
+            Self::Upstash(upstash) => upstash.renew(key, owner, ttl).await,
+        }
+    }
+
+    /// Gives up `owner`'s lease at `key`; a lease someone else holds stays.
+    pub async fn release(&self, key: &str, owner: &str) -> Result<(), KvError> {
+        match self {
+            Self::Memory(_) => Err(memory_keeps_counters()),
+            Self::Redis(redis) => redis.release(key, owner).await,
+            Self::Upstash(upstash) => upstash.release(key, owner).await,
+        }
+    }
+}
+
+fn memory_keeps_counters() -> KvError {
+    KvError("the memory store keeps counters only".into())
 }
 
 #[cfg(test)]

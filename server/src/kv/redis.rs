@@ -134,6 +134,69 @@ impl RedisStore {
     }
 }
 
+/// Extends a lease only for its holder.
+pub(super) const RENEW: &str = "if redis.call('GET', KEYS[1]) == ARGV[1] then \
+    return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end";
+/// Deletes a lease only for its holder.
+pub(super) const RELEASE: &str = "if redis.call('GET', KEYS[1]) == ARGV[1] then \
+    return redis.call('DEL', KEYS[1]) else return 0 end";
+
+/// Documents with an expiry and leases (the document-parse jobs).
+impl RedisStore {
+    /// `SET … PX`: `value` at `key` for `ttl`.
+    pub async fn put_text(&self, key: &str, value: &str, ttl: Duration) -> Result<(), KvError> {
+        let mut manager = self.0.clone();
+        run(redis::cmd("SET")
+            .arg(self::key(key))
+            .arg(value)
+            .arg("PX")
+            .arg(millis(ttl))
+            .query_async::<()>(&mut manager))
+        .await
+    }
+
+    /// `SET … NX PX`: takes the lease at `key` for `owner` unless someone holds it.
+    pub async fn claim(&self, key: &str, owner: &str, ttl: Duration) -> Result<bool, KvError> {
+        let mut manager = self.0.clone();
+        let answer: Option<String> = run(redis::cmd("SET")
+            .arg(self::key(key))
+            .arg(owner)
+            .arg("NX")
+            .arg("PX")
+            .arg(millis(ttl))
+            .query_async(&mut manager))
+        .await?;
+        Ok(answer.is_some())
+    }
+
+    /// Extends `owner`'s lease at `key` by `ttl`; false when it is no longer theirs.
+    pub async fn renew(&self, key: &str, owner: &str, ttl: Duration) -> Result<bool, KvError> {
+        let mut manager = self.0.clone();
+        let renewed: i64 = run(redis::cmd("EVAL")
+            .arg(RENEW)
+            .arg(1)
+            .arg(self::key(key))
+            .arg(owner)
+            .arg(millis(ttl))
+            .query_async(&mut manager))
+        .await?;
+        Ok(renewed == 1)
+    }
+
+    /// Gives up `owner`'s lease at `key` (someone else's stays).
+    pub async fn release(&self, key: &str, owner: &str) -> Result<(), KvError> {
+        let mut manager = self.0.clone();
+        run(redis::cmd("EVAL")
+            .arg(RELEASE)
+            .arg(1)
+            .arg(self::key(key))
+            .arg(owner)
+            .query_async::<i64>(&mut manager))
+        .await
+        .map(drop)
+    }
+}
+
 async fn run<T>(operation: impl Future<Output = redis::RedisResult<T>>) -> Result<T, KvError> {
     tokio::time::timeout(TIMEOUT, operation)
         .await

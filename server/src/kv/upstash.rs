@@ -185,6 +185,66 @@ impl Upstash {
     }
 }
 
+/// Documents with an expiry and leases (the document-parse jobs), as in
+/// [`super::redis`].
+impl Upstash {
+    /// `SET … PX`.
+    pub async fn put_text(&self, key: &str, value: &str, ttl: Duration) -> Result<(), KvError> {
+        self.command(&[
+            json!("SET"),
+            json!(self::key(key)),
+            json!(value),
+            json!("PX"),
+            json!(millis(ttl)),
+        ])
+        .await
+        .map(drop)
+    }
+
+    /// `SET … NX PX`.
+    pub async fn claim(&self, key: &str, owner: &str, ttl: Duration) -> Result<bool, KvError> {
+        let answer = self
+            .command(&[
+                json!("SET"),
+                json!(self::key(key)),
+                json!(owner),
+                json!("NX"),
+                json!("PX"),
+                json!(millis(ttl)),
+            ])
+            .await?;
+        Ok(!answer.is_null())
+    }
+
+    /// Extends `owner`'s lease by `ttl`.
+    pub async fn renew(&self, key: &str, owner: &str, ttl: Duration) -> Result<bool, KvError> {
+        let answer = self
+            .command(&[
+                json!("EVAL"),
+                json!(super::redis::RENEW),
+                json!(1),
+                json!(self::key(key)),
+                json!(owner),
+                json!(millis(ttl)),
+            ])
+            .await?;
+        Ok(integer(&answer) == Some(1))
+    }
+
+    /// Gives up `owner`'s lease.
+    pub async fn release(&self, key: &str, owner: &str) -> Result<(), KvError> {
+        self.command(&[
+            json!("EVAL"),
+            json!(super::redis::RELEASE),
+            json!(1),
+            json!(self::key(key)),
+            json!(owner),
+        ])
+        .await
+        .map(drop)
+    }
+}
+
 /// An integer result (Upstash returns numbers, or strings for `GET`).
 pub fn integer(value: &Value) -> Option<i64> {
     value

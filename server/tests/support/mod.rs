@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod listening;
+pub mod redis;
 pub mod tls;
 
 #[allow(unused_imports)]

@@ -1,0 +1,161 @@
+//! `POST /api/doc-parse` (multipart: `file`, optional `provider`), and
+//! `GET|DELETE /api/doc-parse/jobs/:id` with the job's secret in
+//! `x-doc-parse-job-secret` (a query parameter is never read).
+//!
+//! A declared `Content-Length` over the limit is refused before anything is read, and
+//! reading stops at the limit either way. A secret sent in plaintext (`apiKey`,
+//! `apiToken`) is refused: remote parsers take credentials as BYOK envelopes only.
+
+use axum::Json;
+use axum::extract::{Multipart, Path, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use hearth_core::api::doc_parse::{
+    DocParseDeleted, DocParseJob, DocParseProvider, DocParseStarted, JOB_SECRET_HEADER,
+    MULTIPART_OVERHEAD_BYTES,
+};
+use hearth_core::api::{ApiError, ErrorCode};
+use serde_json::json;
+
+use super::error::ApiErrorResponse;
+use crate::doc_parse::Upload;
+use crate::state::AppState;
+
+/// The most bytes of a text field (`provider`).
+const TEXT_FIELD_LIMIT: usize = 256;
+
+pub(super) async fn start(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    multipart: Result<Multipart, axum::extract::multipart::MultipartRejection>,
+) -> Result<(StatusCode, Json<DocParseStarted>), ApiErrorResponse> {
+    let limit = state.doc_parse.max_bytes() + MULTIPART_OVERHEAD_BYTES;
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > limit) {
+        return Err(too_large(state.doc_parse.max_bytes()));
+    }
+    let multipart = multipart.map_err(|_| {
+        ApiError::new(
+            ErrorCode::UnsupportedMediaType,
+            "The request body must be multipart/form-data",
+        )
+    })?;
+    let upload = read_upload(multipart, state.doc_parse.max_bytes()).await?;
+    let started = state.doc_parse.start(upload).await?;
+    Ok((StatusCode::ACCEPTED, Json(started)))
+}
+
+/// The most fields a body may have.
+const MAX_FIELDS: usize = 8;
+
+async fn read_upload(mut multipart: Multipart, max_bytes: u64) -> Result<Upload, ApiErrorResponse> {
+    let malformed = || ApiError::new(ErrorCode::BadRequest, "The multipart body is malformed");
+    let mut file: Option<(Option<String>, Vec<u8>)> = None;
+    let mut provider = DocParseProvider::Local;
+    let mut fields = 0;
+    while let Some(field) = multipart.next_field().await.map_err(|_| malformed())? {
+        fields += 1;
+        if fields > MAX_FIELDS {
+            return Err(malformed().into());
+        }
+        let name = field.name().unwrap_or_default().to_string();
+        match name.as_str() {
+            "file" => {
+                let file_name = field.file_name().map(str::to_string);
+                let bytes = read_bounded(field, max_bytes)
+                    .await
+                    .map_err(|bound| match bound {
+                        Bound::Over => too_large(max_bytes),
+                        Bound::Broken => malformed().into(),
+                    })?;
+                file = Some((file_name, bytes));
+            }
+            "provider" => {
+                let bytes = read_bounded(field, TEXT_FIELD_LIMIT as u64)
+                    .await
+                    .map_err(|_| malformed())?;
+                let text = String::from_utf8(bytes).map_err(|_| malformed())?;
+                provider = DocParseProvider::parse(&text).ok_or_else(|| {
+                    ApiError::new(ErrorCode::BadRequest, "Unknown parser")
+                        .with_details(json!({ "field": "provider" }))
+                })?;
+            }
+            "apiKey" | "apiToken" | "token" => {
+                return Err(ApiError::new(
+                    ErrorCode::PlaintextSecretRefused,
+                    "Send parser credentials as an encrypted BYOK secret, never in plaintext",
+                )
+                .with_details(json!({ "field": name }))
+                .into());
+            }
+            _ => {
+                return Err(ApiError::new(ErrorCode::BadRequest, "Unknown field")
+                    .with_details(json!({ "field": name }))
+                    .into());
+            }
+        }
+    }
+    let (name, bytes) = file.ok_or_else(|| {
+        ApiError::new(ErrorCode::BadRequest, "The body has no file")
+            .with_details(json!({ "field": "file" }))
+    })?;
+    Ok(Upload {
+        name,
+        bytes,
+        provider,
+    })
+}
+
+/// Why a field could not be read.
+enum Bound {
+    /// It is longer than allowed.
+    Over,
+    /// The body broke off or is not multipart.
+    Broken,
+}
+
+/// A field's bytes, reading no more than `cap` of them.
+async fn read_bounded(
+    mut field: axum::extract::multipart::Field<'_>,
+    cap: u64,
+) -> Result<Vec<u8>, Bound> {
+    let mut bytes = Vec::new();
+    while let Some(chunk) = field.chunk().await.map_err(|_| Bound::Broken)? {
+        if (bytes.len() + chunk.len()) as u64 > cap {
+            return Err(Bound::Over);
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    Ok(bytes)
+}
+
+fn too_large(limit: u64) -> ApiErrorResponse {
+    ApiError::new(
+        ErrorCode::PayloadTooLarge,
+        format!("The file is larger than {limit} bytes"),
+    )
+    .with_details(json!({ "limitBytes": limit }))
+    .into()
+}
+
+fn secret(headers: &HeaderMap) -> Option<&str> {
+    headers.get(JOB_SECRET_HEADER).and_then(|v| v.to_str().ok())
+}
+
+pub(super) async fn poll(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Json<DocParseJob>, ApiErrorResponse> {
+    Ok(Json(state.doc_parse.poll(&id, secret(&headers)).await?))
+}
+
+pub(super) async fn cancel(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Json<DocParseDeleted>, ApiErrorResponse> {
+    Ok(Json(state.doc_parse.cancel(&id, secret(&headers)).await?))
+}

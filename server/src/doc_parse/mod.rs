@@ -1,0 +1,287 @@
+//! Document-parse jobs: an upload becomes a job ([`DocParse::start`]), any instance can
+//! answer its poll ([`DocParse::poll`]) or cancel it ([`DocParse::cancel`]), and a job
+//! whose runner vanished is started again or failed, never left pending
+//! ([`hearth_core::api::doc_parse::next_step`]).
+//!
+//! - [`job`]: the record, its keys and its secret;
+//! - [`store`]: where jobs live (this process, or the deployment's Redis);
+//! - [`runner`]: one job's run on this instance, under a lease;
+//! - [`sandbox`]: the worker process and its limits; [`worker`]: the worker itself;
+//! - [`local`]: the parsers that need no external service.
+
+pub mod job;
+pub mod local;
+pub mod runner;
+pub mod sandbox;
+pub mod store;
+pub mod worker;
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use base64::Engine as _;
+use hearth_core::api::doc_parse::{
+    DocParseDeleted, DocParseJob, DocParseProvider, DocParseStarted, JOB_TTL_SECS, JobStage,
+    NextStep, next_step,
+};
+use hearth_core::api::{ApiError, ErrorCode};
+use tokio::sync::Semaphore;
+
+use self::job::{JobRecord, Outcome, failure, file_key, lease_key, record_key};
+use self::sandbox::Sandbox;
+use self::store::{JobStore, StoreError};
+use crate::config::DocParseSettings;
+use crate::kv::KvStore;
+
+/// An uploaded file to parse.
+#[derive(Debug)]
+pub struct Upload {
+    /// The file's name, a hint only.
+    pub name: Option<String>,
+    /// Its bytes.
+    pub bytes: Vec<u8>,
+    /// Who parses it.
+    pub provider: DocParseProvider,
+}
+
+/// The document-parse service. Cheap to clone.
+#[derive(Clone)]
+pub struct DocParse {
+    inner: Arc<Inner>,
+}
+
+/// What the service and its runners share.
+pub struct Inner {
+    store: JobStore,
+    /// This instance's name in leases.
+    instance: String,
+    slots: Arc<Semaphore>,
+    /// Jobs waiting for or holding a slot here, so repeated polls do not queue one twice.
+    queued: std::sync::Mutex<std::collections::HashSet<String>>,
+    sandbox: Sandbox,
+    max_bytes: u64,
+}
+
+impl DocParse {
+    /// The service for these settings, keeping jobs beside `kv`, running workers from
+    /// `program` (the `hearth` binary).
+    pub fn new(settings: &DocParseSettings, kv: &KvStore, program: std::path::PathBuf) -> Self {
+        let wrapper = settings
+            .wrapper
+            .as_deref()
+            .map(|w| w.split_whitespace().map(str::to_string).collect())
+            .unwrap_or_default();
+        Self {
+            inner: Arc::new(Inner {
+                store: JobStore::for_kv(kv),
+                instance: job::new_id(),
+                slots: Arc::new(Semaphore::new(settings.workers.max(1))),
+                queued: std::sync::Mutex::default(),
+                sandbox: Sandbox {
+                    program,
+                    wrapper,
+                    timeout: Duration::from_secs(settings.timeout_secs.max(1)),
+                    memory_mib: settings.memory_mib.max(64),
+                    max_input_bytes: settings.max_bytes,
+                    max_output_bytes: 8 * 1024 * 1024,
+                },
+                max_bytes: settings.max_bytes,
+            }),
+        }
+    }
+
+    /// The largest file accepted.
+    pub fn max_bytes(&self) -> u64 {
+        self.inner.max_bytes
+    }
+
+    /// Whether jobs are shared between instances.
+    pub fn is_shared(&self) -> bool {
+        self.inner.store.is_shared()
+    }
+
+    /// Creates a job for `upload` and starts it here.
+    pub async fn start(&self, upload: Upload) -> Result<DocParseStarted, ApiError> {
+        if upload.provider != DocParseProvider::Local {
+            return Err(ApiError::new(
+                ErrorCode::ServiceUnavailable,
+                format!(
+                    "The {} parser is not available on this edge; use the local parser",
+                    upload.provider.as_str()
+                ),
+            ));
+        }
+        if upload.bytes.len() as u64 > self.inner.max_bytes {
+            return Err(ApiError::new(
+                ErrorCode::PayloadTooLarge,
+                format!("The file is larger than {} bytes", self.inner.max_bytes),
+            )
+            .with_details(serde_json::json!({ "limitBytes": self.inner.max_bytes })));
+        }
+        if upload.bytes.is_empty() {
+            return Err(ApiError::new(ErrorCode::BadRequest, "The file is empty"));
+        }
+        let kind = local::kind_of(&upload.bytes, upload.name.as_deref())
+            .map_err(|why| ApiError::new(ErrorCode::FileTypeUnsupported, why))?;
+        let id = job::new_id();
+        let (secret, secret_hash) = job::new_secret();
+        let record = JobRecord {
+            id: id.clone(),
+            secret_hash,
+            provider: upload.provider,
+            name: upload.name,
+            kind,
+            size: upload.bytes.len() as u64,
+            created_ms: now_ms(),
+            attempts: 0,
+            outcome: None,
+        };
+        let file = base64::engine::general_purpose::STANDARD.encode(&upload.bytes);
+        let ttl = Duration::from_secs(JOB_TTL_SECS);
+        let store = &self.inner.store;
+        store
+            .put(&file_key(&id), &file, ttl)
+            .await
+            .map_err(store_error)?;
+        if let Err(error) = self.inner.save(&record).await {
+            let _ = store.delete(&file_key(&id)).await;
+            return Err(store_error(error));
+        }
+        runner::spawn(&self.inner, &id);
+        Ok(DocParseStarted {
+            job_id: id,
+            job_secret: secret,
+            status: JobStage::Queued,
+        })
+    }
+
+    /// The job's state for its owner. A finished job answers once and is deleted; an
+    /// unfinished one without a runner is started here or failed.
+    pub async fn poll(&self, id: &str, secret: Option<&str>) -> Result<DocParseJob, ApiError> {
+        let record = self.authorised(id, secret).await?;
+        if record.outcome.is_some() {
+            self.remove(id).await.map_err(store_error)?;
+            return Ok(record.answer(JobStage::Parsing));
+        }
+        let held = self
+            .inner
+            .store
+            .is_held(&lease_key(id))
+            .await
+            .map_err(store_error)?;
+        match next_step(held, record.attempts) {
+            NextStep::Wait => Ok(record.answer(JobStage::Parsing)),
+            NextStep::Start => {
+                runner::spawn(&self.inner, id);
+                Ok(record.answer(if record.attempts == 0 {
+                    JobStage::Queued
+                } else {
+                    JobStage::Parsing
+                }))
+            }
+            NextStep::GiveUp => {
+                self.remove(id).await.map_err(store_error)?;
+                let failed = JobRecord {
+                    outcome: Some(Outcome::Failed {
+                        error: failure(
+                            "parse_interrupted",
+                            "The parser stopped before finishing (the server restarted); upload the file again",
+                        ),
+                    }),
+                    ..record
+                };
+                Ok(failed.answer(JobStage::Parsing))
+            }
+        }
+    }
+
+    /// Deletes the job (a runner anywhere stops within a few seconds).
+    pub async fn cancel(
+        &self,
+        id: &str,
+        secret: Option<&str>,
+    ) -> Result<DocParseDeleted, ApiError> {
+        self.authorised(id, secret).await?;
+        self.remove(id).await.map_err(store_error)?;
+        Ok(DocParseDeleted {
+            ok: true,
+            deleted: true,
+        })
+    }
+
+    async fn authorised(&self, id: &str, secret: Option<&str>) -> Result<JobRecord, ApiError> {
+        let not_found = || {
+            ApiError::new(
+                ErrorCode::NotFound,
+                "No such parse job (it may have expired)",
+            )
+        };
+        if !job::is_valid_id(id) {
+            return Err(not_found());
+        }
+        let record = self
+            .inner
+            .load(id)
+            .await
+            .map_err(store_error)?
+            .ok_or_else(not_found)?;
+        match secret {
+            Some(secret) if record.accepts(secret) => Ok(record),
+            _ => Err(ApiError::new(
+                ErrorCode::DocumentJobForbidden,
+                "This job's secret is missing or wrong",
+            )),
+        }
+    }
+
+    async fn remove(&self, id: &str) -> Result<(), StoreError> {
+        let store = &self.inner.store;
+        store.delete(&record_key(id)).await?;
+        store.delete(&file_key(id)).await
+    }
+}
+
+impl Inner {
+    /// The record of job `id`, if it exists.
+    pub async fn load(&self, id: &str) -> Result<Option<JobRecord>, StoreError> {
+        Ok(self
+            .store
+            .get(&record_key(id))
+            .await?
+            .and_then(|text| serde_json::from_str(&text).ok()))
+    }
+
+    /// Stores `record` for what is left of its lifetime.
+    pub async fn save(&self, record: &JobRecord) -> Result<(), StoreError> {
+        let age = Duration::from_millis(now_ms().saturating_sub(record.created_ms));
+        let ttl = Duration::from_secs(JOB_TTL_SECS)
+            .saturating_sub(age)
+            .max(Duration::from_secs(1));
+        let text = serde_json::to_string(record).unwrap_or_default();
+        self.store.put(&record_key(&record.id), &text, ttl).await
+    }
+}
+
+fn store_error(error: StoreError) -> ApiError {
+    match error {
+        StoreError::Full => ApiError::new(
+            ErrorCode::DocumentJobsFull,
+            "The edge holds as many documents as it can; try again shortly",
+        )
+        .with_retry_after(10),
+        StoreError::Kv(error) => {
+            tracing::error!(%error, "the parse job store failed");
+            ApiError::new(
+                ErrorCode::ServiceUnavailable,
+                "The deployment's shared store is unavailable; try again shortly",
+            )
+        }
+    }
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
