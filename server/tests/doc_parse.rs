@@ -105,8 +105,9 @@ impl SlowWrapper {
         std::fs::write(
             &script,
             format!(
-                "#!/bin/sh\necho $$ >> '{}'\n/bin/sleep {seconds}\nexec \"$@\"\n",
-                pids.display()
+                "#!/bin/sh\necho $$ >> '{}'\n/usr/bin/env > '{}'\n/bin/sleep {seconds}\nexec \"$@\"\n",
+                pids.display(),
+                dir.path().join("env").display()
             ),
         )
         .unwrap();
@@ -123,6 +124,11 @@ impl SlowWrapper {
             .join("slow.sh")
             .to_string_lossy()
             .into_owned()
+    }
+
+    /// The environment the last worker started with.
+    fn env(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("env")).unwrap_or_default()
     }
 
     /// The pids of the workers it started.
@@ -341,6 +347,18 @@ async fn two_instances_on_redis_share_jobs_and_the_survivor_finishes_a_dead_ones
     // A job started on the first is seen on the second, which waits while the first works.
     let (id, secret) = start(&first, "a.txt", b"survived").await;
     slow.wait_started(1).await;
+    // The worker starts with nothing of the edge's environment: no store URL, no key.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !slow.env().contains("PWD=") && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let env = slow.env();
+    assert!(
+        env.contains("PWD="),
+        "the wrapper recorded its environment: {env}"
+    );
+    assert!(!env.contains("REDIS") && !env.contains("redis://"), "{env}");
+    assert!(!env.contains("HEARTH_"), "{env}");
     let (status, body) = poll_once(&second, &id, Some(&secret)).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(body, json!({"status": "pending", "stage": "parsing"}));

@@ -47,6 +47,10 @@ async fn health_reports_ok_with_services_and_no_store() {
     assert_eq!(body["deploymentMode"], "local");
     assert_eq!(body["version"], env!("CARGO_PKG_VERSION"));
     assert_eq!(body["services"]["accessPassword"]["status"], "unconfigured");
+    assert_eq!(
+        body["services"]["documentParseJobStore"]["status"],
+        "local_only"
+    );
     assert!(body["generatedAt"].as_str().unwrap().ends_with('Z'));
 }
 

@@ -119,6 +119,10 @@ async fn two_instances_share_lockouts_and_sessions() {
     assert_eq!(config["deployment"]["sharedState"], "shared");
     let health: Value = get_json(&b, "/api/health").await;
     assert_eq!(health["services"]["rateLimitStore"]["status"], "available");
+    assert_eq!(
+        health["services"]["documentParseJobStore"]["status"],
+        "available"
+    );
 
     // A right password on A gives a session B accepts (same secret, no shared memory).
     let granted = verify(&a, "alpha", None).await;
@@ -213,6 +217,10 @@ async fn a_store_that_stops_answering_fails_closed() {
     let health: Value = get_json(&server, "/api/health").await;
     assert_eq!(
         health["services"]["rateLimitStore"]["status"],
+        "upstream_failed"
+    );
+    assert_eq!(
+        health["services"]["documentParseJobStore"]["status"],
         "upstream_failed"
     );
 }

@@ -28,7 +28,16 @@ pub(super) async fn health(State(state): State<AppState>) -> Json<HealthReport> 
         }
         (_, Ok(())) => service(ServiceStatus::LocalOnly, "MEMORY_STORE"),
     };
-    services.insert("rateLimitStore".to_string(), store);
+    services.insert("rateLimitStore".to_string(), store.clone());
+    // Parse jobs live beside the rate limits: shared with Redis, this process otherwise.
+    services.insert(
+        "documentParseJobStore".to_string(),
+        if state.doc_parse.is_shared() {
+            store
+        } else {
+            service(ServiceStatus::LocalOnly, "MEMORY_JOB_STORE")
+        },
+    );
     services.insert(
         "byok".to_string(),
         if state.byok.is_some() {
