@@ -34,6 +34,7 @@
 pub mod api;
 pub mod byok;
 pub mod chat;
+pub mod chunk;
 pub mod context;
 pub mod locale;
 pub mod markdown;
