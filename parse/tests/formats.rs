@@ -4,7 +4,7 @@
 mod support;
 
 use hearth_parse::{FileKind, Limits, Note, ParseError, parse};
-use support::office::{docx, epub, odt, pptx, w_li, w_p, w_table, xlsx};
+use support::office::{docx, epub, epub_with, odt, pptx, w_li, w_p, w_table, xlsx};
 use support::pdf::{encrypted_pdf, pdf_pages, scanned_pdf, text_pdf};
 
 fn md(bytes: &[u8], name: Option<&str>) -> String {
@@ -177,6 +177,52 @@ fn epub_chapters_in_spine_order_without_scripts() {
         "{text}"
     );
     assert!(!text.contains("alert"), "{text}");
+}
+
+/// An `encryption.xml` listing `uri` as encrypted.
+fn encryption_xml(uri: &str) -> String {
+    format!(
+        r#"<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" xmlns:enc="http://www.w3.org/2001/04/xmlenc#"><enc:EncryptedData><enc:EncryptionMethod Algorithm="http://www.idpf.org/2008/embedding"/><enc:CipherData><enc:CipherReference URI="{uri}"/></enc:CipherData></enc:EncryptedData></encryption>"#
+    )
+}
+
+#[test]
+fn epub_with_obfuscated_fonts_reads_but_drm_chapters_are_encrypted() {
+    let chapters = [("one.xhtml", "<p>Readable.</p>")];
+    let fonts = encryption_xml("OEBPS/Fonts/serif.otf");
+    let bytes = epub_with(
+        &chapters,
+        &[
+            ("META-INF/encryption.xml", fonts.as_bytes()),
+            ("OEBPS/Fonts/serif.otf", b"\x00\x01obfuscated"),
+        ],
+    );
+    assert!(md(&bytes, None).contains("Readable."));
+    let drm = encryption_xml("OEBPS/Text/one.xhtml");
+    let bytes = epub_with(&chapters, &[("META-INF/encryption.xml", drm.as_bytes())]);
+    assert_eq!(
+        parse(&bytes, None, &Limits::default()).unwrap_err(),
+        ParseError::Encrypted {
+            kind: FileKind::Epub
+        }
+    );
+}
+
+#[test]
+fn epub_missing_chapters_are_noted() {
+    let mut bytes = epub(&[("one.xhtml", "<p>Here.</p>"), ("two.xhtml", "<p>Gone.</p>")]);
+    // Rename the second chapter's entry in both headers so the spine points at nothing.
+    for at in support::find_all(&bytes, b"OEBPS/Text/two.xhtml") {
+        bytes[at + 11] = b'X';
+    }
+    let parsed = parse(&bytes, None, &Limits::default()).unwrap();
+    assert!(parsed.markdown.contains("Here.") && !parsed.markdown.contains("Gone."));
+    assert_eq!(
+        parsed.notes,
+        vec![Note::PartsSkipped {
+            parts: vec!["OEBPS/Text/two.xhtml".into()]
+        }]
+    );
 }
 
 #[test]

@@ -197,6 +197,11 @@ pub fn odt(body: &str) -> Vec<u8> {
 /// An EPUB with chapters `(file name, XHTML body)` in spine order; the manifest lists
 /// them in reverse, so order must come from the spine.
 pub fn epub(chapters: &[(&str, &str)]) -> Vec<u8> {
+    epub_with(chapters, &[])
+}
+
+/// [`epub`] with `extra` entries added at the end.
+pub fn epub_with(chapters: &[(&str, &str)], extra: &[(&str, &[u8])]) -> Vec<u8> {
     let mut manifest = String::new();
     let mut spine = String::new();
     for (i, (file, _)) in chapters.iter().enumerate().rev() {
@@ -230,5 +235,6 @@ pub fn epub(chapters: &[(&str, &str)]) -> Vec<u8> {
     for (name, data) in &pages {
         entries.push((name, data.as_bytes()));
     }
+    entries.extend_from_slice(extra);
     zip_of(&entries)
 }
