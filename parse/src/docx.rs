@@ -1,7 +1,8 @@
 //! Word documents (DOCX): the main document part's paragraphs in order, `Heading1`..`6`
 //! (and `Title`) paragraph styles as `#` headings, numbered or bulleted paragraphs as
 //! `-` list items indented by level, tables (nested ones flattened into their cell) as
-//! Markdown tables with horizontally merged cells kept in their columns.
+//! Markdown tables with horizontally merged cells kept in their columns. A text box is
+//! read once (its `mc:Fallback` copy is skipped), before the paragraph that anchors it.
 //!
 //! Not read: headers, footers, footnotes, comments, deleted revisions and field codes,
 //! images; list numbering is shown as bullets.
@@ -16,6 +17,8 @@ use crate::output::{Note, Output};
 use crate::table::Table;
 use crate::xml::{Tag, Xml, attr, local};
 
+/// `mc:Fallback` repeats, for older readers, content its `mc:Choice` already holds.
+const FALLBACK: [&str; 1] = ["Fallback"];
 const KIND: FileKind = FileKind::Docx;
 
 pub(crate) fn parse(
@@ -58,7 +61,7 @@ const PROPERTIES: [&str; 6] = ["pPr", "rPr", "tblPr", "trPr", "tcPr", "sectPr"];
 
 /// Writes the document body; returns whether a table lost columns.
 fn document(text: &str, out: &mut Output) -> Result<bool, ParseError> {
-    let mut xml = Xml::new(text, KIND);
+    let mut xml = Xml::new(text, KIND).skipping(&FALLBACK);
     let mut paras: Vec<Para> = Vec::new();
     let mut tables: Vec<OpenTable> = Vec::new();
     let mut in_text = false;

@@ -51,27 +51,15 @@ struct OpenTable {
 
 /// Writes the body; returns whether a table lost columns.
 fn content(text: &str, out: &mut Output) -> Result<bool, ParseError> {
-    let mut xml = Xml::new(text, KIND);
+    let mut xml = Xml::new(text, KIND).skipping(&SKIPPED);
     let mut paras: Vec<Para> = Vec::new();
     let mut tables: Vec<OpenTable> = Vec::new();
     let mut list_depth = 0usize;
-    let mut skip = 0usize;
     let mut last_list = false;
     let mut dropped = false;
     while !out.full() {
-        let tag = xml.next()?;
-        if skip > 0 {
-            match tag {
-                Tag::Start(_) => skip += 1,
-                Tag::End(_) => skip -= 1,
-                Tag::Eof => break,
-                Tag::Text(_) => {}
-            }
-            continue;
-        }
-        match tag {
+        match xml.next()? {
             Tag::Start(start) => match local(&start) {
-                name if SKIPPED.contains(&name) => skip = 1,
                 "h" => {
                     let level = attr(&start, "outline-level").and_then(|l| l.parse().ok());
                     paras.push(Para {

@@ -84,7 +84,7 @@ pub(crate) fn parse(
             has_text_layer,
         });
     }
-    if pages.iter().all(|p| !p.has_text_layer) {
+    if !pages.is_empty() && pages.iter().all(|p| !p.has_text_layer) {
         return Err(if unreadable.is_empty() {
             ParseError::NoTextLayer { pages: total }
         } else {

@@ -15,6 +15,8 @@ use crate::output::{Note, Output};
 use crate::table::{MAX_COLUMNS, Table};
 use crate::xml::{Tag, Xml, local, rel_id};
 
+/// `mc:Fallback` repeats, for older readers, content its `mc:Choice` already holds.
+const FALLBACK: [&str; 1] = ["Fallback"];
 const KIND: FileKind = FileKind::Pptx;
 
 pub(crate) fn parse(
@@ -98,7 +100,7 @@ enum Block {
 
 /// A slide's paragraphs and tables in order; returns whether a table lost columns.
 fn slide(text: &str, blocks: &mut Vec<Block>) -> Result<bool, ParseError> {
-    let mut xml = Xml::new(text, KIND);
+    let mut xml = Xml::new(text, KIND).skipping(&FALLBACK);
     let mut para: Option<String> = None;
     let mut in_text = false;
     let mut tables: Vec<(Table, Option<String>)> = Vec::new();

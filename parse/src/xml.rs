@@ -17,6 +17,8 @@ use crate::error::ParseError;
 pub(crate) struct Xml<'a> {
     reader: quick_xml::Reader<&'a [u8]>,
     kind: FileKind,
+    /// Local names of elements whose whole subtree `next` passes over.
+    skipped: &'static [&'static str],
 }
 
 /// One event, reduced to what the formats use.
@@ -38,7 +40,18 @@ impl<'a> Xml<'a> {
         let config = reader.config_mut();
         config.expand_empty_elements = true;
         config.check_end_names = false;
-        Xml { reader, kind }
+        Xml {
+            reader,
+            kind,
+            skipped: &[],
+        }
+    }
+
+    /// Passes over the subtrees of elements with these local names (`mc:Fallback`, a
+    /// second copy of content already read; ODF's footnotes).
+    pub(crate) fn skipping(mut self, names: &'static [&'static str]) -> Self {
+        self.skipped = names;
+        self
     }
 
     /// The next event; a syntax error is `Malformed`.
@@ -49,6 +62,10 @@ impl<'a> Xml<'a> {
                 .read_event()
                 .map_err(|e| ParseError::malformed(self.kind, format!("XML: {e}")))?;
             return Ok(match event {
+                Event::Start(start) if self.skipped.contains(&local(&start)) => {
+                    self.skip_subtree()?;
+                    continue;
+                }
                 Event::Start(start) => Tag::Start(start),
                 Event::End(end) => Tag::End(end.local_name().as_ref().to_string()),
                 Event::Text(text) => Tag::Text(text.xml10_content()),
@@ -62,6 +79,26 @@ impl<'a> Xml<'a> {
                 | Event::DocType(_) => continue,
             });
         }
+    }
+}
+
+impl Xml<'_> {
+    /// Reads up to the end of the element just opened.
+    fn skip_subtree(&mut self) -> Result<(), ParseError> {
+        let mut depth = 1usize;
+        while depth > 0 {
+            match self
+                .reader
+                .read_event()
+                .map_err(|e| ParseError::malformed(self.kind, format!("XML: {e}")))?
+            {
+                Event::Start(_) => depth += 1,
+                Event::End(_) => depth -= 1,
+                Event::Eof => break,
+                _ => {}
+            }
+        }
+        Ok(())
     }
 }
 

@@ -105,6 +105,12 @@ fn docx_headings_lists_and_paragraphs() {
 }
 
 #[test]
+fn docx_text_box_is_read_once_not_with_its_fallback_copy() {
+    let body = r#"<w:p><w:r><w:t>Intro</w:t></w:r><w:r><mc:AlternateContent xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"><mc:Choice Requires="wps"><w:drawing><wps:txbx xmlns:wps="w"><w:txbxContent><w:p><w:r><w:t>Boxed</w:t></w:r></w:p></w:txbxContent></wps:txbx></w:drawing></mc:Choice><mc:Fallback><w:pict><v:textbox xmlns:v="v"><w:txbxContent><w:p><w:r><w:t>Boxed</w:t></w:r></w:p></w:txbxContent></v:textbox></w:pict></mc:Fallback></mc:AlternateContent></w:r></w:p>"#;
+    assert_eq!(md(&docx(body), None), "Boxed\n\nIntro");
+}
+
+#[test]
 fn docx_table_becomes_a_markdown_table() {
     let body = [
         w_p(None, "Before"),
