@@ -123,32 +123,27 @@ pub async fn save(dir: &str, name: &str, bytes: &[u8]) -> Result<(), FileError> 
     written
 }
 
-/// An object URL of `dir/name` (revoke it with `Url::revoke_object_url` when done).
-pub async fn object_url(dir: &str, name: &str) -> Result<String, FileError> {
+/// The stored file `dir/name`.
+async fn blob(dir: &str, name: &str) -> Result<web_sys::Blob, FileError> {
     let directory = directory(dir, false).await?;
     let file: web_sys::FileSystemFileHandle = call(directory.get_file_handle(name))
         .await?
         .dyn_into()
         .map_err(|_| FileError::Missing)?;
-    let blob: web_sys::Blob = call(file.get_file())
+    call(file.get_file())
         .await?
         .dyn_into()
-        .map_err(|_| FileError::Missing)?;
-    web_sys::Url::create_object_url_with_blob(&blob).map_err(failure)
+        .map_err(|_| FileError::Missing)
+}
+
+/// An object URL of `dir/name` (revoke it with `Url::revoke_object_url` when done).
+pub async fn object_url(dir: &str, name: &str) -> Result<String, FileError> {
+    web_sys::Url::create_object_url_with_blob(&blob(dir, name).await?).map_err(failure)
 }
 
 /// The bytes of `dir/name`.
 pub async fn read(dir: &str, name: &str) -> Result<Vec<u8>, FileError> {
-    let directory = directory(dir, false).await?;
-    let file: web_sys::FileSystemFileHandle = call(directory.get_file_handle(name))
-        .await?
-        .dyn_into()
-        .map_err(|_| FileError::Missing)?;
-    let blob: web_sys::Blob = call(file.get_file())
-        .await?
-        .dyn_into()
-        .map_err(|_| FileError::Missing)?;
-    let buffer = call(blob.array_buffer()).await?;
+    let buffer = call(blob(dir, name).await?.array_buffer()).await?;
     Ok(Uint8Array::new(&buffer).to_vec())
 }
 

@@ -219,3 +219,61 @@ async fn refusals_are_explained_and_a_removed_file_leaves_nothing() {
     let _ = std::fs::remove_dir_all(&dir);
     session.finish().await;
 }
+
+#[path = "../../parse/tests/support/pdf.rs"]
+#[allow(dead_code)]
+mod pdf;
+
+#[tokio::test]
+async fn a_pdf_is_read_by_the_edge_and_a_scan_is_explained() {
+    let fixture = ProviderFixture::start().await;
+    let session = ready(&fixture).await;
+    let dir = scratch("pdf");
+    let report = dir.join("report.pdf");
+    std::fs::write(
+        &report,
+        pdf::text_pdf(&[
+            "Quarterly revenue grew by nine percent",
+            "Costs fell slightly",
+        ]),
+    )
+    .unwrap();
+    let scan = dir.join("scan.pdf");
+    std::fs::write(&scan, pdf::scanned_pdf(1)).unwrap();
+    attach(&session, &[&report, &scan]).await;
+    session
+        .wait_until(
+            "[...document.querySelectorAll('.toast')].some((t) => t.textContent.includes('scan.pdf has no text to read'))",
+        )
+        .await;
+    ready_chips(&session, 1).await;
+    assert_eq!(
+        session
+            .js(
+                "return document.querySelector('.composer .attachment-chip__name').textContent",
+                vec![]
+            )
+            .await,
+        json!("report.pdf")
+    );
+    fixture.enqueue(Reply::text("Nine percent."));
+    send(&session, "How much did revenue grow?").await;
+    last_status(&session, "done").await;
+    let sent = chat_requests(&fixture).last().unwrap().to_string();
+    assert!(
+        sent.contains("Quarterly revenue grew by nine percent"),
+        "{sent}"
+    );
+    assert!(sent.contains("Costs fell slightly"), "{sent}");
+    assert_eq!(
+        session
+            .js(
+                "return document.querySelector('.message--user .attachment-chip')?.dataset.kind",
+                vec![]
+            )
+            .await,
+        json!("pdf")
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    session.finish().await;
+}

@@ -440,3 +440,39 @@ async fn a_job_whose_runners_all_died_fails_as_interrupted() {
     let (status, _) = poll_once(&third, &id, Some(&secret)).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
 }
+
+#[path = "../../parse/tests/support/pdf.rs"]
+#[allow(dead_code)]
+mod pdf;
+
+#[tokio::test]
+async fn a_real_pdf_is_parsed_by_the_worker_page_by_page() {
+    let server = Server::start(&[]);
+    let bytes = pdf::text_pdf(&["First page words", "Second page words", "Third page words"]);
+    // The name does not decide the type: the bytes do.
+    let (id, secret) = start(&server, "report.txt", &bytes).await;
+    let done = finished(&server, &id, &secret, Duration::from_secs(30)).await;
+    assert_eq!(done["status"], json!("completed"), "{done}");
+    assert_eq!(done["kind"], json!("pdf"));
+    let markdown = done["markdown"].as_str().unwrap();
+    let pages = done["pages"].as_array().unwrap();
+    assert_eq!(pages.len(), 3);
+    for (index, page) in pages.iter().enumerate() {
+        let offset = page["offset"].as_u64().unwrap() as usize;
+        let expected = ["First", "Second", "Third"][index];
+        assert!(
+            markdown[offset..].starts_with(expected),
+            "page {index} at {offset}: {markdown:?}"
+        );
+        assert_eq!(page["hasText"], json!(true));
+    }
+    // A scan has nothing to read, and says so.
+    let (id, secret) = start(&server, "scan.pdf", &pdf::scanned_pdf(2)).await;
+    let done = finished(&server, &id, &secret, Duration::from_secs(30)).await;
+    assert_eq!(done["status"], json!("failed"), "{done}");
+    assert_eq!(done["error"]["code"], json!("parse_no_text_layer"));
+    // An image is refused at upload.
+    let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\x1f\x15\xc4\x89";
+    let (status, body) = upload(&server, "pixel.png", png, &[]).await;
+    assert_eq!(status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{body}");
+}
