@@ -13,6 +13,8 @@
 //!   state machine with stale-run protection, and the queue of messages sent mid-reply.
 //! - [`context`]: the context planner every producer shares: input budget, bands,
 //!   whole turns newest first, `CONTEXT_BUDGET_EXCEEDED`; token estimates marked `~`.
+//! - [`filetype`]: what kind of file a byte buffer holds, from its magic number, its ZIP
+//!   entries or its text, never from its name alone.
 //! - [`locale`]: the locales Hearth ships and how a browser's language list maps onto them.
 //! - [`markdown`]: the one Markdown-to-HTML path for untrusted text, sanitised at the
 //!   event level, with code blocks highlighted by language, and the splitter that finds a
@@ -34,7 +36,9 @@
 pub mod api;
 pub mod byok;
 pub mod chat;
+pub mod chunk;
 pub mod context;
+pub mod filetype;
 pub mod locale;
 pub mod markdown;
 pub mod plugin;
