@@ -145,7 +145,7 @@ impl DocParse {
             return Err(ApiError::new(ErrorCode::BadRequest, "The file is empty"));
         }
         let kind = if upload.provider.is_remote() {
-            remote::kind_of(&upload.bytes, upload.provider)
+            remote::kind_of(&upload.bytes, upload.name.as_deref(), upload.provider)
         } else {
             local::kind_of(&upload.bytes, upload.name.as_deref())
         }

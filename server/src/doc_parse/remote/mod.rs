@@ -16,27 +16,26 @@
 //!   out only as a secret header (dropped on a redirect to another origin) and is
 //!   redacted from every failure message ([`redact`]).
 
+pub mod call;
 pub mod llama_parse;
 pub mod mineru;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::Bytes;
-use hearth_core::api::doc_parse::{
-    DocParseProvider, JobFailure, MINERU_AGENT_MAX_BYTES, is_docs_host,
-};
+use hearth_core::api::doc_parse::{DocParseProvider, JobFailure, MINERU_AGENT_MAX_BYTES};
 use hearth_core::api::{ApiError, ErrorCode};
 use hearth_core::byok::Envelope;
-use hearth_core::url_policy::{Policies, Target, UrlPolicy};
-use reqwest::header::{AUTHORIZATION, HeaderValue};
-use reqwest::{Method, Url};
+use hearth_core::url_policy::{Policies, UrlPolicy};
+use reqwest::Url;
 use serde_json::json;
 
+use self::call::provider_name;
+pub use self::call::{Call, content_type, one_line, path_segment, redact};
 use super::job::{Credential, JobRecord, Outcome, failure};
 use crate::byok::ByokKeys;
 use crate::config::DocParseSettings;
-use crate::safe_fetch::{FetchError, Limits, OutboundRequest, OutboundResponse, SafeFetch};
+use crate::safe_fetch::{FetchError, Limits, SafeFetch};
 
 /// Deadline of one API call (create, poll).
 pub const CALL_TIMEOUT: Duration = Duration::from_secs(30);
@@ -256,293 +255,6 @@ impl Remote {
     }
 }
 
-/// One run's view of its provider: the base URL, the credential, the client.
-pub struct Call<'a> {
-    remote: &'a Remote,
-    base: Url,
-    secret: Option<&'a str>,
-    provider: DocParseProvider,
-}
-
-impl Call<'_> {
-    /// `path` (absolute, with its query) on the provider's base URL, keeping a path
-    /// prefix the base may have (a self-hosted MinerU behind `/mineru`).
-    pub fn api_url(&self, path: &str) -> String {
-        let base = self.base.as_str().trim_end_matches('/');
-        format!("{base}{path}")
-    }
-
-    /// The credential, when the run has one.
-    pub fn secret(&self) -> Option<&str> {
-        self.secret
-    }
-
-    /// How long to wait between polls.
-    pub fn poll_every(&self) -> Duration {
-        self.remote.poll_every
-    }
-
-    /// The provider's name for messages.
-    pub fn name(&self) -> &'static str {
-        provider_name(self.provider)
-    }
-
-    /// An API call to the provider's base: JSON answer, [`CALL_TIMEOUT`], capped, with
-    /// `Authorization: Bearer` when `authorized` and the run has a credential.
-    pub async fn api(
-        &self,
-        method: Method,
-        path: &str,
-        body: Option<(HeaderValue, Bytes)>,
-        authorized: bool,
-        what: &str,
-    ) -> Result<serde_json::Value, Failed> {
-        self.api_with(method, path, body, authorized, CALL_MAX_BYTES, what)
-            .await
-    }
-
-    /// An authorized GET of a (larger) result on the provider's base, capped at
-    /// `max_bytes`, within [`TRANSFER_TIMEOUT`].
-    pub async fn api_capped(
-        &self,
-        path: &str,
-        max_bytes: usize,
-        what: &str,
-    ) -> Result<serde_json::Value, Failed> {
-        self.api_with(Method::GET, path, None, true, max_bytes, what)
-            .await
-    }
-
-    async fn api_with(
-        &self,
-        method: Method,
-        path: &str,
-        body: Option<(HeaderValue, Bytes)>,
-        authorized: bool,
-        max_bytes: usize,
-        what: &str,
-    ) -> Result<serde_json::Value, Failed> {
-        let mut request = OutboundRequest::get(Target::OperatorConfigured, self.api_url(path));
-        request.method = method;
-        request.headers.push((
-            reqwest::header::ACCEPT,
-            HeaderValue::from_static("application/json"),
-        ));
-        if let Some((content_type, body)) = body {
-            request
-                .headers
-                .push((reqwest::header::CONTENT_TYPE, content_type));
-            request.body = Some(body);
-        }
-        if authorized && let Some(secret) = self.secret {
-            let value = HeaderValue::from_str(&format!("Bearer {secret}")).map_err(|_| {
-                failure(
-                    "parse_credential_invalid",
-                    format!("The {} credential is not a valid token", self.name()),
-                )
-            })?;
-            request.secret_headers.push((AUTHORIZATION, value));
-        }
-        let timeout = if max_bytes > CALL_MAX_BYTES {
-            TRANSFER_TIMEOUT
-        } else {
-            CALL_TIMEOUT
-        };
-        let response = self.send(request, timeout, max_bytes, what).await?;
-        let value: serde_json::Value = serde_json::from_slice(&response.body).map_err(|_| {
-            failure(
-                "parse_upstream_failed",
-                format!("The {} parser's answer to {what} was not JSON", self.name()),
-            )
-        })?;
-        Ok(value)
-    }
-
-    /// Sends a request to a link the provider handed out (an upload URL, a download):
-    /// back to the base's origin, or HTTPS to a host on the `docs` allow-list. Never
-    /// with the credential.
-    pub async fn link(
-        &self,
-        method: Method,
-        link: &str,
-        body: Option<Bytes>,
-        max_bytes: usize,
-        what: &str,
-    ) -> Result<Bytes, Failed> {
-        let target = self.link_target(link)?;
-        let mut request = OutboundRequest::get(target, link);
-        request.method = method;
-        request.body = body;
-        Ok(self
-            .send(request, TRANSFER_TIMEOUT, max_bytes, what)
-            .await?
-            .body)
-    }
-
-    fn link_target(&self, link: &str) -> Result<Target, Failed> {
-        let blocked = || {
-            failure(
-                "parse_upstream_blocked",
-                format!(
-                    "The {} parser pointed at a host outside its own; nothing was sent there",
-                    self.name()
-                ),
-            )
-        };
-        let url = Url::parse(link.trim()).map_err(|_| blocked())?;
-        if url.origin() == self.base.origin() {
-            return Ok(Target::OperatorConfigured);
-        }
-        match url.host_str() {
-            Some(host) if url.scheme() == "https" && is_docs_host(host) => Ok(Target::RemoteChosen),
-            _ => Err(blocked()),
-        }
-    }
-
-    async fn send(
-        &self,
-        request: OutboundRequest,
-        timeout: Duration,
-        max_bytes: usize,
-        what: &str,
-    ) -> Result<OutboundResponse, Failed> {
-        let fetch = self.remote.fetch.with_limits(Limits {
-            timeout,
-            max_body_bytes: max_bytes,
-            ..self.remote.fetch.limits()
-        });
-        let response = fetch
-            .fetch(request)
-            .await
-            .map_err(|error| fetch_failure(&error, self.name(), what))?;
-        if !response.status.is_success() {
-            return Err(status_failure(
-                self.name(),
-                what,
-                response.status.as_u16(),
-                &response.body,
-            ));
-        }
-        Ok(response)
-    }
-}
-
-/// A `Content-Type` value (a multipart boundary is built at run time).
-pub fn content_type(value: &str) -> HeaderValue {
-    HeaderValue::from_str(value).unwrap_or_else(|_| HeaderValue::from_static("application/json"))
-}
-
-fn provider_name(provider: DocParseProvider) -> &'static str {
-    match provider {
-        DocParseProvider::Mineru => "MinerU",
-        DocParseProvider::LlamaParse => "LlamaParse",
-        DocParseProvider::Local => "local",
-    }
-}
-
-fn fetch_failure(error: &FetchError, name: &str, what: &str) -> Failed {
-    match error {
-        FetchError::Timeout(limit) => failure(
-            "parse_upstream_timeout",
-            format!(
-                "The {name} parser did not answer {what} within {} seconds",
-                limit.as_secs()
-            ),
-        ),
-        FetchError::SizeLimit { limit } => failure(
-            "parse_upstream_too_large",
-            format!("The {name} parser's answer to {what} is larger than {limit} bytes"),
-        ),
-        FetchError::UrlBlocked(reason) => failure(
-            "parse_upstream_blocked",
-            format!("The {name} parser's address for {what} is not allowed: {reason}"),
-        ),
-        FetchError::BadRedirect | FetchError::Unreachable(_) => failure(
-            "parse_upstream_failed",
-            format!("The {name} parser could not be reached for {what}"),
-        ),
-    }
-}
-
-/// A failure for an error status: the provider's own message (bounded, one line) when
-/// it sent one. The caller redacts the credential.
-fn status_failure(name: &str, what: &str, status: u16, body: &[u8]) -> Failed {
-    let said = upstream_message(body);
-    let code = match status {
-        401 | 403 => "parse_upstream_auth",
-        429 => "parse_upstream_rate_limited",
-        _ => "parse_upstream_failed",
-    };
-    let mut message = format!("The {name} parser answered HTTP {status} to {what}");
-    if let Some(said) = said {
-        message.push_str(": ");
-        message.push_str(&said);
-    }
-    failure(code, message)
-}
-
-/// The message in an upstream error body (`msg`, `message`, `detail`, `error`,
-/// `err_msg`), at most 300 characters of one line.
-pub fn upstream_message(body: &[u8]) -> Option<String> {
-    let value: serde_json::Value = serde_json::from_slice(body).ok()?;
-    let text = [
-        "msg",
-        "message",
-        "detail",
-        "error_message",
-        "err_msg",
-        "error",
-    ]
-    .iter()
-    .find_map(|key| match &value[key] {
-        serde_json::Value::String(s) if !s.trim().is_empty() => Some(s.clone()),
-        serde_json::Value::Object(inner) => inner
-            .get("message")
-            .and_then(|m| m.as_str())
-            .map(str::to_string),
-        _ => None,
-    })?;
-    Some(one_line(&text))
-}
-
-/// `text` on one line, without control characters, at most 300 characters.
-pub fn one_line(text: &str) -> String {
-    let line: String = text
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .take(300)
-        .collect();
-    line.trim().to_string()
-}
-
-/// `text` with every occurrence of `secret` (and of its halves, when it is long enough
-/// to be told apart) replaced.
-pub fn redact(text: &str, secret: &str) -> String {
-    let secret = secret.trim();
-    if secret.len() < 4 {
-        return text.to_string();
-    }
-    let mut out = text.replace(secret, "[redacted]");
-    if secret.len() >= 16 && secret.is_ascii() {
-        let (a, b) = secret.split_at(secret.len() / 2);
-        out = out.replace(a, "[redacted]").replace(b, "[redacted]");
-    }
-    out
-}
-
-/// An id from the upstream as one path segment (never a `/`, `?` or `..`).
-pub fn path_segment(id: &str) -> String {
-    id.bytes()
-        .map(|b| {
-            if b.is_ascii_alphanumeric() || b == b'-' || b == b'_' {
-                (b as char).to_string()
-            } else {
-                format!("%{b:02X}")
-            }
-        })
-        .collect()
-}
-
 /// The name a file is sent under: `document.<ext>` from the type its bytes were found
 /// to be (parsers pick their reader by the extension; the user's own name stays here).
 pub fn file_name(kind: &str) -> String {
@@ -552,77 +264,43 @@ pub fn file_name(kind: &str) -> String {
 fn extension(kind: &str) -> &'static str {
     match kind {
         "pdf" => "pdf",
+        "docx" => "docx",
+        "xlsx" => "xlsx",
+        "pptx" => "pptx",
+        "odt" => "odt",
+        "epub" => "epub",
+        "html" => "html",
+        "markdown" => "md",
+        "csv" => "csv",
+        "json" => "json",
         "png" => "png",
         "jpeg" => "jpg",
         "gif" => "gif",
         "webp" => "webp",
-        "bmp" => "bmp",
-        "docx" => "docx",
-        "xlsx" => "xlsx",
-        "pptx" => "pptx",
-        "doc" => "doc",
-        "xls" => "xls",
-        "ppt" => "ppt",
-        "html" => "html",
         _ => "txt",
     }
 }
 
-/// The type of an upload for a remote parser, decided from its bytes, or why it is
-/// refused. MinerU reads PDFs, images and Office files; LlamaParse those and text.
-pub fn kind_of(bytes: &[u8], provider: DocParseProvider) -> Result<String, String> {
-    let kind = sniff(bytes)
-        .ok_or_else(|| "The file's bytes are not a type the remote parsers read".to_string())?;
-    if provider == DocParseProvider::Mineru && matches!(kind, "text" | "html") {
-        return Err("MinerU reads PDFs, images and Office files, not plain text".to_string());
+/// The type of an upload for a remote parser, decided from its bytes
+/// (`core::filetype`; the name only tells text kinds apart), or why it is refused.
+/// MinerU reads PDFs, Office files and images; LlamaParse every kind Hearth knows.
+pub fn kind_of(
+    bytes: &[u8],
+    name: Option<&str>,
+    provider: DocParseProvider,
+) -> Result<String, String> {
+    use hearth_core::filetype::{FileKind, sniff};
+    let kind = sniff(bytes, name).map_err(|error| error.to_string())?;
+    let mineru_reads = matches!(
+        kind,
+        FileKind::Pdf | FileKind::Docx | FileKind::Xlsx | FileKind::Pptx
+    ) || kind.is_image();
+    if provider == DocParseProvider::Mineru && !mineru_reads {
+        return Err(format!(
+            "MinerU reads PDFs, Word, Excel and PowerPoint files and images, not {kind}"
+        ));
     }
-    Ok(kind.to_string())
-}
-
-fn sniff(bytes: &[u8]) -> Option<&'static str> {
-    let starts = |magic: &[u8]| bytes.starts_with(magic);
-    let contains = |needle: &[u8]| bytes.windows(needle.len()).any(|w| w == needle);
-    if starts(b"%PDF-") {
-        Some("pdf")
-    } else if starts(b"\x89PNG\r\n\x1a\n") {
-        Some("png")
-    } else if starts(b"\xff\xd8\xff") {
-        Some("jpeg")
-    } else if starts(b"GIF87a") || starts(b"GIF89a") {
-        Some("gif")
-    } else if starts(b"RIFF") && bytes.get(8..12) == Some(b"WEBP") {
-        Some("webp")
-    } else if starts(b"BM") && bytes.len() > 26 {
-        Some("bmp")
-    } else if starts(b"PK\x03\x04") {
-        // OOXML: the part names are stored uncompressed in the local headers.
-        if contains(b"word/") {
-            Some("docx")
-        } else if contains(b"xl/") {
-            Some("xlsx")
-        } else if contains(b"ppt/") {
-            Some("pptx")
-        } else {
-            None
-        }
-    } else if starts(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1") {
-        // Legacy Office: the stream names in the directory, UTF-16LE.
-        let utf16 =
-            |name: &str| -> Vec<u8> { name.encode_utf16().flat_map(u16::to_le_bytes).collect() };
-        if contains(&utf16("WordDocument")) {
-            Some("doc")
-        } else if contains(&utf16("Workbook")) || contains(&utf16("Book")) {
-            Some("xls")
-        } else if contains(&utf16("PowerPoint Document")) {
-            Some("ppt")
-        } else {
-            None
-        }
-    } else if std::str::from_utf8(bytes).is_ok() {
-        Some("text")
-    } else {
-        None
-    }
+    Ok(kind.as_str().to_string())
 }
 
 #[cfg(test)]
@@ -630,40 +308,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_secret_never_survives_in_a_message() {
-        let secret = "llx-0123456789abcdefghijklmnop";
-        let said = format!("invalid key {secret} (prefix llx-0123456789abcd)");
-        let clean = redact(&said, secret);
-        assert!(!clean.contains(secret), "{clean}");
-        assert!(!clean.contains("llx-0123456789abcd"), "{clean}");
-        assert_eq!(redact("nothing here", secret), "nothing here");
-    }
-
-    #[test]
-    fn upstream_messages_are_read_bounded_and_on_one_line() {
-        assert_eq!(
-            upstream_message(br#"{"code":-60005,"msg":"file\nsize exceeds"}"#).as_deref(),
-            Some("file size exceeds")
-        );
-        assert_eq!(
-            upstream_message(br#"{"detail":{"message":"Invalid API key"}}"#).as_deref(),
-            Some("Invalid API key")
-        );
-        let long = format!(r#"{{"message":"{}"}}"#, "x".repeat(1000));
-        assert_eq!(upstream_message(long.as_bytes()).unwrap().len(), 300);
-        assert_eq!(upstream_message(b"<html>"), None);
-    }
-
-    #[test]
     fn remote_uploads_are_typed_by_their_bytes() {
-        let kind = |bytes: &[u8], p| kind_of(bytes, p);
+        let kind = |bytes: &[u8], p| kind_of(bytes, None, p);
         assert_eq!(
             kind(b"%PDF-1.7\n...", DocParseProvider::Mineru).unwrap(),
             "pdf"
-        );
-        assert_eq!(
-            kind(b"PK\x03\x04....word/document.xml", DocParseProvider::Mineru).unwrap(),
-            "docx"
         );
         assert_eq!(
             kind(b"plain text", DocParseProvider::LlamaParse).unwrap(),
@@ -673,5 +322,6 @@ mod tests {
         assert!(kind(b"\x00\x01\x02\xff", DocParseProvider::LlamaParse).is_err());
         assert_eq!(file_name("jpeg"), "document.jpg");
         assert_eq!(file_name("text"), "document.txt");
+        assert_eq!(file_name("markdown"), "document.md");
     }
 }
