@@ -170,6 +170,52 @@ pub async fn execute_plugin(
     post_json_until("/api/plugins/execute", request, signal).await
 }
 
+/// `POST /api/doc-parse`: uploads `file` (named `name`) for the edge's local parser.
+pub async fn start_doc_parse(
+    file: &web_sys::Blob,
+    name: &str,
+) -> Result<hearth_core::api::doc_parse::DocParseStarted, EdgeError> {
+    let form = web_sys::FormData::new().map_err(|_| EdgeError::Unexpected(0))?;
+    form.append_with_blob_and_filename("file", file, name)
+        .map_err(|_| EdgeError::Unexpected(0))?;
+    let init = web_sys::RequestInit::new();
+    init.set_method("POST");
+    init.set_body(&form);
+    send("/api/doc-parse", Some(&init)).await
+}
+
+/// `GET` or `DELETE /api/doc-parse/jobs/:id` with the job's secret in its header.
+async fn doc_parse_job<T: DeserializeOwned>(
+    method: &str,
+    id: &str,
+    secret: &str,
+) -> Result<T, EdgeError> {
+    let headers = web_sys::Headers::new().map_err(|_| EdgeError::Unexpected(0))?;
+    headers
+        .set(hearth_core::api::doc_parse::JOB_SECRET_HEADER, secret)
+        .map_err(|_| EdgeError::Unexpected(0))?;
+    let init = web_sys::RequestInit::new();
+    init.set_method(method);
+    init.set_headers(&headers);
+    let path = format!("/api/doc-parse/jobs/{}", js_sys::encode_uri_component(id));
+    send(&path, Some(&init)).await
+}
+
+/// A parse job's state (a finished job answers once).
+pub async fn poll_doc_parse(
+    id: &str,
+    secret: &str,
+) -> Result<hearth_core::api::doc_parse::DocParseJob, EdgeError> {
+    doc_parse_job("GET", id, secret).await
+}
+
+/// Cancels a parse job.
+pub async fn cancel_doc_parse(id: &str, secret: &str) -> Result<(), EdgeError> {
+    doc_parse_job::<hearth_core::api::doc_parse::DocParseDeleted>("DELETE", id, secret)
+        .await
+        .map(drop)
+}
+
 /// `GET /api/mcp/servers`: one page of the official MCP registry, `search` and `cursor`
 /// URL-encoded.
 pub async fn browse_mcp_registry(

@@ -1,6 +1,6 @@
 //! Files in the browser's origin-private file system (OPFS): large binary data that does
-//! not belong in IndexedDB records, such as generated images (`images/`) and the saved
-//! search index (`search/`). Names are
+//! not belong in IndexedDB records, such as generated images (`images/`), attached files
+//! and their text (`attachments/`) and the saved search index (`search/`). Names are
 //! random and made here; a record refers to a file by its name only. Every operation is
 //! a typed error when OPFS is missing (an old browser, a private window) or full.
 
@@ -13,6 +13,8 @@ use wasm_bindgen_futures::JsFuture;
 pub const IMAGES: &str = "images";
 /// The search worker's saved index (written by the worker itself, `hearth-search-worker`).
 pub const SEARCH: &str = "search";
+/// Files attached to messages: the original as `<id>`, its extracted text as `<id>.md`.
+pub const ATTACHMENTS: &str = "attachments";
 
 /// Why a file operation failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -133,6 +135,21 @@ pub async fn object_url(dir: &str, name: &str) -> Result<String, FileError> {
         .dyn_into()
         .map_err(|_| FileError::Missing)?;
     web_sys::Url::create_object_url_with_blob(&blob).map_err(failure)
+}
+
+/// The bytes of `dir/name`.
+pub async fn read(dir: &str, name: &str) -> Result<Vec<u8>, FileError> {
+    let directory = directory(dir, false).await?;
+    let file: web_sys::FileSystemFileHandle = call(directory.get_file_handle(name))
+        .await?
+        .dyn_into()
+        .map_err(|_| FileError::Missing)?;
+    let blob: web_sys::Blob = call(file.get_file())
+        .await?
+        .dyn_into()
+        .map_err(|_| FileError::Missing)?;
+    let buffer = call(blob.array_buffer()).await?;
+    Ok(Uint8Array::new(&buffer).to_vec())
 }
 
 /// Removes `dir/name`; a file already gone is not an error.

@@ -35,6 +35,7 @@
 
 pub mod access_gate;
 pub mod archive;
+pub mod attachments;
 pub mod browser;
 pub mod chat;
 pub mod conversation;

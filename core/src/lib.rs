@@ -34,11 +34,13 @@
 //! A later issue adds `skill` here (see `docs/ARCHITECTURE.md`).
 
 pub mod api;
+pub mod attachment;
 pub mod byok;
 pub mod chat;
 pub mod chunk;
 pub mod context;
 pub mod filetype;
+pub mod html_text;
 pub mod locale;
 pub mod markdown;
 pub mod plugin;

@@ -153,6 +153,15 @@ impl Browser {
             .unwrap_or_else(|error| panic!("script failed: {error}\n{script}"))
     }
 
+    /// Runs the asynchronous `script` (it calls `arguments[arguments.length - 1]` with
+    /// its result) and returns that result.
+    pub async fn js_async(&self, script: &str, args: Vec<Value>) -> Value {
+        self.client
+            .execute_async(script, args)
+            .await
+            .unwrap_or_else(|error| panic!("script failed: {error}\n{script}"))
+    }
+
     /// Polls the JavaScript `expression` until it is truthy. An expression that throws
     /// (an element of a lazily loaded chunk not there yet) counts as not yet; the last
     /// error is reported if it never comes true.

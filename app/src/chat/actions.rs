@@ -3,6 +3,7 @@
 //! (new records in the tree, then a run), deleting with Undo, opening and starting a
 //! chat, and the bulk changes of the Data tab.
 
+use hearth_core::attachment::Attachment;
 use hearth_core::chat::{
     ConversationRecord, MessageRecord, MessageStatus, QueuedMessage, Role, RunOutcome,
 };
@@ -56,13 +57,17 @@ impl Chat {
 
     /// Sends `text` as the user's next message: queued if a reply is streaming, else a new
     /// turn with a reply. Returns false (and keeps nothing) when no model is chosen.
-    pub fn send(&self, text: String) -> bool {
+    pub fn send(&self, text: String, attachments: Vec<Attachment>) -> bool {
         let Some(choice) = self.choice.get_untracked() else {
             return false;
         };
         let key = self.key();
         if self.busy(&key) {
-            let queued = QueuedMessage { id: new_id(), text };
+            let queued = QueuedMessage {
+                id: new_id(),
+                text,
+                attachments,
+            };
             if self.runs.enqueue(&key, queued).is_err() {
                 let i18n = self.turn.i18n;
                 self.turn
@@ -73,7 +78,7 @@ impl Chat {
         }
         let chat = *self;
         self.store.spawn(async move {
-            start_turn(chat, text, choice).await;
+            start_turn(chat, text, attachments, choice).await;
         });
         true
     }
@@ -100,8 +105,8 @@ impl Chat {
         }
     }
 
-    async fn begin_turn(&self, text: String, choice: ModelRef) {
-        if !self.try_begin_turn(text.clone(), choice).await {
+    async fn begin_turn(&self, text: String, attachments: Vec<Attachment>, choice: ModelRef) {
+        if !self.try_begin_turn(text.clone(), attachments, choice).await {
             // Nothing was stored (a full quota, say): the text goes back to the composer
             // rather than being lost with the failed write.
             self.unsent.set(Some(text));
@@ -109,7 +114,12 @@ impl Chat {
     }
 
     /// Stores the question and its reply and starts the run; `false` when the write failed.
-    async fn try_begin_turn(&self, text: String, choice: ModelRef) -> bool {
+    async fn try_begin_turn(
+        &self,
+        text: String,
+        attachments: Vec<Attachment>,
+        choice: ModelRef,
+    ) -> bool {
         let conversation_id = match self.open.current_untracked() {
             Some(id) => id,
             None => {
@@ -133,7 +143,7 @@ impl Chat {
             }
         };
         let parent = self.open.active_leaf();
-        let question = question_record(&conversation_id, parent.clone(), text);
+        let question = question_record(&conversation_id, parent.clone(), text, attachments);
         let reply = reply_record(&conversation_id, Some(question.id.clone()), &choice);
         let (question_id, reply_id) = (question.id.clone(), reply.id.clone());
         let inserted = self
@@ -161,7 +171,7 @@ impl Chat {
             if let Some(message) = chat.runs.next_queued(&conversation_id, outcome)
                 && chat.open.is_open_untracked(&conversation_id)
             {
-                chat.send(message.text);
+                chat.send(message.text, message.attachments);
             }
         });
     }
@@ -263,10 +273,13 @@ impl Chat {
         let Some(choice) = self.choice.get_untracked() else {
             return;
         };
-        let parent = old.record.with_untracked(|r| r.parent_id.clone());
+        // The edited question keeps the files the old one carried.
+        let (parent, attachments) = old
+            .record
+            .with_untracked(|r| (r.parent_id.clone(), r.attachments.clone()));
         let chat = *self;
         self.store.spawn(async move {
-            let question = question_record(&conversation_id, parent, text);
+            let question = question_record(&conversation_id, parent, text, attachments);
             let reply = reply_record(&conversation_id, Some(question.id.clone()), &choice);
             let (question_id, reply_id) = (question.id.clone(), reply.id.clone());
             let inserted = chat
@@ -393,7 +406,12 @@ impl Chat {
 }
 
 /// The user's message `text`, below `parent`.
-fn question_record(conversation_id: &str, parent: Option<String>, text: String) -> MessageRecord {
+fn question_record(
+    conversation_id: &str,
+    parent: Option<String>,
+    text: String,
+    attachments: Vec<Attachment>,
+) -> MessageRecord {
     let at = now();
     MessageRecord {
         id: new_id(),
@@ -401,6 +419,7 @@ fn question_record(conversation_id: &str, parent: Option<String>, text: String) 
         parent_id: parent,
         role: Some(Role::User),
         content: text,
+        attachments,
         created_at: at,
         updated_at: at,
         ..Default::default()
@@ -439,6 +458,6 @@ async fn run_reply(
 /// Starts a turn: in its own lazily loaded wasm chunk, which the first page load does
 /// not need.
 #[lazy]
-async fn start_turn(chat: Chat, text: String, choice: ModelRef) {
-    chat.begin_turn(text, choice).await;
+async fn start_turn(chat: Chat, text: String, attachments: Vec<Attachment>, choice: ModelRef) {
+    chat.begin_turn(text, attachments, choice).await;
 }

@@ -451,6 +451,11 @@ pub fn MessageView(
                 move || chat.runs.phase_of(&id).map(phase_name)
             }
         >
+            {is_user.then(|| view! {
+                <crate::attachments::chips::MessageChips
+                    attachments=live.record.with_untracked(|r| r.attachments.clone())
+                />
+            })}
             <div class="message__body">{body}</div>
             {details}
             {actions}

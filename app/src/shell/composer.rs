@@ -3,12 +3,17 @@
 //! the composition and never sends. The model picker (`ui::model_picker`) lists every
 //! model of the enabled providers and starts on the default model; without one, sending explains what to do
 //! and keeps the text. While a reply streams, Stop ends it and Send queues the message.
+//! Files join the message by the attach button, a paste or a drop (`crate::attachments`);
+//! a message waits until its files are read, and may be files alone.
 
-use leptos::ev::{KeyboardEvent, SubmitEvent};
+use leptos::ev::{ClipboardEvent, DragEvent, KeyboardEvent, SubmitEvent};
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
 use hearth_core::preferences::ModelRef;
 
+use crate::attachments::chips::DraftChips;
+use crate::attachments::{Draft, input_files};
 use crate::chat::use_chat;
 use crate::i18n::{Key, tr, use_i18n};
 use crate::shell::COMPOSER_INPUT_ID;
@@ -22,7 +27,9 @@ pub fn Composer() -> impl IntoView {
     let i18n = use_i18n();
     let toasts = use_toasts();
     let text = RwSignal::new(String::new());
-    let is_empty = move || text.with(|t| t.trim().is_empty());
+    let draft = Draft::new(i18n, toasts);
+    let is_empty = move || text.with(|t| t.trim().is_empty()) && !draft.has_files();
+    let dragging = RwSignal::new(false);
 
     let chat = use_chat();
     // The models on offer and the effective choice are the chat's memos.
@@ -40,7 +47,16 @@ pub fn Composer() -> impl IntoView {
         if is_empty() {
             return;
         }
-        if chat.send(text.get_untracked()) {
+        if draft.is_busy() {
+            toasts.show(ToastKind::Info, i18n.t(Key::AttachBusy));
+            return;
+        }
+        // Checked before the files leave the draft: without a model they stay.
+        if chat.choice.get_untracked().is_none() {
+            toasts.show(ToastKind::Info, i18n.t(Key::ComposerNoProvider));
+            return;
+        }
+        if chat.send(text.get_untracked(), draft.take()) {
             text.set(String::new());
         } else {
             toasts.show(ToastKind::Info, i18n.t(Key::ComposerNoProvider));
@@ -74,9 +90,39 @@ pub fn Composer() -> impl IntoView {
         event.prevent_default();
         send();
     };
+    let on_paste = move |event: ClipboardEvent| {
+        if draft.add_transfer(event.clipboard_data()) {
+            event.prevent_default();
+        }
+    };
+    let on_drop = move |event: DragEvent| {
+        event.prevent_default();
+        dragging.set(false);
+        draft.add_transfer(event.data_transfer());
+    };
+    let on_dragover = move |event: DragEvent| {
+        let has_files = event
+            .data_transfer()
+            .is_some_and(|t| t.types().includes(&"Files".into(), 0));
+        if has_files {
+            event.prevent_default();
+            dragging.set(true);
+        }
+    };
 
     view! {
-        <form class="composer" on:submit=on_submit>
+        <form
+            class="composer"
+            class:composer--dragging=move || dragging.get()
+            on:submit=on_submit
+            on:dragover=on_dragover
+            on:dragleave=move |_| dragging.set(false)
+            on:drop=on_drop
+        >
+            <Show when=move || dragging.get()>
+                <div class="composer__drop" aria-hidden="true">{tr(Key::ComposerDropHere)}</div>
+            </Show>
+            <DraftChips draft=draft />
             <label class="visually-hidden" for=COMPOSER_INPUT_ID>
                 {tr(Key::ComposerLabel)}
             </label>
@@ -89,8 +135,35 @@ pub fn Composer() -> impl IntoView {
                 prop:value=move || text.get()
                 on:input=move |event| text.set(event_target_value(&event))
                 on:keydown=on_keydown
+                on:paste=on_paste
             ></textarea>
             <div class="composer__bar">
+                <input
+                    id="composer-attach-input"
+                    class="visually-hidden"
+                    type="file"
+                    multiple
+                    tabindex="-1"
+                    aria-hidden="true"
+                    on:change=move |event| draft.add_all(input_files(&event))
+                />
+                <button
+                    type="button"
+                    id="composer-attach"
+                    class="icon-button"
+                    aria-label=tr(Key::ComposerAttach)
+                    title=tr(Key::ComposerAttach)
+                    on:click=move |_| {
+                        if let Some(input) = document()
+                            .get_element_by_id("composer-attach-input")
+                            .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+                        {
+                            input.click();
+                        }
+                    }
+                >
+                    {icon(Icon::Paperclip)}
+                </button>
                 <Show when=move || !options.with(Vec::is_empty)>
                     <CompactModelPicker
                         id="composer-model"

@@ -30,6 +30,8 @@ pub enum Icon {
     Pin,
     More,
     Search,
+    Paperclip,
+    File,
 }
 
 fn paths(icon: Icon) -> &'static [&'static str] {
@@ -92,6 +94,10 @@ fn paths(icon: Icon) -> &'static [&'static str] {
         Icon::Pin => &["M12 17v5", "M8 3h8l-1 7 3 4H6l3-4z"],
         Icon::More => &["M5 12h.01", "M12 12h.01", "M19 12h.01"],
         Icon::Search => &["M11 4a7 7 0 1 1 0 14a7 7 0 1 1 0-14z", "M20 20l-4-4"],
+        Icon::Paperclip => {
+            &["M20 11.5l-8 8a5 5 0 0 1-7-7l8.5-8.5a3.5 3.5 0 0 1 5 5L10 17.5a2 2 0 0 1-3-3l7.5-7.5"]
+        }
+        Icon::File => &["M6 3h8l5 5v13H6z", "M14 3v5h5", "M9 13h7", "M9 17h7"],
     }
 }
 

@@ -18,6 +18,9 @@ pub struct QueuedMessage {
     pub id: String,
     /// Its text.
     pub text: String,
+    /// The files it carries.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<crate::attachment::Attachment>,
 }
 
 /// How the running reply ended.
@@ -130,6 +133,7 @@ mod tests {
         QueuedMessage {
             id: id.into(),
             text: text.into(),
+            attachments: Vec::new(),
         }
     }
 

@@ -85,6 +85,10 @@ pub struct MessageRecord {
     /// The rounds in which the reply called tools, before its final text.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tool_rounds: Vec<super::tools::ToolRound>,
+    /// Files the user attached to a question (their bytes and text live in the
+    /// browser's file store under the attachment's id).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<crate::attachment::Attachment>,
     /// Creation time, ms since the epoch.
     pub created_at: f64,
     /// Last change, ms since the epoch.

@@ -16,6 +16,7 @@
 //!   is done.
 
 mod after;
+mod attachments;
 mod model;
 mod prepare;
 mod producer;

@@ -31,7 +31,6 @@ pub trait PhaseProducer {
 }
 
 /// Every producer, in the order their phases run (attachments, knowledge, web search).
-/// None ships yet: the features that add context register here.
 pub fn producers() -> Vec<Box<dyn PhaseProducer>> {
-    Vec::new()
+    vec![Box::new(super::attachments::Attachments)]
 }

@@ -219,74 +219,28 @@ fn task_failed(call: &Call<'_>, result: &Value) -> Failed {
 }
 
 /// The `full.md` of a MinerU result ZIP, within its bounds: at most
-/// [`MINERU_ZIP_MAX_ENTRIES`] entries, [`MINERU_ZIP_MAX_INFLATED`] bytes inflated and
-/// [`MINERU_MARKDOWN_MAX_BYTES`] of Markdown, measured while inflating (a ZIP's own
-/// size fields are not believed). A failure carries the reader's own code.
+/// [`MINERU_ZIP_MAX_ENTRIES`] entries (counted before the directory is parsed),
+/// [`MINERU_ZIP_MAX_INFLATED`] bytes inflated and [`MINERU_MARKDOWN_MAX_BYTES`] of
+/// Markdown, measured while inflating (a ZIP's own size fields are not believed). A
+/// failure carries the reader's own code (`parse_zip_bomb`, `parse_too_large`,
+/// `parse_mineru_missing_markdown`, …).
 pub fn markdown_from_zip(zip: &[u8]) -> Result<String, Failed> {
-    temporary::mineru_result(zip).map_err(|(code, message)| failure(code, message))
+    hearth_parse::mineru_result(zip, &zip_limits())
+        .map_err(|error| failure(error.code(), error.to_string()))
 }
 
-/// Stands in for `hearth_parse::mineru_result` until the `parse` crate lands on main;
-/// replaced by it then.
-mod temporary {
-    use std::io::Read as _;
-
-    use super::{MINERU_MARKDOWN_MAX_BYTES, MINERU_ZIP_MAX_ENTRIES, MINERU_ZIP_MAX_INFLATED};
-
-    pub fn mineru_result(bytes: &[u8]) -> Result<String, (&'static str, String)> {
-        let bomb = |why: String| ("parse_zip_bomb", why);
-        let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| {
-            (
-                "parse_malformed",
-                format!("the MinerU result is not a ZIP: {e}"),
-            )
-        })?;
-        if zip.len() > MINERU_ZIP_MAX_ENTRIES {
-            return Err(bomb(format!(
-                "the archive lists {} entries, more than the {MINERU_ZIP_MAX_ENTRIES} allowed (too many files)",
-                zip.len()
-            )));
-        }
-        let names: Vec<String> = zip
-            .file_names()
-            .filter_map(Result::ok)
-            .map(|name| name.into_owned())
-            .collect();
-        let name = names
-            .iter()
-            .filter(|n| *n == "full.md" || n.ends_with("/full.md"))
-            .min_by_key(|n| (n.matches('/').count(), n.len()))
-            .cloned()
-            .ok_or((
-                "parse_mineru_missing_markdown",
-                "the MinerU result has no full.md".to_string(),
-            ))?;
-        let entry = zip.by_name(&name).map_err(|e| {
-            (
-                "parse_malformed",
-                format!("the MinerU result is damaged: {e}"),
-            )
-        })?;
-        let cap = (MINERU_MARKDOWN_MAX_BYTES as u64).min(MINERU_ZIP_MAX_INFLATED);
-        let mut out = Vec::new();
-        entry.take(cap + 1).read_to_end(&mut out).map_err(|e| {
-            (
-                "parse_malformed",
-                format!("the MinerU result is damaged: {e}"),
-            )
-        })?;
-        if out.len() as u64 > cap {
-            return Err((
-                "parse_too_large",
-                format!("the MinerU Markdown is larger than {cap} bytes"),
-            ));
-        }
-        String::from_utf8(out).map_err(|_| {
-            (
-                "parse_malformed",
-                "the MinerU Markdown is not UTF-8".to_string(),
-            )
-        })
+fn zip_limits() -> hearth_parse::Limits {
+    let defaults = hearth_parse::Limits::default();
+    hearth_parse::Limits {
+        max_input_bytes: MINERU_ZIP_MAX_BYTES as u64,
+        max_output_bytes: MINERU_MARKDOWN_MAX_BYTES,
+        zip: hearth_parse::ZipLimits {
+            max_entries: MINERU_ZIP_MAX_ENTRIES,
+            max_total_inflated: MINERU_ZIP_MAX_INFLATED,
+            max_entry_inflated: MINERU_MARKDOWN_MAX_BYTES as u64,
+            ..defaults.zip.clone()
+        },
+        ..defaults
     }
 }
 

@@ -1,0 +1,106 @@
+//! The chips that show attached files: in the composer (with progress and a remove
+//! button) and on a sent message (with what the user should know about the text).
+
+use hearth_core::api::doc_parse::ParseNote;
+use hearth_core::attachment::Attachment;
+use leptos::prelude::*;
+
+use super::{Draft, DraftState};
+use crate::i18n::{Key, tr, use_i18n};
+use crate::ui::icon::{Icon, icon};
+
+/// `bytes` for people: B, KB, MB (decimal, one digit).
+pub fn size_label(bytes: u64) -> String {
+    match bytes {
+        0..1_000 => format!("{bytes} B"),
+        1_000..1_000_000 => format!("{:.1} KB", bytes as f64 / 1e3),
+        _ => format!("{:.1} MB", bytes as f64 / 1e6),
+    }
+}
+
+/// The composer's chips.
+#[component]
+pub fn DraftChips(
+    /// The composer's draft.
+    draft: Draft,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    view! {
+        <Show when=move || draft.has_files()>
+            <ul class="attachment-chips" aria-label=tr(Key::AttachList)>
+                <For each=move || draft.files() key=|file| (file.id.clone(), matches!(file.state, DraftState::Ready(_)), matches!(file.state, DraftState::Parsing)) let:file>
+                    {
+                        let id = file.id.clone();
+                        let marker = id.clone();
+                        let busy = !matches!(file.state, DraftState::Ready(_));
+                        let status = match &file.state {
+                            DraftState::Reading => i18n.t(Key::AttachReading),
+                            DraftState::Parsing => i18n.t(Key::AttachParsing),
+                            DraftState::Ready(_) => size_label(file.size),
+                        };
+                        let label = i18n.t_with(Key::AttachRemove, &[("name", &file.name)]);
+                        view! {
+                            <li class="attachment-chip" class:attachment-chip--busy=busy aria-busy=busy.to_string() data-attachment=marker>
+                                <span class="attachment-chip__icon">{icon(Icon::File)}</span>
+                                <span class="attachment-chip__name" title=file.name.clone()>{file.name.clone()}</span>
+                                <span class="attachment-chip__status" role="status">{status}</span>
+                                <button
+                                    type="button"
+                                    class="icon-button attachment-chip__remove"
+                                    aria-label=label.clone()
+                                    title=label
+                                    on:click=move |_| draft.remove(&id)
+                                >
+                                    {icon(Icon::Close)}
+                                </button>
+                            </li>
+                        }
+                    }
+                </For>
+            </ul>
+        </Show>
+    }
+}
+
+/// A sent message's files.
+#[component]
+pub fn MessageChips(
+    /// The message's files.
+    attachments: Vec<Attachment>,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    (!attachments.is_empty()).then(|| {
+        view! {
+            <ul class="attachment-chips attachment-chips--message" aria-label=tr(Key::AttachList)>
+                {attachments
+                    .into_iter()
+                    .map(|attachment| {
+                        let notes: Vec<String> = attachment
+                            .notes
+                            .iter()
+                            .map(|note| match note {
+                                ParseNote::Truncated { .. } => i18n.t(Key::AttachCut),
+                                ParseNote::PagesWithoutText { .. } => i18n.t(Key::AttachScanned),
+                                ParseNote::Skipped { what } => what.clone(),
+                            })
+                            .collect();
+                        let has_notes = !notes.is_empty();
+                        view! {
+                            <li class="attachment-chip" data-attachment=attachment.id.clone() data-kind=attachment.kind.as_str()>
+                                <span class="attachment-chip__icon">{icon(Icon::File)}</span>
+                                <span class="attachment-chip__name" title=attachment.name.clone()>{attachment.name.clone()}</span>
+                                <span class="attachment-chip__status">{size_label(attachment.size)}</span>
+                                {has_notes.then(|| view! {
+                                    <span class="attachment-chip__note" title=notes.join(" ")>
+                                        {icon(Icon::Info)}
+                                        <span class="visually-hidden">{notes.join(" ")}</span>
+                                    </span>
+                                })}
+                            </li>
+                        }
+                    })
+                    .collect_view()}
+            </ul>
+        }
+    })
+}

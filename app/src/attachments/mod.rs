@@ -1,0 +1,244 @@
+//! Files attached in the composer, until the message that carries them is sent: the
+//! draft's list ([`Draft`]), each file's way from the user's disk to an
+//! [`Attachment`] (`read`, in its own lazily loaded chunk: bytes, type by bytes, limits,
+//! the original and its text into the browser's file store, the edge's parser for
+//! documents) and the chips that show them (`chips`).
+//!
+//! Nothing is half-added: a file that fails any step leaves no stored bytes and no chip,
+//! only a message in the user's language; a file removed while it is read has its edge
+//! job cancelled and its stored bytes deleted.
+
+pub mod chips;
+mod read;
+
+pub use read::text_name;
+
+use hearth_core::attachment::{Attachment, MAX_ATTACHMENTS};
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::i18n::{I18n, Key};
+use crate::ui::toast::{ToastKind, Toasts};
+
+/// Where a file of the draft is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DraftState {
+    /// Its bytes are being read and stored.
+    Reading,
+    /// The edge is extracting its text.
+    Parsing,
+    /// Ready to send.
+    Ready(Attachment),
+}
+
+/// One file of the draft.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DraftFile {
+    /// Its attachment id (also its stored files' names).
+    pub id: String,
+    /// Its name.
+    pub name: String,
+    /// Its size in bytes.
+    pub size: u64,
+    /// Where it is.
+    pub state: DraftState,
+}
+
+/// The composer's attached files.
+#[derive(Clone, Copy)]
+pub struct Draft {
+    files: RwSignal<Vec<DraftFile>>,
+    i18n: I18n,
+    toasts: Toasts,
+}
+
+impl Draft {
+    /// An empty draft that reports refusals with `toasts` in `i18n`'s language.
+    pub fn new(i18n: I18n, toasts: Toasts) -> Self {
+        Self {
+            files: RwSignal::new(Vec::new()),
+            i18n,
+            toasts,
+        }
+    }
+
+    /// The files (tracked).
+    pub fn files(&self) -> Vec<DraftFile> {
+        self.files.get()
+    }
+
+    /// Whether any file is still being read (tracked).
+    pub fn is_busy(&self) -> bool {
+        self.files.with(|files| {
+            files
+                .iter()
+                .any(|f| !matches!(f.state, DraftState::Ready(_)))
+        })
+    }
+
+    /// Whether the draft has files (tracked).
+    pub fn has_files(&self) -> bool {
+        self.files.with(|files| !files.is_empty())
+    }
+
+    /// Adds every file that fits, in order; each refusal is shown.
+    pub fn add_all(&self, files: Vec<web_sys::File>) {
+        for file in files {
+            self.add(file);
+        }
+    }
+
+    /// Adds the files of a paste or a drop (`DataTransfer`); whether there were any.
+    pub fn add_transfer(&self, transfer: Option<web_sys::DataTransfer>) -> bool {
+        let Some(files) = transfer.and_then(|t| t.files()) else {
+            return false;
+        };
+        if files.length() == 0 {
+            return false;
+        }
+        self.add_all(list_files(&files));
+        true
+    }
+
+    fn add(&self, file: web_sys::File) {
+        let name = file.name();
+        if self.files.with_untracked(Vec::len) >= MAX_ATTACHMENTS {
+            let too_many = hearth_core::attachment::AttachError::TooMany {
+                max: MAX_ATTACHMENTS,
+            };
+            self.refuse(too_many.code(), &name, None);
+            return;
+        }
+        let id = crate::files::new_name("att").replace(".att", "");
+        let held: Vec<u64> = self
+            .files
+            .with_untracked(|files| files.iter().map(|f| f.size).collect());
+        let size = file.size() as u64;
+        self.files.update(|files| {
+            files.push(DraftFile {
+                id: id.clone(),
+                name: name.clone(),
+                size,
+                state: DraftState::Reading,
+            });
+        });
+        let draft = *self;
+        leptos::task::spawn_local(async move {
+            let outcome = read::prepare(draft, file, id.clone(), held).await;
+            match outcome {
+                Ok(attachment) => draft.files.update(|files| {
+                    if let Some(entry) = files.iter_mut().find(|f| f.id == id) {
+                        entry.state = DraftState::Ready(attachment);
+                    }
+                }),
+                Err(refusal) => {
+                    let was_wanted = draft.contains(&id);
+                    draft.files.update(|files| files.retain(|f| f.id != id));
+                    if was_wanted {
+                        draft.refuse(&refusal.code, &name, refusal.detail.as_deref());
+                    }
+                }
+            }
+        });
+    }
+
+    /// Marks `id` as waiting for the edge's parser.
+    fn set_parsing(&self, id: &str) {
+        self.files.update(|files| {
+            if let Some(entry) = files.iter_mut().find(|f| f.id == id) {
+                entry.state = DraftState::Parsing;
+            }
+        });
+    }
+
+    /// Whether `id` is still in the draft (not removed meanwhile).
+    fn contains(&self, id: &str) -> bool {
+        self.files
+            .with_untracked(|files| files.iter().any(|f| f.id == id))
+    }
+
+    /// Removes `id` (a file still being read stops, and its stored bytes go).
+    pub fn remove(&self, id: &str) {
+        let ready = self.files.with_untracked(|files| {
+            files
+                .iter()
+                .any(|f| f.id == id && matches!(f.state, DraftState::Ready(_)))
+        });
+        self.files.update(|files| files.retain(|f| f.id != id));
+        if ready {
+            let id = id.to_string();
+            leptos::task::spawn_local(async move { read::forget(id).await });
+        }
+    }
+
+    /// The ready files, leaving the draft empty (the message now owns them).
+    pub fn take(&self) -> Vec<Attachment> {
+        let files = self.files.try_update(std::mem::take).unwrap_or_default();
+        files
+            .into_iter()
+            .filter_map(|f| match f.state {
+                DraftState::Ready(attachment) => Some(attachment),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn refuse(&self, code: &str, name: &str, detail: Option<&str>) {
+        let max = |bytes: u64| crate::attachments::chips::size_label(bytes);
+        let (key, values): (Key, Vec<(&str, String)>) = match code {
+            "attach_too_many" => (
+                Key::AttachTooMany,
+                vec![("max", MAX_ATTACHMENTS.to_string())],
+            ),
+            "attach_too_large" => (
+                Key::AttachTooLarge,
+                vec![("max", max(detail.and_then(|d| d.parse().ok()).unwrap_or(0)))],
+            ),
+            "attach_total_too_large" => (
+                Key::AttachTotalTooLarge,
+                vec![("max", max(hearth_core::attachment::MAX_TOTAL_BYTES))],
+            ),
+            "attach_unknown_type" | "file_type_unknown" | "parse_unsupported" => {
+                (Key::AttachUnknownType, vec![])
+            }
+            "attach_no_parser" => (Key::AttachNoParser, vec![]),
+            "attach_empty" => (Key::AttachEmpty, vec![]),
+            "attach_images" => (Key::AttachImages, vec![]),
+            "attach_storage_full" => (Key::AttachStorageFull, vec![]),
+            "parse_no_text_layer" => (Key::AttachNoText, vec![]),
+            "parse_timeout" => (Key::AttachTimeout, vec![]),
+            "attach_unreachable" => (Key::AttachUnreachable, vec![]),
+            _ => (
+                Key::AttachFailed,
+                vec![("reason", detail.unwrap_or(code).to_string())],
+            ),
+        };
+        let mut values: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        values.push(("name", name));
+        self.toasts
+            .show(ToastKind::Error, self.i18n.t_with(key, &values));
+    }
+}
+
+/// The files of an `<input type="file">` change event (the input is then cleared, so
+/// the same file can be chosen again).
+pub fn input_files(event: &leptos::ev::Event) -> Vec<web_sys::File> {
+    let Some(input) = event
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+    else {
+        return Vec::new();
+    };
+    let files = input
+        .files()
+        .map(|list| list_files(&list))
+        .unwrap_or_default();
+    input.set_value("");
+    files
+}
+
+fn list_files(list: &web_sys::FileList) -> Vec<web_sys::File> {
+    (0..list.length())
+        .filter_map(|index| list.get(index))
+        .collect()
+}

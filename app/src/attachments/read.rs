@@ -1,0 +1,223 @@
+//! One file's way into the draft, in its own lazily loaded chunk: its bytes, its type
+//! decided from them (`hearth_core::filetype`), the limits (`hearth_core::attachment`),
+//! the original and its text into the browser's file store, and the text itself —
+//! decoded here for text kinds, HTML as its readable text (`hearth_core::html_text`, no
+//! document is ever built from it), documents through
+//! the edge's parse jobs. A failed step removes what earlier steps stored.
+
+use hearth_core::api::doc_parse::{DocParseJob, POLL_ATTEMPTS, ParseNote};
+use hearth_core::attachment::{
+    AttachError, AttachLimits, Attachment, Reader, bounded_text, check_add,
+};
+use hearth_core::filetype::{FileKind, sniff};
+use leptos::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+use super::Draft;
+use crate::edge::{self, EdgeError};
+use crate::files::{self, ATTACHMENTS, FileError};
+
+/// How often a parse job is asked about, in ms (faster than the edge's suggested 2 s:
+/// the user is watching the chip).
+const POLL_MS: i32 = 1_000;
+
+/// Why a file was not added: a stable code and, for some, a detail (a limit, the edge's
+/// words).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refusal {
+    /// `attach_*` or a parse job's code.
+    pub code: String,
+    /// A limit in bytes, or the edge's sentence for a code the app does not know.
+    pub detail: Option<String>,
+}
+
+impl Refusal {
+    fn new(code: &str) -> Self {
+        Self {
+            code: code.to_string(),
+            detail: None,
+        }
+    }
+}
+
+impl From<AttachError> for Refusal {
+    fn from(error: AttachError) -> Self {
+        let detail = match &error {
+            AttachError::TooLarge { max } => Some(max.to_string()),
+            _ => None,
+        };
+        Self {
+            code: error.code().to_string(),
+            detail,
+        }
+    }
+}
+
+impl From<FileError> for Refusal {
+    fn from(error: FileError) -> Self {
+        match error {
+            FileError::QuotaExceeded => Self::new("attach_storage_full"),
+            other => Self {
+                code: "attach_storage_failed".into(),
+                detail: Some(other.to_string()),
+            },
+        }
+    }
+}
+
+/// The name of an attachment's text in the file store.
+pub fn text_name(id: &str) -> String {
+    format!("{id}.md")
+}
+
+/// Reads `file` into an attachment with id `id`, next to files of sizes `held`.
+#[lazy]
+pub async fn prepare(
+    draft: Draft,
+    file: web_sys::File,
+    id: String,
+    held: Vec<u64>,
+) -> Result<Attachment, Refusal> {
+    let outcome = prepare_now(draft, &file, &id, &held).await;
+    if outcome.is_err() || !draft.contains(&id) {
+        forget_now(&id).await;
+    }
+    match outcome {
+        Ok(_) if !draft.contains(&id) => Err(Refusal::new("attach_removed")),
+        other => other,
+    }
+}
+
+/// Deletes what was stored for attachment `id`.
+#[lazy]
+pub async fn forget(id: String) {
+    forget_now(&id).await;
+}
+
+async fn forget_now(id: &str) {
+    let _ = files::remove(ATTACHMENTS, id).await;
+    let _ = files::remove(ATTACHMENTS, &text_name(id)).await;
+}
+
+async fn prepare_now(
+    draft: Draft,
+    file: &web_sys::File,
+    id: &str,
+    held: &[u64],
+) -> Result<Attachment, Refusal> {
+    let name = file.name();
+    let bytes = read_bytes(file).await?;
+    let kind = sniff(&bytes, Some(&name)).map_err(|_| Refusal::new("attach_unknown_type"))?;
+    if kind.is_image() {
+        return Err(Refusal::new("attach_images"));
+    }
+    let config = edge::fetch_config().await.ok();
+    let limits = AttachLimits {
+        edge_parser: config
+            .as_ref()
+            .is_some_and(|c| c.capabilities.document_parse),
+        edge_max_bytes: config.map_or(0, |c| c.document_parse_max_bytes),
+    };
+    check_add(held, kind, bytes.len() as u64, limits)?;
+    files::save(ATTACHMENTS, id, &bytes).await?;
+    let (text, mut notes) = match Reader::of(kind) {
+        Reader::Browser => (browser_text(kind, &bytes), Vec::new()),
+        Reader::Edge => {
+            draft.set_parsing(id);
+            edge_text(draft, id, file, &name).await?
+        }
+        Reader::Image => return Err(Refusal::new("attach_images")),
+    };
+    let (text, cut) = bounded_text(&text);
+    notes.extend(cut);
+    files::save(ATTACHMENTS, &text_name(id), text.as_bytes()).await?;
+    Ok(Attachment {
+        id: id.to_string(),
+        name,
+        kind,
+        size: bytes.len() as u64,
+        text_chars: text.chars().count() as u64,
+        notes,
+    })
+}
+
+async fn read_bytes(file: &web_sys::File) -> Result<Vec<u8>, Refusal> {
+    let buffer = JsFuture::from(file.array_buffer())
+        .await
+        .map_err(|_| Refusal::new("attach_unreadable"))?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+/// The text of a text kind: UTF-8 without a byte-order mark; HTML without its markup.
+fn browser_text(kind: FileKind, bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    if kind == FileKind::Html {
+        hearth_core::html_text::html_text(text)
+    } else {
+        text.to_string()
+    }
+}
+
+/// The text of a document, from the edge's parser; the job is cancelled when the file
+/// leaves the draft meanwhile.
+async fn edge_text(
+    draft: Draft,
+    id: &str,
+    file: &web_sys::File,
+    name: &str,
+) -> Result<(String, Vec<ParseNote>), Refusal> {
+    let started = edge::start_doc_parse(file, name)
+        .await
+        .map_err(edge_refusal)?;
+    for _ in 0..POLL_ATTEMPTS * 2 {
+        if !draft.contains(id) {
+            let _ = edge::cancel_doc_parse(&started.job_id, &started.job_secret).await;
+            return Err(Refusal::new("attach_removed"));
+        }
+        crate::browser::sleep_ms(POLL_MS).await;
+        match edge::poll_doc_parse(&started.job_id, &started.job_secret)
+            .await
+            .map_err(edge_refusal)?
+        {
+            DocParseJob::Pending { .. } => continue,
+            DocParseJob::Completed {
+                markdown, notes, ..
+            } => return Ok((markdown, notes)),
+            DocParseJob::Failed { error } => {
+                return Err(Refusal {
+                    code: error.code,
+                    detail: Some(error.message),
+                });
+            }
+        }
+    }
+    let _ = edge::cancel_doc_parse(&started.job_id, &started.job_secret).await;
+    Err(Refusal::new("parse_timeout"))
+}
+
+fn edge_refusal(error: EdgeError) -> Refusal {
+    match error {
+        EdgeError::Unreachable => Refusal::new("attach_unreachable"),
+        EdgeError::Api(api) => {
+            let code = match api.code {
+                hearth_core::api::ErrorCode::FileTypeUnsupported => "attach_unknown_type",
+                hearth_core::api::ErrorCode::PayloadTooLarge => "attach_too_large",
+                _ => "attach_parse_failed",
+            };
+            Refusal {
+                code: code.to_string(),
+                detail: api
+                    .details
+                    .as_ref()
+                    .and_then(|d| d["limitBytes"].as_u64())
+                    .map(|n| n.to_string())
+                    .or(Some(api.error)),
+            }
+        }
+        EdgeError::Unexpected(status) => Refusal {
+            code: "attach_parse_failed".into(),
+            detail: Some(format!("HTTP {status}")),
+        },
+    }
+}

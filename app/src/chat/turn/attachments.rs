@@ -1,0 +1,73 @@
+//! The attachments phase: the text of the files on the question and on the earlier
+//! messages the request carries, cut into passages on their structure
+//! (`hearth_core::attachment::context_items`), for the planner's attachments band. The
+//! question's files come first, then earlier ones, newest first. The texts are read from
+//! the browser's file store in this phase's own lazily loaded chunk.
+
+use futures::future::LocalBoxFuture;
+use hearth_core::attachment::{Attachment, context_items};
+use hearth_core::chat::request::{ContextItem, TurnRequest};
+use hearth_core::chat::{GenerationError, Phase};
+use hearth_core::context::Band;
+use leptos::prelude::*;
+
+use super::producer::PhaseProducer;
+use crate::files::{self, ATTACHMENTS};
+
+/// The producer.
+pub struct Attachments;
+
+/// The files a turn carries, the question's first.
+fn carried(turn: &TurnRequest) -> Vec<Attachment> {
+    let mut out = turn.history.newest.attachments.clone();
+    for message in turn.history.earlier.iter().rev() {
+        out.extend(message.attachments.iter().cloned());
+    }
+    out
+}
+
+impl PhaseProducer for Attachments {
+    fn phase(&self) -> Phase {
+        Phase::Attachments
+    }
+
+    fn band(&self) -> Band {
+        Band::Attachments
+    }
+
+    fn applies(&self, turn: &TurnRequest) -> bool {
+        !turn.history.newest.attachments.is_empty()
+            || turn
+                .history
+                .earlier
+                .iter()
+                .any(|m| !m.attachments.is_empty())
+    }
+
+    fn produce<'a>(
+        &'a self,
+        turn: &'a TurnRequest,
+        _signal: &'a web_sys::AbortSignal,
+    ) -> LocalBoxFuture<'a, Result<Vec<ContextItem>, GenerationError>> {
+        Box::pin(passages(carried(turn)))
+    }
+}
+
+/// The passages of `attachments`; a file whose text is gone from this browser is named
+/// as missing rather than left out unseen.
+#[lazy]
+async fn passages(attachments: Vec<Attachment>) -> Result<Vec<ContextItem>, GenerationError> {
+    let mut items = Vec::new();
+    for attachment in &attachments {
+        let name = crate::attachments::text_name(&attachment.id);
+        match files::read(ATTACHMENTS, &name).await {
+            Ok(bytes) => items.extend(context_items(attachment, &String::from_utf8_lossy(&bytes))),
+            Err(_) => items.push(ContextItem {
+                id: format!("{}@missing", attachment.id),
+                source: attachment.name.clone(),
+                text: "[This file's text is no longer stored in this browser.]".to_string(),
+            }),
+        }
+    }
+    Ok(items)
+}
