@@ -123,6 +123,7 @@ impl DocParse {
     }
 
     /// Creates a job for `upload` and starts it here.
+    ///
     /// A remote parser's upload is checked before anything is stored or sent: its type,
     /// its credential (opened once to check it, then kept sealed), and its provider's
     /// rules ([`Remote::admit`]).
