@@ -125,6 +125,16 @@ pub mod context {
     pub fn mcp_install() -> String {
         "mcp:install:auth".into()
     }
+
+    /// A MinerU API token for a document-parse job: `docs:mineru`.
+    pub fn docs_mineru() -> String {
+        "docs:mineru".into()
+    }
+
+    /// A LlamaParse (LlamaCloud) API key for a document-parse job: `docs:llama-parse`.
+    pub fn docs_llama_parse() -> String {
+        "docs:llama-parse".into()
+    }
 }
 
 /// An RSA public key as a JWK (for WebCrypto `importKey("jwk", …)`).

@@ -198,7 +198,7 @@ pub struct Config {
 /// How the edge parses documents (`/api/doc-parse`). Each file is parsed by a child
 /// process of `hearth` (`hearth doc-parse-worker`) with its own memory, CPU and time
 /// limits, so a hostile file can fail its job but not harm the edge.
-#[derive(Debug, Clone, Args)]
+#[derive(Clone, Args)]
 pub struct DocParseSettings {
     /// The largest file accepted for parsing, in bytes; the app is told the same limit.
     #[arg(
@@ -236,6 +236,96 @@ pub struct DocParseSettings {
     /// `bwrap --unshare-all --ro-bind / / --`); the worker's command line follows it.
     #[arg(long = "doc-parse-wrapper", env = "HEARTH_DOC_PARSE_WRAPPER")]
     pub wrapper: Option<String>,
+
+    /// Longest time one file may take at a remote parser (MinerU, LlamaParse), upload,
+    /// upstream polling and download together, in seconds.
+    #[arg(
+        long = "doc-parse-remote-timeout-secs",
+        env = "HEARTH_DOC_PARSE_REMOTE_TIMEOUT_SECS",
+        default_value_t = 240
+    )]
+    pub remote_timeout_secs: u64,
+
+    /// MinerU's API base (the cloud API, or a self-hosted MinerU speaking the same API).
+    /// The operator's choice, so it may be private or plain http.
+    #[arg(
+        long = "mineru-base-url",
+        env = "HEARTH_MINERU_BASE_URL",
+        default_value = DEFAULT_MINERU_BASE_URL
+    )]
+    pub mineru_base_url: String,
+
+    /// The operator's MinerU API token, used for uploads that ask for the default
+    /// (`useDefault=true`). Never sent to browsers, never logged.
+    #[arg(
+        long = "mineru-api-token",
+        env = "HEARTH_MINERU_API_TOKEN",
+        hide_env_values = true
+    )]
+    pub mineru_api_token: Option<String>,
+
+    /// LlamaParse's API base (LlamaCloud). The operator's choice, so it may be private or
+    /// plain http.
+    #[arg(
+        long = "llama-parse-base-url",
+        env = "HEARTH_LLAMA_PARSE_BASE_URL",
+        default_value = DEFAULT_LLAMA_PARSE_BASE_URL
+    )]
+    pub llama_parse_base_url: String,
+
+    /// The operator's LlamaParse API key, used for uploads that ask for the default
+    /// (`useDefault=true`). Never sent to browsers, never logged.
+    #[arg(
+        long = "llama-parse-api-key",
+        env = "HEARTH_LLAMA_PARSE_API_KEY",
+        hide_env_values = true
+    )]
+    pub llama_parse_api_key: Option<String>,
+}
+
+/// MinerU's cloud API.
+pub const DEFAULT_MINERU_BASE_URL: &str = "https://mineru.net";
+/// LlamaCloud's API.
+pub const DEFAULT_LLAMA_PARSE_BASE_URL: &str = "https://api.cloud.llamaindex.ai";
+
+impl std::fmt::Debug for DocParseSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let redacted = |secret: &Option<String>| secret.as_ref().map(|_| "[redacted]");
+        f.debug_struct("DocParseSettings")
+            .field("max_bytes", &self.max_bytes)
+            .field("timeout_secs", &self.timeout_secs)
+            .field("workers", &self.workers)
+            .field("memory_mib", &self.memory_mib)
+            .field("wrapper", &self.wrapper)
+            .field("remote_timeout_secs", &self.remote_timeout_secs)
+            .field("mineru_base_url", &self.mineru_base_url)
+            .field("mineru_api_token", &redacted(&self.mineru_api_token))
+            .field("llama_parse_base_url", &self.llama_parse_base_url)
+            .field("llama_parse_api_key", &redacted(&self.llama_parse_api_key))
+            .finish()
+    }
+}
+
+/// Checks a remote parser's base URL (`HEARTH_MINERU_BASE_URL`,
+/// `HEARTH_LLAMA_PARSE_BASE_URL`): http or https, a host, no credentials, query or
+/// fragment, and allowed by the operator's URL policy (cloud metadata never is).
+pub fn check_parser_base_url(base: &str) -> Result<(), String> {
+    let url = reqwest::Url::parse(base.trim()).map_err(|e| format!("`{base}`: {e}"))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+        return Err(format!(
+            "`{base}` must be an http:// or https:// URL with a host"
+        ));
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(format!("`{base}` must not carry credentials"));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(format!("`{base}` must not have a query or fragment"));
+    }
+    hearth_core::url_policy::UrlPolicy::local()
+        .check_url(base)
+        .map(|_| ())
+        .map_err(|error| format!("`{base}` is not allowed: {error}"))
 }
 
 fn parse_mode(value: &str) -> Result<DeploymentMode, String> {
@@ -341,6 +431,9 @@ pub enum ConfigError {
     /// A trusted proxy entry is not an address or network.
     #[error("HEARTH_TRUSTED_PROXIES has `{0}`, which is not an address or a CIDR network")]
     InvalidTrustedProxy(String),
+    /// A remote parser's base URL is not usable.
+    #[error("HEARTH_MINERU_BASE_URL / HEARTH_LLAMA_PARSE_BASE_URL: {0}")]
+    InvalidParserBaseUrl(String),
     /// `HEARTH_MCP_REGISTRY_URL` is not a usable https:// URL.
     #[error("HEARTH_MCP_REGISTRY_URL: {0}")]
     InvalidMcpRegistryUrl(String),
@@ -478,6 +571,12 @@ impl Config {
         }
         check_mcp_registry_url(&self.mcp_registry_url)
             .map_err(ConfigError::InvalidMcpRegistryUrl)?;
+        for base in [
+            &self.doc_parse.mineru_base_url,
+            &self.doc_parse.llama_parse_base_url,
+        ] {
+            check_parser_base_url(base).map_err(ConfigError::InvalidParserBaseUrl)?;
+        }
         let loopback = self.addr.ip().is_loopback();
         if !loopback && !self.access_password_enabled() && !self.allow_public_bind {
             return Err(ConfigError::PublicBindWithoutPassword {
@@ -557,6 +656,48 @@ mod tests {
             config.validate(),
             Err(ConfigError::HostedWithoutSharedStore)
         );
+    }
+
+    #[test]
+    fn parser_base_urls_are_the_operators_and_checked_at_start() {
+        let defaults = parse(&[]);
+        assert_eq!(defaults.doc_parse.mineru_base_url, "https://mineru.net");
+        assert_eq!(
+            defaults.doc_parse.llama_parse_base_url,
+            "https://api.cloud.llamaindex.ai"
+        );
+        let local = parse(&[
+            "--mineru-base-url",
+            "http://127.0.0.1:9000/mineru",
+            "--llama-parse-base-url",
+            "http://10.0.0.7:8080",
+        ]);
+        assert!(
+            local.validate().is_ok(),
+            "self-hosted parsers may be private"
+        );
+        for bad in [
+            "ftp://mineru.example",
+            "https://user:pw@mineru.example",
+            "https://mineru.example/?token=1",
+            "http://169.254.169.254/",
+            "not a url",
+        ] {
+            let config = parse(&["--mineru-base-url", bad]);
+            assert!(
+                matches!(config.validate(), Err(ConfigError::InvalidParserBaseUrl(_))),
+                "{bad}"
+            );
+        }
+        let with_secrets = parse(&[
+            "--mineru-api-token",
+            "mineru-secret-token",
+            "--llama-parse-api-key",
+            "llx-secret-key",
+        ]);
+        let printed = format!("{:?}", with_secrets.doc_parse);
+        assert!(!printed.contains("mineru-secret-token"), "{printed}");
+        assert!(!printed.contains("llx-secret-key"), "{printed}");
     }
 
     #[test]

@@ -94,7 +94,8 @@ impl AppState {
             &config.doc_parse,
             &kv,
             std::env::current_exe().unwrap_or_else(|_| "hearth".into()),
-        );
+            byok.clone(),
+        )?;
         Ok(Self {
             config: Arc::new(PublicConfig {
                 version: env!("CARGO_PKG_VERSION").to_string(),

@@ -278,9 +278,14 @@ async fn bad_uploads_get_typed_refusals_and_start_nothing() {
         .await
         .unwrap();
     assert_eq!(response.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
-    // A remote parser this edge does not offer says so.
+    // MinerU reads PDFs, images and Office files, never plain text (refused before any
+    // upstream call; the remote parsers' own tests are in doc_parse_remote.rs).
     let (status, body) = upload(&server, "a.txt", b"x", &[("provider", "mineru")]).await;
-    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+    assert_eq!(status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{body}");
+    assert_eq!(body["code"], json!("FILE_TYPE_UNSUPPORTED"));
+    // The local parser takes no credential.
+    let (status, body) = upload(&server, "a.txt", b"x", &[("useDefault", "true")]).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
 }
 
 #[tokio::test]

@@ -113,6 +113,8 @@ async fn logs_never_contain_secrets_from_queries_headers_or_configuration() {
     let password = "pw-Zm9vYmFyLXNlY3JldA";
     let provider_key = "sk-server-provider-0a1b2c3d4e5f";
     let session_secret = "session-secret-9f8e7d6c";
+    let mineru_token = "mineru-operator-token-4c3b2a19";
+    let llama_key = "llx-operator-key-8d7e6f50";
     let server = Server::start(&[
         ("RUST_LOG", "debug"),
         ("ACCESS_PASSWORD", password),
@@ -120,6 +122,8 @@ async fn logs_never_contain_secrets_from_queries_headers_or_configuration() {
         ("DEFAULT_PROVIDER_TYPE", "openai"),
         ("DEFAULT_PROVIDER_BASE_URL", "https://api.openai.com/v1"),
         ("DEFAULT_PROVIDER_API_KEY", provider_key),
+        ("HEARTH_MINERU_API_TOKEN", mineru_token),
+        ("HEARTH_LLAMA_PARSE_API_KEY", llama_key),
     ]);
     let http = reqwest::Client::new();
     let query_secret = "sk-query-5f4dcc3b5aa765d61d8327deb882cf99";
@@ -145,6 +149,8 @@ async fn logs_never_contain_secrets_from_queries_headers_or_configuration() {
         header_secret,
         provider_key,
         session_secret,
+        mineru_token,
+        llama_key,
     ] {
         assert!(!stderr.contains(secret), "log contains {secret}:\n{stderr}");
     }

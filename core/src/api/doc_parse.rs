@@ -24,6 +24,44 @@ pub const POLL_INTERVAL_MS: u32 = 2_000;
 /// See [`POLL_INTERVAL_MS`].
 pub const POLL_ATTEMPTS: u32 = 150;
 
+/// The largest file MinerU's agent (lightweight, token-free) mode takes; a larger file
+/// without a token is refused at upload with no upstream call.
+pub const MINERU_AGENT_MAX_BYTES: u64 = 10 * 1024 * 1024;
+/// The most bytes of a MinerU result ZIP downloaded.
+pub const MINERU_ZIP_MAX_BYTES: usize = 50 * 1024 * 1024;
+/// The most bytes of MinerU Markdown kept (`full.md` in the ZIP, or the agent mode's
+/// Markdown download); more is refused, not cut.
+pub const MINERU_MARKDOWN_MAX_BYTES: usize = 20 * 1024 * 1024;
+/// The most entries a MinerU result ZIP may list.
+pub const MINERU_ZIP_MAX_ENTRIES: usize = 100;
+/// The most bytes inflated from a MinerU result ZIP, measured while inflating.
+pub const MINERU_ZIP_MAX_INFLATED: u64 = 60 * 1024 * 1024;
+/// The most bytes of a LlamaParse result (the JSON that carries the Markdown).
+pub const LLAMA_PARSE_RESULT_MAX_BYTES: usize = 20 * 1024 * 1024;
+
+/// The hosts the remote parsers' links may point at (upload URLs, result downloads):
+/// each one exactly or any subdomain of it. Anything else a provider hands out is
+/// refused, unless it is on the operator's own configured base URL.
+pub const DOCS_HOSTS: &[&str] = &[
+    "api.cloud.llamaindex.ai",
+    "mineru.net",
+    "oss-mineru.openxlab.org.cn",
+    "mineru.oss-cn-shanghai.aliyuncs.com",
+    "cdn-mineru.openxlab.org.cn",
+];
+
+/// Whether `host` is one of [`DOCS_HOSTS`] or a subdomain of one (case and a trailing
+/// dot ignored; `evilmineru.net` and `mineru.net.evil.test` are not).
+pub fn is_docs_host(host: &str) -> bool {
+    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    DOCS_HOSTS.iter().any(|allowed| {
+        host == *allowed
+            || host
+                .strip_suffix(allowed)
+                .is_some_and(|rest| rest.ends_with('.') && rest.len() > 1)
+    })
+}
+
 /// Who turns the file into text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -44,6 +82,21 @@ impl DocParseProvider {
             Self::Local => "local",
             Self::Mineru => "mineru",
             Self::LlamaParse => "llamaParse",
+        }
+    }
+
+    /// Whether a remote service parses it (the file leaves the edge).
+    pub fn is_remote(self) -> bool {
+        self != Self::Local
+    }
+
+    /// The BYOK context its credential is sealed for (`docs:mineru`,
+    /// `docs:llama-parse`); none for the local parser.
+    pub fn credential_context(self) -> Option<String> {
+        match self {
+            Self::Local => None,
+            Self::Mineru => Some(crate::byok::context::docs_mineru()),
+            Self::LlamaParse => Some(crate::byok::context::docs_llama_parse()),
         }
     }
 
@@ -222,6 +275,45 @@ mod tests {
         assert_eq!(value["status"], json!("completed"));
         assert_eq!(value["notes"][0], json!({"kind": "truncated", "bytes": 5}));
         assert_eq!(serde_json::from_value::<DocParseJob>(value).unwrap(), done);
+    }
+
+    #[test]
+    fn docs_links_go_to_the_parsers_hosts_only() {
+        for good in [
+            "mineru.net",
+            "MinerU.net.",
+            "cdn-mineru.openxlab.org.cn",
+            "bucket.mineru.oss-cn-shanghai.aliyuncs.com",
+            "api.cloud.llamaindex.ai",
+        ] {
+            assert!(is_docs_host(good), "{good}");
+        }
+        for bad in [
+            "evilmineru.net",
+            "mineru.net.evil.test",
+            ".mineru.net",
+            "oss-cn-shanghai.aliyuncs.com",
+            "cloud.llamaindex.ai",
+            "127.0.0.1",
+            "",
+        ] {
+            assert!(!is_docs_host(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn remote_providers_have_their_own_credential_context() {
+        assert_eq!(DocParseProvider::Local.credential_context(), None);
+        assert_eq!(
+            DocParseProvider::Mineru.credential_context().as_deref(),
+            Some("docs:mineru")
+        );
+        assert_eq!(
+            DocParseProvider::LlamaParse.credential_context().as_deref(),
+            Some("docs:llama-parse")
+        );
+        assert!(!DocParseProvider::Local.is_remote());
+        assert!(DocParseProvider::Mineru.is_remote());
     }
 
     #[test]

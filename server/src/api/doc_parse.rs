@@ -1,4 +1,6 @@
-//! `POST /api/doc-parse` (multipart: `file`, optional `provider`), and
+//! `POST /api/doc-parse` (multipart: `file`, optional `provider`, and for a remote parser
+//! `credential` — a BYOK envelope sealed for `docs:mineru` or `docs:llama-parse`, also
+//! accepted as Neo Chat's `apiKeySecret` — or `useDefault=true`), and
 //! `GET|DELETE /api/doc-parse/jobs/:id` with the job's secret in
 //! `x-doc-parse-job-secret` (a query parameter is never read).
 //!
@@ -20,8 +22,10 @@ use super::error::ApiErrorResponse;
 use crate::doc_parse::Upload;
 use crate::state::AppState;
 
-/// The most bytes of a text field (`provider`).
+/// The most bytes of a text field (`provider`, `useDefault`).
 const TEXT_FIELD_LIMIT: usize = 256;
+/// The most bytes of a credential field (an envelope's JSON).
+const CREDENTIAL_FIELD_LIMIT: usize = 96 * 1024;
 
 pub(super) async fn start(
     State(state): State<AppState>,
@@ -54,6 +58,8 @@ async fn read_upload(mut multipart: Multipart, max_bytes: u64) -> Result<Upload,
     let malformed = || ApiError::new(ErrorCode::BadRequest, "The multipart body is malformed");
     let mut file: Option<(Option<String>, Vec<u8>)> = None;
     let mut provider = DocParseProvider::Local;
+    let mut credential = None;
+    let mut use_default = false;
     let mut fields = 0;
     while let Some(field) = multipart.next_field().await.map_err(|_| malformed())? {
         fields += 1;
@@ -82,6 +88,36 @@ async fn read_upload(mut multipart: Multipart, max_bytes: u64) -> Result<Upload,
                         .with_details(json!({ "field": "provider" }))
                 })?;
             }
+            "credential" | "apiKeySecret" => {
+                let bytes = read_bounded(field, CREDENTIAL_FIELD_LIMIT as u64)
+                    .await
+                    .map_err(|_| malformed())?;
+                let envelope = serde_json::from_slice(&bytes).map_err(|_| {
+                    ApiError::new(
+                        ErrorCode::AuthError,
+                        "The credential is not a BYOK envelope",
+                    )
+                    .with_details(json!({ "field": name }))
+                })?;
+                credential = Some(envelope);
+            }
+            "useDefault" => {
+                let bytes = read_bounded(field, TEXT_FIELD_LIMIT as u64)
+                    .await
+                    .map_err(|_| malformed())?;
+                use_default = match String::from_utf8_lossy(&bytes).trim() {
+                    "true" => true,
+                    "false" | "" => false,
+                    _ => {
+                        return Err(ApiError::new(
+                            ErrorCode::BadRequest,
+                            "useDefault is true or false",
+                        )
+                        .with_details(json!({ "field": "useDefault" }))
+                        .into());
+                    }
+                };
+            }
             "apiKey" | "apiToken" | "token" => {
                 return Err(ApiError::new(
                     ErrorCode::PlaintextSecretRefused,
@@ -105,6 +141,8 @@ async fn read_upload(mut multipart: Multipart, max_bytes: u64) -> Result<Upload,
         name,
         bytes,
         provider,
+        credential,
+        use_default,
     })
 }
 

@@ -6,6 +6,7 @@ use base64::Engine as _;
 use hearth_core::api::doc_parse::{
     DocParseJob, DocParseProvider, JobFailure, JobStage, ParseNote, ParsedPage,
 };
+use hearth_core::byok::Envelope;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
@@ -34,6 +35,25 @@ pub struct JobRecord {
     pub attempts: u32,
     /// How it ended, once it has.
     pub outcome: Option<Outcome>,
+    /// The remote parser's credential (none for the local parser).
+    #[serde(default)]
+    pub credential: Credential,
+}
+
+/// The credential a remote parse runs with. An envelope stays sealed in the store and is
+/// opened only when the job runs; the operator's default is looked up then too, so no
+/// plaintext secret is ever written to the store.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "kind", content = "envelope")]
+pub enum Credential {
+    /// None (the local parser, or MinerU's token-free agent mode).
+    #[default]
+    None,
+    /// The operator's (`HEARTH_MINERU_API_TOKEN`, `HEARTH_LLAMA_PARSE_API_KEY`).
+    Default,
+    /// The user's, sealed for the provider's context (`docs:mineru`,
+    /// `docs:llama-parse`).
+    Envelope(Envelope),
 }
 
 /// How a job ended.
@@ -148,6 +168,7 @@ mod tests {
             created_ms: 0,
             attempts: 0,
             outcome: None,
+            credential: Credential::None,
         }
     }
 
@@ -193,6 +214,15 @@ mod tests {
         );
         let back: JobRecord = serde_json::from_str(&text).unwrap();
         assert_eq!(back, job);
+        assert_eq!(
+            serde_json::to_value(&job).unwrap()["credential"],
+            serde_json::json!({"kind": "none"})
+        );
+        // A record written before credentials existed still reads.
+        let mut old = serde_json::to_value(&job).unwrap();
+        old.as_object_mut().unwrap().remove("credential");
+        let back: JobRecord = serde_json::from_value(old).unwrap();
+        assert_eq!(back.credential, Credential::None);
         assert!(matches!(
             back.answer(JobStage::Queued),
             DocParseJob::Failed { .. }

@@ -7,10 +7,12 @@
 //! - [`store`]: where jobs live (this process, or the deployment's Redis);
 //! - [`runner`]: one job's run on this instance, under a lease;
 //! - [`sandbox`]: the worker process and its limits; [`worker`]: the worker itself;
-//! - [`local`]: the parsers that need no external service.
+//! - [`local`]: the parsers that need no external service;
+//! - [`remote`]: MinerU and LlamaParse, called from this process under the same lease.
 
 pub mod job;
 pub mod local;
+pub mod remote;
 pub mod runner;
 pub mod sandbox;
 pub mod store;
@@ -28,10 +30,16 @@ use hearth_core::api::{ApiError, ErrorCode};
 use tokio::sync::Semaphore;
 
 use self::job::{JobRecord, Outcome, failure, file_key, lease_key, record_key};
+use self::remote::Remote;
 use self::sandbox::Sandbox;
 use self::store::{JobStore, StoreError};
+use crate::byok::ByokKeys;
 use crate::config::DocParseSettings;
 use crate::kv::KvStore;
+use crate::safe_fetch::FetchError;
+
+/// Remote parses one instance runs at once (they wait on the network, not the CPU).
+pub const REMOTE_SLOTS: usize = 16;
 
 /// An uploaded file to parse.
 #[derive(Debug)]
@@ -42,6 +50,10 @@ pub struct Upload {
     pub bytes: Vec<u8>,
     /// Who parses it.
     pub provider: DocParseProvider,
+    /// A remote parser's credential, sealed for its context.
+    pub credential: Option<hearth_core::byok::Envelope>,
+    /// Use the operator's credential for the remote parser.
+    pub use_default: bool,
 }
 
 /// The document-parse service. Cheap to clone.
@@ -56,26 +68,35 @@ pub struct Inner {
     /// This instance's name in leases.
     instance: String,
     slots: Arc<Semaphore>,
+    /// Remote parses, apart from the local parser's slots.
+    remote_slots: Arc<Semaphore>,
     /// Jobs waiting for or holding a slot here, so repeated polls do not queue one twice.
     queued: std::sync::Mutex<std::collections::HashSet<String>>,
     sandbox: Sandbox,
+    remote: Remote,
     max_bytes: u64,
 }
 
 impl DocParse {
     /// The service for these settings, keeping jobs beside `kv`, running workers from
-    /// `program` (the `hearth` binary).
-    pub fn new(settings: &DocParseSettings, kv: &KvStore, program: std::path::PathBuf) -> Self {
+    /// `program` (the `hearth` binary), opening remote parsers' credentials with `byok`.
+    pub fn new(
+        settings: &DocParseSettings,
+        kv: &KvStore,
+        program: std::path::PathBuf,
+        byok: Option<Arc<ByokKeys>>,
+    ) -> Result<Self, FetchError> {
         let wrapper = settings
             .wrapper
             .as_deref()
             .map(|w| w.split_whitespace().map(str::to_string).collect())
             .unwrap_or_default();
-        Self {
+        Ok(Self {
             inner: Arc::new(Inner {
                 store: JobStore::for_kv(kv),
                 instance: job::new_id(),
                 slots: Arc::new(Semaphore::new(settings.workers.max(1))),
+                remote_slots: Arc::new(Semaphore::new(REMOTE_SLOTS)),
                 queued: std::sync::Mutex::default(),
                 sandbox: Sandbox {
                     program,
@@ -85,9 +106,10 @@ impl DocParse {
                     max_input_bytes: settings.max_bytes,
                     max_output_bytes: 8 * 1024 * 1024,
                 },
+                remote: Remote::new(settings, byok)?,
                 max_bytes: settings.max_bytes,
             }),
-        }
+        })
     }
 
     /// The largest file accepted.
@@ -101,15 +123,17 @@ impl DocParse {
     }
 
     /// Creates a job for `upload` and starts it here.
+    ///
+    /// A remote parser's upload is checked before anything is stored or sent: its type,
+    /// its credential (opened once to check it, then kept sealed), and its provider's
+    /// rules ([`Remote::admit`]).
     pub async fn start(&self, upload: Upload) -> Result<DocParseStarted, ApiError> {
-        if upload.provider != DocParseProvider::Local {
+        if !upload.provider.is_remote() && (upload.credential.is_some() || upload.use_default) {
             return Err(ApiError::new(
-                ErrorCode::ServiceUnavailable,
-                format!(
-                    "The {} parser is not available on this edge; use the local parser",
-                    upload.provider.as_str()
-                ),
-            ));
+                ErrorCode::BadRequest,
+                "The local parser takes no credential",
+            )
+            .with_details(serde_json::json!({ "field": "credential" })));
         }
         if upload.bytes.len() as u64 > self.inner.max_bytes {
             return Err(ApiError::new(
@@ -121,8 +145,22 @@ impl DocParse {
         if upload.bytes.is_empty() {
             return Err(ApiError::new(ErrorCode::BadRequest, "The file is empty"));
         }
-        let kind = local::kind_of(&upload.bytes, upload.name.as_deref())
-            .map_err(|why| ApiError::new(ErrorCode::FileTypeUnsupported, why))?;
+        let kind = if upload.provider.is_remote() {
+            remote::kind_of(&upload.bytes, upload.name.as_deref(), upload.provider)
+        } else {
+            local::kind_of(&upload.bytes, upload.name.as_deref())
+        }
+        .map_err(|why| ApiError::new(ErrorCode::FileTypeUnsupported, why))?;
+        let credential = if upload.provider.is_remote() {
+            self.inner.remote.admit(
+                upload.provider,
+                upload.credential,
+                upload.use_default,
+                upload.bytes.len() as u64,
+            )?
+        } else {
+            job::Credential::None
+        };
         let id = job::new_id();
         let (secret, secret_hash) = job::new_secret();
         let record = JobRecord {
@@ -135,6 +173,7 @@ impl DocParse {
             created_ms: now_ms(),
             attempts: 0,
             outcome: None,
+            credential,
         };
         let file = base64::engine::general_purpose::STANDARD.encode(&upload.bytes);
         let ttl = Duration::from_secs(JOB_TTL_SECS);

@@ -1,8 +1,9 @@
-//! Runs one job to its end on this instance: waits for a free parser slot, takes the
-//! job's lease (so no other instance runs it at the same time), counts the attempt,
-//! parses in the sandbox while renewing the lease, and stores the outcome. A lease that
+//! Runs one job to its end on this instance: waits for a free slot (the local parser's,
+//! or the remote parsers' own), takes the job's lease (so no other instance runs it at
+//! the same time), counts the attempt, parses (in the sandbox, or at the remote parser
+//! from this process) while renewing the lease, and stores the outcome. A lease that
 //! cannot be renewed, or a job deleted meanwhile (cancelled from any instance), stops
-//! the parse and kills the worker.
+//! the parse: the worker is killed, or the remote exchange and its polling are dropped.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -41,7 +42,20 @@ pub fn spawn(inner: &Arc<Inner>, id: &str) {
 
 /// Runs job `id` here unless another runner holds it.
 async fn run(inner: &Arc<Inner>, id: &str) {
-    let Ok(_slot) = inner.slots.clone().acquire_owned().await else {
+    let remote = match inner.load(id).await {
+        Ok(Some(record)) if record.outcome.is_none() => record.provider.is_remote(),
+        Ok(_) => return,
+        Err(error) => {
+            tracing::error!(%error, "loading a parse job");
+            return;
+        }
+    };
+    let slots = if remote {
+        &inner.remote_slots
+    } else {
+        &inner.slots
+    };
+    let Ok(_slot) = slots.clone().acquire_owned().await else {
         return;
     };
     let lease = lease_key(id);
@@ -84,7 +98,13 @@ async fn run_claimed(inner: &Inner, id: &str) -> Result<(), super::store::StoreE
             ),
         },
         Some(bytes) => {
-            let parse = inner.sandbox.parse(bytes, record.name.as_deref());
+            let parse = async {
+                if record.provider.is_remote() {
+                    inner.remote.parse(&record, bytes).await
+                } else {
+                    inner.sandbox.parse(bytes, record.name.as_deref()).await
+                }
+            };
             tokio::select! {
                 outcome = parse => outcome,
                 () = lost(inner, id) => return Ok(()),
