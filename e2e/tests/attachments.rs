@@ -145,8 +145,13 @@ async fn text_files_reach_the_model_as_context_and_stay_on_the_message() {
         .await;
     fixture.enqueue(Reply::text("Still marmalade."));
     send(&session, "And again?").await;
+    session
+        .wait_until("document.querySelectorAll('.message').length === 4")
+        .await;
     last_status(&session, "done").await;
-    let follow_up = chat_requests(&fixture).last().unwrap().to_string();
+    let requests = chat_requests(&fixture);
+    assert_eq!(requests.len(), 2, "one request per question");
+    let follow_up = requests[1].to_string();
     assert!(
         follow_up.contains("marmalade"),
         "earlier files travel with the history"

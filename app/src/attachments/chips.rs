@@ -9,12 +9,17 @@ use super::{Draft, DraftState};
 use crate::i18n::{Key, tr, use_i18n};
 use crate::ui::icon::{Icon, icon};
 
-/// `bytes` for people: B, KB, MB (decimal, one digit).
+/// `bytes` for people: B, KB, MB (decimal, one digit). Integer arithmetic: float
+/// formatting would add its whole machinery to the critical path.
 pub fn size_label(bytes: u64) -> String {
+    let tenths = |unit: u64| {
+        let tenths = (bytes * 10 + unit / 2) / unit;
+        format!("{}.{}", tenths / 10, tenths % 10)
+    };
     match bytes {
         0..1_000 => format!("{bytes} B"),
-        1_000..1_000_000 => format!("{:.1} KB", bytes as f64 / 1e3),
-        _ => format!("{:.1} MB", bytes as f64 / 1e6),
+        1_000..1_000_000 => format!("{} KB", tenths(1_000)),
+        _ => format!("{} MB", tenths(1_000_000)),
     }
 }
 

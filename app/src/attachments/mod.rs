@@ -2,23 +2,25 @@
 //! draft's list ([`Draft`]), each file's way from the user's disk to an
 //! [`Attachment`] (`read`, in its own lazily loaded chunk: bytes, type by bytes, limits,
 //! the original and its text into the browser's file store, the edge's parser for
-//! documents) and the chips that show them (`chips`).
+//! documents), `add` (its lazily loaded entry: the draft's list, refusals in the user's
+//! language) and the chips that show them (`chips`).
 //!
 //! Nothing is half-added: a file that fails any step leaves no stored bytes and no chip,
 //! only a message in the user's language; a file removed while it is read has its edge
 //! job cancelled and its stored bytes deleted.
 
+mod add;
 pub mod chips;
 mod read;
 
 pub use read::text_name;
 
-use hearth_core::attachment::{Attachment, MAX_ATTACHMENTS};
+use hearth_core::attachment::Attachment;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::i18n::{I18n, Key};
-use crate::ui::toast::{ToastKind, Toasts};
+use crate::i18n::I18n;
+use crate::ui::toast::Toasts;
 
 /// Where a file of the draft is.
 #[derive(Debug, Clone, PartialEq)]
@@ -81,10 +83,11 @@ impl Draft {
         self.files.with(|files| !files.is_empty())
     }
 
-    /// Adds every file that fits, in order; each refusal is shown.
+    /// Adds every file that fits, in order; each refusal is shown (the work is in its
+    /// own lazily loaded chunk).
     pub fn add_all(&self, files: Vec<web_sys::File>) {
-        for file in files {
-            self.add(file);
+        if !files.is_empty() {
+            leptos::task::spawn_local(add::add_files(*self, files));
         }
     }
 
@@ -98,57 +101,6 @@ impl Draft {
         }
         self.add_all(list_files(&files));
         true
-    }
-
-    fn add(&self, file: web_sys::File) {
-        let name = file.name();
-        if self.files.with_untracked(Vec::len) >= MAX_ATTACHMENTS {
-            let too_many = hearth_core::attachment::AttachError::TooMany {
-                max: MAX_ATTACHMENTS,
-            };
-            self.refuse(too_many.code(), &name, None);
-            return;
-        }
-        let id = crate::files::new_name("att").replace(".att", "");
-        let held: Vec<u64> = self
-            .files
-            .with_untracked(|files| files.iter().map(|f| f.size).collect());
-        let size = file.size() as u64;
-        self.files.update(|files| {
-            files.push(DraftFile {
-                id: id.clone(),
-                name: name.clone(),
-                size,
-                state: DraftState::Reading,
-            });
-        });
-        let draft = *self;
-        leptos::task::spawn_local(async move {
-            let outcome = read::prepare(draft, file, id.clone(), held).await;
-            match outcome {
-                Ok(attachment) => draft.files.update(|files| {
-                    if let Some(entry) = files.iter_mut().find(|f| f.id == id) {
-                        entry.state = DraftState::Ready(attachment);
-                    }
-                }),
-                Err(refusal) => {
-                    let was_wanted = draft.contains(&id);
-                    draft.files.update(|files| files.retain(|f| f.id != id));
-                    if was_wanted {
-                        draft.refuse(&refusal.code, &name, refusal.detail.as_deref());
-                    }
-                }
-            }
-        });
-    }
-
-    /// Marks `id` as waiting for the edge's parser.
-    fn set_parsing(&self, id: &str) {
-        self.files.update(|files| {
-            if let Some(entry) = files.iter_mut().find(|f| f.id == id) {
-                entry.state = DraftState::Parsing;
-            }
-        });
     }
 
     /// Whether `id` is still in the draft (not removed meanwhile).
@@ -181,42 +133,6 @@ impl Draft {
                 _ => None,
             })
             .collect()
-    }
-
-    fn refuse(&self, code: &str, name: &str, detail: Option<&str>) {
-        let max = |bytes: u64| crate::attachments::chips::size_label(bytes);
-        let (key, values): (Key, Vec<(&str, String)>) = match code {
-            "attach_too_many" => (
-                Key::AttachTooMany,
-                vec![("max", MAX_ATTACHMENTS.to_string())],
-            ),
-            "attach_too_large" => (
-                Key::AttachTooLarge,
-                vec![("max", max(detail.and_then(|d| d.parse().ok()).unwrap_or(0)))],
-            ),
-            "attach_total_too_large" => (
-                Key::AttachTotalTooLarge,
-                vec![("max", max(hearth_core::attachment::MAX_TOTAL_BYTES))],
-            ),
-            "attach_unknown_type" | "file_type_unknown" | "parse_unsupported" => {
-                (Key::AttachUnknownType, vec![])
-            }
-            "attach_no_parser" => (Key::AttachNoParser, vec![]),
-            "attach_empty" => (Key::AttachEmpty, vec![]),
-            "attach_images" => (Key::AttachImages, vec![]),
-            "attach_storage_full" => (Key::AttachStorageFull, vec![]),
-            "parse_no_text_layer" => (Key::AttachNoText, vec![]),
-            "parse_timeout" => (Key::AttachTimeout, vec![]),
-            "attach_unreachable" => (Key::AttachUnreachable, vec![]),
-            _ => (
-                Key::AttachFailed,
-                vec![("reason", detail.unwrap_or(code).to_string())],
-            ),
-        };
-        let mut values: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        values.push(("name", name));
-        self.toasts
-            .show(ToastKind::Error, self.i18n.t_with(key, &values));
     }
 }
 

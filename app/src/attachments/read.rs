@@ -123,7 +123,7 @@ async fn prepare_now(
     let (text, mut notes) = match Reader::of(kind) {
         Reader::Browser => (browser_text(kind, &bytes), Vec::new()),
         Reader::Edge => {
-            draft.set_parsing(id);
+            super::add::set_parsing(draft, id);
             edge_text(draft, id, file, &name).await?
         }
         Reader::Image => return Err(Refusal::new("attach_images")),

@@ -12,12 +12,12 @@ use wasm_bindgen::JsCast;
 
 use hearth_core::preferences::ModelRef;
 
-use crate::attachments::chips::DraftChips;
 use crate::attachments::{Draft, input_files};
 use crate::chat::use_chat;
 use crate::i18n::{Key, tr, use_i18n};
 use crate::shell::COMPOSER_INPUT_ID;
 use crate::ui::icon::{Icon, icon};
+use crate::ui::lazy::lazy_view;
 use crate::ui::model_picker::{CompactModelPicker, ModelGroup, ModelOption};
 use crate::ui::toast::{ToastKind, use_toasts};
 
@@ -30,6 +30,9 @@ pub fn Composer() -> impl IntoView {
     let draft = Draft::new(i18n, toasts);
     let is_empty = move || text.with(|t| t.trim().is_empty()) && !draft.has_files();
     let dragging = RwSignal::new(false);
+    // The chips' code arrives with the first file; a memo, so that adding or reading a
+    // file does not mount them again.
+    let has_files = Memo::new(move |_| draft.has_files());
 
     let chat = use_chat();
     // The models on offer and the effective choice are the chat's memos.
@@ -119,10 +122,22 @@ pub fn Composer() -> impl IntoView {
             on:dragleave=move |_| dragging.set(false)
             on:drop=on_drop
         >
-            <Show when=move || dragging.get()>
-                <div class="composer__drop" aria-hidden="true">{tr(Key::ComposerDropHere)}</div>
-            </Show>
-            <DraftChips draft=draft />
+            {move || {
+                dragging
+                    .get()
+                    .then(|| {
+                        view! {
+                            <div class="composer__drop" aria-hidden="true">
+                                {tr(Key::ComposerDropHere)}
+                            </div>
+                        }
+                    })
+            }}
+            {move || {
+                has_files
+                    .get()
+                    .then(|| lazy_view(draft_chips(draft), "attachment-chips--loading"))
+            }}
             <label class="visually-hidden" for=COMPOSER_INPUT_ID>
                 {tr(Key::ComposerLabel)}
             </label>
@@ -199,4 +214,10 @@ pub fn Composer() -> impl IntoView {
             </div>
         </form>
     }
+}
+
+/// The draft's chips, in their own lazily loaded chunk.
+#[lazy]
+fn draft_chips(draft: Draft) -> AnyView {
+    view! { <crate::attachments::chips::DraftChips draft=draft /> }.into_any()
 }

@@ -1,0 +1,107 @@
+//! Adding files to the draft, in its own lazily loaded chunk: the count limit, a chip
+//! per file while it is read (`super::read`), and each refusal as a toast in the user's
+//! language.
+
+use hearth_core::attachment::{AttachError, MAX_ATTACHMENTS, MAX_TOTAL_BYTES};
+use leptos::prelude::*;
+
+use super::{Draft, DraftFile, DraftState, read};
+use crate::i18n::Key;
+use crate::ui::toast::ToastKind;
+
+/// Adds `files` to `draft`, in order.
+#[lazy]
+pub async fn add_files(draft: Draft, files: Vec<web_sys::File>) {
+    for file in files {
+        add(draft, file);
+    }
+}
+
+/// Adds one file: a chip at once, then its reading.
+fn add(draft: Draft, file: web_sys::File) {
+    let name = file.name();
+    if draft.files.with_untracked(Vec::len) >= MAX_ATTACHMENTS {
+        let too_many = AttachError::TooMany {
+            max: MAX_ATTACHMENTS,
+        };
+        refuse(draft, too_many.code(), &name, None);
+        return;
+    }
+    let id = crate::files::new_name("att").replace(".att", "");
+    let held: Vec<u64> = draft
+        .files
+        .with_untracked(|files| files.iter().map(|f| f.size).collect());
+    let size = file.size() as u64;
+    draft.files.update(|files| {
+        files.push(DraftFile {
+            id: id.clone(),
+            name: name.clone(),
+            size,
+            state: DraftState::Reading,
+        });
+    });
+    leptos::task::spawn_local(async move {
+        let outcome = read::prepare(draft, file, id.clone(), held).await;
+        match outcome {
+            Ok(attachment) => draft.files.update(|files| {
+                if let Some(entry) = files.iter_mut().find(|f| f.id == id) {
+                    entry.state = DraftState::Ready(attachment);
+                }
+            }),
+            Err(refusal) => {
+                let was_wanted = draft.contains(&id);
+                draft.files.update(|files| files.retain(|f| f.id != id));
+                if was_wanted {
+                    refuse(draft, &refusal.code, &name, refusal.detail.as_deref());
+                }
+            }
+        }
+    });
+}
+
+/// Marks `id` as waiting for the edge's parser.
+pub(super) fn set_parsing(draft: Draft, id: &str) {
+    draft.files.update(|files| {
+        if let Some(entry) = files.iter_mut().find(|f| f.id == id) {
+            entry.state = DraftState::Parsing;
+        }
+    });
+}
+
+/// Shows why a file was not added.
+fn refuse(draft: Draft, code: &str, name: &str, detail: Option<&str>) {
+    let max = |bytes: u64| super::chips::size_label(bytes);
+    let (key, values): (Key, Vec<(&str, String)>) = match code {
+        "attach_too_many" => (
+            Key::AttachTooMany,
+            vec![("max", MAX_ATTACHMENTS.to_string())],
+        ),
+        "attach_too_large" => (
+            Key::AttachTooLarge,
+            vec![("max", max(detail.and_then(|d| d.parse().ok()).unwrap_or(0)))],
+        ),
+        "attach_total_too_large" => (
+            Key::AttachTotalTooLarge,
+            vec![("max", max(MAX_TOTAL_BYTES))],
+        ),
+        "attach_unknown_type" | "file_type_unknown" | "parse_unsupported" => {
+            (Key::AttachUnknownType, vec![])
+        }
+        "attach_no_parser" => (Key::AttachNoParser, vec![]),
+        "attach_empty" => (Key::AttachEmpty, vec![]),
+        "attach_images" => (Key::AttachImages, vec![]),
+        "attach_storage_full" => (Key::AttachStorageFull, vec![]),
+        "parse_no_text_layer" => (Key::AttachNoText, vec![]),
+        "parse_timeout" => (Key::AttachTimeout, vec![]),
+        "attach_unreachable" => (Key::AttachUnreachable, vec![]),
+        _ => (
+            Key::AttachFailed,
+            vec![("reason", detail.unwrap_or(code).to_string())],
+        ),
+    };
+    let mut values: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    values.push(("name", name));
+    draft
+        .toasts
+        .show(ToastKind::Error, draft.i18n.t_with(key, &values));
+}
