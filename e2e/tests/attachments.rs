@@ -282,3 +282,36 @@ async fn a_pdf_is_read_by_the_edge_and_a_scan_is_explained() {
     let _ = std::fs::remove_dir_all(&dir);
     session.finish().await;
 }
+
+#[tokio::test]
+async fn without_a_model_the_files_stay_in_the_composer() {
+    let session = AppSession::open(1280, 900).await;
+    let dir = scratch("no-model");
+    let notes = dir.join("notes.md");
+    std::fs::write(&notes, "Kept for later.").unwrap();
+    attach(&session, &[&notes]).await;
+    ready_chips(&session, 1).await;
+    send(&session, "Hello").await;
+    session
+        .wait_until(
+            "[...document.querySelectorAll('.toast')].some((t) => t.textContent.includes('Add a model provider'))",
+        )
+        .await;
+    // Neither the text nor the file was taken: both wait for a provider.
+    ready_chips(&session, 1).await;
+    assert_eq!(
+        session
+            .js(
+                "return document.getElementById('composer-input').value",
+                vec![]
+            )
+            .await,
+        json!("Hello")
+    );
+    assert_eq!(
+        stored_files(&session).await.as_array().map(Vec::len),
+        Some(2)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    session.finish().await;
+}
