@@ -1,14 +1,11 @@
 //! Files attached to a message: what a message keeps of each ([`Attachment`]), how the
 //! composer decides it may add one ([`check_add`]), where its text comes from
-//! ([`Reader`]: the browser for text kinds, the edge's parse jobs for documents), and how
-//! its text enters a turn ([`context_items`]: passages on the document's structure,
-//! competing in the planner's attachments band).
+//! ([`Reader`]: the browser for text kinds, the edge's parse jobs for documents). How its
+//! text enters a turn is `chat::attachment_context`.
 
 use serde::{Deserialize, Serialize};
 
 use crate::api::doc_parse::ParseNote;
-use crate::chat::request::ContextItem;
-use crate::chunk::{ChunkSettings, chunk};
 use crate::filetype::FileKind;
 
 /// The most files one message carries.
@@ -168,31 +165,6 @@ pub fn bounded_text(text: &str) -> (String, Option<ParseNote>) {
     }
 }
 
-/// The passages of `attachment`'s `text` as context items, in document order, each
-/// under the file's name (and its part, when there are several).
-pub fn context_items(attachment: &Attachment, text: &str) -> Vec<ContextItem> {
-    let chunks = chunk(text, &attachment.id, "1", &[], ChunkSettings::default());
-    let count = chunks.len();
-    chunks
-        .into_iter()
-        .map(|passage| {
-            let mut source = attachment.name.clone();
-            if count > 1 {
-                source.push_str(&format!(" (part {} of {count})", passage.index + 1));
-            }
-            if !passage.headings.is_empty() {
-                source.push_str(" — ");
-                source.push_str(&passage.headings.join(" › "));
-            }
-            ContextItem {
-                id: passage.id,
-                source,
-                text: passage.text,
-            }
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -265,29 +237,5 @@ mod tests {
                 bytes: kept.len() as u64
             })
         );
-    }
-
-    #[test]
-    fn a_documents_passages_are_named_after_the_file() {
-        let attachment = Attachment {
-            id: "a1".into(),
-            name: "guide.md".into(),
-            kind: FileKind::Markdown,
-            size: 10,
-            text_chars: 10,
-            notes: Vec::new(),
-        };
-        let one = context_items(&attachment, "Just a line.");
-        assert_eq!(one.len(), 1);
-        assert_eq!(one[0].source, "guide.md");
-        assert_eq!(one[0].id, "a1@1#0");
-        let text = format!("# Setup\n\n{}", "A sentence of the guide. ".repeat(400));
-        let many = context_items(&attachment, &text);
-        assert!(many.len() > 1);
-        assert!(many[0].source.starts_with("guide.md (part 1 of"));
-        assert!(many[0].source.ends_with("— Setup"));
-        let record = serde_json::to_value(&attachment).unwrap();
-        assert_eq!(record["kind"], "markdown");
-        assert!(record.get("notes").is_none());
     }
 }

@@ -59,15 +59,6 @@ fn add(draft: Draft, file: web_sys::File) {
     });
 }
 
-/// Marks `id` as waiting for the edge's parser.
-pub(super) fn set_parsing(draft: Draft, id: &str) {
-    draft.files.update(|files| {
-        if let Some(entry) = files.iter_mut().find(|f| f.id == id) {
-            entry.state = DraftState::Parsing;
-        }
-    });
-}
-
 /// Shows why a file was not added.
 fn refuse(draft: Draft, code: &str, name: &str, detail: Option<&str>) {
     let max = |bytes: u64| super::chips::size_label(bytes);

@@ -103,6 +103,15 @@ impl Draft {
         true
     }
 
+    /// Marks `id` as waiting for the edge's parser.
+    fn set_parsing(&self, id: &str) {
+        self.files.update(|files| {
+            if let Some(entry) = files.iter_mut().find(|f| f.id == id) {
+                entry.state = DraftState::Parsing;
+            }
+        });
+    }
+
     /// Whether `id` is still in the draft (not removed meanwhile).
     fn contains(&self, id: &str) -> bool {
         self.files

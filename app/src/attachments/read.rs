@@ -123,7 +123,7 @@ async fn prepare_now(
     let (text, mut notes) = match Reader::of(kind) {
         Reader::Browser => (browser_text(kind, &bytes), Vec::new()),
         Reader::Edge => {
-            super::add::set_parsing(draft, id);
+            draft.set_parsing(id);
             edge_text(draft, id, file, &name).await?
         }
         Reader::Image => return Err(Refusal::new("attach_images")),

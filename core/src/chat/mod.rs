@@ -5,6 +5,7 @@
 //! made.
 
 pub mod archive;
+pub mod attachment_context;
 pub mod compression;
 pub mod error;
 pub mod generation;

@@ -74,7 +74,6 @@ pub struct Inner {
     queued: std::sync::Mutex<std::collections::HashSet<String>>,
     sandbox: Sandbox,
     remote: Remote,
-    max_bytes: u64,
 }
 
 impl DocParse {
@@ -107,14 +106,13 @@ impl DocParse {
                     max_output_bytes: 8 * 1024 * 1024,
                 },
                 remote: Remote::new(settings, byok)?,
-                max_bytes: settings.max_bytes,
             }),
         })
     }
 
     /// The largest file accepted.
     pub fn max_bytes(&self) -> u64 {
-        self.inner.max_bytes
+        self.inner.sandbox.max_input_bytes
     }
 
     /// Whether jobs are shared between instances.
@@ -135,12 +133,17 @@ impl DocParse {
             )
             .with_details(serde_json::json!({ "field": "credential" })));
         }
-        if upload.bytes.len() as u64 > self.inner.max_bytes {
+        if upload.bytes.len() as u64 > self.inner.sandbox.max_input_bytes {
             return Err(ApiError::new(
                 ErrorCode::PayloadTooLarge,
-                format!("The file is larger than {} bytes", self.inner.max_bytes),
+                format!(
+                    "The file is larger than {} bytes",
+                    self.inner.sandbox.max_input_bytes
+                ),
             )
-            .with_details(serde_json::json!({ "limitBytes": self.inner.max_bytes })));
+            .with_details(
+                serde_json::json!({ "limitBytes": self.inner.sandbox.max_input_bytes }),
+            ));
         }
         if upload.bytes.is_empty() {
             return Err(ApiError::new(ErrorCode::BadRequest, "The file is empty"));

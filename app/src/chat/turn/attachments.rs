@@ -1,11 +1,12 @@
 //! The attachments phase: the text of the files on the question and on the earlier
 //! messages the request carries, cut into passages on their structure
-//! (`hearth_core::attachment::context_items`), for the planner's attachments band. The
+//! (`hearth_core::chat::attachment_context`), for the planner's attachments band. The
 //! question's files come first, then earlier ones, newest first. The texts are read from
 //! the browser's file store in this phase's own lazily loaded chunk.
 
 use futures::future::LocalBoxFuture;
-use hearth_core::attachment::{Attachment, context_items};
+use hearth_core::attachment::Attachment;
+use hearth_core::chat::attachment_context::context_items;
 use hearth_core::chat::request::{ContextItem, TurnRequest};
 use hearth_core::chat::{GenerationError, Phase};
 use hearth_core::context::Band;

@@ -89,6 +89,12 @@ pub async fn run(
     reply.finish(context, ending).await
 }
 
+/// Every context producer, in the order their phases run (attachments, then knowledge and
+/// web search as they land).
+fn producers() -> Vec<Box<dyn producer::PhaseProducer>> {
+    vec![Box::new(attachments::Attachments)]
+}
+
 /// Moves the reply through its phases; how it ends.
 async fn drive(
     context: TurnContext,
@@ -102,7 +108,7 @@ async fn drive(
         Ok(prepared) => prepared,
         Err(error) => return Ending::Failed(error),
     };
-    for producer in producer::producers() {
+    for producer in producers() {
         if !producer.applies(&prepared.turn) {
             continue;
         }

@@ -1,7 +1,7 @@
 //! The phases that add context to a turn before the model is asked. Each producer is a
 //! small module behind [`PhaseProducer`]: the turn in, context items for one planner
 //! band out (`hearth_core::context::Band`); the planner decides what of them fits. The
-//! run loop asks every producer in [`producers`] in order and enters its phase only when
+//! run loop asks every producer in `turn::producers` in order and enters its phase only when
 //! it applies, so adding attachments, knowledge or web search is one module and one line
 //! here.
 
@@ -28,9 +28,4 @@ pub trait PhaseProducer {
         turn: &'a TurnRequest,
         signal: &'a web_sys::AbortSignal,
     ) -> LocalBoxFuture<'a, Result<Vec<ContextItem>, GenerationError>>;
-}
-
-/// Every producer, in the order their phases run (attachments, knowledge, web search).
-pub fn producers() -> Vec<Box<dyn PhaseProducer>> {
-    vec![Box::new(super::attachments::Attachments)]
 }
