@@ -13,7 +13,9 @@ use wasm_bindgen_futures::JsFuture;
 pub const IMAGES: &str = "images";
 /// The search worker's saved index (written by the worker itself, `hearth-search-worker`).
 pub const SEARCH: &str = "search";
-/// Files attached to messages: the original as `<id>`, its extracted text as `<id>.md`.
+/// Files attached to messages: the original as `<id>` (an image as scaled down to be
+/// sent), a document's extracted text as `<id>.md`, an image's thumbnail as
+/// `<id>.thumb`.
 pub const ATTACHMENTS: &str = "attachments";
 
 /// Why a file operation failed.

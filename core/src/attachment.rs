@@ -19,6 +19,16 @@ pub const MAX_TEXT_BYTES: u64 = 16 * 1024 * 1024;
 pub const MAX_IMAGE_BYTES: u64 = 20 * 1024 * 1024;
 /// The most characters of text kept of one file (about 500k tokens).
 pub const MAX_TEXT_CHARS: usize = 2_000_000;
+/// The longest side of an image as it is kept and sent, in pixels (what the vision
+/// providers use at their highest detail; larger images are scaled down by them anyway).
+pub const MAX_IMAGE_SIDE: u32 = 2048;
+/// The most bytes of an image as it is kept and sent (well under every provider's
+/// per-image limit, and small enough for a request to carry several).
+pub const MAX_IMAGE_SEND_BYTES: u64 = 1_536 * 1024;
+/// The longest side of an image's thumbnail, in pixels.
+pub const THUMBNAIL_SIDE: u32 = 256;
+/// The most images one request carries (the newest; older ones are named in text).
+pub const MAX_IMAGES_PER_REQUEST: usize = 16;
 
 /// What a message keeps of an attached file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -37,6 +47,16 @@ pub struct Attachment {
     /// What the user should know about the text (cut, scanned pages).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<ParseNote>,
+    /// An image's size as kept (after scaling down), in pixels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pixels: Option<(u32, u32)>,
+}
+
+impl Attachment {
+    /// Whether it is an image (sent as itself to models that see, never as text).
+    pub fn is_image(&self) -> bool {
+        self.kind.is_image()
+    }
 }
 
 /// Where a kind's text comes from.
@@ -97,6 +117,22 @@ pub enum AttachError {
     /// An empty file.
     #[error("the file is empty")]
     Empty,
+    /// The browser could not decode the image.
+    #[error("the image cannot be read")]
+    ImageUnreadable,
+    /// The image declares more pixels than may be decoded
+    /// ([`crate::image_header::MAX_IMAGE_PIXELS`]).
+    #[error("the image has more than {max} pixels")]
+    ImageTooManyPixels {
+        /// The limit.
+        max: u64,
+    },
+    /// Even scaled down, the image stays over [`MAX_IMAGE_SEND_BYTES`].
+    #[error("the image stays larger than {max} bytes even when scaled down")]
+    ImageTooDetailed {
+        /// The limit.
+        max: u64,
+    },
 }
 
 impl AttachError {
@@ -109,6 +145,9 @@ impl AttachError {
             Self::UnknownType => "attach_unknown_type",
             Self::NoParser => "attach_no_parser",
             Self::Empty => "attach_empty",
+            Self::ImageUnreadable => "attach_image_unreadable",
+            Self::ImageTooManyPixels { .. } => "attach_image_too_many_pixels",
+            Self::ImageTooDetailed { .. } => "attach_image_too_detailed",
         }
     }
 }
@@ -163,6 +202,95 @@ pub fn bounded_text(text: &str) -> (String, Option<ParseNote>) {
             Some(ParseNote::Truncated { bytes: end as u64 }),
         ),
     }
+}
+
+/// `width` × `height` scaled down (never up) so that its longest side is at most
+/// `max_side`, keeping the aspect ratio; no side becomes zero.
+pub fn fit_within(width: u32, height: u32, max_side: u32) -> (u32, u32) {
+    let longest = width.max(height);
+    if longest <= max_side || longest == 0 {
+        return (width, height);
+    }
+    let scale = |side: u32| {
+        let scaled =
+            (u64::from(side) * u64::from(max_side) + u64::from(longest) / 2) / u64::from(longest);
+        (scaled as u32).max(1)
+    };
+    (scale(width), scale(height))
+}
+
+/// What to do with an attached image before it is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImageTarget {
+    /// Keep the bytes as they are: a type every vision provider takes, small enough.
+    Keep,
+    /// Draw it again at this size and encode it as `kind` (see [`encode_attempts`]).
+    Encode {
+        /// Width in pixels.
+        width: u32,
+        /// Height in pixels.
+        height: u32,
+        /// The type to encode: JPEG stays JPEG (photos), the rest become WebP, which
+        /// keeps transparency and which every vision provider takes.
+        kind: FileKind,
+    },
+}
+
+/// What to do with an image of `kind`, `width` × `height` pixels and `bytes` long. GIFs
+/// are always drawn again (an animated GIF is refused by some providers; its first frame
+/// is what a model sees).
+pub fn image_target(kind: FileKind, width: u32, height: u32, bytes: u64) -> ImageTarget {
+    let fits = width.max(height) <= MAX_IMAGE_SIDE && bytes <= MAX_IMAGE_SEND_BYTES;
+    if fits && kind != FileKind::Gif {
+        return ImageTarget::Keep;
+    }
+    let (width, height) = fit_within(width, height, MAX_IMAGE_SIDE);
+    let kind = if kind == FileKind::Jpeg {
+        FileKind::Jpeg
+    } else {
+        FileKind::Webp
+    };
+    ImageTarget::Encode {
+        width,
+        height,
+        kind,
+    }
+}
+
+/// One encoding to try: the size and the lossy quality (0 to 1).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EncodeAttempt {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// Quality for lossy types.
+    pub quality: f64,
+}
+
+/// The encodings to try in order until one is at most [`MAX_IMAGE_SEND_BYTES`]: lower
+/// qualities first, then smaller sizes (three quarters each time, down to a quarter of
+/// the longest side). A short, bounded list: an image that fits none is refused.
+pub fn encode_attempts(width: u32, height: u32) -> Vec<EncodeAttempt> {
+    const QUALITIES: [f64; 3] = [0.88, 0.76, 0.62];
+    let mut out = Vec::new();
+    let longest = width.max(height);
+    let mut side = longest;
+    for _ in 0..5 {
+        let (w, h) = fit_within(width, height, side);
+        for quality in QUALITIES {
+            out.push(EncodeAttempt {
+                width: w,
+                height: h,
+                quality,
+            });
+        }
+        side = side * 3 / 4;
+        if side < longest / 4 || side == 0 {
+            break;
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -222,6 +350,71 @@ mod tests {
             check_add(&[], FileKind::Text, MAX_TEXT_BYTES + 1, LIMITS).map_err(|e| e.code()),
             Err("attach_too_large")
         );
+    }
+
+    #[test]
+    fn images_are_scaled_down_never_up_keeping_their_shape() {
+        assert_eq!(fit_within(4000, 3000, 2048), (2048, 1536));
+        assert_eq!(fit_within(3000, 4000, 2048), (1536, 2048));
+        assert_eq!(fit_within(800, 600, 2048), (800, 600), "never up");
+        assert_eq!(
+            fit_within(10_000, 1, 2048),
+            (2048, 1),
+            "no side becomes zero"
+        );
+        assert_eq!(fit_within(0, 0, 2048), (0, 0));
+        assert_eq!(fit_within(4000, 3000, THUMBNAIL_SIDE), (256, 192));
+    }
+
+    #[test]
+    fn small_images_are_kept_and_others_encoded() {
+        assert_eq!(
+            image_target(FileKind::Png, 800, 600, 200_000),
+            ImageTarget::Keep
+        );
+        assert_eq!(
+            image_target(FileKind::Png, 4000, 3000, 200_000),
+            ImageTarget::Encode {
+                width: 2048,
+                height: 1536,
+                kind: FileKind::Webp
+            },
+            "too large a side; WebP keeps transparency"
+        );
+        assert_eq!(
+            image_target(FileKind::Jpeg, 1000, 1000, MAX_IMAGE_SEND_BYTES + 1),
+            ImageTarget::Encode {
+                width: 1000,
+                height: 1000,
+                kind: FileKind::Jpeg
+            },
+            "too many bytes: a photo stays a JPEG"
+        );
+        assert!(
+            matches!(
+                image_target(FileKind::Gif, 10, 10, 100),
+                ImageTarget::Encode { .. }
+            ),
+            "a GIF is always drawn again"
+        );
+    }
+
+    #[test]
+    fn encode_attempts_lower_quality_then_size_and_end() {
+        let attempts = encode_attempts(2048, 1536);
+        assert_eq!(
+            attempts[0],
+            EncodeAttempt {
+                width: 2048,
+                height: 1536,
+                quality: 0.88
+            }
+        );
+        assert!(attempts.len() <= 15, "bounded: {}", attempts.len());
+        assert!(attempts.windows(2).all(|w| w[1].width <= w[0].width));
+        let last = attempts.last().unwrap();
+        assert!(last.width >= 2048 / 4 && last.width < 1024, "{last:?}");
+        assert!(!encode_attempts(1, 1).is_empty());
     }
 
     #[test]

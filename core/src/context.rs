@@ -2,10 +2,10 @@
 //! here, for every producer (history, attachments, web search, knowledge bases, tools).
 //!
 //! The input budget is the model's context window minus the output reservation. The
-//! fixed part of a request (system prompt, the new message, tool definitions, the new
-//! message's attachments) must fit, or the request fails with the recoverable
+//! fixed part of a request (system prompt, the new message with its images, tool
+//! definitions) must fit, or the request fails with the recoverable
 //! [`ContextError::BudgetExceeded`] — nothing is silently cut from what the user just
-//! wrote. What remains is shared: each extra band (attachments of earlier turns, search,
+//! wrote. What remains is shared: each extra band (the attached files' passages, search,
 //! knowledge, tool results) may use at most its weight of it, and history takes
 //! everything the bands leave. History is kept in whole turns, newest first; the oldest
 //! go first and no turn in the middle is ever skipped.
@@ -24,7 +24,7 @@ pub const DEFAULT_OUTPUT_RESERVATION: u64 = 4096;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Band {
-    /// Attachments of earlier turns.
+    /// Passages of the attached files (the question's first).
     Attachments,
     /// Web search results.
     Search,
@@ -95,7 +95,7 @@ pub struct PlanInput {
     pub context_window: Option<u64>,
     /// Output tokens to keep free (the request's or the model's output limit).
     pub output_reservation: Option<u64>,
-    /// System prompt, new message, tool definitions and the new message's attachments.
+    /// System prompt, new message (with its images) and tool definitions.
     pub fixed_tokens: u64,
     /// Earlier turns, oldest first; each is kept or dropped whole.
     pub history: Vec<Vec<Item>>,

@@ -15,6 +15,7 @@
 //!   whole turns newest first, `CONTEXT_BUDGET_EXCEEDED`; token estimates marked `~`.
 //! - [`filetype`]: what kind of file a byte buffer holds, from its magic number, its ZIP
 //!   entries or its text, never from its name alone.
+//! - [`image_header`]: an image's size from its header, so no bomb is ever decoded.
 //! - [`locale`]: the locales Hearth ships and how a browser's language list maps onto them.
 //! - [`markdown`]: the one Markdown-to-HTML path for untrusted text, sanitised at the
 //!   event level, with code blocks highlighted by language, and the splitter that finds a
@@ -41,6 +42,7 @@ pub mod chunk;
 pub mod context;
 pub mod filetype;
 pub mod html_text;
+pub mod image_header;
 pub mod locale;
 pub mod markdown;
 pub mod plugin;

@@ -99,21 +99,28 @@ pub async fn prepare(session: &AppSession, fixture: &ProviderFixture, key: Optio
     session
         .wait_until("!document.querySelector('dialog')?.open")
         .await;
-    // Pick a model the way a user does: from the composer's model menu.
+    choose_model(session, "fixture-small").await;
+}
+
+/// Picks `model` the way a user does: from the composer's model menu.
+pub async fn choose_model(session: &AppSession, model: &str) {
     let picker = session.wait_for("#composer-model").await;
     let value = session
         .js(
             "return [...document.querySelectorAll('#composer-model option')]
-               .find((o) => o.textContent === 'fixture-small').value",
-            vec![],
+               .find((o) => o.textContent === arguments[0])?.value",
+            vec![json!(model)],
         )
         .await;
     picker
-        .select_by_value(value.as_str().expect("fixture-small is offered"))
+        .select_by_value(value.as_str().expect("the model is offered"))
         .await
         .expect("choose the model");
     session
-        .wait_until("document.getElementById('composer-model').value.endsWith('fixture-small')")
+        .wait_until(&format!(
+            "document.getElementById('composer-model').value.endsWith({})",
+            json!(model)
+        ))
         .await;
 }
 

@@ -1,12 +1,16 @@
 //! Files attached in the composer, in the real build against the provider fixture: text
 //! kinds read in the browser reach the model as context (HTML without its scripts and
 //! styles), stay on the message across a reload, and refusals (an unknown type, an empty
-//! file, an image) are explained with nothing added; a removed file leaves no bytes.
+//! file, an image that cannot be decoded, a decompression bomb) are explained with
+//! nothing added; a removed file leaves no bytes. Images are scaled down in the browser,
+//! shown as thumbnails and sent only to a model with vision; a model without vision is
+//! named before sending and on the reply. Passages that do not fit the model's context
+//! are named on the reply.
 
 use std::path::{Path, PathBuf};
 
 use hearth_e2e::AppSession;
-use hearth_e2e::chat::{last_status, ready, send};
+use hearth_e2e::chat::{choose_model, last_status, ready, send};
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
 use serde_json::{Value, json};
 
@@ -176,11 +180,19 @@ async fn refusals_are_explained_and_a_removed_file_leaves_nothing() {
         b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\x1f\x15\xc4\x89",
     )
     .unwrap();
-    attach(&session, &[&binary, &empty, &image]).await;
+    // A PNG header declaring 50,000 × 50,000 pixels: refused before any decoding.
+    let bomb = dir.join("bomb.png");
+    let mut header = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+    header.extend(50_000u32.to_be_bytes());
+    header.extend(50_000u32.to_be_bytes());
+    header.extend([8, 6, 0, 0, 0, 0, 0, 0, 0]);
+    std::fs::write(&bomb, header).unwrap();
+    attach(&session, &[&binary, &empty, &image, &bomb]).await;
     for text in [
         "notes.txt is not a kind of file Hearth can read.",
         "empty.md is empty.",
-        "Images cannot be attached yet; pixel.png was not added.",
+        "pixel.png could not be read as an image.",
+        "bomb.png has too many pixels to open safely; the most is 60 megapixels.",
     ] {
         session
             .wait_until(&format!(
@@ -311,6 +323,192 @@ async fn without_a_model_the_files_stay_in_the_composer() {
     assert_eq!(
         stored_files(&session).await.as_array().map(Vec::len),
         Some(2)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    session.finish().await;
+}
+
+/// A `width` × `height` PNG with a colour gradient (compressed, so the file stays small).
+fn gradient_png(width: u32, height: u32) -> Vec<u8> {
+    let mut out = Vec::new();
+    {
+        let mut encoder = png::Encoder::new(&mut out, width, height);
+        encoder.set_color(png::ColorType::Rgb);
+        encoder.set_depth(png::BitDepth::Eight);
+        let mut writer = encoder.write_header().expect("a PNG header");
+        let mut pixels = Vec::with_capacity((width * height * 3) as usize);
+        for y in 0..height {
+            for x in 0..width {
+                pixels.extend([(x * 255 / width) as u8, (y * 255 / height) as u8, 128]);
+            }
+        }
+        writer.write_image_data(&pixels).expect("PNG pixels");
+    }
+    out
+}
+
+/// The image parts (`data:` URLs) of a Chat Completions request, in order.
+fn image_urls(request: &Value) -> Vec<String> {
+    request["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m["content"].as_array())
+        .flatten()
+        .filter(|part| part["type"] == "image_url")
+        .filter_map(|part| part["image_url"]["url"].as_str().map(str::to_string))
+        .collect()
+}
+
+#[tokio::test]
+async fn an_image_is_scaled_down_shown_and_sent_only_to_a_model_that_sees() {
+    use base64::Engine as _;
+    let fixture = ProviderFixture::start().await;
+    fixture.set_listing_fields(
+        "fixture-small",
+        json!({"architecture": {"input_modalities": ["text", "image"]}}),
+    );
+    let session = ready(&fixture).await;
+    let dir = scratch("image");
+    let photo = dir.join("photo.png");
+    std::fs::write(&photo, gradient_png(3000, 2000)).unwrap();
+    attach(&session, &[&photo]).await;
+    ready_chips(&session, 1).await;
+    // The chip shows a thumbnail, no larger than 256 pixels, from a blob URL.
+    session
+        .wait_until(
+            "(() => { const img = document.querySelector('.composer .attachment-chip__thumb');
+                      return img && img.complete && img.naturalWidth > 0; })()",
+        )
+        .await;
+    let thumb = session
+        .js(
+            "const img = document.querySelector('.composer .attachment-chip__thumb');
+             return [img.naturalWidth, img.naturalHeight, img.src.startsWith('blob:')]",
+            vec![],
+        )
+        .await;
+    assert_eq!(thumb, json!([256, 171, true]));
+    assert!(
+        session
+            .js(
+                "return document.getElementById('attachment-no-vision') === null",
+                vec![]
+            )
+            .await
+            == json!(true),
+        "no warning for a model with vision"
+    );
+    assert_eq!(
+        stored_files(&session).await.as_array().map(Vec::len),
+        Some(2),
+        "the scaled image and its thumbnail"
+    );
+    session.screenshot("attachments-image").await;
+    fixture.enqueue(Reply::text("A gradient."));
+    send(&session, "What is in the picture?").await;
+    last_status(&session, "done").await;
+    let request = chat_requests(&fixture).pop().expect("a chat request");
+    let urls = image_urls(&request);
+    assert_eq!(urls.len(), 1, "{request}");
+    let (mime, data) = urls[0]
+        .strip_prefix("data:")
+        .and_then(|rest| rest.split_once(";base64,"))
+        .expect("a data URL");
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .expect("base64");
+    let kind = hearth_core::filetype::sniff(&bytes, None).expect("an image");
+    assert_eq!(mime, kind.mime(), "the type sent is the bytes' type");
+    assert_eq!(
+        hearth_core::image_header::dimensions(kind, &bytes),
+        Some((2048, 1365)),
+        "scaled to the longest side, keeping the shape"
+    );
+    assert!(bytes.len() as u64 <= hearth_core::attachment::MAX_IMAGE_SEND_BYTES);
+    // The message keeps the thumbnail, also after a reload.
+    session.goto("/").await;
+    session
+        .wait_for(".conversation-item")
+        .await
+        .click()
+        .await
+        .expect("open");
+    session
+        .wait_until(
+            "(() => { const img = document.querySelector('.message--user .attachment-chip__thumb');
+                      return img && img.complete && img.naturalWidth === 256; })()",
+        )
+        .await;
+
+    // The same conversation with a model that cannot see: told before and after.
+    choose_model(&session, "fixture-large").await;
+    attach(&session, &[&photo]).await;
+    ready_chips(&session, 1).await;
+    session.wait_for("#attachment-no-vision").await;
+    session.screenshot("attachments-no-vision").await;
+    fixture.enqueue(Reply::text("I cannot see it."));
+    send(&session, "And now?").await;
+    session
+        .wait_until("document.querySelectorAll('.message').length === 4")
+        .await;
+    last_status(&session, "done").await;
+    let request = chat_requests(&fixture).pop().expect("a chat request");
+    assert!(image_urls(&request).is_empty(), "{request}");
+    assert!(
+        request.to_string().contains("cannot see images"),
+        "{request}"
+    );
+    let note = session
+        .js(
+            "return [...document.querySelectorAll('.message--assistant')].pop().querySelector('.message__notes')?.textContent",
+            vec![],
+        )
+        .await;
+    assert_eq!(
+        note,
+        json!("Images not sent: 2. This model cannot see images.")
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    session.finish().await;
+}
+
+#[tokio::test]
+async fn passages_that_do_not_fit_the_context_are_named_on_the_reply() {
+    let fixture = ProviderFixture::start().await;
+    fixture.set_listing_fields(
+        "fixture-small",
+        json!({"context_length": 8000, "max_tokens": 1000}),
+    );
+    let session = ready(&fixture).await;
+    let dir = scratch("left-out");
+    let long = dir.join("long.md");
+    let mut text = String::new();
+    for section in 0..40 {
+        text.push_str(&format!("## Section {section}\n\n"));
+        text.push_str(&format!("Paragraph {section} says something worth reading. ").repeat(20));
+        text.push_str("\n\n");
+    }
+    std::fs::write(&long, &text).unwrap();
+    attach(&session, &[&long]).await;
+    ready_chips(&session, 1).await;
+    fixture.enqueue(Reply::text("Partly read."));
+    send(&session, "Summarise it").await;
+    last_status(&session, "done").await;
+    let sent = chat_requests(&fixture).pop().unwrap().to_string();
+    assert!(sent.contains("Section 0"), "the first passages are sent");
+    assert!(!sent.contains("Section 39"), "the last ones do not fit");
+    let note = session
+        .js(
+            "return document.querySelector('.message--assistant .message__notes')?.textContent ?? ''",
+            vec![],
+        )
+        .await;
+    let note = note.as_str().unwrap_or_default().to_string();
+    assert!(
+        note.starts_with("Left out to fit the model's context: ")
+            && note.ends_with(" passages of long.md."),
+        "{note}"
     );
     let _ = std::fs::remove_dir_all(&dir);
     session.finish().await;

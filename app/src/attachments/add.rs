@@ -2,7 +2,10 @@
 //! per file while it is read (`super::read`), and each refusal as a toast in the user's
 //! language.
 
-use hearth_core::attachment::{AttachError, MAX_ATTACHMENTS, MAX_TOTAL_BYTES};
+use hearth_core::attachment::{
+    AttachError, MAX_ATTACHMENTS, MAX_IMAGE_SEND_BYTES, MAX_TOTAL_BYTES,
+};
+use hearth_core::image_header::MAX_IMAGE_PIXELS;
 use leptos::prelude::*;
 
 use super::{Draft, DraftFile, DraftState, read};
@@ -80,7 +83,15 @@ fn refuse(draft: Draft, code: &str, name: &str, detail: Option<&str>) {
         }
         "attach_no_parser" => (Key::AttachNoParser, vec![]),
         "attach_empty" => (Key::AttachEmpty, vec![]),
-        "attach_images" => (Key::AttachImages, vec![]),
+        "attach_image_unreadable" => (Key::AttachImageUnreadable, vec![]),
+        "attach_image_too_many_pixels" => (
+            Key::AttachImageTooManyPixels,
+            vec![("max", (MAX_IMAGE_PIXELS / 1_000_000).to_string())],
+        ),
+        "attach_image_too_detailed" => (
+            Key::AttachImageTooDetailed,
+            vec![("max", max(MAX_IMAGE_SEND_BYTES))],
+        ),
         "attach_storage_full" => (Key::AttachStorageFull, vec![]),
         "parse_no_text_layer" => (Key::AttachNoText, vec![]),
         "parse_timeout" => (Key::AttachTimeout, vec![]),

@@ -2,8 +2,9 @@
 //! draft's list ([`Draft`]), each file's way from the user's disk to an
 //! [`Attachment`] (`read`, in its own lazily loaded chunk: bytes, type by bytes, limits,
 //! the original and its text into the browser's file store, the edge's parser for
-//! documents), `add` (its lazily loaded entry: the draft's list, refusals in the user's
-//! language) and the chips that show them (`chips`).
+//! documents, `image` for images), `add` (its lazily loaded entry: the draft's list,
+//! refusals in the user's language) and the chips that show them (`chips`, with
+//! `thumbnail` for images).
 //!
 //! Nothing is half-added: a file that fails any step leaves no stored bytes and no chip,
 //! only a message in the user's language; a file removed while it is read has its edge
@@ -11,9 +12,11 @@
 
 mod add;
 pub mod chips;
+mod image;
 mod read;
+mod thumbnail;
 
-pub use read::text_name;
+pub use read::{text_name, thumbnail_name};
 
 use hearth_core::attachment::Attachment;
 use leptos::prelude::*;
@@ -75,6 +78,15 @@ impl Draft {
             files
                 .iter()
                 .any(|f| !matches!(f.state, DraftState::Ready(_)))
+        })
+    }
+
+    /// Whether the draft has a ready image (tracked).
+    pub fn has_images(&self) -> bool {
+        self.files.with(|files| {
+            files
+                .iter()
+                .any(|f| matches!(&f.state, DraftState::Ready(a) if a.is_image()))
         })
     }
 

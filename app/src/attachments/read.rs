@@ -3,7 +3,8 @@
 //! the original and its text into the browser's file store, and the text itself —
 //! decoded here for text kinds, HTML as its readable text (`hearth_core::html_text`, no
 //! document is ever built from it), documents through
-//! the edge's parse jobs. A failed step removes what earlier steps stored.
+//! the edge's parse jobs; an image scaled down with a thumbnail (`super::image`). A failed
+//! step removes what earlier steps stored.
 
 use hearth_core::api::doc_parse::{DocParseJob, POLL_ATTEMPTS, ParseNote};
 use hearth_core::attachment::{
@@ -70,6 +71,11 @@ pub fn text_name(id: &str) -> String {
     format!("{id}.md")
 }
 
+/// The name of an image attachment's thumbnail in the file store.
+pub fn thumbnail_name(id: &str) -> String {
+    format!("{id}.thumb")
+}
+
 /// Reads `file` into an attachment with id `id`, next to files of sizes `held`.
 #[lazy]
 pub async fn prepare(
@@ -97,6 +103,7 @@ pub async fn forget(id: String) {
 async fn forget_now(id: &str) {
     let _ = files::remove(ATTACHMENTS, id).await;
     let _ = files::remove(ATTACHMENTS, &text_name(id)).await;
+    let _ = files::remove(ATTACHMENTS, &thumbnail_name(id)).await;
 }
 
 async fn prepare_now(
@@ -108,26 +115,28 @@ async fn prepare_now(
     let name = file.name();
     let bytes = read_bytes(file).await?;
     let kind = sniff(&bytes, Some(&name)).map_err(|_| Refusal::new("attach_unknown_type"))?;
-    if kind.is_image() {
-        return Err(Refusal::new("attach_images"));
-    }
-    let config = edge::fetch_config().await.ok();
-    let limits = AttachLimits {
-        edge_parser: config
-            .as_ref()
-            .is_some_and(|c| c.capabilities.document_parse),
-        edge_max_bytes: config.map_or(0, |c| c.document_parse_max_bytes),
-    };
-    check_add(held, kind, bytes.len() as u64, limits)?;
-    files::save(ATTACHMENTS, id, &bytes).await?;
-    let (text, mut notes) = match Reader::of(kind) {
-        Reader::Browser => (browser_text(kind, &bytes), Vec::new()),
+    let text = match Reader::of(kind) {
+        Reader::Image => return prepare_image(id, name, kind, bytes, held).await,
+        Reader::Browser => {
+            check_add(held, kind, bytes.len() as u64, browser_limits())?;
+            files::save(ATTACHMENTS, id, &bytes).await?;
+            (browser_text(kind, &bytes), Vec::new())
+        }
         Reader::Edge => {
+            let config = edge::fetch_config().await.ok();
+            let limits = AttachLimits {
+                edge_parser: config
+                    .as_ref()
+                    .is_some_and(|c| c.capabilities.document_parse),
+                edge_max_bytes: config.map_or(0, |c| c.document_parse_max_bytes),
+            };
+            check_add(held, kind, bytes.len() as u64, limits)?;
+            files::save(ATTACHMENTS, id, &bytes).await?;
             draft.set_parsing(id);
             edge_text(draft, id, file, &name).await?
         }
-        Reader::Image => return Err(Refusal::new("attach_images")),
     };
+    let (text, mut notes) = text;
     let (text, cut) = bounded_text(&text);
     notes.extend(cut);
     files::save(ATTACHMENTS, &text_name(id), text.as_bytes()).await?;
@@ -138,6 +147,39 @@ async fn prepare_now(
         size: bytes.len() as u64,
         text_chars: text.chars().count() as u64,
         notes,
+        pixels: None,
+    })
+}
+
+/// Limits for what the browser reads itself (the edge is not involved).
+fn browser_limits() -> AttachLimits {
+    AttachLimits {
+        edge_parser: false,
+        edge_max_bytes: 0,
+    }
+}
+
+/// An image: scaled down, kept with its thumbnail.
+async fn prepare_image(
+    id: &str,
+    name: String,
+    kind: FileKind,
+    bytes: Vec<u8>,
+    held: &[u64],
+) -> Result<Attachment, Refusal> {
+    let size = bytes.len() as u64;
+    check_add(held, kind, size, browser_limits())?;
+    let image = super::image::prepare(kind, bytes).await?;
+    files::save(ATTACHMENTS, id, &image.bytes).await?;
+    files::save(ATTACHMENTS, &thumbnail_name(id), &image.thumbnail).await?;
+    Ok(Attachment {
+        id: id.to_string(),
+        name,
+        kind: image.kind,
+        size,
+        text_chars: 0,
+        notes: Vec::new(),
+        pixels: Some(image.pixels),
     })
 }
 

@@ -68,6 +68,13 @@ pub fn use_chat() -> Chat {
 }
 
 impl Chat {
+    /// Whether the model new messages go to takes images (tracked); `None` without a
+    /// model.
+    pub fn chosen_sees_images(&self) -> Option<bool> {
+        let choice = self.choice.get()?;
+        Some(self.turn.targets.capabilities(&choice).vision)
+    }
+
     /// Opens the database, loads the conversation list and starts listening to other tabs.
     pub fn load() -> Self {
         let providers = crate::providers::use_providers();

@@ -35,6 +35,21 @@ pub struct Targets {
 }
 
 impl Targets {
+    /// What `model` can do (tracked): its listing with the user's corrections.
+    pub fn capabilities(&self, model: &ModelRef) -> ModelCapabilities {
+        let listed = self
+            .catalogue
+            .with(|m| {
+                m.get(&model.provider_id)
+                    .and_then(|list| list.iter().find(|info| info.id == model.model))
+                    .map(|info| info.capabilities)
+            })
+            .unwrap_or_default();
+        self.prefs
+            .value
+            .with(|prefs| prefs.capabilities(model, listed))
+    }
+
     /// Finds `model`'s provider, key and capabilities.
     pub async fn resolve(&self, model: &ModelRef) -> Result<Target, GenerationError> {
         let provider = self
@@ -47,18 +62,7 @@ impl Targets {
             .api_key(&model.provider_id)
             .await
             .map_err(|e| GenerationError::key_unreadable(&e.to_string()))?;
-        let listed = self
-            .catalogue
-            .with_untracked(|m| {
-                m.get(&model.provider_id)
-                    .and_then(|list| list.iter().find(|info| info.id == model.model))
-                    .map(|info| info.capabilities)
-            })
-            .unwrap_or_default();
-        let capabilities = self
-            .prefs
-            .value
-            .with_untracked(|prefs| prefs.capabilities(model, listed));
+        let capabilities = untrack(|| self.capabilities(model));
         Ok(Target {
             provider,
             key,

@@ -3,8 +3,10 @@
 //! or regenerate, delete, details), the branch switcher (`n/m`) when it has siblings, and
 //! for a reply its status: streaming, stopped (Continue), interrupted (Continue, Retry)
 //! or failed (the stored `generationError`, with Retry). A reply that called tools shows
-//! its rounds first (`tool_calls`).
+//! its rounds first (`tool_calls`), and what its request left out (passages that did not
+//! fit, images a model without vision was not sent) under its text.
 
+use hearth_core::chat::context_note::ContextNote;
 use hearth_core::chat::{MessageRecord, MessageStatus, Phase};
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
@@ -183,6 +185,42 @@ fn phase_name(phase: Phase) -> String {
         .ok()
         .and_then(|v| v.as_str().map(str::to_string))
         .unwrap_or_default()
+}
+
+/// A note about left-out context in the user's language.
+fn note_text(note: &ContextNote, i18n: I18n) -> String {
+    match note {
+        ContextNote::PassagesLeftOut { origin, count, of } => i18n.t_with(
+            Key::ReplyNotePassagesLeftOut,
+            &[
+                ("count", &count.to_string()),
+                ("of", &of.to_string()),
+                ("name", origin),
+            ],
+        ),
+        ContextNote::ImagesNotSent { count } => i18n.t_with(
+            Key::ReplyNoteImagesNotSent,
+            &[("count", &count.to_string())],
+        ),
+    }
+}
+
+/// What a reply's request left out, when anything was.
+fn context_notes(live: LiveMessage) -> impl IntoView {
+    let i18n = use_i18n();
+    move || {
+        let notes = live.record.with(|r| r.context_notes.clone());
+        (!notes.is_empty()).then(|| {
+            view! {
+                <ul class="message__notes" aria-label=tr(Key::ReplyNotes)>
+                    {notes
+                        .iter()
+                        .map(|note| view! { <li>{icon(Icon::Info)}<span>{note_text(note, i18n)}</span></li> })
+                        .collect_view()}
+                </ul>
+            }
+        })
+    }
 }
 
 /// The status block of a reply that is not simply done.
@@ -383,6 +421,7 @@ pub fn MessageView(
             <div class="message__markdown" on:click=move |event| on_markdown_click(event, toasts, i18n)>
                 <MarkdownBody text=live.content streaming=streaming />
             </div>
+            {context_notes(live)}
             {status_block(id.clone(), live)}
         }
         .into_any()

@@ -24,6 +24,7 @@ pub fn context_items(attachment: &Attachment, text: &str) -> Vec<ContextItem> {
             ContextItem {
                 id: passage.id,
                 source,
+                origin: attachment.name.clone(),
                 text: passage.text,
             }
         })
@@ -44,6 +45,7 @@ mod tests {
             size: 10,
             text_chars: 10,
             notes: Vec::new(),
+            pixels: None,
         };
         let one = context_items(&attachment, "Just a line.");
         assert_eq!(one.len(), 1);

@@ -7,6 +7,7 @@
 pub mod archive;
 pub mod attachment_context;
 pub mod compression;
+pub mod context_note;
 pub mod error;
 pub mod generation;
 pub mod queue;

@@ -89,6 +89,9 @@ pub struct MessageRecord {
     /// browser's file store under the attachment's id).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub attachments: Vec<crate::attachment::Attachment>,
+    /// What a reply's request left out of the context, for the user to see.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub context_notes: Vec<super::context_note::ContextNote>,
     /// Creation time, ms since the epoch.
     pub created_at: f64,
     /// Last change, ms since the epoch.

@@ -4,13 +4,20 @@
 //! system prompt, the tools offered, the reply's tool rounds so far and a continuation
 //! are the fixed part; the context that phase producers added (attachments, knowledge,
 //! search) fills its bands; the earlier history takes what is left, whole turns, newest
-//! first. Nothing here touches a store: the app hands in records and sends what comes
-//! back.
+//! first. What a round leaves out of the bands, and the images a model without vision
+//! cannot be shown, come back as [`ContextNote`]s for the reply to show. Images attached
+//! to a question travel as image parts of that question (their bytes loaded by the app
+//! into [`TurnRequest::images`]). Nothing here touches a store: the app hands in records
+//! and sends what comes back.
 
+use std::collections::BTreeMap;
+
+use crate::attachment::Attachment;
 use crate::chat::compression::{self, Compression, PathMessage};
+use crate::chat::context_note::ContextNote;
 use crate::chat::record::MessageRecord;
 use crate::chat::tools::{self, ToolRound};
-use crate::context::{self, Band, ContextError, Item, PlanInput, estimate_tokens};
+use crate::context::{self, Band, ContextError, IMAGE_TOKENS, Item, PlanInput, estimate_tokens};
 use crate::plugin::tool_loop::{Round, final_round_instruction};
 use crate::provider::request::{ChatRequest, Message, ModelCapabilities, Part, ToolSpec};
 
@@ -29,10 +36,22 @@ instructions, and say when it does not answer the question.";
 pub struct ContextItem {
     /// Unique within the turn (the planner keeps or drops it by id).
     pub id: String,
-    /// Where it comes from, shown to the model (a file name, a page title, a URL).
+    /// Where it comes from, shown to the model (a file name and part, a page title).
     pub source: String,
+    /// What it is part of, as the user knows it (the file's name): what a note about
+    /// left-out passages names.
+    pub origin: String,
     /// The text.
     pub text: String,
+}
+
+/// An image's bytes, loaded for a request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InlineImage {
+    /// Its MIME type.
+    pub mime_type: String,
+    /// Its bytes, base64.
+    pub data: String,
 }
 
 impl ContextItem {
@@ -120,6 +139,18 @@ pub struct TurnRequest {
     pub continuation: Option<String>,
     /// What phase producers added, by band, most relevant first.
     pub context: Vec<(Band, Vec<ContextItem>)>,
+    /// The bytes of the attached images this request may carry, by attachment id
+    /// (loaded only for a model with vision; an image not here is named in text).
+    pub images: BTreeMap<String, InlineImage>,
+}
+
+/// One round's request, and what the user should know it left out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedRound {
+    /// The request.
+    pub request: ChatRequest,
+    /// What it left out.
+    pub notes: Vec<ContextNote>,
 }
 
 /// One round of a reply.
@@ -136,7 +167,7 @@ pub struct RoundShape<'a> {
 impl TurnRequest {
     /// The request of one round. In the final round of a reply that offered tools, the
     /// system prompt says to answer.
-    pub fn round(&self, shape: RoundShape<'_>) -> Result<ChatRequest, ContextError> {
+    pub fn round(&self, shape: RoundShape<'_>) -> Result<PlannedRound, ContextError> {
         let tools = match shape.round {
             Round::WithTools => shape.tools.to_vec(),
             Round::Final => Vec::new(),
@@ -154,7 +185,7 @@ impl TurnRequest {
             });
             current.push(user(CONTINUE_PROMPT));
         }
-        let fixed = estimate_tokens(&self.history.newest.content)
+        let fixed = message_tokens(&self.history.newest)
             + system.as_deref().map_or(0, estimate_tokens)
             + estimate_tokens(&serde_json::to_string(&tools).unwrap_or_default())
             + estimate_tokens(&serde_json::to_string(&current).unwrap_or_default())
@@ -196,25 +227,94 @@ impl TurnRequest {
                 items.iter().filter(move |item| ids.contains(&item.id))
             })
             .collect();
+        let mut notes = left_out(&self.context, &plan.dropped_extras);
         if !kept.is_empty() {
             system = Some(join(system, context_section(&kept)));
         }
-        let mut messages: Vec<Message> = self
+        let sent: Vec<&MessageRecord> = self
             .history
             .earlier
             .iter()
             .filter(|m| plan.history.contains(&m.id))
-            .flat_map(to_messages)
+            .chain(std::iter::once(&self.history.newest))
             .collect();
-        messages.extend(to_messages(&self.history.newest));
+        let images = Images {
+            loaded: &self.images,
+            vision: self.capabilities.vision,
+        };
+        let unseen: usize = sent
+            .iter()
+            .flat_map(|m| &m.attachments)
+            .filter(|a| a.is_image() && !images.vision)
+            .count();
+        if unseen > 0 {
+            notes.push(ContextNote::ImagesNotSent {
+                count: unseen as u32,
+            });
+        }
+        let mut messages: Vec<Message> = sent
+            .into_iter()
+            .flat_map(|m| to_messages(m, images))
+            .collect();
         messages.extend(current);
-        Ok(ChatRequest {
-            model: self.model.clone(),
-            system,
-            messages,
-            tools,
-            ..Default::default()
+        Ok(PlannedRound {
+            request: ChatRequest {
+                model: self.model.clone(),
+                system,
+                messages,
+                tools,
+                ..Default::default()
+            },
+            notes,
         })
+    }
+}
+
+/// A note for each origin whose passages the plan left out, in the order they came.
+fn left_out(context: &[(Band, Vec<ContextItem>)], dropped: &[String]) -> Vec<ContextNote> {
+    let mut notes: Vec<ContextNote> = Vec::new();
+    for item in context.iter().flat_map(|(_, items)| items) {
+        let gone = dropped.contains(&item.id);
+        let note = notes.iter_mut().find(|note| {
+            matches!(note, ContextNote::PassagesLeftOut { origin, .. } if *origin == item.origin)
+        });
+        match note {
+            Some(ContextNote::PassagesLeftOut { count, of, .. }) => {
+                *count += u32::from(gone);
+                *of += 1;
+            }
+            _ => notes.push(ContextNote::PassagesLeftOut {
+                origin: item.origin.clone(),
+                count: u32::from(gone),
+                of: 1,
+            }),
+        }
+    }
+    notes.retain(|note| !matches!(note, ContextNote::PassagesLeftOut { count: 0, .. }));
+    notes
+}
+
+/// The images a request may carry, and whether its model sees them.
+#[derive(Debug, Clone, Copy)]
+pub struct Images<'a> {
+    /// Loaded bytes, by attachment id.
+    pub loaded: &'a BTreeMap<String, InlineImage>,
+    /// Whether the model takes images.
+    pub vision: bool,
+}
+
+/// The text that stands in for an attached image a request does not carry.
+fn image_stand_in(attachment: &Attachment, vision: bool) -> String {
+    if vision {
+        format!(
+            "[Image \"{}\" attached earlier; it is not included again in this request.]",
+            attachment.name
+        )
+    } else {
+        format!(
+            "[Image \"{}\" attached; this model cannot see images, so it was not sent.]",
+            attachment.name
+        )
     }
 }
 
@@ -263,11 +363,26 @@ fn user(text: &str) -> Message {
     }
 }
 
-/// A stored message as a request carries it: a reply that called tools is its rounds
-/// (the calls and their results) followed by its final text.
-pub fn to_messages(record: &MessageRecord) -> Vec<Message> {
+/// A stored message as a request carries it: a question is its text and then its
+/// images (each loaded one as an image part, any other named in text); a reply that
+/// called tools is its rounds (the calls and their results) followed by its final text.
+pub fn to_messages(record: &MessageRecord, images: Images<'_>) -> Vec<Message> {
     if record.is_user() {
-        return vec![user(&record.content)];
+        let mut parts = vec![Part::Text {
+            text: record.content.clone(),
+        }];
+        for attachment in record.attachments.iter().filter(|a| a.is_image()) {
+            parts.push(match images.loaded.get(&attachment.id) {
+                Some(image) if images.vision => Part::Image {
+                    mime_type: image.mime_type.clone(),
+                    data: image.data.clone(),
+                },
+                _ => Part::Text {
+                    text: image_stand_in(attachment, images.vision),
+                },
+            });
+        }
+        return vec![Message::User { parts }];
     }
     let mut out = tools::messages(&record.tool_rounds);
     out.push(Message::Assistant {
@@ -277,14 +392,16 @@ pub fn to_messages(record: &MessageRecord) -> Vec<Message> {
     out
 }
 
-/// Tokens a stored message costs a request, its tool rounds included.
+/// Tokens a stored message costs a request, its tool rounds and images included (an
+/// image counts as sent: the estimate stays on the safe side).
 pub fn message_tokens(record: &MessageRecord) -> u64 {
     let rounds: usize = record
         .tool_rounds
         .iter()
         .map(ToolRound::context_chars)
         .sum();
-    estimate_tokens(&record.content) + (rounds as u64).div_ceil(4)
+    let images = record.attachments.iter().filter(|a| a.is_image()).count() as u64;
+    estimate_tokens(&record.content) + (rounds as u64).div_ceil(4) + images * IMAGE_TOKENS
 }
 
 #[cfg(test)]
@@ -347,6 +464,7 @@ mod tests {
             history,
             continuation: None,
             context: Vec::new(),
+            images: BTreeMap::new(),
         }
     }
 
@@ -386,7 +504,7 @@ mod tests {
         let ids: Vec<&str> = history.earlier.iter().map(|m| m.id.as_str()).collect();
         assert_eq!(ids, ["m2", "m3"]);
         assert_eq!(history.summary.as_deref(), Some("they greeted"));
-        let request = turn(history, None).round(FINAL).unwrap();
+        let request = turn(history, None).round(FINAL).unwrap().request;
         assert!(request.system.as_deref().unwrap().contains("they greeted"));
         assert_eq!(texts(&request), ["q2", "A:a2", "q3"]);
     }
@@ -411,7 +529,7 @@ mod tests {
         let history = turn_history(&records, "none", None).unwrap();
         // Window 300 − 10 output: the newest turn (200) fits beside the question, the
         // oldest does not, and never half a turn.
-        let request = turn(history, Some(300)).round(FINAL).unwrap();
+        let request = turn(history, Some(300)).round(FINAL).unwrap().request;
         let sent = texts(&request);
         assert_eq!(sent.len(), 3, "{sent:?}");
         assert_eq!(sent[2], "q");
@@ -441,7 +559,8 @@ mod tests {
                 tools: &tools,
                 round: Round::WithTools,
             })
-            .unwrap();
+            .unwrap()
+            .request;
         assert_eq!(with.tools.len(), 1);
         assert_eq!(with.system.as_deref(), Some("be kind"));
         let last = turn
@@ -450,14 +569,15 @@ mod tests {
                 tools: &tools,
                 round: Round::Final,
             })
-            .unwrap();
+            .unwrap()
+            .request;
         assert!(last.tools.is_empty());
         let system = last.system.unwrap();
         assert!(system.starts_with("be kind\n\n"));
         assert!(system.ends_with(&final_round_instruction()));
         // A reply that offered no tools has no such instruction.
         assert_eq!(
-            turn.round(FINAL).unwrap().system.as_deref(),
+            turn.round(FINAL).unwrap().request.system.as_deref(),
             Some("be kind")
         );
     }
@@ -486,7 +606,8 @@ mod tests {
                 tools: &[],
                 round: Round::Final,
             })
-            .unwrap();
+            .unwrap()
+            .request;
         let sent = texts(&request);
         assert_eq!(sent.first().map(String::as_str), Some("q"));
         assert_eq!(sent[sent.len() - 2], "A:half an ans");
@@ -515,7 +636,14 @@ mod tests {
                 ..Default::default()
             }],
         }];
-        let messages = to_messages(&reply);
+        let none = BTreeMap::new();
+        let messages = to_messages(
+            &reply,
+            Images {
+                loaded: &none,
+                vision: true,
+            },
+        );
         assert!(
             matches!(messages.last(), Some(Message::Assistant { text, .. }) if text == "the answer")
         );
@@ -531,11 +659,12 @@ mod tests {
         let item = |id: &str, chars: usize| ContextItem {
             id: id.into(),
             source: format!("doc {id}"),
+            origin: "doc".into(),
             text: "z".repeat(chars),
         };
         // The rag band may take 14 % of the free budget (about 130 tokens here).
         turn.context = vec![(Band::Rag, vec![item("p1", 200), item("p2", 2000)])];
-        let request = turn.round(FINAL).unwrap();
+        let request = turn.round(FINAL).unwrap().request;
         let system = request.system.unwrap();
         assert!(system.contains(CONTEXT_PREAMBLE));
         assert!(system.contains("[1] doc p1"));
@@ -543,8 +672,123 @@ mod tests {
         // Without items nothing is added.
         turn.context = vec![(Band::Rag, Vec::new())];
         assert_eq!(
-            turn.round(FINAL).unwrap().system.as_deref(),
+            turn.round(FINAL).unwrap().request.system.as_deref(),
             Some("be kind")
+        );
+    }
+
+    fn image(id: &str, name: &str) -> Attachment {
+        Attachment {
+            id: id.into(),
+            name: name.into(),
+            kind: crate::filetype::FileKind::Png,
+            size: 10,
+            text_chars: 0,
+            notes: Vec::new(),
+            pixels: Some((4, 3)),
+        }
+    }
+
+    fn parts(request: &ChatRequest) -> Vec<Vec<Part>> {
+        request
+            .messages
+            .iter()
+            .filter_map(|m| match m {
+                Message::User { parts } => Some(parts.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn images_travel_with_their_question_and_only_to_models_that_see() {
+        let mut records = path(&["look", "a cat", "and this?"]);
+        records[0].attachments = vec![image("i0", "old.png")];
+        records[2].attachments = vec![image("i1", "cat.png"), image("i2", "gone.png")];
+        let history = turn_history(&records, "none", None).unwrap();
+        let mut turn = turn(history, None);
+        turn.capabilities.vision = true;
+        let loaded = InlineImage {
+            mime_type: "image/png".into(),
+            data: "AAAA".into(),
+        };
+        turn.images.insert("i1".into(), loaded.clone());
+        let planned = turn.round(FINAL).unwrap();
+        let sent = parts(&planned.request);
+        assert_eq!(sent.len(), 2);
+        assert!(
+            matches!(&sent[0][1], Part::Text { text } if text.contains("old.png") && text.contains("not included again")),
+            "an image not loaded is named: {:?}",
+            sent[0]
+        );
+        assert_eq!(
+            sent[1][1],
+            Part::Image {
+                mime_type: "image/png".into(),
+                data: "AAAA".into()
+            }
+        );
+        assert!(matches!(&sent[1][2], Part::Text { text } if text.contains("gone.png")));
+        assert!(planned.notes.is_empty(), "{:?}", planned.notes);
+
+        // A model without vision gets no image part, and the reply says so.
+        turn.capabilities.vision = false;
+        let planned = turn.round(FINAL).unwrap();
+        let sent = parts(&planned.request);
+        assert!(
+            sent.iter()
+                .flatten()
+                .all(|p| matches!(p, Part::Text { .. })),
+            "{sent:?}"
+        );
+        assert!(matches!(&sent[1][1], Part::Text { text } if text.contains("cannot see images")));
+        assert_eq!(planned.notes, [ContextNote::ImagesNotSent { count: 3 }]);
+    }
+
+    #[test]
+    fn an_image_costs_tokens_in_the_plan() {
+        let mut question = message("q", Role::User, "hi");
+        let bare = message_tokens(&question);
+        question.attachments = vec![image("i", "a.png"), image("j", "b.png")];
+        assert_eq!(message_tokens(&question), bare + 2 * IMAGE_TOKENS);
+        // An image too large for the window is refused like any too-large question.
+        let history = turn_history(&[question], "none", None).unwrap();
+        let error = turn(history, Some(2000)).round(FINAL).unwrap_err();
+        assert!(matches!(error, ContextError::BudgetExceeded { .. }));
+    }
+
+    #[test]
+    fn passages_that_do_not_fit_are_named_in_a_note() {
+        let records = path(&["q"]);
+        let history = turn_history(&records, "none", None).unwrap();
+        let mut turn = turn(history, Some(1000));
+        let item = |id: &str, origin: &str, chars: usize| ContextItem {
+            id: id.into(),
+            source: format!("{origin} part {id}"),
+            origin: origin.into(),
+            text: "z".repeat(chars),
+        };
+        turn.context = vec![(
+            Band::Attachments,
+            vec![
+                item("a1", "report.pdf", 100),
+                item("a2", "report.pdf", 4000),
+                item("a3", "report.pdf", 4000),
+                item("b1", "notes.md", 40),
+            ],
+        )];
+        let planned = turn.round(FINAL).unwrap();
+        let system = planned.request.system.unwrap();
+        assert!(system.contains("report.pdf part a1"));
+        assert!(system.contains("notes.md part b1"));
+        assert_eq!(
+            planned.notes,
+            [ContextNote::PassagesLeftOut {
+                origin: "report.pdf".into(),
+                count: 2,
+                of: 3
+            }],
+            "only the file that lost passages is named"
         );
     }
 }

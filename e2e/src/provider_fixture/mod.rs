@@ -30,7 +30,7 @@ mod openai_chat;
 mod openai_responses;
 mod stream;
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
@@ -209,6 +209,8 @@ struct Shared {
     cors: AtomicBool,
     tool_models: AtomicBool,
     models: Mutex<Vec<String>>,
+    /// OpenRouter-style fields added to a model's OpenAI-shaped listing entry.
+    listing_fields: Mutex<HashMap<String, Value>>,
     queue: Mutex<VecDeque<Reply>>,
     requests: Mutex<Vec<Recorded>>,
     open_streams: AtomicUsize,
@@ -252,6 +254,7 @@ impl ProviderFixture {
             cors: AtomicBool::new(true),
             tool_models: AtomicBool::new(false),
             models: Mutex::new(DEFAULT_MODELS.iter().map(|m| m.to_string()).collect()),
+            listing_fields: Mutex::new(HashMap::new()),
             queue: Mutex::new(VecDeque::new()),
             requests: Mutex::new(Vec::new()),
             open_streams: AtomicUsize::new(0),
@@ -312,6 +315,13 @@ impl ProviderFixture {
     /// does (`supported_parameters`); off by default.
     pub fn set_tool_models(&self, enabled: bool) {
         self.shared.tool_models.store(enabled, Ordering::SeqCst);
+    }
+
+    /// Fields the OpenAI-shaped listing adds to model `id`'s entry, as OpenRouter's
+    /// listing carries them: `architecture.input_modalities` (`["text", "image"]` for a
+    /// model with vision), `context_length`, `max_tokens`.
+    pub fn set_listing_fields(&self, id: &str, fields: Value) {
+        lock(&self.shared.listing_fields).insert(id.to_string(), fields);
     }
 
     /// The model ids listed from now on (default [`DEFAULT_MODELS`]).
@@ -484,7 +494,7 @@ fn models(shared: &Shared, shape: Option<Protocol>) -> Response {
     let body = match shape {
         Some(Protocol::Anthropic) => anthropic::listing(&ids),
         Some(Protocol::Gemini) => gemini::listing(&ids),
-        _ => openai_chat::listing(&ids, tools),
+        _ => openai_chat::listing(&ids, tools, &lock(&shared.listing_fields)),
     };
     ([(CONTENT_TYPE, "application/json")], body.to_string()).into_response()
 }

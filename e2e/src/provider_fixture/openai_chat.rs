@@ -9,7 +9,11 @@ use super::stream::{Kind, Script, argument_pieces, call_id, pieces};
 use super::{CREATED, Reply, STREAM_ERROR_MESSAGE};
 
 /// The OpenAI model listing (also what an unrecognised client gets).
-pub(super) fn listing(ids: &[String], tools: bool) -> Value {
+pub(super) fn listing(
+    ids: &[String],
+    tools: bool,
+    fields: &std::collections::HashMap<String, Value>,
+) -> Value {
     json!({
         "object": "list",
         "data": ids.iter().map(|id| {
@@ -21,6 +25,11 @@ pub(super) fn listing(ids: &[String], tools: bool) -> Value {
             });
             if tools {
                 model["supported_parameters"] = json!(["tools", "tool_choice", "temperature"]);
+            }
+            if let Some(Value::Object(extra)) = fields.get(id) {
+                for (key, value) in extra {
+                    model[key] = value.clone();
+                }
             }
             model
         }).collect::<Vec<_>>(),

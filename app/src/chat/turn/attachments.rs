@@ -1,8 +1,9 @@
 //! The attachments phase: the text of the files on the question and on the earlier
 //! messages the request carries, cut into passages on their structure
 //! (`hearth_core::chat::attachment_context`), for the planner's attachments band. The
-//! question's files come first, then earlier ones, newest first. The texts are read from
-//! the browser's file store in this phase's own lazily loaded chunk.
+//! question's files come first, then earlier ones, newest first. Images have no text:
+//! they travel as themselves (`super::image_parts`). The texts are read from the browser's
+//! file store in this phase's own lazily loaded chunk.
 
 use futures::future::LocalBoxFuture;
 use hearth_core::attachment::Attachment;
@@ -18,13 +19,14 @@ use crate::files::{self, ATTACHMENTS};
 /// The producer.
 pub struct Attachments;
 
-/// The files a turn carries, the question's first.
+/// The files with text a turn carries, the question's first.
 fn carried(turn: &TurnRequest) -> Vec<Attachment> {
-    let mut out = turn.history.newest.attachments.clone();
-    for message in turn.history.earlier.iter().rev() {
-        out.extend(message.attachments.iter().cloned());
-    }
-    out
+    std::iter::once(&turn.history.newest)
+        .chain(turn.history.earlier.iter().rev())
+        .flat_map(|message| &message.attachments)
+        .filter(|attachment| !attachment.is_image())
+        .cloned()
+        .collect()
 }
 
 impl PhaseProducer for Attachments {
@@ -37,12 +39,7 @@ impl PhaseProducer for Attachments {
     }
 
     fn applies(&self, turn: &TurnRequest) -> bool {
-        !turn.history.newest.attachments.is_empty()
-            || turn
-                .history
-                .earlier
-                .iter()
-                .any(|m| !m.attachments.is_empty())
+        !carried(turn).is_empty()
     }
 
     fn produce<'a>(
@@ -66,6 +63,7 @@ async fn passages(attachments: Vec<Attachment>) -> Result<Vec<ContextItem>, Gene
             Err(_) => items.push(ContextItem {
                 id: format!("{}@missing", attachment.id),
                 source: attachment.name.clone(),
+                origin: attachment.name.clone(),
                 text: "[This file's text is no longer stored in this browser.]".to_string(),
             }),
         }

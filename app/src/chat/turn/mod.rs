@@ -4,6 +4,7 @@
 //!
 //! - `prepare`: the model's provider, key and capabilities, and the question with its
 //!   history (`hearth_core::chat::request`).
+//! - `image_parts`: the attached images' bytes, for a model that sees them.
 //! - `producer`: the phases that add context before the model is asked (attachments,
 //!   knowledge, web search), each a small module behind one interface: the turn in,
 //!   context items for one planner band out. The run loop does not change when one is
@@ -17,6 +18,7 @@
 
 mod after;
 mod attachments;
+mod image_parts;
 mod model;
 mod prepare;
 mod producer;
@@ -123,6 +125,9 @@ async fn drive(
             return Ending::Stopped;
         }
     }
+    if prepared.target.capabilities.vision {
+        prepared.turn.images = image_parts::load(&prepared.turn).await;
+    }
     // Tools only for a model that takes them, and never on a continuation (it finishes
     // the text it was writing).
     let toolset = if prepared.target.capabilities.tools && mode == Mode::Fresh {
@@ -142,7 +147,10 @@ async fn drive(
             tools: &toolset.specs,
             round,
         }) {
-            Ok(request) => request,
+            Ok(planned) => {
+                reply.notes = planned.notes;
+                planned.request
+            }
             Err(error) => return Ending::Failed(GenerationError::context(&error)),
         };
         if !enter(context, reply, Phase::Model) {

@@ -47,6 +47,7 @@ pub async fn prepare(
         history,
         continuation: (mode == Mode::Continue).then(|| reply.content.clone()),
         context: Vec::new(),
+        images: Default::default(),
     };
     Ok(Prepared { target, turn })
 }

@@ -5,6 +5,7 @@
 //! field by field so another tab's changes to other fields survive; how the reply ended
 //! is written last.
 
+use hearth_core::chat::context_note::ContextNote;
 use hearth_core::chat::record::Timings;
 use hearth_core::chat::tools::{ToolCallRecord, ToolCallStatus, ToolRound};
 use hearth_core::chat::{GenerationError, MessageStatus, RunId, RunOutcome};
@@ -40,6 +41,8 @@ pub struct Reply {
     pub usage: Usage,
     /// Why the last round finished.
     pub finish: Option<FinishReason>,
+    /// What the last round's request left out of the context.
+    pub notes: Vec<ContextNote>,
     started: f64,
     first_token: Option<f64>,
 }
@@ -66,6 +69,7 @@ impl Reply {
             rounds,
             usage: Usage::default(),
             finish: None,
+            notes: Vec::new(),
             started: now(),
             first_token: None,
         }
@@ -119,6 +123,9 @@ impl Reply {
             r.usage = self.usage;
             r.finish_reason = self.finish.clone();
             r.timings = self.timings(status);
+            if r.context_notes != self.notes {
+                r.context_notes = self.notes.clone();
+            }
         });
     }
 
@@ -159,6 +166,7 @@ impl Reply {
                     "content": content,
                     "reasoning": reasoning,
                     "toolRounds": self.rounds,
+                    "contextNotes": self.notes,
                     "status": MessageStatus::Streaming,
                     "updatedAt": now(),
                 })
@@ -187,6 +195,7 @@ impl Reply {
                     "content": content,
                     "reasoning": reasoning,
                     "toolRounds": self.rounds,
+                    "contextNotes": self.notes,
                     "status": status,
                     "generationError": error,
                     "usage": self.usage,
