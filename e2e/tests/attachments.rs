@@ -46,6 +46,17 @@ async fn ready_chips(session: &AppSession, count: usize) {
         .await;
 }
 
+/// Reloads the app and opens the first conversation of the list.
+async fn reopen(session: &AppSession) {
+    session.goto("/").await;
+    session
+        .wait_for(".conversation-item")
+        .await
+        .click()
+        .await
+        .expect("open");
+}
+
 /// The names of the stored attachment files in OPFS.
 async fn stored_files(session: &AppSession) -> Value {
     session
@@ -137,13 +148,7 @@ async fn text_files_reach_the_model_as_context_and_stay_on_the_message() {
     );
 
     // After a reload the message still has them, and a follow-up still sends them.
-    session.goto("/").await;
-    session
-        .wait_for(".conversation-item")
-        .await
-        .click()
-        .await
-        .expect("open");
+    reopen(&session).await;
     session
         .wait_until("document.querySelectorAll('.message--user .attachment-chip').length === 2")
         .await;
@@ -187,19 +192,31 @@ async fn refusals_are_explained_and_a_removed_file_leaves_nothing() {
     header.extend(50_000u32.to_be_bytes());
     header.extend([8, 6, 0, 0, 0, 0, 0, 0, 0]);
     std::fs::write(&bomb, header).unwrap();
-    attach(&session, &[&binary, &empty, &image, &bomb]).await;
-    for text in [
-        "notes.txt is not a kind of file Hearth can read.",
-        "empty.md is empty.",
-        "pixel.png could not be read as an image.",
-        "bomb.png has too many pixels to open safely; the most is 60 megapixels.",
+    // At most three toasts show at once: the bomb comes second.
+    for (files, texts) in [
+        (
+            vec![&binary, &empty, &image],
+            vec![
+                "notes.txt is not a kind of file Hearth can read.",
+                "empty.md is empty.",
+                "pixel.png could not be read as an image.",
+            ],
+        ),
+        (
+            vec![&bomb],
+            vec!["bomb.png has too many pixels to open safely; the most is 60 megapixels."],
+        ),
     ] {
-        session
-            .wait_until(&format!(
-                "[...document.querySelectorAll('.toast')].some((t) => t.textContent.includes({}))",
-                json!(text)
-            ))
-            .await;
+        let paths: Vec<&Path> = files.iter().map(|p| p.as_path()).collect();
+        attach(&session, &paths).await;
+        for text in texts {
+            session
+                .wait_until(&format!(
+                    "[...document.querySelectorAll('.toast')].some((t) => t.textContent.includes({}))",
+                    json!(text)
+                ))
+                .await;
+        }
     }
     session
         .wait_until("document.querySelectorAll('.composer .attachment-chip').length === 0")
@@ -427,13 +444,7 @@ async fn an_image_is_scaled_down_shown_and_sent_only_to_a_model_that_sees() {
     );
     assert!(bytes.len() as u64 <= hearth_core::attachment::MAX_IMAGE_SEND_BYTES);
     // The message keeps the thumbnail, also after a reload.
-    session.goto("/").await;
-    session
-        .wait_for(".conversation-item")
-        .await
-        .click()
-        .await
-        .expect("open");
+    reopen(&session).await;
     session
         .wait_until(
             "(() => { const img = document.querySelector('.message--user .attachment-chip__thumb');
@@ -510,6 +521,7 @@ async fn passages_that_do_not_fit_the_context_are_named_on_the_reply() {
             && note.ends_with(" passages of long.md."),
         "{note}"
     );
+    session.screenshot("attachments-left-out").await;
     let _ = std::fs::remove_dir_all(&dir);
     session.finish().await;
 }

@@ -72,6 +72,7 @@ impl Chat {
     /// model.
     pub fn chosen_sees_images(&self) -> Option<bool> {
         let choice = self.choice.get()?;
+        self.turn.targets.track();
         Some(self.turn.targets.capabilities(&choice).vision)
     }
 

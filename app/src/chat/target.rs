@@ -35,11 +35,12 @@ pub struct Targets {
 }
 
 impl Targets {
-    /// What `model` can do (tracked): its listing with the user's corrections.
+    /// What `model` can do: its listing with the user's corrections (untracked; a view
+    /// that must follow them calls [`Self::track`] first).
     pub fn capabilities(&self, model: &ModelRef) -> ModelCapabilities {
         let listed = self
             .catalogue
-            .with(|m| {
+            .with_untracked(|m| {
                 m.get(&model.provider_id)
                     .and_then(|list| list.iter().find(|info| info.id == model.model))
                     .map(|info| info.capabilities)
@@ -47,7 +48,15 @@ impl Targets {
             .unwrap_or_default();
         self.prefs
             .value
-            .with(|prefs| prefs.capabilities(model, listed))
+            .with_untracked(|prefs| prefs.capabilities(model, listed))
+    }
+
+    /// Subscribes the running effect to what [`Self::capabilities`] reads. (Tracking
+    /// apart, rather than a tracked read of both maps, keeps a second copy of the
+    /// signals' read code off the main module.)
+    pub fn track(&self) {
+        self.catalogue.track();
+        self.prefs.value.track();
     }
 
     /// Finds `model`'s provider, key and capabilities.
@@ -62,7 +71,7 @@ impl Targets {
             .api_key(&model.provider_id)
             .await
             .map_err(|e| GenerationError::key_unreadable(&e.to_string()))?;
-        let capabilities = untrack(|| self.capabilities(model));
+        let capabilities = self.capabilities(model);
         Ok(Target {
             provider,
             key,
