@@ -18,6 +18,16 @@ pub const SEARCH: &str = "search";
 /// `<id>.thumb`.
 pub const ATTACHMENTS: &str = "attachments";
 
+/// The name of an attachment's extracted text in [`ATTACHMENTS`].
+pub fn attachment_text_name(id: &str) -> String {
+    format!("{id}.md")
+}
+
+/// The name of an image attachment's thumbnail in [`ATTACHMENTS`].
+pub fn attachment_thumbnail_name(id: &str) -> String {
+    format!("{id}.thumb")
+}
+
 /// Why a file operation failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FileError {

@@ -8,6 +8,7 @@ use hearth_core::attachment::Attachment;
 use leptos::prelude::*;
 
 use super::{Draft, DraftState};
+use crate::chat::use_chat;
 use crate::i18n::{Key, tr, use_i18n};
 use crate::ui::icon::{Icon, icon};
 use crate::ui::lazy::lazy_view;
@@ -44,11 +45,10 @@ pub fn size_label(bytes: u64) -> String {
 pub fn DraftChips(
     /// The composer's draft.
     draft: Draft,
-    /// Whether the chosen model takes images (`None` without a model).
-    sees_images: Signal<Option<bool>>,
 ) -> impl IntoView {
     let i18n = use_i18n();
-    let unseen = move || draft.has_images() && sees_images.get() == Some(false);
+    let chat = use_chat();
+    let unseen = move || draft.has_images() && chat.chosen_sees_images() == Some(false);
     view! {
         <Show when=unseen>
             <p class="attachment-warning" id="attachment-no-vision" role="status">

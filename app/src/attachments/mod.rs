@@ -16,8 +16,6 @@ mod image;
 mod read;
 mod thumbnail;
 
-pub use read::{text_name, thumbnail_name};
-
 use hearth_core::attachment::Attachment;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;

@@ -16,7 +16,10 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::Draft;
 use crate::edge::{self, EdgeError};
-use crate::files::{self, ATTACHMENTS, FileError};
+use crate::files::{
+    self, ATTACHMENTS, FileError, attachment_text_name as text_name,
+    attachment_thumbnail_name as thumbnail_name,
+};
 
 /// How often a parse job is asked about, in ms (faster than the edge's suggested 2 s:
 /// the user is watching the chip).
@@ -64,16 +67,6 @@ impl From<FileError> for Refusal {
             },
         }
     }
-}
-
-/// The name of an attachment's text in the file store.
-pub fn text_name(id: &str) -> String {
-    format!("{id}.md")
-}
-
-/// The name of an image attachment's thumbnail in the file store.
-pub fn thumbnail_name(id: &str) -> String {
-    format!("{id}.thumb")
 }
 
 /// Reads `file` into an attachment with id `id`, next to files of sizes `held`.

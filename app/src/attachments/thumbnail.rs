@@ -17,7 +17,7 @@ pub fn thumbnail(id: String) -> AnyView {
 #[component]
 fn Thumbnail(id: String) -> impl IntoView {
     let url = RwSignal::new(None::<String>);
-    let name = super::thumbnail_name(&id);
+    let name = files::attachment_thumbnail_name(&id);
     leptos::task::spawn_local(async move {
         let Ok(loaded) = files::object_url(ATTACHMENTS, &name).await else {
             return;

@@ -136,10 +136,7 @@ pub fn Composer() -> impl IntoView {
             {move || {
                 has_files
                     .get()
-                    .then(|| {
-                        let sees_images = Signal::derive(move || chat.chosen_sees_images());
-                        lazy_view(draft_chips(draft, sees_images), "attachment-chips--loading")
-                    })
+                    .then(|| lazy_view(draft_chips(draft), "attachment-chips--loading"))
             }}
             <label class="visually-hidden" for=COMPOSER_INPUT_ID>
                 {tr(Key::ComposerLabel)}
@@ -221,7 +218,6 @@ pub fn Composer() -> impl IntoView {
 
 /// The draft's chips, in their own lazily loaded chunk.
 #[lazy]
-fn draft_chips(draft: Draft, sees_images: Signal<Option<bool>>) -> AnyView {
-    view! { <crate::attachments::chips::DraftChips draft=draft sees_images=sees_images /> }
-        .into_any()
+fn draft_chips(draft: Draft) -> AnyView {
+    view! { <crate::attachments::chips::DraftChips draft=draft /> }.into_any()
 }

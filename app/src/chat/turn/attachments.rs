@@ -57,7 +57,7 @@ impl PhaseProducer for Attachments {
 async fn passages(attachments: Vec<Attachment>) -> Result<Vec<ContextItem>, GenerationError> {
     let mut items = Vec::new();
     for attachment in &attachments {
-        let name = crate::attachments::text_name(&attachment.id);
+        let name = files::attachment_text_name(&attachment.id);
         match files::read(ATTACHMENTS, &name).await {
             Ok(bytes) => items.extend(context_items(attachment, &String::from_utf8_lossy(&bytes))),
             Err(_) => items.push(ContextItem {
