@@ -108,7 +108,7 @@ async fn prepare_now(
     let name = file.name();
     let bytes = read_bytes(file).await?;
     let kind = sniff(&bytes, Some(&name)).map_err(|_| Refusal::new("attach_unknown_type"))?;
-    let text = match Reader::of(kind) {
+    let (text, mut notes) = match Reader::of(kind) {
         Reader::Image => return prepare_image(id, name, kind, bytes, held).await,
         Reader::Browser => {
             check_add(held, kind, bytes.len() as u64, browser_limits())?;
@@ -129,7 +129,6 @@ async fn prepare_now(
             edge_text(draft, id, file, &name).await?
         }
     };
-    let (text, mut notes) = text;
     let (text, cut) = bounded_text(&text);
     notes.extend(cut);
     files::save(ATTACHMENTS, &text_name(id), text.as_bytes()).await?;
