@@ -49,8 +49,9 @@ impl Drop for SmallDisk {
 
 /// Fills the disk from the page with random bytes in a database named `filler`, in ever
 /// smaller pieces, until the browser refuses even a small one. Returns the refusals
-/// (`QuotaExceededError` four times when the disk is full). Random, because IndexedDB
-/// compresses what it can.
+/// (`QuotaExceededError` once per size when the disk is full). Random, because IndexedDB
+/// compresses what it can; new keys every call, so filling again never overwrites (an
+/// overwritten value is space the database may give back later).
 pub const FILL_THE_DISK: &str = "
   const db = await new Promise((ok, no) => {
     const r = indexedDB.open('filler', 1);
@@ -59,8 +60,8 @@ pub const FILL_THE_DISK: &str = "
     r.onerror = () => no(r.error);
   });
   const refused = [];
-  let key = 0;
-  for (const size of [8000000, 1000000, 100000, 20000]) {
+  let key = Date.now() * 1000;
+  for (const size of [8000000, 1000000, 100000, 20000, 2000]) {
     for (let i = 0; i < 200; i++) {
       const bytes = new Uint8Array(size);
       for (let j = 0; j < size; j += 65536) crypto.getRandomValues(bytes.subarray(j, j + 65536));

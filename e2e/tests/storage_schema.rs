@@ -253,7 +253,7 @@ async fn a_failed_upgrade_leaves_the_old_data_usable_and_runs_again_later() {
     let refused = browser.js(FILL_THE_DISK, vec![]).await;
     assert_eq!(
         refused.as_array().map(Vec::len),
-        Some(4),
+        Some(5),
         "the disk filled up: {refused}"
     );
 
