@@ -51,9 +51,7 @@ impl Targets {
             .with_untracked(|prefs| prefs.capabilities(model, listed))
     }
 
-    /// Subscribes the running effect to what [`Self::capabilities`] reads. (Tracking
-    /// apart, rather than a tracked read of both maps, keeps a second copy of the
-    /// signals' read code off the main module.)
+    /// Subscribes the running effect to what [`Self::capabilities`] reads.
     pub fn track(&self) {
         self.catalogue.track();
         self.prefs.value.track();
