@@ -467,7 +467,9 @@ async fn an_image_is_scaled_down_shown_and_sent_only_to_a_model_that_sees() {
     let request = chat_requests(&fixture).pop().expect("a chat request");
     assert!(image_urls(&request).is_empty(), "{request}");
     assert!(
-        request.to_string().contains("cannot see images"),
+        request
+            .to_string()
+            .contains(hearth_core::provider::request::IMAGE_OMITTED),
         "{request}"
     );
     let note = session

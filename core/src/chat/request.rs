@@ -10,7 +10,7 @@
 //! into [`TurnRequest::images`]). Nothing here touches a store: the app hands in records
 //! and sends what comes back.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use crate::attachment::Attachment;
 use crate::chat::compression::{self, Compression, PathMessage};
@@ -19,7 +19,9 @@ use crate::chat::record::MessageRecord;
 use crate::chat::tools::{self, ToolRound};
 use crate::context::{self, Band, ContextError, IMAGE_TOKENS, Item, PlanInput, estimate_tokens};
 use crate::plugin::tool_loop::{Round, final_round_instruction};
-use crate::provider::request::{ChatRequest, Message, ModelCapabilities, Part, ToolSpec};
+use crate::provider::request::{
+    ChatRequest, IMAGE_OMITTED, Message, ModelCapabilities, Part, ToolSpec,
+};
 
 /// The instruction added (not stored) when the user asks to continue a reply.
 pub const CONTINUE_PROMPT: &str =
@@ -45,6 +47,13 @@ pub struct ContextItem {
     pub text: String,
 }
 
+impl ContextItem {
+    /// Tokens it costs a request, its heading included.
+    pub fn tokens(&self) -> u64 {
+        estimate_tokens(&self.source) + estimate_tokens(&self.text) + 4
+    }
+}
+
 /// An image's bytes, loaded for a request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InlineImage {
@@ -52,13 +61,6 @@ pub struct InlineImage {
     pub mime_type: String,
     /// Its bytes, base64.
     pub data: String,
-}
-
-impl ContextItem {
-    /// Tokens it costs a request, its heading included.
-    pub fn tokens(&self) -> u64 {
-        estimate_tokens(&self.source) + estimate_tokens(&self.text) + 4
-    }
 }
 
 /// The messages a reply answers, taken from the active path.
@@ -214,28 +216,30 @@ impl TurnRequest {
                 })
                 .collect(),
         })?;
+        // Sets, not lists: a long document has thousands of passages, a long chat
+        // thousands of messages, and each is looked up once per round.
+        let kept_ids: HashSet<&str> = plan
+            .extras
+            .iter()
+            .flat_map(|(_, ids)| ids)
+            .map(String::as_str)
+            .collect();
         let kept: Vec<&ContextItem> = self
             .context
             .iter()
-            .flat_map(|(band, items)| {
-                let ids = plan
-                    .extras
-                    .iter()
-                    .find(|(b, _)| b == band)
-                    .map(|(_, ids)| ids.as_slice())
-                    .unwrap_or_default();
-                items.iter().filter(move |item| ids.contains(&item.id))
-            })
+            .flat_map(|(_, items)| items)
+            .filter(|item| kept_ids.contains(item.id.as_str()))
             .collect();
         let mut notes = left_out(&self.context, &plan.dropped_extras);
         if !kept.is_empty() {
             system = Some(join(system, context_section(&kept)));
         }
+        let in_history: HashSet<&str> = plan.history.iter().map(String::as_str).collect();
         let sent: Vec<&MessageRecord> = self
             .history
             .earlier
             .iter()
-            .filter(|m| plan.history.contains(&m.id))
+            .filter(|m| in_history.contains(m.id.as_str()))
             .chain(std::iter::once(&self.history.newest))
             .collect();
         let images = Images {
@@ -272,9 +276,10 @@ impl TurnRequest {
 
 /// A note for each origin whose passages the plan left out, in the order they came.
 fn left_out(context: &[(Band, Vec<ContextItem>)], dropped: &[String]) -> Vec<ContextNote> {
+    let dropped: HashSet<&str> = dropped.iter().map(String::as_str).collect();
     let mut notes: Vec<ContextNote> = Vec::new();
     for item in context.iter().flat_map(|(_, items)| items) {
-        let gone = dropped.contains(&item.id);
+        let gone = dropped.contains(item.id.as_str());
         let note = notes.iter_mut().find(|note| {
             matches!(note, ContextNote::PassagesLeftOut { origin, .. } if *origin == item.origin)
         });
@@ -303,18 +308,18 @@ pub struct Images<'a> {
     pub vision: bool,
 }
 
-/// The text that stands in for an attached image a request does not carry.
+/// The text that stands in for an attached image a request does not carry: for a model
+/// without vision the providers' own note (`provider::request::IMAGE_OMITTED`), named;
+/// otherwise the image was past the request's image limit or is gone from the browser.
 fn image_stand_in(attachment: &Attachment, vision: bool) -> String {
     if vision {
         format!(
-            "[Image \"{}\" attached earlier; it is not included again in this request.]",
+            "[Image \"{}\" is not included in this request: it is past the request's image \
+             limit, or no longer stored in this browser.]",
             attachment.name
         )
     } else {
-        format!(
-            "[Image \"{}\" attached; this model cannot see images, so it was not sent.]",
-            attachment.name
-        )
+        format!("{IMAGE_OMITTED} \"{}\"", attachment.name)
     }
 }
 
@@ -717,7 +722,7 @@ mod tests {
         let sent = parts(&planned.request);
         assert_eq!(sent.len(), 2);
         assert!(
-            matches!(&sent[0][1], Part::Text { text } if text.contains("old.png") && text.contains("not included again")),
+            matches!(&sent[0][1], Part::Text { text } if text.contains("old.png") && text.contains("not included in this request")),
             "an image not loaded is named: {:?}",
             sent[0]
         );
@@ -741,7 +746,9 @@ mod tests {
                 .all(|p| matches!(p, Part::Text { .. })),
             "{sent:?}"
         );
-        assert!(matches!(&sent[1][1], Part::Text { text } if text.contains("cannot see images")));
+        assert!(
+            matches!(&sent[1][1], Part::Text { text } if *text == format!("{IMAGE_OMITTED} \"cat.png\""))
+        );
         assert_eq!(planned.notes, [ContextNote::ImagesNotSent { count: 3 }]);
     }
 

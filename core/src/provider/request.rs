@@ -201,8 +201,9 @@ pub enum RequestError {
     NoMessages,
 }
 
-/// Text that stands in for an image sent to a model without vision.
-pub(crate) const IMAGE_OMITTED: &str = "[image omitted: this model does not accept images]";
+/// Text that stands in for an image sent to a model without vision (also for an attached
+/// image the app did not load for such a model, `chat::request`).
+pub const IMAGE_OMITTED: &str = "[image omitted: this model does not accept images]";
 
 /// The versioned API root of `endpoint`, without a trailing slash. Anthropic's users
 /// enter `https://api.anthropic.com` or `…/v1`; both mean the `/v1` root.
