@@ -53,20 +53,16 @@ impl Peer {
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start the {name}: {e}"));
         let deadline = Instant::now() + Duration::from_secs(30);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        // Started only when this process itself holds the listening socket: a connect
+        // that succeeds may reach another test's process on a port just freed.
+        while !support::listening::listens_on(child.id(), port) {
             if let Ok(Some(_)) = child.try_wait() {
                 return None;
             }
             assert!(Instant::now() < deadline, "the {name} did not start");
             std::thread::sleep(Duration::from_millis(50));
         }
-        // Something answers; make sure it is this process and not a listener that won
-        // the port first.
-        std::thread::sleep(Duration::from_millis(150));
-        match child.try_wait() {
-            Ok(None) => Some(Self { child, port }),
-            _ => None,
-        }
+        Some(Self { child, port })
     }
 
     fn url(&self) -> String {
