@@ -31,6 +31,10 @@
 //! - [`search`]: the global search engine: tokenizer for every shipped locale, an
 //!   incremental inverted index per source with BM25, prefix, typo and phrase matching,
 //!   snippets, and a checked snapshot format.
+//! - [`stored_file`]: the files a message refers to in the browser's private file
+//!   system, and which names a file brought in from outside may have.
+//! - [`zip_store`]: ZIP files of stored entries, written and read a piece at a time,
+//!   every offset bounded (the export file's container).
 //!
 //! A later issue adds `skill` here (see `docs/ARCHITECTURE.md`).
 
@@ -50,4 +54,6 @@ pub mod preferences;
 pub mod provider;
 pub mod safe_url;
 pub mod search;
+pub mod stored_file;
 pub mod url_policy;
+pub mod zip_store;

@@ -1,6 +1,6 @@
 //! Fuzz targets for the parsers that read outside input: the SSE framer, the four
-//! protocol stream decoders, the Markdown renderer, the export archive, token limits, the
-//! search tokenizer and query parser, and search snapshots.
+//! protocol stream decoders, the Markdown renderer, the export archive and its ZIP, token
+//! limits, the search tokenizer and query parser, and search snapshots.
 //!
 //! They are [bolero](https://docs.rs/bolero) targets. `cargo test -p hearth-core --test
 //! fuzz` runs each with bolero's random engine on stable Rust, as part of the test suite;
@@ -20,7 +20,9 @@
 //!   on character boundaries;
 //! - a search snapshot with any bytes changed (checksum fixed up, so the structural checks
 //!   are reached) is refused with a typed error or reads back into an index that searches,
-//!   takes changes, compacts and snapshots again without panicking.
+//!   takes changes, compacts and snapshots again without panicking;
+//! - an export ZIP with any bytes changed reads only entries that lie in front of its
+//!   directory and match their checksums, or is refused with a typed error.
 
 use bolero::check;
 use hearth_core::chat::archive::Archive;
@@ -503,6 +505,91 @@ fn archive_parse_never_panics_and_accepts_what_it_writes() {
             assert_eq!(Archive::parse(&again).expect("reads back"), archive);
         }
     });
+}
+
+/// Reads every entry of `file` as the app does, a piece at a time: the tail, the
+/// directory, each local header, each entry's bytes with its checksum.
+fn read_zip(file: &[u8]) -> Result<Vec<(String, Vec<u8>)>, hearth_core::zip_store::ZipError> {
+    use hearth_core::zip_store::{
+        LOCAL_HEADER_BYTES, TAIL_BYTES, check_crc, data_range, find_directory, read_directory,
+    };
+    let len = file.len() as u64;
+    let tail = &file[file.len() - TAIL_BYTES.min(len) as usize..];
+    let at = find_directory(tail, len)?;
+    let directory = &file[at.range.start as usize..at.range.end as usize];
+    let mut out = Vec::new();
+    for entry in read_directory(directory, &at)? {
+        let start = entry.header_offset as usize;
+        let header = file
+            .get(start..(start + LOCAL_HEADER_BYTES as usize).min(file.len()))
+            .unwrap_or_default();
+        let range = data_range(&entry, header)?;
+        assert!(
+            range.end <= at.range.start,
+            "an entry's bytes end before the directory"
+        );
+        let bytes = &file[range.start as usize..range.end as usize];
+        check_crc(&entry, bytes)?;
+        out.push((entry.name, bytes.to_vec()));
+    }
+    Ok(out)
+}
+
+#[test]
+fn export_zip_reading_is_bounded_and_checked() {
+    use hearth_core::chat::export_file::{RECORDS_ENTRY, contents};
+    use hearth_core::zip_store::{DosTime, ZipWriter, crc32, read_directory};
+    let entries: [(&str, &[u8]); 3] = [
+        (
+            RECORDS_ENTRY,
+            br#"{"format":"hearth-export","version":2,"exportedAt":0}"#,
+        ),
+        ("files/images/0a1b.png", b"\x89PNG not really"),
+        ("files/attachments/0a1b.md", b"# notes"),
+    ];
+    let mut writer = ZipWriter::new(DosTime::from_unix_ms(0.0));
+    let mut valid = Vec::new();
+    for (name, bytes) in entries {
+        valid.extend(
+            writer
+                .entry(name, bytes.len() as u64, crc32(bytes))
+                .unwrap(),
+        );
+        valid.extend_from_slice(bytes);
+    }
+    valid.extend(writer.finish().unwrap());
+    assert_eq!(read_zip(&valid).unwrap().len(), 3);
+    check!()
+        .with_type::<Vec<(u16, u8, u8)>>()
+        .for_each(|edits| {
+            let mut bytes = valid.clone();
+            for &(at, op, value) in edits {
+                let at = at as usize % (bytes.len() + 1);
+                match op % 4 {
+                    0 if at < bytes.len() => bytes[at] = value,
+                    1 => bytes.insert(at, value),
+                    2 if at < bytes.len() => {
+                        bytes.remove(at);
+                    }
+                    _ => bytes.truncate(at),
+                }
+            }
+            // Whatever the damage, reading ends in entries whose bytes match their
+            // checksums, or in a typed error; never a panic or a read out of bounds.
+            if let Ok(read) = read_zip(&bytes) {
+                let total: usize = read.iter().map(|(_, b)| b.len()).sum();
+                assert!(total <= bytes.len());
+            }
+            // Sorting what the directory lists never panics either.
+            let len = bytes.len() as u64;
+            let tail = &bytes[bytes.len() - hearth_core::zip_store::TAIL_BYTES.min(len) as usize..];
+            if let Ok(at) = hearth_core::zip_store::find_directory(tail, len)
+                && let Ok(listed) =
+                    read_directory(&bytes[at.range.start as usize..at.range.end as usize], &at)
+            {
+                let _ = contents(listed);
+            }
+        });
 }
 
 #[test]

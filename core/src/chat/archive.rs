@@ -5,6 +5,9 @@
 //! not whole (a message without its conversation, a reply without its question, a
 //! duplicated id) is refused as a whole with a typed error before anything is written.
 //!
+//! The export file around these records, with the files they refer to, is
+//! [`super::export_file`]'s.
+//!
 //! API keys are never in an archive: providers are exported without them, and the vault
 //! key that seals them cannot leave the browser anyway.
 
@@ -18,8 +21,10 @@ use crate::preferences::Preferences;
 
 /// The `format` field every archive carries.
 pub const FORMAT: &str = "hearth-export";
-/// The archive version this build writes and the newest it reads.
-pub const VERSION: u32 = 1;
+/// The archive version this build writes and the newest it reads. Version 1 was the
+/// records alone, saved as JSON; version 2 has the same records, saved inside a ZIP
+/// beside the files they refer to ([`super::export_file`]).
+pub const VERSION: u32 = 2;
 /// The largest archive read, in bytes.
 pub const MAX_ARCHIVE_BYTES: usize = 256 * 1024 * 1024;
 /// The most records of one kind an archive may hold.
@@ -70,6 +75,9 @@ pub enum ArchiveError {
     /// Records that do not fit together.
     #[error("the export is inconsistent: {0}")]
     Inconsistent(String),
+    /// The ZIP around the records and files does not read.
+    #[error("the export is damaged: {0}")]
+    Package(#[from] crate::zip_store::ZipError),
 }
 
 impl Archive {

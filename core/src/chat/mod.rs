@@ -9,6 +9,7 @@ pub mod attachment_context;
 pub mod compression;
 pub mod context_note;
 pub mod error;
+pub mod export_file;
 pub mod generation;
 pub mod queue;
 pub mod record;

@@ -1,0 +1,642 @@
+//! ZIP files of stored (uncompressed) entries, written and read a piece at a time so the
+//! bytes of big entries never have to be in memory together.
+//!
+//! - [`ZipWriter`] makes each entry's local header (the caller writes the entry's bytes
+//!   after it) and, at the end, the central directory.
+//! - Reading is three steps, each on bytes the caller fetched: [`find_directory`] in the
+//!   file's last [`TAIL_BYTES`], [`read_directory`] on the central directory it points
+//!   at, and [`data_range`] on an entry's [`LOCAL_HEADER_BYTES`]; [`check_crc`] then
+//!   checks the bytes read.
+//!
+//! Everything read is bounded and checked before it is trusted: entries must lie inside
+//! the file, in front of the directory and apart from each other; names are UTF-8 and
+//! unique. ZIP64, split archives, compression and encryption are typed errors, not
+//! guesses.
+
+use std::collections::HashSet;
+use std::ops::Range;
+
+/// How much of a file's end can hold the end-of-directory record (with its comment).
+pub const TAIL_BYTES: u64 = END_RECORD_BYTES as u64 + u16::MAX as u64;
+/// How many bytes of an entry's local header [`data_range`] needs.
+pub const LOCAL_HEADER_BYTES: u64 = 30;
+/// The most entries one file may hold.
+pub const MAX_ENTRIES: usize = u16::MAX as usize;
+/// The longest entry name, in bytes.
+pub const MAX_NAME_BYTES: usize = 1024;
+/// The largest file this format can describe (no ZIP64).
+pub const MAX_FILE_BYTES: u64 = u32::MAX as u64;
+
+const LOCAL_SIGNATURE: u32 = 0x0403_4b50;
+const CENTRAL_SIGNATURE: u32 = 0x0201_4b50;
+const END_SIGNATURE: u32 = 0x0605_4b50;
+const END_RECORD_BYTES: usize = 22;
+const CENTRAL_HEADER_BYTES: usize = 46;
+/// Version 2.0: what readers need for stored entries with UTF-8 names.
+const VERSION: u16 = 20;
+/// Made on Unix (so the permissions below are read), version 2.0.
+const MADE_BY: u16 = (3 << 8) | VERSION;
+/// General purpose flag bit 11: the name is UTF-8.
+const UTF8_NAMES: u16 = 1 << 11;
+const ENCRYPTED: u16 = 1;
+/// `-rw-r--r--`, in the upper half of the external attributes.
+const FILE_MODE: u32 = 0o100_644 << 16;
+
+/// Why a ZIP could not be written or read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ZipError {
+    /// No end-of-directory record: not a ZIP, or cut short.
+    #[error("the file is not a ZIP archive, or it is cut short")]
+    NotZip,
+    /// A record points outside the file or is cut short.
+    #[error("the archive is cut short or damaged ({0})")]
+    Truncated(&'static str),
+    /// A ZIP64 archive or entry (over 4 GiB or 65,535 entries).
+    #[error("the archive uses ZIP64, which is not supported")]
+    Zip64,
+    /// Split over several files.
+    #[error("the archive is split over several files")]
+    MultiDisk,
+    /// An entry compressed with `method` (only stored entries are read).
+    #[error("{name} is compressed (method {method}); only stored entries are read")]
+    Compressed {
+        /// The entry's name.
+        name: String,
+        /// Its compression method.
+        method: u16,
+    },
+    /// An encrypted entry.
+    #[error("{0} is encrypted")]
+    Encrypted(String),
+    /// A name that is not UTF-8, is empty or too long.
+    #[error("an entry has a name that cannot be read")]
+    BadName,
+    /// Two entries with one name.
+    #[error("{0} appears twice")]
+    Duplicate(String),
+    /// More than [`MAX_ENTRIES`].
+    #[error("the archive has more than {MAX_ENTRIES} entries")]
+    TooManyEntries,
+    /// An entry whose bytes overlap another's, or the directory.
+    #[error("{0} overlaps another entry")]
+    Overlap(String),
+    /// An entry whose bytes do not match its checksum.
+    #[error("{0} does not match its checksum")]
+    BadChecksum(String),
+    /// Writing past [`MAX_FILE_BYTES`] or [`MAX_ENTRIES`].
+    #[error("the archive would be larger than {MAX_FILE_BYTES} bytes or {MAX_ENTRIES} entries")]
+    TooLarge,
+}
+
+/// The CRC-32 of `bytes`, as ZIP records it.
+pub fn crc32(bytes: &[u8]) -> u32 {
+    crc32fast::hash(bytes)
+}
+
+/// A time as MS-DOS stores it: `(time, date)`, two-second steps, 1980 to 2107.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DosTime {
+    time: u16,
+    date: u16,
+}
+
+impl DosTime {
+    /// The UTC time `ms` milliseconds after the Unix epoch, clamped to what DOS can hold.
+    pub fn from_unix_ms(ms: f64) -> Self {
+        let seconds = if ms.is_finite() {
+            (ms / 1000.0) as i64
+        } else {
+            0
+        };
+        let days = seconds.div_euclid(86_400);
+        let in_day = seconds.rem_euclid(86_400);
+        let (year, month, day) = civil_from_days(days);
+        if year < 1980 {
+            return Self {
+                time: 0,
+                date: (1 << 5) | 1,
+            };
+        }
+        if year > 2107 {
+            return Self {
+                time: (23 << 11) | (59 << 5) | 29,
+                date: (127 << 9) | (12 << 5) | 31,
+            };
+        }
+        let (hour, minute, second) = (in_day / 3600, in_day % 3600 / 60, in_day % 60);
+        Self {
+            time: ((hour << 11) | (minute << 5) | (second / 2)) as u16,
+            date: (((year - 1980) << 9) | ((month as i64) << 5) | day as i64) as u16,
+        }
+    }
+}
+
+/// The proleptic Gregorian date of a day count from 1970-01-01.
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z.rem_euclid(146_097);
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let mp = (5 * day_of_year + 2) / 153;
+    let day = (day_of_year - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+struct Written {
+    name: String,
+    crc: u32,
+    size: u32,
+    offset: u32,
+}
+
+/// Writes a ZIP of stored entries: for each entry, [`ZipWriter::entry`] gives the bytes
+/// to write before the entry's own; [`ZipWriter::finish`] gives the bytes that end the
+/// file.
+pub struct ZipWriter {
+    modified: DosTime,
+    offset: u64,
+    entries: Vec<Written>,
+    names: HashSet<String>,
+}
+
+impl ZipWriter {
+    /// A writer whose entries are all dated `modified`.
+    pub fn new(modified: DosTime) -> Self {
+        Self {
+            modified,
+            offset: 0,
+            entries: Vec::new(),
+            names: HashSet::new(),
+        }
+    }
+
+    /// The local header of an entry `name` of `size` bytes whose CRC-32 is `crc`; the
+    /// entry's bytes follow it in the file.
+    pub fn entry(&mut self, name: &str, size: u64, crc: u32) -> Result<Vec<u8>, ZipError> {
+        if name.is_empty() || name.len() > MAX_NAME_BYTES {
+            return Err(ZipError::BadName);
+        }
+        if !self.names.insert(name.to_owned()) {
+            return Err(ZipError::Duplicate(name.to_owned()));
+        }
+        let header_len = LOCAL_HEADER_BYTES + name.len() as u64;
+        let end = self.offset + header_len + size;
+        // The directory follows; keep room for it within the format's limits.
+        if self.entries.len() + 1 > MAX_ENTRIES || end > MAX_FILE_BYTES {
+            return Err(ZipError::TooLarge);
+        }
+        let mut header = Vec::with_capacity(header_len as usize);
+        put32(&mut header, LOCAL_SIGNATURE);
+        put16(&mut header, VERSION);
+        put16(&mut header, UTF8_NAMES);
+        put16(&mut header, 0); // stored
+        put16(&mut header, self.modified.time);
+        put16(&mut header, self.modified.date);
+        put32(&mut header, crc);
+        put32(&mut header, size as u32);
+        put32(&mut header, size as u32);
+        put16(&mut header, name.len() as u16);
+        put16(&mut header, 0); // no extra field
+        header.extend_from_slice(name.as_bytes());
+        self.entries.push(Written {
+            name: name.to_owned(),
+            crc,
+            size: size as u32,
+            offset: self.offset as u32,
+        });
+        self.offset = end;
+        Ok(header)
+    }
+
+    /// The central directory and the end record; the file is whole after them.
+    pub fn finish(self) -> Result<Vec<u8>, ZipError> {
+        let mut directory = Vec::new();
+        for entry in &self.entries {
+            put32(&mut directory, CENTRAL_SIGNATURE);
+            put16(&mut directory, MADE_BY);
+            put16(&mut directory, VERSION);
+            put16(&mut directory, UTF8_NAMES);
+            put16(&mut directory, 0);
+            put16(&mut directory, self.modified.time);
+            put16(&mut directory, self.modified.date);
+            put32(&mut directory, entry.crc);
+            put32(&mut directory, entry.size);
+            put32(&mut directory, entry.size);
+            put16(&mut directory, entry.name.len() as u16);
+            put16(&mut directory, 0); // extra
+            put16(&mut directory, 0); // comment
+            put16(&mut directory, 0); // disk
+            put16(&mut directory, 0); // internal attributes
+            put32(&mut directory, FILE_MODE);
+            put32(&mut directory, entry.offset);
+            directory.extend_from_slice(entry.name.as_bytes());
+        }
+        let size = directory.len() as u64;
+        if self.offset + size + END_RECORD_BYTES as u64 > MAX_FILE_BYTES {
+            return Err(ZipError::TooLarge);
+        }
+        let count = self.entries.len() as u16;
+        put32(&mut directory, END_SIGNATURE);
+        put16(&mut directory, 0); // this disk
+        put16(&mut directory, 0); // the directory's disk
+        put16(&mut directory, count);
+        put16(&mut directory, count);
+        put32(&mut directory, size as u32);
+        put32(&mut directory, self.offset as u32);
+        put16(&mut directory, 0); // no comment
+        Ok(directory)
+    }
+}
+
+fn put16(out: &mut Vec<u8>, value: u16) {
+    out.extend_from_slice(&value.to_le_bytes());
+}
+
+fn put32(out: &mut Vec<u8>, value: u32) {
+    out.extend_from_slice(&value.to_le_bytes());
+}
+
+fn get16(bytes: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([bytes[at], bytes[at + 1]])
+}
+
+fn get32(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+}
+
+/// Where a file's central directory lies, and how many entries it lists.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirectoryAt {
+    /// Its byte range in the file.
+    pub range: Range<u64>,
+    /// How many entries it says it holds.
+    pub entries: usize,
+}
+
+/// Finds the central directory of a ZIP of `file_len` bytes from its last bytes `tail`
+/// (at most [`TAIL_BYTES`]; all of them when the file is shorter).
+pub fn find_directory(tail: &[u8], file_len: u64) -> Result<DirectoryAt, ZipError> {
+    if (tail.len() as u64) > file_len || tail.len() < END_RECORD_BYTES {
+        return Err(ZipError::NotZip);
+    }
+    let tail_start = file_len - tail.len() as u64;
+    // The record is the last signature whose comment reaches exactly the file's end.
+    let end = (0..=tail.len() - END_RECORD_BYTES)
+        .rev()
+        .find(|&at| {
+            get32(tail, at) == END_SIGNATURE
+                && at + END_RECORD_BYTES + usize::from(get16(tail, at + 20)) == tail.len()
+        })
+        .ok_or(ZipError::NotZip)?;
+    let record = &tail[end..];
+    let (disk, directory_disk) = (get16(record, 4), get16(record, 6));
+    let (on_disk, total) = (get16(record, 8), get16(record, 10));
+    let (size, offset) = (get32(record, 12), get32(record, 16));
+    if total == u16::MAX || size == u32::MAX || offset == u32::MAX {
+        return Err(ZipError::Zip64);
+    }
+    if disk != 0 || directory_disk != 0 || on_disk != total {
+        return Err(ZipError::MultiDisk);
+    }
+    let range = u64::from(offset)..u64::from(offset) + u64::from(size);
+    if range.end > tail_start + end as u64 {
+        return Err(ZipError::Truncated("the directory"));
+    }
+    Ok(DirectoryAt {
+        range,
+        entries: usize::from(total),
+    })
+}
+
+/// One entry of a ZIP, as its central directory describes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// Its name (a path with `/`).
+    pub name: String,
+    /// Its size in bytes.
+    pub size: u64,
+    /// Its CRC-32.
+    pub crc: u32,
+    /// Where its local header starts.
+    pub header_offset: u64,
+    /// Where the next entry (or the directory) starts: its bytes must end before.
+    limit: u64,
+}
+
+/// Reads the central directory `bytes`, found at `at`: every entry, in the directory's
+/// order, each checked to be a stored, unencrypted entry with a unique UTF-8 name that
+/// lies in front of the directory and apart from the others.
+pub fn read_directory(bytes: &[u8], at: &DirectoryAt) -> Result<Vec<Entry>, ZipError> {
+    if bytes.len() as u64 != at.range.end - at.range.start {
+        return Err(ZipError::Truncated("the directory"));
+    }
+    if at.entries > MAX_ENTRIES {
+        return Err(ZipError::TooManyEntries);
+    }
+    let mut entries = Vec::with_capacity(at.entries);
+    let mut names = HashSet::new();
+    let mut cursor = 0usize;
+    for _ in 0..at.entries {
+        let header = bytes
+            .get(cursor..cursor + CENTRAL_HEADER_BYTES)
+            .ok_or(ZipError::Truncated("an entry of the directory"))?;
+        if get32(header, 0) != CENTRAL_SIGNATURE {
+            return Err(ZipError::Truncated("an entry of the directory"));
+        }
+        let flags = get16(header, 8);
+        let method = get16(header, 10);
+        let crc = get32(header, 16);
+        let (compressed, size) = (get32(header, 20), get32(header, 24));
+        let name_len = usize::from(get16(header, 28));
+        let extra_len = usize::from(get16(header, 30));
+        let comment_len = usize::from(get16(header, 32));
+        let offset = get32(header, 42);
+        let name_start = cursor + CENTRAL_HEADER_BYTES;
+        let name = bytes
+            .get(name_start..name_start + name_len)
+            .ok_or(ZipError::Truncated("an entry's name"))?;
+        let name = std::str::from_utf8(name)
+            .ok()
+            .filter(|n| !n.is_empty() && n.len() <= MAX_NAME_BYTES)
+            .ok_or(ZipError::BadName)?
+            .to_owned();
+        cursor = name_start + name_len + extra_len + comment_len;
+        if cursor > bytes.len() {
+            return Err(ZipError::Truncated("an entry of the directory"));
+        }
+        if compressed == u32::MAX || size == u32::MAX || offset == u32::MAX {
+            return Err(ZipError::Zip64);
+        }
+        if flags & ENCRYPTED != 0 {
+            return Err(ZipError::Encrypted(name));
+        }
+        if method != 0 || compressed != size {
+            return Err(ZipError::Compressed { name, method });
+        }
+        if !names.insert(name.clone()) {
+            return Err(ZipError::Duplicate(name));
+        }
+        entries.push(Entry {
+            name,
+            size: u64::from(size),
+            crc,
+            header_offset: u64::from(offset),
+            limit: 0,
+        });
+    }
+    // Each entry ends before the next one starts, the last one before the directory.
+    let mut order: Vec<usize> = (0..entries.len()).collect();
+    order.sort_by_key(|&i| entries[i].header_offset);
+    let mut limit = at.range.start;
+    for &i in order.iter().rev() {
+        let entry = &mut entries[i];
+        let least = entry.header_offset + LOCAL_HEADER_BYTES + entry.size;
+        if least > limit {
+            return Err(ZipError::Overlap(entry.name.clone()));
+        }
+        entry.limit = limit;
+        limit = entry.header_offset;
+    }
+    Ok(entries)
+}
+
+/// Where `entry`'s bytes lie, read from the first [`LOCAL_HEADER_BYTES`] of its local
+/// header.
+pub fn data_range(entry: &Entry, local_header: &[u8]) -> Result<Range<u64>, ZipError> {
+    let header = local_header
+        .get(..LOCAL_HEADER_BYTES as usize)
+        .ok_or(ZipError::Truncated("an entry's header"))?;
+    if get32(header, 0) != LOCAL_SIGNATURE {
+        return Err(ZipError::Truncated("an entry's header"));
+    }
+    if get16(header, 6) & ENCRYPTED != 0 {
+        return Err(ZipError::Encrypted(entry.name.clone()));
+    }
+    let method = get16(header, 8);
+    if method != 0 {
+        return Err(ZipError::Compressed {
+            name: entry.name.clone(),
+            method,
+        });
+    }
+    let skip = u64::from(get16(header, 26)) + u64::from(get16(header, 28));
+    let start = entry.header_offset + LOCAL_HEADER_BYTES + skip;
+    let end = start + entry.size;
+    if end > entry.limit {
+        return Err(ZipError::Overlap(entry.name.clone()));
+    }
+    Ok(start..end)
+}
+
+/// Checks that `bytes`, read from `entry`'s data range, are what the archive says.
+pub fn check_crc(entry: &Entry, bytes: &[u8]) -> Result<(), ZipError> {
+    if bytes.len() as u64 != entry.size || crc32(bytes) != entry.crc {
+        return Err(ZipError::BadChecksum(entry.name.clone()));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Writes a whole archive of `entries` into memory.
+    fn write(entries: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut writer = ZipWriter::new(DosTime::from_unix_ms(1_764_547_200_000.0));
+        let mut file = Vec::new();
+        for (name, bytes) in entries {
+            file.extend(
+                writer
+                    .entry(name, bytes.len() as u64, crc32(bytes))
+                    .unwrap(),
+            );
+            file.extend_from_slice(bytes);
+        }
+        file.extend(writer.finish().unwrap());
+        file
+    }
+
+    /// Reads every entry of `file` back, the way a caller reading pieces would.
+    fn read(file: &[u8]) -> Result<Vec<(String, Vec<u8>)>, ZipError> {
+        let len = file.len() as u64;
+        let tail_len = TAIL_BYTES.min(len) as usize;
+        let at = find_directory(&file[file.len() - tail_len..], len)?;
+        let directory = &file[at.range.start as usize..at.range.end as usize];
+        let mut out = Vec::new();
+        for entry in read_directory(directory, &at)? {
+            let start = entry.header_offset as usize;
+            let header = file
+                .get(start..(start + LOCAL_HEADER_BYTES as usize).min(file.len()))
+                .unwrap_or_default();
+            let range = data_range(&entry, header)?;
+            let bytes = &file[range.start as usize..range.end as usize];
+            check_crc(&entry, bytes)?;
+            out.push((entry.name, bytes.to_vec()));
+        }
+        Ok(out)
+    }
+
+    #[test]
+    fn what_is_written_reads_back_byte_for_byte() {
+        let big: Vec<u8> = (0..200_000u32).map(|i| (i * 7 % 251) as u8).collect();
+        let entries: [(&str, &[u8]); 4] = [
+            ("hearth-export.json", b"{\"format\":\"hearth-export\"}"),
+            ("files/images/a.png", &big),
+            ("files/attachments/empty", b""),
+            ("名前/ファイル.txt", "テキスト".as_bytes()),
+        ];
+        let file = write(&entries);
+        let read = read(&file).unwrap();
+        assert_eq!(read.len(), 4);
+        for ((name, bytes), (read_name, read_bytes)) in entries.iter().zip(&read) {
+            assert_eq!(name, read_name);
+            assert_eq!(*bytes, read_bytes.as_slice());
+        }
+        // An empty archive is a valid one.
+        assert_eq!(self::read(&write(&[])).unwrap(), Vec::new());
+    }
+
+    #[test]
+    fn the_zip_crate_reads_what_is_written() {
+        // Another implementation agrees on the format: what users open with their tools.
+        let file = write(&[("a/b.txt", b"hello"), ("c.bin", &[0, 1, 2, 255])]);
+        let mut archive = zip::ZipArchive::new(std::io::Cursor::new(file)).unwrap();
+        assert_eq!(archive.len(), 2);
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut archive.by_name("a/b.txt").unwrap(), &mut text).unwrap();
+        assert_eq!(text, "hello");
+        let entry = archive.by_name("c.bin").unwrap();
+        assert_eq!(entry.size(), 4);
+        assert_eq!(entry.unix_mode(), Some(0o100_644));
+        let modified = entry.last_modified().unwrap();
+        assert_eq!(
+            (modified.year(), modified.month(), modified.day()),
+            (2025, 12, 1)
+        );
+    }
+
+    #[test]
+    fn an_archive_with_a_comment_is_found() {
+        let mut file = write(&[("a", b"x")]);
+        let comment = b"written by another tool";
+        let at = file.len() - 2;
+        file[at..].copy_from_slice(&(comment.len() as u16).to_le_bytes());
+        file.extend_from_slice(comment);
+        assert_eq!(read(&file).unwrap(), vec![("a".into(), b"x".to_vec())]);
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_whole_zip_is_a_typed_error() {
+        assert_eq!(read(b""), Err(ZipError::NotZip));
+        assert_eq!(
+            read(b"{\"format\":\"hearth-export\"}"),
+            Err(ZipError::NotZip)
+        );
+        let file = write(&[("a", b"hello"), ("b", b"world")]);
+        // Cut anywhere, it never reads as something else.
+        for cut in 0..file.len() {
+            assert!(read(&file[..cut]).is_err(), "cut at {cut}");
+        }
+        // A flipped byte in an entry's data fails its checksum.
+        let mut flipped = file.clone();
+        flipped[LOCAL_HEADER_BYTES as usize + 1] ^= 0x20;
+        assert_eq!(read(&flipped), Err(ZipError::BadChecksum("a".into())));
+    }
+
+    /// The offset of the central directory's first entry in `file`.
+    fn directory_start(file: &[u8]) -> usize {
+        get32(file, file.len() - 6) as usize
+    }
+
+    #[test]
+    fn what_the_reader_does_not_support_is_named() {
+        let file = write(&[("a", b"hello")]);
+        let central = directory_start(&file);
+        let patched = |at: usize, value: u16| {
+            let mut f = file.clone();
+            f[at..at + 2].copy_from_slice(&value.to_le_bytes());
+            f
+        };
+        assert_eq!(
+            read(&patched(central + 10, 8)),
+            Err(ZipError::Compressed {
+                name: "a".into(),
+                method: 8
+            })
+        );
+        assert_eq!(
+            read(&patched(central + 8, UTF8_NAMES | ENCRYPTED)),
+            Err(ZipError::Encrypted("a".into()))
+        );
+        assert_eq!(
+            read(&patched(8, 8)),
+            Err(ZipError::Compressed {
+                name: "a".into(),
+                method: 8
+            }),
+            "the local header is checked too"
+        );
+        let end = file.len() - END_RECORD_BYTES;
+        assert_eq!(read(&patched(end + 4, 1)), Err(ZipError::MultiDisk));
+        assert_eq!(read(&patched(end + 10, u16::MAX)), Err(ZipError::Zip64));
+        let mut bad_name = file.clone();
+        bad_name[central + CENTRAL_HEADER_BYTES] = 0xff;
+        assert_eq!(read(&bad_name), Err(ZipError::BadName));
+    }
+
+    #[test]
+    fn entries_that_overlap_or_repeat_are_refused() {
+        // Two directory entries pointing at the same bytes (a classic bomb shape).
+        let file = write(&[("a", b"hello"), ("b", b"world")]);
+        let central = directory_start(&file);
+        let second = central + CENTRAL_HEADER_BYTES + 1;
+        let mut overlapping = file.clone();
+        overlapping[second + 42..second + 46].copy_from_slice(&0u32.to_le_bytes());
+        assert!(matches!(read(&overlapping), Err(ZipError::Overlap(_))));
+        // A size that reaches into the next entry.
+        let mut long = file.clone();
+        long[central + 20..central + 28].copy_from_slice(&[9, 0, 0, 0, 9, 0, 0, 0]);
+        assert_eq!(read(&long), Err(ZipError::Overlap("a".into())));
+        // A local header whose extra field pushes the data into the next entry.
+        let mut extra = file.clone();
+        extra[28..30].copy_from_slice(&40u16.to_le_bytes());
+        assert_eq!(read(&extra), Err(ZipError::Overlap("a".into())));
+        // The same name twice.
+        let mut renamed = file.clone();
+        renamed[second + CENTRAL_HEADER_BYTES] = b'a';
+        assert_eq!(read(&renamed), Err(ZipError::Duplicate("a".into())));
+    }
+
+    #[test]
+    fn the_writer_keeps_to_the_format() {
+        let mut writer = ZipWriter::new(DosTime::from_unix_ms(0.0));
+        writer.entry("a", 1, 0).unwrap();
+        assert_eq!(
+            writer.entry("a", 1, 0),
+            Err(ZipError::Duplicate("a".into()))
+        );
+        assert_eq!(writer.entry("", 1, 0), Err(ZipError::BadName));
+        assert_eq!(
+            writer.entry("big", MAX_FILE_BYTES, 0),
+            Err(ZipError::TooLarge)
+        );
+    }
+
+    #[test]
+    fn dos_times_are_utc_and_clamped() {
+        // 2026-12-02 04:05:06 UTC.
+        let t = DosTime::from_unix_ms(1_796_184_306_000.0);
+        assert_eq!(t.date, ((2026 - 1980) << 9) | (12 << 5) | 2);
+        assert_eq!(t.time, (4 << 11) | (5 << 5) | 3);
+        assert_eq!(DosTime::from_unix_ms(0.0).date, (1 << 5) | 1);
+        assert_eq!(DosTime::from_unix_ms(f64::NAN).date, (1 << 5) | 1);
+        assert_eq!(DosTime::from_unix_ms(1e15).date >> 9, 127);
+        // Leap days.
+        let leap = DosTime::from_unix_ms(1_709_164_800_000.0); // 2024-02-29
+        assert_eq!(leap.date, ((2024 - 1980) << 9) | (2 << 5) | 29);
+    }
+}
