@@ -1,15 +1,21 @@
 //! The data service: what Settings › Data does with the stored conversations, behind
 //! methods, so the tab only asks and shows. The rules of the export file (its shape, its
-//! checks, which copy of a record wins) are `hearth_core::chat::archive`'s; this module
-//! does the I/O around them.
+//! checks, which copy of a record wins, which files travel with it) are
+//! `hearth_core::chat::archive`'s and `hearth_core::chat::export_file`'s; this module does
+//! the I/O around them.
 //!
 //! - [`DataService::export`]: every conversation, message, preference and user provider
-//!   (never a key, never an operator's provider) as one JSON file.
-//! - [`DataService::prepare_import`] then [`DataService::import`]: the chosen file
-//!   checked whole and planned against what is stored, then written in one transaction
-//!   (a full disk leaves nothing half-written), keeping whichever copy of a record is
-//!   newer; providers and preferences follow, and what did not is reported, not dropped.
-//! - [`DataService::delete_all`]: every conversation, message and generated image, never
+//!   (never a key, never an operator's provider), and every file the messages refer to
+//!   (images, attachments, their texts and thumbnails), as one ZIP; the file is built in
+//!   the browser's blob storage one file at a time, never whole in memory.
+//! - [`DataService::prepare_import`] then [`DataService::import`]: the chosen file (a ZIP,
+//!   or a records-only JSON export of version 1) checked and planned against what is
+//!   stored, reading only its directory and records; then the files that are not stored
+//!   yet are written, each checked against its checksum, then the records in one
+//!   transaction. A failure anywhere removes the files this import wrote, so a failed
+//!   import changes nothing. Providers and preferences follow, and what did not is
+//!   reported, not dropped.
+//! - [`DataService::delete_all`]: every conversation, message and file they hold, never
 //!   while a reply is streaming.
 //!
 //! The service opens its own connection to the database on first use (as the vault and
@@ -19,11 +25,15 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 
 use hearth_core::chat::archive::{Archive, ArchiveError, ImportPlan, MAX_ARCHIVE_BYTES};
+use hearth_core::chat::export_file::{self, RECORDS_ENTRY};
 use hearth_core::chat::{ConversationRecord, MessageRecord};
 use hearth_core::preferences::Preferences;
+use hearth_core::stored_file::{FileDir, StoredFile};
+use hearth_core::zip_store::{self, DosTime, Entry, ZipWriter};
 use leptos::prelude::GetUntracked;
+use send_wrapper::SendWrapper;
 
-use crate::browser;
+use crate::browser::{self, BlobBuilder};
 use crate::chat::{Chat, use_chat};
 use crate::files::{self, FileError};
 use crate::preferences::{Prefs, SaveError, use_prefs};
@@ -40,14 +50,32 @@ pub enum DataError {
     Storage(StorageError),
     /// The chosen file is not an export this Hearth can read.
     Archive(ArchiveError),
-    /// The export could not be written as JSON.
+    /// The chosen file could not be read (it changed or went away since it was chosen).
+    Unreadable,
+    /// The export could not be written.
     Encode(String),
     /// The browser refused to save the file.
     Download(crate::browser::DownloadError),
-    /// The conversations are deleted but their images could not all be removed.
-    Files(FileError),
+    /// A file the messages refer to could not be read for the export.
+    ReadFile(FileError),
+    /// A file of the import could not be written (the ones written are removed again).
+    WriteFile(FileError),
+    /// The conversations are deleted but their files could not all be removed.
+    DeleteFiles(FileError),
     /// A reply is streaming; deleting everything under it is refused.
     Streaming,
+}
+
+impl From<ArchiveError> for DataError {
+    fn from(error: ArchiveError) -> Self {
+        Self::Archive(error)
+    }
+}
+
+impl From<zip_store::ZipError> for DataError {
+    fn from(error: zip_store::ZipError) -> Self {
+        Self::Archive(error.into())
+    }
 }
 
 /// What an import could not bring in, beside the conversations (which are in).
@@ -68,14 +96,48 @@ pub struct Counts {
     pub messages: usize,
 }
 
+/// What an export holds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Exported {
+    /// Its records.
+    pub records: Counts,
+    /// The files it carries.
+    pub files: usize,
+    /// Files the messages refer to that were no longer stored, so are not in it.
+    pub missing: usize,
+}
+
 /// A chosen export, read, checked and planned, waiting for the user's go-ahead.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct PendingImport {
     /// The file's name.
     pub file: String,
     archive: Archive,
     /// What importing it writes.
     pub plan: ImportPlan,
+    /// The files it carries that are not stored here yet, with their entries.
+    files: Vec<(StoredFile, Entry)>,
+    /// The files it carries that are stored here already.
+    pub files_present: usize,
+    /// The chosen file, read again for the files' bytes.
+    source: SendWrapper<web_sys::File>,
+}
+
+impl PendingImport {
+    /// How many files importing it writes.
+    pub fn files_to_write(&self) -> usize {
+        self.files.len()
+    }
+}
+
+impl PartialEq for PendingImport {
+    fn eq(&self, other: &Self) -> bool {
+        // The same plan from the same file is the same import.
+        self.file == other.file
+            && self.plan == other.plan
+            && self.files == other.files
+            && self.files_present == other.files_present
+    }
 }
 
 /// What an import did.
@@ -83,11 +145,16 @@ pub struct PendingImport {
 pub struct Imported {
     /// Conversations and messages written.
     pub written: Counts,
+    /// Files written.
+    pub files: usize,
     /// Records left alone because the stored copy is as new or newer.
     pub skipped: usize,
     /// What else did not come in.
     pub partial: Vec<PartialImport>,
 }
+
+/// How far a long action has come: files done, of files in all.
+pub type Progress<'a> = &'a dyn Fn(usize, usize);
 
 thread_local! {
     static DATABASE: RefCell<Option<Db>> = const { RefCell::new(None) };
@@ -127,9 +194,54 @@ fn today() -> String {
     )
 }
 
-/// The export's file name for `date`.
-fn export_file_name(date: &str) -> String {
-    format!("hearth-export-{date}.json")
+/// The bytes `range` of the chosen file.
+async fn read_range(
+    file: &web_sys::Blob,
+    range: std::ops::Range<u64>,
+) -> Result<Vec<u8>, DataError> {
+    browser::read_range(file, range)
+        .await
+        .ok_or(DataError::Unreadable)
+}
+
+/// The bytes of `entry` of the chosen ZIP, checked against its checksum.
+async fn read_entry(file: &web_sys::Blob, entry: &Entry) -> Result<Vec<u8>, DataError> {
+    let start = entry.header_offset;
+    let header = read_range(file, start..start + zip_store::LOCAL_HEADER_BYTES).await?;
+    let bytes = read_range(file, zip_store::data_range(entry, &header)?).await?;
+    zip_store::check_crc(entry, &bytes)?;
+    Ok(bytes)
+}
+
+/// Reads a chosen ZIP export's directory and records (not its files' bytes).
+async fn read_package(
+    file: &web_sys::Blob,
+    size: u64,
+) -> Result<(Archive, export_file::Contents), DataError> {
+    let tail = read_range(file, size - size.min(zip_store::TAIL_BYTES)..size).await?;
+    let at = zip_store::find_directory(&tail, size)?;
+    let directory = read_range(file, at.range.clone()).await?;
+    let contents = export_file::contents(zip_store::read_directory(&directory, &at)?)?;
+    let records = read_entry(file, &contents.records).await?;
+    let text = String::from_utf8(records).map_err(|_| ArchiveError::NotJson)?;
+    Ok((Archive::parse(&text)?, contents))
+}
+
+/// Reads a chosen records-only JSON export (version 1).
+async fn read_json(file: &web_sys::Blob, size: u64) -> Result<Archive, DataError> {
+    if size > MAX_ARCHIVE_BYTES as u64 {
+        return Err(ArchiveError::TooLarge(usize::try_from(size).unwrap_or(usize::MAX)).into());
+    }
+    let bytes = read_range(file, 0..size).await?;
+    let text = String::from_utf8(bytes).map_err(|_| ArchiveError::NotJson)?;
+    Ok(Archive::parse(&text)?)
+}
+
+/// Removes files an import wrote before it failed.
+async fn remove_files(written: &[StoredFile]) {
+    for file in written {
+        let _ = files::remove(file.dir.name(), &file.name).await;
+    }
 }
 
 /// The Data tab's service, built from the stores it works with.
@@ -162,30 +274,64 @@ impl DataService {
     }
 
     /// Writes the export file and hands it to the browser's download; returns what it
-    /// holds.
-    pub async fn export(&self) -> Result<Counts, DataError> {
+    /// holds. `progress` hears of each file.
+    pub async fn export(&self, progress: Progress<'_>) -> Result<Exported, DataError> {
         let db = database().await?;
         let (conversations, messages) = everything(&db).await?;
+        let referenced = export_file::referenced_files(&messages);
         let providers: Vec<serde_json::Value> = self
             .providers
             .user_providers()
             .iter()
             .filter_map(|p| serde_json::to_value(p).ok())
             .collect();
+        let now = js_sys::Date::now();
         let archive = Archive::new(
             conversations,
             messages,
             Some(self.prefs.value.get_untracked()),
             providers,
-            js_sys::Date::now(),
+            now,
         );
-        let text = serde_json::to_string(&archive).map_err(|e| DataError::Encode(e.to_string()))?;
-        browser::download(&export_file_name(&today()), &text, "application/json")
-            .map_err(DataError::Download)?;
-        Ok(Counts {
-            conversations: archive.conversations.len(),
-            messages: archive.messages.len(),
-        })
+        let records = serde_json::to_vec(&archive).map_err(|e| DataError::Encode(e.to_string()))?;
+        let mut exported = Exported {
+            records: Counts {
+                conversations: archive.conversations.len(),
+                messages: archive.messages.len(),
+            },
+            ..Exported::default()
+        };
+        drop(archive);
+        let mut writer = ZipWriter::new(DosTime::from_unix_ms(now));
+        let mut out = BlobBuilder::new();
+        let mut add = |name: &str, bytes: &[u8]| -> Result<(), DataError> {
+            let header = writer
+                .entry(name, bytes.len() as u64, zip_store::crc32(bytes))
+                .map_err(|e| DataError::Encode(e.to_string()))?;
+            out.push(&header).map_err(DataError::Download)?;
+            out.push(bytes).map_err(DataError::Download)
+        };
+        add(RECORDS_ENTRY, &records)?;
+        drop(records);
+        for (done, file) in referenced.iter().enumerate() {
+            progress(done, referenced.len());
+            match files::read(file.dir.name(), &file.name).await {
+                Ok(bytes) => {
+                    add(&export_file::entry_name(file), &bytes)?;
+                    exported.files += 1;
+                }
+                Err(FileError::Missing) => exported.missing += 1,
+                Err(other) => return Err(DataError::ReadFile(other)),
+            }
+        }
+        progress(referenced.len(), referenced.len());
+        let end = writer
+            .finish()
+            .map_err(|e| DataError::Encode(e.to_string()))?;
+        out.push(&end).map_err(DataError::Download)?;
+        let blob = out.finish("application/zip").map_err(DataError::Download)?;
+        browser::download(&export_file::file_name(&today()), &blob).map_err(DataError::Download)?;
+        Ok(exported)
     }
 
     /// Reads the file chosen in `input`, checks it and plans it against what is stored;
@@ -195,18 +341,23 @@ impl DataService {
         &self,
         input: &web_sys::HtmlInputElement,
     ) -> Result<Option<PendingImport>, DataError> {
-        let outcome = Self::plan(input).await;
+        let chosen = browser::chosen_file(input);
         input.set_value("");
-        outcome
+        match chosen {
+            Some(file) => Self::plan(file).await.map(Some),
+            None => Ok(None),
+        }
     }
 
-    async fn plan(input: &web_sys::HtmlInputElement) -> Result<Option<PendingImport>, DataError> {
-        let (file, text) = match browser::read_chosen_file(input, MAX_ARCHIVE_BYTES).await {
-            Ok(Some(chosen)) => chosen,
-            Ok(None) => return Ok(None),
-            Err(size) => return Err(DataError::Archive(ArchiveError::TooLarge(size))),
+    async fn plan(source: web_sys::File) -> Result<PendingImport, DataError> {
+        let size = source.size() as u64;
+        let head = read_range(&source, 0..size.min(4)).await?;
+        let (archive, carried) = if export_file::is_zip(&head) {
+            let (archive, contents) = read_package(&source, size).await?;
+            (archive, contents.files)
+        } else {
+            (read_json(&source, size).await?, Vec::new())
         };
-        let archive = Archive::parse(&text).map_err(DataError::Archive)?;
         let db = database().await?;
         let (stored, stored_messages) = everything(&db).await?;
         let stored_messages: HashMap<String, (u64, f64)> = stored_messages
@@ -214,17 +365,65 @@ impl DataService {
             .map(|m| (m.id, (m.rev, m.updated_at)))
             .collect();
         let plan = archive.plan(&stored, &stored_messages);
-        Ok(Some(PendingImport {
-            file,
+        // A file stored here already is the same file (names are random): it stays.
+        let mut files = Vec::new();
+        let mut files_present = 0;
+        for (file, entry) in carried {
+            match files::exists(file.dir.name(), &file.name).await {
+                Ok(true) => files_present += 1,
+                Ok(false) => files.push((file, entry)),
+                Err(error) => return Err(DataError::WriteFile(error)),
+            }
+        }
+        Ok(PendingImport {
+            file: source.name(),
             archive,
             plan,
-        }))
+            files,
+            files_present,
+            source: SendWrapper::new(source),
+        })
     }
 
-    /// Writes a planned import: the conversations and messages in one transaction, then
-    /// the providers, then the preferences when this browser still has the defaults.
-    pub async fn import(&self, pending: PendingImport) -> Result<Imported, DataError> {
+    /// Writes a planned import: the files not stored yet (each checked), then the
+    /// conversations and messages in one transaction, then the providers, then the
+    /// preferences when this browser still has the defaults. A failure before the
+    /// records are in removes the files it wrote. `progress` hears of each file.
+    pub async fn import(
+        &self,
+        pending: PendingImport,
+        progress: Progress<'_>,
+    ) -> Result<Imported, DataError> {
         let db = database().await?;
+        let mut written: Vec<StoredFile> = Vec::new();
+        let total = pending.files.len();
+        for (done, (file, entry)) in pending.files.iter().enumerate() {
+            progress(done, total);
+            let dir = file.dir.name();
+            let outcome = async {
+                if files::exists(dir, &file.name)
+                    .await
+                    .map_err(DataError::WriteFile)?
+                {
+                    return Ok(false);
+                }
+                let bytes = read_entry(&pending.source, entry).await?;
+                files::save(dir, &file.name, &bytes)
+                    .await
+                    .map_err(DataError::WriteFile)?;
+                Ok(true)
+            }
+            .await;
+            match outcome {
+                Ok(true) => written.push(file.clone()),
+                Ok(false) => {}
+                Err(error) => {
+                    remove_files(&written).await;
+                    return Err(error);
+                }
+            }
+        }
+        progress(total, total);
         let mut batch = Batch::new();
         for conversation in &pending.plan.conversations {
             batch.put(CONVERSATIONS, conversation);
@@ -233,7 +432,10 @@ impl DataService {
             batch.put(MESSAGES, message);
         }
         // One transaction: a full quota or any failure leaves nothing half-written.
-        db.apply(&batch).await.map_err(DataError::Storage)?;
+        if let Err(error) = db.apply(&batch).await {
+            remove_files(&written).await;
+            return Err(DataError::Storage(error));
+        }
         let incoming: Vec<Provider> = pending
             .archive
             .providers
@@ -257,13 +459,14 @@ impl DataService {
                 conversations: pending.plan.conversations.len(),
                 messages: pending.plan.messages.len(),
             },
+            files: written.len(),
             skipped: pending.plan.skipped,
             partial,
         })
     }
 
-    /// Deletes every conversation, message and generated image, and the saved search
-    /// index, and opens a new chat. Refused while a reply streams.
+    /// Deletes every conversation, message and file they hold (images, attachments),
+    /// and the saved search index, and opens a new chat. Refused while a reply streams.
     pub async fn delete_all(&self) -> Result<(), DataError> {
         if self.chat.any_streaming() {
             return Err(DataError::Streaming);
@@ -272,27 +475,20 @@ impl DataService {
         db.clear(&[CONVERSATIONS, MESSAGES])
             .await
             .map_err(DataError::Storage)?;
-        // The images the conversations referred to go with them.
-        let images = files::remove_all(files::IMAGES).await;
-        // The saved search index holds words of every conversation. (Were it left, the
-        // journal's "everything changed" entry would still keep it from being used.)
-        let index = files::remove_all(files::SEARCH).await;
-        let files = images.and(index).map_err(DataError::Files);
+        // The files the conversations referred to go with them. The saved search index
+        // holds words of every conversation (were it left, the journal's "everything
+        // changed" entry would still keep it from being used).
+        let mut outcome = Ok(());
+        for dir in FileDir::ALL
+            .map(FileDir::name)
+            .into_iter()
+            .chain([files::SEARCH])
+        {
+            let removed = files::remove_all(dir).await;
+            outcome = outcome.and(removed);
+        }
         self.chat.after_bulk_change().await;
         self.chat.new_chat();
-        files
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_export_is_named_by_its_day() {
-        assert_eq!(
-            export_file_name("2026-12-01"),
-            "hearth-export-2026-12-01.json"
-        );
+        outcome.map_err(DataError::DeleteFiles)
     }
 }

@@ -229,14 +229,57 @@ impl std::fmt::Display for DownloadError {
     }
 }
 
-/// Offers `text` as a file download named `filename`.
-pub fn download(filename: &str, text: &str, mime: &str) -> Result<(), DownloadError> {
-    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
-    let options = web_sys::BlobPropertyBag::new();
-    options.set_type(mime);
-    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options)
-        .map_err(|_| DownloadError::NoBlob)?;
-    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(|_| DownloadError::NoUrl)?;
+/// A file built in order from byte runs, held by the browser rather than in memory:
+/// every [`BlobBuilder::FOLD_BYTES`] the runs so far become one blob, so a large export
+/// never sits whole in the page's heap.
+pub struct BlobBuilder {
+    parts: js_sys::Array,
+    pending: usize,
+}
+
+impl BlobBuilder {
+    /// How many bytes of runs are gathered before they are folded into one blob.
+    const FOLD_BYTES: usize = 16 * 1024 * 1024;
+
+    /// An empty file.
+    pub fn new() -> Self {
+        Self {
+            parts: js_sys::Array::new(),
+            pending: 0,
+        }
+    }
+
+    /// Appends `bytes`.
+    pub fn push(&mut self, bytes: &[u8]) -> Result<(), DownloadError> {
+        self.parts.push(&js_sys::Uint8Array::from(bytes));
+        self.pending += bytes.len();
+        if self.pending >= Self::FOLD_BYTES {
+            let folded = web_sys::Blob::new_with_u8_array_sequence(&self.parts)
+                .map_err(|_| DownloadError::NoBlob)?;
+            self.parts = js_sys::Array::of1(&folded);
+            self.pending = 0;
+        }
+        Ok(())
+    }
+
+    /// The whole file, typed `mime`.
+    pub fn finish(self, mime: &str) -> Result<web_sys::Blob, DownloadError> {
+        let options = web_sys::BlobPropertyBag::new();
+        options.set_type(mime);
+        web_sys::Blob::new_with_u8_array_sequence_and_options(&self.parts, &options)
+            .map_err(|_| DownloadError::NoBlob)
+    }
+}
+
+impl Default for BlobBuilder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Offers `blob` as a file download named `filename`.
+pub fn download(filename: &str, blob: &web_sys::Blob) -> Result<(), DownloadError> {
+    let url = web_sys::Url::create_object_url_with_blob(blob).map_err(|_| DownloadError::NoUrl)?;
     let anchor: web_sys::HtmlAnchorElement = document()
         .create_element("a")
         .map_err(|_| DownloadError::NoDocument)?
@@ -254,24 +297,21 @@ pub fn download(filename: &str, text: &str, mime: &str) -> Result<(), DownloadEr
     Ok(())
 }
 
-/// The text of the file `input` holds, if any, refusing files over `max_bytes`.
-pub async fn read_chosen_file(
-    input: &web_sys::HtmlInputElement,
-    max_bytes: usize,
-) -> Result<Option<(String, String)>, usize> {
-    let Some(file) = input.files().and_then(|files| files.get(0)) else {
-        return Ok(None);
-    };
-    let size = file.size() as usize;
-    if size > max_bytes {
-        return Err(size);
-    }
-    let text = wasm_bindgen_futures::JsFuture::from(file.text())
+/// The file chosen in `input`, if any.
+pub fn chosen_file(input: &web_sys::HtmlInputElement) -> Option<web_sys::File> {
+    input.files().and_then(|files| files.get(0))
+}
+
+/// The bytes `range` of `blob` (a chosen file), read without reading the rest; `None`
+/// when the browser cannot read it (the file changed or went away since it was chosen).
+pub async fn read_range(blob: &web_sys::Blob, range: std::ops::Range<u64>) -> Option<Vec<u8>> {
+    let part = blob
+        .slice_with_f64_and_f64(range.start as f64, range.end as f64)
+        .ok()?;
+    let buffer = wasm_bindgen_futures::JsFuture::from(part.array_buffer())
         .await
-        .ok()
-        .and_then(|v| v.as_string())
-        .unwrap_or_default();
-    Ok(Some((file.name(), text)))
+        .ok()?;
+    Some(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
 /// Now, in ms since the epoch.

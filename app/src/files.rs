@@ -4,29 +4,22 @@
 //! random and made here; a record refers to a file by its name only. Every operation is
 //! a typed error when OPFS is missing (an old browser, a private window) or full.
 
+use hearth_core::stored_file::FileDir;
 use js_sys::Uint8Array;
 use leptos::prelude::window;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
 /// The directory of generated images.
-pub const IMAGES: &str = "images";
+pub const IMAGES: &str = FileDir::Images.name();
 /// The search worker's saved index (written by the worker itself, `hearth-search-worker`).
 pub const SEARCH: &str = "search";
 /// Files attached to messages: the original as `<id>` (an image as scaled down to be
 /// sent), a document's extracted text as `<id>.md`, an image's thumbnail as
-/// `<id>.thumb`.
-pub const ATTACHMENTS: &str = "attachments";
+/// `<id>.thumb` (the names are `hearth_core::stored_file`'s).
+pub const ATTACHMENTS: &str = FileDir::Attachments.name();
 
-/// The name of an attachment's extracted text in [`ATTACHMENTS`].
-pub fn attachment_text_name(id: &str) -> String {
-    format!("{id}.md")
-}
-
-/// The name of an image attachment's thumbnail in [`ATTACHMENTS`].
-pub fn attachment_thumbnail_name(id: &str) -> String {
-    format!("{id}.thumb")
-}
+pub use hearth_core::stored_file::{attachment_text_name, attachment_thumbnail_name};
 
 /// Why a file operation failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -136,7 +129,7 @@ pub async fn save(dir: &str, name: &str, bytes: &[u8]) -> Result<(), FileError> 
 }
 
 /// The stored file `dir/name`.
-async fn blob(dir: &str, name: &str) -> Result<web_sys::Blob, FileError> {
+pub async fn blob(dir: &str, name: &str) -> Result<web_sys::Blob, FileError> {
     let directory = directory(dir, false).await?;
     let file: web_sys::FileSystemFileHandle = call(directory.get_file_handle(name))
         .await?
@@ -157,6 +150,15 @@ pub async fn object_url(dir: &str, name: &str) -> Result<String, FileError> {
 pub async fn read(dir: &str, name: &str) -> Result<Vec<u8>, FileError> {
     let buffer = call(blob(dir, name).await?.array_buffer()).await?;
     Ok(Uint8Array::new(&buffer).to_vec())
+}
+
+/// Whether `dir/name` is stored.
+pub async fn exists(dir: &str, name: &str) -> Result<bool, FileError> {
+    match blob(dir, name).await {
+        Ok(_) => Ok(true),
+        Err(FileError::Missing) => Ok(false),
+        Err(error) => Err(error),
+    }
 }
 
 /// Removes `dir/name`; a file already gone is not an error.

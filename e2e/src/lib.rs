@@ -11,6 +11,7 @@
 //! - [`process`]: child processes on free loopback ports, killed on drop.
 //! - [`disk`]: a small tmpfs for the browser profile and a script that fills it, for
 //!   tests of a full disk.
+//! - [`attach`]: attaching files in the composer, and images made to attach.
 //! - [`chat`]: driving the chat against the provider fixture (tests and benchmarks).
 //! - [`browser`]: a WebDriver session with the flags this machine needs, plus helpers
 //!   for waiting, keys, screenshots and the browser's console log.
@@ -22,6 +23,7 @@
 //! - [`tap`]: a recording TCP proxy between the browser and the edge, to check the
 //!   bytes that actually crossed the wire.
 
+pub mod attach;
 pub mod browser;
 pub mod chat;
 pub mod disk;

@@ -5,12 +5,14 @@
 //! nothing added; a removed file leaves no bytes. Images are scaled down in the browser,
 //! shown as thumbnails and sent only to a model with vision; a model without vision is
 //! named before sending and on the reply. Passages that do not fit the model's context
-//! are named on the reply.
+//! are named on the reply. A deleted message's files go when its Undo lapses, except those
+//! an edited question's sibling still holds.
 
 use std::path::{Path, PathBuf};
 
 use hearth_e2e::AppSession;
-use hearth_e2e::chat::{choose_model, last_status, ready, send};
+use hearth_e2e::attach::{attach, gradient_png, ready_chips};
+use hearth_e2e::chat::{choose_model, click_in_last, last_status, ready, send};
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
 use serde_json::{Value, json};
 
@@ -19,31 +21,6 @@ fn scratch(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch dir");
     dir
-}
-
-/// Chooses `paths` in the composer's file input (as the picker would).
-async fn attach(session: &AppSession, paths: &[&Path]) {
-    let joined = paths
-        .iter()
-        .map(|p| p.to_str().expect("a UTF-8 path"))
-        .collect::<Vec<_>>()
-        .join("\n");
-    session
-        .wait_for("#composer-attach-input")
-        .await
-        .send_keys(&joined)
-        .await
-        .expect("choose the files");
-}
-
-/// Waits until the composer shows `count` chips, none of them still reading.
-async fn ready_chips(session: &AppSession, count: usize) {
-    session
-        .wait_until(&format!(
-            "document.querySelectorAll('.composer .attachment-chip').length === {count} && \
-             !document.querySelector('.composer .attachment-chip--busy')"
-        ))
-        .await;
 }
 
 /// Reloads the app and opens the first conversation of the list.
@@ -345,25 +322,6 @@ async fn without_a_model_the_files_stay_in_the_composer() {
     session.finish().await;
 }
 
-/// A `width` × `height` PNG with a colour gradient (compressed, so the file stays small).
-fn gradient_png(width: u32, height: u32) -> Vec<u8> {
-    let mut out = Vec::new();
-    {
-        let mut encoder = png::Encoder::new(&mut out, width, height);
-        encoder.set_color(png::ColorType::Rgb);
-        encoder.set_depth(png::BitDepth::Eight);
-        let mut writer = encoder.write_header().expect("a PNG header");
-        let mut pixels = Vec::with_capacity((width * height * 3) as usize);
-        for y in 0..height {
-            for x in 0..width {
-                pixels.extend([(x * 255 / width) as u8, (y * 255 / height) as u8, 128]);
-            }
-        }
-        writer.write_image_data(&pixels).expect("PNG pixels");
-    }
-    out
-}
-
 /// The image parts (`data:` URLs) of a Chat Completions request, in order.
 fn image_urls(request: &Value) -> Vec<String> {
     request["messages"]
@@ -524,6 +482,115 @@ async fn passages_that_do_not_fit_the_context_are_named_on_the_reply() {
         "{note}"
     );
     session.screenshot("attachments-left-out").await;
+    let _ = std::fs::remove_dir_all(&dir);
+    session.finish().await;
+}
+
+/// Deletes the conversation titled `title` from its sidebar menu.
+async fn delete_conversation(session: &AppSession, title: &str) {
+    let opened = session
+        .js(
+            "const item = [...document.querySelectorAll('.conversation-item')]
+               .find((i) => i.querySelector('.conversation-item__title')?.textContent === arguments[0]);
+             if (!item) return false;
+             item.querySelector('.menu-anchor .icon-button').click();
+             return true;",
+            vec![json!(title)],
+        )
+        .await;
+    assert_eq!(opened, json!(true), "no conversation titled {title}");
+    session
+        .wait_until("[...document.querySelectorAll('.conversation-item [role=menuitem]')].some((b) => b.textContent.includes('Delete'))")
+        .await;
+    session
+        .js(
+            "[...document.querySelectorAll('.conversation-item [role=menuitem]')]
+               .find((b) => b.textContent.includes('Delete')).click()",
+            vec![],
+        )
+        .await;
+    session
+        .wait_until(&format!(
+            "![...document.querySelectorAll('.conversation-item__title')].some((t) => t.textContent === {})",
+            json!(title)
+        ))
+        .await;
+}
+
+#[tokio::test]
+async fn a_lapsed_undo_takes_only_the_files_no_stored_message_still_holds() {
+    let fixture = ProviderFixture::start().await;
+    let session = ready(&fixture).await;
+    let dir = scratch("lapsed-undo");
+    let notes = dir.join("notes.md");
+    std::fs::write(
+        &notes,
+        "# Shared\n\nHeld by a question and its edited sibling.\n",
+    )
+    .unwrap();
+    attach(&session, &[&notes]).await;
+    ready_chips(&session, 1).await;
+    fixture.enqueue(Reply::text("Read."));
+    send(&session, "Question").await;
+    last_status(&session, "done").await;
+    let stored = stored_files(&session).await;
+    assert_eq!(stored.as_array().map(Vec::len), Some(2), "{stored}");
+    // The edited question is a sibling holding the same attachment.
+    fixture.enqueue(Reply::text("Read again."));
+    click_in_last(&session, "user", "Edit").await;
+    let editor = session.wait_for(".message__edit-input").await;
+    editor.clear().await.expect("clear");
+    editor.send_keys("Edited question").await.expect("type");
+    session.press(&[fantoccini::key::Key::Enter]).await;
+    session
+        .wait_until(
+            "document.querySelector('.message--user .branch__position')?.textContent === '2/2'",
+        )
+        .await;
+    last_status(&session, "done").await;
+    click_in_last(&session, "user", "Delete").await;
+    session
+        .wait_until(
+            "(() => { const q = [...document.querySelectorAll('.message--user')];
+                      return q.length === 1 && !q[0].textContent.includes('Edited'); })()",
+        )
+        .await;
+
+    // A newer delete makes the edited branch's Undo lapse: its files are the first
+    // question's too, so they stay.
+    session
+        .js(
+            "document.getElementById('sidebar-new-chat').click()",
+            vec![],
+        )
+        .await;
+    fixture.enqueue(Reply::text("Other reply."));
+    send(&session, "Other").await;
+    last_status(&session, "done").await;
+    click_in_last(&session, "user", "Delete").await;
+    session
+        .wait_until("document.querySelectorAll('.message').length === 0")
+        .await;
+    // The removal runs in the background: give it time to (wrongly) happen.
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    assert_eq!(
+        stored_files(&session).await,
+        stored,
+        "the sibling's files stay"
+    );
+
+    // Once the conversation's own Undo lapses, its files go.
+    delete_conversation(&session, "Question").await;
+    delete_conversation(&session, "Other").await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    while stored_files(&session).await != json!([]) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the deleted conversation's files are still stored: {}",
+            stored_files(&session).await
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
     let _ = std::fs::remove_dir_all(&dir);
     session.finish().await;
 }

@@ -1,12 +1,15 @@
-//! Settings › Data in Chromium: export writes a real file that import reads back into an
-//! emptied browser (delete-all with its confirmation in between), files that are not
-//! exports are refused with nothing changed, and a full disk (a real one: a small tmpfs
-//! under the browser profile, filled up) refuses an import whole and a new message
-//! without losing its text, with the user told what to do.
+//! Settings › Data in Chromium: export writes a real ZIP that import reads back into an
+//! emptied browser (delete-all with its confirmation in between), with every attached
+//! file byte for byte (hashed in the page before and after); a damaged archive and files
+//! that are not exports are refused with nothing changed; and a full disk (a real one: a
+//! small tmpfs under the browser profile, filled up) refuses an import whole, records and
+//! files, and a new message without losing its text, with the user told what to do.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use hearth_e2e::attach::{attach, gradient_png, ready_chips};
 use hearth_e2e::chat::{last_status, messages, prepare, ready, send};
 use hearth_e2e::disk::{FILL_THE_DISK, FREE_THE_DISK, SmallDisk};
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
@@ -21,14 +24,14 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// Waits for the one finished download in `dir`.
+/// Waits for the one finished download (a `.zip`) in `dir`.
 async fn downloaded(dir: &Path) -> PathBuf {
     let deadline = Instant::now() + Duration::from_secs(15);
     loop {
         let done: Vec<PathBuf> = std::fs::read_dir(dir)
             .expect("read downloads")
             .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .filter(|p| p.extension().is_some_and(|x| x == "zip"))
             .collect();
         if let [file] = done.as_slice() {
             return file.clone();
@@ -36,6 +39,56 @@ async fn downloaded(dir: &Path) -> PathBuf {
         assert!(Instant::now() < deadline, "no download appeared in {dir:?}");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+/// Every entry of the ZIP at `path`, read with the `zip` crate (another implementation
+/// than the app's), by name.
+fn zip_entries(path: &Path) -> BTreeMap<String, Vec<u8>> {
+    let file = std::fs::File::open(path).expect("open the export");
+    let mut archive = zip::ZipArchive::new(file).expect("the export is a ZIP");
+    (0..archive.len())
+        .map(|i| {
+            let mut entry = archive.by_index(i).expect("an entry");
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut entry, &mut bytes).expect("read an entry");
+            (entry.name().to_string(), bytes)
+        })
+        .collect()
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// `dir/name` → SHA-256 of every file in the private file system's `images` and
+/// `attachments`, hashed in the page.
+async fn stored_file_hashes(session: &AppSession) -> BTreeMap<String, String> {
+    let hashes = session
+        .js_async(
+            "const done = arguments[arguments.length - 1];
+             (async () => {
+               const root = await navigator.storage.getDirectory();
+               const out = {};
+               for (const dirName of ['images', 'attachments']) {
+                 let dir;
+                 try { dir = await root.getDirectoryHandle(dirName); } catch (e) { continue; }
+                 for await (const [name, handle] of dir.entries()) {
+                   const bytes = await (await handle.getFile()).arrayBuffer();
+                   const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+                   out[dirName + '/' + name] =
+                     [...hash].map((b) => b.toString(16).padStart(2, '0')).join('');
+                 }
+               }
+               return out;
+             })().then(done, (e) => done(String(e)));",
+            vec![],
+        )
+        .await;
+    serde_json::from_value(hashes.clone()).unwrap_or_else(|_| panic!("hashes: {hashes}"))
 }
 
 async fn counts(session: &AppSession) -> String {
@@ -92,14 +145,22 @@ async fn export_delete_all_and_import_bring_everything_back() {
     let file = downloaded(&downloads).await;
     let name = file.file_name().unwrap().to_string_lossy().into_owned();
     assert!(
-        name.starts_with("hearth-export-") && name.ends_with(".json"),
+        name.starts_with("hearth-export-") && name.ends_with(".zip"),
         "{name}"
     );
-    let exported: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    let entries = zip_entries(&file);
+    assert_eq!(
+        entries.keys().collect::<Vec<_>>(),
+        ["hearth-export.json"],
+        "no files: the messages hold none"
+    );
+    let records = &entries["hearth-export.json"];
+    let exported: Value = serde_json::from_slice(records).unwrap();
     assert_eq!(exported["format"], json!("hearth-export"));
+    assert_eq!(exported["version"], json!(2));
     assert_eq!(exported["messages"].as_array().unwrap().len(), 2);
     assert_eq!(exported["providers"][0]["name"], json!("Fixture"));
-    let text = std::fs::read_to_string(&file).unwrap();
+    let text = String::from_utf8_lossy(records);
     assert!(
         !text.to_lowercase().contains("apikey"),
         "no key field in the export"
@@ -142,7 +203,7 @@ async fn export_delete_all_and_import_bring_everything_back() {
     // Importing the same file again changes nothing: everything is already up to date.
     choose_file(&session, &file).await;
     session
-        .wait_until("document.getElementById('data-import-summary')?.textContent.includes('conversations 0 · messages 0. Already up to date: 3')")
+        .wait_until("document.getElementById('data-import-summary')?.textContent.includes('conversations 0 · messages 0 · files 0. Already up to date: 3')")
         .await;
     session.click_by_script("#data-import-confirm").await;
     session
@@ -160,6 +221,159 @@ async fn export_delete_all_and_import_bring_everything_back() {
         .wait_until("document.querySelectorAll('.message').length === 2")
         .await;
     assert_eq!(messages(&session).await, before);
+    let _ = std::fs::remove_dir_all(&downloads);
+    session.finish().await;
+}
+
+/// A copy of the ZIP `bytes` with one byte flipped inside the data of its entry `name`
+/// (the first occurrence of the name is its local header; Hearth writes no extra field).
+fn damaged(bytes: &[u8], name: &str) -> Vec<u8> {
+    let at = bytes
+        .windows(name.len())
+        .position(|w| w == name.as_bytes())
+        .expect("the entry's local header");
+    let mut copy = bytes.to_vec();
+    copy[at + name.len()] ^= 0x55;
+    copy
+}
+
+#[tokio::test]
+async fn an_export_carries_every_file_and_an_import_gives_them_back_byte_for_byte() {
+    let fixture = ProviderFixture::start().await;
+    fixture.set_listing_fields(
+        "fixture-small",
+        json!({"architecture": {"input_modalities": ["text", "image"]}}),
+    );
+    let session = ready(&fixture).await;
+    let dir = scratch("custody");
+    let photo = dir.join("photo.png");
+    std::fs::write(&photo, gradient_png(600, 400)).unwrap();
+    let notes = dir.join("notes.md");
+    std::fs::write(&notes, "# Custody\n\nThe words of the attached notes.\n").unwrap();
+    attach(&session, &[&photo, &notes]).await;
+    ready_chips(&session, 2).await;
+    fixture.enqueue(Reply::text("Both kept."));
+    send(&session, "Keep these files").await;
+    last_status(&session, "done").await;
+    // The image and its thumbnail, the document and its text.
+    let before = stored_file_hashes(&session).await;
+    assert_eq!(before.len(), 4, "{before:?}");
+
+    let downloads = scratch("custody-export");
+    session
+        .cdp(
+            "Browser.setDownloadBehavior",
+            json!({"behavior": "allow", "downloadPath": downloads.to_str().unwrap()}),
+        )
+        .await;
+    session.open_settings_tab("data").await;
+    session
+        .wait_until("document.getElementById('data-counts')?.textContent.includes('Conversations: 1 · Messages: 2')")
+        .await;
+    session.click_by_script("#data-export").await;
+    let file = downloaded(&downloads).await;
+    session
+        .wait_until("document.querySelector('.toast')?.textContent.includes('Files: 4')")
+        .await;
+    // Every file is in the archive, byte for byte, under its directory and name.
+    let entries = zip_entries(&file);
+    let carried: BTreeMap<String, String> = entries
+        .iter()
+        .filter_map(|(name, bytes)| {
+            name.strip_prefix("files/")
+                .map(|path| (path.to_string(), sha256_hex(bytes)))
+        })
+        .collect();
+    assert_eq!(carried, before);
+    assert_eq!(entries.len(), 5, "the records and the four files");
+    let records: Value = serde_json::from_slice(&entries["hearth-export.json"]).unwrap();
+    assert_eq!(
+        records["messages"][0]["attachments"]
+            .as_array()
+            .map(Vec::len),
+        Some(2)
+    );
+
+    session.click_by_script("#data-delete").await;
+    session.click_by_script("#data-delete-confirm").await;
+    session
+        .wait_until("document.getElementById('data-counts')?.textContent.includes('Conversations: 0 · Messages: 0')")
+        .await;
+    assert_eq!(
+        stored_file_hashes(&session).await,
+        BTreeMap::new(),
+        "delete-all removes the attached files too"
+    );
+
+    // A copy whose last file does not match its checksum: the files before it were
+    // written, then removed again; no record is written.
+    let zip_bytes = std::fs::read(&file).unwrap();
+    let last_file = entries
+        .keys()
+        .filter(|name| name.starts_with("files/"))
+        .max_by_key(|name| {
+            zip_bytes
+                .windows(name.len())
+                .position(|w| w == name.as_bytes())
+        })
+        .unwrap()
+        .clone();
+    let broken = dir.join("broken.zip");
+    std::fs::write(&broken, damaged(&zip_bytes, &last_file)).unwrap();
+    choose_file(&session, &broken).await;
+    session
+        .wait_until(
+            "document.getElementById('data-import-summary')?.textContent.includes('files 4')",
+        )
+        .await;
+    session.click_by_script("#data-import-confirm").await;
+    session
+        .wait_until(&format!(
+            "document.getElementById('data-error').textContent.includes('{last_file} does not match its checksum')"
+        ))
+        .await;
+    assert_eq!(stored_file_hashes(&session).await, BTreeMap::new());
+    assert!(
+        counts(&session)
+            .await
+            .contains("Conversations: 0 · Messages: 0")
+    );
+
+    // The export itself comes back whole: the same files, byte for byte.
+    choose_file(&session, &file).await;
+    session
+        .wait_until("document.getElementById('data-import-summary')?.textContent.includes('conversations 1 · messages 2 · files 4.')")
+        .await;
+    session.click_by_script("#data-import-confirm").await;
+    session
+        .wait_until("document.getElementById('data-counts')?.textContent.includes('Conversations: 1 · Messages: 2')")
+        .await;
+    assert_eq!(stored_file_hashes(&session).await, before);
+    // Again: nothing to write, the files included.
+    choose_file(&session, &file).await;
+    session
+        .wait_until("document.getElementById('data-import-summary')?.textContent.includes('files 0. Already up to date: 7')")
+        .await;
+    session.screenshot("settings-data-files").await;
+    session.click_by_script("#data-import-confirm").await;
+    session
+        .wait_until("!document.getElementById('data-import-summary')")
+        .await;
+    session.press(&[fantoccini::key::Key::Escape]).await;
+    session
+        .wait_for(".conversation-item")
+        .await
+        .click()
+        .await
+        .expect("open the imported conversation");
+    // The message shows its thumbnail from the imported file.
+    session
+        .wait_until(
+            "(() => { const img = document.querySelector('.message--user .attachment-chip__thumb');
+                      return img && img.complete && img.naturalWidth > 0; })()",
+        )
+        .await;
+    let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&downloads);
     session.finish().await;
 }
@@ -191,6 +405,38 @@ fn big_export(count: usize) -> String {
         "messages": messages,
     })
     .to_string()
+}
+
+/// A ZIP export (written with the app's own format code) of a small conversation and
+/// `files` attachment files of `size` random bytes each, which do not compress.
+fn export_with_files(files: usize, size: usize) -> Vec<u8> {
+    use hearth_core::zip_store::{DosTime, ZipWriter, crc32};
+    let records = big_export(2).replace("\"version\":1", "\"version\":2");
+    let mut writer = ZipWriter::new(DosTime::from_unix_ms(0.0));
+    let mut out = Vec::new();
+    let mut add = |name: &str, bytes: &[u8]| {
+        out.extend(
+            writer
+                .entry(name, bytes.len() as u64, crc32(bytes))
+                .unwrap(),
+        );
+        out.extend_from_slice(bytes);
+    };
+    add("hearth-export.json", records.as_bytes());
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    for i in 0..files {
+        let bytes: Vec<u8> = (0..size)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state as u8
+            })
+            .collect();
+        add(&format!("files/attachments/0a0b0c{i}"), &bytes);
+    }
+    out.extend(writer.finish().unwrap());
+    out
 }
 
 /// How long a write refused by the full disk may take to fail: alone about a second, but
@@ -246,6 +492,26 @@ async fn a_full_disk_refuses_an_import_whole_and_says_what_to_do() {
         .wait_until("document.getElementById('data-counts')?.textContent.includes('Conversations: 0 · Messages: 0')")
         .await;
     assert_eq!(sidebar_titles(&session).await, json!([]));
+
+    // An archive with files: refused as a whole too, no file left behind.
+    let with_files = outside.join("with-files.zip");
+    std::fs::write(&with_files, export_with_files(2, 600_000)).unwrap();
+    // Choosing a file clears the last error; the one awaited below is this import's.
+    choose_file(&session, &with_files).await;
+    session.wait_for("#data-import-confirm").await;
+    session.click_by_script("#data-import-confirm").await;
+    session
+        .wait_until_within(
+            "document.getElementById('data-error').textContent.includes('storage for Hearth is full')",
+            FULL_DISK_BOUND,
+        )
+        .await;
+    assert_eq!(stored_file_hashes(&session).await, BTreeMap::new());
+    session.open_settings_tab("general").await;
+    session.open_settings_tab("data").await;
+    session
+        .wait_until("document.getElementById('data-counts')?.textContent.includes('Conversations: 0 · Messages: 0')")
+        .await;
 
     // A message sent on the full disk: the user is told, and the text is not lost. The
     // refused import may have let the database give space back: fill what it freed, so

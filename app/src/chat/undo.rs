@@ -1,9 +1,12 @@
 //! Undo of the last delete: what it removed (a subtree of messages, or a conversation
 //! with its messages) and the toast offering it. Only the last delete can be undone;
-//! when a newer one replaces it, the images the older one's tool calls made are removed
-//! for good.
+//! when a newer one replaces it, the files the older one's messages held (tool images,
+//! attachments) are removed for good, unless a message still stored refers to them.
+
+use std::collections::HashSet;
 
 use hearth_core::chat::{ConversationRecord, MessageRecord, RemovedSubtree};
+use hearth_core::stored_file::{StoredFile, message_files};
 use leptos::prelude::*;
 
 use super::store::ChatDb;
@@ -67,19 +70,8 @@ impl UndoSlot {
             .last
             .try_update_value(|slot| slot.replace(undo))
             .flatten();
-        let files: Vec<String> = previous
-            .iter()
-            .flat_map(|undo| undo.records())
-            .flat_map(|r| r.tool_rounds.iter())
-            .flat_map(|round| round.calls.iter())
-            .flat_map(|call| call.files.iter().cloned())
-            .collect();
-        if !files.is_empty() {
-            self.store.spawn(async move {
-                for name in files {
-                    let _ = crate::files::remove(crate::files::IMAGES, &name).await;
-                }
-            });
+        if let Some(previous) = previous {
+            self.forget_files(previous);
         }
         let callback = self.store.under_root(|| Callback::new(move |_| run()));
         if let Some(previous) = self.toast.get_value() {
@@ -93,6 +85,37 @@ impl UndoSlot {
             },
         );
         self.toast.set_value(Some(id));
+    }
+
+    /// Removes for good the files the records of an undo that can no longer be taken
+    /// held, except those messages still stored refer to (an edited question's sibling
+    /// keeps the same attachments). When the rest of the conversation cannot be read,
+    /// nothing is removed: a file left behind is better than one lost.
+    fn forget_files(&self, undo: Undo) {
+        let files: Vec<StoredFile> = undo.records().iter().flat_map(message_files).collect();
+        if files.is_empty() {
+            return;
+        }
+        let store = self.store;
+        self.store.spawn(async move {
+            let kept: HashSet<StoredFile> = match &undo {
+                Undo::Conversation { .. } => HashSet::new(),
+                Undo::Messages {
+                    conversation_id, ..
+                } => {
+                    let Some(db) = store.wait().await else {
+                        return;
+                    };
+                    match super::records::of_conversation(db, conversation_id.clone()).await {
+                        Ok(rest) => rest.iter().flat_map(message_files).collect(),
+                        Err(_) => return,
+                    }
+                }
+            };
+            for file in files.iter().filter(|f| !kept.contains(f)) {
+                let _ = crate::files::remove(file.dir.name(), &file.name).await;
+            }
+        });
     }
 
     /// Takes what the last delete removed (once).

@@ -1,8 +1,8 @@
 //! Settings › Data: what this browser holds for Hearth and what the user can do with it.
 //! Storage use against the quota and whether the browser promised to keep it (with a way
 //! to ask); export, import and delete-all, each done by the data service
-//! ([`crate::archive`]) while this tab shows where it stands, asks before an import or a
-//! delete, and says what happened.
+//! ([`crate::archive`]) while this tab shows where it stands (with the files done of
+//! the files in all), asks before an import or a delete, and says what happened.
 
 use hearth_core::chat::archive::{ArchiveError, MAX_ARCHIVE_BYTES};
 use leptos::prelude::*;
@@ -54,6 +54,9 @@ fn archive_message(i18n: I18n, error: &ArchiveError) -> String {
         ArchiveError::Damaged(why) | ArchiveError::Inconsistent(why) => {
             i18n.t_with(Key::DataImportDamaged, &[("reason", why)])
         }
+        ArchiveError::Package(why) => {
+            i18n.t_with(Key::DataImportDamaged, &[("reason", &why.to_string())])
+        }
     }
 }
 
@@ -65,10 +68,13 @@ fn data_message(i18n: I18n, error: &DataError) -> String {
         DataError::Storage(StorageError::QuotaExceeded) => i18n.t(Key::StorageFull),
         DataError::Storage(other) => failed(&other.to_string()),
         DataError::Archive(error) => archive_message(i18n, error),
+        DataError::Unreadable => i18n.t(Key::DataImportUnreadable),
         DataError::Encode(why) => failed(why),
         DataError::Download(why) => failed(&why.to_string()),
-        DataError::Files(FileError::QuotaExceeded) => i18n.t(Key::StorageFull),
-        DataError::Files(other) => i18n.t_with(
+        DataError::ReadFile(why) => failed(&why.to_string()),
+        DataError::WriteFile(FileError::QuotaExceeded) => i18n.t(Key::StorageFull),
+        DataError::WriteFile(other) => failed(&other.to_string()),
+        DataError::DeleteFiles(other) => i18n.t_with(
             Key::DataDeleteFilesFailed,
             &[("reason", &other.to_string())],
         ),
@@ -104,6 +110,8 @@ pub fn DataPanel() -> impl IntoView {
     let persisted = RwSignal::new(None::<bool>);
     let counts = RwSignal::new(None::<Counts>);
     let step = RwSignal::new(Step::Idle);
+    // Files done and in all, while an export or an import works through them.
+    let progress = RwSignal::new(None::<(Key, usize, usize)>);
     let error = RwSignal::new(None::<DataError>);
     // What the last import could not bring in beside the conversations.
     let partial = RwSignal::new(Vec::<PartialImport>::new());
@@ -141,19 +149,31 @@ pub fn DataPanel() -> impl IntoView {
         error.set(None);
         partial.set(Vec::new());
         spawn_local(async move {
-            let outcome = data.export().await;
+            let report = |done: usize, total: usize| {
+                progress.set(Some((Key::DataExportProgress, done, total)))
+            };
+            let outcome = data.export(&report).await;
+            progress.set(None);
             step.set(Step::Idle);
             match outcome {
-                Ok(written) => toasts.show(
-                    ToastKind::Info,
-                    i18n.t_with(
+                Ok(written) => {
+                    let mut text = i18n.t_with(
                         Key::DataExported,
                         &[
-                            ("conversations", &written.conversations.to_string()),
-                            ("messages", &written.messages.to_string()),
+                            ("conversations", &written.records.conversations.to_string()),
+                            ("messages", &written.records.messages.to_string()),
+                            ("files", &written.files.to_string()),
                         ],
-                    ),
-                ),
+                    );
+                    if written.missing > 0 {
+                        let missing = i18n.t_with(
+                            Key::DataExportMissing,
+                            &[("count", &written.missing.to_string())],
+                        );
+                        text = format!("{text} {missing}");
+                    }
+                    toasts.show(ToastKind::Info, text);
+                }
                 Err(problem) => error.set(Some(problem)),
             }
         });
@@ -190,7 +210,11 @@ pub fn DataPanel() -> impl IntoView {
         error.set(None);
         partial.set(Vec::new());
         spawn_local(async move {
-            let outcome = data.import(*pending).await;
+            let report = |done: usize, total: usize| {
+                progress.set(Some((Key::DataImportProgress, done, total)))
+            };
+            let outcome = data.import(*pending, &report).await;
+            progress.set(None);
             step.set(Step::Idle);
             match outcome {
                 Ok(imported) => {
@@ -203,6 +227,7 @@ pub fn DataPanel() -> impl IntoView {
                             &[
                                 ("conversations", &imported.written.conversations.to_string()),
                                 ("messages", &imported.written.messages.to_string()),
+                                ("files", &imported.files.to_string()),
                                 ("skipped", &imported.skipped.to_string()),
                             ],
                         ),
@@ -307,7 +332,7 @@ pub fn DataPanel() -> impl IntoView {
                         id="data-import-file"
                         class="visually-hidden"
                         type="file"
-                        accept="application/json,.json"
+                        accept="application/zip,.zip,application/json,.json"
                         aria-describedby="data-import-hint"
                         disabled=working
                         on:change=on_file
@@ -322,7 +347,8 @@ pub fn DataPanel() -> impl IntoView {
                                 ("file", &pending.file),
                                 ("conversations", &pending.plan.conversations.len().to_string()),
                                 ("messages", &pending.plan.messages.len().to_string()),
-                                ("skipped", &pending.plan.skipped.to_string()),
+                                ("files", &pending.files_to_write().to_string()),
+                                ("skipped", &(pending.plan.skipped + pending.files_present).to_string()),
                             ],
                         );
                         Some(view! {
@@ -377,6 +403,23 @@ pub fn DataPanel() -> impl IntoView {
                 </Show>
             </section>
 
+            {move || progress.get().map(|(key, done, total)| {
+                let text = i18n.t_with(
+                    key,
+                    &[("done", &done.to_string()), ("total", &total.to_string())],
+                );
+                view! {
+                    <div class="data-progress" id="data-progress" role="status">
+                        <p class="settings-section__text">{text.clone()}</p>
+                        <progress
+                            class="data-progress__bar"
+                            max=total.max(1).to_string()
+                            value=done.to_string()
+                            aria-label=text
+                        ></progress>
+                    </div>
+                }
+            })}
             <p class="field__error" id="data-error" role="alert">
                 {move || match error.get() {
                     Some(problem) => Some(data_message(i18n, &problem)),

@@ -1,0 +1,49 @@
+//! Attaching files in the composer, as the picker does, and making the images to attach.
+
+use std::path::Path;
+
+use crate::AppSession;
+
+/// Chooses `paths` in the composer's file input (as the picker would).
+pub async fn attach(session: &AppSession, paths: &[&Path]) {
+    let joined = paths
+        .iter()
+        .map(|p| p.to_str().expect("a UTF-8 path"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    session
+        .wait_for("#composer-attach-input")
+        .await
+        .send_keys(&joined)
+        .await
+        .expect("choose the files");
+}
+
+/// Waits until the composer shows `count` chips, none of them still reading.
+pub async fn ready_chips(session: &AppSession, count: usize) {
+    session
+        .wait_until(&format!(
+            "document.querySelectorAll('.composer .attachment-chip').length === {count} && \
+             !document.querySelector('.composer .attachment-chip--busy')"
+        ))
+        .await;
+}
+
+/// A `width` × `height` PNG with a colour gradient (compressed, so the file stays small).
+pub fn gradient_png(width: u32, height: u32) -> Vec<u8> {
+    let mut out = Vec::new();
+    {
+        let mut encoder = png::Encoder::new(&mut out, width, height);
+        encoder.set_color(png::ColorType::Rgb);
+        encoder.set_depth(png::BitDepth::Eight);
+        let mut writer = encoder.write_header().expect("a PNG header");
+        let mut pixels = Vec::with_capacity((width * height * 3) as usize);
+        for y in 0..height {
+            for x in 0..width {
+                pixels.extend([(x * 255 / width) as u8, (y * 255 / height) as u8, 128]);
+            }
+        }
+        writer.write_image_data(&pixels).expect("PNG pixels");
+    }
+    out
+}
