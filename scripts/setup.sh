@@ -25,6 +25,16 @@ BINARYEN_VERSION="132.0.0"
 WASM_BINDGEN_VERSION="$(sed -n '/^name = "wasm-bindgen"$/{n;s/^version = "\(.*\)"$/\1/p;q}' Cargo.lock)"
 TOOLS_DIR="$root/.tools"
 
+# The tools below are built from crates.io. They run rarely and briefly, so they are
+# built to build fast (no link-time optimisation, parallel code generation: trunk's own
+# profile asks for fat LTO and one codegen unit, most of its build time), in one target
+# directory, so that crates they share compile once. The directory goes afterwards.
+install_target="$TOOLS_DIR/install-target"
+install_tool() {
+  CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+    CARGO_TARGET_DIR="$install_target" cargo install "$@"
+}
+
 step() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 skip() { printf '    %s\n' "$*"; }
 
@@ -77,7 +87,7 @@ if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" = "$WASM_BINDGEN
 else
   # Not --locked: its lockfile names a webpki-roots release the registry no longer serves.
   echo "    building from crates.io (about 4 minutes, once)"
-  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
+  install_tool wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
 fi
 
 step "trunk $TRUNK_VERSION"
@@ -86,7 +96,7 @@ if [ "$(trunk --version 2>/dev/null | awk '{print $2}')" = "$TRUNK_VERSION" ]; t
 else
   # 0.22 needs a newer rustc than the one pinned here.
   echo "    building from crates.io (about 5 minutes, once)"
-  cargo install trunk --version "$TRUNK_VERSION" --locked --force
+  install_tool trunk --version "$TRUNK_VERSION" --locked --force
 fi
 
 step "wasm-split-cli $WASM_SPLIT_VERSION"
@@ -97,9 +107,11 @@ if command -v wasm-split-cli >/dev/null &&
 else
   # Cuts the app's wasm at its #[lazy] functions (scripts/build-app-wasm.sh).
   echo "    building from crates.io (about 3 minutes, once)"
-  cargo install wasm_split_cli_support --version "$WASM_SPLIT_VERSION" --features build-binary \
+  install_tool wasm_split_cli_support --version "$WASM_SPLIT_VERSION" --features build-binary \
     --locked --force
 fi
+
+rm -rf "$install_target"
 
 step "wasm-opt (binaryen $BINARYEN_VERSION, from npm)"
 wasm_opt="$TOOLS_DIR/binaryen/node_modules/.bin/wasm-opt"
