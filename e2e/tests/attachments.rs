@@ -1,6 +1,7 @@
 //! Files attached in the composer, in the real build against the provider fixture: text
 //! kinds read in the browser reach the model as context (HTML without its scripts and
-//! styles), stay on the message across a reload, and refusals (an unknown type, an empty
+//! styles), stay on the message across a reload, are named on the reply once their text
+//! is gone from the browser, and refusals (an unknown type, an empty
 //! file, an image that cannot be decoded, a decompression bomb) are explained with
 //! nothing added; a removed file leaves no bytes. Images are scaled down in the browser,
 //! shown as thumbnails and sent only to a model with vision; a model without vision is
@@ -143,6 +144,49 @@ async fn text_files_reach_the_model_as_context_and_stay_on_the_message() {
         "earlier files travel with the history"
     );
     session.screenshot("attachments-message").await;
+
+    // Texts gone from the browser: the model is told, and the reply names the files.
+    session
+        .js_async(
+            "const done = arguments[arguments.length - 1];
+             (async () => {
+               const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle('attachments');
+               const names = [];
+               for await (const [name] of dir.entries()) if (name.endsWith('.md')) names.push(name);
+               for (const name of names) await dir.removeEntry(name);
+               return names.length;
+             })().then(done, (e) => done(String(e)));",
+            vec![],
+        )
+        .await;
+    fixture.enqueue(Reply::text("I cannot read them now."));
+    send(&session, "Once more?").await;
+    session
+        .wait_until("document.querySelectorAll('.message').length === 6")
+        .await;
+    last_status(&session, "done").await;
+    let third = chat_requests(&fixture)
+        .pop()
+        .expect("a third request")
+        .to_string();
+    assert!(!third.contains("The secret word is"), "{third}");
+    assert!(!third.contains("The visible fruit is kiwi."), "{third}");
+    assert!(
+        third.contains("no longer stored in this browser"),
+        "{third}"
+    );
+    let note = session
+        .js(
+            "return [...document.querySelectorAll('.message--assistant')].pop().querySelector('.message__notes')?.textContent",
+            vec![],
+        )
+        .await;
+    assert_eq!(
+        note,
+        json!(
+            "Not sent, no longer stored in this browser: guide.md, page.html. Import an export that holds them to bring them back."
+        )
+    );
     let _ = std::fs::remove_dir_all(&dir);
     session.finish().await;
 }

@@ -202,6 +202,9 @@ fn note_text(note: &ContextNote, i18n: I18n) -> String {
             Key::ReplyNoteImagesNotSent,
             &[("count", &count.to_string())],
         ),
+        ContextNote::FilesMissing { names } => {
+            i18n.t_with(Key::ReplyNoteFilesMissing, &[("names", &names.join(", "))])
+        }
     }
 }
 

@@ -453,4 +453,5 @@ keys! {
     ReplyNotes => "reply.notes",
     ReplyNotePassagesLeftOut => "reply.note.passages_left_out",
     ReplyNoteImagesNotSent => "reply.note.images_not_sent",
+    ReplyNoteFilesMissing => "reply.note.files_missing",
 }

@@ -1,5 +1,6 @@
 //! How attached files enter a turn: each file's text cut into passages on its structure
-//! (`crate::chunk`), named after the file, competing in the planner's attachments band.
+//! (`crate::chunk`), named after the file, competing in the planner's attachments band;
+//! a file whose text is gone stands in as one item saying so.
 
 use crate::attachment::Attachment;
 use crate::chat::request::ContextItem;
@@ -26,9 +27,22 @@ pub fn context_items(attachment: &Attachment, text: &str) -> Vec<ContextItem> {
                 source,
                 origin: attachment.name.clone(),
                 text: passage.text,
+                missing: false,
             }
         })
         .collect()
+}
+
+/// What stands in for `attachment` when its text is no longer stored in this browser:
+/// the model is told, and the reply names the file ([`ContextItem::missing`]).
+pub fn missing_item(attachment: &Attachment) -> ContextItem {
+    ContextItem {
+        id: format!("{}@missing", attachment.id),
+        source: attachment.name.clone(),
+        origin: attachment.name.clone(),
+        text: "[This file's text is no longer stored in this browser.]".to_string(),
+        missing: true,
+    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! What a reply tells the user about the context its request left out: passages of a
-//! file (or, later, a knowledge base or a search) that did not fit the model's input, and
-//! images a model without vision could not be shown. Stored on the reply as codes with
-//! their figures; the app says them in the user's language. Nothing is left out unseen.
+//! file (or, later, a knowledge base or a search) that did not fit the model's input,
+//! images a model without vision could not be shown, and attached files no longer stored
+//! in this browser. Stored on the reply as codes with their figures; the app says them in
+//! the user's language. Nothing is left out unseen.
 
 use serde::{Deserialize, Serialize};
 
@@ -24,6 +25,13 @@ pub enum ContextNote {
     ImagesNotSent {
         /// How many.
         count: u32,
+    },
+    /// Attached files whose bytes are no longer stored in this browser (deleted, or a
+    /// conversation imported without them), by name: the model was told they are gone.
+    #[serde(rename = "files_missing")]
+    FilesMissing {
+        /// The files' names, each once.
+        names: Vec<String>,
     },
 }
 

@@ -10,7 +10,7 @@
 //! into [`TurnRequest::images`]). Nothing here touches a store: the app hands in records
 //! and sends what comes back.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use crate::attachment::Attachment;
 use crate::chat::compression::{self, Compression, PathMessage};
@@ -45,6 +45,9 @@ pub struct ContextItem {
     pub origin: String,
     /// The text.
     pub text: String,
+    /// The item stands for a file whose text is no longer stored in this browser (`text`
+    /// says so): the reply names the file.
+    pub missing: bool,
 }
 
 impl ContextItem {
@@ -144,6 +147,8 @@ pub struct TurnRequest {
     /// The bytes of the attached images this request may carry, by attachment id
     /// (loaded only for a model with vision; an image not here is named in text).
     pub images: BTreeMap<String, InlineImage>,
+    /// The attached images that were wanted but are no longer stored in this browser.
+    pub missing_images: BTreeSet<String>,
 }
 
 /// One round's request, and what the user should know it left out.
@@ -244,6 +249,7 @@ impl TurnRequest {
             .collect();
         let images = Images {
             loaded: &self.images,
+            missing: &self.missing_images,
             vision: self.capabilities.vision,
         };
         let unseen: usize = sent
@@ -256,6 +262,7 @@ impl TurnRequest {
                 count: unseen as u32,
             });
         }
+        notes.extend(self.missing_files(&sent));
         let mut messages: Vec<Message> = sent
             .into_iter()
             .flat_map(|m| to_messages(m, images))
@@ -275,6 +282,32 @@ impl TurnRequest {
 }
 
 /// A note for each origin whose passages the plan left out, in the order they came.
+impl TurnRequest {
+    /// The note naming the files of this request that are no longer stored in this
+    /// browser: documents whose text is gone (their stand-in items) and images a model
+    /// with vision would have been shown, among the messages `sent`. Each name once.
+    fn missing_files(&self, sent: &[&MessageRecord]) -> Option<ContextNote> {
+        let documents = self
+            .context
+            .iter()
+            .flat_map(|(_, items)| items)
+            .filter(|item| item.missing)
+            .map(|item| item.origin.clone());
+        let images = sent
+            .iter()
+            .flat_map(|m| &m.attachments)
+            .filter(|a| a.is_image() && self.capabilities.vision)
+            .filter(|a| self.missing_images.contains(&a.id))
+            .map(|a| a.name.clone());
+        let mut seen = HashSet::new();
+        let names: Vec<String> = documents
+            .chain(images)
+            .filter(|name| seen.insert(name.clone()))
+            .collect();
+        (!names.is_empty()).then_some(ContextNote::FilesMissing { names })
+    }
+}
+
 fn left_out(context: &[(Band, Vec<ContextItem>)], dropped: &[String]) -> Vec<ContextNote> {
     let dropped: HashSet<&str> = dropped.iter().map(String::as_str).collect();
     let mut notes: Vec<ContextNote> = Vec::new();
@@ -304,22 +337,29 @@ fn left_out(context: &[(Band, Vec<ContextItem>)], dropped: &[String]) -> Vec<Con
 pub struct Images<'a> {
     /// Loaded bytes, by attachment id.
     pub loaded: &'a BTreeMap<String, InlineImage>,
+    /// Images no longer stored in this browser, by attachment id.
+    pub missing: &'a BTreeSet<String>,
     /// Whether the model takes images.
     pub vision: bool,
 }
 
 /// The text that stands in for an attached image a request does not carry: for a model
 /// without vision the providers' own note (`provider::request::IMAGE_OMITTED`), named;
-/// otherwise the image was past the request's image limit or is gone from the browser.
-fn image_stand_in(attachment: &Attachment, vision: bool) -> String {
-    if vision {
+/// otherwise the image is gone from the browser, or past the request's image limit.
+fn image_stand_in(attachment: &Attachment, images: Images<'_>) -> String {
+    if !images.vision {
+        format!("{IMAGE_OMITTED} \"{}\"", attachment.name)
+    } else if images.missing.contains(&attachment.id) {
         format!(
-            "[Image \"{}\" is not included in this request: it is past the request's image \
-             limit, or no longer stored in this browser.]",
+            "[Image \"{}\" is no longer stored in this browser.]",
             attachment.name
         )
     } else {
-        format!("{IMAGE_OMITTED} \"{}\"", attachment.name)
+        format!(
+            "[Image \"{}\" is not included in this request: it is past the request's image \
+             limit.]",
+            attachment.name
+        )
     }
 }
 
@@ -383,7 +423,7 @@ pub fn to_messages(record: &MessageRecord, images: Images<'_>) -> Vec<Message> {
                     data: image.data.clone(),
                 },
                 _ => Part::Text {
-                    text: image_stand_in(attachment, images.vision),
+                    text: image_stand_in(attachment, images),
                 },
             });
         }
@@ -470,6 +510,7 @@ mod tests {
             continuation: None,
             context: Vec::new(),
             images: BTreeMap::new(),
+            missing_images: BTreeSet::new(),
         }
     }
 
@@ -646,6 +687,7 @@ mod tests {
             &reply,
             Images {
                 loaded: &none,
+                missing: &BTreeSet::new(),
                 vision: true,
             },
         );
@@ -666,6 +708,7 @@ mod tests {
             source: format!("doc {id}"),
             origin: "doc".into(),
             text: "z".repeat(chars),
+            missing: false,
         };
         // The rag band may take 14 % of the free budget (about 130 tokens here).
         turn.context = vec![(Band::Rag, vec![item("p1", 200), item("p2", 2000)])];
@@ -736,6 +779,24 @@ mod tests {
         assert!(matches!(&sent[1][2], Part::Text { text } if text.contains("gone.png")));
         assert!(planned.notes.is_empty(), "{:?}", planned.notes);
 
+        // An image the app found missing is said to be gone, to the model and the user.
+        turn.missing_images.insert("i2".into());
+        let planned = turn.round(FINAL).unwrap();
+        let sent = parts(&planned.request);
+        assert_eq!(
+            sent[1][2],
+            Part::Text {
+                text: "[Image \"gone.png\" is no longer stored in this browser.]".into()
+            }
+        );
+        assert_eq!(
+            planned.notes,
+            [ContextNote::FilesMissing {
+                names: vec!["gone.png".into()]
+            }]
+        );
+        turn.missing_images.clear();
+
         // A model without vision gets no image part, and the reply says so.
         turn.capabilities.vision = false;
         let planned = turn.round(FINAL).unwrap();
@@ -750,6 +811,52 @@ mod tests {
             matches!(&sent[1][1], Part::Text { text } if *text == format!("{IMAGE_OMITTED} \"cat.png\""))
         );
         assert_eq!(planned.notes, [ContextNote::ImagesNotSent { count: 3 }]);
+    }
+
+    #[test]
+    fn files_no_longer_stored_are_named_once_on_the_reply() {
+        use crate::chat::attachment_context::missing_item;
+        let mut records = path(&["read these"]);
+        let doc = Attachment {
+            kind: crate::filetype::FileKind::Pdf,
+            pixels: None,
+            ..image("d1", "report.pdf")
+        };
+        records[0].attachments = vec![doc.clone(), image("i1", "photo.png")];
+        let history = turn_history(&records, "none", None).unwrap();
+        let mut turn = turn(history, None);
+        turn.context = vec![(
+            Band::Attachments,
+            vec![missing_item(&doc), missing_item(&doc)],
+        )];
+        turn.missing_images.insert("i1".into());
+        // Without vision the image would not be shown anyway: only the document is named.
+        let planned = turn.round(FINAL).unwrap();
+        assert_eq!(
+            planned.notes,
+            [
+                ContextNote::ImagesNotSent { count: 1 },
+                ContextNote::FilesMissing {
+                    names: vec!["report.pdf".into()]
+                }
+            ]
+        );
+        assert!(
+            planned
+                .request
+                .system
+                .as_deref()
+                .is_some_and(|s| s.contains("no longer stored in this browser")),
+            "the model is told too"
+        );
+        turn.capabilities.vision = true;
+        let planned = turn.round(FINAL).unwrap();
+        assert_eq!(
+            planned.notes,
+            [ContextNote::FilesMissing {
+                names: vec!["report.pdf".into(), "photo.png".into()]
+            }]
+        );
     }
 
     #[test]
@@ -774,6 +881,7 @@ mod tests {
             source: format!("{origin} part {id}"),
             origin: origin.into(),
             text: "z".repeat(chars),
+            missing: false,
         };
         turn.context = vec![(
             Band::Attachments,

@@ -7,7 +7,7 @@
 
 use futures::future::LocalBoxFuture;
 use hearth_core::attachment::Attachment;
-use hearth_core::chat::attachment_context::context_items;
+use hearth_core::chat::attachment_context::{context_items, missing_item};
 use hearth_core::chat::request::{ContextItem, TurnRequest};
 use hearth_core::chat::{GenerationError, Phase};
 use hearth_core::context::Band;
@@ -60,12 +60,7 @@ async fn passages(attachments: Vec<Attachment>) -> Result<Vec<ContextItem>, Gene
         let name = files::attachment_text_name(&attachment.id);
         match files::read(ATTACHMENTS, &name).await {
             Ok(bytes) => items.extend(context_items(attachment, &String::from_utf8_lossy(&bytes))),
-            Err(_) => items.push(ContextItem {
-                id: format!("{}@missing", attachment.id),
-                source: attachment.name.clone(),
-                origin: attachment.name.clone(),
-                text: "[This file's text is no longer stored in this browser.]".to_string(),
-            }),
+            Err(_) => items.push(missing_item(attachment)),
         }
     }
     Ok(items)

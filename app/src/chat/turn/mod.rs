@@ -126,7 +126,9 @@ async fn drive(
         }
     }
     if prepared.target.capabilities.vision {
-        prepared.turn.images = image_parts::load(&prepared.turn).await;
+        let loaded = image_parts::load(&prepared.turn).await;
+        prepared.turn.images = loaded.images;
+        prepared.turn.missing_images = loaded.missing;
     }
     // Tools only for a model that takes them, and never on a continuation (it finishes
     // the text it was writing).

@@ -48,6 +48,7 @@ pub async fn prepare(
         continuation: (mode == Mode::Continue).then(|| reply.content.clone()),
         context: Vec::new(),
         images: Default::default(),
+        missing_images: Default::default(),
     };
     Ok(Prepared { target, turn })
 }
