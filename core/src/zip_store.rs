@@ -440,6 +440,26 @@ pub fn check_crc(entry: &Entry, bytes: &[u8]) -> Result<(), ZipError> {
     Ok(())
 }
 
+/// Every entry of a ZIP held whole in memory, read through the same steps as a file
+/// read in pieces (tail, directory, local headers), each checked against its CRC.
+pub fn read_all(file: &[u8]) -> Result<Vec<(String, &[u8])>, ZipError> {
+    let len = file.len() as u64;
+    let at = find_directory(&file[file.len() - TAIL_BYTES.min(len) as usize..], len)?;
+    let directory = &file[at.range.start as usize..at.range.end as usize];
+    let mut out = Vec::new();
+    for entry in read_directory(directory, &at)? {
+        let start = entry.header_offset as usize;
+        let header = file
+            .get(start..(start + LOCAL_HEADER_BYTES as usize).min(file.len()))
+            .unwrap_or_default();
+        let range = data_range(&entry, header)?;
+        let bytes = &file[range.start as usize..range.end as usize];
+        check_crc(&entry, bytes)?;
+        out.push((entry.name, bytes));
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -460,26 +480,6 @@ mod tests {
         file
     }
 
-    /// Reads every entry of `file` back, the way a caller reading pieces would.
-    fn read(file: &[u8]) -> Result<Vec<(String, Vec<u8>)>, ZipError> {
-        let len = file.len() as u64;
-        let tail_len = TAIL_BYTES.min(len) as usize;
-        let at = find_directory(&file[file.len() - tail_len..], len)?;
-        let directory = &file[at.range.start as usize..at.range.end as usize];
-        let mut out = Vec::new();
-        for entry in read_directory(directory, &at)? {
-            let start = entry.header_offset as usize;
-            let header = file
-                .get(start..(start + LOCAL_HEADER_BYTES as usize).min(file.len()))
-                .unwrap_or_default();
-            let range = data_range(&entry, header)?;
-            let bytes = &file[range.start as usize..range.end as usize];
-            check_crc(&entry, bytes)?;
-            out.push((entry.name, bytes.to_vec()));
-        }
-        Ok(out)
-    }
-
     #[test]
     fn what_is_written_reads_back_byte_for_byte() {
         let big: Vec<u8> = (0..200_000u32).map(|i| (i * 7 % 251) as u8).collect();
@@ -490,14 +490,14 @@ mod tests {
             ("名前/ファイル.txt", "テキスト".as_bytes()),
         ];
         let file = write(&entries);
-        let read = read(&file).unwrap();
+        let read = read_all(&file).unwrap();
         assert_eq!(read.len(), 4);
         for ((name, bytes), (read_name, read_bytes)) in entries.iter().zip(&read) {
             assert_eq!(name, read_name);
-            assert_eq!(*bytes, read_bytes.as_slice());
+            assert_eq!(bytes, read_bytes);
         }
         // An empty archive is a valid one.
-        assert_eq!(self::read(&write(&[])).unwrap(), Vec::new());
+        assert_eq!(read_all(&write(&[])).unwrap(), Vec::new());
     }
 
     #[test]
@@ -526,25 +526,25 @@ mod tests {
         let at = file.len() - 2;
         file[at..].copy_from_slice(&(comment.len() as u16).to_le_bytes());
         file.extend_from_slice(comment);
-        assert_eq!(read(&file).unwrap(), vec![("a".into(), b"x".to_vec())]);
+        assert_eq!(read_all(&file).unwrap(), vec![("a".into(), &b"x"[..])]);
     }
 
     #[test]
     fn a_file_that_is_not_a_whole_zip_is_a_typed_error() {
-        assert_eq!(read(b""), Err(ZipError::NotZip));
+        assert_eq!(read_all(b""), Err(ZipError::NotZip));
         assert_eq!(
-            read(b"{\"format\":\"hearth-export\"}"),
+            read_all(b"{\"format\":\"hearth-export\"}"),
             Err(ZipError::NotZip)
         );
         let file = write(&[("a", b"hello"), ("b", b"world")]);
         // Cut anywhere, it never reads as something else.
         for cut in 0..file.len() {
-            assert!(read(&file[..cut]).is_err(), "cut at {cut}");
+            assert!(read_all(&file[..cut]).is_err(), "cut at {cut}");
         }
         // A flipped byte in an entry's data fails its checksum.
         let mut flipped = file.clone();
         flipped[LOCAL_HEADER_BYTES as usize + 1] ^= 0x20;
-        assert_eq!(read(&flipped), Err(ZipError::BadChecksum("a".into())));
+        assert_eq!(read_all(&flipped), Err(ZipError::BadChecksum("a".into())));
     }
 
     /// The offset of the central directory's first entry in `file`.
@@ -562,18 +562,18 @@ mod tests {
             f
         };
         assert_eq!(
-            read(&patched(central + 10, 8)),
+            read_all(&patched(central + 10, 8)),
             Err(ZipError::Compressed {
                 name: "a".into(),
                 method: 8
             })
         );
         assert_eq!(
-            read(&patched(central + 8, UTF8_NAMES | ENCRYPTED)),
+            read_all(&patched(central + 8, UTF8_NAMES | ENCRYPTED)),
             Err(ZipError::Encrypted("a".into()))
         );
         assert_eq!(
-            read(&patched(8, 8)),
+            read_all(&patched(8, 8)),
             Err(ZipError::Compressed {
                 name: "a".into(),
                 method: 8
@@ -581,11 +581,11 @@ mod tests {
             "the local header is checked too"
         );
         let end = file.len() - END_RECORD_BYTES;
-        assert_eq!(read(&patched(end + 4, 1)), Err(ZipError::MultiDisk));
-        assert_eq!(read(&patched(end + 10, u16::MAX)), Err(ZipError::Zip64));
+        assert_eq!(read_all(&patched(end + 4, 1)), Err(ZipError::MultiDisk));
+        assert_eq!(read_all(&patched(end + 10, u16::MAX)), Err(ZipError::Zip64));
         let mut bad_name = file.clone();
         bad_name[central + CENTRAL_HEADER_BYTES] = 0xff;
-        assert_eq!(read(&bad_name), Err(ZipError::BadName));
+        assert_eq!(read_all(&bad_name), Err(ZipError::BadName));
     }
 
     #[test]
@@ -596,19 +596,19 @@ mod tests {
         let second = central + CENTRAL_HEADER_BYTES + 1;
         let mut overlapping = file.clone();
         overlapping[second + 42..second + 46].copy_from_slice(&0u32.to_le_bytes());
-        assert!(matches!(read(&overlapping), Err(ZipError::Overlap(_))));
+        assert!(matches!(read_all(&overlapping), Err(ZipError::Overlap(_))));
         // A size that reaches into the next entry.
         let mut long = file.clone();
         long[central + 20..central + 28].copy_from_slice(&[9, 0, 0, 0, 9, 0, 0, 0]);
-        assert_eq!(read(&long), Err(ZipError::Overlap("a".into())));
+        assert_eq!(read_all(&long), Err(ZipError::Overlap("a".into())));
         // A local header whose extra field pushes the data into the next entry.
         let mut extra = file.clone();
         extra[28..30].copy_from_slice(&40u16.to_le_bytes());
-        assert_eq!(read(&extra), Err(ZipError::Overlap("a".into())));
+        assert_eq!(read_all(&extra), Err(ZipError::Overlap("a".into())));
         // The same name twice.
         let mut renamed = file.clone();
         renamed[second + CENTRAL_HEADER_BYTES] = b'a';
-        assert_eq!(read(&renamed), Err(ZipError::Duplicate("a".into())));
+        assert_eq!(read_all(&renamed), Err(ZipError::Duplicate("a".into())));
     }
 
     #[test]

@@ -507,38 +507,30 @@ fn archive_parse_never_panics_and_accepts_what_it_writes() {
     });
 }
 
-/// Reads every entry of `file` as the app does, a piece at a time: the tail, the
-/// directory, each local header, each entry's bytes with its checksum.
-fn read_zip(file: &[u8]) -> Result<Vec<(String, Vec<u8>)>, hearth_core::zip_store::ZipError> {
-    use hearth_core::zip_store::{
-        LOCAL_HEADER_BYTES, TAIL_BYTES, check_crc, data_range, find_directory, read_directory,
-    };
-    let len = file.len() as u64;
-    let tail = &file[file.len() - TAIL_BYTES.min(len) as usize..];
-    let at = find_directory(tail, len)?;
-    let directory = &file[at.range.start as usize..at.range.end as usize];
-    let mut out = Vec::new();
-    for entry in read_directory(directory, &at)? {
-        let start = entry.header_offset as usize;
-        let header = file
-            .get(start..(start + LOCAL_HEADER_BYTES as usize).min(file.len()))
-            .unwrap_or_default();
-        let range = data_range(&entry, header)?;
-        assert!(
-            range.end <= at.range.start,
-            "an entry's bytes end before the directory"
-        );
-        let bytes = &file[range.start as usize..range.end as usize];
-        check_crc(&entry, bytes)?;
-        out.push((entry.name, bytes.to_vec()));
+/// `valid` with `edits` applied: each sets, inserts or removes the byte at a position,
+/// or cuts the rest.
+fn mutate(valid: &[u8], edits: &[(u16, u8, u8)]) -> Vec<u8> {
+    let mut bytes = valid.to_vec();
+    for &(at, op, value) in edits {
+        let at = at as usize % (bytes.len() + 1);
+        match op % 4 {
+            0 if at < bytes.len() => bytes[at] = value,
+            1 => bytes.insert(at, value),
+            2 if at < bytes.len() => {
+                bytes.remove(at);
+            }
+            _ => bytes.truncate(at),
+        }
     }
-    Ok(out)
+    bytes
 }
 
 #[test]
 fn export_zip_reading_is_bounded_and_checked() {
     use hearth_core::chat::export_file::{RECORDS_ENTRY, contents};
-    use hearth_core::zip_store::{DosTime, ZipWriter, crc32, read_directory};
+    use hearth_core::zip_store::{
+        DosTime, TAIL_BYTES, ZipWriter, crc32, find_directory, read_all, read_directory,
+    };
     let entries: [(&str, &[u8]); 3] = [
         (
             RECORDS_ENTRY,
@@ -558,34 +550,31 @@ fn export_zip_reading_is_bounded_and_checked() {
         valid.extend_from_slice(bytes);
     }
     valid.extend(writer.finish().unwrap());
-    assert_eq!(read_zip(&valid).unwrap().len(), 3);
+    assert_eq!(read_all(&valid).unwrap().len(), 3);
     check!()
         .with_type::<Vec<(u16, u8, u8)>>()
         .for_each(|edits| {
-            let mut bytes = valid.clone();
-            for &(at, op, value) in edits {
-                let at = at as usize % (bytes.len() + 1);
-                match op % 4 {
-                    0 if at < bytes.len() => bytes[at] = value,
-                    1 => bytes.insert(at, value),
-                    2 if at < bytes.len() => {
-                        bytes.remove(at);
-                    }
-                    _ => bytes.truncate(at),
-                }
-            }
-            // Whatever the damage, reading ends in entries whose bytes match their
-            // checksums, or in a typed error; never a panic or a read out of bounds.
-            if let Ok(read) = read_zip(&bytes) {
-                let total: usize = read.iter().map(|(_, b)| b.len()).sum();
-                assert!(total <= bytes.len());
+            let bytes = mutate(&valid, edits);
+            // Whatever the damage, reading ends in entries that lie in front of the
+            // directory and match their checksums, or in a typed error; never a panic
+            // or a read out of bounds.
+            let read = read_all(&bytes);
+            let len = bytes.len() as u64;
+            let tail = &bytes[bytes.len() - TAIL_BYTES.min(len) as usize..];
+            let Ok(at) = find_directory(tail, len) else {
+                assert!(read.is_err());
+                return;
+            };
+            if let Ok(read) = read {
+                let total: u64 = read.iter().map(|(_, b)| b.len() as u64).sum();
+                assert!(
+                    total <= at.range.start,
+                    "the entries lie before the directory"
+                );
             }
             // Sorting what the directory lists never panics either.
-            let len = bytes.len() as u64;
-            let tail = &bytes[bytes.len() - hearth_core::zip_store::TAIL_BYTES.min(len) as usize..];
-            if let Ok(at) = hearth_core::zip_store::find_directory(tail, len)
-                && let Ok(listed) =
-                    read_directory(&bytes[at.range.start as usize..at.range.end as usize], &at)
+            if let Ok(listed) =
+                read_directory(&bytes[at.range.start as usize..at.range.end as usize], &at)
             {
                 let _ = contents(listed);
             }
@@ -929,18 +918,7 @@ fn search_snapshot_decoding() {
     check!()
         .with_type::<(Vec<(u16, u8, u8)>, bool)>()
         .for_each(|(edits, fix_checksum)| {
-            let mut bytes = valid.clone();
-            for &(at, op, value) in edits {
-                let at = at as usize % (bytes.len() + 1);
-                match op % 4 {
-                    0 if at < bytes.len() => bytes[at] = value,
-                    1 => bytes.insert(at, value),
-                    2 if at < bytes.len() => {
-                        bytes.remove(at);
-                    }
-                    _ => bytes.truncate(at),
-                }
-            }
+            let mut bytes = mutate(&valid, edits);
             if *fix_checksum && bytes.len() >= 24 {
                 let len = (bytes.len() - 24) as u64;
                 let sum = checksum(&bytes[24..]);

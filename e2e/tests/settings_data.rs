@@ -41,6 +41,23 @@ async fn downloaded(dir: &Path) -> PathBuf {
     }
 }
 
+/// Opens Settings › Data once it counts the one conversation of two messages the tests
+/// make, exports into `downloads` and returns the file.
+async fn export(session: &AppSession, downloads: &Path) -> PathBuf {
+    session
+        .cdp(
+            "Browser.setDownloadBehavior",
+            json!({"behavior": "allow", "downloadPath": downloads.to_str().unwrap()}),
+        )
+        .await;
+    session.open_settings_tab("data").await;
+    session
+        .wait_until("document.getElementById('data-counts')?.textContent.includes('Conversations: 1 · Messages: 2')")
+        .await;
+    session.click_by_script("#data-export").await;
+    downloaded(downloads).await
+}
+
 /// Every entry of the ZIP at `path`, read with the `zip` crate (another implementation
 /// than the app's), by name.
 fn zip_entries(path: &Path) -> BTreeMap<String, Vec<u8>> {
@@ -131,18 +148,7 @@ async fn export_delete_all_and_import_bring_everything_back() {
     let before = messages(&session).await;
 
     let downloads = scratch("export");
-    session
-        .cdp(
-            "Browser.setDownloadBehavior",
-            json!({"behavior": "allow", "downloadPath": downloads.to_str().unwrap()}),
-        )
-        .await;
-    session.open_settings_tab("data").await;
-    session
-        .wait_until("document.getElementById('data-counts')?.textContent.includes('Conversations: 1 · Messages: 2')")
-        .await;
-    session.click_by_script("#data-export").await;
-    let file = downloaded(&downloads).await;
+    let file = export(&session, &downloads).await;
     let name = file.file_name().unwrap().to_string_lossy().into_owned();
     assert!(
         name.starts_with("hearth-export-") && name.ends_with(".zip"),
@@ -260,18 +266,7 @@ async fn an_export_carries_every_file_and_an_import_gives_them_back_byte_for_byt
     assert_eq!(before.len(), 4, "{before:?}");
 
     let downloads = scratch("custody-export");
-    session
-        .cdp(
-            "Browser.setDownloadBehavior",
-            json!({"behavior": "allow", "downloadPath": downloads.to_str().unwrap()}),
-        )
-        .await;
-    session.open_settings_tab("data").await;
-    session
-        .wait_until("document.getElementById('data-counts')?.textContent.includes('Conversations: 1 · Messages: 2')")
-        .await;
-    session.click_by_script("#data-export").await;
-    let file = downloaded(&downloads).await;
+    let file = export(&session, &downloads).await;
     session
         .wait_until("document.querySelector('.toast')?.textContent.includes('Files: 4')")
         .await;
