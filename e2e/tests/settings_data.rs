@@ -68,7 +68,7 @@ fn zip_entries(path: &Path) -> BTreeMap<String, Vec<u8>> {
             let mut entry = archive.by_index(i).expect("an entry");
             let mut bytes = Vec::new();
             std::io::Read::read_to_end(&mut entry, &mut bytes).expect("read an entry");
-            (entry.name().to_string(), bytes)
+            (entry.name().expect("a UTF-8 name").to_string(), bytes)
         })
         .collect()
 }

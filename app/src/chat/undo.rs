@@ -71,7 +71,7 @@ impl UndoSlot {
             .try_update_value(|slot| slot.replace(undo))
             .flatten();
         if let Some(previous) = previous {
-            self.forget_files(previous);
+            self.store.spawn(forget_files(self.store, previous));
         }
         let callback = self.store.under_root(|| Callback::new(move |_| run()));
         if let Some(previous) = self.toast.get_value() {
@@ -87,39 +87,38 @@ impl UndoSlot {
         self.toast.set_value(Some(id));
     }
 
-    /// Removes for good the files the records of an undo that can no longer be taken
-    /// held, except those messages still stored refer to (an edited question's sibling
-    /// keeps the same attachments). When the rest of the conversation cannot be read,
-    /// nothing is removed: a file left behind is better than one lost.
-    fn forget_files(&self, undo: Undo) {
-        let files: Vec<StoredFile> = undo.records().iter().flat_map(message_files).collect();
-        if files.is_empty() {
-            return;
-        }
-        let store = self.store;
-        self.store.spawn(async move {
-            let kept: HashSet<StoredFile> = match &undo {
-                Undo::Conversation { .. } => HashSet::new(),
-                Undo::Messages {
-                    conversation_id, ..
-                } => {
-                    let Some(db) = store.wait().await else {
-                        return;
-                    };
-                    match super::records::of_conversation(db, conversation_id.clone()).await {
-                        Ok(rest) => rest.iter().flat_map(message_files).collect(),
-                        Err(_) => return,
-                    }
-                }
-            };
-            for file in files.iter().filter(|f| !kept.contains(f)) {
-                let _ = crate::files::remove(file.dir.name(), &file.name).await;
-            }
-        });
-    }
-
     /// Takes what the last delete removed (once).
     pub fn take(&self) -> Option<Undo> {
         self.last.try_update_value(Option::take).flatten()
+    }
+}
+
+/// Removes for good the files the records of an undo that can no longer be taken held,
+/// except those messages still stored refer to (an edited question's sibling keeps the
+/// same attachments). When the rest of the conversation cannot be read, nothing is
+/// removed: a file left behind is better than one lost. In its own lazily loaded chunk:
+/// the first screen never needs it.
+#[lazy]
+async fn forget_files(store: ChatDb, undo: Undo) {
+    let files: Vec<StoredFile> = undo.records().iter().flat_map(message_files).collect();
+    if files.is_empty() {
+        return;
+    }
+    let kept: HashSet<StoredFile> = match &undo {
+        Undo::Conversation { .. } => HashSet::new(),
+        Undo::Messages {
+            conversation_id, ..
+        } => {
+            let Some(db) = store.wait().await else {
+                return;
+            };
+            match super::records::of_conversation(db, conversation_id.clone()).await {
+                Ok(rest) => rest.iter().flat_map(message_files).collect(),
+                Err(_) => return,
+            }
+        }
+    };
+    for file in files.iter().filter(|f| !kept.contains(f)) {
+        let _ = crate::files::remove(file.dir.name(), &file.name).await;
     }
 }
