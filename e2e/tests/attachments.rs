@@ -532,24 +532,35 @@ async fn passages_that_do_not_fit_the_context_are_named_on_the_reply() {
 
 /// Deletes the conversation titled `title` from its sidebar menu.
 async fn delete_conversation(session: &AppSession, title: &str) {
-    let opened = session
+    // Marks the item's menu button, for a real click on it.
+    let found = session
         .js(
-            "const item = [...document.querySelectorAll('.conversation-item')]
+            "document.querySelectorAll('[data-e2e-menu]').forEach((b) => b.removeAttribute('data-e2e-menu'));
+             const item = [...document.querySelectorAll('.conversation-item')]
                .find((i) => i.querySelector('.conversation-item__title')?.textContent === arguments[0]);
              if (!item) return false;
-             item.querySelector('.menu-anchor .icon-button').click();
+             item.querySelector('.menu-anchor .icon-button').setAttribute('data-e2e-menu', '');
              return true;",
             vec![json!(title)],
         )
         .await;
-    assert_eq!(opened, json!(true), "no conversation titled {title}");
+    assert_eq!(found, json!(true), "no conversation titled {title}");
     session
-        .wait_until("[...document.querySelectorAll('.conversation-item [role=menuitem]')].some((b) => b.textContent.includes('Delete'))")
+        .wait_for("[data-e2e-menu]")
+        .await
+        .click()
+        .await
+        .expect("open the menu");
+    // Every item has its menu in the page; the one to use is the marked item's.
+    let items = "[...document.querySelector('[data-e2e-menu]').closest('.conversation-item').querySelectorAll('[role=menuitem]')]";
+    session
+        .wait_until(&format!(
+            "{items}.some((b) => b.textContent.includes('Delete'))"
+        ))
         .await;
     session
         .js(
-            "[...document.querySelectorAll('.conversation-item [role=menuitem]')]
-               .find((b) => b.textContent.includes('Delete')).click()",
+            &format!("{items}.find((b) => b.textContent.includes('Delete')).click()"),
             vec![],
         )
         .await;
