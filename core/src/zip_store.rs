@@ -26,6 +26,10 @@ pub const MAX_ENTRIES: usize = u16::MAX as usize;
 pub const MAX_NAME_BYTES: usize = 1024;
 /// The largest file this format can describe (no ZIP64).
 pub const MAX_FILE_BYTES: u64 = u32::MAX as u64;
+/// The largest central directory read: every entry with a name of [`MAX_NAME_BYTES`] and
+/// no extra field or comment, so a directory claiming more is refused before it is read.
+pub const MAX_DIRECTORY_BYTES: u64 =
+    MAX_ENTRIES as u64 * (CENTRAL_HEADER_BYTES as u64 + MAX_NAME_BYTES as u64);
 
 const LOCAL_SIGNATURE: u32 = 0x0403_4b50;
 const CENTRAL_SIGNATURE: u32 = 0x0201_4b50;
@@ -302,6 +306,9 @@ pub fn find_directory(tail: &[u8], file_len: u64) -> Result<DirectoryAt, ZipErro
     if disk != 0 || directory_disk != 0 || on_disk != total {
         return Err(ZipError::MultiDisk);
     }
+    if u64::from(size) > MAX_DIRECTORY_BYTES {
+        return Err(ZipError::TooLarge);
+    }
     let range = u64::from(offset)..u64::from(offset) + u64::from(size);
     if range.end > tail_start + end as u64 {
         return Err(ZipError::Truncated("the directory"));
@@ -460,24 +467,26 @@ pub fn read_all(file: &[u8]) -> Result<Vec<(String, &[u8])>, ZipError> {
     Ok(out)
 }
 
+/// A whole ZIP of `entries` in memory, dated `modified`: [`read_all`]'s counterpart, for
+/// archives small enough to hold at once.
+pub fn write_all(entries: &[(&str, &[u8])], modified: DosTime) -> Result<Vec<u8>, ZipError> {
+    let mut writer = ZipWriter::new(modified);
+    let mut file = Vec::new();
+    for (name, bytes) in entries {
+        file.extend(writer.entry(name, bytes.len() as u64, crc32(bytes))?);
+        file.extend_from_slice(bytes);
+    }
+    file.extend(writer.finish()?);
+    Ok(file)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     /// Writes a whole archive of `entries` into memory.
     fn write(entries: &[(&str, &[u8])]) -> Vec<u8> {
-        let mut writer = ZipWriter::new(DosTime::from_unix_ms(1_764_547_200_000.0));
-        let mut file = Vec::new();
-        for (name, bytes) in entries {
-            file.extend(
-                writer
-                    .entry(name, bytes.len() as u64, crc32(bytes))
-                    .unwrap(),
-            );
-            file.extend_from_slice(bytes);
-        }
-        file.extend(writer.finish().unwrap());
-        file
+        write_all(entries, DosTime::from_unix_ms(1_764_547_200_000.0)).unwrap()
     }
 
     #[test]
@@ -583,6 +592,10 @@ mod tests {
         let end = file.len() - END_RECORD_BYTES;
         assert_eq!(read_all(&patched(end + 4, 1)), Err(ZipError::MultiDisk));
         assert_eq!(read_all(&patched(end + 10, u16::MAX)), Err(ZipError::Zip64));
+        // A directory claiming more than any real one: refused before it is read.
+        let mut huge = file.clone();
+        huge[end + 12..end + 16].copy_from_slice(&((MAX_DIRECTORY_BYTES + 1) as u32).to_le_bytes());
+        assert_eq!(read_all(&huge), Err(ZipError::TooLarge));
         let mut bad_name = file.clone();
         bad_name[central + CENTRAL_HEADER_BYTES] = 0xff;
         assert_eq!(read_all(&bad_name), Err(ZipError::BadName));

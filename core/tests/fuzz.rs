@@ -529,7 +529,7 @@ fn mutate(valid: &[u8], edits: &[(u16, u8, u8)]) -> Vec<u8> {
 fn export_zip_reading_is_bounded_and_checked() {
     use hearth_core::chat::export_file::{RECORDS_ENTRY, contents};
     use hearth_core::zip_store::{
-        DosTime, TAIL_BYTES, ZipWriter, crc32, find_directory, read_all, read_directory,
+        DosTime, TAIL_BYTES, find_directory, read_all, read_directory, write_all,
     };
     let entries: [(&str, &[u8]); 3] = [
         (
@@ -539,17 +539,7 @@ fn export_zip_reading_is_bounded_and_checked() {
         ("files/images/0a1b.png", b"\x89PNG not really"),
         ("files/attachments/0a1b.md", b"# notes"),
     ];
-    let mut writer = ZipWriter::new(DosTime::from_unix_ms(0.0));
-    let mut valid = Vec::new();
-    for (name, bytes) in entries {
-        valid.extend(
-            writer
-                .entry(name, bytes.len() as u64, crc32(bytes))
-                .unwrap(),
-        );
-        valid.extend_from_slice(bytes);
-    }
-    valid.extend(writer.finish().unwrap());
+    let valid = write_all(&entries, DosTime::from_unix_ms(0.0)).unwrap();
     assert_eq!(read_all(&valid).unwrap().len(), 3);
     check!()
         .with_type::<Vec<(u16, u8, u8)>>()

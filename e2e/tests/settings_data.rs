@@ -407,33 +407,25 @@ fn big_export(count: usize) -> String {
 /// A ZIP export (written with the app's own format code) of a small conversation and
 /// `files` attachment files of `size` random bytes each, which do not compress.
 fn export_with_files(files: usize, size: usize) -> Vec<u8> {
-    use hearth_core::zip_store::{DosTime, ZipWriter, crc32};
+    use hearth_core::zip_store::{DosTime, write_all};
     let records = big_export(2).replace("\"version\":1", "\"version\":2");
-    let mut writer = ZipWriter::new(DosTime::from_unix_ms(0.0));
-    let mut out = Vec::new();
-    let mut add = |name: &str, bytes: &[u8]| {
-        out.extend(
-            writer
-                .entry(name, bytes.len() as u64, crc32(bytes))
-                .unwrap(),
-        );
-        out.extend_from_slice(bytes);
-    };
-    add("hearth-export.json", records.as_bytes());
     let mut state = 0x2545_f491_4f6c_dd1d_u64;
-    for i in 0..files {
-        let bytes: Vec<u8> = (0..size)
-            .map(|_| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                state as u8
-            })
-            .collect();
-        add(&format!("files/attachments/0a0b0c{i}"), &bytes);
-    }
-    out.extend(writer.finish().unwrap());
-    out
+    let carried: Vec<(String, Vec<u8>)> = (0..files)
+        .map(|i| {
+            let bytes = (0..size)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    state as u8
+                })
+                .collect();
+            (format!("files/attachments/0a0b0c{i}"), bytes)
+        })
+        .collect();
+    let mut entries: Vec<(&str, &[u8])> = vec![("hearth-export.json", records.as_bytes())];
+    entries.extend(carried.iter().map(|(n, b)| (n.as_str(), b.as_slice())));
+    write_all(&entries, DosTime::from_unix_ms(0.0)).unwrap()
 }
 
 /// How long a write refused by the full disk may take to fail: alone about a second, but
