@@ -30,6 +30,7 @@
 //! - [`storage`]: the IndexedDB database (settings, sealed secrets, the vault key).
 //! - [`vault`]: secrets at rest, sealed with a non-extractable WebCrypto key.
 //! - [`browser`]: small wrappers over browser APIs that tolerate their absence.
+//! - [`locks`]: Web Locks shared by the origin's tabs (who writes a conversation's reply).
 //!
 //! Rules (validation, parsing, policies) live in `hearth-core`, not here.
 
@@ -44,6 +45,7 @@ pub mod envelope;
 pub mod files;
 pub mod http;
 pub mod i18n;
+pub mod locks;
 pub mod models;
 pub mod plugins;
 pub mod preferences;

@@ -1,7 +1,8 @@
 //! Chat in Chromium against the provider fixture: adding a provider, sending, streaming,
 //! stopping, queueing, regenerating, editing, switching branches, errors with Retry,
 //! reloading mid-stream (the reply reopens interrupted with what was saved), deleting
-//! with Undo, two tabs, and the edge relay when the provider blocks CORS, with the
+//! with Undo, two tabs (one writes a conversation's reply, the other shows and can stop
+//! it, and takes over when the writer closes), and the edge relay when the provider blocks CORS, with the
 //! traffic to the edge checked for the key in any plain or encoded form.
 
 use fantoccini::key::Key;
@@ -473,6 +474,150 @@ async fn a_second_tab_sees_the_first_tabs_messages() {
         .await;
     last_status(&session, "done").await;
     assert_eq!(messages(&session).await[3][2], json!("Another reply"));
+    session.finish().await;
+}
+
+/// Whether a toast says `text`.
+fn toast_says(text: &str) -> String {
+    format!(
+        "[...document.querySelectorAll('.toast__message')].some((t) => t.textContent.includes({}))",
+        json!(text)
+    )
+}
+
+#[tokio::test]
+async fn one_tab_writes_a_conversations_reply_the_other_shows_it_and_can_stop_it() {
+    let fixture = ProviderFixture::start().await;
+    let session = ready(&fixture).await;
+    fixture.enqueue(
+        Reply::text("one two three four five six")
+            .text_chunk_chars(4)
+            .stall_after(2),
+    );
+    send(&session, "First").await;
+    session
+        .wait_until("[...document.querySelectorAll('.message--assistant .markdown')].at(-1)?.textContent.includes('one two')")
+        .await;
+    let first = session.client.window().await.expect("window");
+    let second = session.client.new_window(true).await.expect("new tab");
+    session
+        .client
+        .switch_to_window(second.handle.clone())
+        .await
+        .expect("switch");
+    session.open_app("/").await;
+    open_latest(&session).await;
+    // The second tab shows the first tab's reply as it is written: streaming, with what
+    // arrived so far and a Stop button, never as interrupted with Continue.
+    session
+        .wait_until("[...document.querySelectorAll('.message--assistant .markdown')].at(-1)?.textContent.includes('one two')")
+        .await;
+    last_status(&session, "streaming").await;
+    session.wait_for(".composer__stop").await;
+    assert_eq!(
+        session
+            .js(
+                "return document.querySelectorAll('.message .status-block').length",
+                vec![]
+            )
+            .await,
+        json!(0),
+        "another tab's reply is not offered to be continued"
+    );
+    // A message sent here is refused, kept in the composer, and nothing is stored.
+    send(&session, "Sneaky").await;
+    session
+        .wait_until(&toast_says("Another tab is writing a reply"))
+        .await;
+    assert_eq!(
+        session
+            .js(
+                "return document.getElementById('composer-input').value",
+                vec![]
+            )
+            .await,
+        json!("Sneaky")
+    );
+    assert_eq!(messages(&session).await.as_array().map(Vec::len), Some(2));
+    assert_eq!(user_texts(&fixture), ["First"], "no second request");
+    // Stop here stops the run in the first tab; both show what arrived.
+    session
+        .js("document.querySelector('.composer__stop').click()", vec![])
+        .await;
+    last_status(&session, "aborted").await;
+    session
+        .wait_until("!document.querySelector('.composer__stop')")
+        .await;
+    assert_eq!(messages(&session).await[1][2], json!("one two"));
+    fixture.release();
+    session
+        .client
+        .switch_to_window(first.clone())
+        .await
+        .expect("back");
+    last_status(&session, "aborted").await;
+    assert_eq!(messages(&session).await[1][2], json!("one two"));
+
+    // Now the second tab writes; the first shows it. When the second tab is closed
+    // mid-reply (it could as well crash), its lock goes with it and the first tab shows
+    // the reply interrupted, to be continued here.
+    session
+        .client
+        .switch_to_window(second.handle.clone())
+        .await
+        .expect("switch");
+    session
+        .wait_for("#composer-input")
+        .await
+        .clear()
+        .await
+        .expect("clear");
+    fixture.enqueue(
+        Reply::text("alpha beta gamma delta")
+            .text_chunk_chars(6)
+            .stall_after(2),
+    );
+    send(&session, "Second").await;
+    session
+        .wait_until("[...document.querySelectorAll('.message--assistant .markdown')].at(-1)?.textContent.includes('alpha beta g')")
+        .await;
+    session
+        .client
+        .switch_to_window(first.clone())
+        .await
+        .expect("back");
+    session
+        .wait_until("[...document.querySelectorAll('.message')].length === 4")
+        .await;
+    last_status(&session, "streaming").await;
+    session.wait_for(".composer__stop").await;
+    session
+        .wait_until("[...document.querySelectorAll('.message--assistant .markdown')].at(-1)?.textContent.includes('alpha beta g')")
+        .await;
+    session
+        .client
+        .switch_to_window(second.handle)
+        .await
+        .expect("switch");
+    session.client.close_window().await.expect("close the tab");
+    session.client.switch_to_window(first).await.expect("back");
+    last_status(&session, "interrupted").await;
+    assert_eq!(messages(&session).await[3][2], json!("alpha beta g"));
+    session
+        .wait_until("!document.querySelector('.composer__stop')")
+        .await;
+    fixture.release();
+    fixture.enqueue(Reply::text("amma delta"));
+    click_in_last(&session, "assistant", "Continue").await;
+    last_status(&session, "done").await;
+    assert_eq!(
+        messages(&session).await[3][2],
+        json!("alpha beta gamma delta")
+    );
+    // One request per reply start: the first tab's, the second tab's, and Continue here.
+    let asked = user_texts(&fixture);
+    assert_eq!(asked.len(), 3, "{asked:?}");
+    assert_eq!(asked[..2], ["First", "Second"]);
     session.finish().await;
 }
 

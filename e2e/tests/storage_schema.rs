@@ -4,7 +4,8 @@
 //! 1 database from an earlier release is upgraded in place with everything it held kept; a
 //! version 2 database has its crashed replies rewritten as interrupted, each original
 //! backed up first; and an upgrade that fails on a full disk leaves version 2 usable and
-//! runs again on the next start.
+//! runs again on the next start; a newer version opened in another tab is never blocked
+//! by this one, which closes its connections and says why.
 
 use hearth_e2e::chat::open_latest;
 use hearth_e2e::disk::{FILL_THE_DISK, FREE_THE_DISK, SmallDisk};
@@ -297,4 +298,72 @@ async fn a_failed_upgrade_leaves_the_old_data_usable_and_runs_again_later() {
     // The refused writes are logged by the browser as errors; that is the point.
     browser.close().await;
     drop(disk);
+}
+
+/// Opens the `hearth` database at version `arguments[0]` the way a newer build would;
+/// `upgraded`, or `blocked` when an open connection held the upgrade up for a second.
+const OPEN_NEWER: &str = r#"
+const [version, done] = [arguments[0], arguments[arguments.length - 1]];
+const open = indexedDB.open('hearth', version);
+const timer = setTimeout(() => done('blocked'), 1000);
+open.onblocked = () => { clearTimeout(timer); done('blocked'); };
+open.onsuccess = () => { clearTimeout(timer); open.result.close(); done('upgraded'); };
+open.onerror = () => { clearTimeout(timer); done(String(open.error)); };
+"#;
+
+#[tokio::test]
+async fn a_newer_version_in_another_tab_is_never_blocked_and_this_tab_says_why_it_let_go() {
+    let session = AppSession::open(1280, 800).await;
+    session.wait_for("#composer-input").await;
+    // The app's connections are open (its settings and conversations are read).
+    session.open_settings_tab("providers").await;
+    session.press(&[fantoccini::key::Key::Escape]).await;
+    let first = session.client.window().await.expect("window");
+    let second = session.client.new_window(true).await.expect("new tab");
+    session
+        .client
+        .switch_to_window(second.handle)
+        .await
+        .expect("switch");
+    // Any same-origin page that is not the app: the API's JSON.
+    session.goto("/api/health").await;
+    let answer = session
+        .client
+        .execute_async(OPEN_NEWER, vec![json!(5)])
+        .await
+        .expect("open the newer version");
+    assert_eq!(answer, json!("upgraded"), "the old tab let go at once");
+    session.client.switch_to_window(first).await.expect("back");
+    session.wait_for(".storage-banner").await;
+    let banner = session.text_of(".storage-banner").await;
+    assert!(
+        banner.contains("A newer version of Hearth opened in another tab"),
+        "{banner}"
+    );
+    assert!(banner.contains("Reload"), "{banner}");
+    // Nothing in this tab opens a connection again behind the newer version's back:
+    // the Data tab reads the counts, and a still newer version is not blocked either.
+    session.open_settings_tab("data").await;
+    let tabs = session.client.windows().await.expect("windows");
+    session
+        .client
+        .switch_to_window(tabs.into_iter().last().expect("second"))
+        .await
+        .expect("switch");
+    let answer = session
+        .client
+        .execute_async(OPEN_NEWER, vec![json!(6)])
+        .await
+        .expect("open a still newer version");
+    assert_eq!(answer, json!("upgraded"));
+    // Chromium asks for /favicon.ico on the JSON page; the app itself logs nothing.
+    let errors: Vec<String> = session
+        .console_errors()
+        .await
+        .into_iter()
+        .map(|entry| entry.message)
+        .filter(|message| !message.contains("/favicon.ico"))
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    session.browser.close().await;
 }

@@ -12,6 +12,7 @@ use leptos::prelude::*;
 
 use super::Chat;
 use super::live::LiveMessage;
+use super::tabs::ReplyLock;
 use super::turn::{self, Mode};
 use super::undo::Undo;
 use crate::browser::{new_id, now};
@@ -25,20 +26,48 @@ impl Chat {
         self.open.current_untracked().unwrap_or_default()
     }
 
-    /// Whether the open conversation has a reply streaming (tracked).
+    /// Whether the open conversation has a reply streaming, in this tab or another
+    /// (tracked).
     pub fn is_streaming(&self) -> bool {
         let key = self.open.current().unwrap_or_default();
-        self.runs.is_running(&key)
+        self.runs.is_running(&key) || self.tabs.is_elsewhere(&key)
     }
 
-    /// Whether any reply is streaming in any conversation.
+    /// Whether another tab writes the open conversation's reply (tracked): this tab
+    /// shows it and may stop it, but starts nothing there.
+    pub fn is_streaming_elsewhere(&self) -> bool {
+        let key = self.open.current().unwrap_or_default();
+        self.tabs.is_elsewhere(&key)
+    }
+
+    /// Whether any reply is streaming in any conversation, in any tab.
     pub fn any_streaming(&self) -> bool {
-        self.runs.any_running()
+        self.runs.any_running() || self.tabs.any_elsewhere()
     }
 
-    /// Whether the open conversation is busy writing (untracked): its messages wait.
+    /// Whether the open conversation is busy writing (untracked): its messages wait, and
+    /// nothing else starts a reply there.
     fn busy(&self, conversation_id: &str) -> bool {
         self.runs.writing(conversation_id).is_some()
+            || self.tabs.is_elsewhere_untracked(conversation_id)
+    }
+
+    /// Claims `conversation_id`'s next reply for this tab; `None` (and the user told)
+    /// when another tab is writing one there.
+    async fn claim(&self, conversation_id: &str) -> Option<ReplyLock> {
+        let lock = self.tabs.claim(conversation_id).await;
+        if lock.is_none() {
+            self.say_elsewhere();
+        }
+        lock
+    }
+
+    /// Tells the user that another tab is writing this conversation's reply.
+    pub fn say_elsewhere(&self) {
+        let i18n = self.turn.i18n;
+        self.turn
+            .toasts
+            .show(ToastKind::Info, i18n.t(Key::ChatReplyElsewhere));
     }
 
     /// Starts a new, empty chat (stored on the first send), on the default model when the
@@ -62,6 +91,14 @@ impl Chat {
             return false;
         };
         let key = self.key();
+        if self.tabs.is_elsewhere_untracked(&key) {
+            // The composer asks first and keeps text and files; a message that gets here
+            // anyway (the next queued one, as another tab took the conversation) goes
+            // back to the composer.
+            self.unsent.set(Some(text));
+            self.say_elsewhere();
+            return true;
+        }
         if self.busy(&key) {
             let queued = QueuedMessage {
                 id: new_id(),
@@ -98,9 +135,13 @@ impl Chat {
         self.runs.remove_queued(&self.key(), id);
     }
 
-    /// Stops the open conversation's reply; what arrived is kept.
+    /// Stops the open conversation's reply (here, or by asking the tab that writes it);
+    /// what arrived is kept.
     pub fn stop(&self) {
         if let Some(id) = self.open.current_untracked() {
+            if self.tabs.is_elsewhere_untracked(&id) {
+                super::broadcast::ask_stop(&id);
+            }
             self.runs.stop(&id);
         }
     }
@@ -113,19 +154,29 @@ impl Chat {
         }
     }
 
-    /// Stores the question and its reply and starts the run; `false` when the write failed.
+    /// Stores the question and its reply and starts the run; `false` when nothing was
+    /// stored (the write failed, or another tab writes this conversation's reply).
     async fn try_begin_turn(
         &self,
         text: String,
         attachments: Vec<Attachment>,
         choice: ModelRef,
     ) -> bool {
-        let conversation_id = match self.open.current_untracked() {
-            Some(id) => id,
+        let (conversation_id, lock) = match self.open.current_untracked() {
+            Some(id) => {
+                let Some(lock) = self.claim(&id).await else {
+                    return false;
+                };
+                (id, lock)
+            }
             None => {
                 let created = now();
+                let id = new_id();
+                let Some(lock) = self.claim(&id).await else {
+                    return false;
+                };
                 let record = ConversationRecord {
-                    id: new_id(),
+                    id,
                     created_at: created,
                     updated_at: created,
                     provider_id: Some(choice.provider_id.clone()),
@@ -139,7 +190,7 @@ impl Chat {
                 // The new chat's queue moves to the conversation.
                 self.runs.adopt_new_chat_queue(&id);
                 self.open.show(Some(id.clone()), Vec::new());
-                id
+                (id, lock)
             }
         };
         let parent = self.open.active_leaf();
@@ -155,19 +206,21 @@ impl Chat {
             .await
             .is_ok();
         if inserted {
-            self.start_reply(conversation_id, &reply_id, Mode::Fresh);
+            self.start_reply(conversation_id, &reply_id, Mode::Fresh, lock);
         }
         inserted
     }
 
-    /// Runs the reply `reply_id`, then sends the next queued message.
-    fn start_reply(&self, conversation_id: String, reply_id: &str, mode: Mode) {
+    /// Runs the reply `reply_id` under this tab's claim `lock`, then lets go of it and
+    /// sends the next queued message.
+    fn start_reply(&self, conversation_id: String, reply_id: &str, mode: Mode, lock: ReplyLock) {
         let Some(live) = self.open.live(reply_id) else {
             return;
         };
         let chat = *self;
         self.store.spawn(async move {
             let outcome = run_reply(chat, conversation_id.clone(), live, mode).await;
+            drop(lock);
             if let Some(message) = chat.runs.next_queued(&conversation_id, outcome)
                 && chat.open.is_open_untracked(&conversation_id)
             {
@@ -201,6 +254,9 @@ impl Chat {
         let parent = old.record.with_untracked(|r| r.parent_id.clone());
         let chat = *self;
         self.store.spawn(async move {
+            let Some(lock) = chat.claim(&conversation_id).await else {
+                return;
+            };
             let reply = reply_record(&conversation_id, parent, &choice);
             let new_id = reply.id.clone();
             let inserted = chat
@@ -211,7 +267,7 @@ impl Chat {
                 .await
                 .is_ok();
             if inserted {
-                chat.start_reply(conversation_id, &new_id, Mode::Fresh);
+                chat.start_reply(conversation_id, &new_id, Mode::Fresh, lock);
             }
         });
     }
@@ -232,8 +288,7 @@ impl Chat {
         if self.busy(&conversation_id) {
             return;
         }
-        self.restart(&live);
-        self.start_reply(conversation_id, &reply_id, Mode::Fresh);
+        self.restart_under_claim(conversation_id, live, Mode::Fresh);
     }
 
     /// Continues an interrupted or stopped reply where it ended.
@@ -247,15 +302,22 @@ impl Chat {
         let Some(live) = self.open.live(&reply_id) else {
             return;
         };
-        self.restart(&live);
-        self.start_reply(conversation_id, &reply_id, Mode::Continue);
+        self.restart_under_claim(conversation_id, live, Mode::Continue);
     }
 
-    /// Shows a reply as streaming again, its old error gone.
-    fn restart(&self, live: &LiveMessage) {
-        live.record.update(|r| {
-            r.status = MessageStatus::Streaming;
-            r.generation_error = None;
+    /// Claims the conversation, shows the reply `live` as streaming again (its old error
+    /// gone) and runs it.
+    fn restart_under_claim(&self, conversation_id: String, live: LiveMessage, mode: Mode) {
+        let chat = *self;
+        self.store.spawn(async move {
+            let Some(lock) = chat.claim(&conversation_id).await else {
+                return;
+            };
+            live.record.update(|r| {
+                r.status = MessageStatus::Streaming;
+                r.generation_error = None;
+            });
+            chat.start_reply(conversation_id, &live.id(), mode, lock);
         });
     }
 
@@ -279,6 +341,9 @@ impl Chat {
             .with_untracked(|r| (r.parent_id.clone(), r.attachments.clone()));
         let chat = *self;
         self.store.spawn(async move {
+            let Some(lock) = chat.claim(&conversation_id).await else {
+                return;
+            };
             let question = question_record(&conversation_id, parent, text, attachments);
             let reply = reply_record(&conversation_id, Some(question.id.clone()), &choice);
             let (question_id, reply_id) = (question.id.clone(), reply.id.clone());
@@ -291,7 +356,7 @@ impl Chat {
                 .await
                 .is_ok();
             if inserted {
-                chat.start_reply(conversation_id, &reply_id, Mode::Fresh);
+                chat.start_reply(conversation_id, &reply_id, Mode::Fresh, lock);
             }
         });
     }
@@ -327,6 +392,9 @@ impl Chat {
 
     /// Deletes a conversation with all its messages, with Undo.
     pub fn delete_conversation(&self, id: String) {
+        if self.tabs.is_elsewhere_untracked(&id) {
+            super::broadcast::ask_stop(&id);
+        }
         self.runs.stop(&id);
         let chat = *self;
         self.store.spawn(async move {

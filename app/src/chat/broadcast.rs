@@ -1,6 +1,7 @@
 //! The `hearth-chat` BroadcastChannel: after every write a tab announces which records it
-//! changed (ids only, never data: the database stays the one source of truth). `sync`
-//! listens on the same channel.
+//! changed (ids only, never data: the database stays the one source of truth), and when
+//! it starts and ends writing a conversation's reply (`tabs`); a tab showing another's
+//! reply asks it to stop here. `sync` listens on the same channel.
 
 use js_sys::{Object, Reflect};
 use web_sys::BroadcastChannel;
@@ -48,4 +49,15 @@ pub fn announce(batch: &Batch) {
 /// reload the whole list instead of one record per message.
 pub fn announce_all() {
     post(&[("kind", "all"), ("id", "")]);
+}
+
+/// Tells other tabs that this tab started (or ended) writing `conversation_id`'s reply.
+pub fn announce_run(conversation_id: &str, started: bool) {
+    let kind = if started { "run" } else { "ran" };
+    post(&[("kind", kind), ("id", conversation_id)]);
+}
+
+/// Asks the tab writing `conversation_id`'s reply to stop it.
+pub fn ask_stop(conversation_id: &str) {
+    post(&[("kind", "stop"), ("id", conversation_id)]);
 }

@@ -14,7 +14,8 @@
 //!   only place that does), `stream` reads them, `target` finds a model's provider, key
 //!   and capabilities, `task` runs task-model calls, `images` the built-in image
 //!   generator.
-//! - `sync`: keeping two tabs consistent.
+//! - `sync`: keeping two tabs consistent; `tabs`: which tab writes each conversation's
+//!   reply (Web Locks), so two tabs never write replies in one conversation at once.
 
 mod actions;
 mod broadcast;
@@ -28,6 +29,7 @@ mod runs;
 mod store;
 mod stream;
 mod sync;
+mod tabs;
 mod target;
 mod task;
 pub mod transport;
@@ -56,6 +58,8 @@ pub struct Chat {
     pub runs: Runs,
     /// The model new messages go to.
     pub choice: ModelChoice,
+    /// The replies other tabs write, and this tab's claims.
+    tabs: tabs::Tabs,
     /// Text whose sending failed before anything was stored; the composer takes it back.
     unsent: RwSignal<Option<String>>,
     undo: undo::UndoSlot,
@@ -85,7 +89,8 @@ impl Chat {
         let store = ChatDb::new();
         let list = Conversations::new(store);
         let runs = Runs::new();
-        let open = OpenConversation::new(store, list, runs);
+        let tabs = tabs::Tabs::new();
+        let open = OpenConversation::new(store, list, runs, tabs);
         let models = providers.models();
         // (provider id, provider name, model ids) of every enabled provider with models.
         let offered = Memo::new(move |_| {
@@ -108,6 +113,7 @@ impl Chat {
             open,
             runs,
             choice: ModelChoice::new(offered, default),
+            tabs,
             unsent: RwSignal::new(None),
             undo: undo::UndoSlot::new(store, toasts, i18n),
             turn: turn::TurnContext {

@@ -17,6 +17,7 @@ use super::list::Conversations;
 use super::live::LiveMessage;
 use super::runs::Runs;
 use super::store::ChatDb;
+use super::tabs::Tabs;
 use crate::storage::{Batch, CONVERSATIONS, MESSAGES, StorageError};
 
 /// Why a change of the tree was not made.
@@ -41,13 +42,14 @@ pub struct OpenConversation {
     store: ChatDb,
     list: Conversations,
     runs: Runs,
+    tabs: Tabs,
     /// The message a search result pointed at: scrolled to and highlighted.
     found: RwSignal<Option<String>>,
 }
 
 impl OpenConversation {
     /// A new chat (nothing open).
-    pub fn new(store: ChatDb, list: Conversations, runs: Runs) -> Self {
+    pub fn new(store: ChatDb, list: Conversations, runs: Runs, tabs: Tabs) -> Self {
         let tree = RwSignal::new(MessageTree::new());
         Self {
             current: RwSignal::new(None),
@@ -58,6 +60,7 @@ impl OpenConversation {
             store,
             list,
             runs,
+            tabs,
             found: RwSignal::new(None),
         }
     }
@@ -178,7 +181,8 @@ impl OpenConversation {
     }
 
     /// Replaces what is on screen with conversation `id` and its `records`. A reply this
-    /// tab is writing there is shown live; any other that was streaming is reopened.
+    /// tab is writing there is shown live, one another tab writes as stored; any other
+    /// that was streaming is reopened.
     pub fn show(&self, id: Option<String>, mut records: Vec<MessageRecord>) {
         self.found.set(None);
         // Siblings keep the order they were written in (the store returns them by id).
@@ -190,6 +194,9 @@ impl OpenConversation {
         let nodes: Vec<_> = records.iter().map(MessageRecord::node).collect();
         let tree = MessageTree::from_records(&nodes, active_root.as_deref());
         let writing = id.as_ref().and_then(|id| self.runs.writing(id));
+        let elsewhere = id
+            .as_ref()
+            .is_some_and(|id| self.tabs.is_elsewhere_untracked(id));
         let owner = Owner::new();
         let live: HashMap<String, LiveMessage> = owner.with(|| {
             records
@@ -197,6 +204,7 @@ impl OpenConversation {
                 .map(|record| {
                     let live = match writing {
                         Some(live) if live.id() == record.id => live,
+                        _ if elsewhere => LiveMessage::new(record),
                         _ => LiveMessage::new(record.reopened()),
                     };
                     (live.id(), live)
@@ -453,6 +461,30 @@ impl OpenConversation {
                 self.rebuild_tree();
             }
             (None, None) => {}
+        }
+    }
+
+    /// The messages on screen still shown streaming that this tab does not write.
+    pub fn streaming_elsewhere(&self) -> Vec<String> {
+        self.messages.with_untracked(|m| {
+            m.values()
+                .filter(|live| {
+                    live.record
+                        .with_untracked(|r| r.status == hearth_core::chat::MessageStatus::Streaming)
+                })
+                .map(LiveMessage::id)
+                .filter(|id| !self.runs.is_writing(id))
+                .collect()
+        })
+    }
+
+    /// Shows message `id` as stored, reopened: no tab writes it any more (its writer
+    /// finished, or closed or crashed mid-reply).
+    pub fn show_abandoned(&self, id: &str, stored: MessageRecord) {
+        if let Some(live) = self.live(id)
+            && self.is_open_untracked(&stored.conversation_id)
+        {
+            live.replace(stored.reopened());
         }
     }
 

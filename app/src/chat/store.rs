@@ -40,10 +40,20 @@ impl ChatDb {
         }
     }
 
-    /// Opens the database; `None` (with the problem shown) when it cannot be opened.
+    /// Opens the database; `None` (with the problem shown) when it cannot be opened. A
+    /// newer version taking it over later is shown the moment it happens.
     pub async fn open(&self) -> Option<Db> {
         match Db::open().await {
             Ok(db) => {
+                let error = self.error;
+                gloo_events::EventListener::new(
+                    &window(),
+                    crate::storage::REPLACED_EVENT,
+                    move |_| {
+                        error.set(Some(StorageError::Replaced));
+                    },
+                )
+                .forget();
                 if let Some(why) = &db.upgrade_failed {
                     self.error
                         .set(Some(StorageError::UpgradeFailed(why.clone())));

@@ -3,6 +3,13 @@
 //! over the channel, only ids, so the database stays the one source of truth, and
 //! field-level merges (`storage::Batch::merge`) keep a tab from overwriting fields
 //! another tab changed.
+//!
+//! Replies another tab writes (`tabs`) are followed here too: announced when they start,
+//! read from the lock manager while any run (every second, and when a run's end is
+//! announced), so one whose writer closed or crashed is shown interrupted; a request to
+//! stop one is obeyed by the tab that writes it.
+
+use std::cell::Cell;
 
 use hearth_core::chat::ConversationRecord;
 use js_sys::Reflect;
@@ -31,6 +38,22 @@ pub fn listen(chat: Chat) {
             let data = event.data();
             let kind = text(&data, "kind");
             let id = text(&data, "id");
+            match kind.as_str() {
+                "run" => {
+                    chat.tabs.heard_started(&id);
+                    watch(chat);
+                    return;
+                }
+                "ran" => {
+                    chat.store.spawn(settle(chat));
+                    return;
+                }
+                "stop" => {
+                    chat.runs.stop(&id);
+                    return;
+                }
+                _ => {}
+            }
             chat.store.note_change();
             chat.store.spawn(async move {
                 match kind.as_str() {
@@ -43,6 +66,55 @@ pub fn listen(chat: Chat) {
         })
         .forget();
     });
+    watch(chat);
+}
+
+thread_local! {
+    /// Whether [`watch`] is following the lock manager.
+    static WATCHING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Follows other tabs' runs in the lock manager for as long as there are any: a runner
+/// that closes or crashes lets go of its lock without announcing anything.
+fn watch(chat: Chat) {
+    if WATCHING.with(|w| w.replace(true)) {
+        return;
+    }
+    chat.store.spawn(async move {
+        loop {
+            settle(chat).await;
+            if !chat.tabs.watching() {
+                break;
+            }
+            crate::browser::sleep_ms(1000).await;
+        }
+        WATCHING.with(|w| w.set(false));
+    });
+}
+
+/// Reads which replies other tabs write now. A conversation on screen whose writer
+/// appeared is read again (shown as another tab's, not as interrupted); one whose
+/// writer is gone shows its replies as stored, reopened.
+async fn settle(chat: Chat) {
+    let changed = chat.tabs.refresh().await;
+    for id in changed.started {
+        if chat.open.is_open_untracked(&id) {
+            chat.open.open(id);
+        }
+    }
+    if !changed
+        .ended
+        .iter()
+        .any(|id| chat.open.is_open_untracked(id))
+    {
+        return;
+    }
+    let Some(db) = chat.store.get() else { return };
+    for message_id in chat.open.streaming_elsewhere() {
+        if let Ok(Some(stored)) = super::records::one(db.clone(), message_id.clone()).await {
+            chat.open.show_abandoned(&message_id, stored);
+        }
+    }
 }
 
 async fn reload_conversation(chat: Chat, id: String) {

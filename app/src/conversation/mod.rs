@@ -34,18 +34,33 @@ pub fn ConversationView() -> impl IntoView {
     view! {
         <section class="conversation">
             {move || chat.store.error().map(|error| {
+                let replaced = error == StorageError::Replaced;
                 let text = move || match &error {
                     StorageError::QuotaExceeded => i18n.t(Key::StorageFull),
                     StorageError::Unavailable(_) => i18n.t(Key::StorageUnavailable),
                     StorageError::UpgradeFailed(why) => {
                         i18n.t_with(Key::StorageUpgradeFailed, &[("reason", why)])
                     }
+                    StorageError::Replaced => i18n.t(Key::StorageReplaced),
                     _ => i18n.t(Key::StorageFailed),
                 };
+                // Only a reload gives this tab its data back.
+                let reload = replaced.then(|| view! {
+                    <button
+                        type="button"
+                        class="button button--secondary button--small"
+                        on:click=|_| {
+                            let _ = window().location().reload();
+                        }
+                    >
+                        {tr(Key::StorageReload)}
+                    </button>
+                });
                 view! {
                     <div class="storage-banner" role="alert">
                         {icon(Icon::Alert)}
                         <p>{text}</p>
+                        {reload}
                         <button
                             type="button"
                             class="icon-button icon-button--small"

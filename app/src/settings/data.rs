@@ -64,6 +64,8 @@ fn archive_message(i18n: I18n, error: &ArchiveError) -> String {
 fn data_message(i18n: I18n, error: &DataError) -> String {
     let failed = |reason: &str| i18n.t_with(Key::DataFailed, &[("reason", reason)]);
     match error {
+        DataError::Unavailable(StorageError::Replaced)
+        | DataError::Storage(StorageError::Replaced) => i18n.t(Key::StorageReplaced),
         DataError::Unavailable(_) => i18n.t(Key::StorageUnavailable),
         DataError::Storage(StorageError::QuotaExceeded) => i18n.t(Key::StorageFull),
         DataError::Storage(other) => failed(&other.to_string()),

@@ -59,6 +59,10 @@ pub fn Composer() -> impl IntoView {
             toasts.show(ToastKind::Info, i18n.t(Key::ComposerNoProvider));
             return;
         }
+        if chat.is_streaming_elsewhere() {
+            chat.say_elsewhere();
+            return;
+        }
         if chat.send(text.get_untracked(), draft.take()) {
             text.set(String::new());
         } else {

@@ -16,7 +16,12 @@
 //! migration that fails (a full disk, say) aborts the upgrade and leaves the previous
 //! version's data as it was. The app then opens that version as it is, keeps working on
 //! it, tells the user, and tries again on the next start. A step that rewrites records
-//! copies each one to `backups` before changing it. Records are written in [`Batch`]es, one transaction each, so a full disk never
+//! copies each one to `backups` before changing it.
+//!
+//! A newer build opened in another tab asks for a higher version; every connection of this
+//! page then closes at once (`versionchange`), so the upgrade is never blocked, and the
+//! page is told ([`REPLACED_EVENT`]): from then on every call answers
+//! [`StorageError::Replaced`] until the user reloads. Records are written in [`Batch`]es, one transaction each, so a full disk never
 //! leaves half a change. Every failure is a [`StorageError`] the user can be shown; a full
 //! quota is recognised.
 
@@ -51,6 +56,39 @@ pub const MERGE_MEASURE: &str = "hearth:merge";
 const MERGE_START: &str = "hearth:merge:start";
 /// The `messages` index by conversation.
 pub const BY_CONVERSATION: &str = "conversationId";
+/// The window event fired when this page let go of the database for a newer version.
+pub const REPLACED_EVENT: &str = "hearth-storage-replaced";
+
+thread_local! {
+    /// Whether this page let go of the database for a newer version.
+    static REPLACED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether this page let go of the database for a newer version (another tab's).
+pub fn replaced() -> bool {
+    REPLACED.with(std::cell::Cell::get)
+}
+
+/// `database`, set to close as soon as another page asks for a newer version, and to
+/// tell this page.
+fn let_go_on_upgrade(database: Database) -> Database {
+    let raw: web_sys::IdbDatabase = database.into();
+    let connection = raw.clone();
+    let on_upgrade = wasm_bindgen::closure::Closure::<dyn FnMut()>::new(move || {
+        connection.close();
+        if !REPLACED.with(|r| r.replace(true))
+            && let Ok(event) = web_sys::Event::new(REPLACED_EVENT)
+        {
+            let _ = leptos::prelude::window().dispatch_event(&event);
+        }
+    });
+    raw.set_onversionchange(Some(wasm_bindgen::JsCast::unchecked_ref(
+        on_upgrade.as_ref(),
+    )));
+    // A connection lives as long as the page.
+    on_upgrade.forget();
+    Database::from(raw)
+}
 
 mod batch;
 pub mod journal;
@@ -78,6 +116,9 @@ pub enum StorageError {
     Corrupt(String),
     /// The upgrade to the current schema failed; the previous version's data is in use.
     UpgradeFailed(String),
+    /// A newer version opened in another tab took the database over; this page must be
+    /// reloaded.
+    Replaced,
     /// Anything else the browser reported.
     Failed(String),
 }
@@ -89,6 +130,7 @@ impl std::fmt::Display for StorageError {
             Self::QuotaExceeded => f.write_str("browser storage is full"),
             Self::Corrupt(what) => write!(f, "stored data could not be read: {what}"),
             Self::UpgradeFailed(why) => write!(f, "the storage upgrade failed: {why}"),
+            Self::Replaced => f.write_str("a newer version in another tab took the storage over"),
             Self::Failed(why) => write!(f, "browser storage failed: {why}"),
         }
     }
@@ -97,7 +139,9 @@ impl std::fmt::Display for StorageError {
 impl From<idb::Error> for StorageError {
     fn from(error: idb::Error) -> Self {
         let text = error.to_string();
-        if text.contains("QuotaExceeded") {
+        if replaced() {
+            Self::Replaced
+        } else if text.contains("QuotaExceeded") {
             Self::QuotaExceeded
         } else {
             Self::Failed(text)
@@ -133,6 +177,9 @@ impl Db {
     /// Opens (and, on first use, creates or upgrades) the database. When an upgrade of an
     /// existing database fails, opens it as it is, with [`Db::upgrade_failed`] set.
     pub async fn open() -> Result<Self, StorageError> {
+        if replaced() {
+            return Err(StorageError::Replaced);
+        }
         let factory = Factory::new().map_err(|e| StorageError::Unavailable(e.to_string()))?;
         let mut request = factory
             .open(DB_NAME, Some(DB_VERSION))
@@ -177,10 +224,13 @@ impl Db {
             }
         });
         match request.await {
-            Ok(database) => Ok(Self {
-                database: std::rc::Rc::new(database),
-                upgrade_failed: None,
-            }),
+            Ok(database) => {
+                let database = let_go_on_upgrade(database);
+                Ok(Self {
+                    database: std::rc::Rc::new(database),
+                    upgrade_failed: None,
+                })
+            }
             // An existing database whose upgrade failed: keep using it as it is.
             Err(error) if from.get().is_some_and(|v| v >= 2) => {
                 let database = factory
@@ -188,6 +238,7 @@ impl Db {
                     .map_err(|e| StorageError::Unavailable(e.to_string()))?
                     .await
                     .map_err(|e| StorageError::Unavailable(e.to_string()))?;
+                let database = let_go_on_upgrade(database);
                 let reason = aborted.borrow_mut().take();
                 Ok(Self {
                     database: std::rc::Rc::new(database),
