@@ -11,9 +11,21 @@ use wasm_bindgen::JsValue;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen_futures::JsFuture;
 
-/// A lock this page holds; dropping it lets go.
+/// A lock this page holds; dropping it lets go (the browser frees it a moment later;
+/// [`HeldLock::let_go`] waits until it has).
 pub struct HeldLock {
     release: Function,
+    /// The request's promise: it settles once the lock is free again.
+    request: Promise,
+}
+
+impl HeldLock {
+    /// Lets go of the lock and waits until the browser has freed it, so a claim right
+    /// after finds it free.
+    pub async fn let_go(self) {
+        let _ = self.release.call0(&JsValue::NULL);
+        let _ = JsFuture::from(self.request.clone()).await;
+    }
 }
 
 impl Drop for HeldLock {
@@ -90,7 +102,10 @@ pub async fn claim(name: &str) -> Claim {
         .ok()
         .and_then(|a| a.as_string())
     {
-        Some(answer) if answer == "held" => Claim::Held(HeldLock { release }),
+        Some(answer) if answer == "held" => Claim::Held(HeldLock {
+            release,
+            request: outer,
+        }),
         Some(answer) if answer == "taken" => Claim::Taken,
         _ => Claim::Unsupported,
     }

@@ -220,7 +220,7 @@ impl Chat {
         let chat = *self;
         self.store.spawn(async move {
             let outcome = run_reply(chat, conversation_id.clone(), live, mode).await;
-            drop(lock);
+            lock.release().await;
             if let Some(message) = chat.runs.next_queued(&conversation_id, outcome)
                 && chat.open.is_open_untracked(&conversation_id)
             {

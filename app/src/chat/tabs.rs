@@ -38,6 +38,15 @@ pub struct ReplyLock {
     held: Option<HeldLock>,
 }
 
+impl ReplyLock {
+    /// Lets go and waits until the lock is free (a queued message claims it next).
+    pub async fn release(mut self) {
+        if let Some(held) = self.held.take() {
+            held.let_go().await;
+        }
+    }
+}
+
 impl Drop for ReplyLock {
     fn drop(&mut self) {
         drop(self.held.take());
