@@ -53,6 +53,11 @@ fn method(target: &JsValue, name: &str) -> Option<Function> {
     Reflect::get(target, &name.into()).ok()?.dyn_into().ok()
 }
 
+/// Whether the browser has Web Locks.
+pub fn supported() -> bool {
+    lock_manager().is_some()
+}
+
 /// A promise and the function that resolves it.
 fn pending() -> Option<(Promise, Function)> {
     let mut resolve = None;

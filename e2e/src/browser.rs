@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use fantoccini::elements::Element;
 use fantoccini::key::Key;
-use fantoccini::wd::WebDriverCompatibleCommand;
+use fantoccini::wd::{WebDriverCompatibleCommand, WindowHandle};
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value, json};
 
@@ -287,6 +287,33 @@ impl Browser {
             .into_iter()
             .filter(|entry| entry.level == "SEVERE")
             .collect()
+    }
+
+    /// Fails the test if the app logged errors since the last read. Chromium asks for
+    /// `/favicon.ico` on a same-origin page that is not the app (the API's JSON, used to
+    /// reach the origin's storage without the app); that 404 is the browser's, not the
+    /// app's.
+    pub async fn assert_no_app_errors_beside_a_json_page(&self) {
+        let errors: Vec<String> = self
+            .console_errors()
+            .await
+            .into_iter()
+            .map(|entry| entry.message)
+            .filter(|message| !message.contains("/favicon.ico"))
+            .collect();
+        assert!(errors.is_empty(), "{errors:?}");
+    }
+
+    /// Opens a new tab and switches to it (blank until told where to go); the tab the
+    /// driver was on, to switch back to.
+    pub async fn open_tab(&self) -> (WindowHandle, WindowHandle) {
+        let first = self.client.window().await.expect("window");
+        let second = self.client.new_window(true).await.expect("new tab");
+        self.client
+            .switch_to_window(second.handle.clone())
+            .await
+            .expect("switch to the new tab");
+        (first, second.handle)
     }
 
     /// Fails the test if the console logged errors since the last read.

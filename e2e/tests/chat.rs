@@ -440,13 +440,7 @@ async fn a_second_tab_sees_the_first_tabs_messages() {
     fixture.enqueue(Reply::text("Shared reply"));
     send(&session, "Shared question").await;
     last_status(&session, "done").await;
-    let first = session.client.window().await.expect("window");
-    let second = session.client.new_window(true).await.expect("new tab");
-    session
-        .client
-        .switch_to_window(second.handle)
-        .await
-        .expect("switch");
+    let (first, _) = session.open_tab().await;
     session.open_app("/").await;
     open_latest(&session).await;
     last_status(&session, "done").await;
@@ -498,13 +492,7 @@ async fn one_tab_writes_a_conversations_reply_the_other_shows_it_and_can_stop_it
     session
         .wait_until("[...document.querySelectorAll('.message--assistant .markdown')].at(-1)?.textContent.includes('one two')")
         .await;
-    let first = session.client.window().await.expect("window");
-    let second = session.client.new_window(true).await.expect("new tab");
-    session
-        .client
-        .switch_to_window(second.handle.clone())
-        .await
-        .expect("switch");
+    let (first, second) = session.open_tab().await;
     session.open_app("/").await;
     open_latest(&session).await;
     // The second tab shows the first tab's reply as it is written: streaming, with what
@@ -563,7 +551,7 @@ async fn one_tab_writes_a_conversations_reply_the_other_shows_it_and_can_stop_it
     // the reply interrupted, to be continued here.
     session
         .client
-        .switch_to_window(second.handle.clone())
+        .switch_to_window(second.clone())
         .await
         .expect("switch");
     session
@@ -596,7 +584,7 @@ async fn one_tab_writes_a_conversations_reply_the_other_shows_it_and_can_stop_it
         .await;
     session
         .client
-        .switch_to_window(second.handle)
+        .switch_to_window(second)
         .await
         .expect("switch");
     session.client.close_window().await.expect("close the tab");

@@ -259,13 +259,7 @@ async fn a_message_written_in_another_tab_is_found() {
     wait_for_results(&session, 1).await;
     session.press(&[Key::Escape]).await;
 
-    let first = session.client.window().await.expect("window");
-    let second = session.client.new_window(true).await.expect("new tab");
-    session
-        .client
-        .switch_to_window(second.handle)
-        .await
-        .expect("switch");
+    let (first, _) = session.open_tab().await;
     session.open_app("/").await;
     session.wait_for(".conversation-item__open").await;
     fixture.enqueue(Reply::text("Quasars are the brightest."));

@@ -45,6 +45,7 @@ pub fn listen(chat: Chat) {
                     return;
                 }
                 "ran" => {
+                    chat.tabs.heard_ended(&id);
                     chat.store.spawn(settle(chat));
                     return;
                 }

@@ -130,8 +130,19 @@ impl Tabs {
         }
     }
 
+    /// Notes that another tab announced the end of `conversation_id`'s reply. With Web
+    /// Locks the lock manager has the last word ([`Tabs::refresh`]); without them the
+    /// announcement is all there is, so it is taken.
+    pub fn heard_ended(&self, conversation_id: &str) {
+        if !locks::supported() {
+            self.elsewhere.update(|e| {
+                e.remove(conversation_id);
+            });
+        }
+    }
+
     /// Reads which replies are written now from the lock manager; what changed. Without
-    /// Web Locks nothing changes here (the broadcast is all there is).
+    /// Web Locks nothing changes here ([`Tabs::heard_ended`] instead).
     pub async fn refresh(&self) -> Changed {
         let Some(held) = locks::held(PREFIX).await else {
             return Changed::default();
