@@ -5,8 +5,9 @@
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$root"
-step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
 started=$(date +%s)
+# Each step says how far in it starts, so a slow CI run shows where its time went.
+step() { printf '\n\033[1m==> %s\033[0m (at %ss)\n' "$*" "$(( $(date +%s) - started ))"; }
 # A clean checkout gains nothing from incremental caches, and they cost gigabytes of disk.
 if [ -n "${HEARTH_CI_STARTED:-}" ]; then
   export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
