@@ -8,7 +8,8 @@
 #   cargo build (link with --emit-relocs, see .cargo/config.toml)
 #   -> wasm-split-cli (main module + one chunk per lazy function + __wasm_split.js)
 #   -> wasm-bindgen --target web -> wasm-opt -Oz on every module
-#   -> dist/app-<content hash>/, and the loader injected into index.html.
+#   -> dist/app-<content hash>/, and the loader injected into index.html
+#   -> dist/sw.js with the build's file list (scripts/write-service-worker.sh).
 # The two workers, the Markdown render worker (crate `hearth-render-worker`, `hearth-render`)
 # and the search worker (crate `hearth-search-worker`, `hearth-search`), go the same way
 # without split points (wasm-split-cli also drops the relocations wasm-opt cannot handle),
@@ -61,3 +62,5 @@ loader="<meta name=\"hearth-app-dir\" content=\"/$dir\" /><link rel=\"moduleprel
 sed -i "s#</head>#$loader</head>#" "$stage/index.html"
 grep -q "/$dir/hearth-app.js" "$stage/index.html"
 echo "build-app-wasm: $dir ($(ls "$stage/$dir" | wc -l) files)"
+# Last: the service worker lists every file of the finished build.
+bash "$root/scripts/write-service-worker.sh"

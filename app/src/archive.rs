@@ -349,6 +349,15 @@ impl DataService {
         }
     }
 
+    /// Reads `file` (an export opened with Hearth) and plans its import, as
+    /// [`DataService::prepare_import`] does for a chosen one.
+    pub async fn prepare_file_import(
+        &self,
+        file: web_sys::File,
+    ) -> Result<PendingImport, DataError> {
+        Self::plan(file).await
+    }
+
     async fn plan(source: web_sys::File) -> Result<PendingImport, DataError> {
         let size = source.size() as u64;
         let head = read_range(&source, 0..size.min(4)).await?;

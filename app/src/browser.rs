@@ -314,6 +314,12 @@ pub async fn read_range(blob: &web_sys::Blob, range: std::ops::Range<u64>) -> Op
     Some(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
+/// Whether the browser says the device is online (`navigator.onLine`: false means surely
+/// offline; true means only that some network is up).
+pub fn is_online() -> bool {
+    window().navigator().on_line()
+}
+
 /// Now, in ms since the epoch.
 pub fn now() -> f64 {
     js_sys::Date::now()

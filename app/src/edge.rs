@@ -24,8 +24,10 @@ pub const MAX_ANSWER_BYTES: usize = 8 * 1024 * 1024;
 /// Why a call to the edge failed.
 #[derive(Clone, Debug, PartialEq)]
 pub enum EdgeError {
-    /// No response at all (offline, server stopped).
+    /// No response at all (the server stopped, a proxy failed).
     Unreachable,
+    /// No response, and the browser says the device is offline.
+    Offline,
     /// The edge answered with its error shape.
     Api(ApiError),
     /// The edge answered something that is not what this app version expects.
@@ -36,8 +38,20 @@ impl std::fmt::Display for EdgeError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::Unreachable => f.write_str("no response"),
+            Self::Offline => f.write_str("offline"),
             Self::Api(error) => write!(f, "{} {:?}", error.status_code, error.code),
             Self::Unexpected(status) => write!(f, "HTTP {status}"),
+        }
+    }
+}
+
+impl EdgeError {
+    /// A call that got no response: offline when the browser says so.
+    pub fn no_response() -> Self {
+        if crate::browser::is_online() {
+            Self::Unreachable
+        } else {
+            Self::Offline
         }
     }
 }
@@ -52,9 +66,9 @@ async fn send<T: DeserializeOwned>(
     };
     let response = JsFuture::from(promise)
         .await
-        .map_err(|_| EdgeError::Unreachable)?
+        .map_err(|_| EdgeError::no_response())?
         .dyn_into::<web_sys::Response>()
-        .map_err(|_| EdgeError::Unreachable)?;
+        .map_err(|_| EdgeError::no_response())?;
     let status = response.status();
     // An answer past the cap is not one this app expects: the read stops there.
     let text = read_capped_text(&response, MAX_ANSWER_BYTES)

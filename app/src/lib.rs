@@ -31,6 +31,8 @@
 //! - [`vault`]: secrets at rest, sealed with a non-extractable WebCrypto key.
 //! - [`browser`]: small wrappers over browser APIs that tolerate their absence.
 //! - [`locks`]: Web Locks shared by the origin's tabs (who writes a conversation's reply).
+//! - [`pwa`]: the installed app: the service worker and new versions, online or not, and
+//!   what a launch brought (a shortcut, a share, an opened export file).
 //!
 //! Rules (validation, parsing, policies) live in `hearth-core`, not here.
 
@@ -50,6 +52,7 @@ pub mod models;
 pub mod plugins;
 pub mod preferences;
 pub mod providers;
+pub mod pwa;
 pub mod render;
 pub mod search;
 pub mod settings;
@@ -62,6 +65,7 @@ pub mod vault;
 use leptos::prelude::*;
 
 use crate::i18n::{I18n, Key, tr};
+use crate::pwa::banner::UpdateBar;
 use crate::shell::{COMPOSER_INPUT_ID, Composer, ShellState, Sidebar, Topbar};
 use crate::theme::Theme;
 use crate::ui::toast::{ToastRegion, Toasts};
@@ -81,6 +85,8 @@ pub fn App() -> impl IntoView {
     provide_context(chat);
     let search = search::Search::new(chat);
     provide_context(search);
+    let pwa = pwa::Pwa::new(chat);
+    provide_context(pwa);
     // Ctrl+K (⌘K on Apple keyboards) opens the search palette from anywhere.
     let _ = window_event_listener(leptos::ev::keydown, move |event| {
         let key = event.key();
@@ -110,6 +116,17 @@ pub fn App() -> impl IntoView {
         }
     });
     provide_context(shell);
+    pwa::launch::handle(
+        pwa,
+        pwa::launch::LaunchContext {
+            chat,
+            search,
+            shell,
+            toasts,
+            i18n,
+        },
+    );
+    pwa.start();
 
     Effect::new(move |_| browser::set_root_attribute("lang", Some(i18n.locale().tag())));
     // Closing the settings drops its deep link.
@@ -144,6 +161,7 @@ pub fn App() -> impl IntoView {
                 ></div>
                 <main class="main">
                     <Topbar />
+                    <UpdateBar />
                     <conversation::ConversationView />
                     <div class="composer-dock">
                         <conversation::queue::QueueView />

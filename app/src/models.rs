@@ -73,6 +73,7 @@ impl std::fmt::Display for ModelsError {
                     .unwrap_or("");
                 format!("{} {}", error.error, detail).trim_end().to_string()
             }
+            Self::Edge(EdgeError::Offline) => message(Key::ErrorModelsOffline, &[]),
             Self::Edge(error) => message(Key::ErrorModelsEdge, &[("reason", &error.to_string())]),
             Self::Seal(error) => error.to_string(),
             Self::InvalidUrl => message(Key::ProviderErrorUrl, &[]),

@@ -75,6 +75,9 @@ impl std::fmt::Display for CallError {
             Self::Edge(EdgeError::Unreachable) => {
                 f.write_str("the Hearth server did not answer; tools need it running")
             }
+            Self::Edge(EdgeError::Offline) => {
+                f.write_str("this device is offline; tools need the network")
+            }
             Self::Edge(other) => write!(f, "the Hearth server answered {other}"),
         }
     }

@@ -16,6 +16,8 @@
 //! - [`filetype`]: what kind of file a byte buffer holds, from its magic number, its ZIP
 //!   entries or its text, never from its name alone.
 //! - [`image_header`]: an image's size from its header, so no bomb is ever decoded.
+//! - [`launch`]: what a launch of the installed app asks for (a shortcut, a share, an
+//!   opened file), read from its URL, and the draft a share becomes.
 //! - [`locale`]: the locales Hearth ships and how a browser's language list maps onto them.
 //! - [`markdown`]: the one Markdown-to-HTML path for untrusted text, sanitised at the
 //!   event level, with code blocks highlighted by language, and the splitter that finds a
@@ -47,6 +49,7 @@ pub mod context;
 pub mod filetype;
 pub mod html_text;
 pub mod image_header;
+pub mod launch;
 pub mod locale;
 pub mod markdown;
 pub mod plugin;

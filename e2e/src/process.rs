@@ -97,6 +97,8 @@ fn start_on_free_port(name: &str, spawn: impl Fn(u16) -> Child) -> (Child, u16) 
 pub struct Hearth {
     guard: Guard,
     data_dir: std::path::PathBuf,
+    dist: std::path::PathBuf,
+    env: Vec<(String, String)>,
 }
 
 impl Drop for Hearth {
@@ -110,22 +112,12 @@ impl Hearth {
     pub fn start(dist: &Path, env: &[(&str, &str)]) -> Self {
         let data_dir =
             std::env::temp_dir().join(format!("hearth-e2e-{}-{}", std::process::id(), free_port()));
-        let (child, port) = start_on_free_port("hearth", |port| {
-            let mut command = Command::new(paths::hearth_binary());
-            command
-                .env_clear()
-                .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-                .env("HEARTH_ADDR", format!("127.0.0.1:{port}"))
-                .env("HEARTH_DIST_DIR", dist)
-                .env("HEARTH_DATA_DIR", &data_dir)
-                .env("RUST_LOG", "warn")
-                .stdout(Stdio::null())
-                .stderr(Stdio::inherit());
-            for (key, value) in env {
-                command.env(key, value);
-            }
-            command.spawn().expect("spawn hearth")
-        });
+        let env: Vec<(String, String)> = env
+            .iter()
+            .map(|(key, value)| (key.to_string(), value.to_string()))
+            .collect();
+        let (child, port) =
+            start_on_free_port("hearth", |port| Self::spawn(dist, &data_dir, &env, port));
         Self {
             guard: Guard {
                 child,
@@ -133,7 +125,51 @@ impl Hearth {
                 group: false,
             },
             data_dir,
+            dist: dist.to_path_buf(),
+            env,
         }
+    }
+
+    fn spawn(dist: &Path, data_dir: &Path, env: &[(String, String)], port: u16) -> Child {
+        let mut command = Command::new(paths::hearth_binary());
+        command
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HEARTH_ADDR", format!("127.0.0.1:{port}"))
+            .env("HEARTH_DIST_DIR", dist)
+            .env("HEARTH_DATA_DIR", data_dir)
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit());
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        command.spawn().expect("spawn hearth")
+    }
+
+    /// Kills the server (as a crash would): its port answers nothing until
+    /// [`Hearth::restart`].
+    pub fn stop(&mut self) {
+        let _ = self.guard.child.kill();
+        let _ = self.guard.child.wait();
+    }
+
+    /// Starts the server again on the same port, data directory and environment.
+    pub fn restart(&mut self) {
+        let dist = self.dist.clone();
+        self.serve(&dist);
+    }
+
+    /// Restarts the server on the same port serving `dist` instead (a new version).
+    pub fn serve(&mut self, dist: &Path) {
+        self.stop();
+        let port = self.guard.port;
+        let mut child = Self::spawn(dist, &self.data_dir, &self.env, port);
+        if let Err(why) = wait_for_port(&mut child, port, "hearth") {
+            panic!("hearth did not start again on port {port}: {why}");
+        }
+        self.guard.child = child;
+        self.dist = dist.to_path_buf();
     }
 
     /// The server's data directory (its BYOK key lives there).

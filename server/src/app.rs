@@ -1,6 +1,7 @@
 //! Assembles the edge: the `/api` router behind its guard, the static app with its SPA
 //! fallback, and the layers every request and response passes through (the host check,
-//! security headers, request log).
+//! security headers, request log). The share target's `POST /share` is the app's service
+//! worker's; one that reaches the edge (no worker took it) is sent back to the app unread.
 
 use axum::Router;
 use axum::extract::{Request, State};
@@ -20,6 +21,11 @@ pub fn router(state: AppState) -> Router {
                 state.clone(),
                 crate::guard::api_guard,
             )),
+        )
+        // Only the POST: `GET /share` is the app's, like any client route.
+        .route(
+            "/share",
+            axum::routing::post(share_without_worker).fallback(serve_static),
         )
         .fallback(serve_static)
         // Before any route: a host that is not ours gets a 421 (with the headers below).
@@ -45,6 +51,12 @@ async fn serve_static(State(state): State<AppState>, request: Request) -> Respon
     state
         .assets
         .respond(request.method(), path, request.headers())
+}
+
+/// What another app shared is the browser's to keep: the edge never reads it. The page
+/// goes to the app, which asks for the share again.
+async fn share_without_worker() -> axum::response::Redirect {
+    axum::response::Redirect::to("/?share=failed")
 }
 
 fn is_api_path(path: &str) -> bool {

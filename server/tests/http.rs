@@ -223,6 +223,54 @@ async fn client_routes_get_the_app_and_missing_files_get_404() {
 }
 
 #[tokio::test]
+async fn the_service_worker_is_revalidated_and_a_share_it_missed_goes_back_unread() {
+    let server = Server::start(&[]);
+    let http = client();
+    // The browser must see a new version as soon as there is one: never cached blindly.
+    let worker = http.get(server.url("/sw.js")).send().await.unwrap();
+    assert_eq!(worker.status(), StatusCode::OK);
+    assert_eq!(
+        worker.headers()[header::CONTENT_TYPE],
+        "text/javascript; charset=utf-8"
+    );
+    assert_eq!(worker.headers()[header::CACHE_CONTROL], "no-cache");
+    let etag = worker.headers()[header::ETAG].clone();
+    let again = http
+        .get(server.url("/sw.js"))
+        .header(header::IF_NONE_MATCH, etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), StatusCode::NOT_MODIFIED);
+
+    // A share the worker did not take (none was installed yet) is sent back to the app,
+    // which says so; the edge answers before it reads a byte of what was shared.
+    let mut form =
+        b"--b\r\nContent-Disposition: form-data; name=\"text\"\r\n\r\na private note\r\n\
+        --b\r\nContent-Disposition: form-data; name=\"files\"; filename=\"a.bin\"\r\n\r\n"
+            .to_vec();
+    form.extend(vec![7u8; 64 * 1024]);
+    form.extend(b"\r\n--b--\r\n");
+    let shared = http
+        .post(server.url("/share"))
+        .header(header::CONTENT_TYPE, "multipart/form-data; boundary=b")
+        .body(form)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(shared.status(), StatusCode::SEE_OTHER);
+    assert_eq!(shared.headers()[header::LOCATION], "/?share=failed");
+    assert_security_headers(shared.headers(), "share");
+    // Only POST: a GET is the app's own client route.
+    let page = http.get(server.url("/share")).send().await.unwrap();
+    assert_eq!(page.status(), StatusCode::OK);
+    assert_eq!(
+        page.headers()[header::CONTENT_TYPE],
+        "text/html; charset=utf-8"
+    );
+}
+
+#[tokio::test]
 async fn etags_revalidate_and_gzip_is_negotiated() {
     let server = Server::start(&[]);
     let http = client();

@@ -96,6 +96,7 @@ fn refuse(draft: Draft, code: &str, name: &str, detail: Option<&str>) {
         "parse_no_text_layer" => (Key::AttachNoText, vec![]),
         "parse_timeout" => (Key::AttachTimeout, vec![]),
         "attach_unreachable" => (Key::AttachUnreachable, vec![]),
+        "attach_offline" => (Key::AttachOffline, vec![]),
         _ => (
             Key::AttachFailed,
             vec![("reason", detail.unwrap_or(code).to_string())],

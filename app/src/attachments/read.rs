@@ -233,6 +233,7 @@ async fn edge_text(
 fn edge_refusal(error: EdgeError) -> Refusal {
     match error {
         EdgeError::Unreachable => Refusal::new("attach_unreachable"),
+        EdgeError::Offline => Refusal::new("attach_offline"),
         EdgeError::Api(api) => {
             let code = match api.code {
                 hearth_core::api::ErrorCode::FileTypeUnsupported => "attach_unknown_type",

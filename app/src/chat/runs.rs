@@ -218,6 +218,16 @@ impl Runs {
             .with_untracked(|a| a.values().any(|entry| entry.generation.is_running()))
     }
 
+    /// Whether this tab writes a reply or holds messages queued for one (tracked): what a
+    /// reload of the page would cut.
+    pub fn writes_any(&self) -> bool {
+        self.active
+            .with(|a| a.values().any(|entry| entry.generation.is_running()))
+            || self
+                .queues
+                .with(|q| q.values().any(|queue| !queue.is_empty()))
+    }
+
     /// The reply `conversation_id` is writing, if any (untracked).
     pub fn writing(&self, conversation_id: &str) -> Option<LiveMessage> {
         self.active.with_untracked(|a| {

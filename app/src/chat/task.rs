@@ -50,7 +50,7 @@ async fn complete(
         Ok(stream) => stream,
         Err(OpenError::Failed(error)) => return Err(error),
         Err(OpenError::Blocked | OpenError::Aborted) => {
-            return Err(GenerationError::provider_unreachable(None));
+            return Err(crate::chat::transport::unreachable());
         }
     };
     let mut reader = EventReader::new(stream, provider.kind.protocol().0, TASK_LIMITS);

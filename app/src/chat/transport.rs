@@ -184,9 +184,15 @@ fn relay_failure(error: &ApiError) -> GenerationError {
     }
 }
 
-/// What the browser says when it may not call a provider and the relay could not either.
-fn unreachable() -> GenerationError {
-    GenerationError::provider_unreachable(None)
+/// What the browser says when it may not call a provider and the relay could not either:
+/// offline when the browser says the device is (nothing reached anyone), else that the
+/// provider is out of reach.
+pub fn unreachable() -> GenerationError {
+    if crate::browser::is_online() {
+        GenerationError::provider_unreachable(None)
+    } else {
+        GenerationError::offline()
+    }
 }
 
 /// Opens a model stream: directly first (unless the provider is known to need the

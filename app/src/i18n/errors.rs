@@ -30,6 +30,7 @@ pub fn key_of(code: &ErrorCode) -> Key {
         ErrorCode::ResponseTimeout => Key::ErrorResponseTimeout,
         ErrorCode::ResponseSizeLimit => Key::ErrorResponseSizeLimit,
         ErrorCode::ContextBudgetExceeded => Key::ErrorContextBudgetExceeded,
+        ErrorCode::Offline => Key::ErrorOffline,
         ErrorCode::Edge(_) => Key::ErrorEdge,
         ErrorCode::Other(_) => Key::ErrorOther,
     }

@@ -181,28 +181,44 @@ pub fn DataPanel() -> impl IntoView {
         });
     };
 
+    // What reading the chosen file planned: asked about, or said why not.
+    let show_plan = move |planned: Result<Option<PendingImport>, DataError>| match planned {
+        Ok(Some(pending)) => {
+            step.set(Step::Confirm(Box::new(pending)));
+            browser::focus_by_id("data-import-confirm");
+        }
+        Ok(None) => step.set(Step::Idle),
+        Err(problem) => {
+            step.set(Step::Idle);
+            error.set(Some(problem));
+        }
+    };
+    let start_planning = move || {
+        step.set(Step::Working);
+        error.set(None);
+        partial.set(Vec::new());
+    };
+
     let on_file = move |_| {
         let Some(input) = file_input.get_untracked() else {
             return;
         };
         let input: web_sys::HtmlInputElement = input.unchecked_into();
-        step.set(Step::Working);
-        error.set(None);
-        partial.set(Vec::new());
-        spawn_local(async move {
-            match data.prepare_import(&input).await {
-                Ok(Some(pending)) => {
-                    step.set(Step::Confirm(Box::new(pending)));
-                    browser::focus_by_id("data-import-confirm");
-                }
-                Ok(None) => step.set(Step::Idle),
-                Err(problem) => {
-                    step.set(Step::Idle);
-                    error.set(Some(problem));
-                }
-            }
-        });
+        start_planning();
+        spawn_local(async move { show_plan(data.prepare_import(&input).await) });
     };
+
+    // An export file Hearth was opened with (the manifest's file handler): planned and
+    // asked about like a chosen one, never imported without the user's yes.
+    let pwa = crate::pwa::use_pwa();
+    Effect::new(move |_| {
+        if let Some(file) = pwa.take_opened_file() {
+            start_planning();
+            spawn_local(async move {
+                show_plan(data.prepare_file_import(file).await.map(Some));
+            });
+        }
+    });
 
     let import = move |_| {
         let Step::Confirm(pending) = step.get_untracked() else {

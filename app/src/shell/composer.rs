@@ -4,7 +4,8 @@
 //! model of the enabled providers and starts on the default model; without one, sending explains what to do
 //! and keeps the text. While a reply streams, Stop ends it and Send queues the message.
 //! Files join the message by the attach button, a paste or a drop (`crate::attachments`);
-//! a message waits until its files are read, and may be files alone.
+//! a message waits until its files are read, and may be files alone. What another app
+//! shares into Hearth (`crate::pwa`) arrives here the same way.
 
 use leptos::ev::{ClipboardEvent, DragEvent, KeyboardEvent, SubmitEvent};
 use leptos::prelude::*;
@@ -43,6 +44,30 @@ pub fn Composer() -> impl IntoView {
             && text.with_untracked(|t| t.trim().is_empty())
         {
             text.set(unsent);
+        }
+    });
+    // What another app shared into Hearth joins the draft: text and files.
+    let pwa = crate::pwa::use_pwa();
+    Effect::new(move |_| {
+        if let Some(shared) = pwa.take_shared() {
+            if !shared.text.is_empty() {
+                text.update(|t| {
+                    if !t.trim().is_empty() {
+                        t.push_str("\n\n");
+                    }
+                    t.push_str(&shared.text);
+                });
+            }
+            if !shared.files.is_empty() {
+                draft.add_all(shared.files);
+            }
+            crate::browser::focus_by_id(COMPOSER_INPUT_ID);
+        }
+    });
+    // The "New chat" shortcut starts here.
+    Effect::new(move |_| {
+        if pwa.take_focus_request() {
+            request_animation_frame(|| crate::browser::focus_by_id(COMPOSER_INPUT_ID));
         }
     });
     let streaming = move || chat.is_streaming();

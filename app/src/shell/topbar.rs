@@ -1,9 +1,10 @@
 //! The top bar of the main pane: the drawer toggle (phone width only), the conversation
-//! title, and the theme menu.
+//! title, the offline badge while the device is offline, and the theme menu.
 
 use leptos::prelude::*;
 
 use crate::i18n::{Key, tr, use_i18n};
+use crate::pwa::banner::OfflineBadge;
 use crate::shell::{DRAWER_TOGGLE_ID, use_shell};
 use crate::theme::{ThemeChoice, use_theme};
 use crate::ui::icon::{Icon, icon};
@@ -65,6 +66,7 @@ pub fn Topbar() -> impl IntoView {
                 }}
             </h1>
             <div class="topbar__actions">
+                <OfflineBadge />
                 <Menu label=Signal::derive(move || i18n.t(Key::ThemeMenu)) button_icon=button_icon items=items />
             </div>
         </header>

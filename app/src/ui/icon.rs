@@ -32,6 +32,7 @@ pub enum Icon {
     Search,
     Paperclip,
     File,
+    CloudOff,
 }
 
 fn paths(icon: Icon) -> &'static [&'static str] {
@@ -98,6 +99,11 @@ fn paths(icon: Icon) -> &'static [&'static str] {
             &["M20 11.5l-8 8a5 5 0 0 1-7-7l8.5-8.5a3.5 3.5 0 0 1 5 5L10 17.5a2 2 0 0 1-3-3l7.5-7.5"]
         }
         Icon::File => &["M6 3h8l5 5v13H6z", "M14 3v5h5", "M9 13h7", "M9 17h7"],
+        Icon::CloudOff => &[
+            "M3 3l18 18",
+            "M8.5 8.5A4.5 4.5 0 0 0 6.5 17H17",
+            "M10.5 5.3A6 6 0 0 1 17.7 10a3.5 3.5 0 0 1 2.8 5.6",
+        ],
     }
 }
 

@@ -76,6 +76,7 @@ codes! {
     ResponseTimeout => "RESPONSE_TIMEOUT",
     ResponseSizeLimit => "RESPONSE_SIZE_LIMIT",
     ContextBudgetExceeded => "CONTEXT_BUDGET_EXCEEDED",
+    Offline => "OFFLINE",
 }
 
 fn edge_code_name(code: crate::api::ErrorCode) -> String {
@@ -211,6 +212,12 @@ impl GenerationError {
     /// said, if it answered).
     pub fn provider_unreachable(detail: Option<&str>) -> Self {
         Self::of(ErrorCode::ProviderUnreachable, true).detailed(detail)
+    }
+
+    /// The device is offline: nothing reached the provider or the relay. Retry sends the
+    /// turn again once the network is back.
+    pub fn offline() -> Self {
+        Self::of(ErrorCode::Offline, true)
     }
 
     /// The provider's stream carried an error.

@@ -44,6 +44,7 @@ pub fn fake_dist(dir: &Path) {
     )
     .unwrap();
     std::fs::write(dir.join("boot.js"), "// boot\n").unwrap();
+    std::fs::write(dir.join("sw.js"), "// the service worker\n").unwrap();
     std::fs::write(
         dir.join("icons/icon.svg"),
         "<svg xmlns=\"http://www.w3.org/2000/svg\"/>",

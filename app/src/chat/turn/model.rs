@@ -40,7 +40,7 @@ pub async fn stream_round(
         Err(OpenError::Aborted) => return Err(Ending::Stopped),
         Err(OpenError::Failed(error)) => return Err(Ending::Failed(error)),
         Err(OpenError::Blocked) => {
-            return Err(Ending::Failed(GenerationError::provider_unreachable(None)));
+            return Err(Ending::Failed(crate::chat::transport::unreachable()));
         }
     };
     let limits = Limits {

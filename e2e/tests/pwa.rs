@@ -1,0 +1,463 @@
+//! The installed app in Chromium against the real build: the service worker precaches
+//! exactly the files of this build and nothing of the edge or of providers, the app is
+//! installable (checked by DevTools, with the manifest's icons, shortcuts, share target
+//! and file handler), and with the edge stopped and the network cut it starts, opens and
+//! renders a stored conversation, searches, opens the settings and exports; sending says
+//! it is offline, and works again once the network is back. A share (the share target's
+//! multipart POST) lands in a new chat's composer, text and files; the shortcuts open a
+//! new chat and the search palette.
+
+use std::collections::BTreeSet;
+
+use hearth_e2e::chat::{click_in_last, last_status, open_latest, ready, send};
+use hearth_e2e::paths::dist_dir;
+use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
+use hearth_e2e::{AppSession, Browser};
+use serde_json::{Value, json};
+
+/// The build as the service worker knows it (`dist/sw.js`, written by the build).
+fn build_of_worker() -> Value {
+    let worker = std::fs::read_to_string(dist_dir().join("sw.js")).expect("dist/sw.js");
+    let start = worker.find("const BUILD = ").expect("the BUILD line") + "const BUILD = ".len();
+    let end = start
+        + worker[start..]
+            .find(";\n")
+            .expect("the end of the BUILD line");
+    serde_json::from_str(&worker[start..end]).expect("BUILD is JSON")
+}
+
+/// Every file of `dist/` but the worker itself, as URL paths.
+fn files_of_dist() -> BTreeSet<String> {
+    fn walk(root: &std::path::Path, dir: &std::path::Path, out: &mut BTreeSet<String>) {
+        for entry in std::fs::read_dir(dir).expect("read dist") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                walk(root, &path, out);
+            } else {
+                let relative = path
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                if relative != "sw.js" {
+                    out.insert(format!("/{relative}"));
+                }
+            }
+        }
+    }
+    let root = dist_dir();
+    let mut out = BTreeSet::new();
+    walk(&root, &root, &mut out);
+    out
+}
+
+/// Waits until the service worker controls the page and has activated.
+async fn controlled(session: &Browser) {
+    session
+        .wait_until(
+            "navigator.serviceWorker.controller !== null && \
+             navigator.serviceWorker.controller.state === 'activated'",
+        )
+        .await;
+}
+
+/// Every cache and the URLs it holds: `{name: [url, …]}`.
+async fn caches(session: &Browser) -> Value {
+    session
+        .js_async(
+            "const done = arguments[arguments.length - 1];
+             (async () => {
+               const out = {};
+               for (const name of await caches.keys()) {
+                 out[name] = (await (await caches.open(name)).keys()).map((r) => r.url);
+               }
+               return out;
+             })().then(done, (e) => done(String(e)));",
+            vec![],
+        )
+        .await
+}
+
+async fn set_offline(session: &Browser, offline: bool) {
+    session.cdp("Network.enable", json!({})).await;
+    session
+        .cdp(
+            "Network.emulateNetworkConditions",
+            json!({"offline": offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}),
+        )
+        .await;
+}
+
+#[tokio::test]
+async fn the_installed_app_works_offline_and_its_cache_holds_the_build_and_nothing_else() {
+    let fixture = ProviderFixture::start().await;
+    fixture.enqueue(Reply::text(
+        "Lighthouses guide ships past dangerous coasts.",
+    ));
+    let mut session = ready(&fixture).await;
+    send(&session, "Tell me about lighthouses").await;
+    last_status(&session, "done").await;
+    controlled(&session).await;
+    // The first worker taking the page is no new version.
+    assert_eq!(
+        session
+            .js("return !!document.getElementById('update-bar')", vec![])
+            .await,
+        json!(false)
+    );
+
+    // The worker's list is this build's files, each of them, and its cache holds exactly
+    // them: never an /api/ answer, never another origin.
+    let build = build_of_worker();
+    let listed: BTreeSet<String> = build["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .map(|f| f.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(listed, files_of_dist(), "the precache list is not dist/");
+    assert!(
+        listed
+            .iter()
+            .any(|f| f.ends_with("_bg.wasm") && f.contains("hearth-search"))
+    );
+    assert!(
+        listed.iter().any(|f| f.contains("/split_")),
+        "no lazy chunk: {listed:?}"
+    );
+    let origin = session.origin().to_string();
+    let shell = format!("hearth-shell-{}", build["version"].as_str().unwrap());
+    let cached = caches(&session).await;
+    let held: BTreeSet<String> = cached[&shell]
+        .as_array()
+        .unwrap_or_else(|| panic!("no {shell} in {cached}"))
+        .iter()
+        .map(|u| u.as_str().unwrap().trim_start_matches(&origin).to_string())
+        .collect();
+    assert_eq!(held, listed);
+    for (name, urls) in cached.as_object().unwrap() {
+        for url in urls.as_array().unwrap() {
+            let url = url.as_str().unwrap();
+            assert!(
+                url.starts_with(&origin),
+                "{name} holds {url}, of another origin"
+            );
+            assert!(!url.contains("/api/"), "{name} holds an edge answer: {url}");
+        }
+    }
+
+    // Installable, as DevTools judges it; the manifest as it parsed.
+    let installability = session.cdp("Page.getInstallabilityErrors", json!({})).await;
+    assert_eq!(
+        installability["installabilityErrors"],
+        json!([]),
+        "{installability}"
+    );
+    let manifest = session.cdp("Page.getAppManifest", json!({})).await;
+    assert_eq!(manifest["errors"], json!([]), "{manifest}");
+    let parsed: Value = serde_json::from_str(manifest["data"].as_str().unwrap()).unwrap();
+    let icons = parsed["icons"].as_array().unwrap();
+    for (size, purpose) in [
+        ("192x192", "any"),
+        ("512x512", "any"),
+        ("512x512", "maskable"),
+    ] {
+        assert!(
+            icons
+                .iter()
+                .any(|i| i["sizes"] == size && i["purpose"] == purpose && i["type"] == "image/png"),
+            "no {size} {purpose} PNG icon: {icons:?}"
+        );
+    }
+    for icon in icons {
+        let src = icon["src"].as_str().unwrap();
+        assert!(listed.contains(src), "{src} is not in the build");
+    }
+    assert_eq!(parsed["share_target"]["action"], "/share");
+    assert_eq!(parsed["share_target"]["method"], "POST");
+    assert_eq!(
+        parsed["file_handlers"][0]["accept"]["application/zip"],
+        json!([".zip"])
+    );
+    let shortcuts: Vec<&str> = parsed["shortcuts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["url"].as_str().unwrap())
+        .collect();
+    assert_eq!(shortcuts, ["/?action=new-chat", "/?action=search"]);
+
+    // The edge stops and the network goes: the app still starts, from the cache.
+    session.stack.hearth.stop();
+    set_offline(&session, true).await;
+    session.reload_app().await;
+    session.wait_for("#offline-badge").await;
+    let badge = session.text_of("#offline-badge").await;
+    assert!(badge.contains("Offline"), "{badge}");
+    // The stored conversation opens and its Markdown renders (the render worker's chunk
+    // comes from the cache too).
+    open_latest(&session).await;
+    session
+        .wait_until(
+            "[...document.querySelectorAll('.message--assistant .markdown')]\
+             .some((m) => m.textContent.includes('dangerous coasts'))",
+        )
+        .await;
+    session.screenshot("pwa-offline").await;
+    // Search answers (its worker and index come from the cache and OPFS).
+    session.press_ctrl('k').await;
+    let input = session.wait_for(".search-palette__input").await;
+    input
+        .send_keys("lighthouses")
+        .await
+        .expect("type the query");
+    session
+        .wait_until("document.querySelectorAll('.search-result').length === 1")
+        .await;
+    session.press(&[fantoccini::key::Key::Escape]).await;
+    session
+        .wait_until("!document.querySelector('dialog.dialog--search')?.open")
+        .await;
+    // The settings open, and export writes its archive.
+    session.open_settings_tab("data").await;
+    session
+        .wait_for("#data-export")
+        .await
+        .click()
+        .await
+        .expect("export");
+    session
+        .wait_until(
+            "[...document.querySelectorAll('.toast')].some((t) => t.textContent.includes('Exported'))",
+        )
+        .await;
+    session.press(&[fantoccini::key::Key::Escape]).await;
+    session
+        .wait_until("!document.querySelector('dialog')?.open")
+        .await;
+
+    // Sending says it is offline, and keeps the turn for Retry.
+    fixture.enqueue(Reply::text("Fresnel lenses focus the light."));
+    send(&session, "And their lenses?").await;
+    last_status(&session, "error").await;
+    let error = session
+        .js(
+            "return [...document.querySelectorAll('.message')].at(-1)\
+               .querySelector('.status-block__detail')?.textContent ?? ''",
+            vec![],
+        )
+        .await;
+    assert!(error.as_str().unwrap().contains("offline"), "{error}");
+
+    // Offline, the page logged nothing but the network's own failures.
+    for entry in session.console_errors().await {
+        assert!(
+            entry.message.contains("net::ERR_"),
+            "offline, the page logged more than failed requests: {}",
+            entry.message
+        );
+    }
+
+    // The network and the edge come back: the badge goes, and Retry sends.
+    session.stack.hearth.restart();
+    set_offline(&session, false).await;
+    session
+        .wait_until("!document.getElementById('offline-badge')")
+        .await;
+    click_in_last(&session, "assistant", "Retry").await;
+    last_status(&session, "done").await;
+    let last = session
+        .js("return document.querySelectorAll('.message--assistant .markdown')[1]?.textContent ?? ''", vec![])
+        .await;
+    assert!(last.as_str().unwrap().contains("Fresnel"), "{last}");
+    session.finish().await;
+}
+
+/// A copy of `dist/` whose worker is another version (as the next build's would be).
+fn next_build() -> tempfile::TempDir {
+    let copy = tempfile::tempdir().expect("a temporary directory");
+    fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let path = entry.unwrap().path();
+            let target = to.join(path.file_name().unwrap());
+            if path.is_dir() {
+                copy_dir(&path, &target);
+            } else {
+                std::fs::copy(&path, &target).unwrap();
+            }
+        }
+    }
+    copy_dir(&dist_dir(), copy.path());
+    let version = build_of_worker()["version"].as_str().unwrap().to_string();
+    let worker = std::fs::read_to_string(copy.path().join("sw.js")).unwrap();
+    let next = worker.replace(&version, "0123456789abcdef");
+    assert_ne!(worker, next);
+    std::fs::write(copy.path().join("sw.js"), next).unwrap();
+    copy
+}
+
+#[tokio::test]
+async fn a_new_version_is_announced_and_taken_on_reload_but_never_during_a_reply() {
+    let fixture = ProviderFixture::start().await;
+    let mut session = ready(&fixture).await;
+    controlled(&session).await;
+    let first = build_of_worker()["version"].as_str().unwrap().to_string();
+
+    // The edge now serves the next build; the page asks for updates (as it does hourly,
+    // and the browser on each navigation).
+    let next = next_build();
+    session.stack.hearth.serve(next.path());
+    session
+        .js_async(
+            "const done = arguments[arguments.length - 1];
+             navigator.serviceWorker.getRegistration().then((r) => r.update()).then(() => done(true), (e) => done(String(e)));",
+            vec![],
+        )
+        .await;
+    session.wait_for("#update-reload").await;
+    let bar = session.text_of("#update-bar").await;
+    assert!(bar.contains("new version"), "{bar}");
+    session.screenshot("pwa-update-ready").await;
+
+    // A reply is being written: Reload waits for it.
+    session.js("window.__beforeUpdate = true", vec![]).await;
+    fixture.enqueue(Reply::text("one two three four").stall_after(2));
+    send(&session, "Count to four").await;
+    last_status(&session, "streaming").await;
+    session.click_by_script("#update-reload").await;
+    session
+        .wait_until("document.getElementById('update-bar')?.textContent.includes('reply')")
+        .await;
+    assert_eq!(
+        session
+            .js("return window.__beforeUpdate === true", vec![])
+            .await,
+        json!(true)
+    );
+    assert_eq!(
+        session
+            .js(
+                "return navigator.serviceWorker.controller.scriptURL",
+                vec![]
+            )
+            .await,
+        json!(format!("{}/sw.js", session.origin()))
+    );
+
+    // The reply ends, and the page reloads into the new version: the old version's cache
+    // is kept for any tab still running it, the one before would not be.
+    fixture.release();
+    session
+        .wait_until(
+            "window.__beforeUpdate === undefined && !!document.getElementById('composer-input')",
+        )
+        .await;
+    controlled(&session).await;
+    session
+        .wait_until("!document.getElementById('update-bar')")
+        .await;
+    let names: Vec<String> = caches(&session)
+        .await
+        .as_object()
+        .unwrap()
+        .keys()
+        .filter(|name| name.starts_with("hearth-shell-"))
+        .cloned()
+        .collect();
+    assert_eq!(
+        names.iter().collect::<BTreeSet<_>>(),
+        [
+            format!("hearth-shell-{first}"),
+            "hearth-shell-0123456789abcdef".to_string()
+        ]
+        .iter()
+        .collect::<BTreeSet<_>>()
+    );
+    // The reply was not cut: it finished before the reload and is stored.
+    open_latest(&session).await;
+    last_status(&session, "done").await;
+    session.finish().await;
+}
+
+/// Submits what another app would share, as the share target's multipart POST.
+const SHARE: &str = r#"
+const form = document.createElement('form');
+form.method = 'post';
+form.enctype = 'multipart/form-data';
+form.action = '/share';
+for (const [name, value] of [['title', 'Trip notes'], ['text', 'Packing list for Kyoto'], ['url', 'https://example.com/kyoto']]) {
+  const input = document.createElement('input');
+  input.type = 'hidden';
+  input.name = name;
+  input.value = value;
+  form.append(input);
+}
+const files = document.createElement('input');
+files.type = 'file';
+files.name = 'files';
+files.multiple = true;
+const transfer = new DataTransfer();
+transfer.items.add(new File(['day 1: temples\nday 2: gardens\n'], 'itinerary.txt', { type: 'text/plain' }));
+files.files = transfer.files;
+form.append(files);
+document.body.append(form);
+form.submit();
+"#;
+
+#[tokio::test]
+async fn a_share_lands_in_a_new_chat_and_the_shortcuts_open_what_they_name() {
+    let session = AppSession::open(1280, 900).await;
+    controlled(&session).await;
+    session.js(SHARE, vec![]).await;
+    session
+        .wait_until("document.getElementById('composer-input')?.value.includes('Kyoto')")
+        .await;
+    let draft = session
+        .js(
+            "return document.getElementById('composer-input').value",
+            vec![],
+        )
+        .await;
+    assert_eq!(
+        draft,
+        json!("Trip notes\n\nPacking list for Kyoto\n\nhttps://example.com/kyoto")
+    );
+    session
+        .wait_until(
+            "[...document.querySelectorAll('.composer .attachment-chip__name')]\
+             .some((n) => n.textContent === 'itinerary.txt') && \
+             !document.querySelector('.composer .attachment-chip--busy')",
+        )
+        .await;
+    // The address bar lost the share, and the worker's copy is gone.
+    assert_eq!(
+        session.js("return location.search", vec![]).await,
+        json!("")
+    );
+    let left = caches(&session).await;
+    assert_eq!(left["hearth-share"], json!([]), "{left}");
+
+    // A share id nobody made: said, and nothing else happens.
+    session.open_app("/?share=..%2F..%2Fapi%2Fconfig").await;
+    session
+        .wait_until(
+            "[...document.querySelectorAll('.toast')].some((t) => t.textContent.includes('shared'))",
+        )
+        .await;
+
+    // The shortcuts.
+    session.open_app("/?action=search").await;
+    session
+        .wait_until("!!document.querySelector('dialog.dialog--search')?.open")
+        .await;
+    assert_eq!(
+        session.js("return location.search", vec![]).await,
+        json!("")
+    );
+    session.open_app("/?action=new-chat").await;
+    session
+        .wait_until("document.activeElement?.id === 'composer-input'")
+        .await;
+    session.finish().await;
+}
