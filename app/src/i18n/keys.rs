@@ -318,6 +318,8 @@ keys! {
     PwaUpdateApplying => "pwa.update_applying",
     PwaUpdateReload => "pwa.update_reload",
     PwaShareFailed => "pwa.share_failed",
+    PwaSharePartial => "pwa.share_partial",
+    PwaOpenFailed => "pwa.open_failed",
     DataImportPartial => "data.import_partial",
     DataImportProvidersFailed => "data.import_providers_failed",
     DataImportPreferencesFailed => "data.import_preferences_failed",

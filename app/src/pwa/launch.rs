@@ -50,13 +50,22 @@ pub fn handle(pwa: Pwa, context: LaunchContext) {
             pwa.focus_composer.set(true);
         }
         Launch::Search => context.search.open_palette(),
-        Launch::OpenFile => take_launched_files(pwa, context.shell),
+        Launch::OpenFile => take_launched_files(pwa, context),
         Launch::ShareFailed => share_failed(context),
         Launch::Share(id) => {
             context.chat.new_chat();
             leptos::task::spawn_local(async move {
                 match take_share(id).await {
-                    Some(shared) => pwa.shared.set(Some(shared)),
+                    Some(shared) => {
+                        if shared.lost > 0 {
+                            let text = context.i18n.t_with(
+                                Key::PwaSharePartial,
+                                &[("count", &shared.lost.to_string())],
+                            );
+                            context.toasts.show(ToastKind::Error, text);
+                        }
+                        pwa.shared.set(Some(shared));
+                    }
                     None => share_failed(context),
                 }
             });
@@ -85,7 +94,8 @@ fn forget_query() {
 
 /// The files of a file-handler launch (`launchQueue`, Chromium only), the first of them
 /// to the Data tab.
-fn take_launched_files(pwa: Pwa, shell: ShellState) {
+fn take_launched_files(pwa: Pwa, context: LaunchContext) {
+    let shell = context.shell;
     let queue = js_sys::Reflect::get(&window(), &"launchQueue".into()).unwrap_or_default();
     let Ok(set_consumer) = js_sys::Reflect::get(&queue, &"setConsumer".into())
         .and_then(|f| f.dyn_into::<js_sys::Function>())
@@ -103,6 +113,9 @@ fn take_launched_files(pwa: Pwa, shell: ShellState) {
         };
         leptos::task::spawn_local(async move {
             let Ok(file) = JsFuture::from(handle.get_file()).await else {
+                context
+                    .toasts
+                    .show(ToastKind::Error, context.i18n.t(Key::PwaOpenFailed));
                 return;
             };
             pwa.opened_file.set(Some(file.unchecked_into()));
@@ -140,12 +153,16 @@ async fn take_share_lazily(id: String) -> Option<Shared> {
         None => None,
     };
     let mut files = Vec::new();
+    let mut lost = 0;
     if let Some(meta) = &meta {
+        lost = meta.files.len().saturating_sub(MAX_SHARED_FILES);
         for (index, shared) in meta.files.iter().enumerate().take(MAX_SHARED_FILES) {
             let Some(response) = read_entry(&cache, &format!("{prefix}{index}")).await else {
+                lost += 1;
                 continue;
             };
             let Some(blob) = JsFuture::from(response.blob().ok()?).await.ok() else {
+                lost += 1;
                 continue;
             };
             let options = web_sys::FilePropertyBag::new();
@@ -155,6 +172,8 @@ async fn take_share_lazily(id: String) -> Option<Shared> {
                 web_sys::File::new_with_blob_sequence_and_options(&parts, &shared.name, &options)
             {
                 files.push(file);
+            } else {
+                lost += 1;
             }
         }
     }
@@ -173,6 +192,7 @@ async fn take_share_lazily(id: String) -> Option<Shared> {
     Some(Shared {
         text: meta.draft(),
         files,
+        lost,
     })
 }
 

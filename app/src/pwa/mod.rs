@@ -32,6 +32,8 @@ pub struct Shared {
     pub text: String,
     /// The shared files, as if dropped on the composer.
     pub files: Vec<web_sys::File>,
+    /// Shared files that could not be taken (unreadable, or past the most taken).
+    pub lost: usize,
 }
 
 /// The installed app's state, provided as context.
