@@ -22,6 +22,9 @@ const SHARE = "hearth-share";
 // The versions whose caches are kept: this one, and the one before it, whose lazy chunks a
 // tab opened before the update still loads.
 const KEEP_VERSIONS = 2;
+// The most shared files kept (the page takes as many: core::launch::MAX_SHARED_FILES);
+// the record still lists every one, so the page can say how many were not kept.
+const MAX_SHARED_FILES = 20;
 // A share that no page took within this time is removed with the next one.
 const SHARE_TTL_MS = 60 * 60 * 1000;
 
@@ -151,7 +154,7 @@ async function receiveShare(request) {
     files: files.map((f) => ({ name: f.name, type: f.type })),
   };
   await Promise.all(
-    files.map((file, index) =>
+    files.slice(0, MAX_SHARED_FILES).map((file, index) =>
       cache.put(
         `/__share/${id}/${index}`,
         new Response(file, { headers: { "content-type": file.type || "application/octet-stream" } }),
