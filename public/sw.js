@@ -22,9 +22,10 @@ const SHARE = "hearth-share";
 // The versions whose caches are kept: this one, and the one before it, whose lazy chunks a
 // tab opened before the update still loads.
 const KEEP_VERSIONS = 2;
-// The most shared files kept (the page takes as many: core::launch::MAX_SHARED_FILES);
-// the record still lists every one, so the page can say how many were not kept.
-const MAX_SHARED_FILES = 20;
+// The most shared files kept: as many as a message holds (core::launch::MAX_SHARED_FILES,
+// core::attachment::MAX_ATTACHMENTS); the record still lists every one, so the page can
+// say how many were not kept.
+const MAX_SHARED_FILES = 10;
 // A share that no page took within this time is removed with the next one.
 const SHARE_TTL_MS = 60 * 60 * 1000;
 

@@ -101,8 +101,9 @@ pub struct SharedFile {
     pub mime: String,
 }
 
-/// The most shared files taken into one draft (the composer's own limits apply after).
-pub const MAX_SHARED_FILES: usize = 20;
+/// The most shared files taken into one draft: as many as a message holds (the service
+/// worker keeps as many, `public/sw.js`).
+pub const MAX_SHARED_FILES: usize = crate::attachment::MAX_ATTACHMENTS;
 /// The longest shared text taken, in characters (the rest is cut, not refused).
 pub const MAX_SHARED_TEXT_CHARS: usize = 100_000;
 

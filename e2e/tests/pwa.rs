@@ -405,6 +405,26 @@ document.body.append(form);
 form.submit();
 "#;
 
+/// Shares `arguments[0]` small text files and nothing else.
+const SHARE_FILES: &str = r#"
+const form = document.createElement('form');
+form.method = 'post';
+form.enctype = 'multipart/form-data';
+form.action = '/share';
+const files = document.createElement('input');
+files.type = 'file';
+files.name = 'files';
+files.multiple = true;
+const transfer = new DataTransfer();
+for (let i = 0; i < arguments[0]; i++) {
+  transfer.items.add(new File(['note ' + i + '\n'], 'note-' + i + '.txt', { type: 'text/plain' }));
+}
+files.files = transfer.files;
+form.append(files);
+document.body.append(form);
+form.submit();
+"#;
+
 #[tokio::test]
 async fn a_share_lands_in_a_new_chat_and_the_shortcuts_open_what_they_name() {
     let session = AppSession::open(1280, 900).await;
@@ -435,6 +455,24 @@ async fn a_share_lands_in_a_new_chat_and_the_shortcuts_open_what_they_name() {
         session.js("return location.search", vec![]).await,
         json!("")
     );
+    let left = caches(&session).await;
+    assert_eq!(left["hearth-share"], json!([]), "{left}");
+
+    // More files than a message holds: the worker keeps 10, the composer shows them,
+    // and the page says how many were not received.
+    session.js(SHARE_FILES, vec![json!(12)]).await;
+    session
+        .wait_until(
+            "[...document.querySelectorAll('.toast')].some((t) => \
+               t.textContent.includes('2 of the shared files could not be received'))",
+        )
+        .await;
+    session
+        .wait_until(
+            "document.querySelectorAll('.composer .attachment-chip').length === 10 && \
+             !document.querySelector('.composer .attachment-chip--busy')",
+        )
+        .await;
     let left = caches(&session).await;
     assert_eq!(left["hearth-share"], json!([]), "{left}");
 
