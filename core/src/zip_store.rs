@@ -12,6 +12,10 @@
 //! the file, in front of the directory and apart from each other; names are UTF-8 and
 //! unique. ZIP64, split archives, compression and encryption are typed errors, not
 //! guesses.
+//!
+//! Hearth writes and reads its own archives stored. Another app's export (ChatGPT's,
+//! Claude's) is deflated: [`read_foreign_directory`] also lists deflated entries, and
+//! [`inflate`] expands one, never past the size its directory entry declares.
 
 use std::collections::HashSet;
 use std::ops::Range;
@@ -90,6 +94,27 @@ pub enum ZipError {
     /// Writing past [`MAX_FILE_BYTES`] or [`MAX_ENTRIES`].
     #[error("the archive would be larger than {MAX_FILE_BYTES} bytes or {MAX_ENTRIES} entries")]
     TooLarge,
+    /// A deflated entry whose bytes do not expand to its declared size.
+    #[error("{0} cannot be decompressed")]
+    BadDeflate(String),
+}
+
+/// How an entry's bytes are kept in the archive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// As they are (method 0): all Hearth writes.
+    Stored,
+    /// Deflated (method 8): what other apps' exports use.
+    Deflated,
+}
+
+impl Method {
+    fn code(self) -> u16 {
+        match self {
+            Self::Stored => 0,
+            Self::Deflated => 8,
+        }
+    }
 }
 
 /// The CRC-32 of `bytes`, as ZIP records it.
@@ -324,9 +349,13 @@ pub fn find_directory(tail: &[u8], file_len: u64) -> Result<DirectoryAt, ZipErro
 pub struct Entry {
     /// Its name (a path with `/`).
     pub name: String,
-    /// Its size in bytes.
+    /// Its size in bytes (expanded, for a deflated entry).
     pub size: u64,
-    /// Its CRC-32.
+    /// How its bytes are kept.
+    pub method: Method,
+    /// How many bytes it takes in the archive (its size, when stored).
+    pub stored_size: u64,
+    /// Its CRC-32 (of the expanded bytes).
     pub crc: u32,
     /// Where its local header starts.
     pub header_offset: u64,
@@ -338,6 +367,20 @@ pub struct Entry {
 /// order, each checked to be a stored, unencrypted entry with a unique UTF-8 name that
 /// lies in front of the directory and apart from the others.
 pub fn read_directory(bytes: &[u8], at: &DirectoryAt) -> Result<Vec<Entry>, ZipError> {
+    read_entries(bytes, at, &[Method::Stored])
+}
+
+/// [`read_directory`] for an archive another app wrote: deflated entries are listed too
+/// (read them with [`inflate`]).
+pub fn read_foreign_directory(bytes: &[u8], at: &DirectoryAt) -> Result<Vec<Entry>, ZipError> {
+    read_entries(bytes, at, &[Method::Stored, Method::Deflated])
+}
+
+fn read_entries(
+    bytes: &[u8],
+    at: &DirectoryAt,
+    methods: &[Method],
+) -> Result<Vec<Entry>, ZipError> {
     if bytes.len() as u64 != at.range.end - at.range.start {
         return Err(ZipError::Truncated("the directory"));
     }
@@ -381,15 +424,19 @@ pub fn read_directory(bytes: &[u8], at: &DirectoryAt) -> Result<Vec<Entry>, ZipE
         if flags & ENCRYPTED != 0 {
             return Err(ZipError::Encrypted(name));
         }
-        if method != 0 || compressed != size {
-            return Err(ZipError::Compressed { name, method });
-        }
+        let method = match methods.iter().find(|m| m.code() == method) {
+            Some(Method::Stored) if compressed == size => Method::Stored,
+            Some(Method::Deflated) => Method::Deflated,
+            _ => return Err(ZipError::Compressed { name, method }),
+        };
         if !names.insert(name.clone()) {
             return Err(ZipError::Duplicate(name));
         }
         entries.push(Entry {
             name,
             size: u64::from(size),
+            method,
+            stored_size: u64::from(compressed),
             crc,
             header_offset: u64::from(offset),
             limit: 0,
@@ -401,7 +448,7 @@ pub fn read_directory(bytes: &[u8], at: &DirectoryAt) -> Result<Vec<Entry>, ZipE
     let mut limit = at.range.start;
     for &i in order.iter().rev() {
         let entry = &mut entries[i];
-        let least = entry.header_offset + LOCAL_HEADER_BYTES + entry.size;
+        let least = entry.header_offset + LOCAL_HEADER_BYTES + entry.stored_size;
         if least > limit {
             return Err(ZipError::Overlap(entry.name.clone()));
         }
@@ -411,8 +458,8 @@ pub fn read_directory(bytes: &[u8], at: &DirectoryAt) -> Result<Vec<Entry>, ZipE
     Ok(entries)
 }
 
-/// Where `entry`'s bytes lie, read from the first [`LOCAL_HEADER_BYTES`] of its local
-/// header.
+/// Where `entry`'s bytes lie (as kept: deflated ones still deflated), read from the
+/// first [`LOCAL_HEADER_BYTES`] of its local header.
 pub fn data_range(entry: &Entry, local_header: &[u8]) -> Result<Range<u64>, ZipError> {
     let header = local_header
         .get(..LOCAL_HEADER_BYTES as usize)
@@ -424,7 +471,7 @@ pub fn data_range(entry: &Entry, local_header: &[u8]) -> Result<Range<u64>, ZipE
         return Err(ZipError::Encrypted(entry.name.clone()));
     }
     let method = get16(header, 8);
-    if method != 0 {
+    if method != entry.method.code() {
         return Err(ZipError::Compressed {
             name: entry.name.clone(),
             method,
@@ -432,7 +479,7 @@ pub fn data_range(entry: &Entry, local_header: &[u8]) -> Result<Range<u64>, ZipE
     }
     let skip = u64::from(get16(header, 26)) + u64::from(get16(header, 28));
     let start = entry.header_offset + LOCAL_HEADER_BYTES + skip;
-    let end = start + entry.size;
+    let end = start + entry.stored_size;
     if end > entry.limit {
         return Err(ZipError::Overlap(entry.name.clone()));
     }
@@ -445,6 +492,22 @@ pub fn check_crc(entry: &Entry, bytes: &[u8]) -> Result<(), ZipError> {
         return Err(ZipError::BadChecksum(entry.name.clone()));
     }
     Ok(())
+}
+
+/// The bytes of `entry`, from the `kept` bytes of its [`data_range`]: expanded when it is
+/// deflated (never past its declared size, so a small entry cannot expand into a huge
+/// one), then checked against its checksum.
+pub fn inflate(entry: &Entry, kept: &[u8]) -> Result<Vec<u8>, ZipError> {
+    let bytes = match entry.method {
+        Method::Stored => kept.to_vec(),
+        Method::Deflated => {
+            let limit = usize::try_from(entry.size).map_err(|_| ZipError::TooLarge)?;
+            miniz_oxide::inflate::decompress_to_vec_with_limit(kept, limit)
+                .map_err(|_| ZipError::BadDeflate(entry.name.clone()))?
+        }
+    };
+    check_crc(entry, &bytes)?;
+    Ok(bytes)
 }
 
 /// Every entry of a ZIP held whole in memory, read through the same steps as a file
@@ -651,5 +714,77 @@ mod tests {
         // Leap days.
         let leap = DosTime::from_unix_ms(1_709_164_800_000.0); // 2024-02-29
         assert_eq!(leap.date, ((2024 - 1980) << 9) | (2 << 5) | 29);
+    }
+
+    /// A ZIP as other apps write them: deflated entries, by the zip crate.
+    fn deflated(entries: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        for (name, bytes) in entries {
+            writer.start_file(*name, options).unwrap();
+            std::io::Write::write_all(&mut writer, bytes).unwrap();
+        }
+        writer.finish().unwrap().into_inner()
+    }
+
+    /// Every entry of `file`, read through the foreign directory and inflated.
+    fn read_foreign(file: &[u8]) -> Result<Vec<(String, Vec<u8>)>, ZipError> {
+        let len = file.len() as u64;
+        let at = find_directory(&file[file.len() - TAIL_BYTES.min(len) as usize..], len)?;
+        let directory = &file[at.range.start as usize..at.range.end as usize];
+        let mut out = Vec::new();
+        for entry in read_foreign_directory(directory, &at)? {
+            let start = entry.header_offset as usize;
+            let header = &file[start..start + LOCAL_HEADER_BYTES as usize];
+            let range = data_range(&entry, header)?;
+            let bytes = inflate(&entry, &file[range.start as usize..range.end as usize])?;
+            out.push((entry.name, bytes));
+        }
+        Ok(out)
+    }
+
+    #[test]
+    fn another_apps_deflated_export_is_read_only_when_asked_for() {
+        let json: Vec<u8> = "[{\"title\": \"a chat\"}]".repeat(5_000).into_bytes();
+        let file = deflated(&[("conversations.json", &json), ("chat.html", b"<html>")]);
+        assert!(file.len() < json.len() / 10, "the entry is really deflated");
+        // Hearth's own reader still takes stored entries only.
+        assert!(matches!(
+            read_all(&file),
+            Err(ZipError::Compressed { method: 8, .. })
+        ));
+        let read = read_foreign(&file).unwrap();
+        assert_eq!(read[0], ("conversations.json".to_string(), json.clone()));
+        assert_eq!(read[1], ("chat.html".to_string(), b"<html>".to_vec()));
+        // A stored entry reads the same way.
+        assert_eq!(
+            read_foreign(&write(&[("a", b"x")])).unwrap(),
+            vec![("a".to_string(), b"x".to_vec())]
+        );
+    }
+
+    #[test]
+    fn a_deflated_entry_never_expands_past_its_declared_size() {
+        let json = vec![b'7'; 100_000];
+        let file = deflated(&[("conversations.json", &json)]);
+        let central = directory_start(&file);
+        // The directory says 1,000 bytes: the bytes that expand to 100,000 are refused.
+        let mut lying = file.clone();
+        lying[central + 24..central + 28].copy_from_slice(&1_000u32.to_le_bytes());
+        assert_eq!(
+            read_foreign(&lying),
+            Err(ZipError::BadDeflate("conversations.json".into()))
+        );
+        // Damaged deflate data is a typed error, never a panic or a wrong file.
+        let data_at = LOCAL_HEADER_BYTES as usize + "conversations.json".len();
+        for offset in 0..20 {
+            let mut damaged = file.clone();
+            damaged[data_at + offset] ^= 0x5a;
+            match read_foreign(&damaged) {
+                Err(ZipError::BadDeflate(_) | ZipError::BadChecksum(_)) => {}
+                other => panic!("offset {offset}: {other:?}"),
+            }
+        }
     }
 }
