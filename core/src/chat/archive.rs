@@ -107,6 +107,11 @@ impl Archive {
             return Err(ArchiveError::TooLarge(text.len()));
         }
         let value: Value = serde_json::from_str(text).map_err(|_| ArchiveError::NotJson)?;
+        Self::from_value(value)
+    }
+
+    /// [`Archive::parse`] of a file already read as JSON.
+    pub fn from_value(value: Value) -> Result<Self, ArchiveError> {
         if value.get("format").and_then(Value::as_str) != Some(FORMAT) {
             return Err(ArchiveError::NotAnExport);
         }
@@ -130,7 +135,9 @@ impl Archive {
         Ok(archive)
     }
 
-    fn check(&self) -> Result<(), ArchiveError> {
+    /// Checks that the records fit together (ids unique and present, every message in a
+    /// conversation of the archive, every parent in the same conversation).
+    pub fn check(&self) -> Result<(), ArchiveError> {
         let inconsistent = |why: String| Err(ArchiveError::Inconsistent(why));
         if self.conversations.len() > MAX_RECORDS || self.messages.len() > MAX_RECORDS {
             return inconsistent(format!("more than {MAX_RECORDS} records of one kind"));

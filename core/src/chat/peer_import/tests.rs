@@ -1,0 +1,693 @@
+//! Each app's export, written as the app writes it, read into records.
+
+use std::collections::HashMap;
+
+use serde_json::{Value, json};
+
+use super::*;
+use crate::chat::record::{ConversationRecord, MessageRecord, Role};
+use crate::chat::tree::MessageTree;
+
+const NOW: f64 = 1_800_000_000_000.0;
+
+fn read(value: &Value) -> Records {
+    read_records(&value.to_string(), NOW).expect("reads")
+}
+
+/// The conversation titled `title`, and the contents of its active path.
+fn path(records: &Records, title: &str) -> (ConversationRecord, Vec<MessageRecord>) {
+    let conversation = records
+        .archive
+        .conversations
+        .iter()
+        .find(|c| c.title == title)
+        .unwrap_or_else(|| panic!("no conversation {title}"))
+        .clone();
+    let messages: Vec<MessageRecord> = records
+        .archive
+        .messages
+        .iter()
+        .filter(|m| m.conversation_id == conversation.id)
+        .cloned()
+        .collect();
+    let nodes: Vec<_> = messages.iter().map(MessageRecord::node).collect();
+    let tree = MessageTree::from_records(&nodes, conversation.active_root_id.as_deref());
+    let by_id: HashMap<&str, &MessageRecord> =
+        messages.iter().map(|m| (m.id.as_str(), m)).collect();
+    let active = tree
+        .active_path()
+        .iter()
+        .map(|id| by_id[id.as_str()].clone())
+        .collect();
+    (conversation, active)
+}
+
+fn contents(messages: &[MessageRecord]) -> Vec<&str> {
+    messages.iter().map(|m| m.content.as_str()).collect()
+}
+
+/// Every reply answers a question and every question follows a reply (or starts), and
+/// each child is written after its parent.
+fn assert_well_formed(records: &Records) {
+    records.archive.check().expect("records fit together");
+    let by_id: HashMap<&str, &MessageRecord> = records
+        .archive
+        .messages
+        .iter()
+        .map(|m| (m.id.as_str(), m))
+        .collect();
+    for message in &records.archive.messages {
+        assert!(
+            !message.content.trim().is_empty() || !message.reasoning.is_empty(),
+            "an empty message: {message:?}"
+        );
+        if let Some(parent) = &message.parent_id {
+            let parent = by_id[parent.as_str()];
+            assert_ne!(parent.role, message.role, "roles alternate: {message:?}");
+            assert!(parent.created_at < message.created_at);
+        }
+    }
+}
+
+fn chatgpt_node(id: &str, parent: Option<&str>, children: &[&str], message: Value) -> Value {
+    json!({"id": id, "parent": parent, "children": children, "message": message})
+}
+
+fn chatgpt_message(role: &str, at: f64, content: Value) -> Value {
+    json!({
+        "id": format!("m-{at}"),
+        "author": {"role": role, "name": null, "metadata": {}},
+        "create_time": at,
+        "update_time": null,
+        "content": content,
+        "status": "finished_successfully",
+        "end_turn": true,
+        "weight": 1.0,
+        "metadata": {"model_slug": if role == "assistant" { "gpt-4o" } else { "" }},
+        "recipient": "all",
+    })
+}
+
+fn text_content(text: &str) -> Value {
+    json!({"content_type": "text", "parts": [text]})
+}
+
+/// A ChatGPT conversation: a hidden system message, a question asked twice (edited), a
+/// reply regenerated, a code run between two parts of a reply, an image, reasoning.
+fn chatgpt_conversation() -> Value {
+    let mut hidden = chatgpt_message("system", 1.0, text_content(""));
+    hidden["metadata"]["is_visually_hidden_from_conversation"] = json!(true);
+    let mut call = chatgpt_message(
+        "assistant",
+        1_700_000_006.0,
+        json!({"content_type": "code", "language": "unknown", "text": "2+2"}),
+    );
+    call["recipient"] = json!("python");
+    let run = chatgpt_message(
+        "tool",
+        1_700_000_007.0,
+        json!({"content_type": "execution_output", "text": "4"}),
+    );
+    let mut thinking = chatgpt_message(
+        "assistant",
+        1_700_000_005.0,
+        json!({"content_type": "thoughts", "thoughts": [{"summary": "Adding", "content": "Two and two."}]}),
+    );
+    thinking["metadata"]["model_slug"] = json!("o3");
+    let mapping = json!({
+        "root": chatgpt_node("root", None, &["sys"], Value::Null),
+        "sys": chatgpt_node("sys", Some("root"), &["u1", "u1b"], hidden),
+        "u1": chatgpt_node("u1", Some("sys"), &["a1", "a2"], chatgpt_message("user", 1_700_000_001.0, json!({
+            "content_type": "multimodal_text",
+            "parts": [{"content_type": "image_asset_pointer", "asset_pointer": "file-service://file-1"}, "What is this?"]
+        }))),
+        "u1b": chatgpt_node("u1b", Some("sys"), &[], chatgpt_message("user", 1_700_000_009.0, text_content("What is that?"))),
+        "a1": chatgpt_node("a1", Some("u1"), &["u2"], chatgpt_message("assistant", 1_700_000_002.0, text_content("A cat \u{e200}cite\u{e202}turn0search0\u{e201}."))),
+        "a2": chatgpt_node("a2", Some("u1"), &[], chatgpt_message("assistant", 1_700_000_003.0, text_content("A dog."))),
+        "u2": chatgpt_node("u2", Some("a1"), &["t"], chatgpt_message("user", 1_700_000_004.0, text_content("And 2+2?"))),
+        "t": chatgpt_node("t", Some("u2"), &["c"], thinking),
+        "c": chatgpt_node("c", Some("t"), &["r"], call),
+        "r": chatgpt_node("r", Some("c"), &["a3"], run),
+        "a3": chatgpt_node("a3", Some("r"), &[], chatgpt_message("assistant", 1_700_000_008.0, text_content("It is 4."))),
+    });
+    json!({
+        "title": "Pets and sums",
+        "create_time": 1_700_000_000.0,
+        "update_time": 1_700_000_010.0,
+        "mapping": mapping,
+        "current_node": "a3",
+        "conversation_id": "conv-1",
+        "id": "conv-1",
+        "default_model_slug": "gpt-4o",
+        "is_archived": false,
+    })
+}
+
+#[test]
+fn a_chatgpt_export_keeps_its_branches_and_the_path_that_was_shown() {
+    let records = read(&json!([chatgpt_conversation()]));
+    assert_well_formed(&records);
+    let report = records.from.clone().expect("from another app");
+    assert_eq!(report.source, Source::ChatGpt);
+    let (conversation, active) = path(&records, "Pets and sums");
+    assert!(conversation.title_by_user);
+    assert_eq!(conversation.created_at, 1_700_000_000_000.0);
+    assert_eq!(conversation.updated_at, 1_700_000_010_000.0);
+    assert_eq!(
+        contents(&active),
+        ["What is this?", "A cat .", "And 2+2?", "It is 4."]
+    );
+    // The thinking, the call and the result are one reply, with the reasoning kept.
+    let answer = &active[3];
+    assert_eq!(answer.reasoning, "**Adding**\n\nTwo and two.");
+    assert_eq!(answer.model.as_deref(), Some("gpt-4o"));
+    assert_eq!(answer.role, Some(Role::Assistant));
+    assert_eq!(active[0].model, None);
+    // Both branches are there: the edited question and the regenerated reply.
+    let all: Vec<&str> = records
+        .archive
+        .messages
+        .iter()
+        .map(|m| m.content.as_str())
+        .collect();
+    assert!(all.contains(&"What is that?") && all.contains(&"A dog."));
+    assert_eq!(records.archive.messages.len(), 6);
+    assert_eq!(records.archive.conversations.len(), 1);
+    // What was left out is counted.
+    assert_eq!(report.omitted.count(Omission::Images), 1);
+    assert_eq!(report.omitted.count(Omission::ToolCalls), 2);
+    assert_eq!(report.omitted.count(Omission::SystemPrompts), 0);
+}
+
+#[test]
+fn the_same_export_read_twice_gives_the_same_ids() {
+    let file = json!([chatgpt_conversation()]);
+    let (first, second) = (read(&file), read(&file));
+    assert_eq!(first.archive.conversations, second.archive.conversations);
+    assert_eq!(first.archive.messages, second.archive.messages);
+    // An id is UUID-shaped, and another app's conversation with the same id differs.
+    let id = &first.archive.conversations[0].id;
+    assert_eq!(id.len(), 36);
+    assert_eq!(&id[14..15], "8");
+    assert_ne!(
+        build::derived_id(Source::ChatGpt, &["conv-1"]),
+        build::derived_id(Source::Claude, &["conv-1"])
+    );
+    // Importing it again writes nothing.
+    let stored: HashMap<String, (u64, f64)> = first
+        .archive
+        .messages
+        .iter()
+        .map(|m| (m.id.clone(), (m.rev, m.updated_at)))
+        .collect();
+    let plan = second.archive.plan(&first.archive.conversations, &stored);
+    assert!(plan.conversations.is_empty() && plan.messages.is_empty());
+}
+
+#[test]
+fn an_older_chatgpt_export_without_ids_still_reads() {
+    let mut old = chatgpt_conversation();
+    let object = old.as_object_mut().unwrap();
+    object.remove("conversation_id");
+    object.remove("id");
+    object.remove("default_model_slug");
+    let records = read(&json!([old.clone(), old]));
+    assert_well_formed(&records);
+    // Two copies of one conversation are two conversations, not a refused file.
+    assert_eq!(records.archive.conversations.len(), 2);
+    assert_eq!(records.archive.messages.len(), 12);
+}
+
+#[test]
+fn a_damaged_conversation_is_counted_and_the_others_come_in() {
+    let damaged = json!({"title": "Broken", "create_time": 1.0, "mapping": {"x": 5, "y": {"message": {"author": 3}}}});
+    let records = read(&json!([chatgpt_conversation(), damaged, 7]));
+    assert_well_formed(&records);
+    assert_eq!(records.archive.conversations.len(), 1);
+    let report = records.from.unwrap();
+    // The list's stray number is damaged; the conversation with no readable message has
+    // nothing to show, so it is not imported.
+    assert_eq!(report.omitted.count(Omission::Damaged), 1);
+}
+
+#[test]
+fn parents_that_loop_and_chains_thousands_deep_are_read() {
+    let mut mapping = serde_json::Map::new();
+    mapping.insert(
+        "a".into(),
+        chatgpt_node(
+            "a",
+            Some("b"),
+            &["b"],
+            chatgpt_message("user", 10.0, text_content("one")),
+        ),
+    );
+    mapping.insert(
+        "b".into(),
+        chatgpt_node(
+            "b",
+            Some("a"),
+            &["a"],
+            chatgpt_message("assistant", 11.0, text_content("two")),
+        ),
+    );
+    let looped = json!({"title": "Loop", "create_time": 1.0, "mapping": mapping, "current_node": "b", "id": "loop"});
+    let mut deep = serde_json::Map::new();
+    let depth = 20_000;
+    for i in 0..depth {
+        let role = if i % 2 == 0 { "user" } else { "assistant" };
+        let parent = (i > 0).then(|| format!("n{}", i - 1));
+        deep.insert(
+            format!("n{i}"),
+            chatgpt_node(
+                &format!("n{i}"),
+                parent.as_deref(),
+                &[],
+                chatgpt_message(
+                    role,
+                    1_700_000_000.0 + f64::from(i),
+                    text_content(&format!("step {i}")),
+                ),
+            ),
+        );
+    }
+    let deep = json!({"title": "Deep", "create_time": 1.0, "mapping": deep, "current_node": format!("n{}", depth - 1), "id": "deep"});
+    let records = read(&json!([looped, deep]));
+    assert_well_formed(&records);
+    let (_, looped_path) = path(&records, "Loop");
+    assert_eq!(looped_path.len(), 2);
+    let (_, deep_path) = path(&records, "Deep");
+    assert_eq!(deep_path.len(), depth as usize);
+    assert_eq!(
+        deep_path.last().unwrap().content,
+        format!("step {}", depth - 1)
+    );
+}
+
+#[test]
+fn a_claude_export_reads_blocks_thinking_and_branches() {
+    let linear = json!({
+        "uuid": "c-1",
+        "name": "Trip plan",
+        "created_at": "2024-06-01T10:00:00.000000Z",
+        "updated_at": "2024-06-01T10:05:00.000000Z",
+        "account": {"uuid": "acct"},
+        "chat_messages": [
+            {"uuid": "m1", "text": "Plan a trip", "sender": "human", "created_at": "2024-06-01T10:00:01Z",
+             "content": [{"type": "text", "text": "Plan a trip"}],
+             "attachments": [{"file_name": "notes.txt", "extracted_content": "beach"}], "files": []},
+            {"uuid": "m2", "text": "", "sender": "assistant", "created_at": "2024-06-01T10:00:05Z",
+             "content": [
+                {"type": "thinking", "thinking": "Where to?"},
+                {"type": "tool_use", "name": "web_search", "input": {}},
+                {"type": "tool_result", "content": []},
+                {"type": "text", "text": "Go to the coast."}
+             ], "attachments": [], "files": []},
+        ]
+    });
+    let tree = json!({
+        "uuid": "c-2",
+        "name": "",
+        "created_at": "2024-06-02T10:00:00Z",
+        "updated_at": "2024-06-02T10:00:00Z",
+        "current_leaf_message_uuid": "r1",
+        "chat_messages": [
+            {"uuid": "q", "text": "Name a colour", "sender": "human", "created_at": "2024-06-02T10:00:01Z",
+             "parent_message_uuid": "00000000-0000-4000-8000-000000000000"},
+            {"uuid": "r1", "text": "Blue", "sender": "assistant", "created_at": "2024-06-02T10:00:02Z", "parent_message_uuid": "q"},
+            {"uuid": "r2", "text": "Red", "sender": "assistant", "created_at": "2024-06-02T10:00:03Z", "parent_message_uuid": "q"},
+        ]
+    });
+    let records = read(&json!([linear, tree]));
+    assert_well_formed(&records);
+    let report = records.from.clone().unwrap();
+    assert_eq!(report.source, Source::Claude);
+    let (trip, active) = path(&records, "Trip plan");
+    assert_eq!(contents(&active), ["Plan a trip", "Go to the coast."]);
+    assert_eq!(active[1].reasoning, "Where to?");
+    assert_eq!(trip.created_at, 1_717_236_000_000.0);
+    assert_eq!(report.omitted.count(Omission::Files), 1);
+    assert_eq!(report.omitted.count(Omission::ToolCalls), 2);
+    // Untitled: named from its first exchange; the branch the export showed is active.
+    let untitled = records
+        .archive
+        .conversations
+        .iter()
+        .find(|c| c.title != "Trip plan")
+        .unwrap()
+        .title
+        .clone();
+    assert!(!untitled.is_empty());
+    let (named, active) = path(&records, &untitled);
+    assert!(!named.title_by_user);
+    assert_eq!(contents(&active), ["Name a colour", "Blue"]);
+}
+
+#[test]
+fn an_open_webui_export_keeps_each_models_reply_and_its_reasoning() {
+    let chat = json!({
+        "id": "owui-1",
+        "user_id": "u",
+        "title": "Compare",
+        "created_at": 1_710_000_000,
+        "updated_at": 1_710_000_100,
+        "pinned": true,
+        "archived": false,
+        "chat": {
+            "id": "",
+            "title": "Compare",
+            "models": ["llama3", "qwen"],
+            "system": "Be terse.",
+            "history": {
+                "currentId": "b",
+                "messages": {
+                    "q": {"id": "q", "parentId": null, "childrenIds": ["a", "b"], "role": "user",
+                          "content": "Why is the sky blue?", "timestamp": 1_710_000_001,
+                          "files": [{"type": "image", "url": "data:image/png;base64,AAAA"}]},
+                    "a": {"id": "a", "parentId": "q", "childrenIds": [], "role": "assistant",
+                          "content": "<details type=\"reasoning\" done=\"true\" duration=\"2\">\n<summary>Thought for 2 seconds</summary>\n> Light scatters.\n</details>\nRayleigh scattering.",
+                          "model": "llama3", "timestamp": 1_710_000_002},
+                    "b": {"id": "b", "parentId": "q", "childrenIds": [], "role": "assistant",
+                          "content": "<details type=\"tool_calls\" done=\"true\" content=\"[]\">\n<summary>Tool Executed</summary>\n</details>\nBecause of scattering.",
+                          "model": "qwen", "timestamp": 1_710_000_003, "sources": [{"source": {}}]}
+                }
+            },
+            "messages": []
+        }
+    });
+    let records = read(&json!([chat]));
+    assert_well_formed(&records);
+    let report = records.from.clone().unwrap();
+    assert_eq!(report.source, Source::OpenWebUi);
+    let (conversation, active) = path(&records, "Compare");
+    assert!(conversation.pinned);
+    assert_eq!(
+        contents(&active),
+        ["Why is the sky blue?", "Because of scattering."]
+    );
+    assert_eq!(active[1].model.as_deref(), Some("qwen"));
+    let other = records
+        .archive
+        .messages
+        .iter()
+        .find(|m| m.content == "Rayleigh scattering.")
+        .expect("the other model's reply is a branch");
+    assert_eq!(other.reasoning, "Light scatters.");
+    assert_eq!(report.omitted.count(Omission::Images), 1);
+    assert_eq!(report.omitted.count(Omission::ToolCalls), 1);
+    assert_eq!(report.omitted.count(Omission::SystemPrompts), 1);
+    assert_eq!(report.omitted.count(Omission::WebResults), 1);
+    // One chat exported on its own reads the same.
+    let alone = read(&chat_alone());
+    assert_eq!(alone.archive.messages.len(), 2);
+}
+
+fn chat_alone() -> Value {
+    json!({
+        "id": "solo", "title": "Solo",
+        "models": ["llama3"],
+        "messages": [
+            {"id": "1", "role": "user", "content": "hello", "timestamp": 1_710_000_001},
+            {"id": "2", "role": "assistant", "content": "hi", "timestamp": 1_710_000_002}
+        ],
+        "history": {"currentId": "2", "messages": {
+            "1": {"id": "1", "parentId": null, "childrenIds": ["2"], "role": "user", "content": "hello", "timestamp": 1_710_000_001},
+            "2": {"id": "2", "parentId": "1", "childrenIds": [], "role": "assistant", "content": "hi", "timestamp": 1_710_000_002}
+        }}
+    })
+}
+
+#[test]
+fn a_lobechat_config_file_reads_topics_and_an_agents_loose_messages() {
+    let file = json!({
+        "exportType": "all",
+        "version": 7,
+        "state": {
+            "sessions": [{"id": "s1", "type": "agent", "meta": {"title": "Translator"},
+                          "config": {"systemRole": "Translate to French.", "model": "gpt-4o-mini"},
+                          "createdAt": 1_700_000_000_000u64, "updatedAt": 1_700_000_000_000u64}],
+            "topics": [{"id": "t1", "title": "Greetings", "sessionId": "s1", "favorite": true,
+                        "createdAt": 1_700_000_100_000u64, "updatedAt": 1_700_000_200_000u64}],
+            "messages": [
+                {"id": "m1", "role": "user", "content": "Hello", "sessionId": "s1", "topicId": "t1", "createdAt": 1_700_000_100_001u64},
+                {"id": "m2", "role": "assistant", "content": "", "sessionId": "s1", "topicId": "t1", "parentId": "m1",
+                 "tools": [{"id": "call", "apiName": "search"}], "createdAt": 1_700_000_100_002u64},
+                {"id": "m3", "role": "tool", "content": "{}", "sessionId": "s1", "topicId": "t1", "parentId": "m2", "createdAt": 1_700_000_100_003u64},
+                {"id": "m4", "role": "assistant", "content": "Bonjour", "sessionId": "s1", "topicId": "t1", "parentId": "m3",
+                 "reasoning": {"content": "Simple."}, "extra": {"fromModel": "gpt-4o-mini"}, "createdAt": 1_700_000_100_004u64},
+                {"id": "m5", "role": "user", "content": "Thanks", "sessionId": "s1", "createdAt": 1_700_000_300_000u64,
+                 "imageList": [{"id": "img"}]},
+                {"id": "m6", "role": "assistant", "content": "Merci", "sessionId": "s1", "parentId": "m5", "createdAt": 1_700_000_300_001u64}
+            ],
+            "settings": {"keyVaults": {"openai": {"apiKey": "sk-lobe-secret"}}}
+        }
+    });
+    let records = read(&file);
+    assert_well_formed(&records);
+    assert!(
+        !serde_json::to_string(&records.archive)
+            .unwrap()
+            .contains("sk-lobe-secret")
+    );
+    let report = records.from.clone().unwrap();
+    assert_eq!(report.source, Source::LobeChat);
+    let (topic, active) = path(&records, "Greetings");
+    assert!(topic.pinned);
+    assert_eq!(contents(&active), ["Hello", "Bonjour"]);
+    assert_eq!(active[1].reasoning, "Simple.");
+    assert_eq!(active[1].model.as_deref(), Some("gpt-4o-mini"));
+    let (_, loose) = path(&records, "Translator");
+    assert_eq!(contents(&loose), ["Thanks", "Merci"]);
+    assert_eq!(report.omitted.count(Omission::ToolCalls), 1);
+    assert_eq!(report.omitted.count(Omission::SystemPrompts), 1);
+    assert_eq!(report.omitted.count(Omission::Images), 1);
+    assert_eq!(report.omitted.count(Omission::Settings), 1);
+}
+
+#[test]
+fn a_lobechat_database_export_reads_the_same_tables() {
+    let file = json!({
+        "mode": "pglite",
+        "schemaHash": "abc",
+        "data": {
+            "sessions": [{"id": "s1", "title": "Coder"}],
+            "topics": [{"id": "t1", "title": "Rust help", "sessionId": "s1", "createdAt": "2025-01-01T00:00:00.000Z", "updatedAt": "2025-01-01T00:10:00.000Z"}],
+            "messages": [
+                {"id": "m1", "role": "user", "content": "Borrow checker?", "topicId": "t1", "sessionId": "s1", "createdAt": "2025-01-01T00:00:01.000Z"},
+                {"id": "m2", "role": "assistant", "content": "It checks lifetimes.", "model": "claude", "topicId": "t1", "sessionId": "s1",
+                 "parentId": "m1", "createdAt": "2025-01-01T00:00:02.000Z"}
+            ],
+            "messagePlugins": []
+        }
+    });
+    let records = read(&file);
+    assert_well_formed(&records);
+    let (topic, active) = path(&records, "Rust help");
+    assert_eq!(
+        contents(&active),
+        ["Borrow checker?", "It checks lifetimes."]
+    );
+    assert_eq!(topic.updated_at, 1_735_690_200_000.0);
+}
+
+#[test]
+fn a_nextchat_backup_imports_chats_and_never_its_keys() {
+    let file = json!({
+        "chat-next-web-store": {
+            "sessions": [
+                {"id": "n1", "topic": "New Conversation", "memoryPrompt": "", "lastUpdate": 1_720_000_000_000u64,
+                 "mask": {"name": "Default", "context": [{"role": "system", "content": "You are helpful."}]},
+                 "messages": [
+                    {"id": "x1", "role": "user", "content": "How do magnets work?", "date": "7/3/2024, 10:00:00 AM"},
+                    {"id": "x2", "role": "assistant", "content": "Aligned electron spins.", "date": "7/3/2024, 10:00:05 AM", "model": "gpt-4o"},
+                    {"id": "x3", "role": "user", "content": [{"type": "text", "text": "And this?"}, {"type": "image_url", "image_url": {"url": "data:image/png;base64,AA"}}], "date": ""}
+                 ]},
+                {"id": "n2", "topic": "Empty", "messages": [], "lastUpdate": 1_720_000_000_000u64}
+            ],
+            "currentSessionIndex": 0
+        },
+        "access-control": {"openaiApiKey": "sk-nextchat-secret", "accessCode": "hunter2"},
+        "app-config": {"theme": "dark"}
+    });
+    let records = read(&file);
+    assert_well_formed(&records);
+    let json = serde_json::to_string(&records.archive).unwrap();
+    assert!(!json.contains("sk-nextchat-secret") && !json.contains("hunter2"));
+    let report = records.from.clone().unwrap();
+    assert_eq!(report.source, Source::NextChat);
+    assert_eq!(report.omitted.count(Omission::Settings), 1);
+    assert_eq!(report.omitted.count(Omission::Images), 1);
+    assert_eq!(report.omitted.count(Omission::SystemPrompts), 1);
+    // The empty chat is not imported; the unnamed one is named from its first exchange.
+    assert_eq!(records.archive.conversations.len(), 1);
+    let conversation = &records.archive.conversations[0];
+    assert_ne!(conversation.title, "New Conversation");
+    assert!(!conversation.title.is_empty());
+    let (_, active) = path(&records, &conversation.title.clone());
+    assert_eq!(
+        contents(&active),
+        [
+            "How do magnets work?",
+            "Aligned electron spins.",
+            "And this?"
+        ]
+    );
+    assert_eq!(conversation.updated_at, 1_720_000_000_000.0);
+}
+
+#[test]
+fn a_hearth_export_is_read_as_one_and_anything_else_is_refused() {
+    let archive = Archive::new(Vec::new(), Vec::new(), None, Vec::new(), NOW);
+    let records = read_records(&serde_json::to_string(&archive).unwrap(), NOW).unwrap();
+    assert_eq!(records.from, None);
+    assert_eq!(records.archive, archive);
+    for other in [
+        json!({}),
+        json!([]),
+        json!([1, 2]),
+        json!({"conversations": []}),
+        json!({"state": {"messages": []}}),
+        json!("text"),
+    ] {
+        assert_eq!(
+            read_records(&other.to_string(), NOW),
+            Err(ArchiveError::NotAnExport),
+            "{other}"
+        );
+    }
+    assert_eq!(read_records("not json", NOW), Err(ArchiveError::NotJson));
+    assert_eq!(
+        read_records(r#"{"format":"hearth-export","version":9}"#, NOW),
+        Err(ArchiveError::NewerVersion(9))
+    );
+}
+
+#[test]
+fn what_is_left_out_is_counted_by_kind() {
+    let mut omitted = Omitted::default();
+    assert!(omitted.is_empty());
+    omitted.add(Omission::Files, 2);
+    omitted.add(Omission::Images, 0);
+    omitted.add(Omission::Files, 1);
+    omitted.add(Omission::Images, 4);
+    assert_eq!(
+        omitted.kinds(),
+        [(Omission::Images, 4), (Omission::Files, 3)]
+    );
+    assert_eq!(omitted.count(Omission::ToolCalls), 0);
+}
+
+/// Every copy of `value` with one field removed or given another type.
+fn damaged_copies(value: &Value) -> Vec<Value> {
+    fn walk(value: &Value, rebuild: &dyn Fn(Value) -> Value, out: &mut Vec<Value>) {
+        match value {
+            Value::Object(map) => {
+                for (key, child) in map {
+                    let mut without = map.clone();
+                    without.remove(key);
+                    out.push(rebuild(Value::Object(without)));
+                    for other in [Value::Null, json!(7), json!("x"), json!([]), json!({})] {
+                        let mut changed = map.clone();
+                        changed.insert(key.clone(), other);
+                        out.push(rebuild(Value::Object(changed)));
+                    }
+                    let (map, key) = (map.clone(), key.clone());
+                    walk(
+                        child,
+                        &move |replaced| {
+                            let mut map = map.clone();
+                            map.insert(key.clone(), replaced);
+                            rebuild(Value::Object(map))
+                        },
+                        out,
+                    );
+                }
+            }
+            Value::Array(items) => {
+                for (i, child) in items.iter().enumerate() {
+                    let items = items.clone();
+                    walk(
+                        child,
+                        &move |replaced| {
+                            let mut items = items.clone();
+                            items[i] = replaced;
+                            rebuild(Value::Array(items))
+                        },
+                        out,
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(value, &|v| v, &mut out);
+    out
+}
+
+#[test]
+fn a_field_missing_or_of_another_type_anywhere_never_breaks_a_read() {
+    let exports = [
+        json!([chatgpt_conversation()]),
+        chat_alone(),
+        json!({"chat-next-web-store": {"sessions": [{"id": "n", "topic": "T", "lastUpdate": 5,
+            "messages": [{"id": "a", "role": "user", "content": "q"}, {"id": "b", "role": "assistant", "content": "r"}]}]}}),
+        json!({"exportType": "sessions", "state": {"sessions": [{"id": "s", "meta": {"title": "S"}}],
+            "topics": [{"id": "t", "title": "T", "sessionId": "s"}],
+            "messages": [{"id": "a", "role": "user", "content": "q", "sessionId": "s", "topicId": "t", "createdAt": 1},
+                         {"id": "b", "role": "assistant", "content": "r", "sessionId": "s", "topicId": "t", "parentId": "a", "createdAt": 2}]}}),
+        json!([{"uuid": "c", "name": "N", "chat_messages": [
+            {"uuid": "a", "sender": "human", "text": "q", "content": [{"type": "text", "text": "q"}]},
+            {"uuid": "b", "sender": "assistant", "text": "r", "parent_message_uuid": "a"}]}]),
+    ];
+    let mut reads = 0;
+    for export in exports {
+        for copy in damaged_copies(&export) {
+            match read_records(&copy.to_string(), NOW) {
+                Ok(records) => assert_well_formed(&records),
+                Err(error) => assert!(
+                    matches!(error, ArchiveError::NotAnExport),
+                    "{error:?} for {copy}"
+                ),
+            }
+            reads += 1;
+        }
+    }
+    assert!(reads > 500, "{reads}");
+}
+
+#[test]
+fn the_conversations_of_a_zip_export_are_found_at_its_shallowest() {
+    use crate::zip_store::{self, DosTime};
+    let file = zip_store::write_all(
+        &[
+            ("chat.html", b"<html>"),
+            ("deep/more/conversations.json", b"[]"),
+            ("export/conversations.json", b"[1]"),
+            ("user.json", b"{}"),
+        ],
+        DosTime::from_unix_ms(NOW),
+    )
+    .unwrap();
+    let len = file.len() as u64;
+    let at = zip_store::find_directory(&file, len).unwrap();
+    let entries = zip_store::read_foreign_directory(
+        &file[at.range.start as usize..at.range.end as usize],
+        &at,
+    )
+    .unwrap();
+    assert_eq!(
+        conversations_entry(&entries).unwrap().name,
+        "export/conversations.json"
+    );
+    assert_eq!(
+        conversations_entry(&entries[..1]),
+        Err(ArchiveError::NotAnExport)
+    );
+    let mut huge = entries[2].clone();
+    huge.size = MAX_ARCHIVE_BYTES as u64 + 1;
+    assert_eq!(
+        conversations_entry(&[huge]),
+        Err(ArchiveError::TooLarge(MAX_ARCHIVE_BYTES + 1))
+    );
+}
