@@ -9,7 +9,9 @@
 //!   (images, attachments, their texts and thumbnails), as one ZIP; the file is built in
 //!   the browser's blob storage one file at a time, never whole in memory.
 //! - [`DataService::prepare_import`] then [`DataService::import`]: the chosen file (a ZIP,
-//!   or a records-only JSON export of version 1) checked and planned against what is
+//!   or a records-only JSON export of version 1, or another app's export: ChatGPT's or
+//!   Claude's ZIP or `conversations.json`, LobeChat's, Open WebUI's or NextChat's JSON,
+//!   read by `hearth_core::chat::peer_import`) checked and planned against what is
 //!   stored, reading only its directory and records; then the files that are not stored
 //!   yet are written, each checked against its checksum, then the records in one
 //!   transaction. A failure anywhere removes the files this import wrote, so a failed
@@ -26,6 +28,7 @@ use std::collections::HashMap;
 
 use hearth_core::chat::archive::{Archive, ArchiveError, ImportPlan, MAX_ARCHIVE_BYTES};
 use hearth_core::chat::export_file::{self, RECORDS_ENTRY};
+use hearth_core::chat::peer_import::{self, PeerReport, Records};
 use hearth_core::chat::{ConversationRecord, MessageRecord};
 use hearth_core::preferences::Preferences;
 use hearth_core::stored_file::{FileDir, StoredFile};
@@ -119,6 +122,9 @@ pub struct PendingImport {
     files: Vec<(StoredFile, Entry)>,
     /// The files it carries that are stored here already.
     pub files_present: usize,
+    /// The app it was exported from and what it held that is not imported, when it is
+    /// not a Hearth export.
+    pub from: Option<PeerReport>,
     /// The chosen file, read again for the files' bytes.
     source: SendWrapper<web_sys::File>,
 }
@@ -137,6 +143,7 @@ impl PartialEq for PendingImport {
             && self.plan == other.plan
             && self.files == other.files
             && self.files_present == other.files_present
+            && self.from == other.from
     }
 }
 
@@ -204,37 +211,51 @@ async fn read_range(
         .ok_or(DataError::Unreadable)
 }
 
-/// The bytes of `entry` of the chosen ZIP, checked against its checksum.
+/// The bytes of `entry` of the chosen ZIP (expanded when another app deflated it),
+/// checked against its checksum.
 async fn read_entry(file: &web_sys::Blob, entry: &Entry) -> Result<Vec<u8>, DataError> {
     let start = entry.header_offset;
     let header = read_range(file, start..start + zip_store::LOCAL_HEADER_BYTES).await?;
-    let bytes = read_range(file, zip_store::data_range(entry, &header)?).await?;
-    zip_store::check_crc(entry, &bytes)?;
-    Ok(bytes)
+    let kept = read_range(file, zip_store::data_range(entry, &header)?).await?;
+    Ok(zip_store::inflate(entry, &kept)?)
 }
 
-/// Reads a chosen ZIP export's directory and records (not its files' bytes).
+/// UTF-8 `bytes` read as the records of an import.
+fn records(bytes: Vec<u8>) -> Result<Records, DataError> {
+    let text = String::from_utf8(bytes).map_err(|_| ArchiveError::NotJson)?;
+    Ok(peer_import::read_records(&text, js_sys::Date::now())?)
+}
+
+/// Reads a chosen ZIP's directory and records (not its files' bytes): a Hearth export,
+/// or another app's with its conversations in one entry.
 async fn read_package(
     file: &web_sys::Blob,
     size: u64,
-) -> Result<(Archive, export_file::Contents), DataError> {
+) -> Result<(Records, Vec<(StoredFile, Entry)>), DataError> {
     let tail = read_range(file, size - size.min(zip_store::TAIL_BYTES)..size).await?;
     let at = zip_store::find_directory(&tail, size)?;
     let directory = read_range(file, at.range.clone()).await?;
+    let listed = zip_store::read_foreign_directory(&directory, &at)?;
+    if !listed.iter().any(|entry| entry.name == RECORDS_ENTRY) {
+        let entry = peer_import::conversations_entry(&listed)?;
+        let records = records(read_entry(file, entry).await?)?;
+        return Ok((records, Vec::new()));
+    }
+    // Hearth's own: every entry stored, every name one Hearth makes.
     let contents = export_file::contents(zip_store::read_directory(&directory, &at)?)?;
-    let records = read_entry(file, &contents.records).await?;
-    let text = String::from_utf8(records).map_err(|_| ArchiveError::NotJson)?;
-    Ok((Archive::parse(&text)?, contents))
+    let records = records(read_entry(file, &contents.records).await?)?;
+    if records.from.is_some() {
+        return Err(ArchiveError::NotAnExport.into());
+    }
+    Ok((records, contents.files))
 }
 
-/// Reads a chosen records-only JSON export (version 1).
-async fn read_json(file: &web_sys::Blob, size: u64) -> Result<Archive, DataError> {
+/// Reads a chosen JSON file: a records-only Hearth export (version 1) or another app's.
+async fn read_json(file: &web_sys::Blob, size: u64) -> Result<Records, DataError> {
     if size > MAX_ARCHIVE_BYTES as u64 {
         return Err(ArchiveError::TooLarge(usize::try_from(size).unwrap_or(usize::MAX)).into());
     }
-    let bytes = read_range(file, 0..size).await?;
-    let text = String::from_utf8(bytes).map_err(|_| ArchiveError::NotJson)?;
-    Ok(Archive::parse(&text)?)
+    records(read_range(file, 0..size).await?)
 }
 
 /// Removes files an import wrote before it failed.
@@ -361,9 +382,8 @@ impl DataService {
     async fn plan(source: web_sys::File) -> Result<PendingImport, DataError> {
         let size = source.size() as u64;
         let head = read_range(&source, 0..size.min(4)).await?;
-        let (archive, carried) = if export_file::is_zip(&head) {
-            let (archive, contents) = read_package(&source, size).await?;
-            (archive, contents.files)
+        let (Records { archive, from }, carried) = if export_file::is_zip(&head) {
+            read_package(&source, size).await?
         } else {
             (read_json(&source, size).await?, Vec::new())
         };
@@ -390,6 +410,7 @@ impl DataService {
             plan,
             files,
             files_present,
+            from,
             source: SendWrapper::new(source),
         })
     }
@@ -453,7 +474,9 @@ impl DataService {
             .collect();
         // The conversations are in; what did not follow is reported, not dropped.
         let mut partial = Vec::new();
-        if let Err(reason) = self.providers.import(incoming).await {
+        if !incoming.is_empty()
+            && let Err(reason) = self.providers.import(incoming).await
+        {
             partial.push(PartialImport::Providers(reason));
         }
         if let Some(imported) = pending.archive.preferences.clone()

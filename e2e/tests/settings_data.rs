@@ -191,7 +191,7 @@ async fn export_delete_all_and_import_bring_everything_back() {
     choose_file(&session, &junk).await;
     session
         .wait_until(
-            "document.getElementById('data-error').textContent.includes('not a Hearth export')",
+            "document.getElementById('data-error').textContent.includes('neither a Hearth export')",
         )
         .await;
     assert!(counts(&session).await.contains("Conversations: 0"));

@@ -2,9 +2,11 @@
 //! Storage use against the quota and whether the browser promised to keep it (with a way
 //! to ask); export, import and delete-all, each done by the data service
 //! ([`crate::archive`]) while this tab shows where it stands (with the files done of
-//! the files in all), asks before an import or a delete, and says what happened.
+//! the files in all), asks before an import or a delete (for another app's export:
+//! which app, and what it held that is not imported), and says what happened.
 
 use hearth_core::chat::archive::{ArchiveError, MAX_ARCHIVE_BYTES};
+use hearth_core::chat::peer_import::{Omission, PeerReport};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
@@ -82,6 +84,33 @@ fn data_message(i18n: I18n, error: &DataError) -> String {
         ),
         DataError::Streaming => i18n.t(Key::DataDeleteStreaming),
     }
+}
+
+/// What an export from another app held that is not imported, in one line ("" when
+/// nothing was left out).
+fn left_out_message(i18n: I18n, report: &PeerReport) -> String {
+    let items: Vec<String> = report
+        .omitted
+        .kinds()
+        .into_iter()
+        .map(|(kind, count)| {
+            let key = match kind {
+                Omission::Images => Key::DataOmittedImages,
+                Omission::Files => Key::DataOmittedFiles,
+                Omission::ToolCalls => Key::DataOmittedToolCalls,
+                Omission::SystemPrompts => Key::DataOmittedSystemPrompts,
+                Omission::WebResults => Key::DataOmittedWebResults,
+                Omission::UnknownContent => Key::DataOmittedUnknown,
+                Omission::Damaged => Key::DataOmittedDamaged,
+                Omission::Settings => Key::DataOmittedSettings,
+            };
+            i18n.t_with(key, &[("count", &count.to_string())])
+        })
+        .collect();
+    if items.is_empty() {
+        return String::new();
+    }
+    i18n.t_with(Key::DataImportLeftOut, &[("items", &items.join(" · "))])
 }
 
 /// What to tell the user about the parts of an import that did not come in.
@@ -359,19 +388,43 @@ pub fn DataPanel() -> impl IntoView {
                 </label>
                 {move || match step.get() {
                     Step::Confirm(pending) => {
-                        let summary = i18n.t_with(
-                            Key::DataImportSummary,
-                            &[
-                                ("file", &pending.file),
-                                ("conversations", &pending.plan.conversations.len().to_string()),
-                                ("messages", &pending.plan.messages.len().to_string()),
-                                ("files", &pending.files_to_write().to_string()),
-                                ("skipped", &(pending.plan.skipped + pending.files_present).to_string()),
-                            ],
-                        );
+                        let conversations = pending.plan.conversations.len().to_string();
+                        let messages = pending.plan.messages.len().to_string();
+                        let skipped = (pending.plan.skipped + pending.files_present).to_string();
+                        let (summary, left_out) = match &pending.from {
+                            Some(report) => (
+                                i18n.t_with(
+                                    Key::DataImportFrom,
+                                    &[
+                                        ("file", &pending.file),
+                                        ("app", report.source.name()),
+                                        ("conversations", &conversations),
+                                        ("messages", &messages),
+                                        ("skipped", &skipped),
+                                    ],
+                                ),
+                                left_out_message(i18n, report),
+                            ),
+                            None => (
+                                i18n.t_with(
+                                    Key::DataImportSummary,
+                                    &[
+                                        ("file", &pending.file),
+                                        ("conversations", &conversations),
+                                        ("messages", &messages),
+                                        ("files", &pending.files_to_write().to_string()),
+                                        ("skipped", &skipped),
+                                    ],
+                                ),
+                                String::new(),
+                            ),
+                        };
                         Some(view! {
                             <div class="confirm-box" role="group" aria-labelledby="data-import-summary">
                                 <p class="confirm-box__text" id="data-import-summary">{summary}</p>
+                                {(!left_out.is_empty()).then(|| view! {
+                                    <p class="confirm-box__text" id="data-import-left-out">{left_out}</p>
+                                })}
                                 <div class="provider-form__actions">
                                     <button type="button" class="button button--secondary" on:click=move |_| step.set(Step::Idle)>
                                         {tr(Key::ProviderCancel)}
