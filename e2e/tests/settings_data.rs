@@ -4,6 +4,9 @@
 //! that are not exports are refused with nothing changed; and a full disk (a real one: a
 //! small tmpfs under the browser profile, filled up) refuses an import whole, records and
 //! files, and a new message without losing its text, with the user told what to do.
+//! The storage block shows use against the quota, and asks the browser to keep the data
+//! (`navigator.storage.persist()`, refused then granted through the browser's own
+//! permission), which holds after a reload.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -559,4 +562,124 @@ async fn a_full_disk_refuses_an_import_whole_and_says_what_to_do() {
     // The refused writes are logged by the browser as errors; that is the point.
     session.browser.close().await;
     drop(disk);
+}
+
+/// `#id`'s text.
+async fn text_of(session: &AppSession, id: &str) -> String {
+    session
+        .js(
+            "return document.getElementById(arguments[0])?.textContent ?? ''",
+            vec![json!(id)],
+        )
+        .await
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Lets or refuses this site's `navigator.storage.persist()`, as the browser decides it.
+async fn persistent_storage(session: &AppSession, setting: &str) {
+    session
+        .cdp(
+            "Browser.setPermission",
+            json!({
+                "permission": {"name": "persistent-storage"},
+                "setting": setting,
+                "origin": session.origin(),
+            }),
+        )
+        .await;
+}
+
+#[tokio::test]
+async fn storage_use_is_shown_and_keeping_the_data_is_asked_for_and_kept() {
+    let session = AppSession::open(1280, 900).await;
+    persistent_storage(&session, "denied").await;
+    session.open_settings_tab("data").await;
+    session
+        .wait_until("/^Using \\S+ \\S+ of \\S+ \\S+ available to this site\\.$/.test(document.getElementById('data-usage')?.textContent)")
+        .await;
+    session
+        .wait_until("document.getElementById('data-persisted')?.textContent.includes('may clear this data')")
+        .await;
+    let quota = session
+        .js_async(
+            "const done = arguments[arguments.length - 1];
+             navigator.storage.estimate().then((e) => done(e.quota), () => done(0));",
+            vec![],
+        )
+        .await
+        .as_f64()
+        .unwrap_or_default();
+    assert!(quota > 0.0, "the browser reports a quota");
+    let before = text_of(&session, "data-usage").await;
+
+    // Refused: the user is told, and asking stays possible.
+    session.click_by_script("#data-persist-ask").await;
+    session
+        .wait_until("document.querySelector('.toasts')?.textContent.includes('The browser declined for now')")
+        .await;
+    session.wait_for("#data-persist-ask").await;
+
+    // Granted: said, the button goes, and it holds after a reload.
+    persistent_storage(&session, "granted").await;
+    session.click_by_script("#data-persist-ask").await;
+    session
+        .wait_until("document.querySelector('.toasts')?.textContent.includes('will keep Hearth')")
+        .await;
+    session
+        .wait_until("document.getElementById('data-persisted')?.textContent.includes('has promised to keep')")
+        .await;
+    session
+        .wait_until("!document.getElementById('data-persist-ask')")
+        .await;
+
+    // Importing about a megabyte of messages shows in the use and the meter.
+    let dir = scratch("persist");
+    let big = dir.join("big.json");
+    std::fs::write(&big, big_export(800)).unwrap();
+    choose_file(&session, &big).await;
+    session.click_by_script("#data-import-confirm").await;
+    session
+        .wait_until("document.getElementById('data-counts')?.textContent.includes('Messages: 800')")
+        .await;
+    session
+        .wait_until(&format!(
+            "document.getElementById('data-usage')?.textContent !== {}",
+            json!(before)
+        ))
+        .await;
+    let meter = session
+        .js("return document.querySelector('.data-meter').value", vec![])
+        .await
+        .as_f64()
+        .unwrap_or_default();
+    assert!(meter > 0.0 && meter < 1.0, "meter {meter}");
+    session.screenshot("settings-data-storage").await;
+
+    session.reload_app().await;
+    let kept = session
+        .js_async(
+            "const done = arguments[arguments.length - 1];
+             navigator.storage.persisted().then(done, () => done(null));",
+            vec![],
+        )
+        .await;
+    assert_eq!(kept, json!(true));
+    session.open_settings_tab("data").await;
+    session
+        .wait_until("document.getElementById('data-persisted')?.textContent.includes('has promised to keep')")
+        .await;
+    assert!(
+        session
+            .js(
+                "return !document.getElementById('data-persist-ask')",
+                vec![]
+            )
+            .await
+            .as_bool()
+            .unwrap_or(false)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    session.finish().await;
 }

@@ -350,7 +350,7 @@ pub fn DataPanel() -> impl IntoView {
                 <p class="settings-section__text" id="data-counts">{counts_text}</p>
                 <p class="settings-section__text" id="data-persisted">{persisted_text}</p>
                 <Show when=move || persisted.get() == Some(false)>
-                    <button type="button" class="button button--secondary data-block__action" on:click=ask_persist>
+                    <button type="button" id="data-persist-ask" class="button button--secondary data-block__action" on:click=ask_persist>
                         {tr(Key::DataPersistAsk)}
                     </button>
                 </Show>
