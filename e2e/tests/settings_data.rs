@@ -505,18 +505,24 @@ async fn a_full_disk_refuses_an_import_whole_and_says_what_to_do() {
         .wait_until("document.getElementById('data-counts')?.textContent.includes('Conversations: 0 · Messages: 0')")
         .await;
 
-    // A message sent on the full disk: the user is told, and the text is not lost. The
-    // refused import may have let the database give space back: fill what it freed, so
-    // the message's few hundred bytes cannot fit.
+    // A message sent on the full disk: the user is told, and neither the text nor the
+    // file attached before the disk filled is lost. The disk is filled again after the
+    // file is in, so the message's few hundred bytes cannot fit.
+    session.press(&[fantoccini::key::Key::Escape]).await;
+    session
+        .wait_until("!document.querySelector('dialog')?.open")
+        .await;
+    // The file is attached with room to store it (the filler is freed, then put back).
+    session.js(FREE_THE_DISK, vec![]).await;
+    let note = outside.join("note.txt");
+    std::fs::write(&note, "A note that must not be lost.\n").unwrap();
+    attach(&session, &[note.as_path()]).await;
+    ready_chips(&session, 1).await;
     let refused = session.js(FILL_THE_DISK, vec![]).await;
     assert!(
         refused.as_array().is_some_and(|r| !r.is_empty()),
         "the disk is full again: {refused}"
     );
-    session.press(&[fantoccini::key::Key::Escape]).await;
-    session
-        .wait_until("!document.querySelector('dialog')?.open")
-        .await;
     send(&session, "Kept despite a full disk").await;
     session
         .wait_until_within(
@@ -529,6 +535,15 @@ async fn a_full_disk_refuses_an_import_whole_and_says_what_to_do() {
             "document.getElementById('composer-input').value === 'Kept despite a full disk'",
         )
         .await;
+    ready_chips(&session, 1).await;
+    assert!(
+        session
+            .js("return document.querySelector('.composer .attachment-chip')?.textContent.includes('note.txt')", vec![])
+            .await
+            .as_bool()
+            .unwrap_or(false),
+        "the attached file is back in the composer"
+    );
     assert_eq!(sidebar_titles(&session).await, json!([]));
 
     // With room again, the same text sends and the same file imports.
@@ -539,6 +554,9 @@ async fn a_full_disk_refuses_an_import_whole_and_says_what_to_do() {
         .await;
     session.press(&[fantoccini::key::Key::Enter]).await;
     last_status(&session, "done").await;
+    session
+        .wait_until("document.querySelector('.message--user .attachment-chips--message')?.textContent.includes('note.txt') && !document.querySelector('.composer .attachment-chip')")
+        .await;
     // The title is written after the reply, in the background.
     session
         .wait_until("document.querySelector('.conversation-item__title')?.textContent === 'Kept despite a full disk'")

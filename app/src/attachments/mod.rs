@@ -142,6 +142,27 @@ impl Draft {
         }
     }
 
+    /// Puts back files of a message that was not sent (ready, their bytes still stored),
+    /// after any the draft holds; one already in it is not added twice.
+    pub fn restore(&self, attachments: Vec<Attachment>) {
+        if attachments.is_empty() {
+            return;
+        }
+        self.files.update(|files| {
+            for attachment in attachments {
+                if files.iter().any(|f| f.id == attachment.id) {
+                    continue;
+                }
+                files.push(DraftFile {
+                    id: attachment.id.clone(),
+                    name: attachment.name.clone(),
+                    size: attachment.size,
+                    state: DraftState::Ready(attachment),
+                });
+            }
+        });
+    }
+
     /// The ready files, leaving the draft empty (the message now owns them).
     pub fn take(&self) -> Vec<Attachment> {
         let files = self.files.try_update(std::mem::take).unwrap_or_default();

@@ -10,11 +10,11 @@ use hearth_core::chat::{
 use hearth_core::preferences::ModelRef;
 use leptos::prelude::*;
 
-use super::Chat;
 use super::live::LiveMessage;
 use super::tabs::ReplyLock;
 use super::turn::{self, Mode};
 use super::undo::Undo;
+use super::{Chat, Unsent};
 use crate::browser::{new_id, now};
 use crate::i18n::Key;
 use crate::storage::{Batch, CONVERSATIONS, MESSAGES};
@@ -94,8 +94,8 @@ impl Chat {
         if self.tabs.is_elsewhere_untracked(&key) {
             // The composer asks first and keeps text and files; a message that gets here
             // anyway (the next queued one, as another tab took the conversation) goes
-            // back to the composer.
-            self.unsent.set(Some(text));
+            // back to the composer, files and all.
+            self.unsent.set(Some(Unsent { text, attachments }));
             self.say_elsewhere();
             return true;
         }
@@ -147,10 +147,14 @@ impl Chat {
     }
 
     async fn begin_turn(&self, text: String, attachments: Vec<Attachment>, choice: ModelRef) {
-        if !self.try_begin_turn(text.clone(), attachments, choice).await {
-            // Nothing was stored (a full quota, say): the text goes back to the composer
-            // rather than being lost with the failed write.
-            self.unsent.set(Some(text));
+        if !self
+            .try_begin_turn(text.clone(), attachments.clone(), choice)
+            .await
+        {
+            // Nothing was stored (a full quota, or another tab claimed the reply between
+            // the composer's check and the claim): the text and the files go back to the
+            // composer rather than being lost with the failed write.
+            self.unsent.set(Some(Unsent { text, attachments }));
         }
     }
 

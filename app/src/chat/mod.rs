@@ -60,10 +60,21 @@ pub struct Chat {
     pub choice: ModelChoice,
     /// The replies other tabs write, and this tab's claims.
     tabs: tabs::Tabs,
-    /// Text whose sending failed before anything was stored; the composer takes it back.
-    unsent: RwSignal<Option<String>>,
+    /// A message whose sending failed before anything was stored; the composer takes it
+    /// back, text and files.
+    unsent: RwSignal<Option<Unsent>>,
     undo: undo::UndoSlot,
     turn: turn::TurnContext,
+}
+
+/// A message that was not sent and stored nothing: its text and its attached files
+/// (their bytes are still stored), for the composer to hold again.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unsent {
+    /// What the user wrote.
+    pub text: String,
+    /// The files that were attached.
+    pub attachments: Vec<hearth_core::attachment::Attachment>,
 }
 
 /// The chat state.
@@ -156,7 +167,7 @@ impl Chat {
     }
 
     /// A message whose first write failed, for the composer to take back (once).
-    pub fn take_unsent(&self) -> Option<String> {
+    pub fn take_unsent(&self) -> Option<Unsent> {
         let unsent = self.unsent.get();
         if unsent.is_some() {
             self.unsent.set(None);

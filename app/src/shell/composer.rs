@@ -38,12 +38,14 @@ pub fn Composer() -> impl IntoView {
     let chat = use_chat();
     // The models on offer and the effective choice are the chat's memos.
     let options = chat.choice.offered();
-    // A message whose first write failed comes back, unless the user typed on.
+    // A message whose first write failed comes back, unless the user typed on; its
+    // files join the draft again either way.
     Effect::new(move |_| {
-        if let Some(unsent) = chat.take_unsent()
-            && text.with_untracked(|t| t.trim().is_empty())
-        {
-            text.set(unsent);
+        if let Some(unsent) = chat.take_unsent() {
+            if text.with_untracked(|t| t.trim().is_empty()) {
+                text.set(unsent.text);
+            }
+            draft.restore(unsent.attachments);
         }
     });
     // What another app shared into Hearth joins the draft: text and files.
