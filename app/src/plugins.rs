@@ -58,6 +58,24 @@ pub enum Answer {
     Deny,
 }
 
+impl Answer {
+    /// Its name on the tabs' channel.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::AllowOnce => "once",
+            Self::AllowSession => "session",
+            Self::Deny => "deny",
+        }
+    }
+
+    /// The answer named `name`, if it is one.
+    pub fn from_name(name: &str) -> Option<Self> {
+        [Self::AllowOnce, Self::AllowSession, Self::Deny]
+            .into_iter()
+            .find(|a| a.name() == name)
+    }
+}
+
 /// Why a call could not be made.
 #[derive(Debug, Clone, PartialEq)]
 pub enum CallError {

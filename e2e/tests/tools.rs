@@ -365,6 +365,66 @@ async fn a_destructive_call_waits_and_is_allowed_once_then_denied() {
 }
 
 #[tokio::test]
+async fn a_call_waiting_in_one_tab_is_answered_from_another() {
+    let pets = PetApi::start();
+    let (fixture, session) = tool_session().await;
+    install(&session, "openapi-url", &pets.description_url(), "OpenAPI").await;
+    set_confirm_mode(&session, "destructive").await;
+    close_settings(&session).await;
+    fixture.enqueue(Reply::text("").tool_call("deletePet", r#"{"petId": 11}"#));
+    fixture.enqueue(Reply::text("Pet 11 was deleted."));
+    send(&session, "Delete pet 11").await;
+    session.wait_for("[data-confirm-call]").await;
+
+    // A second tab shows the question of the reply the first tab writes; its answer is
+    // the one the first tab acts on, and nothing runs before it.
+    let (first, _second) = session.open_tab().await;
+    session.open_app("/").await;
+    open_latest(&session).await;
+    session.wait_for("[data-confirm-call]").await;
+    assert!(
+        !pets.seen().iter().any(|(method, _)| method == "DELETE"),
+        "nothing runs before the user answers"
+    );
+    session.click_by_script("[data-answer=once]").await;
+    session
+        .wait_until(
+            "[...document.querySelectorAll('.message--assistant')].at(-1)
+               ?.textContent.includes('Pet 11 was deleted.')",
+        )
+        .await;
+    last_status(&session, "done").await;
+    assert_eq!(
+        pets.seen()
+            .iter()
+            .filter(|(method, path)| method == "DELETE" && path == "/pet/11")
+            .count(),
+        1,
+        "the writer ran the call once"
+    );
+    assert_eq!(calls(&session).await[0][1], json!("done"));
+    session
+        .client
+        .switch_to_window(first)
+        .await
+        .expect("back to the first tab");
+    last_status(&session, "done").await;
+    assert_eq!(calls(&session).await[0][1], json!("done"));
+    assert!(
+        session
+            .js(
+                "return !document.querySelector('[data-confirm-call]')",
+                vec![]
+            )
+            .await
+            .as_bool()
+            .unwrap_or(false),
+        "the question is gone in the writer too"
+    );
+    session.finish().await;
+}
+
+#[tokio::test]
 async fn a_model_that_keeps_calling_tools_gets_a_final_round_without_them() {
     let pets = PetApi::start();
     let (fixture, session) = tool_session().await;

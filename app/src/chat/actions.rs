@@ -135,6 +135,16 @@ impl Chat {
         self.runs.remove_queued(&self.key(), id);
     }
 
+    /// Answers the tool call waiting under `key` in `conversation_id`'s reply: here, or
+    /// in the tab that writes the reply (the one that can run it).
+    pub fn answer_call(&self, conversation_id: &str, key: &str, answer: crate::plugins::Answer) {
+        if self.tabs.is_elsewhere_untracked(conversation_id) {
+            super::broadcast::give_answer(conversation_id, key, answer.name());
+        } else {
+            self.turn.plugins.answer(key, answer);
+        }
+    }
+
     /// Stops the open conversation's reply (here, or by asking the tab that writes it);
     /// what arrived is kept.
     pub fn stop(&self) {

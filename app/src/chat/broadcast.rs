@@ -1,7 +1,8 @@
 //! The `hearth-chat` BroadcastChannel: after every write a tab announces which records it
 //! changed (ids only, never data: the database stays the one source of truth), and when
 //! it starts and ends writing a conversation's reply (`tabs`); a tab showing another's
-//! reply asks it to stop here. `sync` listens on the same channel.
+//! reply asks it to stop here, and answers a tool call waiting in it. `sync` listens on
+//! the same channel.
 
 use js_sys::{Object, Reflect};
 use web_sys::BroadcastChannel;
@@ -60,4 +61,15 @@ pub fn announce_run(conversation_id: &str, started: bool) {
 /// Asks the tab writing `conversation_id`'s reply to stop it.
 pub fn ask_stop(conversation_id: &str) {
     post(&[("kind", "stop"), ("id", conversation_id)]);
+}
+
+/// Gives the tab writing `conversation_id`'s reply the user's answer to the tool call
+/// waiting under `key` (only that tab can run the call).
+pub fn give_answer(conversation_id: &str, key: &str, answer: &str) {
+    post(&[
+        ("kind", "answer"),
+        ("id", conversation_id),
+        ("key", key),
+        ("answer", answer),
+    ]);
 }

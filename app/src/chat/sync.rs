@@ -53,6 +53,16 @@ pub fn listen(chat: Chat) {
                     chat.runs.stop(&id);
                     return;
                 }
+                "answer" => {
+                    // Only the tab writing the reply holds the waiting call.
+                    if chat.runs.writing(&id).is_some()
+                        && let Some(answer) =
+                            crate::plugins::Answer::from_name(&text(&data, "answer"))
+                    {
+                        chat.turn.plugins.answer(&text(&data, "key"), answer);
+                    }
+                    return;
+                }
                 _ => {}
             }
             chat.store.note_change();

@@ -13,7 +13,7 @@ use leptos::prelude::*;
 use crate::chat::LiveMessage;
 use crate::files::{self, FileError, IMAGES};
 use crate::i18n::{Key, tr, use_i18n};
-use crate::plugins::{Answer, answer_key, use_plugins};
+use crate::plugins::{Answer, answer_key};
 use crate::preferences::use_prefs;
 use crate::render::view::MarkdownBody;
 use crate::settings::risk_key;
@@ -152,7 +152,8 @@ fn CallView(live: LiveMessage, round: usize, index: usize) -> impl IntoView {
             })}
             {open.then(|| {
                 let key = answer_key(&live.record.with_untracked(|r| r.id.clone()), round, index);
-                view! { <ConfirmCard call=call.clone() answer_key=key /> }
+                let conversation = live.record.with_untracked(|r| r.conversation_id.clone());
+                view! { <ConfirmCard call=call.clone() answer_key=key conversation=conversation /> }
             })}
         })
     }
@@ -201,8 +202,17 @@ fn StoredImage(name: String, alt: String) -> impl IntoView {
 
 /// The confirmation card of a waiting call.
 #[component]
-fn ConfirmCard(call: ToolCallRecord, answer_key: String) -> impl IntoView {
-    let plugins = use_plugins();
+fn ConfirmCard(call: ToolCallRecord, answer_key: String, conversation: String) -> impl IntoView {
+    let chat = crate::chat::use_chat();
+    // The tab writing the reply runs the call; an answer given here reaches it.
+    let answer_in = move |conversation: String| {
+        move |key: &str, answer: Answer| chat.answer_call(&conversation, key, answer)
+    };
+    let (answer_deny, answer_session, answer_once) = (
+        answer_in(conversation.clone()),
+        answer_in(conversation.clone()),
+        answer_in(conversation),
+    );
     let prefs = use_prefs();
     let i18n = use_i18n();
     let session = prefs.value.with_untracked(|p| p.tools.confirm) == ConfirmMode::SideEffects
@@ -219,17 +229,17 @@ fn ConfirmCard(call: ToolCallRecord, answer_key: String) -> impl IntoView {
             <p class="confirm-card__text">{tr(Key::ToolConfirmHint)}</p>
             <div class="confirm-card__actions">
                 <button type="button" class="button button--secondary button--small" data-answer="deny"
-                    on:click=move |_| plugins.answer(&deny, Answer::Deny)>
+                    on:click=move |_| answer_deny(&deny, Answer::Deny)>
                     {tr(Key::ToolDeny)}
                 </button>
                 {session.then(|| view! {
                     <button type="button" class="button button--secondary button--small" data-answer="session"
-                        on:click=move |_| plugins.answer(&always, Answer::AllowSession)>
+                        on:click=move |_| answer_session(&always, Answer::AllowSession)>
                         {tr(Key::ToolAllowSession)}
                     </button>
                 })}
                 <button type="button" class="button button--primary button--small" data-answer="once"
-                    on:click=move |_| plugins.answer(&once, Answer::AllowOnce)>
+                    on:click=move |_| answer_once(&once, Answer::AllowOnce)>
                     {tr(Key::ToolAllowOnce)}
                 </button>
             </div>

@@ -155,6 +155,19 @@ impl Reply {
         }
     }
 
+    /// Stores the tool calls as shown (a call now waiting for the user, say), so another
+    /// tab shows the question and a reload finds it.
+    pub async fn store_shown_calls(&self, store: ChatDb) {
+        let rounds = self.live.record.with_untracked(|r| r.tool_rounds.clone());
+        let mut batch = Batch::new();
+        batch.merge(
+            MESSAGES,
+            &self.live.id(),
+            json!({"toolRounds": rounds, "updatedAt": now()}),
+        );
+        let _ = store.write(&batch).await;
+    }
+
     /// Writes the partial reply (the 500 ms flush), measured as `hearth:flush` (the
     /// benchmarks read the measures of the last reply).
     pub async fn flush(&self, store: ChatDb) {

@@ -162,6 +162,9 @@ async fn one_call(
     if let Decision::Ask(offer) = decision {
         record.status = ToolCallStatus::AwaitingApproval;
         reply.show_call(place.round, place.index, &record);
+        // Stored at once: another tab shows the question (and answers it through the
+        // channel), a reload finds the call waiting and denies it.
+        reply.store_shown_calls(context.store).await;
         let key = answer_key(&place.reply_id, place.round, place.index);
         match wait_for_answer(context, &key, &place.conversation_id, &signal).await {
             Answer::Deny => {
