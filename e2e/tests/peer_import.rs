@@ -121,6 +121,15 @@ async fn import(session: &AppSession, path: &Path, app: &str, expect: &str, left
     );
     let omitted = text_of(session, "data-import-left-out").await;
     assert!(omitted.contains(left_out), "{omitted}");
+    session
+        .js(
+            "document.getElementById('data-import-confirm').scrollIntoView({block: 'center'})",
+            vec![],
+        )
+        .await;
+    session
+        .screenshot(&format!("settings-data-import-{}", app.to_lowercase()))
+        .await;
     session.click_by_script("#data-import-confirm").await;
     session
         .wait_until("!document.getElementById('data-import-summary')")
@@ -270,8 +279,9 @@ async fn other_apps_exports_come_in_with_their_branches_and_without_their_keys()
 
     // The ChatGPT conversation opens on the path it showed, with the branch one step away.
     open_conversation(&session, "Cat or dog").await;
+    // The replies are Markdown, rendered by the worker.
     session
-        .wait_until("document.querySelectorAll('.message').length === 4")
+        .wait_until("document.querySelectorAll('.message').length === 4 && !!document.querySelector('.message--assistant .markdown strong')")
         .await;
     assert_eq!(
         messages(&session).await,
@@ -301,8 +311,17 @@ async fn other_apps_exports_come_in_with_their_branches_and_without_their_keys()
     // And it goes on like any conversation: the request carries the imported turns.
     fixture.enqueue(Reply::text("Ginger, most likely."));
     send(&session, "Which shade?").await;
+    session
+        .wait_until("document.querySelectorAll('.message').length === 6")
+        .await;
     last_status(&session, "done").await;
-    let request = fixture.requests().last().expect("a request").json();
+    let request = fixture
+        .requests()
+        .iter()
+        .rev()
+        .map(|r| r.json())
+        .find(|body| body["messages"].to_string().contains("Which shade?"))
+        .expect("the chat request");
     let sent: Vec<String> = request["messages"]
         .as_array()
         .expect("messages")
