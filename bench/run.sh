@@ -13,3 +13,5 @@ cargo run --quiet --locked --release -p hearth-bench --bin chat_bench -- docs/BE
 cargo run --quiet --locked --release -p hearth-bench --bin search_bench -- docs/BENCHMARKS.md
 # The same corpus in the browser: the search worker's build, queries and reopening.
 cargo run --quiet --locked --release -p hearth-bench --bin search_browser -- docs/BENCHMARKS.md
+# Reading another app's export into records, natively.
+cargo run --quiet --locked --release -p hearth-bench --bin import_bench -- docs/BENCHMARKS.md
