@@ -1,7 +1,8 @@
 //! Assembles the edge: the `/api` router behind its guard, the static app with its SPA
 //! fallback, and the layers every request and response passes through (the host check,
 //! security headers, request log). The share target's `POST /share` is the app's service
-//! worker's; one that reaches the edge (no worker took it) is sent back to the app unread.
+//! worker's; one that reaches the edge (no worker took it) is discarded unread and the
+//! page sent back to the app.
 
 use axum::Router;
 use axum::extract::{Request, State};
@@ -53,9 +54,24 @@ async fn serve_static(State(state): State<AppState>, request: Request) -> Respon
         .respond(request.method(), path, request.headers())
 }
 
-/// What another app shared is the browser's to keep: the edge never reads it. The page
-/// goes to the app, which asks for the share again.
-async fn share_without_worker() -> axum::response::Redirect {
+/// The most of a missed share's body the edge drains before it answers.
+const SHARE_DRAIN_BYTES: usize = 64 * 1024 * 1024;
+
+/// What another app shared is the browser's to keep: the edge never parses or keeps it.
+/// The body is drained and dropped (up to [`SHARE_DRAIN_BYTES`]) before the answer, since
+/// answering while the browser still uploads closes the connection under it, which the
+/// browser reports as a failed request instead of following the redirect. The page goes
+/// to the app, which asks for the share again.
+async fn share_without_worker(body: axum::body::Body) -> axum::response::Redirect {
+    use futures_util::StreamExt;
+    let mut chunks = body.into_data_stream();
+    let mut drained = 0usize;
+    while let Some(Ok(chunk)) = chunks.next().await {
+        drained += chunk.len();
+        if drained > SHARE_DRAIN_BYTES {
+            break;
+        }
+    }
     axum::response::Redirect::to("/?share=failed")
 }
 

@@ -244,17 +244,24 @@ async fn the_service_worker_is_revalidated_and_a_share_it_missed_goes_back_unrea
     assert_eq!(again.status(), StatusCode::NOT_MODIFIED);
 
     // A share the worker did not take (none was installed yet) is sent back to the app,
-    // which says so; the edge answers before it reads a byte of what was shared.
-    let mut form =
-        b"--b\r\nContent-Disposition: form-data; name=\"text\"\r\n\r\na private note\r\n\
+    // which says so; the edge drops what was shared unread. It is sent slowly, in
+    // pieces, as a browser uploads a large share: an answer given mid-upload would cut
+    // the connection under the client, which then never sees the redirect.
+    use futures_util::StreamExt as _;
+    let head = b"--b\r\nContent-Disposition: form-data; name=\"text\"\r\n\r\na private note\r\n\
         --b\r\nContent-Disposition: form-data; name=\"files\"; filename=\"a.bin\"\r\n\r\n"
-            .to_vec();
-    form.extend(vec![7u8; 64 * 1024]);
-    form.extend(b"\r\n--b--\r\n");
+        .to_vec();
+    let mut pieces: Vec<Vec<u8>> = vec![head];
+    pieces.extend((0..8).map(|_| vec![7u8; 64 * 1024]));
+    pieces.push(b"\r\n--b--\r\n".to_vec());
+    let slowly = futures_util::stream::iter(pieces).then(|piece| async move {
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+        Ok::<_, std::io::Error>(piece)
+    });
     let shared = http
         .post(server.url("/share"))
         .header(header::CONTENT_TYPE, "multipart/form-data; boundary=b")
-        .body(form)
+        .body(reqwest::Body::wrap_stream(slowly))
         .send()
         .await
         .unwrap();
