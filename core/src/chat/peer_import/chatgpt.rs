@@ -11,7 +11,7 @@
 use serde_json::Value;
 
 use super::build::{SourceConversation, SourceMessage};
-use super::{Omission, Omitted, items, text, time};
+use super::{Omission, Omitted, items, read_each, text, time};
 use crate::chat::record::Role;
 
 /// Whether `item` is one of ChatGPT's conversations.
@@ -22,16 +22,7 @@ pub fn recognise(item: &Value) -> bool {
 
 /// Every conversation of the export.
 pub fn read(value: &Value, omitted: &mut Omitted) -> Vec<SourceConversation> {
-    items(value)
-        .iter()
-        .filter_map(|item| {
-            let read = conversation(item, omitted);
-            if read.is_none() {
-                omitted.add(Omission::Damaged, 1);
-            }
-            read
-        })
-        .collect()
+    read_each(items(value), omitted, conversation)
 }
 
 fn conversation(item: &Value, omitted: &mut Omitted) -> Option<SourceConversation> {

@@ -200,12 +200,7 @@ fn recognise(value: &Value) -> Option<Source> {
     }
     // The three that export a list of conversations: the first one that reads as a
     // conversation at all says which (an empty list is nobody's).
-    let list = match value {
-        Value::Array(items) => items.as_slice(),
-        Value::Object(_) => std::slice::from_ref(value),
-        _ => return None,
-    };
-    list.iter().find_map(|item| {
+    items(value).iter().find_map(|item| {
         if chatgpt::recognise(item) {
             Some(Source::ChatGpt)
         } else if claude::recognise(item) {
@@ -225,6 +220,23 @@ fn items(value: &Value) -> &[Value] {
         Value::Object(_) => std::slice::from_ref(value),
         _ => &[],
     }
+}
+
+/// Each of `list` read by `conversation`; one that does not read is counted as damaged.
+fn read_each(
+    list: &[Value],
+    omitted: &mut Omitted,
+    conversation: impl Fn(&Value, &mut Omitted) -> Option<build::SourceConversation>,
+) -> Vec<build::SourceConversation> {
+    list.iter()
+        .filter_map(|item| {
+            let read = conversation(item, omitted);
+            if read.is_none() {
+                omitted.add(Omission::Damaged, 1);
+            }
+            read
+        })
+        .collect()
 }
 
 /// `value[key]` as text, or "".

@@ -9,7 +9,7 @@
 use serde_json::Value;
 
 use super::build::{SourceConversation, SourceMessage};
-use super::{Omission, Omitted, text, time};
+use super::{Omission, Omitted, read_each, text, time};
 use crate::chat::record::Role;
 
 const CHAT_STORE: &str = "chat-next-web-store";
@@ -38,19 +38,12 @@ pub fn read(value: &Value, omitted: &mut Omitted) -> Vec<SourceConversation> {
     if OTHER_STORES.iter().any(|k| value.get(*k).is_some()) {
         omitted.add(Omission::Settings, 1);
     }
-    value
+    let sessions = value
         .pointer(&format!("/{CHAT_STORE}/sessions"))
         .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|session| {
-            let read = conversation(session, omitted);
-            if read.is_none() {
-                omitted.add(Omission::Damaged, 1);
-            }
-            read
-        })
-        .collect()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    read_each(sessions, omitted, conversation)
 }
 
 fn conversation(session: &Value, omitted: &mut Omitted) -> Option<SourceConversation> {
