@@ -6,17 +6,7 @@ use crate::AppSession;
 
 /// Chooses `paths` in the composer's file input (as the picker would).
 pub async fn attach(session: &AppSession, paths: &[&Path]) {
-    let joined = paths
-        .iter()
-        .map(|p| p.to_str().expect("a UTF-8 path"))
-        .collect::<Vec<_>>()
-        .join("\n");
-    session
-        .wait_for("#composer-attach-input")
-        .await
-        .send_keys(&joined)
-        .await
-        .expect("choose the files");
+    session.choose_files("#composer-attach-input", paths).await;
 }
 
 /// Waits until the composer shows `count` chips, none of them still reading.

@@ -335,6 +335,20 @@ impl Browser {
         .await
     }
 
+    /// Chooses `paths` in the file input `css` (as a picker would).
+    pub async fn choose_files(&self, css: &str, paths: &[&std::path::Path]) {
+        let joined = paths
+            .iter()
+            .map(|p| p.to_str().expect("a UTF-8 path"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        self.wait_for(css)
+            .await
+            .send_keys(&joined)
+            .await
+            .expect("choose the files");
+    }
+
     /// The visible text of the first element matching `css`, once it exists. WebDriver
     /// reports an element that is fading in (opacity 0) as having no text; wait on
     /// `textContent` with [`Browser::wait_until`] for animated elements.

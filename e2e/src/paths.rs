@@ -46,6 +46,14 @@ pub fn hearth_binary() -> PathBuf {
     candidate
 }
 
+/// A fresh, empty folder for one test's files (`<tmp>/hearth-e2e-<name>-<pid>`).
+pub fn scratch_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("hearth-e2e-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
 /// Where tests leave screenshots (`<repo>/e2e/artifacts`).
 pub fn artifacts_dir() -> PathBuf {
     let dir = repo_root().join("e2e").join("artifacts");

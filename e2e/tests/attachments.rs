@@ -18,10 +18,7 @@ use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
 use serde_json::{Value, json};
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hearth-e2e-attach-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
+    hearth_e2e::paths::scratch_dir(&format!("attach-{name}"))
 }
 
 /// Reloads the app and opens the first conversation of the list.

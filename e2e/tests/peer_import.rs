@@ -6,19 +6,13 @@
 //! request carries the imported turns), come in once however often they are imported,
 //! and no key of the other app is ever stored.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use hearth_e2e::AppSession;
 use hearth_e2e::chat::{last_status, messages, ready, send};
+use hearth_e2e::paths::scratch_dir;
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
 use serde_json::{Value, json};
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hearth-e2e-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
-}
 
 fn node(id: &str, parent: Option<&str>, children: &[&str], message: Value) -> Value {
     json!({"id": id, "parent": parent, "children": children, "message": message})
@@ -86,40 +80,19 @@ fn chatgpt_zip(path: &Path) {
     zip.finish().expect("finish");
 }
 
-async fn choose_file(session: &AppSession, path: &Path) {
-    session
-        .wait_for("#data-import-file")
-        .await
-        .send_keys(path.to_str().expect("a UTF-8 path"))
-        .await
-        .expect("choose the file");
-}
-
-async fn text_of(session: &AppSession, id: &str) -> String {
-    session
-        .js(
-            "return document.getElementById(arguments[0])?.textContent ?? ''",
-            vec![json!(id)],
-        )
-        .await
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
-}
-
 /// Chooses `path`, waits for the confirmation, checks that it names `app` and holds
 /// `expect` in its summary and `left_out` in what it leaves, and imports.
 async fn import(session: &AppSession, path: &Path, app: &str, expect: &str, left_out: &str) {
-    choose_file(session, path).await;
+    session.choose_files("#data-import-file", &[path]).await;
     session
         .wait_until("!!document.getElementById('data-import-summary')")
         .await;
-    let summary = text_of(session, "data-import-summary").await;
+    let summary = session.text_of("#data-import-summary").await;
     assert!(
         summary.contains(&format!("is an export from {app}")) && summary.contains(expect),
         "{summary}"
     );
-    let omitted = text_of(session, "data-import-left-out").await;
+    let omitted = session.text_of("#data-import-left-out").await;
     assert!(omitted.contains(left_out), "{omitted}");
     session
         .js(
@@ -180,7 +153,7 @@ async fn open_conversation(session: &AppSession, title: &str) {
 async fn other_apps_exports_come_in_with_their_branches_and_without_their_keys() {
     let fixture = ProviderFixture::start().await;
     let session = ready(&fixture).await;
-    let dir = scratch("peer-import");
+    let dir = scratch_dir("peer-import");
     session.open_settings_tab("data").await;
 
     // ChatGPT's ZIP: the six steps it shows are five messages, one of them a branch.
@@ -195,7 +168,7 @@ async fn other_apps_exports_come_in_with_their_branches_and_without_their_keys()
     )
     .await;
     // Again: everything is already here.
-    choose_file(&session, &chatgpt).await;
+    session.choose_files("#data-import-file", &[&chatgpt]).await;
     session
         .wait_until("document.getElementById('data-import-summary')?.textContent.includes('conversations 0 · messages 0')")
         .await;
@@ -268,7 +241,7 @@ async fn other_apps_exports_come_in_with_their_branches_and_without_their_keys()
     // A file of none of these formats is refused, naming what Hearth reads.
     let other = dir.join("other.json");
     std::fs::write(&other, r#"[{"question": "q", "answer": "a"}]"#).unwrap();
-    choose_file(&session, &other).await;
+    session.choose_files("#data-import-file", &[&other]).await;
     session
         .wait_until("document.getElementById('data-error')?.textContent.includes('neither a Hearth export')")
         .await;

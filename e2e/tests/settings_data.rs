@@ -15,17 +15,10 @@ use std::time::{Duration, Instant};
 use hearth_e2e::attach::{attach, gradient_png, ready_chips};
 use hearth_e2e::chat::{last_status, messages, prepare, ready, send};
 use hearth_e2e::disk::{FILL_THE_DISK, FREE_THE_DISK, SmallDisk};
+use hearth_e2e::paths::scratch_dir;
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
 use hearth_e2e::{AppSession, Browser, Stack};
 use serde_json::{Value, json};
-
-/// A fresh folder for this test's downloads and files.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hearth-e2e-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
-}
 
 /// Waits for the one finished download (a `.zip`) in `dir`.
 async fn downloaded(dir: &Path) -> PathBuf {
@@ -123,15 +116,6 @@ async fn counts(session: &AppSession) -> String {
         .to_string()
 }
 
-async fn choose_file(session: &AppSession, path: &Path) {
-    session
-        .wait_for("#data-import-file")
-        .await
-        .send_keys(path.to_str().expect("a UTF-8 path"))
-        .await
-        .expect("choose the file");
-}
-
 async fn sidebar_titles(session: &AppSession) -> Value {
     session
         .js(
@@ -150,7 +134,7 @@ async fn export_delete_all_and_import_bring_everything_back() {
     last_status(&session, "done").await;
     let before = messages(&session).await;
 
-    let downloads = scratch("export");
+    let downloads = scratch_dir("export");
     let file = export(&session, &downloads).await;
     let name = file.file_name().unwrap().to_string_lossy().into_owned();
     assert!(
@@ -191,7 +175,7 @@ async fn export_delete_all_and_import_bring_everything_back() {
     // A file that is not an export: refused, nothing changes.
     let junk = downloads.join("notes.json");
     std::fs::write(&junk, r#"{"hello": "world"}"#).unwrap();
-    choose_file(&session, &junk).await;
+    session.choose_files("#data-import-file", &[&junk]).await;
     session
         .wait_until(
             "document.getElementById('data-error').textContent.includes('neither a Hearth export')",
@@ -200,7 +184,7 @@ async fn export_delete_all_and_import_bring_everything_back() {
     assert!(counts(&session).await.contains("Conversations: 0"));
 
     // The export comes back whole.
-    choose_file(&session, &file).await;
+    session.choose_files("#data-import-file", &[&file]).await;
     session
         .wait_until("document.getElementById('data-import-summary')?.textContent.includes('conversations 1 · messages 2')")
         .await;
@@ -210,7 +194,7 @@ async fn export_delete_all_and_import_bring_everything_back() {
         .await;
     assert_eq!(sidebar_titles(&session).await, json!(["First question"]));
     // Importing the same file again changes nothing: everything is already up to date.
-    choose_file(&session, &file).await;
+    session.choose_files("#data-import-file", &[&file]).await;
     session
         .wait_until("document.getElementById('data-import-summary')?.textContent.includes('conversations 0 · messages 0 · files 0. Already up to date: 3')")
         .await;
@@ -254,7 +238,7 @@ async fn an_export_carries_every_file_and_an_import_gives_them_back_byte_for_byt
         json!({"architecture": {"input_modalities": ["text", "image"]}}),
     );
     let session = ready(&fixture).await;
-    let dir = scratch("custody");
+    let dir = scratch_dir("custody");
     let photo = dir.join("photo.png");
     std::fs::write(&photo, gradient_png(600, 400)).unwrap();
     let notes = dir.join("notes.md");
@@ -268,7 +252,7 @@ async fn an_export_carries_every_file_and_an_import_gives_them_back_byte_for_byt
     let before = stored_file_hashes(&session).await;
     assert_eq!(before.len(), 4, "{before:?}");
 
-    let downloads = scratch("custody-export");
+    let downloads = scratch_dir("custody-export");
     let file = export(&session, &downloads).await;
     session
         .wait_until("document.querySelector('.toast')?.textContent.includes('Files: 4')")
@@ -320,7 +304,7 @@ async fn an_export_carries_every_file_and_an_import_gives_them_back_byte_for_byt
         .clone();
     let broken = dir.join("broken.zip");
     std::fs::write(&broken, damaged(&zip_bytes, &last_file)).unwrap();
-    choose_file(&session, &broken).await;
+    session.choose_files("#data-import-file", &[&broken]).await;
     session
         .wait_until(
             "document.getElementById('data-import-summary')?.textContent.includes('files 4')",
@@ -340,7 +324,7 @@ async fn an_export_carries_every_file_and_an_import_gives_them_back_byte_for_byt
     );
 
     // The export itself comes back whole: the same files, byte for byte.
-    choose_file(&session, &file).await;
+    session.choose_files("#data-import-file", &[&file]).await;
     session
         .wait_until("document.getElementById('data-import-summary')?.textContent.includes('conversations 1 · messages 2 · files 4.')")
         .await;
@@ -350,7 +334,7 @@ async fn an_export_carries_every_file_and_an_import_gives_them_back_byte_for_byt
         .await;
     assert_eq!(stored_file_hashes(&session).await, before);
     // Again: nothing to write, the files included.
-    choose_file(&session, &file).await;
+    session.choose_files("#data-import-file", &[&file]).await;
     session
         .wait_until("document.getElementById('data-import-summary')?.textContent.includes('files 0. Already up to date: 7')")
         .await;
@@ -464,10 +448,12 @@ async fn a_full_disk_refuses_an_import_whole_and_says_what_to_do() {
         "the disk filled up"
     );
     // The file lives off the full disk.
-    let outside = scratch("quota-file");
+    let outside = scratch_dir("quota-file");
     let file_outside = outside.join("big.json");
     std::fs::write(&file_outside, &export).unwrap();
-    choose_file(&session, &file_outside).await;
+    session
+        .choose_files("#data-import-file", &[&file_outside])
+        .await;
     session.wait_for("#data-import-confirm").await;
     session.click_by_script("#data-import-confirm").await;
     // A write refused by a full disk: the browser takes a while to say so under load.
@@ -489,7 +475,9 @@ async fn a_full_disk_refuses_an_import_whole_and_says_what_to_do() {
     let with_files = outside.join("with-files.zip");
     std::fs::write(&with_files, export_with_files(2, 600_000)).unwrap();
     // Choosing a file clears the last error; the one awaited below is this import's.
-    choose_file(&session, &with_files).await;
+    session
+        .choose_files("#data-import-file", &[&with_files])
+        .await;
     session.wait_for("#data-import-confirm").await;
     session.click_by_script("#data-import-confirm").await;
     session
@@ -566,7 +554,9 @@ async fn a_full_disk_refuses_an_import_whole_and_says_what_to_do() {
         json!(["Kept despite a full disk"])
     );
     session.open_settings_tab("data").await;
-    choose_file(&session, &file_outside).await;
+    session
+        .choose_files("#data-import-file", &[&file_outside])
+        .await;
     session.click_by_script("#data-import-confirm").await;
     session
         .wait_until("document.getElementById('data-counts')?.textContent.includes('Conversations: 2 · Messages: 3002')")
@@ -580,19 +570,6 @@ async fn a_full_disk_refuses_an_import_whole_and_says_what_to_do() {
     // The refused writes are logged by the browser as errors; that is the point.
     session.browser.close().await;
     drop(disk);
-}
-
-/// `#id`'s text.
-async fn text_of(session: &AppSession, id: &str) -> String {
-    session
-        .js(
-            "return document.getElementById(arguments[0])?.textContent ?? ''",
-            vec![json!(id)],
-        )
-        .await
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
 }
 
 /// Lets or refuses this site's `navigator.storage.persist()`, as the browser decides it.
@@ -630,7 +607,17 @@ async fn storage_use_is_shown_and_keeping_the_data_is_asked_for_and_kept() {
         .as_f64()
         .unwrap_or_default();
     assert!(quota > 0.0, "the browser reports a quota");
-    let before = text_of(&session, "data-usage").await;
+    // textContent, as the wait below compares it.
+    let before = session
+        .js(
+            "return document.getElementById('data-usage').textContent",
+            vec![],
+        )
+        .await;
+    assert!(
+        before.as_str().is_some_and(|t| t.starts_with("Using ")),
+        "{before}"
+    );
 
     // Refused: the user is told, and asking stays possible.
     session.click_by_script("#data-persist-ask").await;
@@ -653,18 +640,17 @@ async fn storage_use_is_shown_and_keeping_the_data_is_asked_for_and_kept() {
         .await;
 
     // Importing about a megabyte of messages shows in the use and the meter.
-    let dir = scratch("persist");
+    let dir = scratch_dir("persist");
     let big = dir.join("big.json");
     std::fs::write(&big, big_export(800)).unwrap();
-    choose_file(&session, &big).await;
+    session.choose_files("#data-import-file", &[&big]).await;
     session.click_by_script("#data-import-confirm").await;
     session
         .wait_until("document.getElementById('data-counts')?.textContent.includes('Messages: 800')")
         .await;
     session
         .wait_until(&format!(
-            "document.getElementById('data-usage')?.textContent !== {}",
-            json!(before)
+            "document.getElementById('data-usage')?.textContent !== {before}"
         ))
         .await;
     let meter = session

@@ -56,22 +56,28 @@ async fn serve_static(State(state): State<AppState>, request: Request) -> Respon
 
 /// The most of a missed share's body the edge drains before it answers.
 const SHARE_DRAIN_BYTES: usize = 64 * 1024 * 1024;
+/// The longest the edge waits for it (an upload that trickles is cut then).
+const SHARE_DRAIN_TIME: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// What another app shared is the browser's to keep: the edge never parses or keeps it.
-/// The body is drained and dropped (up to [`SHARE_DRAIN_BYTES`]) before the answer, since
+/// The body is drained and dropped (up to [`SHARE_DRAIN_BYTES`], for at most
+/// [`SHARE_DRAIN_TIME`]) before the answer, since
 /// answering while the browser still uploads closes the connection under it, which the
 /// browser reports as a failed request instead of following the redirect. The page goes
 /// to the app, which asks for the share again.
 async fn share_without_worker(body: axum::body::Body) -> axum::response::Redirect {
     use futures_util::StreamExt;
-    let mut chunks = body.into_data_stream();
-    let mut drained = 0usize;
-    while let Some(Ok(chunk)) = chunks.next().await {
-        drained += chunk.len();
-        if drained > SHARE_DRAIN_BYTES {
-            break;
+    let drain = async {
+        let mut chunks = body.into_data_stream();
+        let mut drained = 0usize;
+        while let Some(Ok(chunk)) = chunks.next().await {
+            drained += chunk.len();
+            if drained > SHARE_DRAIN_BYTES {
+                break;
+            }
         }
-    }
+    };
+    let _ = tokio::time::timeout(SHARE_DRAIN_TIME, drain).await;
     axum::response::Redirect::to("/?share=failed")
 }
 
