@@ -85,7 +85,12 @@ impl BodyStream {
 
     /// Stops reading (the connection is let go).
     pub fn cancel(&self) {
-        let _ = self.reader.cancel();
+        // A body the run's abort already broke rejects its cancel with that abort: the
+        // rejection is taken here, never left unhandled on the page.
+        let cancelled = JsFuture::from(self.reader.cancel());
+        wasm_bindgen_futures::spawn_local(async move {
+            let _ = cancelled.await;
+        });
     }
 }
 

@@ -1,7 +1,8 @@
 //! A recording TCP proxy between the browser and the edge. Tests point the browser at
 //! the tap instead of the server, so they can check the bytes that actually crossed the
 //! wire (for instance, that no plaintext key ever reached the edge) rather than what
-//! the app believes it sent.
+//! the app believes it sent. [`Tap::cut`] drops every open connection at once, as a
+//! network cut or a proxy restart would.
 
 use std::sync::{Arc, Mutex};
 
@@ -13,6 +14,7 @@ pub struct Tap {
     port: u16,
     sent: Arc<Mutex<Vec<u8>>>,
     accept: tokio::task::JoinHandle<()>,
+    open: Arc<Mutex<Vec<tokio::task::AbortHandle>>>,
 }
 
 /// A tap's port, bound but not yet forwarding: the edge answers only for the hosts it
@@ -33,18 +35,28 @@ impl Listening {
     pub fn forward_to(self, target: u16) -> Tap {
         let Self { listener, port } = self;
         let sent = Arc::new(Mutex::new(Vec::new()));
+        let open = Arc::new(Mutex::new(Vec::<tokio::task::AbortHandle>::new()));
         let record = sent.clone();
+        let tracked = open.clone();
         let accept = tokio::spawn(async move {
             while let Ok((client, _)) = listener.accept().await {
                 let record = record.clone();
-                tokio::spawn(async move {
+                let connection = tokio::spawn(async move {
                     if let Ok(server) = TcpStream::connect(("127.0.0.1", target)).await {
                         forward(client, server, record).await;
                     }
                 });
+                let mut tracked = tracked.lock().unwrap_or_else(|e| e.into_inner());
+                tracked.retain(|handle| !handle.is_finished());
+                tracked.push(connection.abort_handle());
             }
         });
-        Tap { port, sent, accept }
+        Tap {
+            port,
+            sent,
+            accept,
+            open,
+        }
     }
 }
 
@@ -61,6 +73,17 @@ impl Tap {
     /// The base URL to open in the browser.
     pub fn url(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// Drops every connection open through the tap (both sides closed at once, mid-answer
+    /// for a stream); new connections are forwarded as before. How many it dropped.
+    pub fn cut(&self) -> usize {
+        let open = std::mem::take(&mut *self.open.lock().unwrap_or_else(|e| e.into_inner()));
+        let live = open.iter().filter(|handle| !handle.is_finished()).count();
+        for handle in open {
+            handle.abort();
+        }
+        live
     }
 
     /// Everything clients have sent through the tap so far.

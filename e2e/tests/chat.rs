@@ -3,7 +3,8 @@
 //! reloading mid-stream (the reply reopens interrupted with what was saved), deleting
 //! with Undo, two tabs (one writes a conversation's reply, the other shows and can stop
 //! it, and takes over when the writer closes), and the edge relay when the provider blocks CORS, with the
-//! traffic to the edge checked for the key in any plain or encoded form.
+//! traffic to the edge checked for the key in any plain or encoded form, and a relayed
+//! reply resumed across a network cut.
 
 use fantoccini::key::Key;
 use hearth_core::provider::Protocol;
@@ -623,6 +624,91 @@ async fn a_provider_that_blocks_cors_streams_through_the_relay() {
     assert_eq!(messages(&session).await[1][2], json!("Relayed reply"));
     // The browser's direct attempt failed on CORS; the edge made the call.
     assert_eq!(user_texts(&fixture), ["Via the edge"]);
+    session.browser.close().await;
+}
+
+#[tokio::test]
+async fn a_relayed_reply_survives_a_network_cut_mid_stream_and_a_stop_ends_its_call() {
+    let fixture = ProviderFixture::start().await;
+    fixture.set_cors(false);
+    let tap = Tap::listen().await;
+    let stack = Stack::start_with_env(&[("HEARTH_ALLOWED_HOSTS", &tap.host())]);
+    let tap = tap.forward_to(stack.hearth.port());
+    let mut browser = Browser::open(&stack, 1280, 900).await;
+    browser.set_base(tap.url());
+    browser.open_app("/").await;
+    let session = AppSession { browser, stack };
+    prepare(&session, &fixture, Some("sk-cut-test")).await;
+
+    fixture.enqueue(
+        Reply::text("one two three four five six")
+            .text_chunk_chars(4)
+            .stall_after(2),
+    );
+    send(&session, "Through a bad network").await;
+    session
+        .wait_until("[...document.querySelectorAll('.message--assistant .markdown')].at(-1)?.textContent.includes('one two')")
+        .await;
+    // The network between browser and edge drops every connection mid-reply; the
+    // provider, still stalled, goes on writing once released.
+    assert!(tap.cut() >= 1, "the reply's connection was open");
+    fixture.release();
+    last_status(&session, "done").await;
+    assert_eq!(
+        messages(&session).await[1][2],
+        json!("one two three four five six"),
+        "every word once, nothing lost or repeated"
+    );
+    assert_eq!(
+        user_texts(&fixture),
+        ["Through a bad network"],
+        "one provider call"
+    );
+    let sent = String::from_utf8_lossy(&tap.sent()).to_ascii_lowercase();
+    assert!(
+        sent.contains("get /api/chat/relay/"),
+        "resumed through the edge"
+    );
+    assert!(sent.contains("last-event-id: "), "from the last batch held");
+
+    // Stop on a relayed reply ends the provider's call at once, not after the window a
+    // dropped connection is given to come back.
+    fixture.enqueue(
+        Reply::text("never finished here")
+            .text_chunk_chars(4)
+            .stall_after(1),
+    );
+    send(&session, "Then stop").await;
+    session
+        .wait_until("[...document.querySelectorAll('.message--assistant .markdown')].at(-1)?.textContent.includes('neve')")
+        .await;
+    assert_eq!(fixture.open_streams(), 1);
+    session.wait_for(".composer__stop").await;
+    session
+        .js("document.querySelector('.composer__stop').click()", vec![])
+        .await;
+    last_status(&session, "aborted").await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while fixture.open_streams() > 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the provider call is still open"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    // Only what the test caused: the direct attempts CORS refused, and the cut itself.
+    let provider = fixture.url();
+    let unexpected: Vec<String> = session
+        .console_errors()
+        .await
+        .into_iter()
+        .map(|entry| entry.message)
+        .filter(|m| !m.contains(&provider) && !m.contains("blocked by CORS policy"))
+        .filter(|m| {
+            !(m.contains("/api/chat/relay ") && m.contains("ERR_INCOMPLETE_CHUNKED_ENCODING"))
+        })
+        .collect();
+    assert!(unexpected.is_empty(), "{unexpected:#?}");
     session.browser.close().await;
 }
 

@@ -171,6 +171,12 @@ pub struct Config {
     #[arg(long, env = "HEARTH_RELAY_TIMEOUT_SECS", default_value_t = 120)]
     pub relay_timeout_secs: u64,
 
+    /// How long a relayed reply whose connection dropped keeps running, in seconds, for
+    /// the browser to resume it (from any instance, when hosted); past it, with nobody
+    /// reading, the provider call is stopped.
+    #[arg(long, env = "HEARTH_RELAY_RESUME_SECS", default_value_t = 30)]
+    pub relay_resume_secs: u64,
+
     /// Allow binding a non-loopback address in local mode without ACCESS_PASSWORD. Anyone
     /// who can reach the port can then use this edge.
     #[arg(long, env = "HEARTH_ALLOW_PUBLIC_BIND", default_value_t = false)]

@@ -22,7 +22,10 @@
 //!   session cookies, constant-time comparison, lockout per client kept in the store),
 //!   [`rate_limit`] (per-family limits per client, counted in the store), [`doc_parse`]
 //!   (document-parse jobs: stored beside the rate limits, run under a lease by a worker
-//!   process with memory, CPU and time limits, taken over when an instance dies).
+//!   process with memory, CPU and time limits, taken over when an instance dies),
+//!   [`relays`] (resumable relayed replies: numbered batches buffered beside the other
+//!   shared state, resumed on any instance), [`client_scope`] (whose edge state a request
+//!   touches).
 //! - Foundations: [`config`] (command-line flags and environment variables, and the
 //!   checks that refuse an unsafe configuration before anything binds), [`kv`] (the
 //!   store for the edge's small shared state: memory, Redis or Upstash), [`safe_fetch`]
@@ -42,6 +45,7 @@ pub mod allowed_hosts;
 pub mod api;
 pub mod app;
 pub mod byok;
+pub mod client_scope;
 pub mod config;
 pub mod doc_parse;
 pub mod guard;
@@ -53,6 +57,7 @@ pub mod mcp_registry;
 pub mod plugins;
 pub mod providers;
 pub mod rate_limit;
+pub mod relays;
 pub mod safe_fetch;
 pub mod security_headers;
 pub mod shutdown;

@@ -18,6 +18,7 @@ use crate::mcp_registry::McpRegistry;
 use crate::plugins::Plugins;
 use crate::plugins::registry::PluginRegistry;
 use crate::providers::{Providers, configured};
+use crate::relays::Relays;
 use crate::safe_fetch::{FetchError, Limits, SafeFetch};
 use crate::security_headers::SecurityHeaders;
 use crate::signing::Signer;
@@ -54,6 +55,8 @@ pub struct AppState {
     pub mcp_registry: McpRegistry,
     /// Document-parse jobs.
     pub doc_parse: DocParse,
+    /// Resumable relayed replies.
+    pub relays: Relays,
 }
 
 impl AppState {
@@ -128,6 +131,7 @@ impl AppState {
                 signer.clone(),
                 config.deployment_mode,
             ),
+            relays: Relays::new(&kv, Duration::from_secs(config.relay_resume_secs.max(1))),
             kv,
             signer,
             trusted_proxies: Arc::new(config.trusted_proxy_networks()),

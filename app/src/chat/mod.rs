@@ -23,6 +23,7 @@ mod choice;
 mod images;
 mod list;
 mod live;
+mod model_stream;
 mod open;
 mod records;
 mod runs;

@@ -1,9 +1,11 @@
 //! Opening a model stream: directly from the browser with the user's key, or through the
 //! edge relay (`POST /api/chat/relay`, key sealed for `provider:<protocol>`) when the
-//! provider blocks browser calls. Both answer with the provider's own SSE bytes, which
+//! provider blocks browser calls (named, so it resumes when its connection drops:
+//! `model_stream`). Both answer with the provider's own SSE bytes, which
 //! `hearth_core::provider::StreamDecoder` turns into events. The request is built by
 //! `hearth_core::provider::build::build` on either side.
 
+use hearth_core::api::relay_resume::RELAY_ID_HEADER;
 use hearth_core::api::{ApiError, ErrorCode, RelayRequest};
 use hearth_core::chat::GenerationError;
 use hearth_core::provider::build::build;
@@ -13,6 +15,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortSignal, Response};
 
+use super::model_stream::Relayed;
 use crate::envelope::{EdgeKeyRefusal, Sealer, with_sealed};
 use crate::http::read_error_text;
 use crate::providers::Provider;
@@ -29,7 +32,7 @@ pub enum OpenError {
 }
 
 /// A model stream being read.
-pub use crate::http::BodyStream as Stream;
+pub use super::model_stream::ModelStream as Stream;
 
 /// The message inside a provider's JSON error body, if any.
 pub(super) fn provider_message(body: &str) -> Option<String> {
@@ -57,9 +60,13 @@ pub(super) async fn start(
 
 /// The body of `response` as a stream.
 pub(super) fn reader(response: &Response) -> Result<Stream, OpenError> {
-    Stream::of(response).ok_or(OpenError::Failed(GenerationError::stream_malformed(
-        "no body",
-    )))
+    body_of(response).map(Stream::Body)
+}
+
+fn body_of(response: &Response) -> Result<crate::http::BodyStream, OpenError> {
+    crate::http::BodyStream::of(response).ok_or(OpenError::Failed(
+        GenerationError::stream_malformed("no body"),
+    ))
 }
 
 /// The `POST` of a request built by `core`, with the provider's key in the headers its
@@ -144,6 +151,9 @@ async fn open_relay(
         let json = serde_json::to_string(&body).map_err(|_| blocked())?;
         let headers = web_sys::Headers::new().map_err(|_| blocked())?;
         let _ = headers.set("content-type", "application/json");
+        // Named, so a connection that drops mid-reply is resumed instead of lost.
+        let id = format!("{}{}", crate::browser::new_id(), crate::browser::new_id());
+        let _ = headers.set(RELAY_ID_HEADER, &id);
         let init = web_sys::RequestInit::new();
         init.set_method("POST");
         init.set_headers(&headers);
@@ -152,7 +162,12 @@ async fn open_relay(
             .await
             .map_err(RelayAttempt::Open)?;
         if response.ok() {
-            return reader(&response).map_err(RelayAttempt::Open);
+            let body = body_of(&response).map_err(RelayAttempt::Open)?;
+            return Ok(Stream::Relayed(Box::new(Relayed::new(
+                id,
+                body,
+                signal.clone(),
+            ))));
         }
         let text = read_error_text(&response).await;
         Err(match serde_json::from_str::<ApiError>(&text) {

@@ -11,6 +11,7 @@ mod parse_error;
 mod plugins;
 mod relay;
 pub mod relay_bounds;
+pub mod relay_resume;
 
 pub use access::{AccessSession, AccessVerifyRequest, InvalidPasswordDetails, LockedDetails};
 pub use config::{

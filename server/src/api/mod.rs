@@ -36,6 +36,7 @@ pub fn router() -> Router<AppState> {
         .route("/access/session", get(access::session))
         .route("/byok/public-key", get(byok::public_key))
         .route("/chat/relay", post(relay::relay))
+        .route("/chat/relay/{id}", get(relay::resume).delete(relay::cancel))
         .route("/providers/models", post(models::list))
         .route("/plugins/install", post(plugins::install))
         .route("/plugins/list", get(plugins::list))

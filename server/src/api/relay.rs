@@ -1,25 +1,32 @@
-//! `POST /api/chat/relay`: one streamed model round through the edge, for providers that
-//! block browser calls (CORS) and for server-configured providers. The body is a
-//! [`SealedJson`] (a plaintext key is refused, bounds checked); the provider service
-//! ([`crate::providers`]) opens the round, and its reply is answered as an event stream
-//! in whole events (8 MiB, `HEARTH_RELAY_TIMEOUT_SECS`).
+//! `/api/chat/relay`: one streamed model round through the edge, for providers that
+//! block browser calls (CORS) and for server-configured providers.
+//!
+//! - `POST`: the body is a [`SealedJson`] (a plaintext key is refused, bounds checked);
+//!   the provider service ([`crate::providers`]) opens the round, and its reply is
+//!   answered as an event stream in whole events (8 MiB, `HEARTH_RELAY_TIMEOUT_SECS`).
+//!   With a `hearth-relay-id` header the round is resumable ([`crate::relays`]).
+//! - `GET /{id}` with `Last-Event-ID`: resumes a round from the batch after it.
+//! - `DELETE /{id}`: stops a round (the browser's Stop); a round that ended stays as it
+//!   is (204 all the same), an unknown one is a typed 404.
 
 use axum::body::Body;
-use axum::extract::State;
-use axum::http::{HeaderName, header};
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderName, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use hearth_core::api::RelayRequest;
+use futures_util::Stream;
+use hearth_core::api::relay_resume::{LAST_EVENT_ID_HEADER, RELAY_ID_HEADER};
+use hearth_core::api::{ApiError, ErrorCode, RelayRequest};
 
 use super::error::ApiErrorResponse;
 use super::sealed::SealedJson;
+use crate::client_scope::scope;
 use crate::state::AppState;
 
-pub(super) async fn relay(
-    State(state): State<AppState>,
-    SealedJson(relay): SealedJson<RelayRequest>,
-) -> Result<Response, ApiErrorResponse> {
-    let stream = state.providers.relay(relay).await?;
-    Ok((
+fn event_stream<S>(stream: S) -> Response
+where
+    S: Stream<Item = Result<bytes::Bytes, std::io::Error>> + Send + 'static,
+{
+    (
         [
             (header::CONTENT_TYPE, "text/event-stream; charset=utf-8"),
             (header::CACHE_CONTROL, "no-store"),
@@ -27,5 +34,73 @@ pub(super) async fn relay(
         ],
         Body::from_stream(stream),
     )
-        .into_response())
+        .into_response()
+}
+
+fn header_text<'a>(headers: &'a HeaderMap, name: &str) -> Result<Option<&'a str>, ApiError> {
+    headers
+        .get(name)
+        .map(|value| {
+            value.to_str().map_err(|_| {
+                ApiError::new(
+                    ErrorCode::BadRequest,
+                    format!("The {name} header is not text"),
+                )
+            })
+        })
+        .transpose()
+}
+
+pub(super) async fn relay(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    SealedJson(relay): SealedJson<RelayRequest>,
+) -> Result<Response, ApiErrorResponse> {
+    let Some(id) = header_text(&headers, RELAY_ID_HEADER)? else {
+        return Ok(event_stream(state.providers.relay(relay).await?));
+    };
+    let scope = scope(state.config.deployment.mode, &headers, &state.signer)?;
+    let claim = state.relays.claim(&scope, id).await?;
+    match state.providers.relay(relay).await {
+        Ok(stream) => Ok(event_stream(claim.run(stream))),
+        Err(error) => {
+            claim.abandon().await;
+            Err(error.into())
+        }
+    }
+}
+
+pub(super) async fn resume(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Result<Response, ApiErrorResponse> {
+    let after = match header_text(&headers, LAST_EVENT_ID_HEADER)? {
+        None => 0,
+        Some(text) => text.trim().parse::<u64>().map_err(|_| {
+            ApiError::new(
+                ErrorCode::BadRequest,
+                "Last-Event-ID is the number of the last batch received",
+            )
+        })?,
+    };
+    let scope = scope(state.config.deployment.mode, &headers, &state.signer)?;
+    Ok(event_stream(state.relays.resume(&scope, &id, after).await?))
+}
+
+pub(super) async fn cancel(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiErrorResponse> {
+    let scope = scope(state.config.deployment.mode, &headers, &state.signer)?;
+    if state.relays.cancel(&scope, &id).await? {
+        Ok(StatusCode::NO_CONTENT)
+    } else {
+        Err(ApiError::new(
+            ErrorCode::NotFound,
+            "No relayed reply is known under this id",
+        )
+        .into())
+    }
 }

@@ -1,5 +1,6 @@
 //! The edge's small shared state — lockouts, rate-limit counters and (as text documents
-//! in Redis) plugin registrations and document-parse jobs — behind one store, [`KvStore`], with
+//! and lists in Redis) plugin registrations, document-parse jobs and relayed replies'
+//! buffers — behind one store, [`KvStore`], with
 //! three backends, one file each:
 //! - [`memory`]: this process only, right for local mode;
 //! - [`redis`] (`redis://` or `rediss://`, which Upstash also speaks): shared by every
@@ -190,6 +191,28 @@ impl KvStore {
             Self::Memory(_) => Err(memory_keeps_counters()),
             Self::Redis(redis) => redis.release(key, owner).await,
             Self::Upstash(upstash) => upstash.release(key, owner).await,
+        }
+    }
+}
+
+/// Lists with an expiry in Redis (the relayed replies' buffers). The memory store keeps
+/// counters only; a process-local relay buffer keeps its own.
+impl KvStore {
+    /// Appends `value` to the list at `key`, which then lives `ttl`; the list's length.
+    pub async fn push_text(&self, key: &str, value: &str, ttl: Duration) -> Result<u64, KvError> {
+        match self {
+            Self::Memory(_) => Err(memory_keeps_counters()),
+            Self::Redis(redis) => redis.push_text(key, value, ttl).await,
+            Self::Upstash(upstash) => upstash.push_text(key, value, ttl).await,
+        }
+    }
+
+    /// The list at `key` from index `from` on; empty when there is none.
+    pub async fn range_text(&self, key: &str, from: u64) -> Result<Vec<String>, KvError> {
+        match self {
+            Self::Memory(_) => Err(memory_keeps_counters()),
+            Self::Redis(redis) => redis.range_text(key, from).await,
+            Self::Upstash(upstash) => upstash.range_text(key, from).await,
         }
     }
 }

@@ -197,6 +197,38 @@ impl RedisStore {
     }
 }
 
+/// Lists with an expiry (the relayed replies' buffers).
+impl RedisStore {
+    /// `RPUSH` and `PEXPIRE` in one transaction: `value` appended to the list at `key`,
+    /// which then lives `ttl`; the list's new length.
+    pub async fn push_text(&self, key: &str, value: &str, ttl: Duration) -> Result<u64, KvError> {
+        let mut manager = self.0.clone();
+        let key = self::key(key);
+        let (length, _): (u64, i64) = run(redis::pipe()
+            .atomic()
+            .cmd("RPUSH")
+            .arg(&key)
+            .arg(value)
+            .cmd("PEXPIRE")
+            .arg(&key)
+            .arg(millis(ttl))
+            .query_async(&mut manager))
+        .await?;
+        Ok(length)
+    }
+
+    /// `LRANGE … -1`: the list at `key` from index `from` on (empty when there is none).
+    pub async fn range_text(&self, key: &str, from: u64) -> Result<Vec<String>, KvError> {
+        let mut manager = self.0.clone();
+        run(redis::cmd("LRANGE")
+            .arg(self::key(key))
+            .arg(from)
+            .arg(-1)
+            .query_async(&mut manager))
+        .await
+    }
+}
+
 async fn run<T>(operation: impl Future<Output = redis::RedisResult<T>>) -> Result<T, KvError> {
     tokio::time::timeout(TIMEOUT, operation)
         .await

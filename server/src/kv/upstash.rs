@@ -245,6 +245,46 @@ impl Upstash {
     }
 }
 
+/// Lists with an expiry (the relayed replies' buffers), as in [`super::redis`].
+impl Upstash {
+    /// `RPUSH` and `PEXPIRE` in one transaction; the list's new length.
+    pub async fn push_text(&self, key: &str, value: &str, ttl: Duration) -> Result<u64, KvError> {
+        let key = self::key(key);
+        let results = self
+            .transaction(&[
+                vec![json!("RPUSH"), json!(key), json!(value)],
+                vec![json!("PEXPIRE"), json!(key), json!(millis(ttl))],
+            ])
+            .await?;
+        integer(&results[0])
+            .and_then(|n| u64::try_from(n).ok())
+            .ok_or_else(|| KvError("RPUSH gave no length".into()))
+    }
+
+    /// `LRANGE … -1`.
+    pub async fn range_text(&self, key: &str, from: u64) -> Result<Vec<String>, KvError> {
+        match self
+            .command(&[
+                json!("LRANGE"),
+                json!(self::key(key)),
+                json!(from),
+                json!(-1),
+            ])
+            .await?
+        {
+            Value::Array(items) => items
+                .into_iter()
+                .map(|item| match item {
+                    Value::String(text) => Ok(text),
+                    other => Err(KvError(format!("LRANGE gave {other}"))),
+                })
+                .collect(),
+            Value::Null => Ok(Vec::new()),
+            other => Err(KvError(format!("LRANGE gave {other}"))),
+        }
+    }
+}
+
 /// An integer result (Upstash returns numbers, or strings for `GET`).
 pub fn integer(value: &Value) -> Option<i64> {
     value

@@ -33,7 +33,6 @@ use self::registry::{MAX_PLUGINS_PER_SCOPE, PluginRegistry};
 use crate::byok::ByokKeys;
 use crate::kv::KvError;
 use crate::mcp::{self, Access, Browse};
-use crate::rate_limit;
 use crate::safe_fetch::SafeFetch;
 use crate::signing::Signer;
 
@@ -94,17 +93,7 @@ impl Plugins {
     /// Whose plugins a request touches: everyone's single registry locally; the client's
     /// own signed identity when hosted.
     pub fn scope(&self, headers: &HeaderMap) -> Result<String, ApiError> {
-        if self.mode != DeploymentMode::Hosted {
-            return Ok("local".into());
-        }
-        rate_limit::client_id(headers, &self.signer)
-            .map(|id| format!("client:{id}"))
-            .ok_or_else(|| {
-                ApiError::new(
-                    ErrorCode::BadRequest,
-                    "This browser has no client identity yet; reload the page and try again",
-                )
-            })
+        crate::client_scope::scope(self.mode, headers, &self.signer)
     }
 
     /// Opens a credential envelope sealed for `context` (none given: no credential).

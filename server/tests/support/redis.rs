@@ -76,6 +76,43 @@ impl Redis {
         format!("redis://127.0.0.1:{}/", self.port)
     }
 
+    /// Stops it at once and starts it again, empty, on the same port (a crash and a
+    /// restart; the edge must reconnect by itself).
+    pub fn restart(&mut self) {
+        self.kill();
+        let port = self.port;
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let mut child = Command::new(
+                std::env::var("REDIS_SERVER").unwrap_or_else(|_| "redis-server".into()),
+            )
+            .args(["--port", &port.to_string()])
+            .args(["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-server");
+            let started = Instant::now();
+            while started.elapsed() < Duration::from_secs(3) {
+                if listening::listens_on(child.id(), port) {
+                    self.child = child;
+                    return;
+                }
+                if child.try_wait().ok().flatten().is_some() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+            assert!(
+                Instant::now() < deadline,
+                "redis-server did not restart on {port}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     /// Stops it at once (as a crash would).
     pub fn kill(&mut self) {
         let _ = self.child.kill();

@@ -1,0 +1,530 @@
+//! Resumable relayed replies over real sockets: the real binary (one instance in local
+//! mode; two hosted instances on a real Redis), a provider fixture speaking OpenAI's
+//! streaming wire format on 127.0.0.1, connections cut mid-reply, an instance killed
+//! mid-reply, and the browser's own reader (`RelayCursor`) on the answers.
+
+mod support;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::response::{IntoResponse, Response};
+use axum::routing::any;
+use bytes::Bytes;
+use futures_util::StreamExt;
+use hearth_core::api::relay_resume::RelayCursor;
+use hearth_core::provider::{Protocol, StreamDecoder, StreamEvent};
+use reqwest::{StatusCode, header};
+use serde_json::{Value, json};
+use support::Server;
+use support::redis::Redis;
+
+/// How many ticks the slow reply has.
+const TICKS: usize = 30;
+
+#[derive(Clone, Default)]
+struct Provider {
+    calls: Arc<AtomicUsize>,
+    /// Set when the provider's response stream is dropped (the edge hung up on it).
+    dropped: Arc<AtomicBool>,
+}
+
+struct DropFlag(Arc<AtomicBool>);
+
+impl Drop for DropFlag {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+fn chunk(text: &str) -> String {
+    format!(
+        "data: {}\n\n",
+        json!({"choices": [{"index": 0, "delta": {"content": text}}]})
+    )
+}
+
+fn finish() -> String {
+    format!(
+        "data: {}\n\ndata: [DONE]\n\n",
+        json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    )
+}
+
+/// `/slow/…`: `TICKS` numbered ticks 40 ms apart, then the end. `/endless/…`: ticks
+/// every 50 ms until the edge hangs up.
+async fn provider(State(provider): State<Provider>, request: Request) -> Response {
+    provider.calls.fetch_add(1, Ordering::SeqCst);
+    let endless = request.uri().path().starts_with("/endless");
+    let flag = DropFlag(Arc::clone(&provider.dropped));
+    let stream = futures_util::stream::unfold((0usize, flag), move |(n, flag)| async move {
+        if !endless && n > TICKS {
+            return None;
+        }
+        if n > 0 {
+            tokio::time::sleep(Duration::from_millis(if endless { 50 } else { 40 })).await;
+        }
+        let text = if !endless && n == TICKS {
+            finish()
+        } else {
+            chunk(&format!("t{n} "))
+        };
+        Some((Ok::<_, std::io::Error>(Bytes::from(text)), (n + 1, flag)))
+    });
+    (
+        [("content-type", "text/event-stream")],
+        Body::from_stream(stream),
+    )
+        .into_response()
+}
+
+async fn provider_fixture() -> (String, Provider) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let provider = Provider::default();
+    let app = Router::new()
+        .fallback(any(self::provider))
+        .with_state(provider.clone());
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    (base, provider)
+}
+
+fn the_whole_slow_reply() -> String {
+    (0..TICKS).map(|n| format!("t{n} ")).collect()
+}
+
+/// A relayed round to the operator's provider (its URL is the fixture's).
+fn round() -> Value {
+    json!({
+        "provider": {"serverProviderId": "server-default", "protocol": "openai-chat"},
+        "request": {"model": "m", "messages": [{"role": "user", "parts": [{"type": "text", "text": "Hi"}]}], "tools": []},
+        "capabilities": {"vision": false, "tools": false, "reasoning": false}
+    })
+}
+
+fn provider_env(base: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("DEFAULT_PROVIDER_TYPE", "openai-compatible".into()),
+        ("DEFAULT_PROVIDER_NAME", "Fixture".into()),
+        ("DEFAULT_PROVIDER_BASE_URL", base.to_string()),
+        ("DEFAULT_PROVIDER_API_KEY", "sk-fixture".into()),
+    ]
+}
+
+fn start(env: &[(&'static str, String)]) -> Server {
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    Server::start(&env)
+}
+
+fn relay_id() -> String {
+    format!("test-{:016x}{:08x}", rand_u64(), std::process::id())
+}
+
+fn rand_u64() -> u64 {
+    let mut bytes = [0u8; 8];
+    getrandom::fill(&mut bytes).unwrap();
+    u64::from_le_bytes(bytes)
+}
+
+/// A client: cookies when the deployment is hosted.
+#[derive(Clone, Default)]
+struct Client {
+    cookies: Option<String>,
+}
+
+impl Client {
+    fn request(&self, method: reqwest::Method, url: String) -> reqwest::RequestBuilder {
+        let mut request = reqwest::Client::new().request(method, url);
+        if let Some(cookies) = &self.cookies {
+            request = request
+                .header(header::COOKIE, cookies)
+                .header(header::ORIGIN, PUBLIC_ORIGIN);
+        }
+        request
+    }
+
+    async fn open(&self, server: &Server, id: &str) -> reqwest::Response {
+        self.request(reqwest::Method::POST, server.url("/api/chat/relay"))
+            .header("hearth-relay-id", id)
+            .json(&round())
+            .send()
+            .await
+            .unwrap()
+    }
+
+    async fn resume(&self, server: &Server, id: &str, after: Option<u64>) -> reqwest::Response {
+        let mut request = self.request(
+            reqwest::Method::GET,
+            server.url(&format!("/api/chat/relay/{id}")),
+        );
+        if let Some(after) = after {
+            request = request.header("last-event-id", after.to_string());
+        }
+        request.send().await.unwrap()
+    }
+
+    async fn stop(&self, server: &Server, id: &str) -> StatusCode {
+        self.request(
+            reqwest::Method::DELETE,
+            server.url(&format!("/api/chat/relay/{id}")),
+        )
+        .send()
+        .await
+        .unwrap()
+        .status()
+    }
+}
+
+/// Reads `response` through `cursor` until batch `until` is confirmed (or the stream
+/// ends); the provider's bytes it released.
+async fn read(
+    response: reqwest::Response,
+    cursor: &mut RelayCursor,
+    until: Option<u64>,
+) -> Vec<u8> {
+    assert_eq!(response.status(), StatusCode::OK);
+    let mut stream = response.bytes_stream();
+    let mut out = Vec::new();
+    while let Some(piece) = tokio::time::timeout(Duration::from_secs(20), stream.next())
+        .await
+        .expect("the relay went silent")
+    {
+        let Ok(piece) = piece else { break };
+        out.extend(cursor.push(&piece));
+        if until.is_some_and(|until| cursor.last_id() >= Some(until)) {
+            break;
+        }
+    }
+    out
+}
+
+fn text_of(bytes: &[u8]) -> String {
+    let mut decoder = StreamDecoder::new(Protocol::OpenAiChat);
+    let mut events = decoder.push(bytes).unwrap();
+    events.extend(decoder.finish().unwrap_or_default());
+    events
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::Text { delta } => Some(delta.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+async fn wait_for(what: &str, within: Duration, check: impl Fn() -> bool) {
+    let deadline = Instant::now() + within;
+    while !check() {
+        assert!(
+            Instant::now() < deadline,
+            "{what} did not happen in {within:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_named_relay_marks_its_batches_and_its_end_and_loses_nothing() {
+    let (base, _provider) = provider_fixture().await;
+    let server = start(&provider_env(&format!("{base}/slow/v1")));
+    let client = Client::default();
+    let id = relay_id();
+    let mut cursor = RelayCursor::new();
+    let bytes = read(client.open(&server, &id).await, &mut cursor, None).await;
+    assert_eq!(text_of(&bytes), the_whole_slow_reply());
+    assert!(cursor.ended(), "the end block came");
+    assert!(
+        cursor.last_id().unwrap() >= TICKS as u64 / 2,
+        "batches are numbered"
+    );
+    // The same id cannot start a second reply while it is kept.
+    let again = client.open(&server, &id).await;
+    assert_eq!(again.status(), StatusCode::BAD_REQUEST);
+    // A finished relay resumes to its end at once.
+    let mut late = RelayCursor::new();
+    let all = read(client.resume(&server, &id, None).await, &mut late, None).await;
+    assert_eq!(text_of(&all), the_whole_slow_reply());
+    assert!(late.ended());
+}
+
+#[tokio::test]
+async fn a_connection_cut_mid_reply_resumes_from_its_last_event_id() {
+    let (base, provider) = provider_fixture().await;
+    let server = start(&provider_env(&format!("{base}/slow/v1")));
+    let client = Client::default();
+    let id = relay_id();
+    let mut cursor = RelayCursor::new();
+    // The connection drops after the third batch (the reader hangs up).
+    let mut bytes = read(client.open(&server, &id).await, &mut cursor, Some(3)).await;
+    assert!(!cursor.ended());
+    cursor.resume();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let rest = read(
+        client.resume(&server, &id, cursor.last_id()).await,
+        &mut cursor,
+        None,
+    )
+    .await;
+    bytes.extend(rest);
+    assert_eq!(text_of(&bytes), the_whole_slow_reply(), "every tick once");
+    assert!(cursor.ended());
+    assert_eq!(
+        provider.calls.load(Ordering::SeqCst),
+        1,
+        "one provider call"
+    );
+}
+
+#[tokio::test]
+async fn a_stop_ends_the_provider_call_and_unknown_or_bad_ids_are_refused() {
+    let (base, provider) = provider_fixture().await;
+    let server = start(&provider_env(&format!("{base}/endless/v1")));
+    let client = Client::default();
+    let id = relay_id();
+    let mut cursor = RelayCursor::new();
+    let response = client.open(&server, &id).await;
+    let mut stream = response.bytes_stream();
+    let first = stream.next().await.unwrap().unwrap();
+    cursor.push(&first);
+    assert_eq!(client.stop(&server, &id).await, StatusCode::NO_CONTENT);
+    wait_for("the provider call ending", Duration::from_secs(5), || {
+        provider.dropped.load(Ordering::SeqCst)
+    })
+    .await;
+    // The live connection ends with the end block; a second stop finds nothing running.
+    let mut rest = Vec::new();
+    while let Some(Ok(piece)) = stream.next().await {
+        rest.extend(cursor.push(&piece));
+    }
+    assert!(cursor.ended());
+    // Stopping what already ended changes nothing; an unknown id is not found.
+    assert_eq!(client.stop(&server, &id).await, StatusCode::NO_CONTENT);
+    assert_eq!(
+        client.stop(&server, &relay_id()).await,
+        StatusCode::NOT_FOUND
+    );
+
+    let unknown = client.resume(&server, &relay_id(), Some(3)).await;
+    assert_eq!(unknown.status(), StatusCode::NOT_FOUND);
+    assert_eq!(unknown.json::<Value>().await.unwrap()["code"], "NOT_FOUND");
+    let bad = client.resume(&server, "not*a*relay*id*at*all", None).await;
+    assert_eq!(bad.status(), StatusCode::BAD_REQUEST);
+    let garbage = client
+        .request(
+            reqwest::Method::GET,
+            server.url(&format!("/api/chat/relay/{id}")),
+        )
+        .header("last-event-id", "seven")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(garbage.status(), StatusCode::BAD_REQUEST);
+    let short = client.open(&server, "short").await;
+    assert_eq!(short.status(), StatusCode::BAD_REQUEST);
+    assert_eq!(
+        provider.calls.load(Ordering::SeqCst),
+        1,
+        "refusals call nobody"
+    );
+}
+
+#[tokio::test]
+async fn a_reply_nobody_resumes_is_stopped_after_the_resume_window() {
+    let (base, provider) = provider_fixture().await;
+    let mut env = provider_env(&format!("{base}/endless/v1"));
+    env.push(("HEARTH_RELAY_RESUME_SECS", "1".into()));
+    let server = start(&env);
+    let client = Client::default();
+    let id = relay_id();
+    let mut cursor = RelayCursor::new();
+    read(client.open(&server, &id).await, &mut cursor, Some(2)).await;
+    // Hung up: the reply runs on for the window (a resume could come), then stops.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        !provider.dropped.load(Ordering::SeqCst),
+        "still running for a resume"
+    );
+    wait_for("the orphaned call ending", Duration::from_secs(8), || {
+        provider.dropped.load(Ordering::SeqCst)
+    })
+    .await;
+    // What it relayed is still there to read, and ends.
+    let mut late = RelayCursor::new();
+    let all = read(client.resume(&server, &id, None).await, &mut late, None).await;
+    assert!(text_of(&all).starts_with("t0 t1 "));
+    assert!(late.ended());
+}
+
+/// The origin browsers reach the hosted test deployment at.
+const PUBLIC_ORIGIN: &str = "https://chat.example.test";
+
+/// Two hosted instances on one Redis, with the operator's provider at `base`.
+fn hosted_env(redis: &Redis, pem: &str, base: &str) -> Vec<(&'static str, String)> {
+    let mut env = provider_env(base);
+    env.extend([
+        ("DEPLOYMENT_MODE", "hosted".to_string()),
+        ("REDIS_URL", redis.url()),
+        ("BYOK_PRIVATE_KEY_PEM", pem.to_string()),
+        (
+            "HEARTH_SESSION_SECRET",
+            "shared-secret-for-tests".to_string(),
+        ),
+        ("HEARTH_PUBLIC_ORIGIN", PUBLIC_ORIGIN.to_string()),
+        ("ACCESS_PASSWORD", "alpha".to_string()),
+    ]);
+    env
+}
+
+/// Signs in on `server` as a browser would; the client with its cookies.
+async fn signed_in(server: &Server) -> Client {
+    let granted = reqwest::Client::new()
+        .post(server.url("/api/access/verify"))
+        .header(header::ORIGIN, PUBLIC_ORIGIN)
+        .json(&json!({"password": "alpha"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(granted.status(), StatusCode::OK);
+    let cookies: Vec<String> = granted
+        .headers()
+        .get_all(header::SET_COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok()?.split(';').next().map(str::to_string))
+        .collect();
+    Client {
+        cookies: Some(cookies.join("; ")),
+    }
+}
+
+#[tokio::test]
+async fn hosted_a_reply_cut_on_one_instance_resumes_on_another_and_only_for_its_client() {
+    let (base, provider) = provider_fixture().await;
+    let redis = Redis::start();
+    let pem = hearth_server::byok::ByokKeys::generate().unwrap().1;
+    let env = hosted_env(&redis, &pem, &format!("{base}/slow/v1"));
+    let first = start(&env);
+    let second = start(&env);
+    let client = signed_in(&first).await;
+    let id = relay_id();
+    let mut cursor = RelayCursor::new();
+    let mut bytes = read(client.open(&first, &id).await, &mut cursor, Some(4)).await;
+    cursor.resume();
+    // Another client cannot read it, even knowing the id.
+    let stranger = signed_in(&second).await;
+    assert_eq!(
+        stranger
+            .resume(&second, &id, cursor.last_id())
+            .await
+            .status(),
+        StatusCode::NOT_FOUND
+    );
+    let rest = read(
+        client.resume(&second, &id, cursor.last_id()).await,
+        &mut cursor,
+        None,
+    )
+    .await;
+    bytes.extend(rest);
+    assert_eq!(text_of(&bytes), the_whole_slow_reply());
+    assert!(cursor.ended());
+    assert_eq!(provider.calls.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn hosted_an_instance_killed_mid_reply_leaves_what_it_relayed_and_says_the_rest_is_lost() {
+    let (base, _provider) = provider_fixture().await;
+    let redis = Redis::start();
+    let pem = hearth_server::byok::ByokKeys::generate().unwrap().1;
+    let env = hosted_env(&redis, &pem, &format!("{base}/endless/v1"));
+    let first = start(&env);
+    let second = start(&env);
+    let client = signed_in(&first).await;
+    let id = relay_id();
+    let mut cursor = RelayCursor::new();
+    let mut bytes = read(client.open(&first, &id).await, &mut cursor, Some(2)).await;
+    cursor.resume();
+    // Batches 3 onwards were relayed but not received, then the instance dies.
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    drop(first);
+    let started = Instant::now();
+    let rest = read(
+        client.resume(&second, &id, cursor.last_id()).await,
+        &mut cursor,
+        None,
+    )
+    .await;
+    bytes.extend(rest);
+    assert!(cursor.lost(), "the resume says the rest will never come");
+    assert!(!cursor.ended());
+    assert!(
+        started.elapsed() < Duration::from_secs(12),
+        "{:?}",
+        started.elapsed()
+    );
+    let text = text_of(&bytes);
+    let ticks: Vec<&str> = text.split_whitespace().collect();
+    assert!(
+        ticks.len() >= 4,
+        "what the dead instance relayed is kept: {text}"
+    );
+    for (n, tick) in ticks.iter().enumerate() {
+        assert_eq!(*tick, format!("t{n}"), "in order, once each: {text}");
+    }
+}
+
+#[tokio::test]
+async fn hosted_a_redis_restart_answers_503_meanwhile_and_then_everything_works_again() {
+    let (base, _provider) = provider_fixture().await;
+    let mut redis = Redis::start();
+    let pem = hearth_server::byok::ByokKeys::generate().unwrap().1;
+    let env = hosted_env(&redis, &pem, &format!("{base}/slow/v1"));
+    let server = start(&env);
+    let client = signed_in(&server).await;
+    let list = |client: Client| {
+        let url = server.url("/api/plugins/list");
+        async move {
+            client
+                .request(reqwest::Method::GET, url)
+                .send()
+                .await
+                .unwrap()
+        }
+    };
+    assert_eq!(list(client.clone()).await.status(), StatusCode::OK);
+
+    redis.kill();
+    let down = list(client.clone()).await;
+    assert_eq!(down.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(
+        down.json::<Value>().await.unwrap()["code"],
+        "SERVICE_UNAVAILABLE"
+    );
+    let relay = client.open(&server, &relay_id()).await;
+    assert_eq!(relay.status(), StatusCode::SERVICE_UNAVAILABLE);
+
+    // Redis comes back empty (no persistence): sessions are signed cookies, so the same
+    // browser carries on without signing in again.
+    redis.restart();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let status = list(client.clone()).await.status();
+        if status == StatusCode::OK {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "still {status} after the restart"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let id = relay_id();
+    let mut cursor = RelayCursor::new();
+    let bytes = read(client.open(&server, &id).await, &mut cursor, None).await;
+    assert_eq!(text_of(&bytes), the_whole_slow_reply());
+    assert!(cursor.ended());
+}
