@@ -4,7 +4,8 @@
 //! ([`hearth_core::api::doc_parse::next_step`]).
 //!
 //! - [`job`]: the record, its keys and its secret;
-//! - [`store`]: where jobs live (this process, or the deployment's Redis);
+//! - jobs live in a [`crate::kv::documents::DocumentStore`] (this process, or the
+//!   deployment's Redis);
 //! - [`runner`]: one job's run on this instance, under a lease;
 //! - [`sandbox`]: the worker process and its limits; [`worker`]: the worker itself;
 //! - [`local`]: the parsers that need no external service;
@@ -15,7 +16,6 @@ pub mod local;
 pub mod remote;
 pub mod runner;
 pub mod sandbox;
-pub mod store;
 pub mod worker;
 
 use std::sync::Arc;
@@ -32,7 +32,7 @@ use tokio::sync::Semaphore;
 use self::job::{JobRecord, Outcome, failure, file_key, lease_key, record_key};
 use self::remote::Remote;
 use self::sandbox::Sandbox;
-use self::store::{JobStore, StoreError};
+use crate::kv::documents::{DocumentStore, StoreError};
 use crate::byok::ByokKeys;
 use crate::config::DocParseSettings;
 use crate::kv::KvStore;
@@ -64,7 +64,7 @@ pub struct DocParse {
 
 /// What the service and its runners share.
 pub struct Inner {
-    store: JobStore,
+    store: DocumentStore,
     /// This instance's name in leases.
     instance: String,
     slots: Arc<Semaphore>,
@@ -92,7 +92,7 @@ impl DocParse {
             .unwrap_or_default();
         Ok(Self {
             inner: Arc::new(Inner {
-                store: JobStore::for_kv(kv),
+                store: DocumentStore::for_kv(kv),
                 instance: job::new_id(),
                 slots: Arc::new(Semaphore::new(settings.workers.max(1))),
                 remote_slots: Arc::new(Semaphore::new(REMOTE_SLOTS)),

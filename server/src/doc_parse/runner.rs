@@ -75,7 +75,7 @@ async fn run(inner: &Arc<Inner>, id: &str) {
     }
 }
 
-async fn run_claimed(inner: &Inner, id: &str) -> Result<(), super::store::StoreError> {
+async fn run_claimed(inner: &Inner, id: &str) -> Result<(), crate::kv::documents::StoreError> {
     let Some(mut record) = inner.load(id).await? else {
         return Ok(());
     };

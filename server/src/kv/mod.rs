@@ -7,11 +7,15 @@
 //!   instance of a hosted deployment;
 //! - [`upstash`] (Upstash's REST API): the same, over HTTPS.
 //!
+//! [`documents`] puts text documents with an expiry and leases on top: in this process
+//! for the memory store, in Redis otherwise.
+//!
 //! Hosted mode refuses to start without Redis, and a Redis that stops answering makes the
 //! routes that need it answer 503 — never a silent fall back to per-instance state. Every
 //! value is an integer with an expiry; Redis operations are atomic (MULTI/EXEC) and time
 //! out after two seconds.
 
+pub mod documents;
 mod error;
 pub mod memory;
 pub mod redis;

@@ -1,7 +1,7 @@
-//! Where jobs live: [`JobStore`], text documents with an expiry plus leases, either in
-//! this process (local mode with the memory store) or in the deployment's Redis through
-//! [`KvStore`] (hosted mode, or whenever Redis is configured), so any instance can poll,
-//! cancel or take over a job another started.
+//! [`DocumentStore`]: text documents with an expiry plus leases, either in this process
+//! (local mode with the memory store) or in the deployment's Redis through [`KvStore`]
+//! (hosted mode, or whenever Redis is configured), so any instance can read, answer or
+//! take over what another started: document-parse jobs, and edge operations' outcomes.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -9,12 +9,13 @@ use std::time::{Duration, Instant};
 
 use crate::kv::{KvError, KvStore};
 
-/// The most bytes the process-local store holds (files are kept base64 until parsed).
+/// The most bytes one process-local store holds (a parse job keeps its file base64 until
+/// parsed).
 pub const LOCAL_MAX_BYTES: usize = 512 * 1024 * 1024;
 
 /// Text documents with an expiry, and leases.
 #[derive(Clone)]
-pub enum JobStore {
+pub enum DocumentStore {
     /// In this process.
     Local(Arc<Mutex<HashMap<String, (String, Instant)>>>),
     /// In the deployment's Redis.
@@ -25,14 +26,14 @@ pub enum JobStore {
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     /// The shared store failed or did not answer.
-    #[error("the job store failed: {0}")]
+    #[error("the document store failed: {0}")]
     Kv(#[from] KvError),
     /// The process-local store is full.
-    #[error("the job store is full")]
+    #[error("the document store is full")]
     Full,
 }
 
-impl JobStore {
+impl DocumentStore {
     /// The store for `kv`: the shared one when `kv` is shared, else this process.
     pub fn for_kv(kv: &KvStore) -> Self {
         match kv {
@@ -153,7 +154,7 @@ mod tests {
 
     #[tokio::test]
     async fn documents_expire() {
-        let store = JobStore::for_kv(&KvStore::memory());
+        let store = DocumentStore::for_kv(&KvStore::memory());
         assert!(!store.is_shared());
         store
             .put("a", "1", Duration::from_millis(20))
@@ -166,7 +167,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_lease_belongs_to_one_owner_until_it_expires() {
-        let store = JobStore::for_kv(&KvStore::memory());
+        let store = DocumentStore::for_kv(&KvStore::memory());
         let ttl = Duration::from_millis(40);
         assert!(store.claim("l", "a", ttl).await.unwrap());
         assert!(!store.claim("l", "b", ttl).await.unwrap());
@@ -186,7 +187,7 @@ mod tests {
 
     #[tokio::test]
     async fn the_local_store_refuses_more_than_it_holds() {
-        let store = JobStore::for_kv(&KvStore::memory());
+        let store = DocumentStore::for_kv(&KvStore::memory());
         let big = "x".repeat(LOCAL_MAX_BYTES / 2);
         store.put("a", &big, Duration::from_secs(60)).await.unwrap();
         assert!(matches!(
