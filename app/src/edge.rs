@@ -3,6 +3,7 @@
 //! it for everything that does not need it. Answers are read with a cap
 //! ([`MAX_ANSWER_BYTES`]), chunk by chunk.
 
+use hearth_core::api::operations::OPERATION_ID_HEADER;
 use hearth_core::api::{
     AccessSession, AccessVerifyRequest, ApiError, HealthReport, ModelListRequest,
     ModelListResponse, PluginExecuteRequest, PluginExecuteResponse, PluginInstallRequest,
@@ -92,26 +93,59 @@ async fn post_json<B: Serialize, T: DeserializeOwned>(
     path: &str,
     body: &B,
 ) -> Result<T, EdgeError> {
-    post_json_until(path, body, None).await
+    post_named(path, body, None, None).await
 }
 
-/// Like [`post_json`]; aborting `signal` cancels the request (the edge drops its work).
-async fn post_json_until<B: Serialize, T: DeserializeOwned>(
+/// A `POST` of `body` as JSON; aborting `signal` cancels the request (the edge drops
+/// its work); `operation` names it (`hearth-operation-id`).
+async fn post_named<B: Serialize, T: DeserializeOwned>(
     path: &str,
     body: &B,
     signal: Option<&web_sys::AbortSignal>,
+    operation: Option<&str>,
 ) -> Result<T, EdgeError> {
     let body = serde_json::to_string(body).map_err(|_| EdgeError::Unexpected(0))?;
     let headers = web_sys::Headers::new().map_err(|_| EdgeError::Unexpected(0))?;
     headers
         .set("content-type", "application/json")
         .map_err(|_| EdgeError::Unexpected(0))?;
+    if let Some(operation) = operation {
+        headers
+            .set(OPERATION_ID_HEADER, operation)
+            .map_err(|_| EdgeError::Unexpected(0))?;
+    }
     let init = web_sys::RequestInit::new();
     init.set_method("POST");
     init.set_headers(&headers);
     init.set_body(&JsValue::from_str(&body));
     init.set_signal(signal);
     send(path, Some(&init)).await
+}
+
+/// The pauses before each repeat of an operation that got no answer, in ms.
+const REPEAT_PAUSES_MS: [u32; 3] = [500, 1_500, 3_000];
+
+/// A state-changing call as a named operation (`core::api::operations`): when no answer
+/// comes (the connection dropped, the instance died), the same request is sent again
+/// under the same id, a few times; the edge answers what the first one did instead of
+/// doing it twice, or runs an install again that an instance's death interrupted.
+/// Aborting `signal` stops repeating.
+async fn post_operation<B: Serialize, T: DeserializeOwned>(
+    path: &str,
+    body: &B,
+    signal: Option<&web_sys::AbortSignal>,
+) -> Result<T, EdgeError> {
+    let operation = format!("{}{}", crate::browser::new_id(), crate::browser::new_id());
+    let mut answer = post_named(path, body, signal, Some(&operation)).await;
+    for pause in REPEAT_PAUSES_MS {
+        let lost = matches!(answer, Err(EdgeError::Unreachable | EdgeError::Offline));
+        if !lost || signal.is_some_and(web_sys::AbortSignal::aborted) {
+            break;
+        }
+        gloo_timers::future::TimeoutFuture::new(pause).await;
+        answer = post_named(path, body, signal, Some(&operation)).await;
+    }
+    answer
 }
 
 /// `GET /api/config`, asked once per page: the providers, the stream deadline and the
@@ -158,30 +192,32 @@ pub async fn list_plugins() -> Result<PluginListResponse, EdgeError> {
     get_json("/api/plugins/list").await
 }
 
-/// `POST /api/plugins/install`.
+/// `POST /api/plugins/install`, as a named operation.
 pub async fn install_plugin(
     request: &PluginInstallRequest,
 ) -> Result<PluginInstallResponse, EdgeError> {
-    post_json("/api/plugins/install", request).await
+    post_operation("/api/plugins/install", request, None).await
 }
 
-/// `POST /api/plugins/uninstall`.
+/// `POST /api/plugins/uninstall`, as a named operation.
 pub async fn uninstall_plugin(plugin_id: &str) -> Result<serde_json::Value, EdgeError> {
-    post_json(
+    post_operation(
         "/api/plugins/uninstall",
         &PluginUninstallRequest {
             plugin_id: plugin_id.to_string(),
         },
+        None,
     )
     .await
 }
 
-/// `POST /api/plugins/execute`; aborting `signal` cancels the call on the edge too.
+/// `POST /api/plugins/execute`, as a named operation; aborting `signal` cancels the call
+/// on the edge too.
 pub async fn execute_plugin(
     request: &PluginExecuteRequest,
     signal: Option<&web_sys::AbortSignal>,
 ) -> Result<PluginExecuteResponse, EdgeError> {
-    post_json_until("/api/plugins/execute", request, signal).await
+    post_operation("/api/plugins/execute", request, signal).await
 }
 
 /// `POST /api/doc-parse`: uploads `file` (named `name`) for the edge's local parser.

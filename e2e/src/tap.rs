@@ -2,7 +2,8 @@
 //! the tap instead of the server, so they can check the bytes that actually crossed the
 //! wire (for instance, that no plaintext key ever reached the edge) rather than what
 //! the app believes it sent. [`Tap::cut`] drops every open connection at once, as a
-//! network cut or a proxy restart would.
+//! network cut or a proxy restart would; [`Tap::lose_answer_to`] lets one request reach
+//! the edge and drops its answer, as a connection that died in between would.
 
 use std::sync::{Arc, Mutex};
 
@@ -15,6 +16,7 @@ pub struct Tap {
     sent: Arc<Mutex<Vec<u8>>>,
     accept: tokio::task::JoinHandle<()>,
     open: Arc<Mutex<Vec<tokio::task::AbortHandle>>>,
+    lose: Arc<Mutex<Option<String>>>,
 }
 
 /// A tap's port, bound but not yet forwarding: the edge answers only for the hosts it
@@ -36,14 +38,17 @@ impl Listening {
         let Self { listener, port } = self;
         let sent = Arc::new(Mutex::new(Vec::new()));
         let open = Arc::new(Mutex::new(Vec::<tokio::task::AbortHandle>::new()));
+        let lose = Arc::new(Mutex::new(None::<String>));
         let record = sent.clone();
         let tracked = open.clone();
+        let losing = lose.clone();
         let accept = tokio::spawn(async move {
             while let Ok((client, _)) = listener.accept().await {
                 let record = record.clone();
+                let losing = losing.clone();
                 let connection = tokio::spawn(async move {
                     if let Ok(server) = TcpStream::connect(("127.0.0.1", target)).await {
-                        forward(client, server, record).await;
+                        forward(client, server, record, losing).await;
                     }
                 });
                 let mut tracked = tracked.lock().unwrap_or_else(|e| e.into_inner());
@@ -56,6 +61,7 @@ impl Listening {
             sent,
             accept,
             open,
+            lose,
         }
     }
 }
@@ -86,6 +92,12 @@ impl Tap {
         live
     }
 
+    /// Lets the next request whose first line starts with `request_line` (`POST /api/x`)
+    /// through to the edge, then drops its connection instead of forwarding the answer.
+    pub fn lose_answer_to(&self, request_line: &str) {
+        *self.lose.lock().unwrap_or_else(|e| e.into_inner()) = Some(request_line.to_string());
+    }
+
     /// Everything clients have sent through the tap so far.
     pub fn sent(&self) -> Vec<u8> {
         self.sent.lock().unwrap_or_else(|e| e.into_inner()).clone()
@@ -98,10 +110,18 @@ impl Drop for Tap {
     }
 }
 
-/// Copies both ways until either side closes, keeping a copy of the client's bytes.
-async fn forward(client: TcpStream, server: TcpStream, record: Arc<Mutex<Vec<u8>>>) {
+/// Copies both ways until either side closes, keeping a copy of the client's bytes; an
+/// answer to the request `lose` names is dropped with its connection, once.
+async fn forward(
+    client: TcpStream,
+    server: TcpStream,
+    record: Arc<Mutex<Vec<u8>>>,
+    lose: Arc<Mutex<Option<String>>>,
+) {
     let (mut client_read, mut client_write) = client.into_split();
     let (mut server_read, mut server_write) = server.into_split();
+    // The client's bytes since the edge last answered on this connection.
+    let asked = Arc::new(Mutex::new(Vec::<u8>::new()));
     let upstream = async {
         let mut buffer = vec![0u8; 16 * 1024];
         loop {
@@ -109,6 +129,10 @@ async fn forward(client: TcpStream, server: TcpStream, record: Arc<Mutex<Vec<u8>
                 Ok(0) | Err(_) => break,
                 Ok(n) => {
                     record
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .extend_from_slice(&buffer[..n]);
+                    asked
                         .lock()
                         .unwrap_or_else(|e| e.into_inner())
                         .extend_from_slice(&buffer[..n]);
@@ -121,8 +145,41 @@ async fn forward(client: TcpStream, server: TcpStream, record: Arc<Mutex<Vec<u8>
         let _ = server_write.shutdown().await;
     };
     let downstream = async {
-        let _ = tokio::io::copy(&mut server_read, &mut client_write).await;
+        let mut buffer = vec![0u8; 16 * 1024];
+        loop {
+            match server_read.read(&mut buffer).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    let request =
+                        std::mem::take(&mut *asked.lock().unwrap_or_else(|e| e.into_inner()));
+                    let lost_here = {
+                        let mut armed = lose.lock().unwrap_or_else(|e| e.into_inner());
+                        let matches = armed
+                            .as_deref()
+                            .is_some_and(|line| request.starts_with(line.as_bytes()));
+                        if matches {
+                            *armed = None;
+                        }
+                        matches
+                    };
+                    if lost_here {
+                        return true;
+                    }
+                    if client_write.write_all(&buffer[..n]).await.is_err() {
+                        break;
+                    }
+                }
+            }
+        }
         let _ = client_write.shutdown().await;
+        false
     };
-    tokio::join!(upstream, downstream);
+    tokio::pin!(upstream, downstream);
+    tokio::select! {
+        // A lost answer ends both directions here, as if the line died.
+        lost = &mut downstream => if !lost { (&mut upstream).await },
+        () = &mut upstream => {
+            let _ = (&mut downstream).await;
+        }
+    }
 }

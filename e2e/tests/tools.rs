@@ -2,15 +2,17 @@
 //! Petstore-style OpenAPI description served by the harness, and the npm MCP
 //! `server-everything`), a scripted model calling them across several rounds through
 //! the real edge, a destructive call confirmed and then denied, and a model that never
-//! stops calling tools meeting the round limit and answering without them.
+//! stops calling tools meeting the round limit and answering without them, and an
+//! install whose answer was lost in transit sent again and done once.
 
 use fantoccini::key::Key;
 use hearth_e2e::chat::{
     click_in_last, last_status, open_latest, open_latest_on_phone, prepare, send,
 };
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
+use hearth_e2e::tap::Tap;
 use hearth_e2e::tool_peers::{PetApi, mcp_everything, mcp_url};
-use hearth_e2e::{AppSession, Browser};
+use hearth_e2e::{AppSession, Browser, Stack};
 use serde_json::{Value, json};
 
 /// The chat requests the fixture received, as JSON bodies.
@@ -96,6 +98,52 @@ async fn install(session: &Browser, kind: &str, url: &str, source: &str) -> Vec<
         )
         .await;
     serde_json::from_value(names).expect("function names")
+}
+
+#[tokio::test]
+async fn an_install_whose_answer_is_lost_is_sent_again_and_done_once() {
+    let pets = PetApi::start();
+    let tap = Tap::listen().await;
+    let stack = Stack::start_with_env(&[("HEARTH_ALLOWED_HOSTS", &tap.host())]);
+    let tap = tap.forward_to(stack.hearth.port());
+    let mut browser = Browser::open(&stack, 1280, 900).await;
+    browser.set_base(tap.url());
+    browser.open_app("/").await;
+    let session = AppSession { browser, stack };
+    // The edge installs it, and its answer dies on the way back to the browser.
+    tap.lose_answer_to("POST /api/plugins/install ");
+    let functions = install(&session, "openapi-url", &pets.description_url(), "OpenAPI").await;
+    assert!(!functions.is_empty());
+    let sent = String::from_utf8_lossy(&tap.sent()).to_ascii_lowercase();
+    let ids: Vec<&str> = sent
+        .split("post /api/plugins/install ")
+        .skip(1)
+        .filter_map(|request| {
+            let at = request.find("hearth-operation-id: ")? + "hearth-operation-id: ".len();
+            request[at..].split("\r\n").next()
+        })
+        .collect();
+    assert_eq!(ids.len(), 2, "sent again after the lost answer: {ids:?}");
+    assert_eq!(ids[0], ids[1], "under the same operation id");
+    let described = pets
+        .seen()
+        .iter()
+        .filter(|(_, path)| path == "/openapi.json")
+        .count();
+    assert_eq!(
+        described, 1,
+        "the edge installed it once and answered the repeat"
+    );
+    assert_eq!(
+        session
+            .js(
+                "return document.querySelectorAll('#plugins-installed .plugin-card').length",
+                vec![]
+            )
+            .await,
+        json!(1)
+    );
+    session.finish().await;
 }
 
 /// In Settings › Tools (open): chooses when calls wait (`off`, `destructive`,

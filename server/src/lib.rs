@@ -25,7 +25,8 @@
 //!   process with memory, CPU and time limits, taken over when an instance dies),
 //!   [`relays`] (resumable relayed replies: numbered batches buffered beside the other
 //!   shared state, resumed on any instance), [`client_scope`] (whose edge state a request
-//!   touches).
+//!   touches), [`operations`] (named edge mutations: a repeat answers the recorded
+//!   answer, a lost answer can be looked up).
 //! - Foundations: [`config`] (command-line flags and environment variables, and the
 //!   checks that refuse an unsafe configuration before anything binds), [`kv`] (the
 //!   store for the edge's small shared state: memory, Redis or Upstash), [`safe_fetch`]
@@ -54,6 +55,7 @@ pub mod kv;
 pub mod logging;
 pub mod mcp;
 pub mod mcp_registry;
+pub mod operations;
 pub mod plugins;
 pub mod providers;
 pub mod rate_limit;

@@ -15,6 +15,7 @@ use crate::config::Config;
 use crate::doc_parse::DocParse;
 use crate::kv::KvStore;
 use crate::mcp_registry::McpRegistry;
+use crate::operations::Operations;
 use crate::plugins::Plugins;
 use crate::plugins::registry::PluginRegistry;
 use crate::providers::{Providers, configured};
@@ -57,6 +58,8 @@ pub struct AppState {
     pub doc_parse: DocParse,
     /// Resumable relayed replies.
     pub relays: Relays,
+    /// Named edge operations and their answers.
+    pub operations: Operations,
 }
 
 impl AppState {
@@ -131,6 +134,7 @@ impl AppState {
                 signer.clone(),
                 config.deployment_mode,
             ),
+            operations: Operations::new(&kv),
             relays: Relays::new(&kv, Duration::from_secs(config.relay_resume_secs.max(1))),
             kv,
             signer,

@@ -7,6 +7,7 @@ pub mod doc_parse;
 mod error;
 mod health;
 pub mod mcp_registry;
+pub mod operations;
 mod parse_error;
 mod plugins;
 mod relay;

@@ -10,10 +10,12 @@ mod byok;
 mod config;
 mod doc_parse;
 pub mod error;
+mod headers;
 mod health;
 pub mod json;
 mod mcp;
 mod models;
+mod operations;
 mod plugins;
 mod relay;
 pub mod sealed;
@@ -42,6 +44,7 @@ pub fn router() -> Router<AppState> {
         .route("/plugins/list", get(plugins::list))
         .route("/plugins/execute", post(plugins::execute))
         .route("/plugins/uninstall", post(plugins::uninstall))
+        .route("/operations/{id}", get(operations::look_up))
         .route("/mcp/resources", post(mcp::resources))
         .route("/mcp/prompts", post(mcp::prompts))
         .route("/mcp/servers", get(mcp::servers))

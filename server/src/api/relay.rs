@@ -18,6 +18,7 @@ use hearth_core::api::relay_resume::{LAST_EVENT_ID_HEADER, RELAY_ID_HEADER};
 use hearth_core::api::{ApiError, ErrorCode, RelayRequest};
 
 use super::error::ApiErrorResponse;
+use super::headers::header_text;
 use super::sealed::SealedJson;
 use crate::client_scope::scope;
 use crate::state::AppState;
@@ -35,20 +36,6 @@ where
         Body::from_stream(stream),
     )
         .into_response()
-}
-
-fn header_text<'a>(headers: &'a HeaderMap, name: &str) -> Result<Option<&'a str>, ApiError> {
-    headers
-        .get(name)
-        .map(|value| {
-            value.to_str().map_err(|_| {
-                ApiError::new(
-                    ErrorCode::BadRequest,
-                    format!("The {name} header is not text"),
-                )
-            })
-        })
-        .transpose()
 }
 
 pub(super) async fn relay(

@@ -32,10 +32,10 @@ use tokio::sync::Semaphore;
 use self::job::{JobRecord, Outcome, failure, file_key, lease_key, record_key};
 use self::remote::Remote;
 use self::sandbox::Sandbox;
-use crate::kv::documents::{DocumentStore, StoreError};
 use crate::byok::ByokKeys;
 use crate::config::DocParseSettings;
 use crate::kv::KvStore;
+use crate::kv::documents::{DocumentStore, StoreError};
 use crate::safe_fetch::FetchError;
 
 /// Remote parses one instance runs at once (they wait on the network, not the CPU).
