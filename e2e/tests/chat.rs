@@ -670,6 +670,12 @@ async fn a_relayed_reply_survives_a_network_cut_mid_stream_and_a_stop_ends_its_c
         "resumed through the edge"
     );
     assert!(sent.contains("last-event-id: "), "from the last batch held");
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let sent = String::from_utf8_lossy(&tap.sent()).to_ascii_lowercase();
+    assert!(
+        !sent.contains("delete /api/chat/relay/"),
+        "a reply that ended is not stopped"
+    );
 
     // Stop on a relayed reply ends the provider's call at once, not after the window a
     // dropped connection is given to come back.
@@ -696,6 +702,12 @@ async fn a_relayed_reply_survives_a_network_cut_mid_stream_and_a_stop_ends_its_c
         );
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
+    let sent = String::from_utf8_lossy(&tap.sent()).to_ascii_lowercase();
+    assert_eq!(
+        sent.matches("delete /api/chat/relay/").count(),
+        1,
+        "Stop stops it on the edge"
+    );
     // Only what the test caused: the direct attempts CORS refused, and the cut itself.
     let provider = fixture.url();
     let unexpected: Vec<String> = session

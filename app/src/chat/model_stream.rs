@@ -37,6 +37,14 @@ impl ModelStream {
         }
     }
 
+    /// Says the answer is complete (the protocol's own end arrived): a relayed reply is
+    /// then let finish on the edge by itself, not stopped when this stream is dropped.
+    pub fn settle(&mut self) {
+        if let Self::Relayed(relayed) = self {
+            relayed.settled = true;
+        }
+    }
+
     /// Stops reading (and a relayed reply on the edge).
     pub fn cancel(&mut self) {
         match self {
@@ -52,7 +60,8 @@ pub struct Relayed {
     body: BodyStream,
     cursor: RelayCursor,
     signal: AbortSignal,
-    /// The edge said the reply ended (or was lost): nothing to stop there.
+    /// The reply is complete (the edge or the protocol said so), or lost: nothing to
+    /// stop on the edge.
     settled: bool,
 }
 

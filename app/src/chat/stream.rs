@@ -171,7 +171,10 @@ impl EventReader {
         }
         .map_err(ReadError::Malformed)?;
         Ok(match chunk {
-            Chunk::Data(events) if self.decoder.ended() => Chunk::End(events),
+            Chunk::Data(events) if self.decoder.ended() => {
+                self.reader.stream.settle();
+                Chunk::End(events)
+            }
             other => other,
         })
     }
