@@ -72,8 +72,11 @@ pub fn MessageList() -> impl IntoView {
         (path[first..end].to_vec(), above, below)
     });
 
+    // Called on later frames and by the observer, perhaps after the list was disposed
+    // (the conversation emptied or closed meanwhile): every reactive read below is a
+    // `try_` read, which gives nothing then instead of panicking.
     let to_bottom = move || {
-        if let Some(element) = scroller.get_untracked() {
+        if let Some(element) = scroller.try_get_untracked().flatten() {
             element.set_scroll_top(element.scroll_height());
         }
     };
@@ -99,12 +102,12 @@ pub fn MessageList() -> impl IntoView {
         if changed.is_empty() {
             return;
         }
-        heights.update(|h| {
+        heights.try_update(|h| {
             for (id, height) in changed {
                 h.insert(id, height);
             }
         });
-        if stick.get_untracked() {
+        if stick.try_get_untracked() == Some(true) {
             to_bottom();
         }
     });
@@ -150,8 +153,8 @@ pub fn MessageList() -> impl IntoView {
             stick.set(true);
             heights.set(HashMap::new());
             request_animation_frame(move || {
-                if let Some(element) = scroller.get_untracked() {
-                    viewport.set((0.0, f64::from(element.client_height())));
+                if let Some(element) = scroller.try_get_untracked().flatten() {
+                    viewport.try_set((0.0, f64::from(element.client_height())));
                 }
                 to_bottom();
             });
@@ -218,18 +221,20 @@ struct Reveal {
 }
 
 impl Reveal {
-    /// One attempt at showing message `id`, and `tries` more on the next frames.
+    /// One attempt at showing message `id`, and `tries` more on the next frames. It runs
+    /// on later frames, perhaps after the list was disposed: its reads are `try_` reads.
     fn step(self, id: String, tries: u32) {
-        let Some(element) = self.scroller.get_untracked() else {
+        let Some(element) = self.scroller.try_get_untracked().flatten() else {
             return;
         };
         let Some(index) = self
             .path
-            .with_untracked(|path| path.iter().position(|p| *p == id))
+            .try_with_untracked(|path| path.iter().position(|p| *p == id))
+            .flatten()
         else {
             return;
         };
-        self.stick.set(false);
+        self.stick.try_set(false);
         let rendered = element
             .query_selector_all(".message-row")
             .ok()
@@ -246,18 +251,22 @@ impl Reveal {
                 row.scroll_into_view_with_scroll_into_view_options(&options);
             }
             None => {
-                let offset: f64 = self.path.with_untracked(|path| {
-                    self.heights.with_untracked(|h| {
-                        path[..index]
-                            .iter()
-                            .map(|p| h.get(p).copied().unwrap_or(ESTIMATE))
-                            .sum()
+                let offset: f64 = self
+                    .path
+                    .try_with_untracked(|path| {
+                        self.heights.try_with_untracked(|h| {
+                            path[..index.min(path.len())]
+                                .iter()
+                                .map(|p| h.get(p).copied().unwrap_or(ESTIMATE))
+                                .sum()
+                        })
                     })
-                });
+                    .flatten()
+                    .unwrap_or(0.0);
                 element.set_scroll_top(offset as i32);
             }
         }
-        self.viewport.set((
+        self.viewport.try_set((
             f64::from(element.scroll_top()),
             f64::from(element.client_height()),
         ));

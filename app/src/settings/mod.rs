@@ -152,8 +152,9 @@ fn SettingsTabs() -> impl IntoView {
             element.closest(".dialog__header").ok().flatten().is_some()
                 || element.tag_name().eq_ignore_ascii_case("body")
         });
-        if header_has_focus {
-            browser::focus_by_id(&format!("settings-tab-{}", selected.get_untracked().slug()));
+        // A later frame: the dialog may be closed by then (a `try_` read gives nothing).
+        if header_has_focus && let Some(tab) = selected.try_get_untracked() {
+            browser::focus_by_id(&format!("settings-tab-{}", tab.slug()));
         }
     });
     let select_and_focus = move |tab: Tab| {

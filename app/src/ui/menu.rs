@@ -70,8 +70,9 @@ pub fn Menu(
     // cannot take focus, and `hidden` is removed when the view updates).
     let open_at = move |index: usize| {
         open.set(true);
+        // A later frame: the menu may be gone by then (a `try_` read gives nothing).
         request_animation_frame(move || {
-            if let Some(menu) = menu_ref.get_untracked() {
+            if let Some(menu) = menu_ref.try_get_untracked().flatten() {
                 focus_item(&menu, index);
             }
         });
