@@ -175,19 +175,21 @@ async fn own(claim: Claim, mut upstream: Bytestream, live: mpsc::Sender<Bytes>) 
             next = upstream.next() => {
                 let Some(Ok(batch)) = next else { break };
                 numbered += 1;
-                if buffering && let Err(error) = buffer.append(&base, &batch).await {
-                    tracing::warn!(%error, "a relayed reply can no longer be resumed");
-                    buffering = false;
-                    let _ = buffer.abandon(&base, &token).await;
-                }
-                let framed = Bytes::from(frame_batch(&batch, numbered));
+                // The connection first, so the store's round trip never delays the reply
+                // (a resume asks by position, so the order of the two does not matter).
                 // A connection that stopped reading (a proxy cut it without a word) must
                 // not hold the reply up: it is let go, and the browser resumes.
+                let framed = Bytes::from(frame_batch(&batch, numbered));
                 if let Some(sender) = &live
                     && sender.try_send(framed).is_err()
                 {
                     live = None;
                     alone_since = Some(Instant::now());
+                }
+                if buffering && let Err(error) = buffer.append(&base, &batch).await {
+                    tracing::warn!(%error, "a relayed reply can no longer be resumed");
+                    buffering = false;
+                    let _ = buffer.abandon(&base, &token).await;
                 }
             }
             _ = tick.tick() => {
