@@ -15,3 +15,5 @@ cargo run --quiet --locked --release -p hearth-bench --bin search_bench -- docs/
 cargo run --quiet --locked --release -p hearth-bench --bin search_browser -- docs/BENCHMARKS.md
 # Reading another app's export into records, natively.
 cargo run --quiet --locked --release -p hearth-bench --bin import_bench -- docs/BENCHMARKS.md
+# What a resumable relay costs (the release server, a real Redis).
+cargo run --quiet --locked --release -p hearth-bench --bin relay_bench -- docs/BENCHMARKS.md

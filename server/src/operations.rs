@@ -251,12 +251,16 @@ impl Operations {
     /// Where `scope`'s operation `id` is; a typed 404 when it is not known (it never
     /// arrived, or finished more than [`KEEP`] ago).
     pub async fn look_up(&self, scope: &str, id: &str) -> Result<OperationState, ApiError> {
-        let (key, lease) = keys(scope, id)?;
-        match self.record(&key).await? {
-            None => Err(ApiError::new(
+        let unknown = || {
+            ApiError::new(
                 ErrorCode::NotFound,
                 "No operation is known under this id (it never arrived, or ended long ago)",
-            )),
+            )
+        };
+        // An id no operation can have is simply not known.
+        let (key, lease) = keys(scope, id).map_err(|_| unknown())?;
+        match self.record(&key).await? {
+            None => Err(unknown()),
             Some(Record::Done { status, body }) => Ok(OperationState::Done { status, body }),
             Some(Record::Running { .. }) => {
                 if self.store.is_held(&lease).await.map_err(unavailable)? {

@@ -287,7 +287,9 @@ async fn a_lost_answer_is_looked_up_on_another_instance_and_a_repeat_does_nothin
     assert_eq!(again, removed);
     assert!(plugins(first, &cookies).await.is_empty());
 
-    // Another browser cannot see these operations; unknown and malformed ids are typed.
+    // Another browser cannot see these operations; unknown ids are not found (a path
+    // id no operation can have too), and a malformed one is refused where a request
+    // names its operation.
     let stranger = sign_in(second).await;
     assert_eq!(
         look_up(second, &stranger, &install).await.0,
@@ -300,7 +302,13 @@ async fn a_lost_answer_is_looked_up_on_another_instance_and_a_repeat_does_nothin
     );
     assert_eq!(
         look_up(second, &cookies, "short").await.0,
-        StatusCode::BAD_REQUEST
+        StatusCode::NOT_FOUND
+    );
+    let (status, malformed) =
+        operation(first, &cookies, "/api/plugins/uninstall", "short", &body).await;
+    assert_eq!(
+        (status, malformed["code"].clone()),
+        (StatusCode::BAD_REQUEST, json!("BAD_REQUEST"))
     );
 }
 

@@ -312,8 +312,10 @@ async fn a_stop_ends_the_provider_call_and_unknown_or_bad_ids_are_refused() {
     let unknown = client.resume(&server, &relay_id(), Some(3)).await;
     assert_eq!(unknown.status(), StatusCode::NOT_FOUND);
     assert_eq!(unknown.json::<Value>().await.unwrap()["code"], "NOT_FOUND");
+    // An id no relay can have is not found where a path names it, refused where a
+    // request names its own (below).
     let bad = client.resume(&server, "not*a*relay*id*at*all", None).await;
-    assert_eq!(bad.status(), StatusCode::BAD_REQUEST);
+    assert_eq!(bad.status(), StatusCode::NOT_FOUND);
     let garbage = client
         .request(
             reqwest::Method::GET,

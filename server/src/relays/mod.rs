@@ -71,6 +71,18 @@ fn base(scope: &str, id: &str) -> Result<String, ApiError> {
     Ok(format!("relay:{scope}:{id}"))
 }
 
+fn not_kept() -> ApiError {
+    ApiError::new(
+        ErrorCode::NotFound,
+        "No relayed reply is kept under this id (it ended long ago, or never started)",
+    )
+}
+
+/// The base of a relay named in a path: an id no relay can have is simply not found.
+fn known_base(scope: &str, id: &str) -> Result<String, ApiError> {
+    base(scope, id).map_err(|_| not_kept())
+}
+
 fn token() -> String {
     let mut bytes = [0u8; 16];
     let _ = getrandom::fill(&mut bytes);
@@ -112,18 +124,13 @@ impl Relays {
     /// The batches of `scope`'s relay `id` after batch `after`, then the rest as it
     /// comes; a typed 404 when no such relay is known.
     pub async fn resume(&self, scope: &str, id: &str, after: u64) -> Result<Bytestream, ApiError> {
-        let base = base(scope, id)?;
+        let base = known_base(scope, id)?;
         let first = self
             .buffer
             .read(&base, after)
             .await
             .map_err(unavailable)?
-            .ok_or_else(|| {
-                ApiError::new(
-                    ErrorCode::NotFound,
-                    "No relayed reply is kept under this id (it ended long ago, or never started)",
-                )
-            })?;
+            .ok_or_else(not_kept)?;
         let _ = self.buffer.watch(&base).await;
         Ok(Box::pin(follow(self.buffer.clone(), base, after, first)))
     }
@@ -131,7 +138,7 @@ impl Relays {
     /// Stops `scope`'s relay `id` (one that ended stays as it is); false when no such
     /// relay is known.
     pub async fn cancel(&self, scope: &str, id: &str) -> Result<bool, ApiError> {
-        let base = base(scope, id)?;
+        let base = known_base(scope, id)?;
         self.buffer.cancel(&base).await.map_err(unavailable)
     }
 }
