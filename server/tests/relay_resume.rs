@@ -25,6 +25,8 @@ use support::redis::Redis;
 
 /// How many ticks the slow reply has.
 const TICKS: usize = 30;
+/// How many ticks the fast reply has.
+const FAST_TICKS: usize = 5_000;
 
 #[derive(Clone, Default)]
 struct Provider {
@@ -55,20 +57,28 @@ fn finish() -> String {
     )
 }
 
-/// `/slow/…`: `TICKS` numbered ticks 40 ms apart, then the end. `/endless/…`: ticks
-/// every 50 ms until the edge hangs up.
+/// `/slow/…`: `TICKS` numbered ticks 40 ms apart, then the end. `/fast/…`:
+/// `FAST_TICKS` ticks written as fast as the connection takes them, then the end.
+/// `/endless/…`: ticks every 50 ms until the edge hangs up.
 async fn provider(State(provider): State<Provider>, request: Request) -> Response {
     provider.calls.fetch_add(1, Ordering::SeqCst);
-    let endless = request.uri().path().starts_with("/endless");
+    let path = request.uri().path().to_string();
+    let (ticks, pause) = if path.starts_with("/endless") {
+        (usize::MAX, 50)
+    } else if path.starts_with("/fast") {
+        (FAST_TICKS, 0)
+    } else {
+        (TICKS, 40)
+    };
     let flag = DropFlag(Arc::clone(&provider.dropped));
     let stream = futures_util::stream::unfold((0usize, flag), move |(n, flag)| async move {
-        if !endless && n > TICKS {
+        if n > ticks {
             return None;
         }
-        if n > 0 {
-            tokio::time::sleep(Duration::from_millis(if endless { 50 } else { 40 })).await;
+        if n > 0 && pause > 0 {
+            tokio::time::sleep(Duration::from_millis(pause)).await;
         }
-        let text = if !endless && n == TICKS {
+        let text = if n == ticks {
             finish()
         } else {
             chunk(&format!("t{n} "))
@@ -250,6 +260,31 @@ async fn a_named_relay_marks_its_batches_and_its_end_and_loses_nothing() {
     let all = read(client.resume(&server, &id, None).await, &mut late, None).await;
     assert_eq!(text_of(&all), the_whole_slow_reply());
     assert!(late.ended());
+}
+
+#[tokio::test]
+async fn a_fast_reply_comes_whole_on_its_own_connection_never_cut_short() {
+    let (base, _provider) = provider_fixture().await;
+    let server = start(&provider_env(&format!("{base}/fast/v1")));
+    let client = Client::default();
+    let mut cursor = RelayCursor::new();
+    // Read slowly: the provider writes far faster than this reader takes it.
+    let response = client.open(&server, &relay_id()).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let mut stream = response.bytes_stream();
+    let mut bytes = Vec::new();
+    while let Some(Ok(piece)) = stream.next().await {
+        bytes.extend(cursor.push(&piece));
+        if bytes.len() < 4096 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+    assert!(
+        cursor.ended(),
+        "the connection ran to the end block, not cut short"
+    );
+    let expected: String = (0..FAST_TICKS).map(|n| format!("t{n} ")).collect();
+    assert_eq!(text_of(&bytes), expected);
 }
 
 #[tokio::test]

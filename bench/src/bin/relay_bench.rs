@@ -166,7 +166,11 @@ async fn main() {
                 "{}",
                 &answer[..answer.len().min(300)]
             );
-            assert!(answer.contains("[DONE]"), "the whole reply came");
+            assert!(
+                answer.contains("[DONE]"),
+                "the whole reply came: {}",
+                &answer[answer.len().saturating_sub(600)..]
+            );
             // The first round warms up the connection pools and the caches.
             if round > 0 {
                 times[i].push(total);

@@ -155,7 +155,9 @@ impl Claim {
     where
         S: Stream<Item = Result<Bytes, std::io::Error>> + Send + 'static,
     {
-        let (live, receiver) = mpsc::channel::<Bytes>(64);
+        // Unbounded, yet bounded by the reply's own cap (8 MiB): the owner never waits on
+        // the connection, and a fast provider's bursts never overflow it.
+        let (live, receiver) = mpsc::unbounded_channel::<Bytes>();
         tokio::spawn(own(self, Box::pin(upstream), live));
         Box::pin(with_heartbeats(receiver))
     }
@@ -163,7 +165,7 @@ impl Claim {
 
 /// The owner task: reads the provider's reply to its end (or a stop, or nobody reading
 /// for the resume window), buffering and numbering each batch.
-async fn own(claim: Claim, mut upstream: Bytestream, live: mpsc::Sender<Bytes>) {
+async fn own(claim: Claim, mut upstream: Bytestream, live: mpsc::UnboundedSender<Bytes>) {
     let Claim {
         relays,
         base,
@@ -184,11 +186,11 @@ async fn own(claim: Claim, mut upstream: Bytestream, live: mpsc::Sender<Bytes>) 
                 numbered += 1;
                 // The connection first, so the store's round trip never delays the reply
                 // (a resume asks by position, so the order of the two does not matter).
-                // A connection that stopped reading (a proxy cut it without a word) must
-                // not hold the reply up: it is let go, and the browser resumes.
+                // A connection that stopped reading (a proxy cut it without a word) never
+                // holds the reply up: its batches wait in memory, and the browser resumes.
                 let framed = Bytes::from(frame_batch(&batch, numbered));
                 if let Some(sender) = &live
-                    && sender.try_send(framed).is_err()
+                    && sender.send(framed).is_err()
                 {
                     live = None;
                     alone_since = Some(Instant::now());
@@ -211,7 +213,7 @@ async fn own(claim: Claim, mut upstream: Bytestream, live: mpsc::Sender<Bytes>) 
                     tracing::info!("a relayed reply was stopped by the browser");
                     break;
                 }
-                if live.as_ref().is_some_and(mpsc::Sender::is_closed) {
+                if live.as_ref().is_some_and(mpsc::UnboundedSender::is_closed) {
                     live = None;
                     alone_since = Some(Instant::now());
                 }
@@ -231,13 +233,13 @@ async fn own(claim: Claim, mut upstream: Bytestream, live: mpsc::Sender<Bytes>) 
         tracing::warn!(%error, "a relayed reply's end was not recorded");
     }
     if let Some(sender) = live {
-        let _ = sender.try_send(Bytes::from_static(END_BLOCK.as_bytes()));
+        let _ = sender.send(Bytes::from_static(END_BLOCK.as_bytes()));
     }
 }
 
 /// The live connection's stream: the owner's batches, a heartbeat while none arrive.
 fn with_heartbeats(
-    receiver: mpsc::Receiver<Bytes>,
+    receiver: mpsc::UnboundedReceiver<Bytes>,
 ) -> impl Stream<Item = Result<Bytes, std::io::Error>> + Send {
     futures_util::stream::unfold(receiver, |mut receiver| async move {
         let beat = Duration::from_secs(HEARTBEAT_SECS);
