@@ -202,12 +202,18 @@ impl KvStore {
 /// Lists with an expiry in Redis (the relayed replies' buffers). The memory store keeps
 /// counters only; a process-local relay buffer keeps its own.
 impl KvStore {
-    /// Appends `value` to the list at `key`, which then lives `ttl`; the list's length.
-    pub async fn push_text(&self, key: &str, value: &str, ttl: Duration) -> Result<u64, KvError> {
+    /// Appends `values` (at least one) to the list at `key`, which then lives `ttl`; the
+    /// list's length.
+    pub async fn push_texts(
+        &self,
+        key: &str,
+        values: &[String],
+        ttl: Duration,
+    ) -> Result<u64, KvError> {
         match self {
             Self::Memory(_) => Err(memory_keeps_counters()),
-            Self::Redis(redis) => redis.push_text(key, value, ttl).await,
-            Self::Upstash(upstash) => upstash.push_text(key, value, ttl).await,
+            Self::Redis(redis) => redis.push_texts(key, values, ttl).await,
+            Self::Upstash(upstash) => upstash.push_texts(key, values, ttl).await,
         }
     }
 

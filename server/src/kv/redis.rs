@@ -199,16 +199,21 @@ impl RedisStore {
 
 /// Lists with an expiry (the relayed replies' buffers).
 impl RedisStore {
-    /// `RPUSH` and `PEXPIRE` in one transaction: `value` appended to the list at `key`,
+    /// `RPUSH` and `PEXPIRE` in one transaction: `values` appended to the list at `key`,
     /// which then lives `ttl`; the list's new length.
-    pub async fn push_text(&self, key: &str, value: &str, ttl: Duration) -> Result<u64, KvError> {
+    pub async fn push_texts(
+        &self,
+        key: &str,
+        values: &[String],
+        ttl: Duration,
+    ) -> Result<u64, KvError> {
         let mut manager = self.0.clone();
         let key = self::key(key);
         let (length, _): (u64, i64) = run(redis::pipe()
             .atomic()
             .cmd("RPUSH")
             .arg(&key)
-            .arg(value)
+            .arg(values)
             .cmd("PEXPIRE")
             .arg(&key)
             .arg(millis(ttl))

@@ -248,13 +248,17 @@ impl Upstash {
 /// Lists with an expiry (the relayed replies' buffers), as in [`super::redis`].
 impl Upstash {
     /// `RPUSH` and `PEXPIRE` in one transaction; the list's new length.
-    pub async fn push_text(&self, key: &str, value: &str, ttl: Duration) -> Result<u64, KvError> {
+    pub async fn push_texts(
+        &self,
+        key: &str,
+        values: &[String],
+        ttl: Duration,
+    ) -> Result<u64, KvError> {
         let key = self::key(key);
+        let mut push = vec![json!("RPUSH"), json!(key)];
+        push.extend(values.iter().map(|value| json!(value)));
         let results = self
-            .transaction(&[
-                vec![json!("RPUSH"), json!(key), json!(value)],
-                vec![json!("PEXPIRE"), json!(key), json!(millis(ttl))],
-            ])
+            .transaction(&[push, vec![json!("PEXPIRE"), json!(key), json!(millis(ttl))]])
             .await?;
         integer(&results[0])
             .and_then(|n| u64::try_from(n).ok())

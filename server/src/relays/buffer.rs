@@ -153,22 +153,27 @@ impl RelayBuffer {
         }
     }
 
-    /// Appends `batch` to `base`; its number.
-    pub async fn append(&self, base: &str, batch: &[u8]) -> Result<u64, BufferError> {
+    /// Appends `batches` (in order) to `base`; the number of the last.
+    pub async fn append(&self, base: &str, batches: &[Vec<u8>]) -> Result<u64, BufferError> {
         match self {
             Self::Local(map) => Self::local(map, |map, _| {
                 let held: usize = map.values().map(|relay| relay.bytes).sum();
-                if held + batch.len() > LOCAL_MAX_BYTES {
+                let adding: usize = batches.iter().map(Vec::len).sum();
+                if held + adding > LOCAL_MAX_BYTES {
                     return Err(BufferError::Full);
                 }
                 let relay = map.entry(base.to_string()).or_default();
-                relay.batches.push(batch.to_vec());
-                relay.bytes += batch.len();
+                relay.batches.extend(batches.iter().cloned());
+                relay.bytes += adding;
                 Ok(relay.batches.len() as u64)
             }),
-            Self::Shared(kv) => Ok(kv
-                .push_text(&events(base), &String::from_utf8_lossy(batch), RETAIN)
-                .await?),
+            Self::Shared(kv) => {
+                let texts: Vec<String> = batches
+                    .iter()
+                    .map(|batch| String::from_utf8_lossy(batch).into_owned())
+                    .collect();
+                Ok(kv.push_texts(&events(base), &texts, RETAIN).await?)
+            }
         }
     }
 
@@ -183,7 +188,8 @@ impl RelayBuffer {
                 Ok(())
             }),
             Self::Shared(kv) => {
-                kv.push_text(&events(base), "", RETAIN).await?;
+                kv.push_texts(&events(base), &[String::new()], RETAIN)
+                    .await?;
                 Ok(kv.put_text(&owner(base), DONE, RETAIN).await?)
             }
         }

@@ -14,6 +14,8 @@
 
 pub mod buffer;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -164,7 +166,8 @@ impl Claim {
 }
 
 /// The owner task: reads the provider's reply to its end (or a stop, or nobody reading
-/// for the resume window), buffering and numbering each batch.
+/// for the resume window), numbering each batch, sending it to the connection and
+/// handing it to the [`write_batches`] task.
 async fn own(claim: Claim, mut upstream: Bytestream, live: mpsc::UnboundedSender<Bytes>) {
     let Claim {
         relays,
@@ -175,7 +178,15 @@ async fn own(claim: Claim, mut upstream: Bytestream, live: mpsc::UnboundedSender
     let mut live = Some(live);
     let mut alone_since: Option<Instant> = None;
     // Once the buffer failed, it no longer matches the reply: nobody may resume from it.
-    let mut buffering = true;
+    let broken = Arc::new(AtomicBool::new(false));
+    let (to_store, batches) = mpsc::unbounded_channel::<Vec<u8>>();
+    let writer = tokio::spawn(write_batches(
+        buffer.clone(),
+        base.clone(),
+        token.clone(),
+        batches,
+        broken.clone(),
+    ));
     let mut numbered = 0u64;
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
@@ -184,8 +195,6 @@ async fn own(claim: Claim, mut upstream: Bytestream, live: mpsc::UnboundedSender
             next = upstream.next() => {
                 let Some(Ok(batch)) = next else { break };
                 numbered += 1;
-                // The connection first, so the store's round trip never delays the reply
-                // (a resume asks by position, so the order of the two does not matter).
                 // A connection that stopped reading (a proxy cut it without a word) never
                 // holds the reply up: its batches wait in memory, and the browser resumes.
                 let framed = Bytes::from(frame_batch(&batch, numbered));
@@ -195,14 +204,15 @@ async fn own(claim: Claim, mut upstream: Bytestream, live: mpsc::UnboundedSender
                     live = None;
                     alone_since = Some(Instant::now());
                 }
-                if buffering && let Err(error) = buffer.append(&base, &batch).await {
-                    tracing::warn!(%error, "a relayed reply can no longer be resumed");
-                    buffering = false;
-                    let _ = buffer.abandon(&base, &token).await;
-                }
+                let _ = to_store.send(batch.to_vec());
             }
             _ = tick.tick() => {
-                if !buffering {
+                if live.as_ref().is_some_and(mpsc::UnboundedSender::is_closed) {
+                    live = None;
+                    alone_since = Some(Instant::now());
+                }
+                if broken.load(Ordering::SeqCst) {
+                    // Nobody can resume it: it runs on only for its connection.
                     if live.is_none() {
                         break;
                     }
@@ -212,10 +222,6 @@ async fn own(claim: Claim, mut upstream: Bytestream, live: mpsc::UnboundedSender
                 if buffer.cancelled(&base).await.unwrap_or(false) {
                     tracing::info!("a relayed reply was stopped by the browser");
                     break;
-                }
-                if live.as_ref().is_some_and(mpsc::UnboundedSender::is_closed) {
-                    live = None;
-                    alone_since = Some(Instant::now());
                 }
                 if live.is_none() {
                     if buffer.watched(&base).await.unwrap_or(true) {
@@ -229,11 +235,37 @@ async fn own(claim: Claim, mut upstream: Bytestream, live: mpsc::UnboundedSender
         }
     }
     drop(upstream);
-    if buffering && let Err(error) = buffer.finish(&base).await {
-        tracing::warn!(%error, "a relayed reply's end was not recorded");
-    }
     if let Some(sender) = live {
         let _ = sender.send(Bytes::from_static(END_BLOCK.as_bytes()));
+    }
+    drop(to_store);
+    let _ = writer.await;
+}
+
+/// Writes the owner's batches to the buffer in order, every batch that waits in one
+/// write (one round trip to Redis however fast the provider writes), then the end.
+/// A failed write marks the relay `broken` and gives its lease up.
+async fn write_batches(
+    buffer: RelayBuffer,
+    base: String,
+    token: String,
+    mut batches: mpsc::UnboundedReceiver<Vec<u8>>,
+    broken: Arc<AtomicBool>,
+) {
+    while let Some(first) = batches.recv().await {
+        let mut waiting = vec![first];
+        while let Ok(more) = batches.try_recv() {
+            waiting.push(more);
+        }
+        if let Err(error) = buffer.append(&base, &waiting).await {
+            tracing::warn!(%error, "a relayed reply can no longer be resumed");
+            broken.store(true, Ordering::SeqCst);
+            let _ = buffer.abandon(&base, &token).await;
+            return;
+        }
+    }
+    if let Err(error) = buffer.finish(&base).await {
+        tracing::warn!(%error, "a relayed reply's end was not recorded");
     }
 }
 
