@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Builds the release app into dist/ and the release `hearth` binary.
+# Builds the release app into dist/ and `hearth` as it ships (profile `server-release`).
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$root"
 printf '\033[1m==> Building the app (trunk build --release --offline)\033[0m\n'
 cargo fetch --locked
 trunk build --release --offline
-printf '\033[1m==> Building the server (cargo build --release -p hearth-server)\033[0m\n'
-cargo build --release --locked -p hearth-server
+printf '\033[1m==> Building the server (cargo build --profile server-release -p hearth-server)\033[0m\n'
+cargo build --profile server-release --locked -p hearth-server

@@ -1,10 +1,11 @@
 //! `relay_bench [BENCHMARKS.md]`: what making a relayed reply resumable costs. The real
-//! `hearth` (release) relays one reply of 2,000 events (the provider fixture, OpenAI
-//! chat, as fast as it can write) three ways, in one run, alternating: unnamed (the plain
-//! stream), named with the batches kept in this process (local mode), and named with
-//! the batches kept in a real Redis (`REDIS_URL`, as every hosted instance does). Then a
-//! named reply is cut mid-stream and resumed, and the time from the resume request to the
-//! first resumed byte is taken. Records the `relay` section of the benchmarks file.
+//! `hearth` as it ships (`server-release`, run from `HEARTH_BIN`) relays one reply of
+//! 2,000 events (the provider fixture, OpenAI chat, as fast as it can write) three ways,
+//! in one run, alternating: unnamed (the plain stream), named with the batches kept in
+//! this process (local mode), and named with the batches kept in a real Redis
+//! (`REDIS_URL`, as every hosted instance does). Then a named reply is cut mid-stream and
+//! resumed, and the time from the resume request to the first resumed byte is taken.
+//! Records the `relay` section of the benchmarks file.
 //!
 //! The client is a plain HTTP/1.1 socket reading to the end, so the figures are the
 //! edge's, not a browser's.
@@ -219,7 +220,7 @@ async fn main() {
     }
     let body = format!(
         "### Relayed replies, resumable\n\n{label}. Measured by `bench/src/bin/relay_bench.rs` \
-         (the release `hearth`, a raw HTTP/1.1 client on loopback, the provider fixture writing \
+         (`hearth` as it ships, profile `server-release`; a raw HTTP/1.1 client on loopback; the provider fixture writing \
          as fast as it can): one reply of {EVENTS} events of {CHARS} characters, relayed each way \
          in turn, median of {REPEATS} runs after a warm-up.\n\n{table}\n\
          A named reply on Redis cut mid-stream, then resumed (`Last-Event-ID: 1`) on the same \

@@ -11,21 +11,22 @@
 //! a stop from the browser, ends the provider call.
 //!
 //! A relay without an id is the plain stream it always was: a hang-up ends it.
+//!
+//! - [`buffer`]: where batches wait (this process, or Redis);
+//! - `owner`: the tasks that run a named relay, and its connection's stream;
+//! - `resume`: a resume's stream.
 
 pub mod buffer;
+mod owner;
+mod resume;
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use bytes::Bytes;
-use futures_util::{Stream, StreamExt};
-use hearth_core::api::relay_resume::{
-    END_BLOCK, HEARTBEAT_BLOCK, HEARTBEAT_SECS, LOST_BLOCK, frame_batch, valid_relay_id,
-};
+use futures_util::Stream;
+use hearth_core::api::relay_resume::valid_relay_id;
 use hearth_core::api::{ApiError, ErrorCode};
 use tokio::sync::mpsc;
-use tokio::time::Instant;
 
 use self::buffer::{BufferError, RelayBuffer};
 use crate::kv::KvStore;
@@ -134,7 +135,12 @@ impl Relays {
             .map_err(unavailable)?
             .ok_or_else(not_kept)?;
         let _ = self.buffer.watch(&base).await;
-        Ok(Box::pin(follow(self.buffer.clone(), base, after, first)))
+        Ok(Box::pin(resume::follow(
+            self.buffer.clone(),
+            base,
+            after,
+            first,
+        )))
     }
 
     /// Stops `scope`'s relay `id` (one that ended stays as it is); false when no such
@@ -160,222 +166,7 @@ impl Claim {
         // Unbounded, yet bounded by the reply's own cap (8 MiB): the owner never waits on
         // the connection, and a fast provider's bursts never overflow it.
         let (live, receiver) = mpsc::unbounded_channel::<Bytes>();
-        tokio::spawn(own(self, Box::pin(upstream), live));
-        Box::pin(with_heartbeats(receiver))
+        tokio::spawn(owner::own(self, Box::pin(upstream), live));
+        Box::pin(owner::with_heartbeats(receiver))
     }
-}
-
-/// The owner task: reads the provider's reply to its end (or a stop, or nobody reading
-/// for the resume window), numbering each batch, sending it to the connection and
-/// handing it to the [`write_batches`] task.
-async fn own(claim: Claim, mut upstream: Bytestream, live: mpsc::UnboundedSender<Bytes>) {
-    let Claim {
-        relays,
-        base,
-        token,
-    } = claim;
-    let buffer = &relays.buffer;
-    let mut live = Some(live);
-    let mut alone_since: Option<Instant> = None;
-    // Once the buffer failed, it no longer matches the reply: nobody may resume from it.
-    let broken = Arc::new(AtomicBool::new(false));
-    let (to_store, batches) = mpsc::unbounded_channel::<Vec<u8>>();
-    let writer = tokio::spawn(write_batches(
-        buffer.clone(),
-        base.clone(),
-        token.clone(),
-        batches,
-        broken.clone(),
-    ));
-    let mut numbered = 0u64;
-    let mut tick = tokio::time::interval(TICK);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-    loop {
-        tokio::select! {
-            next = upstream.next() => {
-                let Some(Ok(batch)) = next else { break };
-                numbered += 1;
-                // A connection that stopped reading (a proxy cut it without a word) never
-                // holds the reply up: its batches wait in memory, and the browser resumes.
-                let framed = Bytes::from(frame_batch(&batch, numbered));
-                if let Some(sender) = &live
-                    && sender.send(framed).is_err()
-                {
-                    live = None;
-                    alone_since = Some(Instant::now());
-                }
-                let _ = to_store.send(batch.to_vec());
-            }
-            _ = tick.tick() => {
-                if live.as_ref().is_some_and(mpsc::UnboundedSender::is_closed) {
-                    live = None;
-                    alone_since = Some(Instant::now());
-                }
-                if broken.load(Ordering::SeqCst) {
-                    // Nobody can resume it: it runs on only for its connection.
-                    if live.is_none() {
-                        break;
-                    }
-                    continue;
-                }
-                let _ = buffer.renew(&base, &token).await;
-                if buffer.cancelled(&base).await.unwrap_or(false) {
-                    tracing::info!("a relayed reply was stopped by the browser");
-                    break;
-                }
-                if live.is_none() {
-                    if buffer.watched(&base).await.unwrap_or(true) {
-                        alone_since = Some(Instant::now());
-                    } else if alone_since.is_some_and(|since| since.elapsed() >= relays.resume_window) {
-                        tracing::info!("a relayed reply nobody reads any more was stopped");
-                        break;
-                    }
-                }
-            }
-        }
-    }
-    drop(upstream);
-    if let Some(sender) = live {
-        let _ = sender.send(Bytes::from_static(END_BLOCK.as_bytes()));
-    }
-    drop(to_store);
-    let _ = writer.await;
-}
-
-/// Writes the owner's batches to the buffer in order, every batch that waits in one
-/// write (one round trip to Redis however fast the provider writes), then the end.
-/// A failed write marks the relay `broken` and gives its lease up.
-async fn write_batches(
-    buffer: RelayBuffer,
-    base: String,
-    token: String,
-    mut batches: mpsc::UnboundedReceiver<Vec<u8>>,
-    broken: Arc<AtomicBool>,
-) {
-    while let Some(first) = batches.recv().await {
-        let mut waiting = vec![first];
-        while let Ok(more) = batches.try_recv() {
-            waiting.push(more);
-        }
-        if let Err(error) = buffer.append(&base, &waiting).await {
-            tracing::warn!(%error, "a relayed reply can no longer be resumed");
-            broken.store(true, Ordering::SeqCst);
-            let _ = buffer.abandon(&base, &token).await;
-            return;
-        }
-    }
-    if let Err(error) = buffer.finish(&base).await {
-        tracing::warn!(%error, "a relayed reply's end was not recorded");
-    }
-}
-
-/// The live connection's stream: the owner's batches, a heartbeat while none arrive.
-fn with_heartbeats(
-    receiver: mpsc::UnboundedReceiver<Bytes>,
-) -> impl Stream<Item = Result<Bytes, std::io::Error>> + Send {
-    futures_util::stream::unfold(receiver, |mut receiver| async move {
-        let beat = Duration::from_secs(HEARTBEAT_SECS);
-        match tokio::time::timeout(beat, receiver.recv()).await {
-            Ok(Some(bytes)) => Some((Ok(bytes), receiver)),
-            Ok(None) => None,
-            Err(_) => Some((Ok(Bytes::from_static(HEARTBEAT_BLOCK.as_bytes())), receiver)),
-        }
-    })
-}
-
-/// A resume's state.
-struct Follow {
-    buffer: RelayBuffer,
-    base: String,
-    /// The last batch answered.
-    after: u64,
-    /// Blocks ready to answer.
-    ready: std::collections::VecDeque<Bytes>,
-    done: bool,
-    last_answer: Instant,
-    last_watch: Instant,
-    failing_since: Option<Instant>,
-}
-
-impl Follow {
-    fn take(&mut self, read: buffer::Read) {
-        for batch in read.batches {
-            self.after += 1;
-            self.ready
-                .push_back(Bytes::from(frame_batch(&batch, self.after)));
-        }
-        if read.ended {
-            self.ready
-                .push_back(Bytes::from_static(END_BLOCK.as_bytes()));
-            self.done = true;
-        } else if !read.running && self.ready.is_empty() {
-            // Its instance stopped and everything it relayed has been answered.
-            self.ready
-                .push_back(Bytes::from_static(LOST_BLOCK.as_bytes()));
-            self.done = true;
-        }
-    }
-}
-
-/// A resume: the batches after `after` (the first read already made), then the rest.
-fn follow(
-    buffer: RelayBuffer,
-    base: String,
-    after: u64,
-    first: buffer::Read,
-) -> impl Stream<Item = Result<Bytes, std::io::Error>> + Send {
-    let now = Instant::now();
-    let mut state = Follow {
-        buffer,
-        base,
-        after,
-        ready: Default::default(),
-        done: false,
-        last_answer: now,
-        last_watch: now,
-        failing_since: None,
-    };
-    state.take(first);
-    futures_util::stream::unfold(state, |mut state| async move {
-        loop {
-            if let Some(block) = state.ready.pop_front() {
-                state.last_answer = Instant::now();
-                return Some((Ok(block), state));
-            }
-            if state.done {
-                return None;
-            }
-            if state.last_watch.elapsed() >= TICK {
-                state.last_watch = Instant::now();
-                let _ = state.buffer.watch(&state.base).await;
-            }
-            if state.last_answer.elapsed() >= Duration::from_secs(HEARTBEAT_SECS) {
-                state
-                    .ready
-                    .push_back(Bytes::from_static(HEARTBEAT_BLOCK.as_bytes()));
-                continue;
-            }
-            tokio::time::sleep(POLL).await;
-            match state.buffer.read(&state.base, state.after).await {
-                Ok(Some(read)) => {
-                    state.failing_since = None;
-                    state.take(read);
-                }
-                Ok(None) => {
-                    state
-                        .ready
-                        .push_back(Bytes::from_static(LOST_BLOCK.as_bytes()));
-                    state.done = true;
-                }
-                Err(error) => {
-                    let since = *state.failing_since.get_or_insert_with(Instant::now);
-                    if since.elapsed() >= STORE_PATIENCE {
-                        tracing::warn!(%error, "a resume gave up on the relay buffer");
-                        // Hung up without an end: the browser resumes again later.
-                        return None;
-                    }
-                }
-            }
-        }
-    })
 }
