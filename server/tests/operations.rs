@@ -16,11 +16,10 @@ use axum::extract::State;
 use axum::routing::get;
 use reqwest::{StatusCode, header};
 use serde_json::{Value, json};
+use support::hosted::{self, PUBLIC_ORIGIN, random_id, sign_in, wait_until};
 use support::redis::Redis;
 use support::tls::serve_https;
 use support::{Server, TestCa};
-
-const PUBLIC_ORIGIN: &str = "https://chat.example.test";
 
 #[derive(Clone, Default)]
 struct Api {
@@ -79,20 +78,13 @@ impl Deployment {
         *api.base.lock().unwrap() = format!("https://127.0.0.1:{port}");
         let redis = Redis::start();
         let pem = hearth_server::byok::ByokKeys::generate().unwrap().1;
-        let redis_url = redis.url();
-        let ca_file = ca.ca_file();
-        let env = [
-            ("DEPLOYMENT_MODE", "hosted"),
-            ("REDIS_URL", redis_url.as_str()),
-            ("BYOK_PRIVATE_KEY_PEM", pem.as_str()),
-            ("HEARTH_SESSION_SECRET", "shared-secret-for-tests"),
-            ("HEARTH_PUBLIC_ORIGIN", PUBLIC_ORIGIN),
-            ("ACCESS_PASSWORD", "alpha"),
-            ("HEARTH_TRUSTED_NETWORKS", "127.0.0.1/32"),
-            ("SSL_CERT_FILE", ca_file.as_str()),
-        ];
-        let first = Server::start(&env);
-        let second = Server::start(&env);
+        let mut env = hosted::env(&redis.url(), &pem);
+        env.extend([
+            ("HEARTH_TRUSTED_NETWORKS", "127.0.0.1/32".to_string()),
+            ("SSL_CERT_FILE", ca.ca_file()),
+        ]);
+        let first = Server::start_owned(&env);
+        let second = Server::start_owned(&env);
         Self {
             _ca: ca,
             _redis: redis,
@@ -109,25 +101,6 @@ impl Deployment {
     fn description_url(&self) -> String {
         format!("{}/description.json", self.api.base.lock().unwrap())
     }
-}
-
-/// A signed-in browser: its cookies.
-async fn sign_in(server: &Server) -> String {
-    let granted = reqwest::Client::new()
-        .post(server.url("/api/access/verify"))
-        .header(header::ORIGIN, PUBLIC_ORIGIN)
-        .json(&json!({"password": "alpha"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(granted.status(), StatusCode::OK);
-    granted
-        .headers()
-        .get_all(header::SET_COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok()?.split(';').next().map(str::to_string))
-        .collect::<Vec<_>>()
-        .join("; ")
 }
 
 fn request(
@@ -186,20 +159,22 @@ async fn plugins(server: &Server, cookies: &str) -> Vec<Value> {
 }
 
 fn op_id(name: &str) -> String {
-    let mut bytes = [0u8; 8];
-    getrandom::fill(&mut bytes).unwrap();
-    format!("{name}-{}", u64::from_le_bytes(bytes))
+    random_id(name)
 }
 
-async fn wait_for(what: &str, within: Duration, check: impl Fn() -> bool) {
-    let deadline = Instant::now() + within;
-    while !check() {
-        assert!(
-            Instant::now() < deadline,
-            "{what} did not happen in {within:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+/// POSTs `body` to `path` on `server` as operation `op` in a task of its own: the
+/// request the test kills the instance under.
+fn spawn_operation(
+    server: &Server,
+    cookies: &str,
+    path: &str,
+    op: &str,
+    body: &Value,
+) -> tokio::task::JoinHandle<reqwest::Result<reqwest::Response>> {
+    let request = request(reqwest::Method::POST, server, path, cookies)
+        .header("hearth-operation-id", op)
+        .json(body);
+    tokio::spawn(request.send())
 }
 
 /// Looks `op` up on `server` until it is `state`.
@@ -319,22 +294,15 @@ async fn an_instance_killed_mid_install_is_interrupted_and_a_repeat_installs_onc
     let install = op_id("install");
     let body = json!({"manifestUrl": deployment.description_url()});
     // The install waits on its description; the first instance is killed meanwhile.
-    let pending = {
-        let url = deployment.first().url("/api/plugins/install");
-        let (cookies, install, body) = (cookies.clone(), install.clone(), body.clone());
-        tokio::spawn(async move {
-            reqwest::Client::new()
-                .post(url)
-                .header(header::COOKIE, cookies)
-                .header(header::ORIGIN, PUBLIC_ORIGIN)
-                .header("hearth-operation-id", install)
-                .json(&body)
-                .send()
-                .await
-        })
-    };
+    let pending = spawn_operation(
+        deployment.first(),
+        &cookies,
+        "/api/plugins/install",
+        &install,
+        &body,
+    );
     let api = deployment.api.clone();
-    wait_for("the description request", Duration::from_secs(10), || {
+    wait_until("the description request", Duration::from_secs(10), || {
         api.description_asked.load(Ordering::SeqCst) == 1
     })
     .await;
@@ -388,22 +356,15 @@ async fn an_instance_killed_mid_call_is_interrupted_and_the_call_is_not_run_agai
 
     deployment.api.stall.store(true, Ordering::SeqCst);
     let execute = op_id("execute");
-    let pending = {
-        let url = deployment.first().url("/api/plugins/execute");
-        let (cookies, execute, call) = (cookies.clone(), execute.clone(), call.clone());
-        tokio::spawn(async move {
-            reqwest::Client::new()
-                .post(url)
-                .header(header::COOKIE, cookies)
-                .header(header::ORIGIN, PUBLIC_ORIGIN)
-                .header("hearth-operation-id", execute)
-                .json(&call)
-                .send()
-                .await
-        })
-    };
+    let pending = spawn_operation(
+        deployment.first(),
+        &cookies,
+        "/api/plugins/execute",
+        &execute,
+        &call,
+    );
     let api = deployment.api.clone();
-    wait_for("the tool call", Duration::from_secs(10), || {
+    wait_until("the tool call", Duration::from_secs(10), || {
         api.calls.load(Ordering::SeqCst) == 1
     })
     .await;

@@ -17,10 +17,11 @@ use axum::routing::any;
 use bytes::Bytes;
 use futures_util::StreamExt;
 use hearth_core::byok::context;
-use hearth_core::provider::{Protocol, StreamDecoder, StreamEvent};
+use hearth_core::provider::StreamEvent;
 use hearth_server::byok::ByokKeys;
 use serde_json::{Value, json};
 use support::Server;
+use support::openai_stream::{DropFlag, chunk, decode};
 
 const KEY: &str = "sk-test-relay-7f3a9c";
 
@@ -30,22 +31,6 @@ struct Fixture {
     last_auth: Arc<std::sync::Mutex<Option<String>>>,
     last_body: Arc<std::sync::Mutex<Option<Value>>>,
     dropped: Arc<AtomicBool>,
-}
-
-/// Sets a flag when the response stream is dropped (the relay hung up).
-struct DropFlag(Arc<AtomicBool>);
-
-impl Drop for DropFlag {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::SeqCst);
-    }
-}
-
-fn chunk(text: &str) -> String {
-    format!(
-        "data: {}\n\n",
-        json!({"choices": [{"index": 0, "delta": {"content": text}}]})
-    )
 }
 
 async fn provider(State(fixture): State<Fixture>, request: Request) -> Response {
@@ -156,20 +141,6 @@ async fn post(server: &Server, body: &Value) -> reqwest::Response {
         .send()
         .await
         .unwrap()
-}
-
-fn decode(bytes: &[u8]) -> (String, Vec<StreamEvent>) {
-    let mut decoder = StreamDecoder::new(Protocol::OpenAiChat);
-    let mut events = decoder.push(bytes).unwrap();
-    events.extend(decoder.finish().unwrap_or_default());
-    let text = events
-        .iter()
-        .filter_map(|e| match e {
-            StreamEvent::Text { delta } => Some(delta.as_str()),
-            _ => None,
-        })
-        .collect();
-    (text, events)
 }
 
 #[tokio::test]

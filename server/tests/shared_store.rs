@@ -11,11 +11,10 @@ use std::time::{Duration, Instant};
 use hearth_server::byok::ByokKeys;
 use reqwest::{StatusCode, header};
 use serde_json::{Value, json};
+use support::hosted::PUBLIC_ORIGIN;
 use support::redis::Redis;
 use support::{Server, TestCa, fake_dist, free_port, get_json, hearth_command};
 
-/// The origin browsers reach the hosted test deployment at.
-const PUBLIC_ORIGIN: &str = "https://chat.example.test";
 
 struct Hosted {
     pem: String,

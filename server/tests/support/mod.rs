@@ -2,7 +2,9 @@
 
 #![allow(dead_code)]
 
+pub mod hosted;
 pub mod listening;
+pub mod openai_stream;
 pub mod redis;
 pub mod tls;
 
@@ -156,6 +158,12 @@ impl Server {
             dist,
             data,
         })
+    }
+
+    /// Starts `hearth` like [`Server::start`], with an environment of owned values.
+    pub fn start_owned(env: &[(&str, String)]) -> Self {
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        Self::start(&env)
     }
 
     pub fn url(&self, path: &str) -> String {
