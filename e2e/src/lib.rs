@@ -53,6 +53,19 @@ impl AppSession {
         Self { browser, stack }
     }
 
+    /// Starts everything with the browser talking to the edge through a [`tap::Tap`],
+    /// and opens the app through it in a `width` × `height` window; the session and the
+    /// tap.
+    pub async fn open_through_tap(width: u32, height: u32) -> (Self, tap::Tap) {
+        let tap = tap::Tap::listen().await;
+        let stack = Stack::start_with_env(&[("HEARTH_ALLOWED_HOSTS", &tap.host())]);
+        let tap = tap.forward_to(stack.hearth.port());
+        let mut browser = Browser::open(&stack, width, height).await;
+        browser.set_base(tap.url());
+        browser.open_app("/").await;
+        (Self { browser, stack }, tap)
+    }
+
     /// Checks that the page logged no errors, then closes the browser.
     pub async fn finish(self) {
         self.browser.assert_no_console_errors().await;

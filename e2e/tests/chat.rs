@@ -631,13 +631,7 @@ async fn a_provider_that_blocks_cors_streams_through_the_relay() {
 async fn a_relayed_reply_survives_a_network_cut_mid_stream_and_a_stop_ends_its_call() {
     let fixture = ProviderFixture::start().await;
     fixture.set_cors(false);
-    let tap = Tap::listen().await;
-    let stack = Stack::start_with_env(&[("HEARTH_ALLOWED_HOSTS", &tap.host())]);
-    let tap = tap.forward_to(stack.hearth.port());
-    let mut browser = Browser::open(&stack, 1280, 900).await;
-    browser.set_base(tap.url());
-    browser.open_app("/").await;
-    let session = AppSession { browser, stack };
+    let (session, tap) = AppSession::open_through_tap(1280, 900).await;
     prepare(&session, &fixture, Some("sk-cut-test")).await;
 
     fixture.enqueue(
@@ -967,13 +961,7 @@ async fn the_key_crosses_the_wire_to_the_edge_only_sealed() {
     let fixture = ProviderFixture::start().await;
     // CORS blocked: listing the models and the chat both go through the edge.
     fixture.set_cors(false);
-    let tap = Tap::listen().await;
-    let stack = Stack::start_with_env(&[("HEARTH_ALLOWED_HOSTS", &tap.host())]);
-    let tap = tap.forward_to(stack.hearth.port());
-    let mut browser = Browser::open(&stack, 1280, 900).await;
-    browser.set_base(tap.url());
-    browser.open_app("/").await;
-    let session = AppSession { browser, stack };
+    let (session, tap) = AppSession::open_through_tap(1280, 900).await;
     prepare(&session, &fixture, Some(KEY)).await;
     fixture.enqueue(Reply::text("Sealed and delivered").chunk_bytes(6));
     send(&session, "Is my key safe?").await;

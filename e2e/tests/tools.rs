@@ -10,9 +10,8 @@ use hearth_e2e::chat::{
     click_in_last, last_status, open_latest, open_latest_on_phone, prepare, send,
 };
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
-use hearth_e2e::tap::Tap;
 use hearth_e2e::tool_peers::{PetApi, mcp_everything, mcp_url};
-use hearth_e2e::{AppSession, Browser, Stack};
+use hearth_e2e::{AppSession, Browser};
 use serde_json::{Value, json};
 
 /// The chat requests the fixture received, as JSON bodies.
@@ -103,13 +102,7 @@ async fn install(session: &Browser, kind: &str, url: &str, source: &str) -> Vec<
 #[tokio::test]
 async fn an_install_whose_answer_is_lost_is_sent_again_and_done_once() {
     let pets = PetApi::start();
-    let tap = Tap::listen().await;
-    let stack = Stack::start_with_env(&[("HEARTH_ALLOWED_HOSTS", &tap.host())]);
-    let tap = tap.forward_to(stack.hearth.port());
-    let mut browser = Browser::open(&stack, 1280, 900).await;
-    browser.set_base(tap.url());
-    browser.open_app("/").await;
-    let session = AppSession { browser, stack };
+    let (session, tap) = AppSession::open_through_tap(1280, 900).await;
     // The edge installs it, and its answer dies on the way back to the browser.
     tap.lose_answer_to("POST /api/plugins/install ");
     let functions = install(&session, "openapi-url", &pets.description_url(), "OpenAPI").await;

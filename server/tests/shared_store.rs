@@ -15,7 +15,6 @@ use support::hosted::PUBLIC_ORIGIN;
 use support::redis::Redis;
 use support::{Server, TestCa, fake_dist, free_port, get_json, hearth_command};
 
-
 struct Hosted {
     pem: String,
     redis_url: String,
