@@ -1,7 +1,8 @@
-//! Reading `fetch` answers with a size cap. A body from outside (a provider's model list,
-//! an edge answer, an error page) is read from its `ReadableStream` chunk by chunk, and
-//! the read stops, cancelling the stream, as soon as it passes its cap: a huge or endless
-//! answer never sits whole in memory before being refused.
+//! Opening streamed `fetch` requests ([`open`]) and reading answers with a size cap. A
+//! body from outside (a provider's model list, an edge answer, an error page) is read
+//! from its `ReadableStream` chunk by chunk, and the read stops, cancelling the stream,
+//! as soon as it passes its cap: a huge or endless answer never sits whole in memory
+//! before being refused.
 
 use js_sys::{Reflect, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
@@ -10,6 +11,32 @@ use web_sys::{ReadableStreamDefaultReader, Response};
 
 /// The most bytes of an error answer read (the rest is cut off, not refused).
 pub const MAX_ERROR_BYTES: usize = 64 * 1024;
+
+/// Why a request got no response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unanswered {
+    /// Its signal was aborted.
+    Aborted,
+    /// The network failed, or the browser refused (CORS).
+    Failed,
+}
+
+/// Sends `init` to `url` under `signal`, without a referrer: the response (whatever its
+/// status), or why none came. The one opening of a model stream, direct, relayed or
+/// resumed.
+pub async fn open(
+    url: &str,
+    init: &web_sys::RequestInit,
+    signal: &web_sys::AbortSignal,
+) -> Result<Response, Unanswered> {
+    init.set_signal(Some(signal));
+    init.set_referrer_policy(web_sys::ReferrerPolicy::NoReferrer);
+    match JsFuture::from(leptos::prelude::window().fetch_with_str_and_init(url, init)).await {
+        Ok(response) => response.dyn_into().map_err(|_| Unanswered::Failed),
+        Err(_) if signal.aborted() => Err(Unanswered::Aborted),
+        Err(_) => Err(Unanswered::Failed),
+    }
+}
 
 /// Why a body was not read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

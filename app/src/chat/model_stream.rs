@@ -11,9 +11,7 @@
 
 use hearth_core::api::relay_resume::{LAST_EVENT_ID_HEADER, RelayCursor};
 use leptos::prelude::window;
-use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
-use web_sys::{AbortSignal, Response};
+use web_sys::AbortSignal;
 
 use crate::http::{BodyError, BodyStream, Next};
 
@@ -130,9 +128,7 @@ impl Relayed {
             let init = web_sys::RequestInit::new();
             init.set_method("GET");
             init.set_headers(&headers);
-            init.set_signal(Some(&self.signal));
-            let answer = JsFuture::from(window().fetch_with_str_and_init(&self.url(), &init)).await;
-            let Ok(response) = answer.and_then(|r| r.dyn_into::<Response>()) else {
+            let Ok(response) = crate::http::open(&self.url(), &init, &self.signal).await else {
                 continue;
             };
             if response.ok()

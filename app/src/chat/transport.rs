@@ -10,9 +10,7 @@ use hearth_core::api::{ApiError, ErrorCode, RelayRequest};
 use hearth_core::chat::GenerationError;
 use hearth_core::provider::build::build;
 use hearth_core::provider::request::{BuiltRequest, ChatRequest, ModelCapabilities, auth_headers};
-use leptos::prelude::window;
-use wasm_bindgen::{JsCast, JsValue};
-use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen::JsValue;
 use web_sys::{AbortSignal, Response};
 
 use super::model_stream::Relayed;
@@ -49,13 +47,12 @@ pub(super) async fn start(
     init: &web_sys::RequestInit,
     signal: &AbortSignal,
 ) -> Result<Response, OpenError> {
-    init.set_signal(Some(signal));
-    init.set_referrer_policy(web_sys::ReferrerPolicy::NoReferrer);
-    match JsFuture::from(window().fetch_with_str_and_init(url, init)).await {
-        Ok(response) => response.dyn_into().map_err(|_| OpenError::Blocked),
-        Err(_) if signal.aborted() => Err(OpenError::Aborted),
-        Err(_) => Err(OpenError::Blocked),
-    }
+    crate::http::open(url, init, signal)
+        .await
+        .map_err(|unanswered| match unanswered {
+            crate::http::Unanswered::Aborted => OpenError::Aborted,
+            crate::http::Unanswered::Failed => OpenError::Blocked,
+        })
 }
 
 /// The body of `response` as a stream.
