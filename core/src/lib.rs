@@ -30,6 +30,10 @@
 //!   OpenAI Chat, OpenAI Responses, Anthropic and Gemini, `<think>` splitting, tool-call
 //!   reassembly. Bytes in, typed events out.
 //! - [`safe_url`]: which URLs may become an image source or a link target in the page.
+//! - [`skill`]: skills, text-only prompt modules: the built-in catalogues, the one
+//!   normalisation (scripts, tools, network and files refused by rule), Agent Skills
+//!   `SKILL.md` import and export, the library of installed and active skills, and what
+//!   a turn takes from it (injected, or chosen by the model through an internal tool).
 //! - [`search`]: the global search engine: tokenizer for every shipped locale, an
 //!   incremental inverted index per source with BM25, prefix, typo and phrase matching,
 //!   snippets, and a checked snapshot format.
@@ -37,8 +41,6 @@
 //!   system, and which names a file brought in from outside may have.
 //! - [`zip_store`]: ZIP files of stored entries, written and read a piece at a time,
 //!   every offset bounded (the export file's container).
-//!
-//! A later issue adds `skill` here (see `docs/ARCHITECTURE.md`).
 
 pub mod api;
 pub mod attachment;
@@ -57,6 +59,7 @@ pub mod preferences;
 pub mod provider;
 pub mod safe_url;
 pub mod search;
+pub mod skill;
 pub mod stored_file;
 pub mod url_policy;
 pub mod zip_store;

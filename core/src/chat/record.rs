@@ -92,6 +92,9 @@ pub struct MessageRecord {
     /// What a reply's request left out of the context, for the user to see.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub context_notes: Vec<super::context_note::ContextNote>,
+    /// The skills applied to a reply, and how (chosen by the user or by the model).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skill_invocations: Vec<crate::skill::AppliedSkill>,
     /// Creation time, ms since the epoch.
     pub created_at: f64,
     /// Last change, ms since the epoch.
