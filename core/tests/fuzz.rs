@@ -958,3 +958,99 @@ fn search_snapshot_decoding() {
             assert_eq!(twice, restored);
         });
 }
+
+/// Fragments a `SKILL.md` is built of: front matter keys, YAML scalar styles, script
+/// paths and the tricks a hostile file might try.
+const SKILL_MD: &[&str] = &[
+    "---\n",
+    "name: ",
+    "description: ",
+    "allowed-tools: ",
+    "compatibility: ",
+    "metadata:\n",
+    "  title: ",
+    "  category: coding\n",
+    "  tags: \"a, b\"\n",
+    "  use-when: \"x | y\"\n",
+    "code-review",
+    "Bad Name",
+    "|\n",
+    ">-\n",
+    "  folded line\n",
+    "'single ''quoted'''",
+    "\"double \\\" \\n quoted\"",
+    "# comment\n",
+    "- item\n",
+    "scripts/run.py",
+    "scripts/notes",
+    "`scripts/x.sh`",
+    "\n",
+    "\r\n",
+    "題",
+    "\u{feff}",
+];
+
+#[test]
+fn skill_files_import_as_text_skills_or_typed_errors() {
+    use hearth_core::skill::normalise::{MAX_CONTENT_CHARS, is_valid_id};
+    use hearth_core::skill::skill_md::{FolderFile, export, import};
+    check!()
+        .with_type::<(Vec<u8>, Vec<(u8, String)>)>()
+        .for_each(|(pieces, extra)| {
+            let mut text: String = pieces
+                .iter()
+                .map(|p| SKILL_MD[*p as usize % SKILL_MD.len()])
+                .collect();
+            for (at, piece) in extra.iter().take(4) {
+                let at = (*at as usize).min(text.len());
+                if text.is_char_boundary(at) {
+                    text.insert_str(at, piece);
+                }
+            }
+            let files = [FolderFile {
+                path: "skill/SKILL.md".into(),
+                text: Some(text),
+            }];
+            // A skill that imports is a normalised text skill: a valid id, bounded text,
+            // no declared requirement, and no script named in its instructions; and it
+            // exports to a file that imports back to itself.
+            if let Ok(imported) = import(&files) {
+                let skill = imported.skill;
+                assert!(is_valid_id(&skill.meta.id));
+                assert!(skill.content.chars().count() <= MAX_CONTENT_CHARS);
+                assert!(skill.meta.risk.text_only && !skill.meta.risk.script_required);
+                let again = import(&[FolderFile {
+                    path: "SKILL.md".into(),
+                    text: Some(export(&skill)),
+                }])
+                .expect("an exported skill imports");
+                assert_eq!(again.skill, skill);
+            }
+        });
+}
+
+#[test]
+fn skill_catalogues_and_zips_are_bounded() {
+    use hearth_core::skill::catalog::read_catalog;
+    use hearth_core::skill::skill_md::folder_from_zip;
+    use hearth_core::zip_store::{DosTime, write_all};
+    check!().with_type::<String>().for_each(|text| {
+        if let Ok(read) = read_catalog(text) {
+            let mut ids = std::collections::HashSet::new();
+            assert!(read.catalog.skills.iter().all(|s| ids.insert(s.id.clone())));
+        }
+    });
+    let valid = write_all(
+        &[
+            ("s/SKILL.md", b"---\nname: s\ndescription: d\n---\nbody"),
+            ("s/references/r.md", b"ref"),
+        ],
+        DosTime::from_unix_ms(0.0),
+    )
+    .unwrap();
+    check!()
+        .with_type::<Vec<(u16, u8, u8)>>()
+        .for_each(|edits| {
+            let _ = folder_from_zip(&mutate(&valid, edits));
+        });
+}

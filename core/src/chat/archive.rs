@@ -52,6 +52,11 @@ pub struct Archive {
     /// The providers, without keys (the app's own record shape).
     #[serde(default)]
     pub providers: Vec<Value>,
+    /// The skill library record (`crate::skill::SkillLibrary`: installed skills, the
+    /// active set, auto-selection), kept as JSON like the providers: it is read, and
+    /// checked skill by skill, only where it is merged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skills: Option<Value>,
 }
 
 /// Why an archive was refused. Nothing is written when any of these is returned.
@@ -97,6 +102,7 @@ impl Archive {
             messages,
             preferences,
             providers,
+            skills: None,
         }
     }
 
@@ -285,6 +291,32 @@ mod tests {
         let text = serde_json::to_string(&archive).unwrap();
         assert!(text.contains("\"format\":\"hearth-export\""));
         assert_eq!(Archive::parse(&text).unwrap(), archive);
+    }
+
+    #[test]
+    fn the_skill_library_travels_with_the_export() {
+        let mut archive = sample();
+        let mut library = crate::skill::SkillLibrary::default();
+        let meta = crate::skill::SkillMeta {
+            id: "proofread".into(),
+            title: "Proofread".into(),
+            ..Default::default()
+        };
+        library
+            .install_builtin(meta, "Fix typos.", "en", 1.0)
+            .unwrap();
+        library.set_active("proofread", true).unwrap();
+        archive.skills = Some(serde_json::to_value(&library).unwrap());
+        let text = serde_json::to_string(&archive).unwrap();
+        let parsed = Archive::parse(&text).unwrap();
+        assert_eq!(parsed, archive);
+        let back: crate::skill::SkillLibrary =
+            serde_json::from_value(parsed.skills.unwrap()).unwrap();
+        assert_eq!(back, library);
+        // An export without skills (older versions) reads as none.
+        let older = serde_json::to_string(&sample()).unwrap();
+        assert!(!older.contains("skills"));
+        assert_eq!(Archive::parse(&older).unwrap().skills, None);
     }
 
     #[test]

@@ -247,7 +247,8 @@ mod tests {
 
     #[test]
     fn every_requirement_is_refused_by_its_own_rule() {
-        let cases: [(fn(&mut SkillRisk), Refusal); 5] = [
+        type SetRequirement = fn(&mut SkillRisk);
+        let cases: [(SetRequirement, Refusal); 5] = [
             (|r| r.script_required = true, Refusal::ScriptRequired),
             (
                 |r| r.external_tool_required = true,

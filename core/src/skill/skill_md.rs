@@ -81,6 +81,9 @@ pub enum SkillMdError {
     /// The instructions name a script (`scripts/…`) Hearth would have to run.
     #[error("the skill's instructions run {0}; only text skills are kept")]
     NamesScript(String),
+    /// A `.zip` that cannot be read.
+    #[error("the skill's ZIP cannot be read")]
+    Unreadable,
 }
 
 impl SkillMdError {
@@ -252,7 +255,7 @@ fn front_matter(text: &str) -> FrontMatter {
                 fm.allowed_tools = value
                     .trim_matches(['[', ']'])
                     .split([' ', ','])
-                    .map(|tool| scalar(tool))
+                    .map(scalar)
                     .filter(|tool| !tool.is_empty())
                     .collect();
             }
@@ -326,6 +329,24 @@ fn extension(path: &str) -> String {
 
 fn is_script(path: &str) -> bool {
     path.starts_with("scripts/") || SCRIPT_EXTENSIONS.contains(&extension(path).as_str())
+}
+
+/// The first file under `scripts/` the instructions name, if any.
+fn named_script(body: &str) -> Option<String> {
+    body.match_indices("scripts/").find_map(|(at, _)| {
+        let starts_path = body[..at]
+            .chars()
+            .next_back()
+            .is_none_or(|c| c.is_whitespace() || "`'\"(./[".contains(c));
+        let path: String = body[at..]
+            .chars()
+            .take_while(|c| !c.is_whitespace() && !"`'\")],".contains(*c))
+            .collect();
+        let path = path.trim_end_matches(['.', ':', ';']);
+        let file = &path["scripts/".len()..];
+        // A file (it has an extension), not prose such as "scripts/treatments".
+        (starts_path && file.contains('.')).then(|| path.to_string())
+    })
 }
 
 /// Whether the compatibility text says the skill needs the network.
@@ -405,6 +426,10 @@ pub fn import(files: &[FolderFile]) -> Result<Imported, SkillMdError> {
     // The requirements the front matter declares are refused before the files are read.
     super::normalise::check_meta(meta.clone()).map_err(SkillMdError::Refused)?;
 
+    // Instructions that run a bundled script need it, whether or not it came along.
+    if let Some(script) = named_script(body) {
+        return Err(SkillMdError::NamesScript(script));
+    }
     let mut resources: Vec<&FolderFile> = files
         .iter()
         .filter(|f| !std::ptr::eq(*f, skill_file) && f.path.starts_with(&root))
@@ -452,6 +477,58 @@ pub fn import(files: &[FolderFile]) -> Result<Imported, SkillMdError> {
         references,
         left_out,
     })
+}
+
+/// The largest skill ZIP read, in bytes.
+pub const MAX_ZIP_BYTES: usize = 8 * 1024 * 1024;
+/// The largest file of a skill ZIP expanded, in bytes (a larger one is listed as not
+/// text, and left out).
+const MAX_ZIP_ENTRY_BYTES: u64 = 1024 * 1024;
+
+/// The files of a skill folder sent as a ZIP (stored or deflated entries; folders
+/// skipped), each expanded no further than its declared size.
+pub fn folder_from_zip(zip: &[u8]) -> Result<Vec<FolderFile>, SkillMdError> {
+    use crate::zip_store;
+    if zip.len() > MAX_ZIP_BYTES {
+        return Err(SkillMdError::TooLarge);
+    }
+    let len = zip.len() as u64;
+    let tail = &zip[zip.len() - zip_store::TAIL_BYTES.min(len) as usize..];
+    let at = zip_store::find_directory(tail, len).map_err(|_| SkillMdError::Unreadable)?;
+    let directory = zip
+        .get(at.range.start as usize..at.range.end as usize)
+        .ok_or(SkillMdError::Unreadable)?;
+    let entries =
+        zip_store::read_foreign_directory(directory, &at).map_err(|_| SkillMdError::Unreadable)?;
+    if entries.len() > MAX_FOLDER_FILES {
+        return Err(SkillMdError::TooLarge);
+    }
+    let mut files = Vec::new();
+    for entry in entries.iter().filter(|e| !e.name.ends_with('/')) {
+        if entry.name.starts_with("__MACOSX/") {
+            continue;
+        }
+        let text = if entry.size > MAX_ZIP_ENTRY_BYTES {
+            None
+        } else {
+            let start = entry.header_offset as usize;
+            let header = zip
+                .get(start..(start + zip_store::LOCAL_HEADER_BYTES as usize).min(zip.len()))
+                .unwrap_or_default();
+            let range =
+                zip_store::data_range(entry, header).map_err(|_| SkillMdError::Unreadable)?;
+            let kept = zip
+                .get(range.start as usize..range.end as usize)
+                .ok_or(SkillMdError::Unreadable)?;
+            let bytes = zip_store::inflate(entry, kept).map_err(|_| SkillMdError::Unreadable)?;
+            String::from_utf8(bytes).ok()
+        };
+        files.push(FolderFile {
+            path: entry.name.clone(),
+            text,
+        });
+    }
+    Ok(files)
 }
 
 /// A double-quoted YAML scalar.
@@ -575,6 +652,13 @@ mod tests {
         assert_eq!(error, SkillMdError::NamesScript("scripts/fill.py".into()));
         assert_eq!(error.refusal(), Some(Refusal::ScriptRequired));
 
+        // Named but not sent along: still a script it needs.
+        let lone = import(&[file("SKILL.md", scripted)]).unwrap_err();
+        assert_eq!(lone, SkillMdError::NamesScript("scripts/fill.py".into()));
+        // A folder merely called scripts in prose is not a script.
+        let prose = "---\nname: notes\ndescription: d\n---\nKeep film scripts/treatments apart.\n";
+        assert!(import(&[file("SKILL.md", prose)]).is_ok());
+
         let tools = "---\nname: git-helper\ndescription: Uses git.\nallowed-tools: Bash(git:*) Read\n---\nbody\n";
         assert_eq!(
             import(&[file("SKILL.md", tools)]).unwrap_err().refusal(),
@@ -638,6 +722,32 @@ mod tests {
         let text = export(&skill);
         let back = import(&[file("code-review/SKILL.md", &text)]).unwrap();
         assert_eq!(back.skill, skill);
+    }
+
+    #[test]
+    fn a_zipped_folder_reads_like_its_files() {
+        let zip = crate::zip_store::write_all(
+            &[
+                ("pdf-notes/SKILL.md", PLAIN.as_bytes()),
+                ("pdf-notes/references/style.md", b"Short sentences."),
+                (
+                    "pdf-notes/assets/logo.png",
+                    &[0x89, b'P', b'N', b'G', 0xff, 0xfe],
+                ),
+            ],
+            crate::zip_store::DosTime::from_unix_ms(0.0),
+        )
+        .unwrap();
+        let files = folder_from_zip(&zip).unwrap();
+        assert_eq!(files.len(), 3);
+        assert_eq!(files[2].text, None, "not UTF-8");
+        let imported = import(&files).unwrap();
+        assert_eq!(imported.references, ["references/style.md"]);
+        assert_eq!(folder_from_zip(b"not a zip"), Err(SkillMdError::Unreadable));
+        assert_eq!(
+            folder_from_zip(&vec![0; MAX_ZIP_BYTES + 1]),
+            Err(SkillMdError::TooLarge)
+        );
     }
 
     #[test]
