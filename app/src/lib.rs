@@ -57,6 +57,7 @@ pub mod render;
 pub mod search;
 pub mod settings;
 pub mod shell;
+pub mod skills;
 pub mod storage;
 pub mod theme;
 pub mod ui;
@@ -81,6 +82,7 @@ pub fn App() -> impl IntoView {
     provide_context(providers::Providers::load());
     provide_context(preferences::Prefs::load());
     provide_context(plugins::Plugins::load());
+    provide_context(skills::Skills::new());
     let chat = chat::Chat::load();
     provide_context(chat);
     let search = search::Search::new(chat);

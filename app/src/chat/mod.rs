@@ -141,6 +141,7 @@ impl Chat {
                 },
                 prefs,
                 plugins: crate::plugins::use_plugins(),
+                skills: crate::skills::use_skills(),
                 toasts,
                 i18n,
             },

@@ -1,5 +1,6 @@
 //! Task-model calls: one request read to its end with nothing stored or shown while it
-//! runs (a conversation's title, the summary of its older turns). They take the chat's
+//! runs (a conversation's title, the summary of its older turns, the skills a turn's
+//! model chooses). They take the chat's
 //! route (direct, or the relay when the browser is blocked) and the one stream reader,
 //! bounded in size and total time, so a slow or chatty task model can neither hang nor
 //! flood anything; a failure is returned to the caller, which falls back to what needs
@@ -11,6 +12,7 @@ use hearth_core::chat::title::{clean_generated_title, title_request};
 use hearth_core::preferences::ModelRef;
 use hearth_core::provider::StreamEvent;
 use hearth_core::provider::request::ChatRequest;
+use hearth_core::provider::tool_calls::{ToolCall, ToolCallAssembler};
 
 use super::stream::{Chunk, EventReader, Limits};
 use super::target::{Target, Targets};
@@ -23,12 +25,27 @@ const TASK_LIMITS: Limits = Limits {
     deadline_ms: Some(30_000.0),
 };
 
+/// What a task model answered: its text (reasoning left out) and the tool calls it made.
+struct Answer {
+    text: String,
+    calls: Vec<ToolCall>,
+}
+
 /// Runs `request` on `model` to the end and returns the answer's text (reasoning left out).
 async fn complete(
     targets: Targets,
     model: &ModelRef,
     request: ChatRequest,
 ) -> Result<String, GenerationError> {
+    answer(targets, model, request).await.map(|a| a.text)
+}
+
+/// Runs `request` on `model` to the end.
+async fn answer(
+    targets: Targets,
+    model: &ModelRef,
+    request: ChatRequest,
+) -> Result<Answer, GenerationError> {
     let Target {
         provider,
         key,
@@ -55,6 +72,7 @@ async fn complete(
     };
     let mut reader = EventReader::new(stream, provider.kind.protocol().0, TASK_LIMITS);
     let mut text = String::new();
+    let mut calls = ToolCallAssembler::default();
     loop {
         let (events, ended) = match reader.next(None).await {
             Ok(Chunk::Data(events)) => (events, false),
@@ -71,11 +89,15 @@ async fn complete(
                 StreamEvent::Error { error } => {
                     return Err(GenerationError::provider_error(&error.message));
                 }
+                call @ StreamEvent::ToolCall { .. } => calls.apply(&call),
                 _ => {}
             }
         }
         if ended {
-            return Ok(text);
+            return Ok(Answer {
+                text,
+                calls: calls.finish(),
+            });
         }
     }
 }
@@ -118,4 +140,14 @@ pub async fn generate_summary(
             None
         }
     }
+}
+
+/// The tool calls `model` made answering `request` (the skills a turn applies, chosen
+/// through `hearth_core::skill::turn::SELECT_TOOL`).
+pub async fn tool_calls(
+    targets: Targets,
+    model: &ModelRef,
+    request: ChatRequest,
+) -> Result<Vec<ToolCall>, GenerationError> {
+    answer(targets, model, request).await.map(|a| a.calls)
 }

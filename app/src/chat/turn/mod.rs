@@ -4,6 +4,8 @@
 //!
 //! - `prepare`: the model's provider, key and capabilities, and the question with its
 //!   history (`hearth_core::chat::request`).
+//! - `skills`: the user's active skills (or those the model chooses among them) joined to
+//!   the system prompt, and recorded on the reply.
 //! - `image_parts`: the attached images' bytes, for a model that sees them.
 //! - `producer`: the phases that add context before the model is asked (attachments,
 //!   knowledge, web search), each a small module behind one interface: the turn in,
@@ -23,6 +25,7 @@ mod model;
 mod prepare;
 mod producer;
 mod reply;
+mod skills;
 mod tools;
 
 use hearth_core::chat::request::RoundShape;
@@ -66,6 +69,8 @@ pub struct TurnContext {
     pub prefs: crate::preferences::Prefs,
     /// Installed tools.
     pub plugins: crate::plugins::Plugins,
+    /// Installed skills.
+    pub skills: crate::skills::Skills,
     /// Toasts.
     pub toasts: crate::ui::toast::Toasts,
     /// Translations.
@@ -110,6 +115,11 @@ async fn drive(
         Ok(prepared) => prepared,
         Err(error) => return Ending::Failed(error),
     };
+    reply.skills = skills::apply(context, &mut prepared, &record, mode).await;
+    reply.show(MessageStatus::Streaming);
+    if signal.aborted() {
+        return Ending::Stopped;
+    }
     for producer in producers() {
         if !producer.applies(&prepared.turn) {
             continue;

@@ -11,6 +11,7 @@ use hearth_core::chat::tools::{ToolCallRecord, ToolCallStatus, ToolRound};
 use hearth_core::chat::{GenerationError, MessageStatus, RunId, RunOutcome};
 use hearth_core::provider::tool_calls::ToolCall;
 use hearth_core::provider::{FinishReason, Usage};
+use hearth_core::skill::AppliedSkill;
 use leptos::prelude::*;
 use serde_json::json;
 
@@ -43,6 +44,8 @@ pub struct Reply {
     pub finish: Option<FinishReason>,
     /// What the last round's request left out of the context.
     pub notes: Vec<ContextNote>,
+    /// The skills applied to the reply.
+    pub skills: Vec<AppliedSkill>,
     started: f64,
     first_token: Option<f64>,
 }
@@ -70,6 +73,7 @@ impl Reply {
             usage: Usage::default(),
             finish: None,
             notes: Vec::new(),
+            skills: live.record.with_untracked(|r| r.skill_invocations.clone()),
             started: now(),
             first_token: None,
         }
@@ -126,6 +130,9 @@ impl Reply {
             if r.context_notes != self.notes {
                 r.context_notes = self.notes.clone();
             }
+            if r.skill_invocations != self.skills {
+                r.skill_invocations = self.skills.clone();
+            }
         });
     }
 
@@ -180,6 +187,7 @@ impl Reply {
                     "reasoning": reasoning,
                     "toolRounds": self.rounds,
                     "contextNotes": self.notes,
+                    "skillInvocations": self.skills,
                     "status": MessageStatus::Streaming,
                     "updatedAt": now(),
                 })
@@ -209,6 +217,7 @@ impl Reply {
                     "reasoning": reasoning,
                     "toolRounds": self.rounds,
                     "contextNotes": self.notes,
+                    "skillInvocations": self.skills,
                     "status": status,
                     "generationError": error,
                     "usage": self.usage,
