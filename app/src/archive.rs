@@ -88,6 +88,8 @@ pub enum PartialImport {
     Providers(crate::providers::ProvidersError),
     /// The preferences were not stored.
     Preferences(SaveError),
+    /// The skills were not stored.
+    Skills(crate::skills::SkillsError),
 }
 
 /// How many records a database holds, or an action touched.
@@ -271,6 +273,7 @@ pub struct DataService {
     chat: Chat,
     providers: Providers,
     prefs: Prefs,
+    skills: crate::skills::Skills,
 }
 
 /// The data service over the app's stores (from context).
@@ -279,6 +282,7 @@ pub fn use_data() -> DataService {
         chat: use_chat(),
         providers: use_providers(),
         prefs: use_prefs(),
+        skills: crate::skills::use_skills(),
     }
 }
 
@@ -307,13 +311,17 @@ impl DataService {
             .filter_map(|p| serde_json::to_value(p).ok())
             .collect();
         let now = js_sys::Date::now();
-        let archive = Archive::new(
+        let mut archive = Archive::new(
             conversations,
             messages,
             Some(self.prefs.value.get_untracked()),
             providers,
             now,
         );
+        let skills = self.skills.ensure_loaded().await;
+        archive.skills = (skills != Default::default())
+            .then(|| serde_json::to_value(&skills).ok())
+            .flatten();
         let records = serde_json::to_vec(&archive).map_err(|e| DataError::Encode(e.to_string()))?;
         let mut exported = Exported {
             records: Counts {
@@ -484,6 +492,17 @@ impl DataService {
             && let Err(reason) = self.prefs.save(imported).await
         {
             partial.push(PartialImport::Preferences(reason));
+        }
+        // Skills merge: those not installed here come in (within the bounds); a skill
+        // this browser has keeps its local version.
+        if let Some(library) = pending
+            .archive
+            .skills
+            .clone()
+            .and_then(|value| serde_json::from_value(value).ok())
+            && let Err(reason) = self.skills.change(move |l| Ok(l.merge(library))).await
+        {
+            partial.push(PartialImport::Skills(reason));
         }
         self.chat.after_bulk_change().await;
         Ok(Imported {

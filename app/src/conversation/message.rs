@@ -208,6 +208,38 @@ fn note_text(note: &ContextNote, i18n: I18n) -> String {
     }
 }
 
+/// The skills applied to a reply, when any were: each named, and whether the model
+/// chose it.
+fn applied_skills(live: LiveMessage) -> impl IntoView {
+    let i18n = use_i18n();
+    move || {
+        let skills = live.record.with(|r| r.skill_invocations.clone());
+        (!skills.is_empty()).then(|| {
+            let names = skills
+                .iter()
+                .map(|skill| match skill.mode {
+                    hearth_core::skill::SkillMode::Auto => {
+                        i18n.t_with(Key::ReplySkillAuto, &[("title", &skill.title)])
+                    }
+                    hearth_core::skill::SkillMode::Manual => skill.title.clone(),
+                })
+                .collect::<Vec<_>>()
+                .join(" · ");
+            let ids = skills
+                .iter()
+                .map(|s| s.id.as_str())
+                .collect::<Vec<_>>()
+                .join(" ");
+            view! {
+                <p class="message__skills" data-skills=ids>
+                    {icon(Icon::Info)}
+                    <span>{i18n.t_with(Key::ReplySkills, &[("names", &names)])}</span>
+                </p>
+            }
+        })
+    }
+}
+
 /// What a reply's request left out, when anything was.
 fn context_notes(live: LiveMessage) -> impl IntoView {
     let i18n = use_i18n();
@@ -412,6 +444,7 @@ pub fn MessageView(
         .into_any()
     } else {
         view! {
+            {applied_skills(live)}
             {move || {
                 live.reasoning.with(|r| !r.is_empty()).then(|| view! {
                     <details class="message__reasoning">

@@ -126,6 +126,10 @@ fn partial_message(i18n: I18n, partial: &[PartialImport]) -> String {
                 Key::DataImportPreferencesFailed,
                 &[("reason", &why.to_string())],
             ),
+            PartialImport::Skills(why) => i18n.t_with(
+                Key::DataImportSkillsFailed,
+                &[("reason", &super::skills::error_text(why, i18n))],
+            ),
         })
         .collect();
     i18n.t_with(Key::DataImportPartial, &[("reason", &reasons.join(" "))])

@@ -8,6 +8,7 @@ mod general;
 mod health;
 mod models;
 mod providers;
+mod skills;
 mod system;
 mod tools;
 
@@ -32,6 +33,8 @@ pub enum Tab {
     Models,
     /// Plugins, their functions and credentials, confirmation.
     Tools,
+    /// Skills: installed, active, the catalogue.
+    Skills,
     /// The system prompt.
     System,
     /// Storage, export, import, delete.
@@ -43,11 +46,12 @@ pub enum Tab {
 }
 
 impl Tab {
-    const ALL: [Tab; 8] = [
+    const ALL: [Tab; 9] = [
         Tab::General,
         Tab::Providers,
         Tab::Models,
         Tab::Tools,
+        Tab::Skills,
         Tab::System,
         Tab::Data,
         Tab::Health,
@@ -60,6 +64,7 @@ impl Tab {
             Tab::Providers => Key::SettingsTabProviders,
             Tab::Models => Key::SettingsTabModels,
             Tab::Tools => Key::SettingsTabTools,
+            Tab::Skills => Key::SettingsTabSkills,
             Tab::System => Key::SettingsTabSystem,
             Tab::Data => Key::SettingsTabData,
             Tab::Health => Key::SettingsTabHealth,
@@ -79,6 +84,7 @@ impl Tab {
             Tab::Providers => "providers",
             Tab::Models => "models",
             Tab::Tools => "tools",
+            Tab::Skills => "skills",
             Tab::System => "system",
             Tab::Data => "data",
             Tab::Health => "health",
@@ -223,6 +229,7 @@ fn SettingsTabs() -> impl IntoView {
                     Tab::Providers => view! { <providers::ProvidersPanel /> }.into_any(),
                     Tab::Models => view! { <models::ModelsPanel /> }.into_any(),
                     Tab::Tools => view! { <tools::PluginsPanel /> }.into_any(),
+                    Tab::Skills => view! { <skills::SkillsPanel /> }.into_any(),
                     Tab::System => view! { <system::SystemPanel /> }.into_any(),
                     Tab::Data => view! { <data::DataPanel /> }.into_any(),
                     Tab::Health => view! { <health::HealthPanel /> }.into_any(),

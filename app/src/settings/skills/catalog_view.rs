@@ -1,0 +1,219 @@
+//! The built-in catalogue of the user's language: where the list came from (fresh, a
+//! saved copy, the English fallback, or the error with Try again), a filter by words and
+//! by category, and each skill with Install (its text fetched then) or "Installed".
+
+use hearth_core::skill::{Category, SkillMeta};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use super::{category_key, error_text};
+use crate::i18n::{Key, tr, use_i18n};
+use crate::skills::catalog::{self, CatalogState};
+use crate::skills::use_skills;
+use crate::ui::toast::{ToastKind, use_toasts};
+
+/// The catalogue.
+#[component]
+pub(super) fn CatalogSection() -> impl IntoView {
+    let skills = use_skills();
+    let i18n = use_i18n();
+    let load = move || {
+        let tag = i18n.locale().tag().to_string();
+        skills.catalog.set(CatalogState::Loading);
+        spawn_local(async move {
+            let state = catalog::load(&tag).await;
+            skills.catalog.set(state);
+        });
+    };
+    // Again whenever the language changes.
+    Effect::new(move |_| {
+        let _ = i18n.locale();
+        untrack(load);
+    });
+    let words = RwSignal::new(String::new());
+    let category = RwSignal::new(None::<Category>);
+    let shown = move || {
+        let words = words.get().to_lowercase();
+        let category = category.get();
+        skills.catalog.with(|state| {
+            state
+                .shown()
+                .map(|c| {
+                    c.skills
+                        .iter()
+                        .filter(|s| category.is_none_or(|c| s.category == c))
+                        .filter(|s| words.trim().is_empty() || matches(s, words.trim()))
+                        .cloned()
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default()
+        })
+    };
+    let locale_shown = move || match skills.catalog.get() {
+        CatalogState::Fallback { .. } => "en".to_string(),
+        _ => i18n.locale().tag().to_string(),
+    };
+    let status = move || {
+        let date = |ms: f64| {
+            js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(ms))
+                .to_locale_date_string(i18n.locale().tag(), &wasm_bindgen::JsValue::UNDEFINED)
+                .as_string()
+                .unwrap_or_default()
+        };
+        let (key, values, retry) = match skills.catalog.get() {
+            CatalogState::Loading => (Key::SkillsCatalogLoading, Vec::new(), false),
+            CatalogState::Fresh(_) => return None,
+            CatalogState::Saved {
+                fetched_at,
+                stale,
+                error,
+                ..
+            } => (
+                if stale {
+                    Key::SkillsCatalogStale
+                } else {
+                    Key::SkillsCatalogSaved
+                },
+                vec![("date", date(fetched_at)), ("reason", error.to_string())],
+                true,
+            ),
+            CatalogState::Fallback { error, .. } => (
+                Key::SkillsCatalogFallback,
+                vec![("reason", error.to_string())],
+                true,
+            ),
+            CatalogState::Failed(error) => (
+                Key::SkillsCatalogFailed,
+                vec![("reason", error.to_string())],
+                true,
+            ),
+        };
+        let values: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let text = i18n.t_with(key, &values);
+        let kind = if key == Key::SkillsCatalogLoading {
+            "status"
+        } else {
+            "alert"
+        };
+        Some(view! {
+            <div class="notice notice--warning skills-catalog-state" role=kind id="skills-catalog-state"
+                data-state=format!("{key:?}")>
+                <span>{text}</span>
+                {retry.then(|| view! {
+                    <button type="button" class="button button--secondary button--small" id="skills-catalog-retry"
+                        on:click=move |_| load()>{tr(Key::SkillsRetry)}</button>
+                })}
+            </div>
+        })
+    };
+    let categories = Category::ALL
+        .into_iter()
+        .map(|c| view! { <option value=c.code()>{tr(category_key(c))}</option> })
+        .collect_view();
+    view! {
+        <section class="data-block" aria-labelledby="skills-catalog-title">
+            <h3 class="settings-subheading" id="skills-catalog-title">{tr(Key::SkillsCatalog)}</h3>
+            <div class="skills-filter" role="search">
+                <label class="visually-hidden" for="skills-filter">{tr(Key::SkillsFilter)}</label>
+                <input id="skills-filter" class="input" type="search" autocomplete="off"
+                    placeholder=tr(Key::SkillsFilter)
+                    prop:value=move || words.get()
+                    on:input=move |e| words.set(event_target_value(&e)) />
+                <label class="visually-hidden" for="skills-category">{tr(Key::SkillsCategory)}</label>
+                <select id="skills-category" class="input"
+                    on:change=move |e| {
+                        let code = event_target_value(&e);
+                        category.set((!code.is_empty()).then(|| Category::from_code(&code)));
+                    }>
+                    <option value="">{tr(Key::SkillsCategoryAll)}</option>
+                    {categories}
+                </select>
+            </div>
+            {status}
+            <ul class="plugin-list registry-list" id="skills-catalog">
+                <For each=shown key=|s| s.id.clone() let:meta>
+                    <CatalogRow meta locale=Signal::derive(locale_shown) />
+                </For>
+            </ul>
+        </section>
+    }
+}
+
+/// Whether `skill` matches the filter `words` (lower case) in its title, description,
+/// tags or uses.
+fn matches(skill: &SkillMeta, words: &str) -> bool {
+    let haystack = format!(
+        "{} {} {} {}",
+        skill.title,
+        skill.description,
+        skill.tags.join(" "),
+        skill.activation.use_when.join(" ")
+    )
+    .to_lowercase();
+    words.split_whitespace().all(|word| haystack.contains(word))
+}
+
+/// One catalogue entry.
+#[component]
+fn CatalogRow(meta: SkillMeta, locale: Signal<String>) -> impl IntoView {
+    let skills = use_skills();
+    let i18n = use_i18n();
+    let toasts = use_toasts();
+    let busy = RwSignal::new(false);
+    let installed = {
+        let id = meta.id.clone();
+        move || {
+            skills
+                .library
+                .with(|l| l.as_ref().is_some_and(|l| l.get(&id).is_some()))
+        }
+    };
+    let install = {
+        let meta = meta.clone();
+        move |_| {
+            if busy.get_untracked() {
+                return;
+            }
+            busy.set(true);
+            let meta = meta.clone();
+            let title = meta.title.clone();
+            let tag = locale.get_untracked();
+            spawn_local(async move {
+                let outcome = skills.install(meta, &tag).await;
+                busy.set(false);
+                match outcome {
+                    Ok(()) => toasts.show(
+                        ToastKind::Info,
+                        i18n.t_with(Key::SkillsInstalledToast, &[("title", &title)]),
+                    ),
+                    Err(error) => toasts.show(ToastKind::Error, error_text(&error, i18n)),
+                }
+            });
+        }
+    };
+    let use_when = meta.activation.use_when.first().cloned();
+    let aria = format!("{}: {}", i18n.t(Key::SkillsInstall), meta.title);
+    view! {
+        <li class="registry-row" data-catalog-skill=meta.id.clone()>
+            <div class="registry-row__main">
+                <span class="plugin-card__title">{meta.title.clone()}</span>
+                <span class="plugin-card__meta">{tr(category_key(meta.category))}</span>
+                <p class="plugin-card__description">{meta.description.clone()}</p>
+                {use_when.map(|u| view! {
+                    <p class="field__hint">{move || i18n.t_with(Key::SkillsUseWhen, &[("text", &u)])}</p>
+                })}
+            </div>
+            {move || if installed() {
+                view! { <span class="field__hint" data-catalog-installed="">{tr(Key::SkillsInstalledBadge)}</span> }.into_any()
+            } else {
+                view! {
+                    <button type="button" class="button button--secondary button--small" data-skill-install=""
+                        aria-label=aria.clone() aria-busy=move || busy.get().to_string()
+                        disabled=move || busy.get() on:click=install.clone()>
+                        {tr(Key::SkillsInstall)}
+                    </button>
+                }.into_any()
+            }}
+        </li>
+    }
+}
