@@ -17,5 +17,7 @@ cargo run --quiet --locked --release -p hearth-bench --bin search_bench -- docs/
 cargo run --quiet --locked --release -p hearth-bench --bin search_browser -- docs/BENCHMARKS.md
 # Reading another app's export into records, natively.
 cargo run --quiet --locked --release -p hearth-bench --bin import_bench -- docs/BENCHMARKS.md
+# What skills cost a turn with 1,000 installed, natively.
+cargo run --quiet --locked --release -p hearth-bench --bin skills_bench -- docs/BENCHMARKS.md
 # What a resumable relay costs (the release server, a real Redis).
 cargo run --quiet --locked --release -p hearth-bench --bin relay_bench -- docs/BENCHMARKS.md

@@ -171,6 +171,17 @@ pub async fn click_in_last(session: &AppSession, role: &str, label: &str) {
     );
 }
 
+/// The body of every chat request (`…/chat/completions`) the fixture received, oldest
+/// first.
+pub fn chat_bodies(fixture: &ProviderFixture) -> Vec<Value> {
+    fixture
+        .requests()
+        .iter()
+        .filter(|r| r.method == "POST" && r.path.ends_with("/chat/completions"))
+        .map(|r| r.json())
+        .collect()
+}
+
 /// The last user text of every chat request the fixture received.
 pub fn user_texts(fixture: &ProviderFixture) -> Vec<String> {
     fixture

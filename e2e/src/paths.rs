@@ -60,3 +60,23 @@ pub fn artifacts_dir() -> PathBuf {
     let _ = std::fs::create_dir_all(&dir);
     dir
 }
+
+/// Waits (at most 15 s) for the one finished download, a `.zip`, in `dir`.
+pub async fn downloaded(dir: &std::path::Path) -> PathBuf {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    loop {
+        let done: Vec<PathBuf> = std::fs::read_dir(dir)
+            .expect("read downloads")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "zip"))
+            .collect();
+        if let [file] = done.as_slice() {
+            return file.clone();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no download appeared in {dir:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}

@@ -50,15 +50,6 @@ async fn stored_files(session: &AppSession) -> Value {
         .await
 }
 
-fn chat_requests(fixture: &ProviderFixture) -> Vec<Value> {
-    fixture
-        .requests()
-        .into_iter()
-        .filter(|r| r.method == "POST" && r.path.ends_with("/chat/completions"))
-        .map(|r| r.json())
-        .collect()
-}
-
 #[tokio::test]
 async fn text_files_reach_the_model_as_context_and_stay_on_the_message() {
     let fixture = ProviderFixture::start().await;
@@ -84,7 +75,7 @@ async fn text_files_reach_the_model_as_context_and_stay_on_the_message() {
     send(&session, "What is the secret word?").await;
     last_status(&session, "done").await;
 
-    let requests = chat_requests(&fixture);
+    let requests = hearth_e2e::chat::chat_bodies(&fixture);
     let request = requests.last().expect("a chat request");
     let sent = request.to_string();
     assert!(
@@ -133,7 +124,7 @@ async fn text_files_reach_the_model_as_context_and_stay_on_the_message() {
         .wait_until("document.querySelectorAll('.message').length === 4")
         .await;
     last_status(&session, "done").await;
-    let requests = chat_requests(&fixture);
+    let requests = hearth_e2e::chat::chat_bodies(&fixture);
     assert_eq!(requests.len(), 2, "one request per question");
     let follow_up = requests[1].to_string();
     assert!(
@@ -162,7 +153,7 @@ async fn text_files_reach_the_model_as_context_and_stay_on_the_message() {
         .wait_until("document.querySelectorAll('.message').length === 6")
         .await;
     last_status(&session, "done").await;
-    let third = chat_requests(&fixture)
+    let third = hearth_e2e::chat::chat_bodies(&fixture)
         .pop()
         .expect("a third request")
         .to_string();
@@ -266,7 +257,10 @@ async fn refusals_are_explained_and_a_removed_file_leaves_nothing() {
     fixture.enqueue(Reply::text("Nothing attached."));
     send(&session, "Anything?").await;
     last_status(&session, "done").await;
-    let sent = chat_requests(&fixture).last().unwrap().to_string();
+    let sent = hearth_e2e::chat::chat_bodies(&fixture)
+        .last()
+        .unwrap()
+        .to_string();
     assert!(!sent.contains("zucchini"), "{sent}");
     let _ = std::fs::remove_dir_all(&dir);
     session.finish().await;
@@ -311,7 +305,10 @@ async fn a_pdf_is_read_by_the_edge_and_a_scan_is_explained() {
     fixture.enqueue(Reply::text("Nine percent."));
     send(&session, "How much did revenue grow?").await;
     last_status(&session, "done").await;
-    let sent = chat_requests(&fixture).last().unwrap().to_string();
+    let sent = hearth_e2e::chat::chat_bodies(&fixture)
+        .last()
+        .unwrap()
+        .to_string();
     assert!(
         sent.contains("Quarterly revenue grew by nine percent"),
         "{sent}"
@@ -424,7 +421,9 @@ async fn an_image_is_scaled_down_shown_and_sent_only_to_a_model_that_sees() {
     fixture.enqueue(Reply::text("A gradient."));
     send(&session, "What is in the picture?").await;
     last_status(&session, "done").await;
-    let request = chat_requests(&fixture).pop().expect("a chat request");
+    let request = hearth_e2e::chat::chat_bodies(&fixture)
+        .pop()
+        .expect("a chat request");
     let urls = image_urls(&request);
     assert_eq!(urls.len(), 1, "{request}");
     let (mime, data) = urls[0]
@@ -463,7 +462,9 @@ async fn an_image_is_scaled_down_shown_and_sent_only_to_a_model_that_sees() {
         .wait_until("document.querySelectorAll('.message').length === 4")
         .await;
     last_status(&session, "done").await;
-    let request = chat_requests(&fixture).pop().expect("a chat request");
+    let request = hearth_e2e::chat::chat_bodies(&fixture)
+        .pop()
+        .expect("a chat request");
     assert!(image_urls(&request).is_empty(), "{request}");
     assert!(
         request
@@ -507,7 +508,10 @@ async fn passages_that_do_not_fit_the_context_are_named_on_the_reply() {
     fixture.enqueue(Reply::text("Partly read."));
     send(&session, "Summarise it").await;
     last_status(&session, "done").await;
-    let sent = chat_requests(&fixture).pop().unwrap().to_string();
+    let sent = hearth_e2e::chat::chat_bodies(&fixture)
+        .pop()
+        .unwrap()
+        .to_string();
     assert!(sent.contains("Section 0"), "the first passages are sent");
     assert!(!sent.contains("Section 39"), "the last ones do not fit");
     let note = session

@@ -10,7 +10,6 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
 use hearth_e2e::attach::{attach, gradient_png, ready_chips};
 use hearth_e2e::chat::{last_status, messages, prepare, ready, send};
@@ -19,23 +18,6 @@ use hearth_e2e::paths::scratch_dir;
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
 use hearth_e2e::{AppSession, Browser, Stack};
 use serde_json::{Value, json};
-
-/// Waits for the one finished download (a `.zip`) in `dir`.
-async fn downloaded(dir: &Path) -> PathBuf {
-    let deadline = Instant::now() + Duration::from_secs(15);
-    loop {
-        let done: Vec<PathBuf> = std::fs::read_dir(dir)
-            .expect("read downloads")
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "zip"))
-            .collect();
-        if let [file] = done.as_slice() {
-            return file.clone();
-        }
-        assert!(Instant::now() < deadline, "no download appeared in {dir:?}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
 
 /// Opens Settings › Data once it counts the one conversation of two messages the tests
 /// make, exports into `downloads` and returns the file.
@@ -51,7 +33,7 @@ async fn export(session: &AppSession, downloads: &Path) -> PathBuf {
         .wait_until("document.getElementById('data-counts')?.textContent.includes('Conversations: 1 · Messages: 2')")
         .await;
     session.click_by_script("#data-export").await;
-    downloaded(downloads).await
+    hearth_e2e::paths::downloaded(downloads).await
 }
 
 /// Every entry of the ZIP at `path`, read with the `zip` crate (another implementation

@@ -7,22 +7,12 @@
 
 use fantoccini::key::Key;
 use hearth_e2e::chat::{
-    click_in_last, last_status, open_latest, open_latest_on_phone, prepare, send,
+    chat_bodies, click_in_last, last_status, open_latest, open_latest_on_phone, prepare, send,
 };
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
 use hearth_e2e::tool_peers::{PetApi, mcp_everything, mcp_url};
 use hearth_e2e::{AppSession, Browser};
 use serde_json::{Value, json};
-
-/// The chat requests the fixture received, as JSON bodies.
-fn chat_bodies(fixture: &ProviderFixture) -> Vec<Value> {
-    fixture
-        .requests()
-        .iter()
-        .filter(|r| r.method == "POST" && r.path.ends_with("/chat/completions"))
-        .map(|r| r.json())
-        .collect()
-}
 
 /// The `tool` messages of a request body, as `[tool_call_id, content]`.
 fn tool_messages(body: &Value) -> Vec<(String, String)> {
