@@ -82,7 +82,6 @@ pub fn App() -> impl IntoView {
     provide_context(providers::Providers::load());
     provide_context(preferences::Prefs::load());
     provide_context(plugins::Plugins::load());
-    provide_context(skills::Skills::new());
     let chat = chat::Chat::load();
     provide_context(chat);
     let search = search::Search::new(chat);

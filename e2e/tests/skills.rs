@@ -320,7 +320,7 @@ async fn skill_files_are_imported_as_text_and_scripted_ones_refused_by_their_rul
     )
     .unwrap();
     session.choose_files("#skills-import", &[&tools]).await;
-    toast_with(&session, "needs external tools").await;
+    toast_with(&session, "Refused: needs external tools").await;
     session.wait_for("#skills-installed-empty").await;
 
     // A folder with a reference and an unnamed script, zipped the usual way (deflated).
@@ -349,7 +349,7 @@ async fn skill_files_are_imported_as_text_and_scripted_ones_refused_by_their_rul
         zip.finish().unwrap();
     }
     session.choose_files("#skills-import", &[&zip_path]).await;
-    toast_with(&session, "Meeting minutes was imported").await;
+    toast_with(&session, "Meeting minutes imported and turned on").await;
     toast_with(&session, "Not kept: scripts/export.py").await;
     let card = session
         .text_of("#skills-installed [data-skill='meeting-minutes']")
@@ -424,7 +424,7 @@ async fn a_catalogue_that_cannot_be_fetched_says_so_and_never_shows_an_empty_lis
     session.open_settings_tab("skills").await;
     let state = catalogue_state(&session).await;
     assert!(
-        state.contains("The catalogue could not be loaded (HTTP 503)"),
+        state.contains("Catalogue unavailable (HTTP 503)"),
         "{state}"
     );
     assert_eq!(catalogue_count(&session).await, 0);
@@ -450,7 +450,7 @@ async fn a_catalogue_that_cannot_be_fetched_says_so_and_never_shows_an_empty_lis
     close_settings(&session).await;
     session.open_settings_tab("skills").await;
     session
-        .wait_until("document.getElementById('skills-catalog-state')?.textContent.includes('showing the copy saved on')")
+        .wait_until("document.getElementById('skills-catalog-state')?.textContent.includes('showing the copy from')")
         .await;
     assert_eq!(catalogue_count(&session).await, fresh);
 

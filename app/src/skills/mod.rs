@@ -1,7 +1,8 @@
 //! The user's skills (`hearth_core::skill`): the library record (installed skills, the
 //! active set, auto-selection) kept as one document in the settings store, read the first
 //! time anything needs it (Settings › Skills, or a turn) so the first screen never pays
-//! for it, and the built-in catalogue ([`catalog`]). Every change is made by the core
+//! for it (`Skills` is a zero-sized handle on one page-wide signal, so nothing is built
+//! at start either), and the built-in catalogue ([`catalog`]). Every change is made by the core
 //! library (bounded, typed errors) on a copy, stored, and only then shown; other tabs
 //! hear of it on the `hearth-skills` channel and read the record again.
 
@@ -20,7 +21,7 @@ use crate::storage::{Db, SETTINGS};
 /// The library's key in the settings store.
 const DOCUMENT: &str = "skills";
 /// The channel other tabs hear changes on.
-const CHANNEL: &str = "hearth-skills";
+const CHANNEL_NAME: &str = "hearth-skills";
 
 /// Why a change of the skills did not happen (nothing changed).
 #[derive(Debug, Clone, PartialEq)]
@@ -41,30 +42,30 @@ impl From<LibraryError> for SkillsError {
     }
 }
 
-/// The skills, shared through context.
-#[derive(Clone, Copy)]
-pub struct Skills {
-    /// The library, once read (`None` until then).
-    pub library: RwSignal<Option<SkillLibrary>>,
-    /// The built-in catalogue shown in Settings, and how fresh it is.
-    pub catalog: RwSignal<catalog::CatalogState>,
-    listening: StoredValue<Option<web_sys::BroadcastChannel>, LocalStorage>,
+thread_local! {
+    /// The library, once read (`None` until then): created by the first chunk that asks,
+    /// owned by no component (it lives as long as the page), so the first screen builds
+    /// nothing for skills.
+    static LIBRARY: ArcRwSignal<Option<SkillLibrary>> = ArcRwSignal::new(None);
+    /// The channel other tabs' changes arrive on, once listened to.
+    static LISTENING: std::cell::RefCell<Option<web_sys::BroadcastChannel>> =
+        const { std::cell::RefCell::new(None) };
 }
 
+/// The skills: a handle on the page's one library.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Skills;
+
 impl Skills {
-    /// The store, with nothing read yet.
-    pub fn new() -> Self {
-        Self {
-            library: RwSignal::new(None),
-            catalog: RwSignal::new(catalog::CatalogState::Loading),
-            listening: StoredValue::new_local(None),
-        }
+    /// The library, once read (`None` until then); reading it in a view tracks it.
+    pub fn library(&self) -> ArcRwSignal<Option<SkillLibrary>> {
+        LIBRARY.with(Clone::clone)
     }
 
     /// The library, read from storage the first time (a record that cannot be read
     /// counts as empty; anything in it that breaks a rule is dropped).
     pub async fn ensure_loaded(&self) -> SkillLibrary {
-        if let Some(library) = self.library.get_untracked() {
+        if let Some(library) = self.library().get_untracked() {
             return library;
         }
         self.listen();
@@ -72,16 +73,24 @@ impl Skills {
     }
 
     async fn reload(&self) -> SkillLibrary {
-        let library = read_library().await;
-        self.library.set(Some(library.clone()));
+        let stored = match Db::open().await {
+            Ok(db) => db
+                .get_json::<SkillLibrary>(SETTINGS, DOCUMENT)
+                .await
+                .ok()
+                .flatten(),
+            Err(_) => None,
+        };
+        let (library, _) = stored.unwrap_or_default().repaired();
+        self.library().set(Some(library.clone()));
         library
     }
 
     fn listen(&self) {
-        if self.listening.with_value(Option::is_some) {
+        if LISTENING.with(|c| c.borrow().is_some()) {
             return;
         }
-        let Ok(channel) = web_sys::BroadcastChannel::new(CHANNEL) else {
+        let Ok(channel) = web_sys::BroadcastChannel::new(CHANNEL_NAME) else {
             return;
         };
         let skills = *self;
@@ -92,7 +101,7 @@ impl Skills {
             });
         })
         .forget();
-        self.listening.set_value(Some(channel));
+        LISTENING.with(|c| *c.borrow_mut() = Some(channel));
     }
 
     /// Applies `change` to a copy of the library, stores it, then shows it; what
@@ -103,11 +112,18 @@ impl Skills {
     ) -> Result<T, SkillsError> {
         let mut next = self.ensure_loaded().await;
         let answer = change(&mut next)?;
-        let next = write_library(next).await.map_err(SkillsError::Storage)?;
-        self.library.set(Some(next));
-        if let Some(channel) = self.listening.get_value() {
-            let _ = channel.post_message(&wasm_bindgen::JsValue::from_str("changed"));
-        }
+        let db = Db::open()
+            .await
+            .map_err(|e| SkillsError::Storage(e.to_string()))?;
+        db.put_json(SETTINGS, DOCUMENT, &next)
+            .await
+            .map_err(|e| SkillsError::Storage(e.to_string()))?;
+        self.library().set(Some(next));
+        LISTENING.with(|c| {
+            if let Some(channel) = c.borrow().as_ref() {
+                let _ = channel.post_message(&wasm_bindgen::JsValue::from_str("changed"));
+            }
+        });
         Ok(answer)
     }
 
@@ -164,40 +180,7 @@ impl Skills {
     }
 }
 
-/// The stored library (a record that cannot be read counts as empty; anything in it that
-/// breaks a rule is dropped). In a lazily loaded chunk of its own: a turn and Settings
-/// both read it, and code two chunks share would otherwise land in the main module
-/// (the record's deserialiser and every check of `normalise`).
-#[lazy]
-async fn read_library() -> SkillLibrary {
-    let stored = match Db::open().await {
-        Ok(db) => db
-            .get_json::<SkillLibrary>(SETTINGS, DOCUMENT)
-            .await
-            .ok()
-            .flatten(),
-        Err(_) => None,
-    };
-    stored.unwrap_or_default().repaired().0
-}
-
-/// Stores `library`; it again, once written. Its own chunk, like [`read_library`].
-#[lazy]
-async fn write_library(library: SkillLibrary) -> Result<SkillLibrary, String> {
-    let db = Db::open().await.map_err(|e| e.to_string())?;
-    db.put_json(SETTINGS, DOCUMENT, &library)
-        .await
-        .map_err(|e| e.to_string())?;
-    Ok(library)
-}
-
-impl Default for Skills {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 /// The app's skills.
 pub fn use_skills() -> Skills {
-    expect_context::<Skills>()
+    Skills
 }

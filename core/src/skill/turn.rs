@@ -9,7 +9,6 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::catalog::Category;
 use super::library::{InstalledSkill, SkillLibrary};
 use super::normalise::TextSkill;
 use crate::provider::request::{ChatRequest, Message, Part, ToolSpec};
@@ -43,8 +42,6 @@ pub struct AppliedSkill {
     pub id: String,
     /// Its title when it was applied.
     pub title: String,
-    /// Its category.
-    pub category: Category,
     /// How it came to be applied.
     pub mode: SkillMode,
 }
@@ -79,7 +76,6 @@ pub fn applied(skills: &[&InstalledSkill], mode: SkillMode) -> Vec<AppliedSkill>
         .map(|s| AppliedSkill {
             id: s.id().to_string(),
             title: s.skill.meta.title.clone(),
-            category: s.skill.meta.category,
             mode,
         })
         .collect()
@@ -327,7 +323,7 @@ mod tests {
         let record = applied(&lib.active_skills(), SkillMode::Auto);
         assert_eq!(
             serde_json::to_value(&record).unwrap(),
-            json!([{"id": "s0", "title": "Skill 0", "category": "other", "mode": "auto"}])
+            json!([{"id": "s0", "title": "Skill 0", "mode": "auto"}])
         );
     }
 }

@@ -15,14 +15,16 @@ use crate::ui::toast::{ToastKind, use_toasts};
 /// The catalogue.
 #[component]
 pub(super) fn CatalogSection() -> impl IntoView {
-    let skills = use_skills();
     let i18n = use_i18n();
+    // Where the list on screen came from; this tab's alone (nothing else shows it).
+    let state = RwSignal::new(CatalogState::Loading);
     let load = move || {
         let tag = i18n.locale().tag().to_string();
-        skills.catalog.set(CatalogState::Loading);
+        state.set(CatalogState::Loading);
         spawn_local(async move {
-            let state = catalog::load(&tag).await;
-            skills.catalog.set(state);
+            let loaded = catalog::load(&tag).await;
+            // The tab may have closed meanwhile.
+            let _ = state.try_set(loaded);
         });
     };
     // Again whenever the language changes.
@@ -35,7 +37,7 @@ pub(super) fn CatalogSection() -> impl IntoView {
     let shown = move || {
         let words = words.get().to_lowercase();
         let category = category.get();
-        skills.catalog.with(|state| {
+        state.with(|state| {
             state
                 .shown()
                 .map(|c| {
@@ -49,7 +51,7 @@ pub(super) fn CatalogSection() -> impl IntoView {
                 .unwrap_or_default()
         })
     };
-    let locale_shown = move || match skills.catalog.get() {
+    let locale_shown = move || match state.get() {
         CatalogState::Fallback { .. } => "en".to_string(),
         _ => i18n.locale().tag().to_string(),
     };
@@ -60,7 +62,7 @@ pub(super) fn CatalogSection() -> impl IntoView {
                 .as_string()
                 .unwrap_or_default()
         };
-        let (key, values, retry) = match skills.catalog.get() {
+        let (key, values, retry) = match state.get() {
             CatalogState::Loading => (Key::SkillsCatalogLoading, Vec::new(), false),
             CatalogState::Fresh(_) => return None,
             CatalogState::Saved {
@@ -101,7 +103,7 @@ pub(super) fn CatalogSection() -> impl IntoView {
                 <span>{text}</span>
                 {retry.then(|| view! {
                     <button type="button" class="button button--secondary button--small" id="skills-catalog-retry"
-                        on:click=move |_| load()>{tr(Key::SkillsRetry)}</button>
+                        on:click=move |_| load()>{tr(Key::MessageRetry)}</button>
                 })}
             </div>
         })
@@ -164,7 +166,7 @@ fn CatalogRow(meta: SkillMeta, locale: Signal<String>) -> impl IntoView {
         let id = meta.id.clone();
         move || {
             skills
-                .library
+                .library()
                 .with(|l| l.as_ref().is_some_and(|l| l.get(&id).is_some()))
         }
     };
@@ -204,7 +206,7 @@ fn CatalogRow(meta: SkillMeta, locale: Signal<String>) -> impl IntoView {
                 })}
             </div>
             {move || if installed() {
-                view! { <span class="field__hint" data-catalog-installed="">{tr(Key::SkillsInstalledBadge)}</span> }.into_any()
+                view! { <span class="field__hint" data-catalog-installed="">{tr(Key::SkillsInstalled)}</span> }.into_any()
             } else {
                 view! {
                     <button type="button" class="button button--secondary button--small" data-skill-install=""

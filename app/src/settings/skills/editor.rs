@@ -24,7 +24,7 @@ pub(super) fn SkillEditor(open: Editing, editing: RwSignal<Option<Editing>>) -> 
     let existing = match &open {
         Editing::New => None,
         Editing::Skill(id) => skills
-            .library
+            .library()
             .with_untracked(|l| l.as_ref().and_then(|l| l.get(id).map(|s| s.skill.clone()))),
     };
     let id = match &open {
@@ -46,7 +46,7 @@ pub(super) fn SkillEditor(open: Editing, editing: RwSignal<Option<Editing>>) -> 
     let heading = if id.is_some() {
         Key::SkillsEditorEdit
     } else {
-        Key::SkillsEditorNew
+        Key::SkillsNew
     };
     // Opening the editor takes the user to it.
     request_animation_frame(|| crate::browser::focus_by_id("skill-editor-title"));
@@ -138,10 +138,10 @@ pub(super) fn SkillEditor(open: Editing, editing: RwSignal<Option<Editing>>) -> 
             <p class="field__error" role="alert" id="skill-editor-error" tabindex="-1">{move || error.get()}</p>
             <div class="provider-form__actions">
                 <button type="button" class="button button--secondary" id="skill-editor-cancel"
-                    on:click=move |_| editing.set(None)>{tr(Key::SkillsCancel)}</button>
+                    on:click=move |_| editing.set(None)>{tr(Key::ProviderCancel)}</button>
                 <button type="submit" class="button button--primary" id="skill-editor-save"
                     aria-busy=move || saving.get().to_string() disabled=move || saving.get()>
-                    {tr(Key::SkillsSave)}
+                    {tr(Key::ProviderSave)}
                 </button>
             </div>
         </form>

@@ -18,12 +18,12 @@ pub(super) fn InstalledSection(editing: RwSignal<Option<Editing>>) -> impl IntoV
     let toasts = use_toasts();
     let installed = move || {
         skills
-            .library
+            .library()
             .with(|l| l.as_ref().map(|l| l.installed.clone()).unwrap_or_default())
     };
     let active_count = move || {
         skills
-            .library
+            .library()
             .with(|l| l.as_ref().map_or(0, |l| l.active.len()))
     };
     let import = move |event: leptos::ev::Event| {
@@ -99,7 +99,7 @@ fn SkillCard(skill: InstalledSkill, editing: RwSignal<Option<Editing>>) -> impl 
         let id = id.clone();
         move || {
             skills
-                .library
+                .library()
                 .with(|l| l.as_ref().is_some_and(|l| l.is_active(&id)))
         }
     };
@@ -175,7 +175,7 @@ fn SkillCard(skill: InstalledSkill, editing: RwSignal<Option<Editing>>) -> impl 
                     <span class="plugin-card__title">{meta.title.clone()}</span>
                     <span class="plugin-card__meta">
                         {tr(category_key(meta.category))}
-                        {badge.map(|key| view! { <span class="skill-badge" data-skill-badge="">{tr(key)}</span> })}
+                        {badge.map(|key| view! { <span class="risk skill-badge" data-skill-badge="">{tr(key)}</span> })}
                     </span>
                 </div>
                 <label class="switch">
@@ -189,7 +189,7 @@ fn SkillCard(skill: InstalledSkill, editing: RwSignal<Option<Editing>>) -> impl 
             })}
             <div class="skill-card__actions">
                 <button type="button" class="button button--secondary button--small" data-skill-edit=""
-                    aria-label=label(Key::SkillsEdit) on:click=edit>{tr(Key::SkillsEdit)}</button>
+                    aria-label=label(Key::ProviderEdit) on:click=edit>{tr(Key::ProviderEdit)}</button>
                 <button type="button" class="button button--secondary button--small" data-skill-export=""
                     aria-label=label(Key::SkillsExport) on:click=export>{tr(Key::SkillsExport)}</button>
                 {(skill.origin == Origin::BuiltIn && skill.edited).then(|| view! {

@@ -37,7 +37,7 @@ pub fn SkillsPanel() -> impl IntoView {
     let editing = RwSignal::new(None::<Editing>);
     let auto = move || {
         skills
-            .library
+            .library()
             .with(|l| l.as_ref().is_some_and(|l| l.auto_select))
     };
     let toggle_auto = move |event: leptos::ev::Event| {
