@@ -495,14 +495,17 @@ impl DataService {
         }
         // Skills merge: those not installed here come in (within the bounds); a skill
         // this browser has keeps its local version.
-        if let Some(library) = pending
-            .archive
-            .skills
-            .clone()
-            .and_then(|value| serde_json::from_value(value).ok())
-            && let Err(reason) = self.skills.change(move |l| Ok(l.merge(library))).await
-        {
-            partial.push(PartialImport::Skills(reason));
+        if let Some(value) = pending.archive.skills.clone() {
+            let merged = match serde_json::from_value(value) {
+                Ok(library) => self.skills.change(move |l| Ok(l.merge(library))).await,
+                // Said, not dropped: the rest of the import stands.
+                Err(_) => Err(crate::skills::SkillsError::Import(
+                    hearth_core::skill::skill_md::SkillMdError::Unreadable,
+                )),
+            };
+            if let Err(reason) = merged {
+                partial.push(PartialImport::Skills(reason));
+            }
         }
         self.chat.after_bulk_change().await;
         Ok(Imported {
