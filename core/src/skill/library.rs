@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::catalog::SkillMeta;
+use super::meta::SkillMeta;
 use super::normalise::{self, Refusal, TextSkill, is_valid_id};
 
 /// The most custom (created or imported) skills.
@@ -95,20 +95,6 @@ pub enum LibraryError {
     /// A built-in is already installed under that id.
     #[error("that skill is already installed")]
     AlreadyInstalled,
-}
-
-impl LibraryError {
-    /// Its stored name (the translation key's last part; a refusal names its rule).
-    pub fn code(&self) -> &'static str {
-        match self {
-            Self::Refused(refusal) => refusal.code(),
-            Self::TooManyCustom => "tooManyCustom",
-            Self::TooManyActive => "tooManyActive",
-            Self::TooManyInstalled => "tooManyInstalled",
-            Self::NotInstalled => "notInstalled",
-            Self::AlreadyInstalled => "alreadyInstalled",
-        }
-    }
 }
 
 /// A title as an id: lower-case ASCII words joined by hyphens (`Meeting Notes!` →

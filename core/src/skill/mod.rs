@@ -2,6 +2,7 @@
 //! shape a turn's system prompt. Nothing here runs code: a skill that needs scripts,
 //! external tools, the network or files is refused, and the refusal names the rule.
 //!
+//! - [`meta`]: what a skill is (metadata, declared requirements, when it helps).
 //! - [`catalog`]: the built-in catalogues (`skills-v1`, one per locale, metadata only;
 //!   a definition's text is fetched on install) read with bounds, unsafe entries dropped.
 //! - [`normalise`]: the one check every skill passes before it is kept: text only,
@@ -16,11 +17,12 @@
 
 pub mod catalog;
 pub mod library;
+pub mod meta;
 pub mod normalise;
 pub mod skill_md;
 pub mod turn;
 
-pub use catalog::{Activation, Category, RiskLevel, SkillMeta, SkillRisk};
 pub use library::{InstalledSkill, LibraryError, Origin, SkillLibrary};
+pub use meta::{Activation, Category, RiskLevel, SkillMeta, SkillRisk};
 pub use normalise::{Refusal, TextSkill, normalise};
 pub use turn::{AppliedSkill, SkillMode};

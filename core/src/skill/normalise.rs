@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::catalog::SkillMeta;
+use super::meta::SkillMeta;
 
 /// The longest id.
 pub const MAX_ID_CHARS: usize = 64;
@@ -105,24 +105,6 @@ pub enum Refusal {
         /// Its bound (characters, or items for lists).
         max: usize,
     },
-}
-
-impl Refusal {
-    /// Its stored name (the translation key's last part).
-    pub fn code(self) -> &'static str {
-        match self {
-            Self::ScriptRequired => "scriptRequired",
-            Self::ExternalToolRequired => "externalToolRequired",
-            Self::NetworkRequired => "networkRequired",
-            Self::FileAccessRequired => "fileAccessRequired",
-            Self::NotTextOnly => "notTextOnly",
-            Self::BadId => "badId",
-            Self::DuplicateId => "duplicateId",
-            Self::MissingTitle => "missingTitle",
-            Self::MissingContent => "missingContent",
-            Self::TooLong { .. } => "tooLong",
-        }
-    }
 }
 
 /// Whether `id` is lower-case ASCII letters and digits in hyphen-separated words, at most
@@ -225,7 +207,7 @@ pub fn normalise(meta: SkillMeta, content: &str) -> Result<TextSkill, Refusal> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::skill::catalog::SkillRisk;
+    use crate::skill::meta::SkillRisk;
 
     fn meta() -> SkillMeta {
         SkillMeta {

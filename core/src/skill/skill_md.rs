@@ -11,7 +11,7 @@
 
 use serde::Serialize;
 
-use super::catalog::{Activation, Category, SkillMeta, SkillRisk};
+use super::meta::{Activation, Category, SkillMeta, SkillRisk};
 use super::normalise::{MAX_CONTENT_CHARS, Refusal, TextSkill, normalise};
 
 /// The largest `SKILL.md` read, in bytes.
