@@ -994,6 +994,19 @@ const SKILL_MD: &[&str] = &[
 fn skill_files_import_as_text_skills_or_typed_errors() {
     use hearth_core::skill::normalise::{MAX_CONTENT_CHARS, is_valid_id};
     use hearth_core::skill::skill_md::{FolderFile, export, import};
+    // The fragments spell a valid skill, so the properties below are reached.
+    let valid: String = [0, 1, 10, 22, 2, 15, 22, 0, 24]
+        .iter()
+        .map(|&i| SKILL_MD[i])
+        .collect();
+    assert!(
+        import(&[FolderFile {
+            path: "SKILL.md".into(),
+            text: Some(valid.clone()),
+        }])
+        .is_ok(),
+        "{valid:?}"
+    );
     check!()
         .with_type::<(Vec<u8>, Vec<(u8, String)>)>()
         .for_each(|(pieces, extra)| {
