@@ -2,7 +2,21 @@
 //! `<!-- NAME:start -->` and `<!-- NAME:end -->`, so each benchmark owns its own table
 //! and hand-written text around it survives.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// The benchmarks file a benchmark writes: its first argument, or `docs/BENCHMARKS.md`.
+pub fn out_file() -> PathBuf {
+    PathBuf::from(
+        std::env::args()
+            .nth(1)
+            .unwrap_or_else(|| "docs/BENCHMARKS.md".into()),
+    )
+}
+
+/// What the run's figures are labelled with (`BENCH_LABEL`: date, compiler, cores).
+pub fn label() -> String {
+    std::env::var("BENCH_LABEL").unwrap_or_else(|_| "unlabelled run".into())
+}
 
 /// Replaces (or appends) the marked section `name` of `file` with `body`.
 pub fn write_section(file: &Path, name: &str, body: &str) -> std::io::Result<()> {

@@ -239,6 +239,15 @@ impl Browser {
         .await;
     }
 
+    /// Lets the page download files, into `dir`.
+    pub async fn allow_downloads(&self, dir: &std::path::Path) {
+        self.cdp(
+            "Browser.setDownloadBehavior",
+            serde_json::json!({"behavior": "allow", "downloadPath": dir.to_str().expect("a UTF-8 path")}),
+        )
+        .await;
+    }
+
     /// Runs the DevTools command `command` with `params` and returns its result.
     pub async fn cdp(&self, command: &str, params: Value) -> Value {
         self.client

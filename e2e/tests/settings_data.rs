@@ -22,12 +22,7 @@ use serde_json::{Value, json};
 /// Opens Settings › Data once it counts the one conversation of two messages the tests
 /// make, exports into `downloads` and returns the file.
 async fn export(session: &AppSession, downloads: &Path) -> PathBuf {
-    session
-        .cdp(
-            "Browser.setDownloadBehavior",
-            json!({"behavior": "allow", "downloadPath": downloads.to_str().unwrap()}),
-        )
-        .await;
+    session.allow_downloads(downloads).await;
     session.open_settings_tab("data").await;
     session
         .wait_until("document.getElementById('data-counts')?.textContent.includes('Conversations: 1 · Messages: 2')")

@@ -9,7 +9,6 @@
 //! Native figures stand in for the browser's: the app runs the same code as wasm,
 //! typically 1.5–3× slower.
 
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use hearth_bench::record;
@@ -118,12 +117,8 @@ fn time<T>(f: impl Fn() -> T) -> (Duration, T) {
 }
 
 fn main() {
-    let out = PathBuf::from(
-        std::env::args()
-            .nth(1)
-            .unwrap_or_else(|| "docs/BENCHMARKS.md".into()),
-    );
-    let label = std::env::var("BENCH_LABEL").unwrap_or_else(|_| "unlabelled run".into());
+    let out = record::out_file();
+    let label = record::label();
     let text = export();
     let mib = text.len() as f64 / (1024.0 * 1024.0);
     let (peer, records) = time(|| read_records(&text, 0.0).expect("the export reads"));

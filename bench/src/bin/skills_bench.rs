@@ -9,7 +9,6 @@
 //! Native figures stand in for the browser's: the app runs the same code as wasm,
 //! typically 1.5–3× slower.
 
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use hearth_bench::record;
@@ -83,12 +82,8 @@ fn time<T>(mut work: impl FnMut() -> T) -> (Duration, Duration) {
 }
 
 fn main() {
-    let out = PathBuf::from(
-        std::env::args()
-            .nth(1)
-            .unwrap_or_else(|| "docs/BENCHMARKS.md".into()),
-    );
-    let label = std::env::var("BENCH_LABEL").unwrap_or_else(|_| "unlabelled run".into());
+    let out = record::out_file();
+    let label = record::label();
     let library = library();
     let question = "Plan a three-day trip to Kyoto with a budget.".repeat(10);
     let assemble = |library: &SkillLibrary, auto: bool| -> usize {
