@@ -115,9 +115,12 @@ pub async fn fetch(locale: &str) -> Result<Catalog, FetchError> {
         hearth_core::skill::catalog::MAX_CATALOG_BYTES,
     )
     .await?;
-    read_catalog(&text)
-        .map(|read| read.catalog)
-        .map_err(|_| FetchError::Unreadable)
+    let read = read_catalog(&text).map_err(|_| FetchError::Unreadable)?;
+    // Our own catalogue should drop nothing; if it does, say which and why.
+    for (id, refusal) in &read.dropped {
+        leptos::logging::warn!("skill catalogue {locale}: {id} dropped: {refusal}");
+    }
+    Ok(read.catalog)
 }
 
 /// Fetches the text of the built-in `id` in `locale`.
