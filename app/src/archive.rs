@@ -110,6 +110,8 @@ pub struct Exported {
     pub files: usize,
     /// Files the messages refer to that were no longer stored, so are not in it.
     pub missing: usize,
+    /// The skills could not be read, so are not in it.
+    pub skills_left_out: bool,
 }
 
 /// A chosen export, read, checked and planned, waiting for the user's go-ahead.
@@ -318,16 +320,21 @@ impl DataService {
             providers,
             now,
         );
+        // Skills that cannot be read do not stop the export of everything else; the
+        // toast says they are not in it.
         let skills = self.skills.ensure_loaded().await;
-        archive.skills = (skills != Default::default())
-            .then(|| serde_json::to_value(&skills).ok())
-            .flatten();
+        let skills_left_out = skills.is_err();
+        archive.skills = skills
+            .ok()
+            .filter(|skills| *skills != Default::default())
+            .and_then(|skills| serde_json::to_value(&skills).ok());
         let records = serde_json::to_vec(&archive).map_err(|e| DataError::Encode(e.to_string()))?;
         let mut exported = Exported {
             records: Counts {
                 conversations: archive.conversations.len(),
                 messages: archive.messages.len(),
             },
+            skills_left_out,
             ..Exported::default()
         };
         drop(archive);

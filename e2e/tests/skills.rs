@@ -519,12 +519,7 @@ async fn skills_travel_in_the_export_and_come_back_with_an_import() {
         .await;
 
     let downloads = paths::scratch_dir("skills-export");
-    session
-        .cdp(
-            "Browser.setDownloadBehavior",
-            json!({"behavior": "allow", "downloadPath": downloads.to_str().unwrap()}),
-        )
-        .await;
+    session.allow_downloads(&downloads).await;
     session.open_settings_tab("data").await;
     session.click_by_script("#data-export").await;
     let file = paths::downloaded(&downloads).await;
@@ -571,5 +566,65 @@ async fn skills_travel_in_the_export_and_come_back_with_an_import() {
     assert!(is_active(&session, "summarise").await);
     assert!(is_active(&session, "custom-house-style").await);
     let _ = std::fs::remove_dir_all(&downloads);
+    session.finish().await;
+}
+
+#[tokio::test]
+async fn a_damaged_library_is_said_and_never_written_over() {
+    let session = AppSession::open(1280, 900).await;
+    // The library record as another version (or a damaged disk) left it: not readable.
+    let put = session
+        .js_async(
+            "const done = arguments[arguments.length - 1];
+             const open = indexedDB.open('hearth');
+             open.onsuccess = () => {
+               const tx = open.result.transaction('settings', 'readwrite');
+               tx.objectStore('settings').put('{\"installed\": 7', 'skills');
+               tx.oncomplete = () => { open.result.close(); done(true); };
+               tx.onerror = () => done(false);
+             };
+             open.onerror = () => done(false);",
+            vec![],
+        )
+        .await;
+    assert_eq!(put, json!(true));
+    session.reload_app().await;
+    session.open_settings_tab("skills").await;
+    toast_with(&session, "Skills unreadable").await;
+    // A change is refused rather than written over the record.
+    session
+        .click_by_script("#skills-catalog [data-catalog-skill='proofread'] [data-skill-install]")
+        .await;
+    // Done when the definition was fetched and the button is no longer busy.
+    session
+        .wait_until("performance.getEntriesByType('resource').some((e) => e.name.endsWith('/data/skills/en/proofread.md'))
+                     && document.querySelector(\"[data-catalog-skill='proofread'] [data-skill-install]\")?.getAttribute('aria-busy') === 'false'")
+        .await;
+    let stored = session
+        .js_async(
+            "const done = arguments[arguments.length - 1];
+             const open = indexedDB.open('hearth');
+             open.onsuccess = () => {
+               const get = open.result.transaction('settings').objectStore('settings').get('skills');
+               get.onsuccess = () => { open.result.close(); done(get.result); };
+             };",
+            vec![],
+        )
+        .await;
+    assert_eq!(
+        stored,
+        json!("{\"installed\": 7"),
+        "the record is untouched"
+    );
+    assert!(
+        session
+            .js(
+                "return !document.querySelector(\"#skills-installed [data-skill]\")",
+                vec![]
+            )
+            .await
+            .as_bool()
+            .unwrap()
+    );
     session.finish().await;
 }

@@ -53,7 +53,7 @@ pub fn UpdateBar() -> impl IntoView {
                                 class="button button--secondary button--small"
                                 on:click=move |_| pwa.apply_update(chat)
                             >
-                                {tr(Key::PwaUpdateReload)}
+                                {tr(Key::StorageReload)}
                             </button>
                         </Show>
                     </div>

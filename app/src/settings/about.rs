@@ -14,7 +14,7 @@ pub fn AboutPanel() -> impl IntoView {
     let config = LocalResource::new(edge::fetch_config);
     let edge_rows = move || match config.get() {
         None => {
-            view! { <p class="field__hint" role="status">{tr(Key::AboutChecking)}</p> }.into_any()
+            view! { <p class="field__hint" role="status">{tr(Key::HealthChecking)}</p> }.into_any()
         }
         Some(Err(error)) => {
             let reason = error.to_string();

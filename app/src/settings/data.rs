@@ -207,6 +207,9 @@ pub fn DataPanel() -> impl IntoView {
                         );
                         text = format!("{text} {missing}");
                     }
+                    if written.skills_left_out {
+                        text = format!("{text} {}", i18n.t(Key::DataExportSkillsLeftOut));
+                    }
                     toasts.show(ToastKind::Info, text);
                 }
                 Err(problem) => error.set(Some(problem)),

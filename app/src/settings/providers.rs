@@ -328,7 +328,7 @@ fn ProviderForm(draft: Draft, editing: RwSignal<Option<Draft>>) -> impl IntoView
     view! {
         <form class="provider-form" on:submit=submit novalidate aria-labelledby="provider-form-title">
             <h3 class="provider-form__title" id="provider-form-title">
-                {if is_edit { tr(Key::ProviderEditTitle)() } else { tr(Key::ProviderAddTitle)() }}
+                {if is_edit { tr(Key::ProviderEditTitle)() } else { tr(Key::ProvidersAdd)() }}
             </h3>
             <Field
                 id="provider-kind"

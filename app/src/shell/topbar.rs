@@ -61,7 +61,7 @@ pub fn Topbar() -> impl IntoView {
                     match title {
                         Some(title) if !title.is_empty() => title,
                         Some(_) => i18n.t(Key::ConversationUntitled),
-                        None => i18n.t(Key::TopbarNewChat),
+                        None => i18n.t(Key::SidebarNewChat),
                     }
                 }}
             </h1>

@@ -34,6 +34,9 @@ pub enum SkillsError {
     Definition(catalog::FetchError),
     /// Storage refused the write.
     Storage(String),
+    /// The stored library could not be read (storage unavailable, or a damaged record):
+    /// nothing is applied, and nothing is written over it.
+    Unreadable(String),
 }
 
 impl From<LibraryError> for SkillsError {
@@ -62,28 +65,28 @@ impl Skills {
         LIBRARY.with(Clone::clone)
     }
 
-    /// The library, read from storage the first time (a record that cannot be read
-    /// counts as empty; anything in it that breaks a rule is dropped).
-    pub async fn ensure_loaded(&self) -> SkillLibrary {
+    /// The library, read from storage the first time (no record is an empty library;
+    /// anything in it that breaks a rule is dropped). A record that cannot be read is an
+    /// error, never an empty library: a change written over it would lose every skill.
+    pub async fn ensure_loaded(&self) -> Result<SkillLibrary, SkillsError> {
         if let Some(library) = self.library().get_untracked() {
-            return library;
+            return Ok(library);
         }
         self.listen();
         self.reload().await
     }
 
-    async fn reload(&self) -> SkillLibrary {
-        let stored = match Db::open().await {
-            Ok(db) => db
-                .get_json::<SkillLibrary>(SETTINGS, DOCUMENT)
-                .await
-                .ok()
-                .flatten(),
-            Err(_) => None,
-        };
+    async fn reload(&self) -> Result<SkillLibrary, SkillsError> {
+        let unreadable = |e: crate::storage::StorageError| SkillsError::Unreadable(e.to_string());
+        let stored = Db::open()
+            .await
+            .map_err(unreadable)?
+            .get_json::<SkillLibrary>(SETTINGS, DOCUMENT)
+            .await
+            .map_err(unreadable)?;
         let (library, _) = stored.unwrap_or_default().repaired();
         self.library().set(Some(library.clone()));
-        library
+        Ok(library)
     }
 
     fn listen(&self) {
@@ -97,7 +100,9 @@ impl Skills {
         // Lives as long as the page, like the store.
         gloo_events::EventListener::new(&channel, "message", move |_| {
             leptos::task::spawn_local(async move {
-                skills.reload().await;
+                // Unreadable now: the library shown stays as it was, and the next change
+                // reads (and refuses) again.
+                let _ = skills.reload().await;
             });
         })
         .forget();
@@ -110,7 +115,7 @@ impl Skills {
         &self,
         change: impl FnOnce(&mut SkillLibrary) -> Result<T, LibraryError>,
     ) -> Result<T, SkillsError> {
-        let mut next = self.ensure_loaded().await;
+        let mut next = self.ensure_loaded().await?;
         let answer = change(&mut next)?;
         let db = Db::open()
             .await

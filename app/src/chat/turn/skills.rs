@@ -4,7 +4,8 @@
 //! stored while it runs); otherwise every active skill applies. Their instructions join
 //! the system prompt after the user's own, and the reply records which were applied and
 //! how. A continuation keeps the skills its reply was written with. With no active
-//! skills nothing changes and nothing mentions skills.
+//! skills nothing changes and nothing mentions skills; a library that cannot be read is
+//! said in a toast and the answer goes ahead without skills.
 
 use hearth_core::chat::MessageRecord;
 use hearth_core::preferences::ModelRef;
@@ -23,7 +24,23 @@ pub(super) async fn apply(
     record: &MessageRecord,
     mode: Mode,
 ) -> Vec<AppliedSkill> {
-    let library = context.skills.ensure_loaded().await;
+    let library = match context.skills.ensure_loaded().await {
+        Ok(library) => library,
+        Err(error) => {
+            // Said, not swallowed: this answer goes ahead without skills.
+            let reason = match error {
+                crate::skills::SkillsError::Unreadable(reason) => reason,
+                _ => String::new(),
+            };
+            context.toasts.show(
+                crate::ui::toast::ToastKind::Error,
+                context
+                    .i18n
+                    .t_with(crate::i18n::Key::SkillsReadFailed, &[("reason", &reason)]),
+            );
+            return Vec::new();
+        }
+    };
     let (skills, record_of): (Vec<&InstalledSkill>, Vec<AppliedSkill>) = match mode {
         Mode::Continue => record
             .skill_invocations

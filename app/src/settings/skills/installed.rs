@@ -197,7 +197,7 @@ fn SkillCard(skill: InstalledSkill, editing: RwSignal<Option<Editing>>) -> impl 
                         aria-label=label(Key::SkillsReset) on:click=reset>{tr(Key::SkillsReset)}</button>
                 })}
                 <button type="button" class="button button--secondary button--small" data-skill-remove=""
-                    aria-label=label(Key::SkillsRemove) on:click=remove>{tr(Key::SkillsRemove)}</button>
+                    aria-label=label(Key::PluginsUninstall) on:click=remove>{tr(Key::PluginsUninstall)}</button>
             </div>
         </li>
     }

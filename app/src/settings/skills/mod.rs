@@ -32,7 +32,9 @@ pub fn SkillsPanel() -> impl IntoView {
     let i18n = use_i18n();
     let toasts = use_toasts();
     spawn_local(async move {
-        skills.ensure_loaded().await;
+        if let Err(error) = skills.ensure_loaded().await {
+            toasts.show(ToastKind::Error, error_text(&error, i18n));
+        }
     });
     let editing = RwSignal::new(None::<Editing>);
     let auto = move || {
@@ -75,8 +77,8 @@ pub(super) fn category_key(category: Category) -> Key {
     match category {
         Category::Writing => Key::SkillsCategoryWriting,
         Category::Coding => Key::SkillsCategoryCoding,
-        Category::Data => Key::SkillsCategoryData,
-        Category::Language => Key::SkillsCategoryLanguage,
+        Category::Data => Key::SettingsTabData,
+        Category::Language => Key::SettingsLanguage,
         Category::Learning => Key::SkillsCategoryLearning,
         Category::Planning => Key::SkillsCategoryPlanning,
         Category::Thinking => Key::SkillsCategoryThinking,
@@ -133,6 +135,9 @@ pub(super) fn error_text(error: &SkillsError, i18n: I18n) -> String {
         ),
         SkillsError::Storage(reason) => {
             i18n.t_with(Key::SkillsStorageFailed, &[("reason", reason)])
+        }
+        SkillsError::Unreadable(reason) => {
+            i18n.t_with(Key::SkillsReadFailed, &[("reason", reason)])
         }
     }
 }

@@ -61,7 +61,7 @@ pub(super) fn PluginList() -> impl IntoView {
 
 fn source_key(source: Source) -> Key {
     match source {
-        Source::Builtin => Key::PluginsSourceBuiltin,
+        Source::Builtin => Key::PluginsBuiltin,
         Source::Openapi => Key::PluginsSourceOpenApi,
         Source::Mcp => Key::PluginsSourceMcp,
     }
