@@ -176,12 +176,12 @@ impl Chat {
         attachments: Vec<Attachment>,
         choice: ModelRef,
     ) -> bool {
-        let (conversation_id, lock) = match self.open.current_untracked() {
+        let (conversation_id, lock, new) = match self.open.current_untracked() {
             Some(id) => {
                 let Some(lock) = self.claim(&id).await else {
                     return false;
                 };
-                (id, lock)
+                (id, lock, None)
             }
             None => {
                 let created = now();
@@ -198,29 +198,34 @@ impl Chat {
                     ..Default::default()
                 };
                 let id = record.id.clone();
-                if self.list.create(record).await.is_err() {
-                    return false;
-                }
+                // Shown at once; stored with its first messages, in one write, below.
+                self.list.add(record.clone());
                 // The new chat's queue moves to the conversation.
                 self.runs.adopt_new_chat_queue(&id);
                 self.open.show(Some(id.clone()), Vec::new());
-                (id, lock)
+                (id, lock, Some(record))
             }
         };
         let parent = self.open.active_leaf();
         let question = question_record(&conversation_id, parent.clone(), text, attachments);
         let reply = reply_record(&conversation_id, Some(question.id.clone()), &choice);
         let (question_id, reply_id) = (question.id.clone(), reply.id.clone());
-        let inserted = self
-            .open
-            .insert(&conversation_id, vec![question, reply], |tree| {
-                tree.append(&question_id, parent.as_deref())?;
-                tree.append(&reply_id, Some(&question_id))
-            })
-            .await
-            .is_ok();
+        let change = |tree: &mut hearth_core::chat::MessageTree| {
+            tree.append(&question_id, parent.as_deref())?;
+            tree.append(&reply_id, Some(&question_id))
+        };
+        let records = vec![question, reply];
+        let inserted = match &new {
+            Some(conversation) => self.open.insert_first(conversation, records, change).await,
+            None => self.open.insert(&conversation_id, records, change).await,
+        }
+        .is_ok();
         if inserted {
             self.start_reply(conversation_id, &reply_id, Mode::Fresh, lock);
+        } else if new.is_some() {
+            // Nothing was stored: back to the new chat, with no conversation left behind.
+            self.list.forget(&conversation_id);
+            self.open.show(None, Vec::new());
         }
         inserted
     }

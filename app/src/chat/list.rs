@@ -124,15 +124,6 @@ impl Conversations {
         root_changed
     }
 
-    /// Stores a new conversation and shows it.
-    pub async fn create(&self, record: ConversationRecord) -> Result<(), StorageError> {
-        let mut batch = Batch::new();
-        batch.put(CONVERSATIONS, &record);
-        self.store.write(&batch).await?;
-        self.add(record);
-        Ok(())
-    }
-
     /// Writes `fields` of conversation `id` and, once stored, shows `change`.
     async fn merge(
         &self,

@@ -9,7 +9,9 @@
 
 use std::collections::HashMap;
 
-use hearth_core::chat::{MessageRecord, MessageTree, RemovedSubtree, TreeError};
+use hearth_core::chat::{
+    ConversationRecord, MessageRecord, MessageTree, RemovedSubtree, TreeError,
+};
 use leptos::prelude::*;
 use serde_json::json;
 
@@ -283,7 +285,32 @@ impl OpenConversation {
         records: Vec<MessageRecord>,
         change: impl FnOnce(&mut MessageTree) -> Result<(), TreeError>,
     ) -> Result<(), TreeChangeError> {
+        self.insert_with(Batch::new(), conversation_id, records, change)
+            .await
+    }
+
+    /// [`Self::insert`] of a new conversation's first messages, with the conversation
+    /// record itself in the same write: a full disk leaves neither (never an empty
+    /// conversation without its question).
+    pub async fn insert_first(
+        &self,
+        conversation: &ConversationRecord,
+        records: Vec<MessageRecord>,
+        change: impl FnOnce(&mut MessageTree) -> Result<(), TreeError>,
+    ) -> Result<(), TreeChangeError> {
         let mut batch = Batch::new();
+        batch.put(CONVERSATIONS, conversation);
+        self.insert_with(batch, &conversation.id, records, change)
+            .await
+    }
+
+    async fn insert_with(
+        &self,
+        mut batch: Batch,
+        conversation_id: &str,
+        records: Vec<MessageRecord>,
+        change: impl FnOnce(&mut MessageTree) -> Result<(), TreeError>,
+    ) -> Result<(), TreeChangeError> {
         let ids: Vec<String> = records.iter().map(|r| r.id.clone()).collect();
         for record in records {
             batch.put(MESSAGES, &record);
