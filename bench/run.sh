@@ -7,7 +7,7 @@ trunk build --release --offline
 export BENCH_LABEL="$(date -u +%Y-%m-%d), rustc $(rustc --version | awk '{print $2}'), $(nproc) cores"
 cargo run --quiet --locked --release -p hearth-bench --bin bundle-size -- dist docs/BENCHMARKS.md
 # The chat in headless Chromium (runs the server binary HEARTH_BIN names).
-cargo build --quiet --locked --profile server-release -p hearth-server
+scripts/build-server.sh --quiet
 # The benchmarks run the edge as it ships.
 export HEARTH_BIN="$HEARTH_TARGET_DIR/server-release/hearth"
 cargo run --quiet --locked --release -p hearth-bench --bin chat_bench -- docs/BENCHMARKS.md

@@ -6,5 +6,5 @@ cd "$root"
 printf '\033[1m==> Building the app (trunk build --release --offline)\033[0m\n'
 cargo fetch --locked
 trunk build --release --offline
-printf '\033[1m==> Building the server (cargo build --profile server-release -p hearth-server)\033[0m\n'
-cargo build --profile server-release --locked -p hearth-server
+printf '\033[1m==> Building the server (scripts/build-server.sh: profile server-release)\033[0m\n'
+scripts/build-server.sh

@@ -2,8 +2,9 @@
 //! run it): the final stage of `deploy/Dockerfile` is read, exactly the files it copies
 //! are placed in an otherwise empty root, and the binary is started there with exactly
 //! the stage's environment, as the stage's unprivileged user when the test runs as root
-//! (as CI does). It must serve the app, pass the stage's own health check command, and
-//! write nowhere but its data directory. A new `COPY` this test cannot place, or a
+//! (as CI does). The app is packed as the build stage packs it (`hearth-pack`). It
+//! must serve the build's files byte for byte, pass the stage's own health check command,
+//! and write nowhere but its data directory. A new `COPY` this test cannot place, or a
 //! runtime need the stage does not provide, fails here.
 
 use std::collections::BTreeMap;
@@ -136,7 +137,8 @@ fn files(root: &Path) -> Vec<PathBuf> {
     out
 }
 
-fn get(port: u16, path: &str) -> (u16, String) {
+/// One GET over a fresh connection: the status, the head and the body's bytes.
+fn get(port: u16, path: &str, extra_headers: &str) -> (u16, String, Vec<u8>) {
     use std::io::{Read, Write};
     let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
     stream
@@ -144,17 +146,33 @@ fn get(port: u16, path: &str) -> (u16, String) {
         .unwrap();
     write!(
         stream,
-        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{extra_headers}Connection: close\r\n\r\n"
     )
     .unwrap();
-    let mut answer = String::new();
-    let _ = stream.read_to_string(&mut answer);
-    let status = answer
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    let split = answer
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .unwrap_or(answer.len());
+    let head = String::from_utf8_lossy(&answer[..split]).into_owned();
+    let body = answer.get(split + 4..).unwrap_or_default().to_vec();
+    let status = head
         .split_whitespace()
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(0);
-    (status, answer)
+    (status, head, body)
+}
+
+/// The build stage's `…/hearth-pack FROM TO` words (FROM relative to the source tree).
+fn pack_command(dockerfile: &str) -> (String, String) {
+    let words: Vec<&str> = dockerfile.split_whitespace().collect();
+    let at = words
+        .iter()
+        .position(|w| w.trim_end_matches('"').ends_with("/hearth-pack"))
+        .expect("the build stage packs dist/");
+    (words[at + 1].to_string(), words[at + 2].to_string())
 }
 
 #[test]
@@ -170,11 +188,22 @@ fn the_images_runtime_stage_serves_the_app_from_only_what_it_copies() {
     std::fs::create_dir_all(&empty).unwrap();
     let in_root = |path: &str| root.join(path.trim_start_matches('/'));
 
-    // What the build stage leaves at each path the runtime stage copies from.
+    // What the build stage leaves at each path the runtime stage copies from: the
+    // binary, the app packed by `hearth-pack`, an empty data directory.
+    let (pack_from, pack_to) = pack_command(&dockerfile);
+    assert_eq!(pack_from, "dist", "the build stage packs the app it built");
+    let packed = root.with_extension("packed");
+    let _ = std::fs::remove_dir_all(&packed);
+    let status = Command::new(hearth_binary().with_file_name("hearth-pack"))
+        .arg(dist_dir())
+        .arg(&packed)
+        .status()
+        .expect("run hearth-pack");
+    assert!(status.success(), "hearth-pack failed");
     for (from, to) in &stage.copies {
         let source = match from.as_str() {
             "/usr/local/bin/hearth" => hearth_binary(),
-            "/src/dist" => dist_dir(),
+            path if path == pack_to => packed.clone(),
             "/empty-data" => empty.clone(),
             other => {
                 panic!("the runtime stage copies {other}: teach this test where it comes from")
@@ -245,20 +274,66 @@ fn the_images_runtime_stage_serves_the_app_from_only_what_it_copies() {
         );
         std::thread::sleep(Duration::from_millis(100));
     }
-    // The app's own page, from the root's copy of dist/.
-    let (status, page) = get(port, "/");
-    assert_eq!(status, 200, "{page}");
-    let index = std::fs::read_to_string(in_root(&stage.env["HEARTH_DIST_DIR"]).join("index.html"))
-        .expect("the placed index.html");
-    let body = page
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b)
-        .unwrap_or_default();
-    assert_eq!(body, index, "the app's index.html, as placed");
-    let (status, _) = get(port, "/sw.js");
+    // The app's own pages, from the root's packed copy of dist/: byte for byte the
+    // build's files, decoded for a client that takes no compression, the stored Brotli
+    // for one that takes it, a gzip of the same bytes for one that takes only gzip.
+    let placed_dist = in_root(&stage.env["HEARTH_DIST_DIR"]);
+    let (status, _, page) = get(port, "/", "");
     assert_eq!(status, 200);
-    let (status, health) = get(port, "/api/health");
+    assert_eq!(page, std::fs::read(dist_dir().join("index.html")).unwrap());
+    assert!(
+        !placed_dist.join("index.html").exists() && placed_dist.join("index.html.br").exists(),
+        "the image holds the page only as its Brotli"
+    );
+    let wasm = files(&dist_dir())
+        .into_iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "wasm"))
+        .max_by_key(|f| dist_dir().join(f).metadata().unwrap().len())
+        .expect("the build has wasm");
+    let url = format!("/{}", wasm.to_string_lossy());
+    let (status, head, plain) = get(port, &url, "");
+    assert_eq!(status, 200, "{head}");
+    assert_eq!(plain, std::fs::read(dist_dir().join(&wasm)).unwrap());
+    let (status, head, compressed) = get(port, &url, "Accept-Encoding: gzip, deflate, br\r\n");
+    assert_eq!(status, 200);
+    assert!(
+        head.to_ascii_lowercase().contains("content-encoding: br"),
+        "{head}"
+    );
+    let stored = placed_dist.join(format!("{}.br", wasm.to_string_lossy()));
+    assert_eq!(
+        compressed,
+        std::fs::read(stored).unwrap(),
+        "the stored Brotli, as it is"
+    );
+    let (status, head, gzipped) = get(port, &url, "Accept-Encoding: gzip\r\n");
+    assert_eq!(status, 200);
+    assert!(
+        head.to_ascii_lowercase().contains("content-encoding: gzip"),
+        "{head}"
+    );
+    let mut unzipped = Vec::new();
+    std::io::Read::read_to_end(
+        &mut flate2::read::GzDecoder::new(&gzipped[..]),
+        &mut unzipped,
+    )
+    .expect("gzip");
+    assert_eq!(unzipped, plain, "the gzip holds the same bytes");
+    let (status, _, _) = get(port, "/sw.js", "");
+    assert_eq!(status, 200);
+    let (status, health, _) = get(port, "/api/health", "");
     assert_eq!(status, 200, "{health}");
+    let bytes = |dir: &Path| -> u64 {
+        files(dir)
+            .iter()
+            .map(|f| dir.join(f).metadata().unwrap().len())
+            .sum()
+    };
+    eprintln!(
+        "dist/ {} bytes, packed {} bytes",
+        bytes(&dist_dir()),
+        bytes(&placed_dist)
+    );
 
     let _ = server.kill();
     let _ = server.wait();
@@ -283,6 +358,7 @@ fn the_images_runtime_stage_serves_the_app_from_only_what_it_copies() {
     }
     let _ = std::fs::remove_dir_all(&root);
     let _ = std::fs::remove_dir_all(&empty);
+    let _ = std::fs::remove_dir_all(&packed);
 }
 
 #[test]

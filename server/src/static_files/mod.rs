@@ -1,7 +1,9 @@
 //! The release `dist/` directory, loaded into memory once at start-up and served from
 //! there: correct MIME types (`application/wasm` above all), hashed assets cached as
 //! immutable, everything else revalidated by ETag, gzip chosen by `Accept-Encoding`, and
-//! `index.html` for client-side routes.
+//! `index.html` for client-side routes. A directory may be packed ([`pack`]): a file
+//! stored only as `name.br` (or `name.gz`) is served as `name`, and its Brotli (or gzip)
+//! is sent as it is to the clients that take it.
 //!
 //! Requests are answered by looking a path up in a map built from the directory walk, so a
 //! request can never name a file outside `dist/` (there is no filesystem access per
@@ -18,6 +20,8 @@ use axum::response::{IntoResponse, Response};
 use flate2::Compression;
 use flate2::write::GzEncoder;
 use sha2::{Digest, Sha256};
+
+pub mod pack;
 
 /// Cache policy for files whose name carries a content hash.
 pub const IMMUTABLE: &str = "public, max-age=31536000, immutable";
@@ -44,6 +48,14 @@ pub enum LoadError {
         /// The underlying error.
         source: std::io::Error,
     },
+    /// A packed file (`name.gz` without `name`) is not gzip, or inflates past the limit.
+    #[error("{path} is not a packed file this server can serve: {reason}")]
+    Packed {
+        /// The `.gz` file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
 }
 
 /// One file of `dist/`, ready to send.
@@ -51,6 +63,7 @@ pub enum LoadError {
 struct Asset {
     body: Vec<u8>,
     gzip: Option<Vec<u8>>,
+    brotli: Option<Vec<u8>>,
     content_type: &'static str,
     etag: HeaderValue,
     cache_control: &'static str,
@@ -66,15 +79,9 @@ pub struct StaticAssets {
 impl StaticAssets {
     /// Reads every file under `dir`. Fails if `index.html` is missing.
     pub fn load(dir: &Path) -> Result<Self, LoadError> {
-        let mut paths = Vec::new();
-        walk(dir, dir, &mut paths)?;
         let mut files = HashMap::new();
-        for (relative, path) in paths {
-            let body = std::fs::read(&path).map_err(|source| LoadError::Io {
-                path: path.clone(),
-                source,
-            })?;
-            files.insert(relative.clone(), Asset::new(&relative, body));
+        for (relative, content) in pack::read_dir(dir)? {
+            files.insert(relative.clone(), Asset::new(&relative, content));
         }
         let index = files.get("index.html").ok_or_else(|| LoadError::NotBuilt {
             dir: dir.to_path_buf(),
@@ -131,14 +138,13 @@ impl StaticAssets {
 }
 
 impl Asset {
-    fn new(relative: &str, body: Vec<u8>) -> Self {
+    fn new(relative: &str, content: pack::Content) -> Self {
+        let pack::Content { body, gzip, brotli } = content;
         let content_type = content_type(relative);
         let digest = Sha256::digest(&body);
         let etag = HeaderValue::from_str(&format!("\"{}\"", hex(&digest[..12])))
             .unwrap_or_else(|_| HeaderValue::from_static("\"0\""));
-        let gzip = is_compressible(content_type)
-            .then(|| gzip(&body))
-            .filter(|compressed| compressed.len() < body.len());
+        let gzip = gzip.or_else(|| smaller_gzip(relative, &body));
         let cache_control = if has_content_hash(relative) {
             IMMUTABLE
         } else {
@@ -147,6 +153,7 @@ impl Asset {
         Self {
             body,
             gzip,
+            brotli,
             content_type,
             etag,
             cache_control,
@@ -165,12 +172,13 @@ impl Asset {
                 .body(Body::empty())
                 .unwrap_or_default();
         }
-        let (bytes, encoded) = match &self.gzip {
-            Some(compressed) if accepts_gzip(headers) => (compressed, true),
-            _ => (&self.body, false),
+        let (bytes, coding) = match (&self.brotli, &self.gzip) {
+            (Some(compressed), _) if accepts(headers, "br") => (compressed, Some("br")),
+            (_, Some(compressed)) if accepts(headers, "gzip") => (compressed, Some("gzip")),
+            _ => (&self.body, None),
         };
-        if encoded {
-            builder = builder.header(header::CONTENT_ENCODING, "gzip");
+        if let Some(coding) = coding {
+            builder = builder.header(header::CONTENT_ENCODING, coding);
         }
         builder = builder.header(header::CONTENT_LENGTH, bytes.len());
         let body = if method == Method::HEAD {
@@ -271,6 +279,14 @@ pub fn content_type(name: &str) -> &'static str {
     }
 }
 
+/// The gzip of `body` when `relative` names a compressible type and compressing saves
+/// bytes; `None` otherwise. The one rule both serving and packing follow.
+fn smaller_gzip(relative: &str, body: &[u8]) -> Option<Vec<u8>> {
+    is_compressible(content_type(relative))
+        .then(|| gzip(body))
+        .filter(|compressed| compressed.len() < body.len())
+}
+
 fn is_compressible(content_type: &str) -> bool {
     content_type.starts_with("text/")
         || matches!(
@@ -286,14 +302,15 @@ fn gzip(body: &[u8]) -> Vec<u8> {
     encoder.finish().unwrap_or_default()
 }
 
-fn accepts_gzip(headers: &HeaderMap) -> bool {
+/// Whether `Accept-Encoding` takes `coding` (by name or `*`, not refused with `q=0`).
+fn accepts(headers: &HeaderMap, coding: &str) -> bool {
     headers
         .get_all(header::ACCEPT_ENCODING)
         .iter()
         .filter_map(|value| value.to_str().ok())
         .flat_map(|value| value.split(','))
-        .any(|coding| {
-            let mut parts = coding.split(';');
+        .any(|offered| {
+            let mut parts = offered.split(';');
             let name = parts.next().unwrap_or_default().trim();
             let refused = parts.any(|p| {
                 p.trim()
@@ -301,7 +318,7 @@ fn accepts_gzip(headers: &HeaderMap) -> bool {
                     .and_then(|q| q.trim().parse::<f32>().ok())
                     == Some(0.0)
             });
-            (name.eq_ignore_ascii_case("gzip") || name == "*") && !refused
+            (name.eq_ignore_ascii_case(coding) || name == "*") && !refused
         })
 }
 
@@ -400,22 +417,51 @@ mod tests {
     }
 
     #[test]
-    fn gzip_negotiation_honours_q_zero() {
+    fn negotiation_honours_q_zero() {
         let mut headers = HeaderMap::new();
         headers.insert(
             header::ACCEPT_ENCODING,
             HeaderValue::from_static("br, gzip"),
         );
-        assert!(accepts_gzip(&headers));
+        assert!(accepts(&headers, "gzip") && accepts(&headers, "br"));
         headers.insert(
             header::ACCEPT_ENCODING,
             HeaderValue::from_static("gzip;q=0, br"),
         );
-        assert!(!accepts_gzip(&headers));
+        assert!(!accepts(&headers, "gzip") && accepts(&headers, "br"));
         headers.insert(
             header::ACCEPT_ENCODING,
             HeaderValue::from_static("identity"),
         );
-        assert!(!accepts_gzip(&headers));
+        assert!(!accepts(&headers, "gzip") && !accepts(&headers, "br"));
+    }
+
+    #[test]
+    fn brotli_then_gzip_then_the_plain_body_by_what_the_client_takes() {
+        let body = b"let x = 1; let x = 1; let x = 1; let x = 1; let x = 1;".to_vec();
+        let content = pack::Content {
+            body: body.clone(),
+            gzip: Some(b"gz".to_vec()),
+            brotli: Some(b"br".to_vec()),
+        };
+        let asset = Asset::new("a.js", content);
+        let send = |accept: &'static str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::ACCEPT_ENCODING, HeaderValue::from_static(accept));
+            let response = asset.respond(&Method::GET, &headers);
+            let coding = response
+                .headers()
+                .get(header::CONTENT_ENCODING)
+                .map(|v| v.to_str().unwrap().to_string());
+            let length: usize = response.headers()[header::CONTENT_LENGTH]
+                .to_str()
+                .unwrap()
+                .parse()
+                .unwrap();
+            (coding, length)
+        };
+        assert_eq!(send("gzip, deflate, br"), (Some("br".into()), 2));
+        assert_eq!(send("gzip"), (Some("gzip".into()), 2));
+        assert_eq!(send("identity"), (None, body.len()));
     }
 }
