@@ -1,9 +1,9 @@
 //! The release `dist/` directory, loaded into memory once at start-up and served from
 //! there: correct MIME types (`application/wasm` above all), hashed assets cached as
-//! immutable, everything else revalidated by ETag, gzip chosen by `Accept-Encoding`, and
-//! `index.html` for client-side routes. A directory may be packed ([`pack`]): a file
-//! stored only as `name.br` (or `name.gz`) is served as `name`, and its Brotli (or gzip)
-//! is sent as it is to the clients that take it.
+//! immutable, everything else revalidated by ETag, Brotli or gzip chosen by
+//! `Accept-Encoding`, and `index.html` for client-side routes. A directory may be packed
+//! ([`pack`]): a file stored only as `name.br` (or `name.gz`) is served as `name`, and its
+//! Brotli (or gzip) is sent as it is to the clients that take it.
 //!
 //! Requests are answered by looking a path up in a map built from the directory walk, so a
 //! request can never name a file outside `dist/` (there is no filesystem access per
@@ -48,10 +48,11 @@ pub enum LoadError {
         /// The underlying error.
         source: std::io::Error,
     },
-    /// A packed file (`name.gz` without `name`) is not gzip, or inflates past the limit.
+    /// A packed file (`name.br` or `name.gz`) does not decode, or decodes past
+    /// [`pack::MAX_UNPACKED`].
     #[error("{path} is not a packed file this server can serve: {reason}")]
     Packed {
-        /// The `.gz` file.
+        /// The `.br` or `.gz` file.
         path: PathBuf,
         /// What is wrong with it.
         reason: String,
