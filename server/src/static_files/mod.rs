@@ -281,7 +281,7 @@ pub fn content_type(name: &str) -> &'static str {
 }
 
 /// The gzip of `body` when `relative` names a compressible type and compressing saves
-/// bytes; `None` otherwise. The one rule both serving and packing follow.
+/// bytes; `None` otherwise (also for a packed file, which is stored as Brotli only).
 fn smaller_gzip(relative: &str, body: &[u8]) -> Option<Vec<u8>> {
     is_compressible(content_type(relative))
         .then(|| gzip(body))

@@ -10,6 +10,7 @@
 //! ordinary file.
 
 use std::collections::BTreeMap;
+use std::collections::btree_map::Entry;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -109,16 +110,17 @@ pub fn read_dir(dir: &Path) -> Result<BTreeMap<String, Content>, LoadError> {
             path: path.clone(),
             reason,
         })?;
-        let content = plain
-            .entry(inner)
-            .or_insert_with(|| Content::plain(decoded.clone()));
-        if content.body != decoded {
-            tracing::warn!(
-                file = %path.display(),
-                "a packed file does not match the file it stands for; ignored"
-            );
-            continue;
-        }
+        let content = match plain.entry(inner) {
+            Entry::Vacant(slot) => slot.insert(Content::plain(decoded)),
+            Entry::Occupied(slot) if slot.get().body == decoded => slot.into_mut(),
+            Entry::Occupied(_) => {
+                tracing::warn!(
+                    file = %path.display(),
+                    "a packed file does not match the file it stands for; ignored"
+                );
+                continue;
+            }
+        };
         match coding {
             Coding::Brotli => content.brotli = Some(bytes),
             Coding::Gzip => content.gzip = Some(bytes),
