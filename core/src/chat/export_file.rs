@@ -21,7 +21,8 @@ pub const RECORDS_ENTRY: &str = "hearth-export.json";
 pub const FILES_FOLDER: &str = "files";
 /// The largest file an archive may carry.
 pub const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
-/// The most files an archive may carry (the ZIP format's own limit, less the records).
+/// The most files an archive may carry (the most entries [`crate::zip_store`] writes or
+/// reads, less the records).
 pub const MAX_FILES: usize = crate::zip_store::MAX_ENTRIES - 1;
 
 /// The name an export written on `date` (`YYYY-MM-DD`) is saved as.
