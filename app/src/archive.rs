@@ -14,9 +14,12 @@
 //!   read by `hearth_core::chat::peer_import`) checked and planned against what is
 //!   stored, reading only its directory and records; then the files that are not stored
 //!   yet are written, each checked against its checksum, then the records in one
-//!   transaction. A failure anywhere removes the files this import wrote, so a failed
-//!   import changes nothing. Providers and preferences follow, and what did not is
-//!   reported, not dropped.
+//!   transaction. Another app's images and files (found by
+//!   `hearth_core::chat::peer_import::files`) are read as attached files are
+//!   (`crate::attachments::read`) and join their messages as attachments; one that cannot
+//!   be read is left out and counted. A failure anywhere else (a full disk among them)
+//!   removes the files this import wrote, so a failed import changes nothing. Providers
+//!   and preferences follow, and what did not is reported, not dropped.
 //! - [`DataService::delete_all`]: every conversation, message and file they hold, never
 //!   while a reply is streaming.
 //!
@@ -24,14 +27,16 @@
 //! the preferences do) and tells the chat store to reload after a bulk change.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
+use hearth_core::attachment::Attachment;
 use hearth_core::chat::archive::{Archive, ArchiveError, ImportPlan, MAX_ARCHIVE_BYTES};
 use hearth_core::chat::export_file::{self, RECORDS_ENTRY};
-use hearth_core::chat::peer_import::{self, PeerReport, Records};
+use hearth_core::chat::peer_import::{self, LocatedFile, Omitted, PeerBytes, PeerReport, Records};
 use hearth_core::chat::{ConversationRecord, MessageRecord};
 use hearth_core::preferences::Preferences;
 use hearth_core::stored_file::{FileDir, StoredFile};
+use hearth_core::stored_file::{attachment_text_name, attachment_thumbnail_name};
 use hearth_core::zip_store::{self, DosTime, Entry, ZipWriter};
 use leptos::prelude::GetUntracked;
 use send_wrapper::SendWrapper;
@@ -126,6 +131,8 @@ pub struct PendingImport {
     files: Vec<(StoredFile, Entry)>,
     /// The files it carries that are stored here already.
     pub files_present: usize,
+    /// Another app's images and files its messages carry, to be read as attachments.
+    peer_files: Vec<LocatedFile>,
     /// The app it was exported from and what it held that is not imported, when it is
     /// not a Hearth export.
     pub from: Option<PeerReport>,
@@ -136,7 +143,7 @@ pub struct PendingImport {
 impl PendingImport {
     /// How many files importing it writes.
     pub fn files_to_write(&self) -> usize {
-        self.files.len()
+        self.files.len() + self.peer_files.len()
     }
 }
 
@@ -146,6 +153,7 @@ impl PartialEq for PendingImport {
         self.file == other.file
             && self.plan == other.plan
             && self.files == other.files
+            && self.peer_files == other.peer_files
             && self.files_present == other.files_present
             && self.from == other.from
     }
@@ -156,10 +164,13 @@ impl PartialEq for PendingImport {
 pub struct Imported {
     /// Conversations and messages written.
     pub written: Counts,
-    /// Files written.
+    /// Files written (of another app's export: attachments, each with its text or
+    /// thumbnail).
     pub files: usize,
     /// Records left alone because the stored copy is as new or newer.
     pub skipped: usize,
+    /// Another app's images and files that could not be read after all.
+    pub left_out: Omitted,
     /// What else did not come in.
     pub partial: Vec<PartialImport>,
 }
@@ -230,12 +241,17 @@ fn records(bytes: Vec<u8>) -> Result<Records, DataError> {
     Ok(peer_import::read_records(&text, js_sys::Date::now())?)
 }
 
+/// What a chosen file holds: its records, a Hearth export's files, and another app's
+/// ZIP's whole directory (where its messages' files are found).
+struct Package {
+    records: Records,
+    files: Vec<(StoredFile, Entry)>,
+    foreign: Vec<Entry>,
+}
+
 /// Reads a chosen ZIP's directory and records (not its files' bytes): a Hearth export,
 /// or another app's with its conversations in one entry.
-async fn read_package(
-    file: &web_sys::Blob,
-    size: u64,
-) -> Result<(Records, Vec<(StoredFile, Entry)>), DataError> {
+async fn read_package(file: &web_sys::Blob, size: u64) -> Result<Package, DataError> {
     let tail = read_range(file, size - size.min(zip_store::TAIL_BYTES)..size).await?;
     let at = zip_store::find_directory(&tail, size)?;
     let directory = read_range(file, at.range.clone()).await?;
@@ -243,7 +259,11 @@ async fn read_package(
     if !listed.iter().any(|entry| entry.name == RECORDS_ENTRY) {
         let entry = peer_import::conversations_entry(&listed)?;
         let records = records(read_entry(file, entry).await?)?;
-        return Ok((records, Vec::new()));
+        return Ok(Package {
+            records,
+            files: Vec::new(),
+            foreign: listed,
+        });
     }
     // Hearth's own: every entry stored, every name one Hearth makes.
     let contents = export_file::contents(zip_store::read_directory(&directory, &at)?)?;
@@ -251,7 +271,11 @@ async fn read_package(
     if records.from.is_some() {
         return Err(ArchiveError::NotAnExport.into());
     }
-    Ok((records, contents.files))
+    Ok(Package {
+        records,
+        files: contents.files,
+        foreign: Vec::new(),
+    })
 }
 
 /// Reads a chosen JSON file: a records-only Hearth export (version 1) or another app's.
@@ -260,6 +284,57 @@ async fn read_json(file: &web_sys::Blob, size: u64) -> Result<Records, DataError
         return Err(ArchiveError::TooLarge(usize::try_from(size).unwrap_or(usize::MAX)).into());
     }
     records(read_range(file, 0..size).await?)
+}
+
+/// Reads one of another app's files into an attachment of its message, with the files
+/// it stored: `None` when it cannot be read (its type, its size, a damaged entry, no
+/// parser for it), an error when storing failed (a full disk fails the import).
+async fn read_peer_file(
+    source: &web_sys::Blob,
+    located: &LocatedFile,
+    plan: &ImportPlan,
+) -> Result<Option<(Attachment, Vec<StoredFile>)>, DataError> {
+    use crate::attachments::read::{self, ReadFor, Source};
+    let bytes = match &located.bytes {
+        PeerBytes::Text(text) => text.clone().into_bytes(),
+        PeerBytes::Entry(entry) => match read_entry(source, entry).await {
+            Ok(bytes) => bytes,
+            Err(DataError::Archive(_)) => return Ok(None),
+            Err(other) => return Err(other),
+        },
+    };
+    let held: Vec<u64> = plan
+        .messages
+        .iter()
+        .filter(|m| m.id == located.message_id)
+        .flat_map(|m| m.attachments.iter().map(|a| a.size))
+        .collect();
+    let id = located.attachment_id.clone();
+    let name = located.name.clone();
+    match read::prepare(
+        ReadFor::Import,
+        Source::Bytes { name, bytes },
+        id.clone(),
+        held,
+    )
+    .await
+    {
+        Ok(attachment) => {
+            let companion = if attachment.is_image() {
+                attachment_thumbnail_name(&id)
+            } else {
+                attachment_text_name(&id)
+            };
+            let stored = [id, companion]
+                .map(|name| StoredFile::new(FileDir::Attachments, name))
+                .to_vec();
+            Ok(Some((attachment, stored)))
+        }
+        Err(refusal) if refusal.code == "attach_storage_full" => {
+            Err(DataError::WriteFile(FileError::QuotaExceeded))
+        }
+        Err(_) => Ok(None),
+    }
 }
 
 /// Removes files an import wrote before it failed.
@@ -397,10 +472,23 @@ impl DataService {
     async fn plan(source: web_sys::File) -> Result<PendingImport, DataError> {
         let size = source.size() as u64;
         let head = read_range(&source, 0..size.min(4)).await?;
-        let (Records { archive, from }, carried) = if export_file::is_zip(&head) {
+        let Package {
+            records:
+                Records {
+                    archive,
+                    mut from,
+                    files: peer_files,
+                },
+            files: carried,
+            foreign,
+        } = if export_file::is_zip(&head) {
             read_package(&source, size).await?
         } else {
-            (read_json(&source, size).await?, Vec::new())
+            Package {
+                records: read_json(&source, size).await?,
+                files: Vec::new(),
+                foreign: Vec::new(),
+            }
         };
         let db = database().await?;
         let (stored, stored_messages) = everything(&db).await?;
@@ -409,6 +497,13 @@ impl DataService {
             .map(|m| (m.id, (m.rev, m.updated_at)))
             .collect();
         let plan = archive.plan(&stored, &stored_messages);
+        let peer_files = match from.as_mut() {
+            Some(report) => {
+                let writing: HashSet<&str> = plan.messages.iter().map(|m| m.id.as_str()).collect();
+                peer_import::locate(peer_files, &foreign, &writing, &mut report.omitted)
+            }
+            None => Vec::new(),
+        };
         // A file stored here already is the same file (names are random): it stays.
         let mut files = Vec::new();
         let mut files_present = 0;
@@ -425,6 +520,7 @@ impl DataService {
             plan,
             files,
             files_present,
+            peer_files,
             from,
             source: SendWrapper::new(source),
         })
@@ -468,12 +564,39 @@ impl DataService {
                 }
             }
         }
-        progress(total, total);
+        let mut plan = pending.plan.clone();
+        let all = total + pending.peer_files.len();
+        let mut left_out = Omitted::default();
+        // Counted as the summary counts them: a file of a Hearth export, an attachment
+        // of another app's.
+        let mut files_in = written.len();
+        for (done, located) in pending.peer_files.iter().enumerate() {
+            progress(total + done, all);
+            match read_peer_file(&pending.source, located, &plan).await {
+                Ok(Some((attachment, stored))) => {
+                    written.extend(stored);
+                    files_in += 1;
+                    if let Some(message) = plan
+                        .messages
+                        .iter_mut()
+                        .find(|m| m.id == located.message_id)
+                    {
+                        message.attachments.push(attachment);
+                    }
+                }
+                Ok(None) => left_out.add(located.omission, 1),
+                Err(error) => {
+                    remove_files(&written).await;
+                    return Err(error);
+                }
+            }
+        }
+        progress(all, all);
         let mut batch = Batch::new();
-        for conversation in &pending.plan.conversations {
+        for conversation in &plan.conversations {
             batch.put(CONVERSATIONS, conversation);
         }
-        for message in &pending.plan.messages {
+        for message in &plan.messages {
             batch.put(MESSAGES, message);
         }
         // One transaction: a full quota or any failure leaves nothing half-written.
@@ -520,8 +643,9 @@ impl DataService {
                 conversations: pending.plan.conversations.len(),
                 messages: pending.plan.messages.len(),
             },
-            files: written.len(),
+            files: files_in,
             skipped: pending.plan.skipped,
+            left_out,
             partial,
         })
     }

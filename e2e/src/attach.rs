@@ -37,3 +37,21 @@ pub fn gradient_png(width: u32, height: u32) -> Vec<u8> {
     }
     out
 }
+
+/// The names of the stored attachment files in OPFS.
+pub async fn stored_files(session: &AppSession) -> serde_json::Value {
+    session
+        .js_async(
+            "const done = arguments[arguments.length - 1];
+             (async () => {
+               const root = await navigator.storage.getDirectory();
+               let dir;
+               try { dir = await root.getDirectoryHandle('attachments'); } catch (e) { return []; }
+               const names = [];
+               for await (const [name] of dir.entries()) names.push(name);
+               return names.sort();
+             })().then(done, (e) => done(String(e)));",
+            vec![],
+        )
+        .await
+}

@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 
 use hearth_e2e::AppSession;
-use hearth_e2e::attach::{attach, gradient_png, ready_chips};
+use hearth_e2e::attach::{attach, gradient_png, ready_chips, stored_files};
 use hearth_e2e::chat::{choose_model, click_in_last, last_status, ready, send};
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
 use serde_json::{Value, json};
@@ -30,24 +30,6 @@ async fn reopen(session: &AppSession) {
         .click()
         .await
         .expect("open");
-}
-
-/// The names of the stored attachment files in OPFS.
-async fn stored_files(session: &AppSession) -> Value {
-    session
-        .js_async(
-            "const done = arguments[arguments.length - 1];
-             (async () => {
-               const root = await navigator.storage.getDirectory();
-               let dir;
-               try { dir = await root.getDirectoryHandle('attachments'); } catch (e) { return []; }
-               const names = [];
-               for await (const [name] of dir.entries()) names.push(name);
-               return names.sort();
-             })().then(done, (e) => done(String(e)));",
-            vec![],
-        )
-        .await
 }
 
 #[tokio::test]

@@ -1,14 +1,17 @@
 //! Importing other apps' exports in Chromium, through Settings › Data's one import:
 //! ChatGPT's ZIP (deflated, written by another ZIP implementation) with a regenerated
-//! reply, Claude's `conversations.json` and a NextChat backup that holds an API key.
-//! Each is named in the confirmation with what it held that is not imported; the
-//! conversations open with their branches, can be continued with a provider (the
-//! request carries the imported turns), come in once however often they are imported,
-//! and no key of the other app is ever stored.
+//! reply, an uploaded image and document and a generated image, Claude's
+//! `conversations.json` with an attachment's text, and a NextChat backup that holds an
+//! API key. Each is named in the confirmation with what it held that is not imported;
+//! the conversations open with their branches and their files (images scaled and shown
+//! as thumbnails, documents as text), can be continued with a provider (the request
+//! carries the imported turns, the image and the document's text), come in once however
+//! often they are imported, and no key of the other app is ever stored.
 
 use std::path::Path;
 
 use hearth_e2e::AppSession;
+use hearth_e2e::attach::{gradient_png, stored_files};
 use hearth_e2e::chat::{last_status, messages, ready, send};
 use hearth_e2e::paths::scratch_dir;
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
@@ -34,11 +37,47 @@ fn text(text: &str) -> Value {
     json!({"content_type": "text", "parts": [text]})
 }
 
-/// ChatGPT's `conversations.json`: a question with an image, a reply regenerated once
-/// (the first one is on the path shown), and a second exchange after it.
+/// ChatGPT's `conversations.json`: a question with an image and a document, a reply
+/// regenerated once (the first one is on the path shown), and a second exchange after
+/// it whose question names an image the export does not hold and whose reply comes with
+/// an image the model generated.
 fn chatgpt_conversations() -> Value {
     let mut system = message("system", 1.0, text(""));
     system["metadata"]["is_visually_hidden_from_conversation"] = json!(true);
+    let mut question = message(
+        "user",
+        1_700_000_001.0,
+        json!({
+            "content_type": "multimodal_text",
+            "parts": [{"content_type": "image_asset_pointer", "asset_pointer": "file-service://file-x"}, "What is in the picture?"]
+        }),
+    );
+    question["metadata"]["attachments"] = json!([
+        {"id": "file-x", "name": "cat.png", "mime_type": "image/png"},
+        {"id": "file-notes", "name": "notes.md", "mime_type": "text/markdown"}
+    ]);
+    let colour = message(
+        "user",
+        1_700_000_004.0,
+        json!({
+            "content_type": "multimodal_text",
+            "parts": ["What colour?", {"content_type": "image_asset_pointer", "asset_pointer": "file-service://file-gone"}]
+        }),
+    );
+    let mut call = message(
+        "assistant",
+        1_700_000_004.5,
+        text("{\"prompt\": \"an orange cat\"}"),
+    );
+    call["recipient"] = json!("dalle.text2im");
+    let generated = message(
+        "tool",
+        1_700_000_004.8,
+        json!({
+            "content_type": "multimodal_text",
+            "parts": [{"content_type": "image_asset_pointer", "asset_pointer": "sediment://file_00000000aa11"}]
+        }),
+    );
     json!([{
         "title": "Cat or dog",
         "create_time": 1_700_000_000.0,
@@ -49,19 +88,20 @@ fn chatgpt_conversations() -> Value {
         "mapping": {
             "root": node("root", None, &["sys"], Value::Null),
             "sys": node("sys", Some("root"), &["q1"], system),
-            "q1": node("q1", Some("sys"), &["a1", "a1b"], message("user", 1_700_000_001.0, json!({
-                "content_type": "multimodal_text",
-                "parts": [{"content_type": "image_asset_pointer", "asset_pointer": "file-service://file-x"}, "What is in the picture?"]
-            }))),
+            "q1": node("q1", Some("sys"), &["a1", "a1b"], question),
             "a1": node("a1", Some("q1"), &["q2"], message("assistant", 1_700_000_002.0, text("A **cat**."))),
             "a1b": node("a1b", Some("q1"), &[], message("assistant", 1_700_000_003.0, text("A dog."))),
-            "q2": node("q2", Some("a1"), &["a2"], message("user", 1_700_000_004.0, text("What colour?"))),
-            "a2": node("a2", Some("q2"), &[], message("assistant", 1_700_000_005.0, text("Orange."))),
+            "q2": node("q2", Some("a1"), &["call"], colour),
+            "call": node("call", Some("q2"), &["gen"], call),
+            "gen": node("gen", Some("call"), &["a2"], generated),
+            "a2": node("a2", Some("gen"), &[], message("assistant", 1_700_000_005.0, text("Orange."))),
         }
     }])
 }
 
-/// A ZIP as ChatGPT sends it: deflated entries beside the conversations.
+/// A ZIP as ChatGPT sends it: deflated entries beside the conversations, the uploaded
+/// files named after their ids, the generated image in its own folder (a PNG, though
+/// named `.webp`: its bytes say what it is).
 fn chatgpt_zip(path: &Path) {
     let mut zip = zip::ZipWriter::new(std::fs::File::create(path).expect("create"));
     let deflated = zip::write::SimpleFileOptions::default()
@@ -73,6 +113,15 @@ fn chatgpt_zip(path: &Path) {
             chatgpt_conversations().to_string().into_bytes(),
         ),
         ("chat.html", b"<html><body>chats</body></html>".to_vec()),
+        ("file-x-cat.png", gradient_png(300, 200)),
+        (
+            "file-notes-notes.md",
+            b"# Cat notes\n\nThe cat is called Marmalade.\n".to_vec(),
+        ),
+        (
+            "dalle-generations/file_00000000aa11-7f3e.webp",
+            gradient_png(64, 64),
+        ),
     ] {
         zip.start_file(name, deflated).expect("entry");
         std::io::Write::write_all(&mut zip, &bytes).expect("write");
@@ -152,6 +201,10 @@ async fn open_conversation(session: &AppSession, title: &str) {
 #[tokio::test]
 async fn other_apps_exports_come_in_with_their_branches_and_without_their_keys() {
     let fixture = ProviderFixture::start().await;
+    fixture.set_listing_fields(
+        "fixture-small",
+        json!({"architecture": {"input_modalities": ["text", "image"]}}),
+    );
     let session = ready(&fixture).await;
     let dir = scratch_dir("peer-import");
     session.open_settings_tab("data").await;
@@ -159,14 +212,23 @@ async fn other_apps_exports_come_in_with_their_branches_and_without_their_keys()
     // ChatGPT's ZIP: the six steps it shows are five messages, one of them a branch.
     let chatgpt = dir.join("chatgpt-export.zip");
     chatgpt_zip(&chatgpt);
+    // Its three files come in; the image it only names is said to be left out.
     import(
         &session,
         &chatgpt,
         "ChatGPT",
-        "conversations 1 · messages 5",
+        "conversations 1 · messages 5 · files 3",
         "images 1",
     )
     .await;
+    session
+        .wait_until("[...document.querySelectorAll('.toast')].some((t) => t.textContent.includes('Files: 3'))")
+        .await;
+    assert_eq!(
+        stored_files(&session).await.as_array().map(Vec::len),
+        Some(6),
+        "two images with their thumbnails, a document with its text"
+    );
     // Again: everything is already here.
     session.choose_files("#data-import-file", &[&chatgpt]).await;
     session
@@ -185,7 +247,8 @@ async fn other_apps_exports_come_in_with_their_branches_and_without_their_keys()
             "uuid": "c-1", "name": "Haiku", "created_at": "2024-06-01T10:00:00Z", "updated_at": "2024-06-01T10:01:00Z",
             "chat_messages": [
                 {"uuid": "h1", "sender": "human", "text": "A haiku on rain", "created_at": "2024-06-01T10:00:01Z",
-                 "attachments": [{"file_name": "draft.txt", "extracted_content": "rain"}], "files": []},
+                 "attachments": [{"file_name": "draft.txt", "extracted_content": "rain"}],
+                 "files": [{"file_name": "sky.jpg"}]},
                 {"uuid": "h2", "sender": "assistant", "text": "", "created_at": "2024-06-01T10:00:02Z",
                  "content": [{"type": "thinking", "thinking": "Five, seven, five."}, {"type": "text", "text": "Soft rain on the roof"}]}
             ]
@@ -193,11 +256,13 @@ async fn other_apps_exports_come_in_with_their_branches_and_without_their_keys()
         .to_string(),
     )
     .unwrap();
+    // The attachment comes in with its text; the file Claude kept only the name of does
+    // not.
     import(
         &session,
         &claude,
         "Claude",
-        "conversations 1 · messages 2",
+        "conversations 1 · messages 2 · files 1",
         "attached files 1",
     )
     .await;
@@ -265,6 +330,32 @@ async fn other_apps_exports_come_in_with_their_branches_and_without_their_keys()
             ["assistant", "done", "Orange."],
         ])
     );
+    // The question carries its image (a thumbnail) and its document; the last reply the
+    // image its model generated.
+    let chips = session
+        .js(
+            "return [...document.querySelectorAll('.message')].map((m) =>
+               [...m.querySelectorAll('.attachment-chip')].map((c) =>
+                 [c.querySelector('.attachment-chip__name').textContent, c.dataset.kind]));",
+            vec![],
+        )
+        .await;
+    assert_eq!(
+        chips,
+        json!([
+            [["cat.png", "png"], ["notes.md", "markdown"]],
+            [],
+            [],
+            [["7f3e.webp", "png"]]
+        ])
+    );
+    session
+        .wait_until(
+            "[...document.querySelectorAll('.message .attachment-chip__thumb')]
+               .filter((img) => img.complete && img.naturalWidth > 0).length === 2",
+        )
+        .await;
+    session.screenshot("peer-import-files").await;
     session
         .wait_until("document.querySelector('.message--assistant .branch__position')?.textContent === '1/2'")
         .await;
@@ -319,6 +410,23 @@ async fn other_apps_exports_come_in_with_their_branches_and_without_their_keys()
             "Orange.",
             "Which shade?"
         ]
+    );
+    // The imported image goes to a model that sees (the generated one is the reply's, and
+    // replies carry no images); the document's text is the request's context.
+    let images: Vec<&Value> = request["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m["content"].as_array())
+        .flatten()
+        .filter(|part| part["type"] == "image_url")
+        .collect();
+    assert_eq!(images.len(), 1, "{request}");
+    assert!(
+        request["messages"]
+            .to_string()
+            .contains("The cat is called Marmalade."),
+        "{request}"
     );
     let _ = std::fs::remove_dir_all(&dir);
     session.finish().await;

@@ -8,7 +8,8 @@ use hearth_core::attachment::{
 use hearth_core::image_header::MAX_IMAGE_PIXELS;
 use leptos::prelude::*;
 
-use super::{Draft, DraftFile, DraftState, read};
+use super::read::{self, ReadFor, Source};
+use super::{Draft, DraftFile, DraftState};
 use crate::i18n::Key;
 use crate::ui::toast::ToastKind;
 
@@ -44,7 +45,13 @@ fn add(draft: Draft, file: web_sys::File) {
         });
     });
     leptos::task::spawn_local(async move {
-        let outcome = read::prepare(draft, file, id.clone(), held).await;
+        let outcome = read::prepare(
+            ReadFor::Draft(draft),
+            Source::Chosen(file),
+            id.clone(),
+            held,
+        )
+        .await;
         match outcome {
             Ok(attachment) => draft.files.update(|files| {
                 if let Some(entry) = files.iter_mut().find(|f| f.id == id) {

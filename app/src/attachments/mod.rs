@@ -6,6 +6,9 @@
 //! refusals in the user's language) and the chips that show them (`chips`, with
 //! `thumbnail` for images).
 //!
+//! An import of another app's export reads the images and files its messages carry
+//! through the same `read` (`crate::archive`).
+//!
 //! Nothing is half-added: a file that fails any step leaves no stored bytes and no chip,
 //! only a message in the user's language; a file removed while it is read has its edge
 //! job cancelled and its stored bytes deleted.
@@ -13,7 +16,7 @@
 mod add;
 pub mod chips;
 mod image;
-mod read;
+pub mod read;
 mod thumbnail;
 
 use hearth_core::attachment::Attachment;

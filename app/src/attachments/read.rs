@@ -4,7 +4,9 @@
 //! decoded here for text kinds, HTML as its readable text (`hearth_core::html_text`, no
 //! document is ever built from it), documents through
 //! the edge's parse jobs; an image scaled down with a thumbnail (`super::image`). A failed
-//! step removes what earlier steps stored.
+//! step removes what earlier steps stored. The composer's draft reads the files the user
+//! chose; an import of another app's export reads the files its messages carry, the same
+//! way.
 
 use hearth_core::api::doc_parse::{DocParseJob, POLL_ATTEMPTS, ParseNote};
 use hearth_core::attachment::{
@@ -69,20 +71,57 @@ impl From<FileError> for Refusal {
     }
 }
 
-/// Reads `file` into an attachment with id `id`, next to files of sizes `held`.
+/// Who a file is read for.
+#[derive(Clone, Copy)]
+pub enum ReadFor {
+    /// The composer's draft, which may drop the file while it is read.
+    Draft(Draft),
+    /// An import, which keeps every file it asks for.
+    Import,
+}
+
+impl ReadFor {
+    fn wants(self, id: &str) -> bool {
+        match self {
+            Self::Draft(draft) => draft.contains(id),
+            Self::Import => true,
+        }
+    }
+
+    fn parsing(self, id: &str) {
+        if let Self::Draft(draft) = self {
+            draft.set_parsing(id);
+        }
+    }
+}
+
+/// A file to read.
+pub enum Source {
+    /// One the user chose.
+    Chosen(web_sys::File),
+    /// Bytes from an archive, with the file's name.
+    Bytes {
+        /// The name.
+        name: String,
+        /// The bytes.
+        bytes: Vec<u8>,
+    },
+}
+
+/// Reads `source` into an attachment with id `id`, next to files of sizes `held`.
 #[lazy]
 pub async fn prepare(
-    draft: Draft,
-    file: web_sys::File,
+    reader: ReadFor,
+    source: Source,
     id: String,
     held: Vec<u64>,
 ) -> Result<Attachment, Refusal> {
-    let outcome = prepare_now(draft, &file, &id, &held).await;
-    if outcome.is_err() || !draft.contains(&id) {
+    let outcome = prepare_now(reader, source, &id, &held).await;
+    if outcome.is_err() || !reader.wants(&id) {
         forget_now(&id).await;
     }
     match outcome {
-        Ok(_) if !draft.contains(&id) => Err(Refusal::new("attach_removed")),
+        Ok(_) if !reader.wants(&id) => Err(Refusal::new("attach_removed")),
         other => other,
     }
 }
@@ -100,13 +139,15 @@ async fn forget_now(id: &str) {
 }
 
 async fn prepare_now(
-    draft: Draft,
-    file: &web_sys::File,
+    reader: ReadFor,
+    source: Source,
     id: &str,
     held: &[u64],
 ) -> Result<Attachment, Refusal> {
-    let name = file.name();
-    let bytes = read_bytes(file).await?;
+    let (name, bytes, chosen) = match source {
+        Source::Chosen(file) => (file.name(), read_bytes(&file).await?, Some(file)),
+        Source::Bytes { name, bytes } => (name, bytes, None),
+    };
     let kind = sniff(&bytes, Some(&name)).map_err(|_| Refusal::new("attach_unknown_type"))?;
     let (text, mut notes) = match Reader::of(kind) {
         Reader::Image => return prepare_image(id, name, kind, bytes, held).await,
@@ -125,8 +166,12 @@ async fn prepare_now(
             };
             check_add(held, kind, bytes.len() as u64, limits)?;
             files::save(ATTACHMENTS, id, &bytes).await?;
-            draft.set_parsing(id);
-            edge_text(draft, id, file, &name).await?
+            reader.parsing(id);
+            let upload: web_sys::Blob = match chosen {
+                Some(file) => file.into(),
+                None => blob_of(&bytes)?,
+            };
+            edge_text(reader, id, &upload, &name).await?
         }
     };
     let (text, cut) = bounded_text(&text);
@@ -175,6 +220,12 @@ async fn prepare_image(
     })
 }
 
+/// `bytes` as a blob, to be sent to the edge.
+fn blob_of(bytes: &[u8]) -> Result<web_sys::Blob, Refusal> {
+    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
+    web_sys::Blob::new_with_u8_array_sequence(&parts).map_err(|_| Refusal::new("attach_unreadable"))
+}
+
 async fn read_bytes(file: &web_sys::File) -> Result<Vec<u8>, Refusal> {
     let buffer = JsFuture::from(file.array_buffer())
         .await
@@ -196,16 +247,16 @@ fn browser_text(kind: FileKind, bytes: &[u8]) -> String {
 /// The text of a document, from the edge's parser; the job is cancelled when the file
 /// leaves the draft meanwhile.
 async fn edge_text(
-    draft: Draft,
+    reader: ReadFor,
     id: &str,
-    file: &web_sys::File,
+    file: &web_sys::Blob,
     name: &str,
 ) -> Result<(String, Vec<ParseNote>), Refusal> {
     let started = edge::start_doc_parse(file, name)
         .await
         .map_err(edge_refusal)?;
     for _ in 0..POLL_ATTEMPTS * 2 {
-        if !draft.contains(id) {
+        if !reader.wants(id) {
             let _ = edge::cancel_doc_parse(&started.job_id, &started.job_secret).await;
             return Err(Refusal::new("attach_removed"));
         }

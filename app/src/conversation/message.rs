@@ -526,11 +526,11 @@ pub fn MessageView(
                 move || chat.runs.phase_of(&id).map(phase_name)
             }
         >
-            {is_user.then(|| view! {
-                <crate::attachments::chips::MessageChips
-                    attachments=live.record.with_untracked(|r| r.attachments.clone())
-                />
-            })}
+            // A question's files; a reply has some only when imported from another app
+            // (the images its model generated there).
+            <crate::attachments::chips::MessageChips
+                attachments=live.record.with_untracked(|r| r.attachments.clone())
+            />
             <div class="message__body">{body}</div>
             {details}
             {actions}

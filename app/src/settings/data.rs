@@ -6,7 +6,7 @@
 //! which app, and what it held that is not imported), and says what happened.
 
 use hearth_core::chat::archive::{ArchiveError, MAX_ARCHIVE_BYTES};
-use hearth_core::chat::peer_import::{Omission, PeerReport};
+use hearth_core::chat::peer_import::{Omission, Omitted};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
@@ -88,9 +88,8 @@ fn data_message(i18n: I18n, error: &DataError) -> String {
 
 /// What an export from another app held that is not imported, in one line ("" when
 /// nothing was left out).
-fn left_out_message(i18n: I18n, report: &PeerReport) -> String {
-    let items: Vec<String> = report
-        .omitted
+fn left_out_message(i18n: I18n, omitted: &Omitted) -> String {
+    let items: Vec<String> = omitted
         .kinds()
         .into_iter()
         .map(|(kind, count)| {
@@ -274,18 +273,21 @@ pub fn DataPanel() -> impl IntoView {
                 Ok(imported) => {
                     refresh();
                     partial.set(imported.partial);
-                    toasts.show(
-                        ToastKind::Info,
-                        i18n.t_with(
-                            Key::DataImported,
-                            &[
-                                ("conversations", &imported.written.conversations.to_string()),
-                                ("messages", &imported.written.messages.to_string()),
-                                ("files", &imported.files.to_string()),
-                                ("skipped", &imported.skipped.to_string()),
-                            ],
-                        ),
+                    let done = i18n.t_with(
+                        Key::DataImported,
+                        &[
+                            ("conversations", &imported.written.conversations.to_string()),
+                            ("messages", &imported.written.messages.to_string()),
+                            ("files", &imported.files.to_string()),
+                            ("skipped", &imported.skipped.to_string()),
+                        ],
                     );
+                    // Files that could not be read after all are said, not dropped.
+                    let text = match left_out_message(i18n, &imported.left_out) {
+                        left if left.is_empty() => done,
+                        left => format!("{done} {left}"),
+                    };
+                    toasts.show(ToastKind::Info, text);
                 }
                 Err(problem) => error.set(Some(problem)),
             }
@@ -407,10 +409,11 @@ pub fn DataPanel() -> impl IntoView {
                                         ("app", report.source.name()),
                                         ("conversations", &conversations),
                                         ("messages", &messages),
+                                        ("files", &pending.files_to_write().to_string()),
                                         ("skipped", &skipped),
                                     ],
                                 ),
-                                left_out_message(i18n, report),
+                                left_out_message(i18n, &report.omitted),
                             ),
                             None => (
                                 i18n.t_with(

@@ -8,6 +8,9 @@
 //! a run branches, each branch gets the run's text before its own, so every path reads
 //! as the source showed it and user and reply alternate.
 //!
+//! Files travel with their step's text: a message carries the files of every step it
+//! covers, each as a [`PeerFile`] whose attachment id is derived from the message's.
+//!
 //! Everything is iterative (no recursion), so a conversation thousands of steps deep
 //! cannot exhaust the stack; a parent chain that loops is cut where it loops.
 
@@ -16,6 +19,7 @@ use std::collections::{HashMap, HashSet};
 use sha2::{Digest, Sha256};
 
 use super::Source;
+use super::files::{PeerFile, SourceFile};
 use crate::chat::archive::{Archive, ArchiveError};
 use crate::chat::record::{ConversationRecord, MessageRecord, MessageStatus, Role};
 use crate::chat::title::auto_title;
@@ -37,6 +41,8 @@ pub struct SourceMessage {
     pub model: Option<String>,
     /// When it was written, ms since the epoch.
     pub created_at: Option<f64>,
+    /// The files it carries.
+    pub files: Vec<SourceFile>,
 }
 
 /// One conversation, as a source holds it.
@@ -82,15 +88,17 @@ pub fn derived_id(source: Source, parts: &[&str]) -> String {
     )
 }
 
-/// The archive of `conversations` from `source`. An empty conversation (nothing shown
-/// in it) is left out; a duplicated source id is told apart by its position.
+/// The archive of `conversations` from `source`, and the files its messages carry. An
+/// empty conversation (nothing shown in it) is left out; a duplicated source id is told
+/// apart by its position.
 pub fn archive(
     source: Source,
     conversations: Vec<SourceConversation>,
     now: f64,
-) -> Result<Archive, ArchiveError> {
+) -> Result<(Archive, Vec<PeerFile>), ArchiveError> {
     let mut records = Vec::new();
     let mut messages = Vec::new();
+    let mut files = Vec::new();
     let mut seen: HashMap<String, usize> = HashMap::new();
     for conversation in conversations {
         let seen_before = seen.entry(conversation.id.clone()).or_default();
@@ -99,14 +107,17 @@ pub fn archive(
             n => format!("{}\0{n}", conversation.id),
         };
         *seen_before += 1;
-        if let Some((record, mut built)) = conversation_records(source, &key, conversation, now) {
+        if let Some((record, mut built, mut carried)) =
+            conversation_records(source, &key, conversation, now)
+        {
             records.push(record);
             messages.append(&mut built);
+            files.append(&mut carried);
         }
     }
     let archive = Archive::new(records, messages, None, Vec::new(), now);
     archive.check()?;
-    Ok(archive)
+    Ok((archive, files))
 }
 
 /// A run of same-role steps not written yet: what the next message starts with.
@@ -114,6 +125,7 @@ pub fn archive(
 struct Run {
     content: Vec<String>,
     reasoning: Vec<String>,
+    files: Vec<SourceFile>,
     model: Option<String>,
     created_at: Option<f64>,
 }
@@ -131,7 +143,10 @@ impl Shape {
         let shown: Vec<bool> = steps
             .iter()
             .map(|s| {
-                s.role.is_some() && !(s.content.trim().is_empty() && s.reasoning.trim().is_empty())
+                s.role.is_some()
+                    && !(s.content.trim().is_empty()
+                        && s.reasoning.trim().is_empty()
+                        && s.files.is_empty())
             })
             .collect();
         // Each step's nearest shown ancestor, cut where a parent chain loops.
@@ -178,6 +193,7 @@ struct Pending {
 #[derive(Default)]
 struct Written {
     messages: Vec<MessageRecord>,
+    files: Vec<PeerFile>,
     ends: HashMap<usize, usize>,
     covers: HashMap<usize, usize>,
 }
@@ -215,6 +231,7 @@ fn write_messages(target: &Target<'_>, steps: &[SourceMessage], shape: &Shape) -
         let mut run = run.unwrap_or(Run {
             content: Vec::new(),
             reasoning: Vec::new(),
+            files: Vec::new(),
             model: None,
             created_at: step.created_at,
         });
@@ -228,6 +245,16 @@ fn write_messages(target: &Target<'_>, steps: &[SourceMessage], shape: &Shape) -
         if same.is_empty() || !other.is_empty() {
             let message = run.message(target, step, parent.map(|p| &written.messages[p]));
             let here = written.messages.len();
+            written
+                .files
+                .extend(run.files.iter().enumerate().map(|(i, file)| PeerFile {
+                    message_id: message.id.clone(),
+                    attachment_id: derived_id(
+                        target.source,
+                        &[&message.id, "attachment", &i.to_string()],
+                    ),
+                    file: file.clone(),
+                }));
             written.messages.push(message);
             written.ends.insert(step_at, here);
             for &c in &covered {
@@ -263,6 +290,7 @@ impl Run {
         if !step.reasoning.trim().is_empty() {
             self.reasoning.push(step.reasoning.trim_end().to_string());
         }
+        self.files.extend(step.files.iter().cloned());
         if step.model.is_some() {
             self.model.clone_from(&step.model);
         }
@@ -324,7 +352,7 @@ fn conversation_records(
     key: &str,
     conversation: SourceConversation,
     now: f64,
-) -> Option<(ConversationRecord, Vec<MessageRecord>)> {
+) -> Option<(ConversationRecord, Vec<MessageRecord>, Vec<PeerFile>)> {
     let conversation_id = derived_id(source, &[key]);
     let steps = unique_ids(conversation.messages);
     let index: HashMap<&str, usize> = steps
@@ -345,6 +373,7 @@ fn conversation_records(
     };
     let Written {
         messages: mut out,
+        files,
         ends,
         covers,
     } = write_messages(&target, &steps, &shape);
@@ -381,7 +410,7 @@ fn conversation_records(
         rev: 1,
         ..Default::default()
     };
-    Some((record, out))
+    Some((record, out, files))
 }
 
 /// The steps with ids made unique (a repeated or empty id gets its position).

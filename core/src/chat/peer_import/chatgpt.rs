@@ -4,13 +4,16 @@
 //!
 //! Shown: user and assistant text, the text parts of multimodal messages, voice
 //! transcripts, code the reply showed, and the reasoning of thinking models (as
-//! reasoning). Not shown, and counted: hidden system and context messages, custom
-//! instructions and memory, tool calls and results (code runs, browsing, quotes), images
-//! and files.
+//! reasoning). Carried as attachments: uploaded images and files (`metadata.attachments`
+//! names them) and generated images (a tool's message of images, which joins the reply
+//! after it); the ZIP holds their bytes. Not shown, and counted: hidden system and
+//! context messages, custom instructions and memory, tool calls and results (code runs,
+//! browsing, quotes), audio.
 
 use serde_json::Value;
 
 use super::build::{SourceConversation, SourceMessage};
+use super::files::{SourceFile, pointer_id};
 use super::{Omission, Omitted, items, read_each, text, time};
 use crate::chat::record::Role;
 
@@ -110,7 +113,12 @@ fn read_message(message: &Value, step: &mut SourceMessage, omitted: &mut Omitted
         (_, "user_editable_context" | "model_editable_context") => {
             omitted.add(Omission::SystemPrompts, 1);
         }
-        ("tool", kind) => omitted.add(tool_omission(kind, content), 1),
+        ("tool", _) if has_images(content) => {
+            // A generated image: the reply it belongs to carries it.
+            step.role = Some(Role::Assistant);
+            step.files = images(content, &Names::default());
+        }
+        ("tool", kind) => omitted.add(tool_omission(kind), 1),
         ("assistant", _) if recipient != "all" => omitted.add(Omission::ToolCalls, 1),
         (_, _) if hidden => {}
         ("user" | "assistant", kind) => {
@@ -119,9 +127,11 @@ fn read_message(message: &Value, step: &mut SourceMessage, omitted: &mut Omitted
             } else {
                 Role::Assistant
             };
+            let names = Names::of(metadata);
             match kind {
                 "text" | "multimodal_text" => {
                     step.content = parts(content, omitted);
+                    step.files = images(content, &names);
                 }
                 "code" => {
                     let language = match text(content, "language") {
@@ -142,16 +152,7 @@ fn read_message(message: &Value, step: &mut SourceMessage, omitted: &mut Omitted
             }
             step.content = without_citation_marks(&step.content);
             step.role = Some(role);
-            let files = metadata
-                .get("attachments")
-                .and_then(Value::as_array)
-                .map(|list| {
-                    list.iter()
-                        .filter(|a| !text(a, "mime_type").starts_with("image/"))
-                        .count()
-                })
-                .unwrap_or(0);
-            omitted.add(Omission::Files, files);
+            step.files.extend(names.documents);
         }
         _ => {
             if has_text {
@@ -162,13 +163,8 @@ fn read_message(message: &Value, step: &mut SourceMessage, omitted: &mut Omitted
 }
 
 /// What a tool's message is, for the report.
-fn tool_omission(kind: &str, content: &Value) -> Omission {
-    let image = content
-        .get("parts")
-        .and_then(Value::as_array)
-        .is_some_and(|parts| parts.iter().any(is_image));
+fn tool_omission(kind: &str) -> Omission {
     match kind {
-        _ if image => Omission::Images,
         "tether_quote" | "tether_browsing_display" | "sonic_webpage" => Omission::WebResults,
         _ => Omission::ToolCalls,
     }
@@ -178,8 +174,68 @@ fn is_image(part: &Value) -> bool {
     text(part, "content_type") == "image_asset_pointer"
 }
 
+fn has_images(content: &Value) -> bool {
+    content
+        .get("parts")
+        .and_then(Value::as_array)
+        .is_some_and(|parts| parts.iter().any(is_image))
+}
+
+/// What a message's `metadata.attachments` says: the names of its images by file id,
+/// and its other files.
+#[derive(Default)]
+struct Names {
+    images: std::collections::HashMap<String, String>,
+    documents: Vec<SourceFile>,
+}
+
+impl Names {
+    fn of(metadata: &Value) -> Self {
+        let mut names = Self::default();
+        for attachment in metadata
+            .get("attachments")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let (id, name) = (text(attachment, "id"), text(attachment, "name"));
+            if text(attachment, "mime_type").starts_with("image/") {
+                names.images.insert(id.to_string(), name.to_string());
+            } else {
+                names.documents.push(SourceFile {
+                    pointer: id.to_string(),
+                    name: name.to_string(),
+                    image: false,
+                    text: None,
+                });
+            }
+        }
+        names
+    }
+}
+
+/// The images among a content's parts, named as `names` says.
+fn images(content: &Value, names: &Names) -> Vec<SourceFile> {
+    content
+        .get("parts")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|part| is_image(part))
+        .map(|part| {
+            let pointer = pointer_id(text(part, "asset_pointer")).to_string();
+            SourceFile {
+                name: names.images.get(&pointer).cloned().unwrap_or_default(),
+                pointer,
+                image: true,
+                text: None,
+            }
+        })
+        .collect()
+}
+
 /// The text of a `text` or `multimodal_text` content: its string parts, voice
-/// transcripts; images and audio are counted.
+/// transcripts; images are the message's files, audio is counted.
 fn parts(content: &Value, omitted: &mut Omitted) -> String {
     let mut out: Vec<&str> = Vec::new();
     for part in content
@@ -191,7 +247,7 @@ fn parts(content: &Value, omitted: &mut Omitted) -> String {
         match part {
             Value::String(s) => out.push(s),
             Value::Object(_) => match text(part, "content_type") {
-                "image_asset_pointer" => omitted.add(Omission::Images, 1),
+                "image_asset_pointer" => {}
                 "audio_transcription" => out.push(text(part, "text")),
                 "audio_asset_pointer" | "real_time_user_audio_video_asset_pointer" => {
                     omitted.add(Omission::Files, 1);

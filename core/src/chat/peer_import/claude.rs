@@ -3,14 +3,17 @@
 //! newer exports, typed `content` blocks and `parent_message_uuid`; without parents the
 //! list is the conversation in order.
 //!
-//! Shown: text blocks (or the message's `text`) and thinking blocks (as reasoning). Not
-//! shown, and counted: tool use and results, images, attachments and files.
+//! Shown: text blocks (or the message's `text`) and thinking blocks (as reasoning).
+//! Carried as attachments: `attachments` with the text Claude extracted from them (the
+//! export holds that, not their bytes). Not shown, and counted: tool use and results,
+//! images, attachments without text, and `files` (the export holds only their names).
 
 use std::collections::HashSet;
 
 use serde_json::Value;
 
 use super::build::{SourceConversation, SourceMessage};
+use super::files::SourceFile;
 use super::{Omission, Omitted, items, read_each, text, time};
 use crate::chat::record::Role;
 
@@ -63,13 +66,12 @@ fn conversation(item: &Value, omitted: &mut Omitted) -> Option<SourceConversatio
             ..Default::default()
         };
         read_content(message, &mut step, omitted);
-        for key in ["attachments", "files"] {
-            let n = message
-                .get(key)
-                .and_then(Value::as_array)
-                .map_or(0, Vec::len);
-            omitted.add(Omission::Files, n);
-        }
+        step.files = attachments(message);
+        let files = message
+            .get("files")
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len);
+        omitted.add(Omission::Files, files);
         previous = Some(uuid);
         messages.push(step);
     }
@@ -86,6 +88,23 @@ fn conversation(item: &Value, omitted: &mut Omitted) -> Option<SourceConversatio
         messages,
         current,
     })
+}
+
+/// A message's attachments, each with the text the export holds of it (one without text
+/// is counted as left out when the files are found).
+fn attachments(message: &Value) -> Vec<SourceFile> {
+    message
+        .get("attachments")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|attachment| SourceFile {
+            pointer: String::new(),
+            name: text(attachment, "file_name").to_string(),
+            image: false,
+            text: Some(text(attachment, "extracted_content").to_string()),
+        })
+        .collect()
 }
 
 /// The text and reasoning of one message, from its blocks when it has them.

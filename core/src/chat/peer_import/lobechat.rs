@@ -218,6 +218,7 @@ fn messages(list: &[&Value], omitted: &mut Omitted, tools: &mut usize) -> Vec<So
             reasoning: reasoning.to_string(),
             model,
             created_at: time::ms(field(message, &["createdAt", "created_at"])),
+            ..Default::default()
         });
         previous = Some(id);
     }

@@ -13,12 +13,16 @@
 //!   export twice writes nothing the second time (the archive's newer-wins rule), and two
 //!   apps' ids never meet.
 //! - ChatGPT and Claude export a ZIP: [`conversations_entry`] names the entry to read.
+//! - Images and files the messages carry come in as their attachments: [`files`] finds
+//!   their bytes in the ZIP (or the text the export holds); the app reads each as any
+//!   attached file.
 //! - A conversation the source holds damaged is left out and counted; the file as a whole
 //!   is refused only when it is none of these formats.
 
 mod build;
 mod chatgpt;
 mod claude;
+pub mod files;
 mod lobechat;
 mod nextchat;
 mod open_webui;
@@ -72,13 +76,15 @@ impl Source {
     }
 }
 
+pub use files::{LocatedFile, PeerBytes, PeerFile, locate};
+
 /// A kind of thing another app's export holds that Hearth does not import.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Omission {
-    /// Images in messages (uploaded or generated): the export holds a reference, or
-    /// bytes Hearth does not take from it.
+    /// Images in messages (uploaded or generated) whose bytes the export does not hold,
+    /// or that are too large or cannot be read.
     Images,
-    /// Files attached to messages.
+    /// Files attached to messages, likewise.
     Files,
     /// Tool and plugin calls, code runs and their results.
     ToolCalls,
@@ -138,6 +144,9 @@ pub struct Records {
     pub archive: Archive,
     /// `None` for a Hearth export; the app and what was left out otherwise.
     pub from: Option<PeerReport>,
+    /// The files the messages carry (another app's export only), to be found with
+    /// [`locate`].
+    pub files: Vec<PeerFile>,
 }
 
 /// Reads `text`: a Hearth export ([`Archive::parse`]'s rules) or another app's export.
@@ -152,6 +161,7 @@ pub fn read_records(text: &str, now: f64) -> Result<Records, ArchiveError> {
         return Ok(Records {
             archive: Archive::from_value(value)?,
             from: None,
+            files: Vec::new(),
         });
     }
     let source = recognise(&value).ok_or(ArchiveError::NotAnExport)?;
@@ -164,10 +174,11 @@ pub fn read_records(text: &str, now: f64) -> Result<Records, ArchiveError> {
         Source::NextChat => nextchat::read(&value, &mut omitted),
     };
     drop(value);
-    let archive = build::archive(source, conversations, now)?;
+    let (archive, files) = build::archive(source, conversations, now)?;
     Ok(Records {
         archive,
         from: Some(PeerReport { source, omitted }),
+        files,
     })
 }
 

@@ -139,6 +139,7 @@ fn conversation(item: &Value, omitted: &mut Omitted) -> Option<SourceConversatio
             reasoning,
             model,
             created_at: time::ms(message.get("timestamp")),
+            ..Default::default()
         });
         previous = Some(id);
     }

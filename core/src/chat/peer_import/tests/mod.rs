@@ -1,7 +1,7 @@
 //! Each app's export, written as the app writes it, read into records; the shared
 //! fixtures and checks. What damaged or hostile input does is `robustness`'s.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 
@@ -57,9 +57,20 @@ fn assert_well_formed(records: &Records) {
         .iter()
         .map(|m| (m.id.as_str(), m))
         .collect();
+    let with_files: HashSet<&str> = records
+        .files
+        .iter()
+        .map(|f| f.message_id.as_str())
+        .collect();
+    for file in &records.files {
+        assert!(by_id.contains_key(file.message_id.as_str()), "{file:?}");
+        assert!(crate::stored_file::is_safe_name(&file.attachment_id));
+    }
     for message in &records.archive.messages {
         assert!(
-            !message.content.trim().is_empty() || !message.reasoning.is_empty(),
+            !message.content.trim().is_empty()
+                || !message.reasoning.is_empty()
+                || with_files.contains(message.id.as_str()),
             "an empty message: {message:?}"
         );
         if let Some(parent) = &message.parent_id {
@@ -174,9 +185,13 @@ fn a_chatgpt_export_keeps_its_branches_and_the_path_that_was_shown() {
     assert!(all.contains(&"What is that?") && all.contains(&"A dog."));
     assert_eq!(records.archive.messages.len(), 6);
     assert_eq!(records.archive.conversations.len(), 1);
-    // What was left out is counted.
-    assert_eq!(report.omitted.count(Omission::Images), 1);
+    // What was left out is counted; the image is the question's file, found later.
+    assert_eq!(report.omitted.count(Omission::Images), 0);
     assert_eq!(report.omitted.count(Omission::ToolCalls), 2);
+    assert_eq!(records.files.len(), 1);
+    assert_eq!(records.files[0].message_id, active[0].id);
+    assert_eq!(records.files[0].file.pointer, "file-1");
+    assert!(records.files[0].file.image);
     assert_eq!(report.omitted.count(Omission::SystemPrompts), 0);
 }
 
@@ -261,8 +276,13 @@ fn a_claude_export_reads_blocks_thinking_and_branches() {
     assert_eq!(contents(&active), ["Plan a trip", "Go to the coast."]);
     assert_eq!(active[1].reasoning, "Where to?");
     assert_eq!(trip.created_at, 1_717_236_000_000.0);
-    assert_eq!(report.omitted.count(Omission::Files), 1);
+    // The attachment comes with the text the export holds; `files` hold only names.
+    assert_eq!(report.omitted.count(Omission::Files), 0);
     assert_eq!(report.omitted.count(Omission::ToolCalls), 2);
+    assert_eq!(records.files.len(), 1);
+    assert_eq!(records.files[0].message_id, active[0].id);
+    assert_eq!(records.files[0].file.name, "notes.txt");
+    assert_eq!(records.files[0].file.text.as_deref(), Some("beach"));
     // Untitled: named from its first exchange; the branch the export showed is active.
     let untitled = records
         .archive
@@ -471,3 +491,87 @@ fn a_nextchat_backup_imports_chats_and_never_its_keys() {
 }
 
 mod robustness;
+
+/// A ChatGPT conversation with an image sent alone, a document, and an image the model
+/// generated through its image tool.
+fn chatgpt_with_files() -> Value {
+    let mut photo = chatgpt_message(
+        "user",
+        1_700_000_001.0,
+        json!({"content_type": "multimodal_text", "parts": [
+            {"content_type": "image_asset_pointer", "asset_pointer": "file-service://file-Photo", "width": 800, "height": 600}
+        ]}),
+    );
+    photo["metadata"]["attachments"] = json!([
+        {"id": "file-Photo", "name": "beach.jpg", "mime_type": "image/jpeg"},
+        {"id": "file-Doc", "name": "plan.pdf", "mime_type": "application/pdf"}
+    ]);
+    let mut call = chatgpt_message(
+        "assistant",
+        1_700_000_003.0,
+        json!({"content_type": "text", "parts": ["{\"prompt\": \"a beach\"}"]}),
+    );
+    call["recipient"] = json!("dalle.text2im");
+    let generated = chatgpt_message(
+        "tool",
+        1_700_000_004.0,
+        json!({"content_type": "multimodal_text", "parts": [
+            {"content_type": "image_asset_pointer", "asset_pointer": "sediment://file_00000000aa11?x=1", "metadata": {"dalle": {"prompt": "a beach"}}}
+        ]}),
+    );
+    let mapping = json!({
+        "u1": chatgpt_node("u1", None, &["a1"], photo),
+        "a1": chatgpt_node("a1", Some("u1"), &["u2"], chatgpt_message("assistant", 1_700_000_002.0, text_content("A beach."))),
+        "u2": chatgpt_node("u2", Some("a1"), &["c"], chatgpt_message("user", 1_700_000_002.5, text_content("Draw one."))),
+        "c": chatgpt_node("c", Some("u2"), &["g"], call),
+        "g": chatgpt_node("g", Some("c"), &["a2"], generated),
+        "a2": chatgpt_node("a2", Some("g"), &[], chatgpt_message("assistant", 1_700_000_005.0, text_content("Here it is."))),
+    });
+    json!({"title": "Beach", "create_time": 1_700_000_000.0, "mapping": mapping,
+           "current_node": "a2", "conversation_id": "conv-files"})
+}
+
+#[test]
+fn chatgpt_images_and_files_travel_with_their_messages() {
+    let records = read(&json!([chatgpt_with_files()]));
+    let (_, active) = path(&records, "Beach");
+    // The image sent alone is a question with no text; the generated image joins the
+    // reply written after it.
+    assert_eq!(
+        contents(&active),
+        ["", "A beach.", "Draw one.", "Here it is."]
+    );
+    let carried: Vec<(&str, &str, &str, bool)> = records
+        .files
+        .iter()
+        .map(|f| {
+            (
+                f.message_id.as_str(),
+                f.file.pointer.as_str(),
+                f.file.name.as_str(),
+                f.file.image,
+            )
+        })
+        .collect();
+    assert_eq!(
+        carried,
+        [
+            (active[0].id.as_str(), "file-Photo", "beach.jpg", true),
+            (active[0].id.as_str(), "file-Doc", "plan.pdf", false),
+            (active[3].id.as_str(), "file_00000000aa11", "", true),
+        ]
+    );
+    let report = records.from.clone().unwrap();
+    assert_eq!(report.omitted.count(Omission::Images), 0);
+    assert_eq!(report.omitted.count(Omission::ToolCalls), 1);
+    // Attachment ids are safe file names, distinct, and the same on a second read.
+    let ids: Vec<&str> = records
+        .files
+        .iter()
+        .map(|f| f.attachment_id.as_str())
+        .collect();
+    assert!(ids.iter().all(|id| crate::stored_file::is_safe_name(id)));
+    assert_eq!(ids.iter().collect::<HashSet<_>>().len(), ids.len());
+    assert_eq!(read(&json!([chatgpt_with_files()])).files, records.files);
+    records.archive.check().expect("records fit together");
+}

@@ -166,6 +166,7 @@ fn damaged_copies(value: &Value) -> Vec<Value> {
 fn a_field_missing_or_of_another_type_anywhere_never_breaks_a_read() {
     let exports = [
         json!([chatgpt_conversation()]),
+        json!([chatgpt_with_files()]),
         chat_alone(),
         json!({"chat-next-web-store": {"sessions": [{"id": "n", "topic": "T", "lastUpdate": 5,
             "messages": [{"id": "a", "role": "user", "content": "q"}, {"id": "b", "role": "assistant", "content": "r"}]}]}}),
@@ -174,7 +175,8 @@ fn a_field_missing_or_of_another_type_anywhere_never_breaks_a_read() {
             "messages": [{"id": "a", "role": "user", "content": "q", "sessionId": "s", "topicId": "t", "createdAt": 1},
                          {"id": "b", "role": "assistant", "content": "r", "sessionId": "s", "topicId": "t", "parentId": "a", "createdAt": 2}]}}),
         json!([{"uuid": "c", "name": "N", "chat_messages": [
-            {"uuid": "a", "sender": "human", "text": "q", "content": [{"type": "text", "text": "q"}]},
+            {"uuid": "a", "sender": "human", "text": "q", "content": [{"type": "text", "text": "q"}],
+             "attachments": [{"file_name": "n.txt", "extracted_content": "notes"}], "files": [{"file_name": "p.png"}]},
             {"uuid": "b", "sender": "assistant", "text": "r", "parent_message_uuid": "a"}]}]),
     ];
     let mut reads = 0;
