@@ -54,6 +54,7 @@ pub mod image_header;
 pub mod launch;
 pub mod locale;
 pub mod markdown;
+pub mod memory;
 pub mod plugin;
 pub mod preferences;
 pub mod provider;

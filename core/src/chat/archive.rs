@@ -57,6 +57,10 @@ pub struct Archive {
     /// checked skill by skill, only where it is merged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skills: Option<Value>,
+    /// The memory record (`crate::memory::MemoryBook`), kept as JSON like the skills:
+    /// repaired and merged memory by memory where it is imported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<Value>,
 }
 
 /// Why an archive was refused. Nothing is written when any of these is returned.
@@ -103,6 +107,7 @@ impl Archive {
             preferences,
             providers,
             skills: None,
+            memory: None,
         }
     }
 
@@ -317,6 +322,26 @@ mod tests {
         let older = serde_json::to_string(&sample()).unwrap();
         assert!(!older.contains("skills"));
         assert_eq!(Archive::parse(&older).unwrap().skills, None);
+    }
+
+    #[test]
+    fn the_memories_travel_with_the_export() {
+        let mut archive = sample();
+        let mut book = crate::memory::MemoryBook::default();
+        let draft = crate::memory::MemoryDraft {
+            content: "Prefers metric units.".into(),
+            ..Default::default()
+        };
+        book.add("m1".into(), draft, crate::memory::MemorySource::Manual, 1.0)
+            .unwrap();
+        archive.memory = Some(serde_json::to_value(&book).unwrap());
+        let parsed = Archive::parse(&serde_json::to_string(&archive).unwrap()).unwrap();
+        let back: crate::memory::MemoryBook =
+            serde_json::from_value(parsed.memory.unwrap()).unwrap();
+        assert_eq!(back, book);
+        let older = serde_json::to_string(&sample()).unwrap();
+        assert!(!older.contains("memory"));
+        assert_eq!(Archive::parse(&older).unwrap().memory, None);
     }
 
     #[test]

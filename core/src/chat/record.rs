@@ -95,6 +95,12 @@ pub struct MessageRecord {
     /// The skills applied to a reply, and how (chosen by the user or by the model).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skill_invocations: Vec<crate::skill::AppliedSkill>,
+    /// The memories a reply's request carried (`crate::memory::recall`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub memories_recalled: Vec<crate::memory::recall::RecalledMemory>,
+    /// The memories the model proposed in a reply, and where each stands.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub memory_proposals: Vec<crate::memory::proposal::MemoryProposal>,
     /// Creation time, ms since the epoch.
     pub created_at: f64,
     /// Last change, ms since the epoch.
@@ -182,6 +188,9 @@ pub struct ConversationRecord {
     pub rev: u64,
     /// The summary of its older turns, when a compression model made one.
     pub compression: Option<super::compression::Compression>,
+    /// Memory is off here: nothing is recalled into it and nothing proposed from it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub memory_off: bool,
 }
 
 /// Whether `candidate` should replace `current`: a higher `rev`, or the same `rev` and a
