@@ -4,7 +4,8 @@
 //! for it (`Skills` is a zero-sized handle on one page-wide signal, so nothing is built
 //! at start either), and the built-in catalogue ([`catalog`]). Every change is made by the core
 //! library (bounded, typed errors) on a copy, stored, and only then shown; other tabs
-//! hear of it on the `hearth-skills` channel and read the record again.
+//! hear of it on the `hearth-skills` channel and read the record again
+//! (`crate::storage::document`).
 
 pub mod catalog;
 mod import;
@@ -16,10 +17,8 @@ use hearth_core::skill::skill_md::SkillMdError;
 use hearth_core::skill::{SkillMeta, TextSkill};
 use leptos::prelude::*;
 
-use crate::storage::{Db, SETTINGS};
+use crate::storage::document::{DocumentCell, DocumentError, SettingsDocument};
 
-/// The library's key in the settings store.
-const DOCUMENT: &str = "skills";
 /// The channel other tabs hear changes on.
 const CHANNEL_NAME: &str = "hearth-skills";
 
@@ -45,15 +44,30 @@ impl From<LibraryError> for SkillsError {
     }
 }
 
-thread_local! {
-    /// The library, once read (`None` until then): created by the first chunk that asks,
-    /// owned by no component (it lives as long as the page), so the first screen builds
-    /// nothing for skills.
-    static LIBRARY: ArcRwSignal<Option<SkillLibrary>> = ArcRwSignal::new(None);
-    /// The channel other tabs' changes arrive on, once listened to.
-    static LISTENING: std::cell::RefCell<Option<web_sys::BroadcastChannel>> =
-        const { std::cell::RefCell::new(None) };
+impl From<DocumentError<LibraryError>> for SkillsError {
+    fn from(error: DocumentError<LibraryError>) -> Self {
+        match error {
+            DocumentError::Refused(error) => Self::Library(error),
+            DocumentError::Storage(reason) => Self::Storage(reason),
+            DocumentError::Unreadable(reason) => Self::Unreadable(reason),
+        }
+    }
 }
+
+thread_local! {
+    /// The library, once read: created by the first chunk that asks, owned by no
+    /// component (it lives as long as the page), so the first screen builds nothing for
+    /// skills.
+    static LIBRARY: DocumentCell<SkillLibrary> = DocumentCell::default();
+}
+
+/// The library's document: anything in a stored record that breaks a rule is dropped.
+static DOCUMENT: SettingsDocument<SkillLibrary> = SettingsDocument {
+    key: "skills",
+    channel: CHANNEL_NAME,
+    cell: &LIBRARY,
+    repair: |library| library.repaired().0,
+};
 
 /// The skills: a handle on the page's one library.
 #[derive(Clone, Copy, Debug, Default)]
@@ -62,51 +76,14 @@ pub struct Skills;
 impl Skills {
     /// The library, once read (`None` until then); reading it in a view tracks it.
     pub fn library(&self) -> ArcRwSignal<Option<SkillLibrary>> {
-        LIBRARY.with(Clone::clone)
+        DOCUMENT.value()
     }
 
     /// The library, read from storage the first time (no record is an empty library;
     /// anything in it that breaks a rule is dropped). A record that cannot be read is an
     /// error, never an empty library: a change written over it would lose every skill.
     pub async fn ensure_loaded(&self) -> Result<SkillLibrary, SkillsError> {
-        if let Some(library) = self.library().get_untracked() {
-            return Ok(library);
-        }
-        self.listen();
-        self.reload().await
-    }
-
-    async fn reload(&self) -> Result<SkillLibrary, SkillsError> {
-        let unreadable = |e: crate::storage::StorageError| SkillsError::Unreadable(e.to_string());
-        let stored = Db::open()
-            .await
-            .map_err(unreadable)?
-            .get_json::<SkillLibrary>(SETTINGS, DOCUMENT)
-            .await
-            .map_err(unreadable)?;
-        let (library, _) = stored.unwrap_or_default().repaired();
-        self.library().set(Some(library.clone()));
-        Ok(library)
-    }
-
-    fn listen(&self) {
-        if LISTENING.with(|c| c.borrow().is_some()) {
-            return;
-        }
-        let Ok(channel) = web_sys::BroadcastChannel::new(CHANNEL_NAME) else {
-            return;
-        };
-        let skills = *self;
-        // Lives as long as the page, like the store.
-        gloo_events::EventListener::new(&channel, "message", move |_| {
-            leptos::task::spawn_local(async move {
-                // Unreadable now: the library shown stays as it was, and the next change
-                // reads (and refuses) again.
-                let _ = skills.reload().await;
-            });
-        })
-        .forget();
-        LISTENING.with(|c| *c.borrow_mut() = Some(channel));
+        Ok(DOCUMENT.ensure_loaded::<LibraryError>().await?)
     }
 
     /// Applies `change` to a copy of the library, stores it, then shows it; what
@@ -115,21 +92,7 @@ impl Skills {
         &self,
         change: impl FnOnce(&mut SkillLibrary) -> Result<T, LibraryError>,
     ) -> Result<T, SkillsError> {
-        let mut next = self.ensure_loaded().await?;
-        let answer = change(&mut next)?;
-        let db = Db::open()
-            .await
-            .map_err(|e| SkillsError::Storage(e.to_string()))?;
-        db.put_json(SETTINGS, DOCUMENT, &next)
-            .await
-            .map_err(|e| SkillsError::Storage(e.to_string()))?;
-        self.library().set(Some(next));
-        LISTENING.with(|c| {
-            if let Some(channel) = c.borrow().as_ref() {
-                let _ = channel.post_message(&wasm_bindgen::JsValue::from_str("changed"));
-            }
-        });
-        Ok(answer)
+        Ok(DOCUMENT.change(change).await?)
     }
 
     /// Installs the built-in `meta` from `locale`'s catalogue (its text fetched now) and

@@ -91,6 +91,7 @@ fn let_go_on_upgrade(database: Database) -> Database {
 }
 
 mod batch;
+pub mod document;
 pub mod journal;
 mod schema;
 
