@@ -46,7 +46,14 @@ pub fn AccessGate(children: ChildrenFn) -> impl IntoView {
 /// The password screen, in its own lazily loaded chunk: most deployments have none.
 #[lazy]
 fn password_screen(gate: RwSignal<Gate>) -> AnyView {
-    view! { <PasswordScreen on_unlocked=move || gate.set(Gate::Open) /> }.into_any()
+    // Shown once its stylesheet is here (`crate::ui::lazy_styles`).
+    let styled = crate::ui::lazy_styles::ready();
+    view! {
+        <Show when=move || styled.get()>
+            <PasswordScreen on_unlocked=move || gate.set(Gate::Open) />
+        </Show>
+    }
+    .into_any()
 }
 
 /// A locale-formatted local time for an RFC 3339 instant.

@@ -4,8 +4,9 @@
 //! `hearth_core::chat::archive`'s and `hearth_core::chat::export_file`'s; this module does
 //! the I/O around them.
 //!
-//! - [`DataService::export`]: every conversation, message, preference and user provider
-//!   (never a key, never an operator's provider), and every file the messages refer to
+//! - [`DataService::export`]: every conversation, message, preference, user provider
+//!   (never a key, never an operator's provider), skill and memory, and every file the
+//!   messages refer to
 //!   (images, attachments, their texts and thumbnails), as one ZIP; the file is built in
 //!   the browser's blob storage one file at a time, never whole in memory.
 //! - [`DataService::prepare_import`] then [`DataService::import`]: the chosen file (a ZIP,
@@ -95,6 +96,8 @@ pub enum PartialImport {
     Preferences(SaveError),
     /// The skills were not stored.
     Skills(crate::skills::SkillsError),
+    /// The memories were not stored.
+    Memory(crate::memory::MemoryStoreError),
 }
 
 /// How many records a database holds, or an action touched.
@@ -117,6 +120,8 @@ pub struct Exported {
     pub missing: usize,
     /// The skills could not be read, so are not in it.
     pub skills_left_out: bool,
+    /// The memory could not be read, so is not in it.
+    pub memory_left_out: bool,
 }
 
 /// A chosen export, read, checked and planned, waiting for the user's go-ahead.
@@ -403,6 +408,12 @@ impl DataService {
             .ok()
             .filter(|skills| *skills != Default::default())
             .and_then(|skills| serde_json::to_value(&skills).ok());
+        // Likewise the memories.
+        let memory = crate::memory::run(crate::memory::Op::Export).await;
+        let memory_left_out = memory.is_err();
+        if let Ok(crate::memory::Answer::Exported(value)) = memory {
+            archive.memory = value;
+        }
         let records = serde_json::to_vec(&archive).map_err(|e| DataError::Encode(e.to_string()))?;
         let mut exported = Exported {
             records: Counts {
@@ -410,6 +421,7 @@ impl DataService {
                 messages: archive.messages.len(),
             },
             skills_left_out,
+            memory_left_out,
             ..Exported::default()
         };
         drop(archive);
@@ -635,6 +647,13 @@ impl DataService {
             };
             if let Err(reason) = merged {
                 partial.push(PartialImport::Skills(reason));
+            }
+        }
+        // Memories merge the same way: newer copies win, the switches stay this browser's.
+        if let Some(value) = pending.archive.memory.clone() {
+            let merged = crate::memory::run(crate::memory::Op::Merge(value)).await;
+            if let Err(reason) = merged {
+                partial.push(PartialImport::Memory(reason));
             }
         }
         self.chat.after_bulk_change().await;

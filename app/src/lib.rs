@@ -48,6 +48,7 @@ pub mod files;
 pub mod http;
 pub mod i18n;
 pub mod locks;
+pub mod memory;
 pub mod models;
 pub mod plugins;
 pub mod preferences;

@@ -323,6 +323,7 @@ async fn dialog_traps_focus_closes_on_escape_and_returns_focus() {
         "models",
         "tools",
         "skills",
+        "memory",
         "system",
         "data",
         "health",

@@ -168,6 +168,18 @@ impl Conversations {
         });
     }
 
+    /// Whether memory is off in conversation `id` (tracked).
+    pub fn memory_off(&self, id: &str) -> bool {
+        self.records
+            .with(|list| list.iter().any(|c| c.id == id && c.memory_off))
+    }
+
+    /// Turns memory off (or back on) in conversation `id`.
+    pub async fn set_memory_off(&self, id: &str, off: bool) -> Result<(), StorageError> {
+        self.merge(id, json!({ "memoryOff": off }), |c| c.memory_off = off)
+            .await
+    }
+
     /// Whether conversation `id` still has no title, neither automatic nor the user's.
     pub fn is_untitled(&self, id: &str) -> bool {
         self.records.with_untracked(|list| {

@@ -8,6 +8,7 @@
 //! - `runs`: which reply each conversation is writing, its phase, stop, queues.
 //! - `choice`: the model new messages go to.
 //! - `undo`: the last delete and its toast.
+//! - `memory_review`: the user's answer to a memory the model proposed.
 //! - `actions`: send, regenerate, retry, continue, edit, delete, undo: they cross the
 //!   stores above.
 //! - `turn`: one reply as a pipeline of phases; `transport` opens model streams (the
@@ -23,6 +24,7 @@ mod choice;
 mod images;
 mod list;
 mod live;
+pub mod memory_review;
 mod model_stream;
 mod open;
 mod records;

@@ -445,6 +445,7 @@ pub fn MessageView(
     } else {
         view! {
             {applied_skills(live)}
+            {super::memory::recalled(live)}
             {move || {
                 live.reasoning.with(|r| !r.is_empty()).then(|| view! {
                     <details class="message__reasoning">
@@ -457,6 +458,7 @@ pub fn MessageView(
             <div class="message__markdown" on:click=move |event| on_markdown_click(event, toasts, i18n)>
                 <MarkdownBody text=live.content streaming=streaming />
             </div>
+            {super::memory::proposals(live)}
             {context_notes(live)}
             {status_block(id.clone(), live)}
         }

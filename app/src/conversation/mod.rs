@@ -4,8 +4,11 @@
 //! - [`list`]: the virtualised message list that sticks to the bottom while streaming.
 //! - [`message`]: one message with its actions, branch switcher, status and details.
 //! - [`queue`]: messages sent while a reply streams: visible, editable, removable.
+//! - `memory`: the memories a reply used and proposes, and memory's switch for the
+//!   conversation.
 
 pub mod list;
+mod memory;
 pub mod message;
 pub mod queue;
 mod tool_calls;

@@ -57,7 +57,9 @@ pub fn palette() -> impl IntoView {
 
 #[lazy]
 fn palette_view() -> AnyView {
-    view! { <palette::SearchPalette /> }.into_any()
+    // Shown once its stylesheet is here (`crate::ui::lazy_styles`).
+    let styled = crate::ui::lazy_styles::ready();
+    view! { <Show when=move || styled.get()><palette::SearchPalette /></Show> }.into_any()
 }
 
 /// How far the index is, coarsely: what a query's answer depends on.

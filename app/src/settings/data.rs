@@ -125,6 +125,10 @@ fn partial_message(i18n: I18n, partial: &[PartialImport]) -> String {
                 Key::DataImportPreferencesFailed,
                 &[("reason", &why.to_string())],
             ),
+            PartialImport::Memory(why) => i18n.t_with(
+                Key::DataImportMemoryFailed,
+                &[("reason", &crate::memory::error_text(why, i18n))],
+            ),
             PartialImport::Skills(why) => i18n.t_with(
                 Key::DataImportSkillsFailed,
                 &[("reason", &super::skills::error_text(why, i18n))],
@@ -208,6 +212,9 @@ pub fn DataPanel() -> impl IntoView {
                     }
                     if written.skills_left_out {
                         text = format!("{text} {}", i18n.t(Key::DataExportSkillsLeftOut));
+                    }
+                    if written.memory_left_out {
+                        text = format!("{text} {}", i18n.t(Key::DataExportMemoryLeftOut));
                     }
                     toasts.show(ToastKind::Info, text);
                 }

@@ -6,6 +6,7 @@ mod data;
 mod deployment;
 mod general;
 mod health;
+mod memory;
 mod models;
 mod providers;
 mod skills;
@@ -35,6 +36,8 @@ pub enum Tab {
     Tools,
     /// Skills: installed, active, the catalogue.
     Skills,
+    /// Memory: the switches and every memory.
+    Memory,
     /// The system prompt.
     System,
     /// Storage, export, import, delete.
@@ -46,12 +49,13 @@ pub enum Tab {
 }
 
 impl Tab {
-    const ALL: [Tab; 9] = [
+    const ALL: [Tab; 10] = [
         Tab::General,
         Tab::Providers,
         Tab::Models,
         Tab::Tools,
         Tab::Skills,
+        Tab::Memory,
         Tab::System,
         Tab::Data,
         Tab::Health,
@@ -65,6 +69,7 @@ impl Tab {
             Tab::Models => Key::SettingsTabModels,
             Tab::Tools => Key::SettingsTabTools,
             Tab::Skills => Key::SettingsTabSkills,
+            Tab::Memory => Key::SettingsTabMemory,
             Tab::System => Key::SettingsTabSystem,
             Tab::Data => Key::SettingsTabData,
             Tab::Health => Key::SettingsTabHealth,
@@ -85,6 +90,7 @@ impl Tab {
             Tab::Models => "models",
             Tab::Tools => "tools",
             Tab::Skills => "skills",
+            Tab::Memory => "memory",
             Tab::System => "system",
             Tab::Data => "data",
             Tab::Health => "health",
@@ -117,14 +123,18 @@ pub fn SettingsDialog() -> impl IntoView {
 fn settings_dialog() -> AnyView {
     let shell = use_shell();
     let i18n = use_i18n();
+    // Shown once its stylesheet is here (`crate::ui::lazy_styles`).
+    let styled = crate::ui::lazy_styles::ready();
     view! {
-        <Dialog
-            open=shell.settings_open
-            title=Signal::derive(move || i18n.t(Key::SettingsTitle))
-            class="dialog--settings"
-        >
-            <SettingsTabs />
-        </Dialog>
+        <Show when=move || styled.get()>
+            <Dialog
+                open=shell.settings_open
+                title=Signal::derive(move || i18n.t(Key::SettingsTitle))
+                class="dialog--settings"
+            >
+                <SettingsTabs />
+            </Dialog>
+        </Show>
     }
     .into_any()
 }
@@ -230,6 +240,7 @@ fn SettingsTabs() -> impl IntoView {
                     Tab::Models => view! { <models::ModelsPanel /> }.into_any(),
                     Tab::Tools => view! { <tools::PluginsPanel /> }.into_any(),
                     Tab::Skills => view! { <skills::SkillsPanel /> }.into_any(),
+                    Tab::Memory => view! { <memory::MemoryPanel /> }.into_any(),
                     Tab::System => view! { <system::SystemPanel /> }.into_any(),
                     Tab::Data => view! { <data::DataPanel /> }.into_any(),
                     Tab::Health => view! { <health::HealthPanel /> }.into_any(),

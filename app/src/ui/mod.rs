@@ -5,6 +5,7 @@ pub mod dialog;
 pub mod field;
 pub mod icon;
 pub mod lazy;
+pub mod lazy_styles;
 pub mod menu;
 pub mod model_picker;
 pub mod safe_image;

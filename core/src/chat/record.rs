@@ -95,12 +95,11 @@ pub struct MessageRecord {
     /// The skills applied to a reply, and how (chosen by the user or by the model).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skill_invocations: Vec<crate::skill::AppliedSkill>,
-    /// The memories a reply's request carried (`crate::memory::recall`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub memories_recalled: Vec<crate::memory::recall::RecalledMemory>,
-    /// The memories the model proposed in a reply, and where each stands.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub memory_proposals: Vec<crate::memory::proposal::MemoryProposal>,
+    /// What memory did for a reply: the memories its request carried and those the model
+    /// proposed (`crate::memory::ReplyMemory`), kept as JSON text: decoded only where it
+    /// is shown or changed, so reading and writing messages carries no memory code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<String>,
     /// Creation time, ms since the epoch.
     pub created_at: f64,
     /// Last change, ms since the epoch.

@@ -5,8 +5,9 @@
 //!   tags, where it came from), checked by [`normalise`] whoever writes it (the user, the
 //!   model's proposal, an import).
 //! - [`MemoryBook`]: every memory (at most [`MAX_MEMORIES`]), whether memory is used at
-//!   all and whether the model's proposals are kept without asking; every change is typed
-//!   and all-or-nothing.
+//!   all, whether the model may propose memories (off until the user turns it on: the
+//!   tool costs every request its description) and whether its proposals are kept
+//!   without asking; every change is typed and all-or-nothing.
 //! - [`recall`]: which memories a question brings into its turn, through `crate::search`,
 //!   bounded, and the system-prompt section that carries them as data, never as
 //!   instructions.
@@ -17,6 +18,10 @@ pub mod proposal;
 pub mod recall;
 
 use serde::{Deserialize, Serialize};
+
+use crate::chat::MessageRecord;
+use proposal::MemoryProposal;
+use recall::RecalledMemory;
 
 /// The most memories kept.
 pub const MAX_MEMORIES: usize = 500;
@@ -98,7 +103,6 @@ pub struct Memory {
     /// Its id.
     pub id: String,
     /// What it says, checked.
-    #[serde(flatten)]
     pub draft: MemoryDraft,
     /// Who wrote it.
     pub source: MemorySource,
@@ -106,6 +110,43 @@ pub struct Memory {
     pub created_at: f64,
     /// Its last change, ms since the epoch.
     pub updated_at: f64,
+}
+
+/// What memory did for one reply, as its record keeps it (`MessageRecord::memory`).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ReplyMemory {
+    /// The memories its request carried.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub recalled: Vec<RecalledMemory>,
+    /// The memories the model proposed in it, and where each stands.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub proposals: Vec<MemoryProposal>,
+}
+
+impl ReplyMemory {
+    /// What `record` keeps (nothing, for a record without it or with a damaged copy).
+    pub fn of(record: &MessageRecord) -> Self {
+        Self::from_text(record.memory.as_deref())
+    }
+
+    /// What a record's `memory` says (nothing, when it is missing or damaged).
+    pub fn from_text(text: Option<&str>) -> Self {
+        text.and_then(|text| serde_json::from_str(text).ok())
+            .unwrap_or_default()
+    }
+
+    /// This as a record's `memory` (`None` when there is nothing to keep).
+    pub fn to_text(&self) -> Option<String> {
+        (*self != Self::default())
+            .then(|| serde_json::to_string(self).ok())
+            .flatten()
+    }
+
+    /// Stores this in `record`.
+    pub fn store_in(&self, record: &mut MessageRecord) {
+        record.memory = self.to_text();
+    }
 }
 
 /// Why a memory, or a change of the book, was refused. Codes are stable: the app renders
@@ -203,8 +244,10 @@ fn same_content(a: &str, b: &str) -> bool {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct MemoryBook {
-    /// Whether memories are recalled into turns and the model may propose new ones.
+    /// Whether memories are recalled into turns (with none kept, nothing changes).
     pub enabled: bool,
+    /// Whether the model is offered the tool that proposes memories.
+    pub propose: bool,
     /// Whether the model's proposals are kept without asking the user.
     pub auto_record: bool,
     /// The memories, oldest first.
@@ -215,6 +258,7 @@ impl Default for MemoryBook {
     fn default() -> Self {
         Self {
             enabled: true,
+            propose: false,
             auto_record: false,
             memories: Vec::new(),
         }
@@ -447,15 +491,42 @@ mod tests {
     }
 
     #[test]
+    fn a_reply_keeps_what_memory_did_as_json() {
+        let mut record = MessageRecord::default();
+        assert_eq!(ReplyMemory::of(&record), ReplyMemory::default());
+        let memory = ReplyMemory {
+            recalled: vec![RecalledMemory {
+                id: "m1".into(),
+                content: "Likes tea.".into(),
+            }],
+            proposals: vec![MemoryProposal {
+                id: "call-1".into(),
+                draft: draft("Lives in Lyon."),
+                ..Default::default()
+            }],
+        };
+        memory.store_in(&mut record);
+        let stored = serde_json::to_string(&record).unwrap();
+        let back: MessageRecord = serde_json::from_str(&stored).unwrap();
+        assert_eq!(ReplyMemory::of(&back), memory);
+        // Nothing to keep: nothing stored; a damaged copy reads as nothing.
+        ReplyMemory::default().store_in(&mut record);
+        assert_eq!(record.memory, None);
+        assert!(!serde_json::to_string(&record).unwrap().contains("memory"));
+        record.memory = Some(r#"{"recalled": "not a list"}"#.into());
+        assert_eq!(ReplyMemory::of(&record), ReplyMemory::default());
+    }
+
+    #[test]
     fn a_stored_book_is_repaired_and_an_import_merges_newer_wins() {
         let stored: MemoryBook = serde_json::from_value(serde_json::json!({
             "enabled": false,
             "memories": [
-                {"id": "a", "kind": "fact", "content": "Has a cat.", "importance": 4, "updatedAt": 5.0},
-                {"id": "a", "content": "A repeated id."},
-                {"id": "", "content": "No id."},
-                {"id": "b", "content": "   "},
-                {"id": "c", "kind": "person", "content": "Sam is a colleague.", "tags": ["Work"]}
+                {"id": "a", "draft": {"kind": "fact", "content": "Has a cat.", "importance": 4}, "updatedAt": 5.0},
+                {"id": "a", "draft": {"content": "A repeated id."}},
+                {"id": "", "draft": {"content": "No id."}},
+                {"id": "b", "draft": {"content": "   "}},
+                {"id": "c", "draft": {"kind": "person", "content": "Sam is a colleague.", "tags": ["Work"]}}
             ]
         }))
         .unwrap();

@@ -22,18 +22,16 @@ pub const PROPOSED_RESULT: &str =
 /// What the model reads when the proposal was kept (the user's auto-record switch).
 pub const SAVED_RESULT: &str = "Saved to the user's memory.";
 
-/// Where a proposal stands.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", tag = "state")]
+/// Where a proposal stands (a plain name: every stored message reads it, so it stays
+/// cheap to decode).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub enum ProposalState {
     /// Waiting for the user.
     #[default]
     Pending,
-    /// Kept, as this memory.
-    Saved {
-        /// The memory's id.
-        memory_id: String,
-    },
+    /// Kept (as [`MemoryProposal::memory_id`]).
+    Saved,
     /// The user said no.
     Dismissed,
 }
@@ -47,8 +45,10 @@ pub struct MemoryProposal {
     /// What it says, checked.
     pub draft: MemoryDraft,
     /// Where it stands.
-    #[serde(flatten)]
     pub state: ProposalState,
+    /// The memory it became, once saved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_id: Option<String>,
 }
 
 /// The tool's description and schema.
@@ -217,12 +217,10 @@ mod tests {
 
     #[test]
     fn a_proposal_keeps_its_state_through_storage() {
-        for state in [
-            ProposalState::Pending,
-            ProposalState::Saved {
-                memory_id: "m1".into(),
-            },
-            ProposalState::Dismissed,
+        for (state, memory_id) in [
+            (ProposalState::Pending, None),
+            (ProposalState::Saved, Some("m1".to_string())),
+            (ProposalState::Dismissed, None),
         ] {
             let proposal = MemoryProposal {
                 id: "call-1".into(),
@@ -231,6 +229,7 @@ mod tests {
                     ..Default::default()
                 },
                 state,
+                memory_id,
             };
             let stored = serde_json::to_value(&proposal).unwrap();
             assert_eq!(

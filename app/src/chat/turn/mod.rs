@@ -6,6 +6,8 @@
 //!   history (`hearth_core::chat::request`).
 //! - `skills`: the user's active skills (or those the model chooses among them) joined to
 //!   the system prompt, and recorded on the reply.
+//! - `memory`: the memories the question is about, joined to the system prompt as data
+//!   and recorded on the reply; the model's proposals of new ones.
 //! - `image_parts`: the attached images' bytes, for a model that sees them.
 //! - `producer`: the phases that add context before the model is asked (attachments,
 //!   knowledge, web search), each a small module behind one interface: the turn in,
@@ -21,6 +23,7 @@
 mod after;
 mod attachments;
 mod image_parts;
+mod memory;
 mod model;
 mod prepare;
 mod producer;
@@ -116,6 +119,11 @@ async fn drive(
         Err(error) => return Ending::Failed(error),
     };
     reply.skills = skills::apply(context, &mut prepared, &record, mode).await;
+    let memory = memory::apply(context, &mut prepared, &record).await;
+    // A continuation keeps the record its reply was written with (proposals included).
+    if mode == Mode::Fresh {
+        reply.set_memory(memory.memory);
+    }
     reply.show(MessageStatus::Streaming);
     if signal.aborted() {
         return Ending::Stopped;
@@ -143,7 +151,11 @@ async fn drive(
     // Tools only for a model that takes them, and never on a continuation (it finishes
     // the text it was writing).
     let toolset = if prepared.target.capabilities.tools && mode == Mode::Fresh {
-        tools::toolset(context).await
+        let mut toolset = tools::toolset(context).await;
+        if memory.propose {
+            hearth_core::memory::proposal::offer(&mut toolset);
+        }
+        toolset
     } else {
         Toolset::default()
     };

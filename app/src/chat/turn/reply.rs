@@ -61,6 +61,7 @@ impl Reply {
             Mode::Fresh => {
                 live.content.set(String::new());
                 live.reasoning.set(String::new());
+                live.record.update(|r| r.memory = None);
                 Vec::new()
             }
             Mode::Continue => live.record.with_untracked(|r| r.tool_rounds.clone()),
@@ -136,6 +137,24 @@ impl Reply {
         });
     }
 
+    /// Records what memory the reply's request carried (its `memory` record, JSON text:
+    /// `crate::memory` reads and writes it).
+    pub fn set_memory(&self, memory: Option<String>) {
+        self.live.record.update(|r| r.memory = memory);
+    }
+
+    /// Adds a memory the model proposed (shown at once, stored with the next write; the
+    /// record, not the run, holds them, as calls that run side by side add them).
+    pub fn add_proposal(&self, proposal: serde_json::Value) {
+        self.live.record.update(|r| {
+            r.memory = Some(super::memory::with_proposal(r.memory.take(), proposal));
+        });
+    }
+
+    fn memory(&self) -> Option<String> {
+        self.live.record.with_untracked(|r| r.memory.clone())
+    }
+
     /// Shows what the run knows, still streaming or ended with `status`.
     pub fn show(&self, status: MessageStatus) {
         self.show_with(status, None);
@@ -188,6 +207,7 @@ impl Reply {
                     "toolRounds": self.rounds,
                     "contextNotes": self.notes,
                     "skillInvocations": self.skills,
+                    "memory": self.memory(),
                     "status": MessageStatus::Streaming,
                     "updatedAt": now(),
                 })
@@ -218,6 +238,7 @@ impl Reply {
                     "toolRounds": self.rounds,
                     "contextNotes": self.notes,
                     "skillInvocations": self.skills,
+                    "memory": self.memory(),
                     "status": status,
                     "generationError": error,
                     "usage": self.usage,

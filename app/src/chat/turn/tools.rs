@@ -3,7 +3,8 @@
 //! are not a JSON object, is answered with an error result the model can act on),
 //! confirmed when the user's mode asks for it (`hearth_core::plugin::approval`), and
 //! executed through the edge with the fingerprint it was offered with (the built-in image
-//! generator runs here instead: `images`). Calls run in
+//! generator and the memory proposal run here instead: `images`, `super::memory`). Calls
+//! run in
 //! groups of four, results kept in the model's order; each call's card follows its
 //! status live, and the reply is written after every group.
 //!
@@ -14,6 +15,7 @@
 use hearth_core::api::ErrorCode;
 use hearth_core::chat::MessageStatus;
 use hearth_core::chat::tools::{ToolCallRecord, ToolCallStatus};
+use hearth_core::memory::proposal::MEMORY_PLUGIN_ID;
 use hearth_core::plugin::approval::{self, Decision, Offer};
 use hearth_core::plugin::builtin::IMAGE_GENERATOR_ID;
 use hearth_core::plugin::selection::{self, ToolTarget, Toolset};
@@ -191,6 +193,8 @@ async fn one_call(
         let work = async {
             if target.plugin_id == IMAGE_GENERATOR_ID {
                 generate_image(context, target, &args, &signal, &mut running).await;
+            } else if target.plugin_id == MEMORY_PLUGIN_ID {
+                super::memory::propose(reply, &args, &mut running).await;
             } else {
                 execute(context, target, args, &signal, &mut running).await;
             }
