@@ -19,5 +19,7 @@ cargo run --quiet --locked --release -p hearth-bench --bin search_browser -- doc
 cargo run --quiet --locked --release -p hearth-bench --bin import_bench -- docs/BENCHMARKS.md
 # What skills cost a turn with 1,000 installed, natively.
 cargo run --quiet --locked --release -p hearth-bench --bin skills_bench -- docs/BENCHMARKS.md
+# What memory costs a turn with the book full, natively.
+cargo run --quiet --locked --release -p hearth-bench --bin memory_bench -- docs/BENCHMARKS.md
 # What a resumable relay costs (the release server, a real Redis).
 cargo run --quiet --locked --release -p hearth-bench --bin relay_bench -- docs/BENCHMARKS.md

@@ -14,7 +14,7 @@
 use hearth_core::memory::proposal::{
     MemoryProposal, PROPOSED_RESULT, ProposalState, SAVED_RESULT, draft_of,
 };
-use hearth_core::memory::recall::{recall, recorded, with_memories};
+use hearth_core::memory::recall::{MemoryIndex, recorded, with_memories};
 use hearth_core::memory::{MemoryBook, MemoryDraft, MemoryError, MemorySource, ReplyMemory};
 use leptos::prelude::*;
 use serde_json::{Map, Value};
@@ -27,6 +27,9 @@ pub type MemoryStoreError = DocumentError<MemoryError>;
 thread_local! {
     /// The book, once read; owned by no component, so the first screen builds nothing.
     static BOOK: DocumentCell<MemoryBook> = DocumentCell::default();
+    /// The book indexed for recall, kept while it does not change (building it is the
+    /// costly part of a recall: `docs/BENCHMARKS.md`, "Memory in a turn").
+    static INDEX: std::cell::RefCell<Option<MemoryIndex>> = const { std::cell::RefCell::new(None) };
 }
 
 /// The book's document: a stored record that breaks a rule is repaired when read.
@@ -162,13 +165,23 @@ pub async fn run(op: Op) -> Result<Answer, MemoryStoreError> {
                     propose: false,
                 });
             }
-            let found = recall(&book.memories, &question);
+            let (system, recalled) = INDEX.with(|kept| {
+                let mut kept = kept.borrow_mut();
+                if !kept.as_ref().is_some_and(|i| i.is_for(&book.memories)) {
+                    *kept = Some(MemoryIndex::build(&book.memories));
+                }
+                let found = kept
+                    .as_ref()
+                    .map(|index| index.recall(&book.memories, &question))
+                    .unwrap_or_default();
+                (with_memories(system, &found), recorded(&found))
+            });
             let memory = ReplyMemory {
-                recalled: recorded(&found),
+                recalled,
                 proposals: Vec::new(),
             };
             Ok(Answer::Recalled {
-                system: with_memories(system, &found),
+                system,
                 memory: memory.to_text(),
                 propose: book.propose,
             })

@@ -44,42 +44,93 @@ pub struct RecalledMemory {
     pub content: String,
 }
 
-/// The memories `question` brings in, best first.
+/// The memories `question` brings in, best first (the index built for this call; a
+/// caller that asks often keeps a [`MemoryIndex`]).
 pub fn recall<'a>(memories: &'a [Memory], question: &str) -> Vec<&'a Memory> {
-    let mut index = SearchIndex::new();
-    for memory in memories {
-        let document = Document {
-            id: memory.id.clone(),
-            source: Source::Memory,
-            parent: memory.id.clone(),
-            position: String::new(),
-            title: memory.draft.tags.join(" "),
-            body: memory.draft.content.clone(),
-            timestamp: memory.updated_at as i64,
-        };
-        // A memory the index refuses (an id past its bound) is simply not recalled.
-        let _ = index.upsert(&document);
+    MemoryIndex::build(memories).recall(memories, question)
+}
+
+/// The memories indexed for recall, to be kept while they do not change
+/// ([`MemoryIndex::fingerprint`] says when they did).
+pub struct MemoryIndex {
+    index: SearchIndex,
+    fingerprint: u64,
+}
+
+impl MemoryIndex {
+    /// What identifies `memories` as indexed: their ids and last changes, in order.
+    pub fn fingerprint(memories: &[Memory]) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        for memory in memories {
+            memory.id.hash(&mut hasher);
+            memory.updated_at.to_bits().hash(&mut hasher);
+        }
+        hasher.finish()
     }
-    // Compacted, the terms are in the sorted dictionary that typo matching walks.
-    index.compact(Source::Memory);
-    let mut scores: HashMap<&str, f32> = HashMap::new();
-    let options = SearchOptions {
-        limit: crate::search::MAX_LIMIT,
-        sources: vec![Source::Memory],
-        title_only: false,
-    };
-    for word in question_words(question) {
-        // Closed by a space: the word is matched whole and, from five letters, one typo
-        // away (an open last word would be a prefix being typed).
-        let Ok(query) = Query::parse(&format!("{word} ")) else {
-            continue;
-        };
-        for hit in index.search(&query, &options).hits {
-            if let Some(memory) = memories.iter().find(|m| m.id == hit.id) {
-                *scores.entry(memory.id.as_str()).or_default() += hit.score;
-            }
+
+    /// Whether this index was built from `memories` as they are now.
+    pub fn is_for(&self, memories: &[Memory]) -> bool {
+        self.fingerprint == Self::fingerprint(memories)
+    }
+
+    /// The index of `memories`.
+    pub fn build(memories: &[Memory]) -> Self {
+        let mut index = SearchIndex::new();
+        for memory in memories {
+            let document = Document {
+                id: memory.id.clone(),
+                source: Source::Memory,
+                parent: memory.id.clone(),
+                position: String::new(),
+                title: memory.draft.tags.join(" "),
+                body: memory.draft.content.clone(),
+                timestamp: memory.updated_at as i64,
+            };
+            // A memory the index refuses (an id past its bound) is simply not recalled.
+            let _ = index.upsert(&document);
+        }
+        // Compacted, the terms are in the sorted dictionary that typo matching walks.
+        index.compact(Source::Memory);
+        Self {
+            index,
+            fingerprint: Self::fingerprint(memories),
         }
     }
+
+    /// The memories of `memories` (those this index was built from) that `question`
+    /// brings in, best first.
+    pub fn recall<'a>(&self, memories: &'a [Memory], question: &str) -> Vec<&'a Memory> {
+        rank(memories, self.scores(memories, question))
+    }
+
+    fn scores<'a>(&self, memories: &'a [Memory], question: &str) -> HashMap<&'a str, f32> {
+        let by_id: HashMap<&str, &Memory> = memories.iter().map(|m| (m.id.as_str(), m)).collect();
+        let options = SearchOptions {
+            limit: crate::search::MAX_LIMIT,
+            sources: vec![Source::Memory],
+            title_only: false,
+        };
+        let mut scores: HashMap<&str, f32> = HashMap::new();
+        for word in question_words(question) {
+            // Closed by a space: the word is matched whole and, from five letters, one
+            // typo away (an open last word would be a prefix being typed).
+            let Ok(query) = Query::parse(&format!("{word} ")) else {
+                continue;
+            };
+            for hit in self.index.search(&query, &options).hits {
+                if let Some(memory) = by_id.get(hit.id.as_str()) {
+                    *scores.entry(memory.id.as_str()).or_default() += hit.score;
+                }
+            }
+        }
+        scores
+    }
+}
+
+/// `memories` with their `scores`, weighted by importance (the most important always
+/// come), best first, within [`MAX_RECALLED`] and [`MAX_RECALL_CHARS`].
+fn rank<'a>(memories: &'a [Memory], scores: HashMap<&str, f32>) -> Vec<&'a Memory> {
     let weight = |m: &Memory| 0.5 + f32::from(m.draft.importance) / f32::from(MAX_IMPORTANCE);
     let mut ranked: Vec<(&Memory, f32)> = memories
         .iter()
@@ -225,6 +276,26 @@ mod tests {
         assert_eq!(ids(&recall(&cjk, "上海的天气怎么样？")), ["zh"]);
         assert_eq!(ids(&recall(&cjk, "タマは元気？")), ["ja"]);
         assert!(recall(&[], "anything").is_empty());
+    }
+
+    #[test]
+    fn a_kept_index_answers_as_a_fresh_one_until_the_memories_change() {
+        let mut memories = vec![
+            memory("cat", "The user's cat is called Marmalade.", 3),
+            memory("lyon", "Lives in Lyon.", 3),
+        ];
+        let kept = MemoryIndex::build(&memories);
+        assert!(kept.is_for(&memories));
+        for question in ["my cat", "Lyon weather", "nothing here"] {
+            assert_eq!(
+                ids(&kept.recall(&memories, question)),
+                ids(&recall(&memories, question))
+            );
+        }
+        memories[1].updated_at = 5.0;
+        assert!(!kept.is_for(&memories));
+        memories.pop();
+        assert!(!kept.is_for(&memories));
     }
 
     #[test]
