@@ -487,3 +487,93 @@ async fn model_lists_come_through_the_edge_with_a_sealed_key() {
     let error: Value = unauthorised.json().await.unwrap();
     assert_eq!(error["details"]["upstreamStatus"], 401);
 }
+
+/// Posts `body` saying the client takes gzip (reqwest here decodes nothing itself).
+async fn post_taking_gzip(server: &Server, body: &Value) -> reqwest::Response {
+    reqwest::Client::new()
+        .post(server.url("/api/chat/relay"))
+        .header("accept-encoding", "gzip, deflate, br")
+        .json(body)
+        .send()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_client_that_takes_gzip_gets_the_same_reply_gzipped() {
+    use std::io::Read;
+    let (base, _fixture) = fixture().await;
+    let server = Server::start(&[]);
+    let envelope = sealed(&server, &context::provider("openai-chat"));
+    let response = post_taking_gzip(&server, &body(&format!("{base}/v1"), Some(envelope))).await;
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()["content-encoding"], "gzip");
+    assert_eq!(response.headers()["vary"], "accept-encoding");
+    let compressed = response.bytes().await.unwrap();
+    let mut plain = Vec::new();
+    flate2::read::GzDecoder::new(&compressed[..])
+        .read_to_end(&mut plain)
+        .expect("a whole gzip body, trailer included");
+    let (text, events) = decode(&plain);
+    assert_eq!(text, "Hello 从 relay");
+    assert!(matches!(events.last(), Some(StreamEvent::Finish { .. })));
+
+    // A client that refuses gzip, or says nothing, gets the events as they are.
+    let envelope = sealed(&server, &context::provider("openai-chat"));
+    let response = reqwest::Client::new()
+        .post(server.url("/api/chat/relay"))
+        .header("accept-encoding", "gzip;q=0, identity")
+        .json(&body(&format!("{base}/v1"), Some(envelope)))
+        .send()
+        .await
+        .unwrap();
+    assert!(response.headers().get("content-encoding").is_none());
+    let (text, _) = decode(&response.bytes().await.unwrap());
+    assert_eq!(text, "Hello 从 relay");
+}
+
+#[tokio::test]
+async fn a_gzipped_reply_keeps_its_pace() {
+    // A reply that never ends (a tick every 50 ms): what has arrived decodes before the
+    // reply is over, so gzip holds nothing back.
+    let (base, _fixture) = fixture().await;
+    let server = Server::start(&[]);
+    let envelope = sealed(&server, &context::provider("openai-chat"));
+    let response = post_taking_gzip(
+        &server,
+        &body(&format!("{base}/endless/v1"), Some(envelope)),
+    )
+    .await;
+    assert_eq!(response.headers()["content-encoding"], "gzip");
+    let mut stream = response.bytes_stream();
+    let mut inflater = flate2::Decompress::new(false);
+    let mut header_left = 10usize;
+    let mut decoded = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while decoded.windows(5).filter(|w| w == b"tick ").count() < 3 {
+        let piece = tokio::time::timeout_at(deadline, stream.next())
+            .await
+            .expect("three ticks decoded while the reply goes on")
+            .expect("the reply goes on")
+            .unwrap();
+        let skip = header_left.min(piece.len());
+        header_left -= skip;
+        let mut input = &piece[skip..];
+        while !input.is_empty() {
+            let mut out = vec![0u8; 16 * 1024];
+            let (before_in, before_out) = (inflater.total_in(), inflater.total_out());
+            inflater
+                .decompress(input, &mut out, flate2::FlushDecompress::Sync)
+                .expect("valid deflate");
+            let used = usize::try_from(inflater.total_in() - before_in).unwrap();
+            let made = usize::try_from(inflater.total_out() - before_out).unwrap();
+            decoded.extend_from_slice(&out[..made]);
+            input = &input[used..];
+            if used == 0 && made == 0 {
+                break;
+            }
+        }
+    }
+    let (text, _) = decode(&decoded);
+    assert!(text.starts_with("tick tick tick"), "{text}");
+}

@@ -5,7 +5,10 @@
 //! this process (local mode), and named with the batches kept in a real Redis
 //! (`REDIS_URL`, as every hosted instance does). Then a named reply is cut mid-stream and
 //! resumed, and the time from the resume request to the first resumed byte is taken.
-//! Records the `relay` section of the benchmarks file.
+//! Last, what a long answer costs on the wire: 200 KiB of mixed English, Chinese and
+//! Japanese prose in 4,000 events, relayed to a client that takes gzip and to one that
+//! does not (the edge flushes its gzip after every chunk). Records the `relay` section of
+//! the benchmarks file.
 //!
 //! The client is a plain HTTP/1.1 socket reading to the end, so the figures are the
 //! edge's, not a browser's.
@@ -25,6 +28,9 @@ use tokio::net::TcpStream;
 const EVENTS: usize = 2_000;
 const CHARS: usize = 16;
 const REPEATS: usize = 15;
+/// The long answer measured on the wire: its bytes and its events.
+const LONG_BYTES: usize = 200 * 1024;
+const LONG_EVENTS: usize = 4_000;
 
 struct Redis(Child);
 
@@ -105,14 +111,34 @@ async fn exchange(
 }
 
 fn post(port: u16, body: &str, id: Option<&str>) -> String {
+    post_with(port, body, id, "")
+}
+
+/// The relay request with `extra` header lines (each ending in CRLF).
+fn post_with(port: u16, body: &str, id: Option<&str>, extra: &str) -> String {
     let named = id
         .map(|id| format!("hearth-relay-id: {id}\r\n"))
         .unwrap_or_default();
     format!(
         "POST /api/chat/relay HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
-         Content-Length: {}\r\n{named}Connection: close\r\n\r\n{body}",
+         Content-Length: {}\r\n{named}{extra}Connection: close\r\n\r\n{body}",
         body.len()
     )
+}
+
+/// A long answer of mixed prose, about `bytes` long (the search benchmark's generated
+/// messages: a 30,000-word vocabulary, Chinese and Japanese among them).
+fn long_answer(bytes: usize) -> String {
+    let corpus = hearth_bench::search_corpus::generate(40, 20, 7);
+    let mut text = String::new();
+    for document in corpus.documents.iter().cycle() {
+        if text.len() >= bytes {
+            break;
+        }
+        text.push_str(&document.body);
+        text.push_str("\n\n");
+    }
+    text
 }
 
 fn median(mut values: Vec<Duration>) -> Duration {
@@ -207,6 +233,38 @@ async fn main() {
     }
     let resume_first = median(first_bytes);
 
+    // A long answer on the wire, to a client that takes gzip and to one that does not.
+    let long = long_answer(LONG_BYTES);
+    let chunk_chars = long.chars().count().div_ceil(LONG_EVENTS);
+    // An instance of its own: the relay's rate limit counts per client.
+    let wire_edge = Hearth::start(&dist, &[]);
+    let port = wire_edge.port();
+    let mut wire = [0usize; 2];
+    let mut wire_times: [Vec<Duration>; 2] = [Vec::new(), Vec::new()];
+    for round in 0..=REPEATS {
+        for (i, extra) in ["", "Accept-Encoding: gzip, deflate, br\r\n"]
+            .iter()
+            .enumerate()
+        {
+            fixture.enqueue(Reply::text(long.clone()).text_chunk_chars(chunk_chars));
+            let (bytes, _, total) =
+                exchange(port, &post_with(port, &body, None, extra), None).await;
+            let head = String::from_utf8_lossy(&bytes[..bytes.len().min(600)]).to_lowercase();
+            assert!(head.starts_with("http/1.1 200"), "{head}");
+            assert_eq!(
+                head.contains("content-encoding: gzip"),
+                i == 1,
+                "gzip only when taken: {head}"
+            );
+            if round > 0 {
+                wire[i] = bytes.len();
+                wire_times[i].push(total);
+            }
+        }
+    }
+    let [plain_wire, gzip_wire] = wire;
+    let [plain_time, gzip_time] = wire_times.map(median);
+
     let base_time = medians[0].as_secs_f64();
     let mut table =
         String::from("| relayed | answer | median | vs unnamed |\n|---|---:|---:|---:|\n");
@@ -225,8 +283,20 @@ async fn main() {
          in turn, median of {REPEATS} runs after a warm-up.\n\n{table}\n\
          A named reply on Redis cut mid-stream, then resumed (`Last-Event-ID: 1`) on the same \
          instance: the first resumed byte after **{}** (median of {REPEATS}; the resume polls the \
-         buffer every 100 ms).\n",
-        ms(resume_first)
+         buffer every 100 ms).\n\n\
+         A long answer on the wire: {:.0} KiB of generated prose (English, Chinese and Japanese) in \
+         {LONG_EVENTS} OpenAI events, unnamed, on loopback:\n\n\
+         | client | bytes received | median | vs plain |\n|---|---:|---:|---:|\n\
+         | says nothing of gzip | {:.0} KiB | {} | 1.00× |\n\
+         | takes gzip (flushed per chunk) | {:.0} KiB | {} | {:.2}× time, {:.2}× bytes |\n",
+        ms(resume_first),
+        long.len() as f64 / 1024.0,
+        plain_wire as f64 / 1024.0,
+        ms(plain_time),
+        gzip_wire as f64 / 1024.0,
+        ms(gzip_time),
+        gzip_time.as_secs_f64() / plain_time.as_secs_f64(),
+        gzip_wire as f64 / plain_wire as f64,
     );
     record::write_section(&out, "relay", &body).expect("write the benchmarks file");
     println!("{body}");

@@ -3,7 +3,8 @@
 //!
 //! - `POST`: the body is a [`SealedJson`] (a plaintext key is refused, bounds checked);
 //!   the provider service ([`crate::providers`]) opens the round, and its reply is
-//!   answered as an event stream in whole events (8 MiB, `HEARTH_RELAY_TIMEOUT_SECS`).
+//!   answered as an event stream in whole events (8 MiB, `HEARTH_RELAY_TIMEOUT_SECS`),
+//!   gzipped with a flush per chunk for a client that takes gzip.
 //!   With a `hearth-relay-id` header the round is resumable ([`crate::relays`]).
 //! - `GET /{id}` with `Last-Event-ID`: resumes a round from the batch after it.
 //! - `DELETE /{id}`: stops a round (the browser's Stop); a round that ended stays as it
@@ -11,7 +12,7 @@
 
 use axum::body::Body;
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, HeaderName, StatusCode, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::Stream;
 use hearth_core::api::relay_resume::{LAST_EVENT_ID_HEADER, RELAY_ID_HEADER};
@@ -21,21 +22,38 @@ use super::error::ApiErrorResponse;
 use super::headers::header_text;
 use super::sealed::SealedJson;
 use crate::client_scope::scope;
+use crate::content_coding::{accepts, gzip_stream};
 use crate::state::AppState;
 
-fn event_stream<S>(stream: S) -> Response
+/// The event stream answered: gzipped (each chunk flushed at once) for a client that
+/// takes gzip, as it is otherwise. A provider's events repeat the same JSON envelope, so
+/// a reply crosses the network in a fraction of its bytes (`docs/BENCHMARKS.md`, relay).
+fn event_stream<S>(headers: &HeaderMap, stream: S) -> Response
 where
     S: Stream<Item = Result<bytes::Bytes, std::io::Error>> + Send + 'static,
 {
-    (
+    let gzip = accepts(headers, "gzip");
+    let body = if gzip {
+        Body::from_stream(gzip_stream(stream))
+    } else {
+        Body::from_stream(stream)
+    };
+    let mut response = (
         [
             (header::CONTENT_TYPE, "text/event-stream; charset=utf-8"),
             (header::CACHE_CONTROL, "no-store"),
             (HeaderName::from_static("x-accel-buffering"), "no"),
+            (header::VARY, "accept-encoding"),
         ],
-        Body::from_stream(stream),
+        body,
     )
-        .into_response()
+        .into_response();
+    if gzip {
+        response
+            .headers_mut()
+            .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+    }
+    response
 }
 
 pub(super) async fn relay(
@@ -44,12 +62,12 @@ pub(super) async fn relay(
     SealedJson(relay): SealedJson<RelayRequest>,
 ) -> Result<Response, ApiErrorResponse> {
     let Some(id) = header_text(&headers, RELAY_ID_HEADER)? else {
-        return Ok(event_stream(state.providers.relay(relay).await?));
+        return Ok(event_stream(&headers, state.providers.relay(relay).await?));
     };
     let scope = scope(state.config.deployment.mode, &headers, &state.signer)?;
     let claim = state.relays.claim(&scope, id).await?;
     match state.providers.relay(relay).await {
-        Ok(stream) => Ok(event_stream(claim.run(stream))),
+        Ok(stream) => Ok(event_stream(&headers, claim.run(stream))),
         Err(error) => {
             claim.abandon().await;
             Err(error.into())
@@ -72,7 +90,10 @@ pub(super) async fn resume(
         })?,
     };
     let scope = scope(state.config.deployment.mode, &headers, &state.signer)?;
-    Ok(event_stream(state.relays.resume(&scope, &id, after).await?))
+    Ok(event_stream(
+        &headers,
+        state.relays.resume(&scope, &id, after).await?,
+    ))
 }
 
 pub(super) async fn cancel(

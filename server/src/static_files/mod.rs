@@ -11,15 +11,14 @@
 //! restart.
 
 use std::collections::HashMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use axum::body::Body;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use flate2::Compression;
-use flate2::write::GzEncoder;
 use sha2::{Digest, Sha256};
+
+use crate::content_coding::{accepts, gzip};
 
 pub mod pack;
 
@@ -296,33 +295,6 @@ fn is_compressible(content_type: &str) -> bool {
         )
 }
 
-fn gzip(body: &[u8]) -> Vec<u8> {
-    let mut encoder = GzEncoder::new(Vec::new(), Compression::best());
-    // Writing to a Vec cannot fail.
-    let _ = encoder.write_all(body);
-    encoder.finish().unwrap_or_default()
-}
-
-/// Whether `Accept-Encoding` takes `coding` (by name or `*`, not refused with `q=0`).
-fn accepts(headers: &HeaderMap, coding: &str) -> bool {
-    headers
-        .get_all(header::ACCEPT_ENCODING)
-        .iter()
-        .filter_map(|value| value.to_str().ok())
-        .flat_map(|value| value.split(','))
-        .any(|offered| {
-            let mut parts = offered.split(';');
-            let name = parts.next().unwrap_or_default().trim();
-            let refused = parts.any(|p| {
-                p.trim()
-                    .strip_prefix("q=")
-                    .and_then(|q| q.trim().parse::<f32>().ok())
-                    == Some(0.0)
-            });
-            (name.eq_ignore_ascii_case(coding) || name == "*") && !refused
-        })
-}
-
 fn etag_matches(headers: &HeaderMap, etag: &HeaderValue) -> bool {
     headers
         .get_all(header::IF_NONE_MATCH)
@@ -415,26 +387,6 @@ mod tests {
             inline_scripts(html),
             vec!["import init from '/a.js';init();".to_string()]
         );
-    }
-
-    #[test]
-    fn negotiation_honours_q_zero() {
-        let mut headers = HeaderMap::new();
-        headers.insert(
-            header::ACCEPT_ENCODING,
-            HeaderValue::from_static("br, gzip"),
-        );
-        assert!(accepts(&headers, "gzip") && accepts(&headers, "br"));
-        headers.insert(
-            header::ACCEPT_ENCODING,
-            HeaderValue::from_static("gzip;q=0, br"),
-        );
-        assert!(!accepts(&headers, "gzip") && accepts(&headers, "br"));
-        headers.insert(
-            header::ACCEPT_ENCODING,
-            HeaderValue::from_static("identity"),
-        );
-        assert!(!accepts(&headers, "gzip") && !accepts(&headers, "br"));
     }
 
     #[test]
