@@ -129,6 +129,7 @@ pub fn App() -> impl IntoView {
         },
     );
     pwa.start();
+    shell::address::follow(chat, toasts, i18n);
 
     Effect::new(move |_| browser::set_root_attribute("lang", Some(i18n.locale().tag())));
     // Closing the settings drops its deep link.

@@ -6,6 +6,8 @@
 //!
 //! ## Layout
 //!
+//! - [`address`]: the app's addresses (`/c/<id>` a conversation, `/` a new chat), read
+//!   from a path only when the id is one Hearth could have made.
 //! - [`api`]: the request and response types of the edge routes, and the one JSON error
 //!   shape every route answers with (`{error, code, statusCode, details?, retryAfter?}`).
 //! - [`byok`]: BYOK envelope format, bounds, contexts and the plaintext-secret check.
@@ -42,6 +44,7 @@
 //! - [`zip_store`]: ZIP files of stored entries, written and read a piece at a time,
 //!   every offset bounded (the export file's container).
 
+pub mod address;
 pub mod api;
 pub mod attachment;
 pub mod byok;

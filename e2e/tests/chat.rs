@@ -1157,3 +1157,102 @@ async fn a_server_configured_provider_chats_through_the_edge_and_its_key_stays_t
     session.screenshot("settings-providers-server").await;
     session.finish().await;
 }
+
+/// The path in the address bar.
+async fn path_of_page(session: &AppSession) -> String {
+    session
+        .js("return location.pathname", vec![])
+        .await
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// The id of the conversation whose sidebar title is `title`, from the path it opened at.
+async fn wait_for_path_of_open(session: &AppSession, title: &str) -> String {
+    session
+        .wait_until(&format!(
+            "document.querySelector('.conversation-item--current .conversation-item__title')?.textContent === {} && location.pathname.startsWith('/c/')",
+            json!(title)
+        ))
+        .await;
+    path_of_page(session).await
+}
+
+#[tokio::test]
+async fn the_address_follows_the_open_conversation_through_reloads_back_and_tabs() {
+    let fixture = ProviderFixture::start().await;
+    let session = ready(&fixture).await;
+    assert_eq!(path_of_page(&session).await, "/");
+    fixture.enqueue(Reply::text("First reply"));
+    send(&session, "First question").await;
+    last_status(&session, "done").await;
+    // A new chat that became a conversation takes its address in place (no new entry).
+    let first = wait_for_path_of_open(&session, "First question").await;
+    assert!(first.len() > 3, "{first}");
+    // A reload opens it again, not a new chat.
+    session.reload_app().await;
+    session
+        .wait_until("[...document.querySelectorAll('.message')].length === 2")
+        .await;
+    assert_eq!(messages(&session).await[1][2], json!("First reply"));
+    assert_eq!(path_of_page(&session).await, first);
+
+    // A second conversation; then Back and Forward move between the two.
+    session.click_by_script("#sidebar-new-chat").await;
+    session
+        .wait_until("location.pathname === '/' && !document.querySelector('.message')")
+        .await;
+    fixture.enqueue(Reply::text("Second reply"));
+    send(&session, "Second question").await;
+    last_status(&session, "done").await;
+    let second = wait_for_path_of_open(&session, "Second question").await;
+    assert_ne!(first, second);
+    // The new chat the second conversation started as took its entry in place, so Back
+    // goes straight to the first conversation, and Forward to the second again.
+    session.client.back().await.expect("back");
+    session
+        .wait_until(&format!(
+            "location.pathname === {} && [...document.querySelectorAll('.message')].at(-1)?.textContent.includes('First reply')",
+            json!(first)
+        ))
+        .await;
+    session.client.forward().await.expect("forward");
+    session
+        .wait_until(&format!(
+            "location.pathname === {} && [...document.querySelectorAll('.message')].at(-1)?.textContent.includes('Second reply')",
+            json!(second)
+        ))
+        .await;
+
+    // A second tab at the first conversation's address opens it.
+    let (_, _) = session.open_tab().await;
+    session.open_app(&first).await;
+    session
+        .wait_until("[...document.querySelectorAll('.message')].at(-1)?.textContent.includes('First reply')")
+        .await;
+    assert_eq!(
+        session
+            .text_of(".conversation-item--current .conversation-item__title")
+            .await,
+        "First question"
+    );
+
+    // An address this browser has no conversation for says so and leaves a new chat at
+    // `/`; one that cannot be an id names nothing at all.
+    session.open_app("/c/0000000000000000").await;
+    session.wait_until(&toast_says("not in this browser")).await;
+    session
+        .wait_until("location.pathname === '/' && !document.querySelector('.message')")
+        .await;
+    session.open_app("/c/a%20b").await;
+    session.wait_for(".conversation-item").await;
+    assert!(
+        session
+            .js("return !document.querySelector('.message')", vec![])
+            .await
+            .as_bool()
+            .unwrap_or(false)
+    );
+    session.finish().await;
+}

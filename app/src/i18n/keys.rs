@@ -23,6 +23,7 @@ macro_rules! keys {
 keys! {
     AppName => "app.name",
     SkipToComposer => "app.skip_to_composer",
+    AddressNotFound => "app.address_not_found",
     SidebarLabel => "sidebar.label",
     SidebarOpen => "sidebar.open",
     SidebarClose => "sidebar.close",

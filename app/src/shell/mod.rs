@@ -1,6 +1,8 @@
 //! The app shell a user sees first: the sidebar, the top bar, the conversation pane with
 //! its empty state, and the composer. On narrow screens the sidebar becomes a drawer.
+//! The address bar follows the open conversation ([`address`]).
 
+pub mod address;
 mod composer;
 mod empty_state;
 mod sidebar;
