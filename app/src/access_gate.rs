@@ -47,7 +47,7 @@ pub fn AccessGate(children: ChildrenFn) -> impl IntoView {
 #[lazy]
 fn password_screen(gate: RwSignal<Gate>) -> AnyView {
     // Shown once its stylesheet is here (`crate::ui::lazy_styles`).
-    let styled = crate::ui::lazy_styles::ready();
+    let styled = crate::ui::lazy_styles::ready(crate::ui::lazy_styles::Sheet::Panels);
     view! {
         <Show when=move || styled.get()>
             <PasswordScreen on_unlocked=move || gate.set(Gate::Open) />

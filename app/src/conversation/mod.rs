@@ -22,10 +22,20 @@ use crate::storage::StorageError;
 use crate::ui::icon::{Icon, icon};
 
 /// The message list and everything under it (messages, Markdown, actions), in its own
-/// lazily loaded wasm chunk: the first page load shows the shell without it.
+/// lazily loaded wasm chunk with its own stylesheet (`conversation.css`): the first page
+/// load shows the shell without either. The list shows once its stylesheet is here.
 #[lazy]
 fn message_list() -> AnyView {
-    view! { <list::MessageList /> }.into_any()
+    let styled = crate::ui::lazy_styles::ready(crate::ui::lazy_styles::Sheet::Conversation);
+    view! {
+        <Show
+            when=move || styled.get()
+            fallback=|| view! { <div class="message-list" aria-busy="true"></div> }
+        >
+            <list::MessageList />
+        </Show>
+    }
+    .into_any()
 }
 
 /// The conversation pane.

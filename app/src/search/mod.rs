@@ -58,7 +58,7 @@ pub fn palette() -> impl IntoView {
 #[lazy]
 fn palette_view() -> AnyView {
     // Shown once its stylesheet is here (`crate::ui::lazy_styles`).
-    let styled = crate::ui::lazy_styles::ready();
+    let styled = crate::ui::lazy_styles::ready(crate::ui::lazy_styles::Sheet::Panels);
     view! { <Show when=move || styled.get()><palette::SearchPalette /></Show> }.into_any()
 }
 

@@ -124,7 +124,7 @@ fn settings_dialog() -> AnyView {
     let shell = use_shell();
     let i18n = use_i18n();
     // Shown once its stylesheet is here (`crate::ui::lazy_styles`).
-    let styled = crate::ui::lazy_styles::ready();
+    let styled = crate::ui::lazy_styles::ready(crate::ui::lazy_styles::Sheet::Panels);
     view! {
         <Show when=move || styled.get()>
             <Dialog
