@@ -47,6 +47,10 @@ pub struct OpenConversation {
     tabs: Tabs,
     /// The message a search result pointed at: scrolled to and highlighted.
     found: RwSignal<Option<String>>,
+    /// Counts the requests to show something: a conversation whose read finishes after
+    /// a later request (another conversation, a new chat, the same one again) shows
+    /// nothing, so the last request wins and nothing is shown twice.
+    asked: StoredValue<u64>,
 }
 
 impl OpenConversation {
@@ -64,7 +68,19 @@ impl OpenConversation {
             runs,
             tabs,
             found: RwSignal::new(None),
+            asked: StoredValue::new(0),
         }
+    }
+
+    /// A new request to show something; its number.
+    fn ask(&self) -> u64 {
+        self.asked.update_value(|n| *n += 1);
+        self.asked.get_value()
+    }
+
+    /// Whether request `ticket` is still the latest.
+    fn still_asked(&self, ticket: u64) -> bool {
+        self.asked.try_get_value() == Some(ticket)
     }
 
     /// The message to scroll to and highlight (tracked), set by [`OpenConversation::reveal`].
@@ -83,6 +99,7 @@ impl OpenConversation {
     pub fn reveal(&self, id: String, message: Option<String>) {
         let open = *self;
         self.found.set(None);
+        let ticket = self.ask();
         self.store.spawn(async move {
             let Some(db) = open.store.wait().await else {
                 return;
@@ -91,6 +108,9 @@ impl OpenConversation {
                 Ok(records) => records,
                 Err(error) => return open.store.show_error(error),
             };
+            if !open.still_asked(ticket) {
+                return;
+            }
             if !open.is_open_untracked(&id) {
                 open.show(Some(id.clone()), records);
             }
@@ -163,15 +183,21 @@ impl OpenConversation {
         self.tree.with_untracked(MessageTree::active_leaf)
     }
 
-    /// Opens conversation `id`, read from the database.
+    /// Opens conversation `id`, read from the database (nothing to do when it is open).
     pub fn open(&self, id: String) {
+        if self.is_open_untracked(&id) {
+            self.ask();
+            return;
+        }
         let open = *self;
+        let ticket = self.ask();
         self.store.spawn(async move {
             let Some(db) = open.store.wait().await else {
                 return;
             };
             match super::records::of_conversation(db, id.clone()).await {
-                Ok(records) => open.show(Some(id), records),
+                Ok(records) if open.still_asked(ticket) => open.show(Some(id), records),
+                Ok(_) => {}
                 Err(error) => open.store.show_error(error),
             }
         });
@@ -186,6 +212,7 @@ impl OpenConversation {
     /// tab is writing there is shown live, one another tab writes as stored; any other
     /// that was streaming is reopened.
     pub fn show(&self, id: Option<String>, mut records: Vec<MessageRecord>) {
+        self.ask();
         self.found.set(None);
         // Siblings keep the order they were written in (the store returns them by id).
         records.sort_by(|a, b| a.created_at.total_cmp(&b.created_at));
