@@ -1256,3 +1256,156 @@ async fn the_address_follows_the_open_conversation_through_reloads_back_and_tabs
     );
     session.finish().await;
 }
+
+/// The sidebar's titles, top to bottom.
+async fn sidebar_titles(session: &AppSession) -> serde_json::Value {
+    session
+        .js(
+            "return [...document.querySelectorAll('.conversation-item__title')].map((t) => t.textContent)",
+            vec![],
+        )
+        .await
+}
+
+/// Chooses `action` in the sidebar menu of the conversation titled `title`.
+async fn sidebar_action(session: &AppSession, title: &str, action: &str) {
+    session
+        .js(
+            "[...document.querySelectorAll('.conversation-item')]
+               .find((i) => i.textContent.includes(arguments[0]))
+               .querySelector('.menu-anchor .icon-button').click()",
+            vec![json!(title)],
+        )
+        .await;
+    session
+        .js(
+            "[...document.querySelectorAll('.conversation-item [role=menuitem]')]
+               .find((b) => b.textContent.includes(arguments[0]) && b.offsetParent).click()",
+            vec![json!(action)],
+        )
+        .await;
+}
+
+#[tokio::test]
+async fn archived_conversations_leave_the_list_stay_reachable_and_come_back() {
+    let fixture = ProviderFixture::start().await;
+    let session = ready(&fixture).await;
+    for question in ["Old topic", "Kept topic"] {
+        fixture.enqueue(Reply::text("Noted."));
+        session.click_by_script("#sidebar-new-chat").await;
+        session.wait_for(".empty-state").await;
+        send(&session, question).await;
+        last_status(&session, "done").await;
+    }
+    session
+        .wait_until("document.querySelectorAll('.conversation-item__title').length === 2")
+        .await;
+
+    // Archiving a conversation takes it out of the list, with Undo.
+    sidebar_action(&session, "Old topic", "Archive").await;
+    session
+        .wait_until(&toast_says("Conversation archived"))
+        .await;
+    session
+        .wait_until("document.querySelectorAll('.conversation-item__title').length === 1")
+        .await;
+    assert_eq!(sidebar_titles(&session).await, json!(["Kept topic"]));
+    session
+        .js(
+            "[...document.querySelectorAll('.toast')].find((t) => t.textContent.includes('Conversation archived'))
+               .querySelector('.toast__action').click()",
+            vec![],
+        )
+        .await;
+    session
+        .wait_until("document.querySelectorAll('.conversation-item__title').length === 2")
+        .await;
+
+    // Archiving the open conversation leaves a new chat; with every conversation
+    // archived, the sidebar says it has none, and so it stays after a reload.
+    sidebar_action(&session, "Old topic", "Archive").await;
+    session
+        .wait_until("document.querySelectorAll('.conversation-item__title').length === 1")
+        .await;
+    sidebar_action(&session, "Kept topic", "Archive").await;
+    session
+        .wait_until(
+            "!!document.querySelector('.sidebar__empty') && location.pathname === '/' && !!document.querySelector('.empty-state')",
+        )
+        .await;
+    session.reload_app().await;
+    session.wait_for(".sidebar__empty").await;
+    // Search still finds them.
+    session.press_ctrl('k').await;
+    session
+        .wait_for(".search-palette__input")
+        .await
+        .send_keys("Old topic")
+        .await
+        .expect("type the query");
+    session
+        .wait_until("[...document.querySelectorAll('.search-result__title')].some((t) => t.textContent.includes('Old topic'))")
+        .await;
+    session.press(&[Key::Escape]).await;
+    session
+        .wait_until("!document.querySelector('dialog.dialog--search')?.open")
+        .await;
+
+    // Settings › Data lists them; one opens with a note that it is archived, and its
+    // Unarchive brings it back to the list.
+    session.open_settings_tab("data").await;
+    session
+        .wait_until("document.querySelectorAll('#data-archived-list [data-archived]').length === 2")
+        .await;
+    session
+        .js(
+            "const title = document.getElementById('data-archived-title');
+             let box = title.parentElement;
+             while (box && box.scrollHeight <= box.clientHeight) box = box.parentElement;
+             box.scrollTop += title.getBoundingClientRect().top - box.getBoundingClientRect().top;",
+            vec![],
+        )
+        .await;
+    session.screenshot("settings-data-archived").await;
+    session
+        .js(
+            "[...document.querySelectorAll('#data-archived-list [data-archived]')]
+               .find((r) => r.textContent.includes('Old topic'))
+               .querySelector('[data-archived-open]').click()",
+            vec![],
+        )
+        .await;
+    session.wait_for("#archived-note").await;
+    session
+        .wait_until("!document.querySelector('dialog[open]') && [...document.querySelectorAll('.message')].at(-1)?.textContent.includes('Noted.')")
+        .await;
+    assert!(
+        session
+            .text_of("#archived-note")
+            .await
+            .contains("This conversation is archived")
+    );
+    session.screenshot("chat-archived-note").await;
+    session.click_by_script("#archived-note button").await;
+    session
+        .wait_until("!document.getElementById('archived-note')")
+        .await;
+    assert_eq!(sidebar_titles(&session).await, json!(["Old topic"]));
+
+    // What stays archived is still there after a reload, and Unarchive in the list
+    // brings it back too.
+    session.reload_app().await;
+    session.open_settings_tab("data").await;
+    session
+        .wait_until("document.querySelectorAll('#data-archived-list [data-archived]').length === 1")
+        .await;
+    session
+        .click_by_script("#data-archived-list [data-archived-unarchive]")
+        .await;
+    session.wait_for("#data-archived-none").await;
+    // Behind the dialog, the sidebar has it again.
+    session
+        .wait_until("document.querySelectorAll('.conversation-item__title').length === 2")
+        .await;
+    session.finish().await;
+}

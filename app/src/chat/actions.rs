@@ -1,7 +1,7 @@
 //! What the user does to conversations, where it crosses stores: sending (a new turn, or
 //! queued behind the running reply), regenerating, retrying, continuing and editing
-//! (new records in the tree, then a run), deleting with Undo, opening and starting a
-//! chat, and the bulk changes of the Data tab.
+//! (new records in the tree, then a run), deleting with Undo, archiving (also with Undo),
+//! opening and starting a chat, and the bulk changes of the Data tab.
 
 use hearth_core::attachment::Attachment;
 use hearth_core::chat::{
@@ -18,7 +18,7 @@ use super::{Chat, Unsent};
 use crate::browser::{new_id, now};
 use crate::i18n::Key;
 use crate::storage::{Batch, CONVERSATIONS, MESSAGES};
-use crate::ui::toast::ToastKind;
+use crate::ui::toast::{ToastAction, ToastKind};
 
 impl Chat {
     /// The key of the open conversation's runs and queue (`""`: the new chat).
@@ -409,6 +409,11 @@ impl Chat {
         });
     }
 
+    /// Archives a conversation (out of the sidebar's list, kept and searchable), with Undo.
+    pub fn archive_conversation(&self, id: String) {
+        self.store.spawn(archive(*self, id));
+    }
+
     /// Deletes a conversation with all its messages, with Undo.
     pub fn delete_conversation(&self, id: String) {
         if self.tabs.is_elsewhere_untracked(&id) {
@@ -547,4 +552,32 @@ async fn run_reply(
 #[lazy]
 async fn start_turn(chat: Chat, text: String, attachments: Vec<Attachment>, choice: ModelRef) {
     chat.begin_turn(text, attachments, choice).await;
+}
+
+/// Archives conversation `id` and offers Undo: in its own lazily loaded chunk, which the
+/// first page load does not need.
+#[lazy]
+async fn archive(chat: Chat, id: String) {
+    if chat.list.set_archived(&id, true).await.is_err() {
+        return;
+    }
+    // The open conversation leaves with its row: what stays on screen is in the list.
+    if chat.open.is_open_untracked(&id) {
+        chat.new_chat();
+    }
+    let i18n = chat.turn.i18n;
+    let action = ToastAction {
+        label: i18n.t(Key::ChatUndo),
+        run: chat.store.under_root(|| {
+            Callback::new(move |_| {
+                let id = id.clone();
+                chat.store.spawn(async move {
+                    let _ = chat.list.set_archived(&id, false).await;
+                });
+            })
+        }),
+    };
+    chat.turn
+        .toasts
+        .show_with_action(i18n.t(Key::ChatConversationArchived), action);
 }

@@ -1,5 +1,5 @@
 //! The conversation list of the sidebar: every conversation's record, pinned first, then
-//! most recent first; renaming, pinning, titles and compression summaries. Deleting (with
+//! most recent first; renaming, pinning, archiving, titles and compression summaries. Deleting (with
 //! Undo) crosses into the open conversation and the runs, so it is the chat's
 //! (`actions`); this store only holds and writes the records.
 
@@ -166,6 +166,20 @@ impl Conversations {
                 .merge(&id, json!({ "pinned": pinned }), |c| c.pinned = pinned)
                 .await;
         });
+    }
+
+    /// Archives a conversation (or brings it back to the sidebar's list).
+    pub async fn set_archived(&self, id: &str, archived: bool) -> Result<(), StorageError> {
+        self.merge(id, json!({ "archived": archived }), |c| {
+            c.archived = archived
+        })
+        .await
+    }
+
+    /// Whether conversation `id` is archived (tracked).
+    pub fn archived(&self, id: &str) -> bool {
+        self.records
+            .with(|list| list.iter().any(|c| c.id == id && c.archived))
     }
 
     /// Whether memory is off in conversation `id` (tracked).

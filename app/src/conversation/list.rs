@@ -205,6 +205,7 @@ pub fn MessageList() -> impl IntoView {
                 <div class="message-list__spacer" node_ref=above></div>
                 <For each=move || window.get().0 key=|id| id.clone() children=row />
                 <div class="message-list__spacer" node_ref=below></div>
+                {super::archived::archived_note()}
                 {super::memory::memory_off_note()}
             </div>
         </div>

@@ -137,7 +137,7 @@ pub fn memory_off_note() -> impl IntoView {
         let id = chat.open.current()?;
         chat.list.memory_off(&id).then(|| {
             view! {
-                <p class="memory-off" id="memory-off-note" role="status">
+                <p class="conversation-note" id="memory-off-note" role="status">
                     {icon(Icon::Info)}
                     <span>{tr(Key::MemoryIsOffHere)}</span>
                     <MemorySwitch conversation_id=id off=false />

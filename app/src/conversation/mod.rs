@@ -6,7 +6,9 @@
 //! - [`queue`]: messages sent while a reply streams: visible, editable, removable.
 //! - `memory`: the memories a reply used and proposes, and memory's switch for the
 //!   conversation.
+//! - `archived`: the note under an archived conversation, with Unarchive.
 
+mod archived;
 pub mod list;
 mod memory;
 pub mod message;

@@ -457,6 +457,8 @@ pub fn DataPanel() -> impl IntoView {
                 }}
             </section>
 
+            <super::archived::ArchivedConversations />
+
             <section class="data-block" aria-labelledby="data-delete-title">
                 <h3 class="settings-subheading" id="data-delete-title">{tr(Key::DataDelete)}</h3>
                 <p class="settings-section__text">{tr(Key::DataDeleteHint)}</p>

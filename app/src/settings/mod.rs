@@ -2,6 +2,7 @@
 //! tabs pattern asks) and one panel per tab.
 
 mod about;
+mod archived;
 mod data;
 mod deployment;
 mod general;

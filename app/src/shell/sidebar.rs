@@ -1,5 +1,6 @@
 //! The sidebar: brand, "New chat", the way to the search palette, the conversation list
-//! (pinned first, then the most recent; each with Rename, Pin and Delete) with its filter
+//! (pinned first, then the most recent; archived ones left out; each with Rename, Pin,
+//! Archive and Delete) with its filter
 //! by title (the search index's, `search::Search::find`), and the way to settings. It
 //! reads only conversation records, never messages, and renders the list a page at a
 //! time. At phone width it is a drawer over the page.
@@ -48,7 +49,7 @@ pub fn Sidebar() -> impl IntoView {
         filter.matches.with(|matches| {
             chat.list.with(|list| {
                 list.iter()
-                    .filter(|c| matches.as_ref().is_none_or(|m| m.contains(&c.id)))
+                    .filter(|c| !c.archived && matches.as_ref().is_none_or(|m| m.contains(&c.id)))
                     .take(shown.get())
                     .map(|c| (c.id.clone(), (c.title.clone(), c.pinned)))
                     .collect::<HashMap<_, _>>()
@@ -59,7 +60,7 @@ pub fn Sidebar() -> impl IntoView {
         filter.matches.with(|matches| {
             chat.list.with(|list| {
                 list.iter()
-                    .filter(|c| matches.as_ref().is_none_or(|m| m.contains(&c.id)))
+                    .filter(|c| !c.archived && matches.as_ref().is_none_or(|m| m.contains(&c.id)))
                     .take(shown.get())
                     .map(|c| c.id.clone())
                     .collect::<Vec<_>>()
@@ -67,9 +68,12 @@ pub fn Sidebar() -> impl IntoView {
         })
     };
     let more = move || {
-        let total = filter.matches.with(|matches| match matches {
-            Some(matches) => matches.len(),
-            None => chat.list.with(<[_]>::len),
+        let total = filter.matches.with(|matches| {
+            chat.list.with(|list| {
+                list.iter()
+                    .filter(|c| !c.archived && matches.as_ref().is_none_or(|m| m.contains(&c.id)))
+                    .count()
+            })
         });
         total > shown.get()
     };
@@ -126,11 +130,11 @@ pub fn Sidebar() -> impl IntoView {
             <h2 class="sidebar__heading">{tr(Key::SidebarConversations)}</h2>
             <FilterField filter=filter />
             <div class="sidebar__list">
-                <Show when=move || filter.empty_result()>
+                <Show when=move || filter.matches.with(Option::is_some) && summaries.with(HashMap::is_empty)>
                     <p class="sidebar__filter-empty" role="status">{tr(Key::SidebarFilterNone)}</p>
                 </Show>
                 <Show
-                    when=move || !chat.list.with(<[_]>::is_empty)
+                    when=move || chat.list.with(|list| list.iter().any(|c| !c.archived))
                     fallback=|| view! {
                         <div class="sidebar__empty">
                             {icon(Icon::Chat)}
@@ -229,11 +233,6 @@ impl TitleFilter {
         });
         filter
     }
-
-    /// A filter is typed and nothing matches.
-    fn empty_result(&self) -> bool {
-        self.matches.with(|m| m.as_ref().is_some_and(Vec::is_empty))
-    }
 }
 
 /// The conversations whose title matches `text` (`None`: no filter, the index is not
@@ -331,7 +330,8 @@ fn ConversationItem(id: String, summaries: Memo<HashMap<String, (String, bool)>>
     };
     let input_id = format!("rename-{id}");
     let items = {
-        let (rename_input, pin_id, delete_id) = (input_id.clone(), id.clone(), id.clone());
+        let (rename_input, pin_id, archive_id, delete_id) =
+            (input_id.clone(), id.clone(), id.clone(), id.clone());
         vec![
             MenuItem {
                 label: Signal::derive(move || i18n.t(Key::ConversationRename)),
@@ -361,6 +361,12 @@ fn ConversationItem(id: String, summaries: Memo<HashMap<String, (String, bool)>>
                     chat.list
                         .set_pinned(pin_id.clone(), !record.with_untracked(|(_, p)| *p))
                 }),
+            },
+            MenuItem {
+                label: Signal::derive(move || i18n.t(Key::ConversationArchive)),
+                icon: Icon::Archive,
+                checked: None,
+                on_select: Callback::new(move |_| chat.archive_conversation(archive_id.clone())),
             },
             MenuItem {
                 label: Signal::derive(move || i18n.t(Key::ConversationDelete)),

@@ -33,6 +33,7 @@ pub enum Icon {
     Paperclip,
     File,
     CloudOff,
+    Archive,
 }
 
 fn paths(icon: Icon) -> &'static [&'static str] {
@@ -104,6 +105,7 @@ fn paths(icon: Icon) -> &'static [&'static str] {
             "M8.5 8.5A4.5 4.5 0 0 0 6.5 17H17",
             "M10.5 5.3A6 6 0 0 1 17.7 10a3.5 3.5 0 0 1 2.8 5.6",
         ],
+        Icon::Archive => &["M3 4h18v4H3z", "M5 8v12h14V8", "M10 12h4"],
     }
 }
 

@@ -190,6 +190,10 @@ pub struct ConversationRecord {
     /// Memory is off here: nothing is recalled into it and nothing proposed from it.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub memory_off: bool,
+    /// Archived: kept, searchable and openable, but not in the sidebar's list (Settings ›
+    /// Data lists archived conversations).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub archived: bool,
 }
 
 /// Whether `candidate` should replace `current`: a higher `rev`, or the same `rev` and a
@@ -240,6 +244,28 @@ mod tests {
             reopened.tool_rounds[0].calls[0].status,
             ToolCallStatus::Denied
         );
+    }
+
+    #[test]
+    fn archived_is_stored_only_when_set_and_older_records_read_as_not_archived() {
+        let record = ConversationRecord {
+            id: "c".into(),
+            ..Default::default()
+        };
+        let plain = serde_json::to_value(&record).unwrap();
+        assert!(plain.get("archived").is_none(), "{plain}");
+        let archived = ConversationRecord {
+            archived: true,
+            ..record.clone()
+        };
+        let stored = serde_json::to_value(&archived).unwrap();
+        assert_eq!(stored["archived"], serde_json::json!(true));
+        let back: ConversationRecord = serde_json::from_value(stored).unwrap();
+        assert!(back.archived);
+        // A record written before archiving existed.
+        let old: ConversationRecord =
+            serde_json::from_str(r#"{"id":"c","title":"t","pinned":true}"#).unwrap();
+        assert!(!old.archived && old.pinned);
     }
 
     #[test]
