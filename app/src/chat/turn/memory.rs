@@ -68,7 +68,7 @@ pub(super) async fn propose(reply: &Reply, arguments: &Value, record: &mut ToolC
     let arguments = arguments.as_object().cloned().unwrap_or_default();
     match run(Op::Propose(arguments, record.id.clone())).await {
         Ok(Answer::Proposed(Some(proposal), result)) => {
-            reply.add_proposal(proposal);
+            reply.change_memory(|memory| Some(with_proposal(memory, proposal)));
             record.settle(ToolCallStatus::Done, result, false);
         }
         Ok(Answer::Proposed(None, reason)) => record.settle(ToolCallStatus::Done, reason, true),
@@ -82,7 +82,7 @@ pub(super) async fn propose(reply: &Reply, arguments: &Value, record: &mut ToolC
 }
 
 /// `memory` (a reply's record, or none) with `proposal` added.
-pub(super) fn with_proposal(memory: Option<String>, proposal: Value) -> String {
+fn with_proposal(memory: Option<String>, proposal: Value) -> String {
     let mut memory = match memory.and_then(|text| serde_json::from_str(&text).ok()) {
         Some(Value::Object(map)) => Value::Object(map),
         _ => json!({}),

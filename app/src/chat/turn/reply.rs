@@ -143,12 +143,13 @@ impl Reply {
         self.live.record.update(|r| r.memory = memory);
     }
 
-    /// Adds a memory the model proposed (shown at once, stored with the next write; the
-    /// record, not the run, holds them, as calls that run side by side add them).
-    pub fn add_proposal(&self, proposal: serde_json::Value) {
-        self.live.record.update(|r| {
-            r.memory = Some(super::memory::with_proposal(r.memory.take(), proposal));
-        });
+    /// Changes what the reply's record keeps of memory (shown at once, stored with the
+    /// next write; the record, not the run, holds it, as calls that run side by side
+    /// change it).
+    pub fn change_memory(&self, change: impl FnOnce(Option<String>) -> Option<String>) {
+        self.live
+            .record
+            .update(|r| r.memory = change(r.memory.take()));
     }
 
     fn memory(&self) -> Option<String> {
