@@ -414,6 +414,15 @@ impl Chat {
         self.store.spawn(archive(*self, id));
     }
 
+    /// Brings an archived conversation back to the sidebar's list (a failed write is
+    /// shown by the store's banner).
+    pub fn unarchive_conversation(&self, id: String) {
+        let list = self.list;
+        self.store.spawn(async move {
+            let _ = list.set_archived(&id, false).await;
+        });
+    }
+
     /// Deletes a conversation with all its messages, with Undo.
     pub fn delete_conversation(&self, id: String) {
         if self.tabs.is_elsewhere_untracked(&id) {
@@ -568,14 +577,9 @@ async fn archive(chat: Chat, id: String) {
     let i18n = chat.turn.i18n;
     let action = ToastAction {
         label: i18n.t(Key::ChatUndo),
-        run: chat.store.under_root(|| {
-            Callback::new(move |_| {
-                let id = id.clone();
-                chat.store.spawn(async move {
-                    let _ = chat.list.set_archived(&id, false).await;
-                });
-            })
-        }),
+        run: chat
+            .store
+            .under_root(|| Callback::new(move |_| chat.unarchive_conversation(id.clone()))),
     };
     chat.turn
         .toasts

@@ -13,13 +13,7 @@ pub fn archived_note() -> impl IntoView {
     move || {
         let id = chat.open.current()?;
         chat.list.archived(&id).then(|| {
-            // A failed write is shown by the store's banner; the note stays.
-            let unarchive = move |_| {
-                let id = id.clone();
-                chat.store.spawn(async move {
-                    let _ = chat.list.set_archived(&id, false).await;
-                });
-            };
+            let unarchive = move |_| chat.unarchive_conversation(id.clone());
             view! {
                 <p class="conversation-note" id="archived-note" role="status">
                     {icon(Icon::Archive)}

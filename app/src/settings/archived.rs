@@ -62,15 +62,9 @@ fn ArchivedRow(id: String, title: String) -> impl IntoView {
             shell.settings_open.set(false);
         }
     };
-    // A failed write is shown by the store's banner; the row stays.
     let unarchive = {
         let id = id.clone();
-        move |_| {
-            let id = id.clone();
-            chat.store.spawn(async move {
-                let _ = chat.list.set_archived(&id, false).await;
-            });
-        }
+        move |_| chat.unarchive_conversation(id.clone())
     };
     let delete = {
         let id = id.clone();

@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 
+use hearth_core::chat::ConversationRecord;
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 
@@ -49,7 +50,7 @@ pub fn Sidebar() -> impl IntoView {
         filter.matches.with(|matches| {
             chat.list.with(|list| {
                 list.iter()
-                    .filter(|c| !c.archived && matches.as_ref().is_none_or(|m| m.contains(&c.id)))
+                    .filter(|c| listed(c, matches))
                     .take(shown.get())
                     .map(|c| (c.id.clone(), (c.title.clone(), c.pinned)))
                     .collect::<HashMap<_, _>>()
@@ -60,7 +61,7 @@ pub fn Sidebar() -> impl IntoView {
         filter.matches.with(|matches| {
             chat.list.with(|list| {
                 list.iter()
-                    .filter(|c| !c.archived && matches.as_ref().is_none_or(|m| m.contains(&c.id)))
+                    .filter(|c| listed(c, matches))
                     .take(shown.get())
                     .map(|c| c.id.clone())
                     .collect::<Vec<_>>()
@@ -69,11 +70,8 @@ pub fn Sidebar() -> impl IntoView {
     };
     let more = move || {
         let total = filter.matches.with(|matches| {
-            chat.list.with(|list| {
-                list.iter()
-                    .filter(|c| !c.archived && matches.as_ref().is_none_or(|m| m.contains(&c.id)))
-                    .count()
-            })
+            chat.list
+                .with(|list| list.iter().filter(|c| listed(c, matches)).count())
         });
         total > shown.get()
     };
@@ -175,6 +173,12 @@ pub fn Sidebar() -> impl IntoView {
             </div>
         </nav>
     }
+}
+
+/// Whether the list shows conversation `c`: not archived, and matching the title filter
+/// when one is typed (`matches`).
+fn listed(c: &ConversationRecord, matches: &Option<Vec<String>>) -> bool {
+    !c.archived && matches.as_ref().is_none_or(|m| m.contains(&c.id))
 }
 
 /// How many conversations the sidebar shows at a time.
