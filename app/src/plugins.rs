@@ -15,12 +15,13 @@ use hearth_core::api::{
 };
 use hearth_core::byok::context;
 use hearth_core::plugin::approval::{ApprovalKey, SessionApprovals};
-use hearth_core::plugin::{Auth, Plugin};
+use hearth_core::plugin::{Auth, Plugin, Risk};
 use leptos::prelude::*;
 use serde_json::Value;
 
 use crate::edge::{self, EdgeError};
 use crate::envelope::{self, EdgeKeyRefusal};
+use crate::i18n::Key;
 use crate::storage::Db;
 use crate::vault::Vault;
 
@@ -44,6 +45,16 @@ pub enum ListState {
     Ready,
     /// The edge could not list them.
     Failed(EdgeError),
+}
+
+/// The label of a risk level (a call waiting in a reply, and Settings › Tools).
+pub fn risk_key(risk: Risk) -> Key {
+    match risk {
+        Risk::Read => Key::ToolRiskRead,
+        Risk::Write => Key::ToolRiskWrite,
+        Risk::External => Key::ToolRiskExternal,
+        Risk::Destructive => Key::ToolRiskDestructive,
+    }
 }
 
 /// What the user answered to a waiting call.

@@ -746,6 +746,94 @@ async fn an_english_first_load_fetches_no_catalog() {
     browser.close().await;
 }
 
+/// The settings tabs, by slug.
+const SETTINGS_TABS: [&str; 10] = [
+    "general",
+    "providers",
+    "models",
+    "tools",
+    "skills",
+    "memory",
+    "system",
+    "data",
+    "health",
+    "about",
+];
+
+/// Every translation key id (from the English catalog).
+fn key_ids() -> Vec<String> {
+    let path = hearth_e2e::paths::repo_root().join("app/locales/en.json");
+    let catalog: serde_json::Map<String, Value> =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("read en.json"))
+            .expect("en.json is an object");
+    catalog.keys().cloned().collect()
+}
+
+#[tokio::test]
+async fn every_settings_tab_is_worded_in_every_locale_though_english_comes_later() {
+    let stack = hearth_e2e::Stack::start();
+    let ids = key_ids();
+    for (locale, providers_tab) in [
+        ("en", "Providers"),
+        ("ja", "プロバイダー"),
+        ("zh-CN", "服务商"),
+    ] {
+        let browser = browser_speaking(&stack, "en-US,en").await;
+        browser.open_app("/").await;
+        if locale != "en" {
+            browser
+                .js(
+                    &format!("localStorage.setItem('hearth.locale', '{locale}')"),
+                    vec![],
+                )
+                .await;
+            browser.reload_app().await;
+        }
+        // The settings dialog's English is not on the first load's path: only the
+        // dialog fetches it.
+        let before = catalogs_fetched(&browser).await;
+        assert!(
+            !before
+                .as_array()
+                .unwrap()
+                .contains(&json!("/locales/en.json")),
+            "{locale}: {before}"
+        );
+        for slug in SETTINGS_TABS {
+            browser.open_settings_tab(slug).await;
+            browser
+                .wait_until(&format!(
+                    "document.getElementById('settings-tab-{slug}').getAttribute('aria-selected') === 'true'"
+                ))
+                .await;
+            let text = browser
+                .js("return document.querySelector('dialog').innerText", vec![])
+                .await;
+            let text = text.as_str().unwrap_or_default();
+            let shown: Vec<&String> = ids.iter().filter(|id| text.contains(id.as_str())).collect();
+            assert!(
+                shown.is_empty(),
+                "{locale} › {slug} shows key ids {shown:?}"
+            );
+        }
+        assert_eq!(
+            browser.text_of("#settings-tab-providers").await,
+            providers_tab,
+            "{locale}"
+        );
+        assert!(
+            catalogs_fetched(&browser)
+                .await
+                .as_array()
+                .unwrap()
+                .contains(&json!("/locales/en.json")),
+            "{locale}"
+        );
+        browser.assert_no_console_errors().await;
+        browser.close().await;
+    }
+}
+
 /// Reads the console: the app warned that the Japanese catalog could not be loaded, and
 /// nothing failed besides the blocked request itself.
 async fn assert_only_the_blocked_catalog_failed(browser: &Browser) {

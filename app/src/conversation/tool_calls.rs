@@ -13,10 +13,10 @@ use leptos::prelude::*;
 use crate::chat::LiveMessage;
 use crate::files::{self, FileError, IMAGES};
 use crate::i18n::{Key, tr, use_i18n};
+use crate::plugins::risk_key;
 use crate::plugins::{Answer, answer_key};
 use crate::preferences::use_prefs;
 use crate::render::view::MarkdownBody;
-use crate::settings::risk_key;
 use crate::ui::safe_image::SafeImage;
 
 fn status_key(status: ToolCallStatus) -> Key {

@@ -59,19 +59,38 @@ pub(crate) fn same_placeholders(a: &str, b: &str) -> bool {
     placeholders(a).all(|name| b.contains(name)) && placeholders(b).all(|name| a.contains(name))
 }
 
+/// What this build knows of a key id in a fetched catalog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reference<'a> {
+    /// Not a key of this build.
+    Unknown,
+    /// A key whose English is not here yet (a later sentence, `app/build.rs`): its
+    /// placeholders are checked when it is looked up ([`fits`]).
+    Later,
+    /// A key and its English sentence.
+    Sentence(&'a str),
+}
+
+/// Whether `text` can stand in for the English `reference`: not empty, same placeholders.
+pub(crate) fn fits(text: &str, reference: &str) -> bool {
+    !text.trim().is_empty() && same_placeholders(text, reference)
+}
+
 /// Parses a fetched catalog and keeps the entries that can stand in for this build's
-/// English sentence (`english` by key id): known keys, non-empty, same placeholders.
+/// English sentence (`reference` by key id): known keys, non-empty, same placeholders
+/// (for a later key, not empty; its placeholders wait for its English).
 pub(crate) fn parse_fetched<'a>(
     source: &str,
-    english: impl Fn(&str) -> Option<&'a str>,
+    reference: impl Fn(&str) -> Reference<'a>,
 ) -> Result<Catalog, CatalogError> {
     if source.len() > MAX_CATALOG_BYTES {
         return Err(CatalogError::TooLarge(source.len()));
     }
     let mut parsed: Catalog = serde_json::from_str(source).map_err(|_| CatalogError::Malformed)?;
-    parsed.retain(|id, text| {
-        english(id)
-            .is_some_and(|reference| !text.trim().is_empty() && same_placeholders(text, reference))
+    parsed.retain(|id, text| match reference(id) {
+        Reference::Unknown => false,
+        Reference::Later => !text.trim().is_empty(),
+        Reference::Sentence(english) => fits(text, english),
     });
     if parsed.is_empty() {
         return Err(CatalogError::Malformed);
@@ -83,14 +102,31 @@ pub(crate) fn parse_fetched<'a>(
 mod tests {
     use super::*;
 
-    fn english(id: &str) -> Option<&'static str> {
+    fn english(id: &str) -> Reference<'static> {
         [
             ("a.plain", "New chat"),
             ("a.count", "{count} messages"),
             ("a.two", "{a} and {b}"),
         ]
         .into_iter()
-        .find_map(|(key, text)| (key == id).then_some(text))
+        .find_map(|(key, text)| (key == id).then_some(Reference::Sentence(text)))
+        .unwrap_or(if id == "a.later" {
+            Reference::Later
+        } else {
+            Reference::Unknown
+        })
+    }
+
+    #[test]
+    fn a_later_key_is_kept_unless_empty_and_checked_when_looked_up() {
+        let parsed = parse_fetched(r#"{"a.later": "{n} 件", "a.plain": "新"}"#, english)
+            .expect("a valid catalog");
+        assert_eq!(parsed["a.later"], "{n} 件");
+        let parsed = parse_fetched(r#"{"a.later": " ", "a.plain": "新"}"#, english).expect("valid");
+        assert!(!parsed.contains_key("a.later"));
+        assert!(fits("{n} 件", "{n} items"));
+        assert!(!fits("{count} 件", "{n} items"));
+        assert!(!fits(" ", "items"));
     }
 
     #[test]

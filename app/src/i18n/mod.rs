@@ -3,6 +3,10 @@
 //!
 //! Only English is compiled in: it is the default and every other locale's fallback,
 //! kept as its sentences alone in `Key` order (`app/build.rs`; the ids are in `Key::id`).
+//! The sentences only the settings dialog uses are not: the dialog's chunk fetches
+//! `/locales/en.json` before it shows ([`load_later_english`]), so the first screen does
+//! not carry them. A fetched catalog's entry for such a key has its placeholders checked
+//! when it is looked up, against that English.
 //! Trunk copies the other catalogs to `dist/locales/<tag>.json` (stable names, so a
 //! service worker can cache them), and the app fetches one only when that locale is in
 //! effect ([`load`]): a first load pays for one language, not all of them.
@@ -17,7 +21,8 @@
 //! - A switch in Settings › General fetches first and switches once the catalog is here,
 //!   so `<html lang>` and the texts change together; a failed fetch keeps the current
 //!   language and says so in a toast.
-//! - A fetched catalog is checked against English (`catalog::parse_fetched`): a stale
+//! - A fetched catalog is checked against English (`catalog::parse_fetched`, and
+//!   `catalog::fits` at lookup for a later sentence): a stale
 //!   one, cached by another build, loses its unknown keys and any sentence whose
 //!   placeholders changed, and every key it lacks shows in English.
 //!
@@ -34,6 +39,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use hearth_core::locale::Locale;
 use leptos::prelude::*;
 
+use catalog::Reference;
 pub use catalog::{CatalogError, FETCH_TIMEOUT_MS, MAX_CATALOG_BYTES};
 pub use keys::Key;
 
@@ -62,11 +68,12 @@ pub fn message(key: Key, values: &[(&str, &str)]) -> String {
     interpolate(&translate(locale_in_effect(), key), values)
 }
 
-/// English, compiled in: its sentences in `Key` order, NUL-separated (`app/build.rs`).
+/// English, compiled in: its sentences in `Key` order, NUL-separated (`app/build.rs`);
+/// a later sentence (only the settings dialog uses it) is empty here.
 const ENGLISH: &str = include_str!(concat!(env!("OUT_DIR"), "/en.values"));
 
-/// The English sentence of `key`.
-fn english(key: Key) -> Option<&'static str> {
+/// The compiled-in English sentence of `key`; `None` for a later one.
+fn compiled_english(key: Key) -> Option<&'static str> {
     static SENTENCES: OnceLock<Vec<&'static str>> = OnceLock::new();
     SENTENCES
         .get_or_init(|| ENGLISH.split('\0').collect())
@@ -75,12 +82,23 @@ fn english(key: Key) -> Option<&'static str> {
         .filter(|text| !text.is_empty())
 }
 
-/// The English sentence of the key with id `id`.
-fn english_by_id(id: &str) -> Option<&'static str> {
-    Key::ALL
-        .iter()
-        .find(|key| key.id() == id)
-        .and_then(|key| english(*key))
+/// The English sentence of `key`: compiled in, or from `/locales/en.json` once fetched
+/// ([`load_later_english`]).
+fn english(key: Key) -> Option<&'static str> {
+    compiled_english(key).or_else(|| {
+        fetched(Locale::En)
+            .and_then(|entries| entries.get(key.id()))
+            .map(String::as_str)
+            .filter(|text| !text.is_empty())
+    })
+}
+
+/// What a fetched catalog's entry `id` is checked against.
+fn reference_of(id: &str) -> Reference<'static> {
+    match Key::ALL.iter().find(|key| key.id() == id) {
+        None => Reference::Unknown,
+        Some(key) => compiled_english(*key).map_or(Reference::Later, Reference::Sentence),
+    }
 }
 
 /// The fetched catalogs this page has, by locale (in [`Locale::ALL`] order; English's
@@ -138,7 +156,7 @@ pub async fn load(locale: Locale) -> Result<(), CatalogError> {
 #[lazy]
 async fn fetch_and_keep(locale: Locale) -> Result<(), CatalogError> {
     let text = fetch::bounded(locale).await?;
-    let parsed = catalog::parse_fetched(&text, english_by_id)?;
+    let parsed = catalog::parse_fetched(&text, reference_of)?;
     // A second request for the same locale may have won meanwhile: same file.
     let _ = slot(locale).set(parsed);
     Ok(())
@@ -153,6 +171,39 @@ pub fn warn_unloaded(locale: Locale, error: &CatalogError) {
         )
         .into(),
     );
+}
+
+/// Whether every English sentence is here (the later ones fetched).
+pub fn later_english_here() -> bool {
+    fetched(Locale::En).is_some()
+}
+
+/// Fetches `/locales/en.json` for the sentences not compiled in, once per page; every
+/// translated text is then worded again (the locale signal is notified). What it cannot
+/// fetch is logged, and those sentences show as their key ids.
+pub async fn load_later_english() {
+    if later_english_here() {
+        return;
+    }
+    match fetch::bounded(Locale::En).await.and_then(|text| {
+        catalog::parse_fetched(&text, |id| {
+            if Key::ALL.iter().any(|key| key.id() == id) {
+                Reference::Later
+            } else {
+                Reference::Unknown
+            }
+        })
+    }) {
+        Ok(parsed) => {
+            let _ = slot(Locale::En).set(parsed);
+            IN_EFFECT.with(|in_effect| {
+                if let Some(i18n) = in_effect.get() {
+                    i18n.active.notify();
+                }
+            });
+        }
+        Err(error) => warn_unloaded(Locale::En, &error),
+    }
 }
 
 mod fetch {
@@ -225,12 +276,17 @@ mod fetch {
     }
 }
 
-/// Looks `key` up in `locale`, falling back to English, then to the key id.
+/// Looks `key` up in `locale`, falling back to English, then to the key id. A later
+/// sentence's translation stands only once its English confirms the placeholders.
 pub fn translate(locale: Locale, key: Key) -> String {
+    let english = english(key);
     catalog(locale)
         .and_then(|entries| entries.get(key.id()))
         .map(String::as_str)
-        .or_else(|| english(key))
+        .filter(|text| {
+            compiled_english(key).is_some() || english.is_some_and(|e| catalog::fits(text, e))
+        })
+        .or(english)
         .unwrap_or(key.id())
         .to_string()
 }
@@ -410,7 +466,7 @@ mod tests {
     #[test]
     fn every_shipped_catalog_passes_the_fetch_check_whole() {
         for locale in Locale::ALL {
-            let checked = catalog::parse_fetched(source(locale), english_by_id)
+            let checked = catalog::parse_fetched(source(locale), reference_of)
                 .unwrap_or_else(|error| panic!("{}: {error}", locale.tag()));
             assert_eq!(checked, shipped(locale), "{}", locale.tag());
             assert!(
@@ -422,18 +478,71 @@ mod tests {
     }
 
     #[test]
-    fn the_compiled_in_english_is_en_json_in_key_order() {
+    fn the_compiled_in_english_is_en_json_in_key_order_less_the_later_sentences() {
         let file = shipped(Locale::En);
         assert_eq!(ENGLISH.split('\0').count(), Key::ALL.len());
         for key in Key::ALL {
-            assert_eq!(
-                english(*key),
-                file.get(key.id()).map(String::as_str),
+            let sentence = file.get(key.id()).map(String::as_str);
+            assert!(
+                compiled_english(*key).is_none() || compiled_english(*key) == sentence,
                 "{key:?}"
             );
-            assert_eq!(english_by_id(key.id()), english(*key));
+            // With en.json fetched (the native tests have every file), all are here.
+            assert_eq!(english(*key), sentence, "{key:?}");
+            assert_eq!(
+                reference_of(key.id()),
+                compiled_english(*key).map_or(Reference::Later, Reference::Sentence)
+            );
         }
-        assert_eq!(english_by_id("no.such.key"), None);
+        assert_eq!(reference_of("no.such.key"), Reference::Unknown);
+        // The first screen's sentences are compiled in; the settings dialog's are later.
+        assert!(compiled_english(Key::SidebarNewChat).is_some());
+        assert!(compiled_english(Key::ToolRiskDestructive).is_some());
+        assert!(compiled_english(Key::SettingsLanguageFailed).is_some());
+        // (Named by id: naming it here would count as a use outside the dialog.)
+        let providers_tab = Key::ALL.iter().find(|k| k.id() == "settings.tab.providers");
+        assert_eq!(providers_tab.and_then(|key| compiled_english(*key)), None);
+        assert!(providers_tab.is_some());
+    }
+
+    /// Every `Name` of a `Key::Name` in the `.rs` files under `dir`, with their paths.
+    fn key_uses(dir: &std::path::Path, uses: &mut Vec<(String, String)>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                key_uses(&path, uses);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                for (at, _) in text.match_indices("Key::") {
+                    let name: String = text[at + 5..]
+                        .chars()
+                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                        .collect();
+                    uses.push((name, path.to_string_lossy().replace('\\', "/")));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_sentence_left_for_later_is_used_only_in_the_settings_dialog() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut uses = Vec::new();
+        key_uses(&root.join("src"), &mut uses);
+        let later: BTreeSet<String> = Key::ALL
+            .iter()
+            .filter(|key| compiled_english(**key).is_none())
+            .map(|key| format!("{key:?}"))
+            .collect();
+        assert!(later.len() > 100, "only {} later sentences", later.len());
+        for (name, path) in uses {
+            if later.contains(&name) {
+                assert!(
+                    path.contains("/src/settings/"),
+                    "{name} is left for later but {path} uses it"
+                );
+            }
+        }
     }
 
     #[test]

@@ -14,8 +14,6 @@ mod skills;
 mod system;
 mod tools;
 
-pub use tools::risk_key;
-
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 
@@ -124,10 +122,18 @@ pub fn SettingsDialog() -> impl IntoView {
 fn settings_dialog() -> AnyView {
     let shell = use_shell();
     let i18n = use_i18n();
-    // Shown once its stylesheet is here (`crate::ui::lazy_styles`).
+    // Shown once its stylesheet (`crate::ui::lazy_styles`) and its English sentences
+    // (`crate::i18n::load_later_english`) are here.
     let styled = crate::ui::lazy_styles::ready(crate::ui::lazy_styles::Sheet::Panels);
+    let worded = RwSignal::new(crate::i18n::later_english_here());
+    if !worded.get_untracked() {
+        leptos::task::spawn_local(async move {
+            crate::i18n::load_later_english().await;
+            let _ = worded.try_set(true);
+        });
+    }
     view! {
-        <Show when=move || styled.get()>
+        <Show when=move || styled.get() && worded.get()>
             <Dialog
                 open=shell.settings_open
                 title=Signal::derive(move || i18n.t(Key::SettingsTitle))

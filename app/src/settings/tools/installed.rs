@@ -12,9 +12,9 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::image_model::ImageModelField;
-use super::{risk_key, save_prefs};
+use super::save_prefs;
 use crate::i18n::{Key, tr, use_i18n};
-use crate::plugins::use_plugins;
+use crate::plugins::{risk_key, use_plugins};
 use crate::preferences::use_prefs;
 use crate::ui::field::{Control, Field};
 use crate::ui::toast::{ToastKind, use_toasts};

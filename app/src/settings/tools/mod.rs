@@ -15,27 +15,16 @@ mod install;
 mod installed;
 mod registry;
 
-use hearth_core::plugin::Risk;
 use hearth_core::plugin::approval::ConfirmMode;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::deployment::{CapabilityNotes, Place, use_capabilities};
 use crate::i18n::{I18n, Key, tr, use_i18n};
-use crate::plugins::{CallError, ListState, use_plugins};
+use crate::plugins::{CallError, ListState, risk_key, use_plugins};
 use crate::preferences::{Prefs, use_prefs};
 use crate::ui::field::{Control, Field};
 use crate::ui::toast::{ToastKind, Toasts, use_toasts};
-
-/// The label of a risk level.
-pub fn risk_key(risk: Risk) -> Key {
-    match risk {
-        Risk::Read => Key::ToolRiskRead,
-        Risk::Write => Key::ToolRiskWrite,
-        Risk::External => Key::ToolRiskExternal,
-        Risk::Destructive => Key::ToolRiskDestructive,
-    }
-}
 
 fn confirm_slug(mode: ConfirmMode) -> &'static str {
     match mode {
