@@ -39,6 +39,10 @@
 //! - [`search`]: the global search engine: tokenizer for every shipped locale, an
 //!   incremental inverted index per source with BM25, prefix, typo and phrase matching,
 //!   snippets, and a checked snapshot format.
+//! - [`slash`]: the composer's `/` menu: when the text asks for it, and which entries
+//!   match, best first.
+//! - [`template`]: prompt templates: typed `{{variables}}` read and filled, and the
+//!   library that keeps them with their earlier versions.
 //! - [`stored_file`]: the files a message refers to in the browser's private file
 //!   system, and which names a file brought in from outside may have.
 //! - [`zip_store`]: ZIP files of stored entries, written and read a piece at a time,
@@ -64,6 +68,8 @@ pub mod provider;
 pub mod safe_url;
 pub mod search;
 pub mod skill;
+pub mod slash;
 pub mod stored_file;
+pub mod template;
 pub mod url_policy;
 pub mod zip_store;

@@ -61,6 +61,10 @@ pub struct Archive {
     /// repaired and merged memory by memory where it is imported.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<Value>,
+    /// The prompt templates record (`crate::template::library::TemplateLibrary`), kept
+    /// as JSON like the skills: repaired and merged template by template where imported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub templates: Option<Value>,
 }
 
 /// Why an archive was refused. Nothing is written when any of these is returned.
@@ -108,6 +112,7 @@ impl Archive {
             providers,
             skills: None,
             memory: None,
+            templates: None,
         }
     }
 
@@ -342,6 +347,30 @@ mod tests {
         let older = serde_json::to_string(&sample()).unwrap();
         assert!(!older.contains("memory"));
         assert_eq!(Archive::parse(&older).unwrap().memory, None);
+    }
+
+    #[test]
+    fn the_templates_travel_with_the_export_versions_and_all() {
+        use crate::template::library::{TemplateDraft, TemplateLibrary};
+        let mut archive = sample();
+        let mut library = TemplateLibrary::default();
+        let draft = |body: &str| TemplateDraft {
+            title: "Translate".into(),
+            command: "translate".into(),
+            body: body.into(),
+        };
+        library.add("t1".into(), draft("To {{lang}}"), 1.0).unwrap();
+        library
+            .update("t1", draft("Into {{lang:choice:fr|de}}"), 2.0)
+            .unwrap();
+        archive.templates = Some(serde_json::to_value(&library).unwrap());
+        let parsed = Archive::parse(&serde_json::to_string(&archive).unwrap()).unwrap();
+        let back: TemplateLibrary = serde_json::from_value(parsed.templates.unwrap()).unwrap();
+        assert_eq!(back, library);
+        assert_eq!(back.templates[0].versions.len(), 1);
+        let older = serde_json::to_string(&sample()).unwrap();
+        assert!(!older.contains("templates"));
+        assert_eq!(Archive::parse(&older).unwrap().templates, None);
     }
 
     #[test]
