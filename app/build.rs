@@ -3,16 +3,17 @@
 //! in `Key::id`, so the critical path does not carry them twice, and nothing is parsed at
 //! start. The catalog tests check the result against the file.
 //!
-//! A sentence whose key only the settings dialog uses (every `Key::Name` of it is under
-//! `src/settings/`) is left empty here: the dialog's lazily loaded chunk fetches
-//! `locales/en.json` before it shows (`crate::i18n::load_later_english`), so those
-//! sentences are not on the first screen's path.
+//! A sentence whose key only the settings dialog or the composer's command menu uses
+//! (every `Key::Name` of it is under [`LATER_DIRS`]) is left empty here: their lazily
+//! loaded chunks fetch `locales/en.json` before they show
+//! (`crate::i18n::load_later_english`), so those sentences are not on the first screen's
+//! path.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// Where the code that may use a later sentence lives.
-const LATER_DIR: &str = "src/settings/";
+const LATER_DIRS: [&str; 2] = ["src/settings/", "src/shell/commands/"];
 
 fn main() {
     println!("cargo::rerun-if-changed=locales/en.json");
@@ -29,7 +30,7 @@ fn main() {
             Some((variant, rest.strip_suffix("\",")?))
         })
         .collect();
-    let outside = used_outside_settings(Path::new("src"));
+    let outside = used_outside_later_dirs(Path::new("src"));
     let sentences: Vec<&str> = declared
         .iter()
         .map(|(variant, id)| {
@@ -48,9 +49,9 @@ fn main() {
     std::fs::write(out, sentences.join("\0")).expect("write en.values");
 }
 
-/// The `Key` variants named anywhere under `dir` outside [`LATER_DIR`] (the key list
+/// The `Key` variants named anywhere under `dir` outside [`LATER_DIRS`] (the key list
 /// itself aside).
-fn used_outside_settings(dir: &Path) -> HashSet<String> {
+fn used_outside_later_dirs(dir: &Path) -> HashSet<String> {
     let mut found = HashSet::new();
     let mut pending = vec![dir.to_path_buf()];
     while let Some(dir) = pending.pop() {
@@ -60,7 +61,7 @@ fn used_outside_settings(dir: &Path) -> HashSet<String> {
             if path.is_dir() {
                 pending.push(path);
             } else if name.ends_with(".rs")
-                && !name.starts_with(LATER_DIR)
+                && !LATER_DIRS.iter().any(|later| name.starts_with(later))
                 && !name.ends_with("i18n/keys.rs")
             {
                 let text = std::fs::read_to_string(&path).expect("read a source file");

@@ -98,6 +98,8 @@ pub enum PartialImport {
     Skills(crate::skills::SkillsError),
     /// The memories were not stored.
     Memory(crate::memory::MemoryStoreError),
+    /// The templates were not stored.
+    Templates(crate::templates::TemplatesError),
 }
 
 /// How many records a database holds, or an action touched.
@@ -122,6 +124,8 @@ pub struct Exported {
     pub skills_left_out: bool,
     /// The memory could not be read, so is not in it.
     pub memory_left_out: bool,
+    /// The templates could not be read, so are not in it.
+    pub templates_left_out: bool,
 }
 
 /// A chosen export, read, checked and planned, waiting for the user's go-ahead.
@@ -414,6 +418,13 @@ impl DataService {
         if let Ok(crate::memory::Answer::Exported(value)) = memory {
             archive.memory = value;
         }
+        // Likewise the templates.
+        let templates = crate::templates::use_templates().ensure_loaded().await;
+        let templates_left_out = templates.is_err();
+        archive.templates = templates
+            .ok()
+            .filter(|templates| !templates.templates.is_empty())
+            .and_then(|templates| serde_json::to_value(&templates).ok());
         let records = serde_json::to_vec(&archive).map_err(|e| DataError::Encode(e.to_string()))?;
         let mut exported = Exported {
             records: Counts {
@@ -422,6 +433,7 @@ impl DataService {
             },
             skills_left_out,
             memory_left_out,
+            templates_left_out,
             ..Exported::default()
         };
         drop(archive);
@@ -654,6 +666,25 @@ impl DataService {
             let merged = crate::memory::run(crate::memory::Op::Merge(value)).await;
             if let Err(reason) = merged {
                 partial.push(PartialImport::Memory(reason));
+            }
+        }
+        // Templates merge too: those whose id and command are free here come in.
+        if let Some(value) = pending.archive.templates.clone() {
+            let merged = match serde_json::from_value::<
+                hearth_core::template::library::TemplateLibrary,
+            >(value)
+            {
+                Ok(library) => {
+                    crate::templates::use_templates()
+                        .change(move |l| Ok(l.merge(library)))
+                        .await
+                }
+                Err(error) => Err(crate::templates::TemplatesError::Unreadable(
+                    error.to_string(),
+                )),
+            };
+            if let Err(reason) = merged {
+                partial.push(PartialImport::Templates(reason));
             }
         }
         self.chat.after_bulk_change().await;

@@ -15,6 +15,7 @@
 //! - [`search`]: global search: the index in a lazily started Web Worker, kept current
 //!   through the search journal, and the search palette.
 //! - [`settings`]: the settings dialog and its tabs.
+//! - [`templates`]: the user's prompt templates (the `/` menu and Settings › Templates).
 //! - [`ui`]: shared primitives with correct keyboard and focus behaviour: `Dialog`,
 //!   `Menu`, `Toast`, `Field`, `ModelPicker`, `SafeImage`, icons.
 //! - [`i18n`]: translation catalogs (English compiled in, zh-CN and ja fetched when in
@@ -60,6 +61,7 @@ pub mod settings;
 pub mod shell;
 pub mod skills;
 pub mod storage;
+pub mod templates;
 pub mod theme;
 pub mod ui;
 pub mod vault;

@@ -323,6 +323,7 @@ async fn dialog_traps_focus_closes_on_escape_and_returns_focus() {
         "models",
         "tools",
         "skills",
+        "templates",
         "memory",
         "system",
         "data",
@@ -821,6 +822,23 @@ async fn every_settings_tab_is_worded_in_every_locale_though_english_comes_later
             providers_tab,
             "{locale}"
         );
+        // The composer's `/` menu (the other chunk whose English comes later) too.
+        browser.press(&[Key::Escape]).await;
+        browser
+            .wait_until("!document.querySelector('dialog')?.open")
+            .await;
+        let input = browser.wait_for("#composer-input").await;
+        input.send_keys("/").await.expect("type a slash");
+        browser.wait_for("#slash-menu [role=option]").await;
+        let text = browser
+            .js(
+                "return document.querySelector('.slash-menu').innerText",
+                vec![],
+            )
+            .await;
+        let text = text.as_str().unwrap_or_default();
+        let shown: Vec<&String> = ids.iter().filter(|id| text.contains(id.as_str())).collect();
+        assert!(shown.is_empty(), "{locale} › / shows key ids {shown:?}");
         assert!(
             catalogs_fetched(&browser)
                 .await

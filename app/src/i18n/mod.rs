@@ -3,9 +3,9 @@
 //!
 //! Only English is compiled in: it is the default and every other locale's fallback,
 //! kept as its sentences alone in `Key` order (`app/build.rs`; the ids are in `Key::id`).
-//! The sentences only the settings dialog uses are not: the dialog's chunk fetches
-//! `/locales/en.json` before it shows ([`load_later_english`]), so the first screen does
-//! not carry them. A fetched catalog's entry for such a key has its placeholders checked
+//! The sentences only the settings dialog or the composer's command menu use are not:
+//! their chunks fetch `/locales/en.json` before they show ([`load_later_english`]), so
+//! the first screen does not carry them. A fetched catalog's entry for such a key has its placeholders checked
 //! when it is looked up, against that English.
 //! Trunk copies the other catalogs to `dist/locales/<tag>.json` (stable names, so a
 //! service worker can cache them), and the app fetches one only when that locale is in
@@ -69,7 +69,7 @@ pub fn message(key: Key, values: &[(&str, &str)]) -> String {
 }
 
 /// English, compiled in: its sentences in `Key` order, NUL-separated (`app/build.rs`);
-/// a later sentence (only the settings dialog uses it) is empty here.
+/// a later sentence (only the settings dialog or the command menu uses it) is empty here.
 const ENGLISH: &str = include_str!(concat!(env!("OUT_DIR"), "/en.values"));
 
 /// The compiled-in English sentence of `key`; `None` for a later one.
@@ -525,7 +525,7 @@ mod tests {
     }
 
     #[test]
-    fn a_sentence_left_for_later_is_used_only_in_the_settings_dialog() {
+    fn a_sentence_left_for_later_is_used_only_in_the_settings_dialog_or_the_command_menu() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut uses = Vec::new();
         key_uses(&root.join("src"), &mut uses);
@@ -538,7 +538,7 @@ mod tests {
         for (name, path) in uses {
             if later.contains(&name) {
                 assert!(
-                    path.contains("/src/settings/"),
+                    path.contains("/src/settings/") || path.contains("/src/shell/commands/"),
                     "{name} is left for later but {path} uses it"
                 );
             }

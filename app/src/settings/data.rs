@@ -133,6 +133,10 @@ fn partial_message(i18n: I18n, partial: &[PartialImport]) -> String {
                 Key::DataImportSkillsFailed,
                 &[("reason", &super::skills::error_text(why, i18n))],
             ),
+            PartialImport::Templates(why) => i18n.t_with(
+                Key::DataImportTemplatesFailed,
+                &[("reason", &super::templates::error_text(why, i18n))],
+            ),
         })
         .collect();
     i18n.t_with(Key::DataImportPartial, &[("reason", &reasons.join(" "))])
@@ -215,6 +219,9 @@ pub fn DataPanel() -> impl IntoView {
                     }
                     if written.memory_left_out {
                         text = format!("{text} {}", i18n.t(Key::DataExportMemoryLeftOut));
+                    }
+                    if written.templates_left_out {
+                        text = format!("{text} {}", i18n.t(Key::DataExportTemplatesLeftOut));
                     }
                     toasts.show(ToastKind::Info, text);
                 }

@@ -12,6 +12,7 @@ mod models;
 mod providers;
 mod skills;
 mod system;
+mod templates;
 mod tools;
 
 use leptos::ev::KeyboardEvent;
@@ -35,6 +36,8 @@ pub enum Tab {
     Tools,
     /// Skills: installed, active, the catalogue.
     Skills,
+    /// Prompt templates and their versions.
+    Templates,
     /// Memory: the switches and every memory.
     Memory,
     /// The system prompt.
@@ -48,12 +51,13 @@ pub enum Tab {
 }
 
 impl Tab {
-    const ALL: [Tab; 10] = [
+    const ALL: [Tab; 11] = [
         Tab::General,
         Tab::Providers,
         Tab::Models,
         Tab::Tools,
         Tab::Skills,
+        Tab::Templates,
         Tab::Memory,
         Tab::System,
         Tab::Data,
@@ -68,6 +72,7 @@ impl Tab {
             Tab::Models => Key::SettingsTabModels,
             Tab::Tools => Key::SettingsTabTools,
             Tab::Skills => Key::SettingsTabSkills,
+            Tab::Templates => Key::SettingsTabTemplates,
             Tab::Memory => Key::SettingsTabMemory,
             Tab::System => Key::SettingsTabSystem,
             Tab::Data => Key::SettingsTabData,
@@ -89,6 +94,7 @@ impl Tab {
             Tab::Models => "models",
             Tab::Tools => "tools",
             Tab::Skills => "skills",
+            Tab::Templates => "templates",
             Tab::Memory => "memory",
             Tab::System => "system",
             Tab::Data => "data",
@@ -247,6 +253,7 @@ fn SettingsTabs() -> impl IntoView {
                     Tab::Models => view! { <models::ModelsPanel /> }.into_any(),
                     Tab::Tools => view! { <tools::PluginsPanel /> }.into_any(),
                     Tab::Skills => view! { <skills::SkillsPanel /> }.into_any(),
+                    Tab::Templates => view! { <templates::TemplatesPanel /> }.into_any(),
                     Tab::Memory => view! { <memory::MemoryPanel /> }.into_any(),
                     Tab::System => view! { <system::SystemPanel /> }.into_any(),
                     Tab::Data => view! { <data::DataPanel /> }.into_any(),

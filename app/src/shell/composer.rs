@@ -5,7 +5,9 @@
 //! and keeps the text. While a reply streams, Stop ends it and Send queues the message.
 //! Files join the message by the attach button, a paste or a drop (`crate::attachments`);
 //! a message waits until its files are read, and may be files alone. What another app
-//! shares into Hearth (`crate::pwa`) arrives here the same way.
+//! shares into Hearth (`crate::pwa`) arrives here the same way. A message that starts
+//! with `/` opens the command menu and template form ([`super::commands`], a lazily
+//! loaded chunk), which sees every key first while it shows.
 
 use leptos::ev::{ClipboardEvent, DragEvent, KeyboardEvent, SubmitEvent};
 use leptos::prelude::*;
@@ -17,6 +19,7 @@ use crate::attachments::{Draft, input_files};
 use crate::chat::use_chat;
 use crate::i18n::{Key, tr, use_i18n};
 use crate::shell::COMPOSER_INPUT_ID;
+use crate::shell::commands::Commands;
 use crate::ui::icon::{Icon, icon};
 use crate::ui::lazy::lazy_view;
 use crate::ui::model_picker::{CompactModelPicker, ModelGroup, ModelOption};
@@ -31,6 +34,14 @@ pub fn Composer() -> impl IntoView {
     let draft = Draft::new(i18n, toasts);
     let is_empty = move || text.with(|t| t.trim().is_empty()) && !draft.has_files();
     let dragging = RwSignal::new(false);
+    let commands = Commands {
+        text,
+        keys: StoredValue::new(None),
+        filling: RwSignal::new(None),
+    };
+    let wants_commands = Memo::new(move |_| {
+        text.with(|t| t.starts_with('/')) || commands.filling.with(Option::is_some)
+    });
     // The chips' code arrives with the first file; a memo, so that adding or reading a
     // file does not mount them again.
     let has_files = Memo::new(move |_| draft.has_files());
@@ -113,6 +124,11 @@ pub fn Composer() -> impl IntoView {
         }
     });
     let on_keydown = move |event: KeyboardEvent| {
+        if let Some(menu) = commands.keys.get_value()
+            && menu.run(event.clone())
+        {
+            return;
+        }
         // keyCode 229 is what some browsers report for keys an IME consumed.
         let composing = event.is_composing() || event.key_code() == 229;
         if event.key() == "Enter" && !event.shift_key() && !composing {
@@ -168,6 +184,11 @@ pub fn Composer() -> impl IntoView {
                 has_files
                     .get()
                     .then(|| lazy_view(draft_chips(draft), "attachment-chips--loading"))
+            }}
+            {move || {
+                wants_commands
+                    .get()
+                    .then(|| lazy_view(command_view(commands), "slash-menu--loading"))
             }}
             <label class="visually-hidden" for=COMPOSER_INPUT_ID>
                 {tr(Key::ComposerLabel)}
@@ -251,4 +272,10 @@ pub fn Composer() -> impl IntoView {
 #[lazy]
 fn draft_chips(draft: Draft) -> AnyView {
     view! { <crate::attachments::chips::DraftChips draft=draft /> }.into_any()
+}
+
+/// The command menu or template form, in its own lazily loaded chunk.
+#[lazy]
+fn command_view(commands: Commands) -> AnyView {
+    super::commands::view(commands)
 }

@@ -1,8 +1,10 @@
 //! The app shell a user sees first: the sidebar, the top bar, the conversation pane with
 //! its empty state, and the composer. On narrow screens the sidebar becomes a drawer.
-//! The address bar follows the open conversation ([`address`]).
+//! The address bar follows the open conversation ([`address`]); the composer's `/` menu
+//! and template form are [`commands`].
 
 pub mod address;
+mod commands;
 mod composer;
 mod empty_state;
 mod sidebar;

@@ -1,0 +1,482 @@
+//! Prompt templates and the composer's `/` menu in the real build, in Chromium, against
+//! the provider fixture: a template made in Settings (its mistakes said by line and by
+//! rule) is found by `/` and chosen by keyboard; its form checks every typed variable,
+//! and the filled text is what the provider receives. The menu runs the composer's own
+//! commands, turns a skill on and off, closes with Escape, and a slash text nothing
+//! matches is sent as typed. Versions come back with Restore, a deleted template with
+//! Undo.
+
+use fantoccini::key::Key;
+use hearth_e2e::AppSession;
+use hearth_e2e::chat::{self, last_status};
+use hearth_e2e::provider_fixture::ProviderFixture;
+use serde_json::{Value, json};
+
+/// Replaces the text of the control `css` with `text`.
+async fn fill(session: &AppSession, css: &str, text: &str) {
+    let field = session.wait_for(css).await;
+    field.clear().await.expect("clear");
+    field.send_keys(text).await.expect("type");
+}
+
+async fn close_settings(session: &AppSession) {
+    session.press(&[Key::Escape]).await;
+    session
+        .wait_until("!document.querySelector('dialog')?.open")
+        .await;
+}
+
+/// Types `text` into the composer (without sending).
+async fn type_in_composer(session: &AppSession, text: &str) {
+    let input = session.wait_for("#composer-input").await;
+    input.click().await.expect("focus the composer");
+    input.send_keys(text).await.expect("type");
+}
+
+async fn composer_text(session: &AppSession) -> String {
+    session
+        .js(
+            "return document.getElementById('composer-input').value",
+            vec![],
+        )
+        .await
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// The commands the menu lists, in order.
+async fn listed(session: &AppSession) -> Vec<String> {
+    session
+        .js(
+            "return [...document.querySelectorAll('#slash-menu [role=option]')].map((o) => o.dataset.slashCommand)",
+            vec![],
+        )
+        .await
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect()
+}
+
+/// The option the composer points at (`aria-activedescendant`), by its command.
+async fn active_command(session: &AppSession) -> Value {
+    session
+        .js(
+            "const id = document.getElementById('composer-input').getAttribute('aria-activedescendant');
+             return id ? document.getElementById(id)?.dataset.slashCommand ?? null : null;",
+            vec![],
+        )
+        .await
+}
+
+async fn toast_with(session: &AppSession, text: &str) {
+    session
+        .wait_until(&format!(
+            "[...document.querySelectorAll('.toast')].some((t) => t.textContent.includes({}))",
+            json!(text)
+        ))
+        .await;
+}
+
+const TRANSLATE: &str = "Translate into {{language:choice:French|German}}:\n\n{{text:paragraph}}\n\nBy {{due:date}}, in {{words:number}} words at most.";
+
+#[tokio::test]
+async fn a_template_is_found_by_slash_filled_by_keyboard_and_its_text_is_what_is_sent() {
+    let fixture = ProviderFixture::start().await;
+    let session = chat::ready(&fixture).await;
+    session.open_settings_tab("templates").await;
+    session.wait_for("#templates-empty").await;
+    session.click_by_script("#templates-new").await;
+    fill(&session, "#template-editor-title", "Translate text").await;
+    // The command follows the title until one is written.
+    session
+        .wait_until("document.getElementById('template-editor-command').value === 'translate-text'")
+        .await;
+
+    // A mistake is said as it is typed, by line; Save refuses it and keeps nothing.
+    fill(
+        &session,
+        "#template-editor-body",
+        "Dear team,\nPlease {{oops",
+    )
+    .await;
+    session
+        .wait_until("document.getElementById('template-editor-read').textContent.includes('Line 2: a variable is opened but not closed')")
+        .await;
+    session.click_by_script("#template-editor-save").await;
+    session
+        .wait_until(
+            "document.getElementById('template-editor-error').textContent.includes('Line 2')",
+        )
+        .await;
+    // The composer's own commands cannot be taken.
+    fill(&session, "#template-editor-body", TRANSLATE).await;
+    fill(&session, "#template-editor-command", "/New").await;
+    session.click_by_script("#template-editor-save").await;
+    session
+        .wait_until("document.getElementById('template-editor-error').textContent.includes(\"/new is one of the message box's own commands\")")
+        .await;
+    assert_eq!(
+        session.text_of("#template-editor-read").await,
+        "Variables: language (choice), text (paragraph), due (date), words (number)"
+    );
+    fill(&session, "#template-editor-command", "translate").await;
+    session.click_by_script("#template-editor-save").await;
+    session
+        .wait_for("#templates-list [data-template] [data-template-command]")
+        .await;
+    assert_eq!(
+        session.text_of("[data-template-command]").await,
+        "/translate"
+    );
+    session.screenshot("templates-settings").await;
+    close_settings(&session).await;
+
+    // `/tra` lists it first; the text area points at it; Enter opens its form.
+    type_in_composer(&session, "/tra").await;
+    session
+        .wait_for("#slash-menu [data-slash-command='translate']")
+        .await;
+    assert_eq!(listed(&session).await, vec!["translate".to_string()]);
+    assert_eq!(active_command(&session).await, json!("translate"));
+    assert_eq!(
+        session
+            .js(
+                "return document.getElementById('composer-input').getAttribute('aria-controls')",
+                vec![]
+            )
+            .await,
+        json!("slash-menu")
+    );
+    session.screenshot("templates-slash-menu").await;
+    session.press(&[Key::Enter]).await;
+    session.wait_for("#template-form").await;
+    session
+        .wait_until("document.activeElement?.id === 'template-field-0'")
+        .await;
+    assert_eq!(composer_text(&session).await, "", "nothing was sent");
+    assert!(chat::user_texts(&fixture).is_empty());
+
+    // Insert with nothing filled in: every field says why, focus goes to the first.
+    session.click_by_script("#template-form-insert").await;
+    session
+        .wait_until("[...document.querySelectorAll('#template-form .field__error')].filter((e) => e.textContent === 'Required.').length === 4")
+        .await;
+    assert_eq!(session.focused().await, "template-field-0");
+
+    // Filled by keyboard (the date through its value: its typed form is the locale's).
+    session
+        .wait_for("#template-field-0")
+        .await
+        .select_by_value("German")
+        .await
+        .expect("choose German");
+    fill(&session, "#template-field-1", "Good morning, everyone.").await;
+    session
+        .js(
+            "const d = document.getElementById('template-field-2');
+             d.value = '2026-12-24'; d.dispatchEvent(new Event('input', {bubbles: true}));",
+            vec![],
+        )
+        .await;
+    fill(&session, "#template-field-3", "300").await;
+    // Each field was checked again as it changed: nothing is marked now.
+    session
+        .wait_until("[...document.querySelectorAll('#template-form .field__error')].every((e) => e.textContent === '')")
+        .await;
+    session.screenshot("templates-form").await;
+    session.press(&[Key::Enter]).await;
+    session
+        .wait_until("!document.getElementById('template-form')")
+        .await;
+    let filled =
+        "Translate into German:\n\nGood morning, everyone.\n\nBy 2026-12-24, in 300 words at most.";
+    assert_eq!(composer_text(&session).await, filled);
+    assert_eq!(session.focused().await, "composer-input");
+    session.press(&[Key::Enter]).await;
+    last_status(&session, "done").await;
+    assert_eq!(chat::user_texts(&fixture), vec![filled.to_string()]);
+    session.assert_no_console_errors().await;
+    session.finish().await;
+}
+
+#[tokio::test]
+async fn the_slash_menu_runs_the_composers_own_commands_and_switches_skills_by_keyboard() {
+    let fixture = ProviderFixture::start().await;
+    let session = chat::ready(&fixture).await;
+
+    // A slash alone lists the composer's commands; arrows move and wrap.
+    type_in_composer(&session, "/").await;
+    session.wait_for("#slash-menu").await;
+    assert_eq!(
+        listed(&session).await,
+        vec!["new", "search", "templates", "skills"]
+    );
+    assert_eq!(active_command(&session).await, json!("new"));
+    session.press(&[Key::Down]).await;
+    assert_eq!(active_command(&session).await, json!("search"));
+    session.press(&[Key::Up, Key::Up]).await;
+    assert_eq!(active_command(&session).await, json!("skills"));
+
+    // Escape closes it and keeps the text; a slash text nothing matches is sent as typed.
+    session.press(&[Key::Escape]).await;
+    session
+        .wait_until("!document.getElementById('slash-menu')")
+        .await;
+    assert_eq!(composer_text(&session).await, "/");
+    session
+        .wait_for("#composer-input")
+        .await
+        .send_keys("zzz")
+        .await
+        .unwrap();
+    session.wait_for("#slash-menu-empty").await;
+    session.press(&[Key::Enter]).await;
+    last_status(&session, "done").await;
+    assert_eq!(chat::user_texts(&fixture), vec!["/zzz".to_string()]);
+    // A path is not a command.
+    type_in_composer(&session, "/usr/bin is").await;
+    assert_eq!(
+        session
+            .js("return !document.getElementById('slash-menu')", vec![])
+            .await,
+        json!(true)
+    );
+    session
+        .wait_for("#composer-input")
+        .await
+        .clear()
+        .await
+        .unwrap();
+
+    // /new leaves the conversation for a new chat.
+    type_in_composer(&session, "/new").await;
+    session
+        .wait_until("document.getElementById('composer-input').getAttribute('aria-activedescendant') !== null")
+        .await;
+    session.press(&[Key::Enter]).await;
+    session
+        .wait_until("document.querySelectorAll('.message').length === 0")
+        .await;
+    assert_eq!(composer_text(&session).await, "");
+
+    // /search opens the search palette.
+    type_in_composer(&session, "/sea").await;
+    session
+        .wait_until("document.getElementById('composer-input').getAttribute('aria-activedescendant') !== null")
+        .await;
+    session.press(&[Key::Tab]).await;
+    session
+        .wait_until("document.querySelector('.search-palette__input') === document.activeElement")
+        .await;
+    session.press(&[Key::Escape]).await;
+    session
+        .wait_until("!document.querySelector('dialog.dialog--search')?.open")
+        .await;
+
+    // A skill is listed with its state, and choosing it switches it.
+    session.open_settings_tab("skills").await;
+    session
+        .click_by_script("#skills-catalog [data-catalog-skill='code-review'] [data-skill-install]")
+        .await;
+    session
+        .wait_for("#skills-installed [data-skill='code-review']")
+        .await;
+    close_settings(&session).await;
+    type_in_composer(&session, "/code").await;
+    session
+        .wait_for("#slash-menu [data-slash-command='code-review']")
+        .await;
+    assert!(
+        session
+            .text_of("[data-slash-command='code-review']")
+            .await
+            .contains("Skill · on")
+    );
+    session.press(&[Key::Enter]).await;
+    toast_with(&session, "“Code review” is off.").await;
+    type_in_composer(&session, "/code").await;
+    session
+        .wait_until("document.querySelector(\"[data-slash-command='code-review']\")?.textContent.includes('Skill · off')")
+        .await;
+    session.press(&[Key::Escape]).await;
+    session
+        .wait_for("#composer-input")
+        .await
+        .clear()
+        .await
+        .unwrap();
+    session.open_settings_tab("skills").await;
+    assert_eq!(
+        session
+            .js("return document.querySelector(\"[data-skill='code-review'] [data-skill-active]\").checked", vec![])
+            .await,
+        json!(false)
+    );
+    session.assert_no_console_errors().await;
+    session.finish().await;
+}
+
+#[tokio::test]
+async fn earlier_versions_come_back_with_restore_and_a_deleted_template_with_undo() {
+    let fixture = ProviderFixture::start().await;
+    let session = chat::ready(&fixture).await;
+    session.open_settings_tab("templates").await;
+    session.click_by_script("#templates-new").await;
+    fill(&session, "#template-editor-title", "Standup").await;
+    fill(&session, "#template-editor-body", "Yesterday: {{done}}").await;
+    session.click_by_script("#template-editor-save").await;
+    session.wait_for("[data-template]").await;
+    for body in ["Done: {{done}}", "Done: {{done}}\nNext: {{next}}"] {
+        session
+            .click_by_script("[data-template] [data-template-edit]")
+            .await;
+        fill(&session, "#template-editor-body", body).await;
+        session.click_by_script("#template-editor-save").await;
+        session
+            .wait_until(&format!(
+                "document.querySelector('[data-template] .template-card__body')?.textContent === {}",
+                json!(body)
+            ))
+            .await;
+    }
+    assert_eq!(
+        session.text_of("[data-template-versions]").await,
+        "Earlier versions (2)"
+    );
+    session.click_by_script("[data-template-versions]").await;
+    // Newest first: the version at index 0 is the first text.
+    session
+        .click_by_script("[data-template-version='0'] [data-template-restore]")
+        .await;
+    session
+        .wait_until("document.querySelector('[data-template] .template-card__body')?.textContent === 'Yesterday: {{done}}'")
+        .await;
+    assert_eq!(
+        session.text_of("[data-template-versions]").await,
+        "Earlier versions (2)"
+    );
+
+    // Deleted, then back with Undo, command and versions included.
+    session
+        .click_by_script("[data-template] [data-template-delete]")
+        .await;
+    session.wait_for("#templates-empty").await;
+    session.click_by_script(".toast .toast__action").await;
+    session.wait_for("[data-template]").await;
+    assert_eq!(session.text_of("[data-template-command]").await, "/standup");
+    // Kept across a reload.
+    session.reload_app().await;
+    session.open_settings_tab("templates").await;
+    session.wait_for("[data-template]").await;
+    assert_eq!(
+        session.text_of("[data-template-versions]").await,
+        "Earlier versions (2)"
+    );
+    close_settings(&session).await;
+
+    // At phone width in the dark theme, the menu and the form fit above the composer.
+    session
+        .js("localStorage.setItem('hearth.theme', 'dark')", vec![])
+        .await;
+    session.resize(390, 844).await;
+    session.reload_app().await;
+    type_in_composer(&session, "/stand").await;
+    session
+        .wait_for("#slash-menu [data-slash-command='standup']")
+        .await;
+    let fits = "(() => { const r = document.querySelector('.slash-menu').getBoundingClientRect();
+        return r.left >= 0 && r.right <= innerWidth && r.top >= 0; })()";
+    session.wait_until(fits).await;
+    session.screenshot("templates-slash-menu-phone-dark").await;
+    session.press(&[Key::Enter]).await;
+    session.wait_for("#template-form").await;
+    session.wait_until(fits).await;
+    session.screenshot("templates-form-phone-dark").await;
+    session.press(&[Key::Escape]).await;
+    session
+        .wait_until("!document.getElementById('template-form')")
+        .await;
+    assert_eq!(session.focused().await, "composer-input");
+    session.assert_no_console_errors().await;
+    session.finish().await;
+}
+
+#[tokio::test]
+async fn templates_travel_in_the_export_versions_included_and_come_back_with_an_import() {
+    let fixture = ProviderFixture::start().await;
+    let session = chat::ready(&fixture).await;
+    chat::send(&session, "Hello").await;
+    last_status(&session, "done").await;
+    session.open_settings_tab("templates").await;
+    session.click_by_script("#templates-new").await;
+    fill(&session, "#template-editor-title", "Bug report").await;
+    fill(
+        &session,
+        "#template-editor-body",
+        "Steps: {{steps:paragraph}}",
+    )
+    .await;
+    session.click_by_script("#template-editor-save").await;
+    session.wait_for("[data-template]").await;
+    session
+        .click_by_script("[data-template] [data-template-edit]")
+        .await;
+    fill(
+        &session,
+        "#template-editor-body",
+        "Steps: {{steps:paragraph}}\nSeen on: {{seen:date}}",
+    )
+    .await;
+    session.click_by_script("#template-editor-save").await;
+    session.wait_for("[data-template-versions]").await;
+
+    let downloads = hearth_e2e::paths::scratch_dir("templates-export");
+    session.allow_downloads(&downloads).await;
+    session.open_settings_tab("data").await;
+    session.click_by_script("#data-export").await;
+    let file = hearth_e2e::paths::downloaded(&downloads).await;
+    let mut zip = zip::ZipArchive::new(std::fs::File::open(&file).unwrap()).unwrap();
+    let mut records = String::new();
+    std::io::Read::read_to_string(
+        &mut zip.by_name("hearth-export.json").unwrap(),
+        &mut records,
+    )
+    .unwrap();
+    let exported: Value = serde_json::from_str(&records).unwrap();
+    let template = &exported["templates"]["templates"][0];
+    assert_eq!(template["command"], json!("bug-report"));
+    assert_eq!(
+        template["versions"][0]["body"],
+        json!("Steps: {{steps:paragraph}}")
+    );
+
+    // Deleted here, then the export imported: back, with its earlier version.
+    session.open_settings_tab("templates").await;
+    session
+        .click_by_script("[data-template] [data-template-delete]")
+        .await;
+    session.wait_for("#templates-empty").await;
+    session.open_settings_tab("data").await;
+    session.choose_files("#data-import-file", &[&file]).await;
+    session.wait_for("#data-import-summary").await;
+    session.click_by_script("#data-import-confirm").await;
+    session
+        .wait_until("!document.getElementById('data-import-summary')")
+        .await;
+    session.open_settings_tab("templates").await;
+    session.wait_for("[data-template]").await;
+    assert_eq!(
+        session.text_of("[data-template-command]").await,
+        "/bug-report"
+    );
+    assert_eq!(
+        session.text_of("[data-template-versions]").await,
+        "Earlier versions (1)"
+    );
+    let _ = std::fs::remove_dir_all(&downloads);
+    session.finish().await;
+}
