@@ -14,6 +14,8 @@
 //! - [`openapi`]: OpenAPI 3.x and Swagger 2.0 (JSON or YAML) imported as functions,
 //!   with caps, `$ref` limits and a reason for everything refused or skipped.
 //! - [`mcp`]: an MCP server's `tools/list` as functions (names, schemas, risk).
+//! - [`mcp_prompt`]: an MCP server's prompts for the composer: the list read bounded,
+//!   required arguments checked, a prompt's messages as text.
 //! - [`headers`]: the plain headers and the credential's header an MCP server may be
 //!   given, and the settings form's `Name: value` lines read under the same rules.
 //! - [`result`]: the one bounded result shape of REST and MCP calls.
@@ -38,6 +40,7 @@ pub mod call;
 pub mod fingerprint;
 pub mod headers;
 pub mod mcp;
+pub mod mcp_prompt;
 pub mod method;
 pub mod model;
 pub mod names;
