@@ -266,6 +266,14 @@ pub async fn cancel_doc_parse(id: &str, secret: &str) -> Result<(), EdgeError> {
         .map(drop)
 }
 
+/// `POST /api/mcp/prompts`: an installed MCP server's prompts listed, or one got (the
+/// server's JSON result, read by `hearth_core::plugin::mcp_prompt`).
+pub async fn mcp_prompts(
+    request: &hearth_core::api::McpPromptsRequest,
+) -> Result<serde_json::Value, EdgeError> {
+    post_named("/api/mcp/prompts", request, None, None).await
+}
+
 /// `GET /api/mcp/servers`: one page of the official MCP registry, `search` and `cursor`
 /// URL-encoded.
 pub async fn browse_mcp_registry(

@@ -10,8 +10,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use hearth_core::api::{
-    PluginExecuteRequest, PluginExecuteResponse, PluginInstallRequest, PluginInstallResponse,
-    RegisteredPlugin,
+    McpPromptsAction, McpPromptsRequest, PluginExecuteRequest, PluginExecuteResponse,
+    PluginInstallRequest, PluginInstallResponse, RegisteredPlugin,
 };
 use hearth_core::byok::context;
 use hearth_core::plugin::approval::{ApprovalKey, SessionApprovals};
@@ -308,6 +308,22 @@ impl Plugins {
         Ok(())
     }
 
+    /// The plugin's stored credential, when it has one and needs it.
+    async fn credential(&self, plugin_id: &str) -> Result<Option<String>, CallError> {
+        let needs_auth = self
+            .find(plugin_id)
+            .is_some_and(|plugin| plugin.auth != Auth::None);
+        if !needs_auth {
+            return Ok(None);
+        }
+        self.vault()
+            .await
+            .map_err(CallError::Credential)?
+            .load(&credential_context(plugin_id))
+            .await
+            .map_err(|e| CallError::Credential(CredentialError::Vault(e)))
+    }
+
     /// Runs one call through the edge, with the plugin's credential sealed for it;
     /// aborting `signal` cancels it.
     pub async fn execute(
@@ -318,29 +334,9 @@ impl Plugins {
         args: Value,
         signal: Option<&web_sys::AbortSignal>,
     ) -> Result<PluginExecuteResponse, CallError> {
-        let needs_auth = self
-            .find(plugin_id)
-            .is_some_and(|plugin| plugin.auth != Auth::None);
-        let secret = if needs_auth {
-            self.vault()
-                .await
-                .map_err(CallError::Credential)?
-                .load(&credential_context(plugin_id))
-                .await
-                .map_err(|e| CallError::Credential(CredentialError::Vault(e)))?
-        } else {
-            None
-        };
+        let secret = self.credential(plugin_id).await?;
         envelope::with_sealed(async |sealer| {
-            let auth = match &secret {
-                Some(secret) => Some(
-                    sealer
-                        .seal(&context::plugin_auth(plugin_id), secret)
-                        .await
-                        .map_err(|e| CallError::Credential(CredentialError::Seal(e)))?,
-                ),
-                None => None,
-            };
+            let auth = seal_credential(&sealer, plugin_id, secret.as_deref()).await?;
             let request = PluginExecuteRequest {
                 plugin_id: plugin_id.to_string(),
                 function: function.to_string(),
@@ -351,6 +347,26 @@ impl Plugins {
             edge::execute_plugin(&request, signal)
                 .await
                 .map_err(CallError::Edge)
+        })
+        .await
+    }
+
+    /// Lists an MCP plugin's prompts, or gets one, through the edge, with the plugin's
+    /// credential sealed for it; the server's result.
+    pub async fn mcp_prompts(
+        &self,
+        plugin_id: &str,
+        action: McpPromptsAction,
+    ) -> Result<Value, CallError> {
+        let secret = self.credential(plugin_id).await?;
+        envelope::with_sealed(async |sealer| {
+            let auth = seal_credential(&sealer, plugin_id, secret.as_deref()).await?;
+            let request = McpPromptsRequest {
+                plugin_id: plugin_id.to_string(),
+                auth,
+                action: action.clone(),
+            };
+            edge::mcp_prompts(&request).await.map_err(CallError::Edge)
         })
         .await
     }
@@ -382,6 +398,22 @@ impl Plugins {
             return None;
         }
         self.answers.try_update(|a| a.remove(key)).flatten()
+    }
+}
+
+/// `secret` sealed for the plugin's own calls (`plugin:<id>:auth`), if there is one.
+async fn seal_credential(
+    sealer: &envelope::Sealer,
+    plugin_id: &str,
+    secret: Option<&str>,
+) -> Result<Option<hearth_core::byok::Envelope>, CallError> {
+    match secret {
+        Some(secret) => sealer
+            .seal(&context::plugin_auth(plugin_id), secret)
+            .await
+            .map(Some)
+            .map_err(|e| CallError::Credential(CredentialError::Seal(e))),
+        None => Ok(None),
     }
 }
 

@@ -480,3 +480,172 @@ async fn templates_travel_in_the_export_versions_included_and_come_back_with_an_
     let _ = std::fs::remove_dir_all(&downloads);
     session.finish().await;
 }
+
+/// The command of the menu's option whose command ends with `suffix`, once listed.
+async fn command_ending(session: &AppSession, suffix: &str) -> String {
+    session
+        .wait_until(&format!(
+            "[...document.querySelectorAll('#slash-menu [role=option]')].some((o) => o.dataset.slashCommand.endsWith({}))",
+            json!(suffix)
+        ))
+        .await;
+    listed(session)
+        .await
+        .into_iter()
+        .find(|c| c.ends_with(suffix))
+        .expect("listed")
+}
+
+/// Clears the composer and types `text` into it.
+async fn retype(session: &AppSession, text: &str) {
+    let input = session.wait_for("#composer-input").await;
+    input.clear().await.expect("clear");
+    input.send_keys(text).await.expect("type");
+}
+
+#[tokio::test]
+async fn an_mcp_servers_prompts_are_offered_by_slash_with_their_arguments_asked() {
+    let everything = hearth_e2e::tool_peers::mcp_everything();
+    let fixture = ProviderFixture::start().await;
+    let session = chat::ready(&fixture).await;
+    session.open_settings_tab("tools").await;
+    session
+        .wait_for("#plugin-install-kind")
+        .await
+        .select_by_value("mcp")
+        .await
+        .expect("kind");
+    fill(
+        &session,
+        "#plugin-install-url",
+        &hearth_e2e::tool_peers::mcp_url(&everything),
+    )
+    .await;
+    session.click_by_script("#plugin-install-submit").await;
+    session
+        .wait_until("[...document.querySelectorAll('#plugins-installed .plugin-card__meta')].some((t) => t.textContent === 'MCP server')")
+        .await;
+    close_settings(&session).await;
+
+    // The server's prompts are listed once asked; one with arguments opens the form.
+    type_in_composer(&session, "/args").await;
+    let command = command_ending(&session, ":args-prompt").await;
+    assert!(
+        session
+            .text_of(&format!("[data-slash-command='{command}']"))
+            .await
+            .contains("Arguments Prompt"),
+    );
+    retype(&session, &format!("/{command}")).await;
+    session
+        .wait_until(&format!(
+            "document.getElementById('composer-input').getAttribute('aria-activedescendant') !== null && {}",
+            "document.querySelector('#slash-menu [role=option]')?.dataset.slashCommand.endsWith(':args-prompt')"
+        ))
+        .await;
+    session.press(&[Key::Enter]).await;
+    session.wait_for("#template-form").await;
+    assert_eq!(
+        session.text_of("label[for='template-field-0']").await,
+        "city"
+    );
+    assert_eq!(
+        session.text_of("label[for='template-field-1']").await,
+        "state (optional)"
+    );
+    // What the server says of an argument is its hint, as text.
+    assert_eq!(
+        session.text_of("#template-field-0-hint").await,
+        "Name of the city"
+    );
+    // Only the required argument must be given.
+    session.click_by_script("#template-form-insert").await;
+    session.screenshot("templates-mcp-prompt-form").await;
+    session
+        .wait_until("document.getElementById('template-field-0-error').textContent === 'Required.'")
+        .await;
+    assert_eq!(session.text_of("#template-field-1-error").await, "");
+    fill(&session, "#template-field-0", "Paris").await;
+    fill(&session, "#template-field-1", "Texas").await;
+    session.press(&[Key::Enter]).await;
+    session
+        .wait_until("!document.getElementById('template-form')")
+        .await;
+    assert_eq!(
+        composer_text(&session).await,
+        "What's weather in Paris, Texas?"
+    );
+    assert_eq!(session.focused().await, "composer-input");
+    session.press(&[Key::Enter]).await;
+    last_status(&session, "done").await;
+    assert_eq!(
+        chat::user_texts(&fixture),
+        vec!["What's weather in Paris, Texas?".to_string()]
+    );
+
+    // A prompt the server refuses says why in the form and keeps the values; a text
+    // resource in a prompt comes in as text.
+    type_in_composer(&session, "/resource").await;
+    let command = command_ending(&session, ":resource-prompt").await;
+    retype(&session, &format!("/{command}")).await;
+    session
+        .wait_until("document.querySelector('#slash-menu [role=option]')?.dataset.slashCommand.endsWith(':resource-prompt')")
+        .await;
+    session.press(&[Key::Enter]).await;
+    session.wait_for("#template-form").await;
+    fill(&session, "#template-field-0", "Nope").await;
+    fill(&session, "#template-field-1", "1").await;
+    session.press(&[Key::Enter]).await;
+    session
+        .wait_until("document.getElementById('template-form-failure').textContent.includes('The prompt could not be got')")
+        .await;
+    assert_eq!(
+        session
+            .js(
+                "return document.getElementById('template-field-1').value",
+                vec![]
+            )
+            .await,
+        json!("1")
+    );
+    // The refused request is the only thing the page logged.
+    let logged: Vec<String> = session
+        .console_errors()
+        .await
+        .into_iter()
+        .map(|e| e.message)
+        .collect();
+    assert!(
+        logged.len() == 1 && logged[0].contains("/api/mcp/prompts") && logged[0].contains("502"),
+        "{logged:?}"
+    );
+    fill(&session, "#template-field-0", "Text").await;
+    session.press(&[Key::Enter]).await;
+    session
+        .wait_until("!document.getElementById('template-form')")
+        .await;
+    let text = composer_text(&session).await;
+    assert!(
+        text.starts_with("This prompt includes the Text resource with id: 1.")
+            && text.contains("\n\nResource 1: This is a plaintext resource"),
+        "{text}"
+    );
+
+    // A prompt without arguments: its form is Insert alone, focused.
+    retype(&session, "/").await;
+    type_in_composer(&session, "simple").await;
+    command_ending(&session, ":simple-prompt").await;
+    session
+        .wait_until("document.querySelector('#slash-menu [role=option]')?.dataset.slashCommand.endsWith(':simple-prompt')")
+        .await;
+    session.press(&[Key::Enter]).await;
+    session
+        .wait_until("document.activeElement?.id === 'template-form-insert'")
+        .await;
+    session.press(&[Key::Enter]).await;
+    session
+        .wait_until("document.getElementById('composer-input').value === 'This is a simple prompt without arguments.'")
+        .await;
+    session.assert_no_console_errors().await;
+    session.finish().await;
+}

@@ -666,4 +666,13 @@ keys! {
     TemplateValueChoice => "template_value.choice",
     DataImportTemplatesFailed => "data.import_templates_failed",
     DataExportTemplatesLeftOut => "data.export_templates_left_out",
+    SlashKindPrompt => "slash.kind.prompt",
+    SlashPromptsAsking => "slash.prompts_asking",
+    SlashPromptsFailed => "slash.prompts_failed",
+    TemplateFormPromptFailed => "template_form.prompt_failed",
+    TemplateFormPromptEmpty => "template_form.prompt_empty",
+    TemplateFormPromptLeftOut => "template_form.prompt_left_out",
+    TemplateFormPromptCut => "template_form.prompt_cut",
+    TemplateFormGetting => "template_form.getting",
+    TemplateFormOptional => "template_form.optional",
 }

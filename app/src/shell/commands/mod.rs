@@ -1,18 +1,23 @@
-//! The composer's `/` menu and the template form, in their own lazily loaded chunk (the
-//! first `/` typed loads it). The menu lists the composer's own commands (new chat,
-//! search, templates, skills), the user's prompt templates and the installed skills,
+//! The composer's `/` menu and the form that fills a template or an MCP prompt, in
+//! their own lazily loaded chunk (the first `/` typed loads it). The menu lists the
+//! composer's own commands (new chat, search, templates, skills), the user's prompt
+//! templates, the installed MCP servers' prompts ([`prompts`]) and the installed skills,
 //! best match first (`hearth_core::slash`); it is a listbox the text area points at
 //! (`aria-activedescendant`), so the keyboard never leaves the text: ↑ and ↓ move, Enter
-//! or Tab chooses, Escape closes it until the text changes. A template without
-//! variables becomes the text; one with variables opens its form ([`form`]). A skill's
-//! entry turns it on or off for the messages that follow.
+//! or Tab chooses, Escape closes it until the text changes. A template or prompt without
+//! variables becomes the text; one with variables or arguments opens its form
+//! ([`form`]). A skill's entry turns it on or off for the messages that follow.
 
 mod form;
+mod prompts;
 
+use hearth_core::plugin::mcp_prompt::McpPrompt;
 use hearth_core::slash::{self, Entry};
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+
+use hearth_core::template::library::command_from_title;
 
 use crate::i18n::{Key, use_i18n};
 use crate::shell::{COMPOSER_INPUT_ID, use_shell};
@@ -31,8 +36,24 @@ pub struct Commands {
     /// The menu's key handler while it is shown: the composer hands it every key first,
     /// and a key it took (`true`) goes no further.
     pub keys: StoredValue<Option<Callback<KeyboardEvent, bool>>>,
-    /// The template whose form is open (its id).
-    pub filling: RwSignal<Option<String>>,
+    /// What the open form fills in.
+    pub filling: RwSignal<Option<Filling>>,
+}
+
+/// What a form fills in.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Filling {
+    /// The template with this id.
+    Template(String),
+    /// An MCP server's prompt.
+    Prompt {
+        /// The server's plugin id.
+        plugin_id: String,
+        /// The server's title.
+        server: String,
+        /// The prompt.
+        prompt: McpPrompt,
+    },
 }
 
 /// What an entry does.
@@ -43,6 +64,7 @@ enum Action {
     Templates,
     Skills,
     Template(String),
+    Prompt(Filling),
     Skill { id: String, active: bool },
 }
 
@@ -69,7 +91,7 @@ pub fn view(commands: Commands) -> AnyView {
     view! {
         <Show when=move || styled.get() && worded.get()>
             {move || match commands.filling.get() {
-                Some(id) => view! { <form::TemplateForm id commands /> }.into_any(),
+                Some(filling) => view! { <form::FillForm filling commands /> }.into_any(),
                 None => view! { <Menu commands /> }.into_any(),
             }}
         </Show>
@@ -87,13 +109,17 @@ fn Menu(commands: Commands) -> impl IntoView {
     let shell = use_shell();
     let chat = crate::chat::use_chat();
     let search = crate::search::use_search();
-    // Both are read the first time the menu opens, never at start.
+    let plugins = crate::plugins::use_plugins();
+    // All are read the first time the menu opens, never at start.
     spawn_local(async move {
         if let Err(error) = templates.ensure_loaded().await {
             leptos::logging::warn!("templates unreadable: {error:?}");
         }
         let _ = skills.ensure_loaded().await;
     });
+    // A deployment without plugins answers the list with an error: nothing is asked.
+    prompts::ask(plugins);
+    let servers = Memo::new(move |_| prompts::servers(plugins));
     let text = commands.text;
     let items = Memo::new(move |_| {
         let mut items = vec![
@@ -108,6 +134,7 @@ fn Menu(commands: Commands) -> impl IntoView {
             i18n.t(Key::SlashKindSkillOn),
             i18n.t(Key::SlashKindSkillOff),
         );
+        let prompt_kind = |server: &str| i18n.t_with(Key::SlashKindPrompt, &[("server", server)]);
         for item in &mut items {
             item.kind.clone_from(&action);
         }
@@ -119,6 +146,33 @@ fn Menu(commands: Commands) -> impl IntoView {
                     kind: template.clone(),
                     action: Action::Template(t.id.clone()),
                 });
+            }
+        });
+        servers.with(|servers| {
+            for server in servers {
+                let prompts::Listing::Listed(listed) = &server.listing else {
+                    continue;
+                };
+                let prefix = match command_from_title(&server.title) {
+                    slug if slug.is_empty() => "mcp".to_string(),
+                    slug => slug,
+                };
+                for prompt in listed {
+                    let name = match command_from_title(&prompt.name) {
+                        slug if slug.is_empty() => prompt.name.replace(char::is_whitespace, "-"),
+                        slug => slug,
+                    };
+                    items.push(Item {
+                        command: format!("{prefix}:{name}"),
+                        title: prompt.title.clone(),
+                        kind: prompt_kind(&server.title),
+                        action: Action::Prompt(Filling::Prompt {
+                            plugin_id: server.plugin_id.clone(),
+                            server: server.title.clone(),
+                            prompt: prompt.clone(),
+                        }),
+                    });
+                }
             }
         });
         skills.library().with(|library| {
@@ -196,10 +250,13 @@ fn Menu(commands: Commands) -> impl IntoView {
                 });
                 match body.map(|b| hearth_core::template::parse(&b).map(|p| (b, p))) {
                     Some(Ok((body, parsed))) if parsed.variables.is_empty() => text.set(body),
-                    Some(Ok(_)) => commands.filling.set(Some(id)),
+                    Some(Ok(_)) => commands.filling.set(Some(Filling::Template(id))),
                     _ => toasts.show(ToastKind::Error, i18n.t(Key::SlashTemplateGone)),
                 }
             }
+            // Even a prompt without arguments goes through its form: getting it is a
+            // request to the server, and the form says while it runs and if it fails.
+            Action::Prompt(filling) => commands.filling.set(Some(filling)),
             Action::Skill { id, active } => {
                 let title = item.title.clone();
                 spawn_local(async move {
@@ -316,6 +373,17 @@ fn Menu(commands: Commands) -> impl IntoView {
                         {move || shown.get().into_iter().enumerate().map(option).collect_view()}
                     </ul>
                 </Show>
+                {move || servers.get().into_iter().filter_map(|server| {
+                    let line = match &server.listing {
+                        prompts::Listing::Asking => i18n.t_with(Key::SlashPromptsAsking, &[("server", &server.title)]),
+                        prompts::Listing::Failed(reason) => i18n.t_with(
+                            Key::SlashPromptsFailed,
+                            &[("server", &server.title), ("reason", reason)],
+                        ),
+                        prompts::Listing::Listed(_) => return None,
+                    };
+                    Some(view! { <p class="slash-menu__empty" role="status" data-prompts-state=server.plugin_id.clone()>{line}</p> })
+                }).collect_view()}
                 <p class="slash-menu__hint" aria-hidden="true">{move || i18n.t(Key::SlashHint)}</p>
             </div>
         </Show>
