@@ -1,7 +1,9 @@
-//! The composer's `/` menu: when the text asks for it, and which entries match what
-//! follows the slash, best first. The menu is asked for by a message that is a slash
-//! and one word so far (`/`, `/tra`): a space, a line break or any other text closes
-//! it, so a message that merely starts with a path (`/usr/bin is…`) is sent as typed.
+//! The composer's `/` and `@` menus: when the text asks for one, and which entries match
+//! what follows the sign, best first. The `/` menu is asked for by a message that is a
+//! slash and one word so far (`/`, `/tra`): a space, a line break or any other text
+//! closes it, so a message that merely starts with a path (`/usr/bin is…`) is sent as
+//! typed. The `@` menu is asked for by the last word when it starts with `@` ([`mention`]):
+//! an address such as `bob@example.com` is not a mention.
 
 /// The most characters after the slash that still count as a command being typed.
 pub const MAX_QUERY_CHARS: usize = 40;
@@ -14,6 +16,20 @@ pub fn query(text: &str) -> Option<String> {
     let fits = rest.chars().count() <= MAX_QUERY_CHARS
         && !rest.chars().any(|c| c.is_whitespace() || c == '/');
     fits.then(|| rest.to_lowercase())
+}
+
+/// An `@` mention being typed: the last word of `text` when it starts with `@` (and has
+/// no other `@`), after a space, a line break or nothing: the byte offset of its `@` and
+/// what follows it, lower case.
+pub fn mention(text: &str) -> Option<(usize, String)> {
+    let start = text
+        .char_indices()
+        .rev()
+        .find(|(_, c)| c.is_whitespace())
+        .map_or(0, |(at, c)| at + c.len_utf8());
+    let query = text[start..].strip_prefix('@')?;
+    let fits = query.chars().count() <= MAX_QUERY_CHARS && !query.contains('@');
+    fits.then(|| (start, query.to_lowercase()))
 }
 
 /// An entry of the menu, as ranking sees it.
@@ -93,6 +109,31 @@ mod tests {
         assert!(query(&format!("/{}", "x".repeat(MAX_QUERY_CHARS))).is_some());
         assert_eq!(
             query(&format!("/{}", "x".repeat(MAX_QUERY_CHARS + 1))),
+            None
+        );
+    }
+
+    #[test]
+    fn only_a_last_word_starting_with_at_is_a_mention() {
+        assert_eq!(mention("@"), Some((0, String::new())));
+        assert_eq!(mention("Summarise @Read"), Some((10, "read".into())));
+        assert_eq!(mention("line\n@doc"), Some((5, "doc".into())));
+        assert_eq!(mention("要約 @資料"), Some((7, "資料".into())));
+        assert_eq!(mention("a  @"), Some((3, String::new())));
+        for not in [
+            "",
+            "bob@example.com",
+            "x @a b",
+            "@@x",
+            "@a@b",
+            "text ",
+            "@x ",
+        ] {
+            assert_eq!(mention(not), None, "{not:?}");
+        }
+        assert!(mention(&format!("@{}", "x".repeat(MAX_QUERY_CHARS))).is_some());
+        assert_eq!(
+            mention(&format!("@{}", "x".repeat(MAX_QUERY_CHARS + 1))),
             None
         );
     }

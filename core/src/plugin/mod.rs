@@ -16,6 +16,8 @@
 //! - [`mcp`]: an MCP server's `tools/list` as functions (names, schemas, risk).
 //! - [`mcp_prompt`]: an MCP server's prompts for the composer: the list read bounded,
 //!   required arguments checked, a prompt's messages as text.
+//! - [`mcp_resource`]: an MCP server's resources for the composer's `@`: the list read
+//!   bounded, a read's contents as files named from their URIs.
 //! - [`headers`]: the plain headers and the credential's header an MCP server may be
 //!   given, and the settings form's `Name: value` lines read under the same rules.
 //! - [`result`]: the one bounded result shape of REST and MCP calls.
@@ -41,6 +43,7 @@ pub mod fingerprint;
 pub mod headers;
 pub mod mcp;
 pub mod mcp_prompt;
+pub mod mcp_resource;
 pub mod method;
 pub mod model;
 pub mod names;
