@@ -274,6 +274,14 @@ pub async fn mcp_prompts(
     post_named("/api/mcp/prompts", request, None, None).await
 }
 
+/// `POST /api/mcp/resources`: an installed MCP server's resources listed, or one read
+/// (the server's JSON result, read by `hearth_core::plugin::mcp_resource`).
+pub async fn mcp_resources(
+    request: &hearth_core::api::McpResourcesRequest,
+) -> Result<serde_json::Value, EdgeError> {
+    post_named("/api/mcp/resources", request, None, None).await
+}
+
 /// `GET /api/mcp/servers`: one page of the official MCP registry, `search` and `cursor`
 /// URL-encoded.
 pub async fn browse_mcp_registry(

@@ -10,8 +10,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use hearth_core::api::{
-    McpPromptsAction, McpPromptsRequest, PluginExecuteRequest, PluginExecuteResponse,
-    PluginInstallRequest, PluginInstallResponse, RegisteredPlugin,
+    McpPromptsAction, McpPromptsRequest, McpResourcesAction, McpResourcesRequest,
+    PluginExecuteRequest, PluginExecuteResponse, PluginInstallRequest, PluginInstallResponse,
+    RegisteredPlugin,
 };
 use hearth_core::byok::context;
 use hearth_core::plugin::approval::{ApprovalKey, SessionApprovals};
@@ -367,6 +368,26 @@ impl Plugins {
                 action: action.clone(),
             };
             edge::mcp_prompts(&request).await.map_err(CallError::Edge)
+        })
+        .await
+    }
+
+    /// Lists an MCP plugin's resources, or reads one, through the edge, with the plugin's
+    /// credential sealed for it; the server's result.
+    pub async fn mcp_resources(
+        &self,
+        plugin_id: &str,
+        action: McpResourcesAction,
+    ) -> Result<Value, CallError> {
+        let secret = self.credential(plugin_id).await?;
+        envelope::with_sealed(async |sealer| {
+            let auth = seal_credential(&sealer, plugin_id, secret.as_deref()).await?;
+            let request = McpResourcesRequest {
+                plugin_id: plugin_id.to_string(),
+                auth,
+                action: action.clone(),
+            };
+            edge::mcp_resources(&request).await.map_err(CallError::Edge)
         })
         .await
     }

@@ -39,8 +39,8 @@
 //! - [`search`]: the global search engine: tokenizer for every shipped locale, an
 //!   incremental inverted index per source with BM25, prefix, typo and phrase matching,
 //!   snippets, and a checked snapshot format.
-//! - [`slash`]: the composer's `/` menu: when the text asks for it, and which entries
-//!   match, best first.
+//! - [`slash`]: the composer's `/` and `@` menus: when the text asks for one, and
+//!   which entries match, best first.
 //! - [`template`]: prompt templates: typed `{{variables}}` read and filled, and the
 //!   library that keeps them with their earlier versions.
 //! - [`stored_file`]: the files a message refers to in the browser's private file

@@ -649,3 +649,97 @@ async fn an_mcp_servers_prompts_are_offered_by_slash_with_their_arguments_asked(
     session.assert_no_console_errors().await;
     session.finish().await;
 }
+
+#[tokio::test]
+async fn an_mcp_resource_chosen_with_at_joins_the_message_as_an_attachment() {
+    let everything = hearth_e2e::tool_peers::mcp_everything();
+    let fixture = ProviderFixture::start().await;
+    let session = chat::ready(&fixture).await;
+
+    // With no server offering resources, an `@` in a message brings up nothing.
+    type_in_composer(&session, "Ask @john").await;
+    session
+        .wait_for("#composer-input")
+        .await
+        .clear()
+        .await
+        .unwrap();
+    assert_eq!(
+        session
+            .js("return !document.querySelector('.slash-menu')", vec![])
+            .await,
+        json!(true)
+    );
+
+    session.open_settings_tab("tools").await;
+    session
+        .wait_for("#plugin-install-kind")
+        .await
+        .select_by_value("mcp")
+        .await
+        .expect("kind");
+    fill(
+        &session,
+        "#plugin-install-url",
+        &hearth_e2e::tool_peers::mcp_url(&everything),
+    )
+    .await;
+    session.click_by_script("#plugin-install-submit").await;
+    session
+        .wait_until("[...document.querySelectorAll('#plugins-installed .plugin-card__meta')].some((t) => t.textContent === 'MCP server')")
+        .await;
+    close_settings(&session).await;
+
+    // An address is not a mention; the last word starting with `@` is.
+    type_in_composer(&session, "Mail bob@example.com").await;
+    assert_eq!(
+        session
+            .js("return !document.querySelector('.slash-menu')", vec![])
+            .await,
+        json!(true)
+    );
+    retype(&session, "Summarise @feat").await;
+    session
+        .wait_for("#slash-menu [data-slash-command='features-md']")
+        .await;
+    assert_eq!(listed(&session).await, vec!["features-md".to_string()]);
+    assert!(
+        session
+            .text_of("[data-slash-command='features-md']")
+            .await
+            .starts_with("@features-md features.md")
+    );
+    assert_eq!(active_command(&session).await, json!("features-md"));
+    session.screenshot("templates-mention-menu").await;
+    session.press(&[Key::Enter]).await;
+    // The `@word` goes, the rest stays, and the resource is a ready attachment.
+    hearth_e2e::attach::ready_chips(&session, 1).await;
+    assert_eq!(composer_text(&session).await, "Summarise ");
+    assert!(
+        session
+            .text_of(".composer .attachment-chip")
+            .await
+            .contains("features.md")
+    );
+    session.press(&[Key::Enter]).await;
+    last_status(&session, "done").await;
+    let body = chat::chat_bodies(&fixture).pop().expect("a request");
+    let sent = body.to_string();
+    assert!(
+        sent.contains("Everything Server - Features"),
+        "the resource's text reaches the model: {sent}"
+    );
+
+    // Nothing matching is said; Escape closes the menu and keeps the text.
+    type_in_composer(&session, "And @zzz").await;
+    session
+        .wait_until("document.getElementById('slash-menu-empty')?.textContent.includes('@zzz')")
+        .await;
+    session.press(&[Key::Escape]).await;
+    session
+        .wait_until("!document.querySelector('.slash-menu')")
+        .await;
+    assert_eq!(composer_text(&session).await, "And @zzz");
+    session.assert_no_console_errors().await;
+    session.finish().await;
+}

@@ -675,4 +675,11 @@ keys! {
     TemplateFormPromptCut => "template_form.prompt_cut",
     TemplateFormGetting => "template_form.getting",
     TemplateFormOptional => "template_form.optional",
+    MentionLabel => "mention.label",
+    MentionNoMatch => "mention.no_match",
+    MentionKindResource => "mention.kind.resource",
+    MentionAttaching => "mention.attaching",
+    MentionFailed => "mention.failed",
+    MentionResourcesAsking => "mention.resources_asking",
+    MentionResourcesFailed => "mention.resources_failed",
 }

@@ -6,8 +6,8 @@
 //! Files join the message by the attach button, a paste or a drop (`crate::attachments`);
 //! a message waits until its files are read, and may be files alone. What another app
 //! shares into Hearth (`crate::pwa`) arrives here the same way. A message that starts
-//! with `/` opens the command menu and template form ([`super::commands`], a lazily
-//! loaded chunk), which sees every key first while it shows.
+//! with `/`, or has an `@`, brings the command and mention menus and their form
+//! ([`super::commands`], a lazily loaded chunk), which see every key first while shown.
 
 use leptos::ev::{ClipboardEvent, DragEvent, KeyboardEvent, SubmitEvent};
 use leptos::prelude::*;
@@ -38,9 +38,11 @@ pub fn Composer() -> impl IntoView {
         text,
         keys: StoredValue::new(None),
         filling: RwSignal::new(None),
+        draft,
     };
     let wants_commands = Memo::new(move |_| {
-        text.with(|t| t.starts_with('/')) || commands.filling.with(Option::is_some)
+        text.with(|t| t.starts_with('/') || t.contains('@'))
+            || commands.filling.with(Option::is_some)
     });
     // The chips' code arrives with the first file; a memo, so that adding or reading a
     // file does not mount them again.

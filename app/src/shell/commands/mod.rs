@@ -1,23 +1,25 @@
-//! The composer's `/` menu and the form that fills a template or an MCP prompt, in
-//! their own lazily loaded chunk (the first `/` typed loads it). The menu lists the
-//! composer's own commands (new chat, search, templates, skills), the user's prompt
-//! templates, the installed MCP servers' prompts ([`prompts`]) and the installed skills,
-//! best match first (`hearth_core::slash`); it is a listbox the text area points at
-//! (`aria-activedescendant`), so the keyboard never leaves the text: ↑ and ↓ move, Enter
-//! or Tab chooses, Escape closes it until the text changes. A template or prompt without
-//! variables becomes the text; one with variables or arguments opens its form
-//! ([`form`]). A skill's entry turns it on or off for the messages that follow.
+//! The composer's `/` and `@` menus and the form that fills a template or an MCP
+//! prompt, in their own lazily loaded chunk (the first `/` or `@` typed loads it). `/`
+//! lists the composer's own commands (new chat, search, templates, skills), the user's
+//! prompt templates, the installed MCP servers' prompts and the installed skills; `@`
+//! lists the servers' resources to attach ([`items`], [`mcp`]). Best match first
+//! (`hearth_core::slash`); a listbox the text area points at (`aria-activedescendant`),
+//! so the keyboard never leaves the text: ↑ and ↓ move, Enter or Tab chooses, Escape
+//! closes it until the text changes. A template or prompt with variables or arguments
+//! opens its form ([`form`]); a resource is read into the draft's attachments
+//! ([`attach`]); a skill's entry turns it on or off for the messages that follow.
 
+mod attach;
 mod form;
-mod prompts;
+mod items;
+mod mcp;
 
 use hearth_core::plugin::mcp_prompt::McpPrompt;
 use hearth_core::slash::{self, Entry};
+use items::{Action, Item};
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-
-use hearth_core::template::library::command_from_title;
 
 use crate::i18n::{Key, use_i18n};
 use crate::shell::{COMPOSER_INPUT_ID, use_shell};
@@ -38,6 +40,32 @@ pub struct Commands {
     pub keys: StoredValue<Option<Callback<KeyboardEvent, bool>>>,
     /// What the open form fills in.
     pub filling: RwSignal<Option<Filling>>,
+    /// The composer's attachments, which a resource chosen with `@` joins.
+    pub draft: crate::attachments::Draft,
+}
+
+/// What the text asks a menu for.
+#[derive(Clone, Debug, PartialEq)]
+enum Asked {
+    /// `/` and what follows it.
+    Command(String),
+    /// `@` at byte `start` of the text, and what follows it.
+    Mention { start: usize, query: String },
+}
+
+impl Asked {
+    fn query(&self) -> &str {
+        match self {
+            Self::Command(query) | Self::Mention { query, .. } => query,
+        }
+    }
+
+    fn offer(&self) -> mcp::Offer {
+        match self {
+            Self::Command(_) => mcp::Offer::Prompts,
+            Self::Mention { .. } => mcp::Offer::Resources,
+        }
+    }
 }
 
 /// What a form fills in.
@@ -54,27 +82,6 @@ pub enum Filling {
         /// The prompt.
         prompt: McpPrompt,
     },
-}
-
-/// What an entry does.
-#[derive(Clone, Debug, PartialEq)]
-enum Action {
-    New,
-    Search,
-    Templates,
-    Skills,
-    Template(String),
-    Prompt(Filling),
-    Skill { id: String, active: bool },
-}
-
-/// One entry of the menu.
-#[derive(Clone, Debug, PartialEq)]
-struct Item {
-    command: String,
-    title: String,
-    kind: String,
-    action: Action,
 }
 
 /// The menu, or the form of the template being filled in: shown once its stylesheet
@@ -99,7 +106,7 @@ pub fn view(commands: Commands) -> AnyView {
     .into_any()
 }
 
-/// The `/` menu.
+/// The `/` and `@` menus (one at a time: what the text asks for).
 #[component]
 fn Menu(commands: Commands) -> impl IntoView {
     let i18n = use_i18n();
@@ -117,93 +124,43 @@ fn Menu(commands: Commands) -> impl IntoView {
         }
         let _ = skills.ensure_loaded().await;
     });
-    // A deployment without plugins answers the list with an error: nothing is asked.
-    prompts::ask(plugins);
-    let servers = Memo::new(move |_| prompts::servers(plugins));
     let text = commands.text;
-    let items = Memo::new(move |_| {
-        let mut items = vec![
-            builtin("new", i18n.t(Key::SlashNew), Action::New),
-            builtin("search", i18n.t(Key::SlashSearch), Action::Search),
-            builtin("templates", i18n.t(Key::SlashTemplates), Action::Templates),
-            builtin("skills", i18n.t(Key::SlashSkills), Action::Skills),
-        ];
-        let (action, template, on, off) = (
-            i18n.t(Key::SlashKindAction),
-            i18n.t(Key::SlashKindTemplate),
-            i18n.t(Key::SlashKindSkillOn),
-            i18n.t(Key::SlashKindSkillOff),
-        );
-        let prompt_kind = |server: &str| i18n.t_with(Key::SlashKindPrompt, &[("server", server)]);
-        for item in &mut items {
-            item.kind.clone_from(&action);
-        }
-        templates.library().with(|library| {
-            for t in library.iter().flat_map(|l| &l.templates) {
-                items.push(Item {
-                    command: t.command.clone(),
-                    title: t.title.clone(),
-                    kind: template.clone(),
-                    action: Action::Template(t.id.clone()),
-                });
-            }
-        });
-        servers.with(|servers| {
-            for server in servers {
-                let prompts::Listing::Listed(listed) = &server.listing else {
-                    continue;
-                };
-                let prefix = match command_from_title(&server.title) {
-                    slug if slug.is_empty() => "mcp".to_string(),
-                    slug => slug,
-                };
-                for prompt in listed {
-                    let name = match command_from_title(&prompt.name) {
-                        slug if slug.is_empty() => prompt.name.replace(char::is_whitespace, "-"),
-                        slug => slug,
-                    };
-                    items.push(Item {
-                        command: format!("{prefix}:{name}"),
-                        title: prompt.title.clone(),
-                        kind: prompt_kind(&server.title),
-                        action: Action::Prompt(Filling::Prompt {
-                            plugin_id: server.plugin_id.clone(),
-                            server: server.title.clone(),
-                            prompt: prompt.clone(),
-                        }),
-                    });
-                }
-            }
-        });
-        skills.library().with(|library| {
-            if let Some(library) = library {
-                for s in &library.installed {
-                    let active = library.is_active(s.id());
-                    items.push(Item {
-                        command: s.id().to_string(),
-                        title: s.skill.meta.title.clone(),
-                        kind: if active { on.clone() } else { off.clone() },
-                        action: Action::Skill {
-                            id: s.id().to_string(),
-                            active,
-                        },
-                    });
-                }
-            }
-        });
-        items
-    });
     // The text the user closed the menu on: it stays closed until the text changes.
     let dismissed = RwSignal::new(None::<String>);
-    let query = Memo::new(move |_| {
+    let asked = Memo::new(move |_| {
         let text = text.get();
         if dismissed.with(|d| d.as_deref() == Some(text.as_str())) {
             return None;
         }
         slash::query(&text)
+            .map(Asked::Command)
+            .or_else(|| slash::mention(&text).map(|(start, query)| Asked::Mention { start, query }))
+    });
+    let offer = Memo::new(move |_| asked.with(|a| a.as_ref().map(Asked::offer)));
+    // Each server is asked the first time its offer is wanted (a deployment without
+    // plugins answers the list with an error: nothing is asked then).
+    Effect::new(move |_| {
+        if let Some(offer) = offer.get() {
+            mcp::ask(plugins, offer);
+        }
+    });
+    let servers = Memo::new(move |_| {
+        offer
+            .get()
+            .map(|offer| mcp::servers(plugins, offer))
+            .unwrap_or_default()
+    });
+    let items = Memo::new(move |_| match offer.get() {
+        Some(mcp::Offer::Prompts) => templates.library().with(|t| {
+            skills.library().with(|s| {
+                servers.with(|servers| items::commands(i18n, t.as_ref(), s.as_ref(), servers))
+            })
+        }),
+        Some(mcp::Offer::Resources) => servers.with(|servers| items::mentions(i18n, servers)),
+        None => Vec::new(),
     });
     let shown = Memo::new(move |_| {
-        let Some(query) = query.get() else {
+        let Some(query) = asked.with(|a| a.as_ref().map(|a| a.query().to_string())) else {
             return Vec::new();
         };
         items.with(|items| {
@@ -220,16 +177,57 @@ fn Menu(commands: Commands) -> impl IntoView {
                 .collect::<Vec<_>>()
         })
     });
+    // What the menu says of servers still being asked, or that failed.
+    let notes = Memo::new(move |_| {
+        let mentions = offer.get() == Some(mcp::Offer::Resources);
+        servers.with(|servers| {
+            servers
+                .iter()
+                .filter_map(|server| {
+                    let (asking, failed) = if mentions {
+                        (Key::MentionResourcesAsking, Key::MentionResourcesFailed)
+                    } else {
+                        (Key::SlashPromptsAsking, Key::SlashPromptsFailed)
+                    };
+                    let line = match &server.listing {
+                        mcp::Listing::Asking => i18n.t_with(asking, &[("server", &server.title)]),
+                        mcp::Listing::Failed(reason) => {
+                            i18n.t_with(failed, &[("server", &server.title), ("reason", reason)])
+                        }
+                        _ => return None,
+                    };
+                    Some((server.plugin_id.clone(), line))
+                })
+                .collect::<Vec<_>>()
+        })
+    });
     let active = RwSignal::new(0usize);
     // A new query starts at the best match.
     Effect::new(move |_| {
-        query.track();
+        asked.track();
         active.set(0);
     });
-    let open = move || query.with(Option::is_some);
+    // `/` always shows (its own commands are there); `@` only when a server offers
+    // resources or is being asked, so without any an ordinary `@` brings up nothing.
+    let open = Memo::new(move |_| match asked.get() {
+        Some(Asked::Command(_)) => true,
+        Some(Asked::Mention { .. }) => {
+            items.with(|i| !i.is_empty()) || notes.with(|n| !n.is_empty())
+        }
+        None => false,
+    });
 
+    let draft = commands.draft;
     let choose = move |item: Item| {
-        text.set(String::new());
+        match &item.action {
+            // The `@word` goes; the rest of the text stays.
+            Action::Resource { .. } => {
+                if let Some(Asked::Mention { start, .. }) = asked.get_untracked() {
+                    text.update(|t| t.truncate(start));
+                }
+            }
+            _ => text.set(String::new()),
+        }
         match item.action {
             Action::New => {
                 chat.new_chat();
@@ -257,6 +255,11 @@ fn Menu(commands: Commands) -> impl IntoView {
             // Even a prompt without arguments goes through its form: getting it is a
             // request to the server, and the form says while it runs and if it fails.
             Action::Prompt(filling) => commands.filling.set(Some(filling)),
+            Action::Resource {
+                plugin_id,
+                server,
+                resource,
+            } => attach::attach((plugins, draft, toasts, i18n), plugin_id, server, resource),
             Action::Skill { id, active } => {
                 let title = item.title.clone();
                 spawn_local(async move {
@@ -278,7 +281,7 @@ fn Menu(commands: Commands) -> impl IntoView {
     };
 
     let on_key = Callback::new(move |event: KeyboardEvent| -> bool {
-        if !open() || event.is_composing() || event.key_code() == 229 {
+        if !open.get_untracked() || event.is_composing() || event.key_code() == 229 {
             return false;
         }
         let count = shown.with(Vec::len);
@@ -319,7 +322,7 @@ fn Menu(commands: Commands) -> impl IntoView {
 
     // The text area points at the listbox and its active option while the menu shows.
     Effect::new(move |_| {
-        let target = open().then(|| {
+        let target = open.get().then(|| {
             let has_options = shown.with(|s| !s.is_empty());
             has_options.then(|| option_id(active.get()))
         });
@@ -328,7 +331,7 @@ fn Menu(commands: Commands) -> impl IntoView {
     // The active option stays in view.
     Effect::new(move |_| {
         let id = option_id(active.get());
-        if open() {
+        if open.get() {
             request_animation_frame(move || {
                 if let Some(element) = document().get_element_by_id(&id) {
                     element.scroll_into_view_with_bool(false);
@@ -338,6 +341,11 @@ fn Menu(commands: Commands) -> impl IntoView {
     });
 
     let option = move |(index, item): (usize, Item)| {
+        let sign = if matches!(item.action, Action::Resource { .. }) {
+            "@"
+        } else {
+            "/"
+        };
         let selected = move || active.get() == index;
         let chosen = item.clone();
         view! {
@@ -350,7 +358,7 @@ fn Menu(commands: Commands) -> impl IntoView {
                 on:click=move |_| choose(chosen.clone())>
                 <div class="search-result__head">
                     <span class="search-result__title">
-                        <code class="slash-option__command">{format!("/{}", item.command)}</code>
+                        <code class="slash-option__command">{format!("{sign}{}", item.command)}</code>
                         " "
                         {item.title.clone()}
                     </span>
@@ -359,30 +367,38 @@ fn Menu(commands: Commands) -> impl IntoView {
             </li>
         }
     };
+    let no_match = move || {
+        asked.with(|a| match a {
+            Some(Asked::Mention { query, .. }) => {
+                i18n.t_with(Key::MentionNoMatch, &[("query", query)])
+            }
+            other => i18n.t_with(
+                Key::SlashNoMatch,
+                &[("query", other.as_ref().map_or("", Asked::query))],
+            ),
+        })
+    };
+    let label = move || {
+        let mentions = offer.get() == Some(mcp::Offer::Resources);
+        i18n.t(if mentions {
+            Key::MentionLabel
+        } else {
+            Key::SlashLabel
+        })
+    };
     view! {
-        <Show when=open>
+        <Show when=move || open.get()>
             <div class="slash-menu">
                 <Show when=move || shown.with(|s| !s.is_empty())
                     fallback=move || view! {
-                        <p class="slash-menu__empty" role="status" id="slash-menu-empty">
-                            {move || i18n.t_with(Key::SlashNoMatch, &[("query", &query.get().unwrap_or_default())])}
-                        </p>
+                        <p class="slash-menu__empty" role="status" id="slash-menu-empty">{no_match}</p>
                     }>
-                    <ul id=LISTBOX_ID class="slash-menu__list" role="listbox"
-                        aria-label=move || i18n.t(Key::SlashLabel)>
+                    <ul id=LISTBOX_ID class="slash-menu__list" role="listbox" aria-label=label>
                         {move || shown.get().into_iter().enumerate().map(option).collect_view()}
                     </ul>
                 </Show>
-                {move || servers.get().into_iter().filter_map(|server| {
-                    let line = match &server.listing {
-                        prompts::Listing::Asking => i18n.t_with(Key::SlashPromptsAsking, &[("server", &server.title)]),
-                        prompts::Listing::Failed(reason) => i18n.t_with(
-                            Key::SlashPromptsFailed,
-                            &[("server", &server.title), ("reason", reason)],
-                        ),
-                        prompts::Listing::Listed(_) => return None,
-                    };
-                    Some(view! { <p class="slash-menu__empty" role="status" data-prompts-state=server.plugin_id.clone()>{line}</p> })
+                {move || notes.get().into_iter().map(|(plugin_id, line)| view! {
+                    <p class="slash-menu__empty" role="status" data-mcp-state=plugin_id>{line}</p>
                 }).collect_view()}
                 <p class="slash-menu__hint" aria-hidden="true">{move || i18n.t(Key::SlashHint)}</p>
             </div>
@@ -402,16 +418,6 @@ fn skill_error_text(error: &crate::skills::SkillsError, i18n: crate::i18n::I18n)
             i18n.t_with(Key::SlashSkillFailed, &[("reason", reason)])
         }
         _ => i18n.t(Key::SlashSkillGone),
-    }
-}
-
-/// A composer command: its entry, kind filled in later.
-fn builtin(command: &str, title: String, action: Action) -> Item {
-    Item {
-        command: command.to_string(),
-        title,
-        kind: String::new(),
-        action,
     }
 }
 

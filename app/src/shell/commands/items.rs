@@ -1,0 +1,151 @@
+//! The menus' entries: for `/`, the composer's own commands, the templates, the MCP
+//! servers' prompts and the installed skills; for `@`, the MCP servers' resources. Each
+//! says what choosing it does ([`Action`]); the menu ranks and shows them.
+
+use hearth_core::plugin::mcp_resource::McpResource;
+use hearth_core::skill::library::SkillLibrary;
+use hearth_core::template::library::{TemplateLibrary, command_from_title};
+
+use super::Filling;
+use super::mcp::{Listing, Server};
+use crate::i18n::{I18n, Key};
+
+/// What choosing an entry does.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Action {
+    /// Starts a new chat.
+    New,
+    /// Opens the search palette.
+    Search,
+    /// Opens Settings › Templates.
+    Templates,
+    /// Opens Settings › Skills.
+    Skills,
+    /// Uses the template with this id.
+    Template(String),
+    /// Fills and gets an MCP prompt.
+    Prompt(Filling),
+    /// Turns a skill on or off.
+    Skill { id: String, active: bool },
+    /// Attaches an MCP resource.
+    Resource {
+        plugin_id: String,
+        server: String,
+        resource: McpResource,
+    },
+}
+
+/// One entry of a menu.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Item {
+    /// What follows the sign to choose it.
+    pub command: String,
+    /// Its title.
+    pub title: String,
+    /// What kind of entry it is, in the user's language.
+    pub kind: String,
+    /// What choosing it does.
+    pub action: Action,
+}
+
+/// `text` as a command part: its words joined by `-`, else `fallback`.
+fn slug(text: &str, fallback: &str) -> String {
+    match command_from_title(text) {
+        slug if slug.is_empty() => fallback.to_string(),
+        slug => slug,
+    }
+}
+
+/// The `/` menu's entries, in the order shown for a bare `/`.
+pub(super) fn commands(
+    i18n: I18n,
+    templates: Option<&TemplateLibrary>,
+    skills: Option<&SkillLibrary>,
+    servers: &[Server],
+) -> Vec<Item> {
+    let action = i18n.t(Key::SlashKindAction);
+    let builtin = |command: &str, key: Key, action_of: Action| Item {
+        command: command.to_string(),
+        title: i18n.t(key),
+        kind: action.clone(),
+        action: action_of,
+    };
+    let mut items = vec![
+        builtin("new", Key::SlashNew, Action::New),
+        builtin("search", Key::SlashSearch, Action::Search),
+        builtin("templates", Key::SlashTemplates, Action::Templates),
+        builtin("skills", Key::SlashSkills, Action::Skills),
+    ];
+    let template = i18n.t(Key::SlashKindTemplate);
+    for t in templates.iter().flat_map(|l| &l.templates) {
+        items.push(Item {
+            command: t.command.clone(),
+            title: t.title.clone(),
+            kind: template.clone(),
+            action: Action::Template(t.id.clone()),
+        });
+    }
+    for server in servers {
+        let Listing::Prompts(prompts) = &server.listing else {
+            continue;
+        };
+        let prefix = slug(&server.title, "mcp");
+        let kind = i18n.t_with(Key::SlashKindPrompt, &[("server", &server.title)]);
+        for prompt in prompts {
+            let name = slug(&prompt.name, &prompt.name.replace(char::is_whitespace, "-"));
+            items.push(Item {
+                command: format!("{prefix}:{name}"),
+                title: prompt.title.clone(),
+                kind: kind.clone(),
+                action: Action::Prompt(Filling::Prompt {
+                    plugin_id: server.plugin_id.clone(),
+                    server: server.title.clone(),
+                    prompt: prompt.clone(),
+                }),
+            });
+        }
+    }
+    let (on, off) = (
+        i18n.t(Key::SlashKindSkillOn),
+        i18n.t(Key::SlashKindSkillOff),
+    );
+    if let Some(library) = skills {
+        for s in &library.installed {
+            let active = library.is_active(s.id());
+            items.push(Item {
+                command: s.id().to_string(),
+                title: s.skill.meta.title.clone(),
+                kind: if active { on.clone() } else { off.clone() },
+                action: Action::Skill {
+                    id: s.id().to_string(),
+                    active,
+                },
+            });
+        }
+    }
+    items
+}
+
+/// The `@` menu's entries: every listed resource of every server.
+pub(super) fn mentions(i18n: I18n, servers: &[Server]) -> Vec<Item> {
+    let mut items = Vec::new();
+    for server in servers {
+        let Listing::Resources(resources) = &server.listing else {
+            continue;
+        };
+        let kind = i18n.t_with(Key::MentionKindResource, &[("server", &server.title)]);
+        for resource in resources {
+            items.push(Item {
+                command: slug(&resource.title, "resource"),
+                title: resource.title.clone(),
+                kind: kind.clone(),
+                action: Action::Resource {
+                    plugin_id: server.plugin_id.clone(),
+                    server: server.title.clone(),
+                    resource: resource.clone(),
+                },
+            });
+        }
+    }
+    items
+}
