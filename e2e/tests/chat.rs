@@ -1322,7 +1322,7 @@ async fn archived_conversations_leave_the_list_stay_reachable_and_come_back() {
         .await;
 
     // Archiving the open conversation leaves a new chat; with every conversation
-    // archived, the sidebar says it has none, and so it stays after a reload.
+    // archived, the sidebar says so (not "none yet"), and so it stays after a reload.
     sidebar_action(&session, "Old topic", "Archive").await;
     session
         .wait_until("document.querySelectorAll('.conversation-item__title').length === 1")
@@ -1334,7 +1334,12 @@ async fn archived_conversations_leave_the_list_stay_reachable_and_come_back() {
         )
         .await;
     session.reload_app().await;
-    session.wait_for(".sidebar__empty").await;
+    session.wait_for(".sidebar__empty[data-all-archived]").await;
+    assert_eq!(
+        session.text_of(".sidebar__empty-title").await,
+        "Every conversation is archived"
+    );
+    session.screenshot("sidebar-all-archived").await;
     // Search still finds them.
     session.press_ctrl('k').await;
     session
@@ -1351,9 +1356,12 @@ async fn archived_conversations_leave_the_list_stay_reachable_and_come_back() {
         .wait_until("!document.querySelector('dialog.dialog--search')?.open")
         .await;
 
-    // Settings › Data lists them; one opens with a note that it is archived, and its
-    // Unarchive brings it back to the list.
-    session.open_settings_tab("data").await;
+    // The sidebar's Show archived opens Settings › Data, which lists them; one opens
+    // with a note that it is archived, and its Unarchive brings it back to the list.
+    session.click_by_script("#sidebar-show-archived").await;
+    session
+        .wait_until("document.getElementById('settings-tab-data')?.getAttribute('aria-selected') === 'true'")
+        .await;
     session
         .wait_until("document.querySelectorAll('#data-archived-list [data-archived]').length === 2")
         .await;

@@ -682,4 +682,7 @@ keys! {
     MentionFailed => "mention.failed",
     MentionResourcesAsking => "mention.resources_asking",
     MentionResourcesFailed => "mention.resources_failed",
+    SidebarAllArchived => "sidebar.all_archived",
+    SidebarAllArchivedHint => "sidebar.all_archived_hint",
+    SidebarShowArchived => "sidebar.show_archived",
 }

@@ -133,12 +133,32 @@ pub fn Sidebar() -> impl IntoView {
                 </Show>
                 <Show
                     when=move || chat.list.with(|list| list.iter().any(|c| !c.archived))
-                    fallback=|| view! {
-                        <div class="sidebar__empty">
-                            {icon(Icon::Chat)}
-                            <p class="sidebar__empty-title">{tr(Key::SidebarEmpty)}</p>
-                            <p class="sidebar__empty-hint">{tr(Key::SidebarEmptyHint)}</p>
-                        </div>
+                    fallback=move || {
+                        // Every conversation archived is not "none yet": say where they are.
+                        let archived = chat.list.with(|list| !list.is_empty());
+                        let (title, hint) = if archived {
+                            (Key::SidebarAllArchived, Key::SidebarAllArchivedHint)
+                        } else {
+                            (Key::SidebarEmpty, Key::SidebarEmptyHint)
+                        };
+                        view! {
+                            <div class="sidebar__empty" data-all-archived=archived.then_some("")>
+                                {icon(Icon::Chat)}
+                                <p class="sidebar__empty-title">{tr(title)}</p>
+                                <p class="sidebar__empty-hint">{tr(hint)}</p>
+                                {archived.then(|| view! {
+                                    <button type="button" id="sidebar-show-archived"
+                                        class="button button--secondary button--small"
+                                        on:click=move |_| {
+                                            shell.drawer_open.set(false);
+                                            shell.settings_tab.set("data".to_string());
+                                            shell.settings_open.set(true);
+                                        }>
+                                        {tr(Key::SidebarShowArchived)}
+                                    </button>
+                                })}
+                            </div>
+                        }
                     }
                 >
                     <ul class="conversation-list">
