@@ -5,8 +5,8 @@
 //! kept as its sentences alone in `Key` order (`app/build.rs`; the ids are in `Key::id`).
 //! The sentences only the settings dialog or the composer's command menu use are not:
 //! their chunks fetch `/locales/en.json` before they show ([`load_later_english`]), so
-//! the first screen does not carry them. A fetched catalog's entry for such a key has its placeholders checked
-//! when it is looked up, against that English.
+//! the first screen does not carry them. A fetched catalog's entry for such a key has
+//! its placeholders checked when it is looked up, against that English.
 //! Trunk copies the other catalogs to `dist/locales/<tag>.json` (stable names, so a
 //! service worker can cache them), and the app fetches one only when that locale is in
 //! effect ([`load`]): a first load pays for one language, not all of them.
