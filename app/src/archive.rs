@@ -5,7 +5,7 @@
 //! the I/O around them.
 //!
 //! - [`DataService::export`]: every conversation, message, preference, user provider
-//!   (never a key, never an operator's provider), skill and memory, and every file the
+//!   (never a key, never an operator's provider), skill, memory and template, and every file the
 //!   messages refer to
 //!   (images, attachments, their texts and thumbnails), as one ZIP; the file is built in
 //!   the browser's blob storage one file at a time, never whole in memory.
@@ -20,12 +20,15 @@
 //!   (`crate::attachments::read`) and join their messages as attachments; one that cannot
 //!   be read is left out and counted. A failure anywhere else (a full disk among them)
 //!   removes the files this import wrote, so a failed import changes nothing. Providers
-//!   and preferences follow, and what did not is reported, not dropped.
+//!   and preferences follow, then the settings documents (skills, memory, templates:
+//!   [`documents`]), and what did not is reported, not dropped.
 //! - [`DataService::delete_all`]: every conversation, message and file they hold, never
 //!   while a reply is streaming.
 //!
 //! The service opens its own connection to the database on first use (as the vault and
 //! the preferences do) and tells the chat store to reload after a bulk change.
+
+mod documents;
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -404,36 +407,18 @@ impl DataService {
             providers,
             now,
         );
-        // Skills that cannot be read do not stop the export of everything else; the
-        // toast says they are not in it.
-        let skills = self.skills.ensure_loaded().await;
-        let skills_left_out = skills.is_err();
-        archive.skills = skills
-            .ok()
-            .filter(|skills| *skills != Default::default())
-            .and_then(|skills| serde_json::to_value(&skills).ok());
-        // Likewise the memories.
-        let memory = crate::memory::run(crate::memory::Op::Export).await;
-        let memory_left_out = memory.is_err();
-        if let Ok(crate::memory::Answer::Exported(value)) = memory {
-            archive.memory = value;
-        }
-        // Likewise the templates.
-        let templates = crate::templates::use_templates().ensure_loaded().await;
-        let templates_left_out = templates.is_err();
-        archive.templates = templates
-            .ok()
-            .filter(|templates| !templates.templates.is_empty())
-            .and_then(|templates| serde_json::to_value(&templates).ok());
+        // A document that cannot be read does not stop the export of everything else;
+        // the toast says it is not in it.
+        let left_out = documents::add_to(&mut archive, self.skills).await;
         let records = serde_json::to_vec(&archive).map_err(|e| DataError::Encode(e.to_string()))?;
         let mut exported = Exported {
             records: Counts {
                 conversations: archive.conversations.len(),
                 messages: archive.messages.len(),
             },
-            skills_left_out,
-            memory_left_out,
-            templates_left_out,
+            skills_left_out: left_out.skills,
+            memory_left_out: left_out.memory,
+            templates_left_out: left_out.templates,
             ..Exported::default()
         };
         drop(archive);
@@ -647,46 +632,7 @@ impl DataService {
         {
             partial.push(PartialImport::Preferences(reason));
         }
-        // Skills merge: those not installed here come in (within the bounds); a skill
-        // this browser has keeps its local version.
-        if let Some(value) = pending.archive.skills.clone() {
-            let merged = match serde_json::from_value(value) {
-                Ok(library) => self.skills.change(move |l| Ok(l.merge(library))).await,
-                // Said, not dropped: the rest of the import stands.
-                Err(_) => Err(crate::skills::SkillsError::Import(
-                    hearth_core::skill::skill_md::SkillMdError::Unreadable,
-                )),
-            };
-            if let Err(reason) = merged {
-                partial.push(PartialImport::Skills(reason));
-            }
-        }
-        // Memories merge the same way: newer copies win, the switches stay this browser's.
-        if let Some(value) = pending.archive.memory.clone() {
-            let merged = crate::memory::run(crate::memory::Op::Merge(value)).await;
-            if let Err(reason) = merged {
-                partial.push(PartialImport::Memory(reason));
-            }
-        }
-        // Templates merge too: those whose id and command are free here come in.
-        if let Some(value) = pending.archive.templates.clone() {
-            let merged = match serde_json::from_value::<
-                hearth_core::template::library::TemplateLibrary,
-            >(value)
-            {
-                Ok(library) => {
-                    crate::templates::use_templates()
-                        .change(move |l| Ok(l.merge(library)))
-                        .await
-                }
-                Err(error) => Err(crate::templates::TemplatesError::Unreadable(
-                    error.to_string(),
-                )),
-            };
-            if let Err(reason) = merged {
-                partial.push(PartialImport::Templates(reason));
-            }
-        }
+        documents::merge_from(&pending.archive, self.skills, &mut partial).await;
         self.chat.after_bulk_change().await;
         Ok(Imported {
             written: Counts {
