@@ -388,6 +388,22 @@ impl Browser {
             .expect("select the settings tab");
     }
 
+    /// Closes the settings dialog with Escape and waits until it is closed.
+    pub async fn close_settings(&self) {
+        self.press(&[Key::Escape]).await;
+        self.wait_until("!document.querySelector('dialog')?.open")
+            .await;
+    }
+
+    /// Replaces the text of the control `css` with `text` (typed, as a user would).
+    pub async fn fill(&self, css: &str, text: &str) {
+        let input = self.wait_for(css).await;
+        input.clear().await.expect("clear");
+        if !text.is_empty() {
+            input.send_keys(text).await.expect("type");
+        }
+    }
+
     /// Resizes the window so the viewport is `width` × `height`.
     pub async fn resize(&self, width: u32, height: u32) {
         self.client

@@ -208,3 +208,35 @@ pub fn mcp_everything() -> Guard {
 pub fn mcp_url(peer: &Guard) -> String {
     format!("http://127.0.0.1:{}/mcp", peer.port)
 }
+
+/// Opens Settings › Tools and installs a plugin of `kind` (`mcp`, `openapi-url`) from
+/// `url`; waits for its card and returns its functions' names.
+pub async fn install(session: &crate::Browser, kind: &str, url: &str, source: &str) -> Vec<String> {
+    session.open_settings_tab("tools").await;
+    session
+        .wait_for("#plugin-install-kind")
+        .await
+        .select_by_value(kind)
+        .await
+        .expect("kind");
+    let input = session.wait_for("#plugin-install-url").await;
+    input.clear().await.expect("clear");
+    input.send_keys(url).await.expect("url");
+    // By script: a toast of the previous install may cover the button.
+    session.click_by_script("#plugin-install-submit").await;
+    session
+        .wait_until(&format!(
+            "[...document.querySelectorAll('#plugins-installed .plugin-card__meta')]
+               .some((t) => t.textContent === '{source}')"
+        ))
+        .await;
+    let names = session
+        .js(
+            "const card = [...document.querySelectorAll('#plugins-installed .plugin-card')]
+               .find((c) => c.querySelector('.plugin-card__meta').textContent === arguments[0]);
+             return [...card.querySelectorAll('[data-function]')].map((f) => f.dataset.function);",
+            vec![json!(source)],
+        )
+        .await;
+    serde_json::from_value(names).expect("function names")
+}

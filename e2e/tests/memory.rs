@@ -7,7 +7,6 @@
 //! and proposals off, requests say nothing about memory; memories travel in the export
 //! and come back with its import.
 
-use fantoccini::key::Key;
 use hearth_e2e::chat::{self, last_status};
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
 use hearth_e2e::{AppSession, paths};
@@ -54,13 +53,6 @@ async fn ask(session: &AppSession, text: &str) {
         ))
         .await;
     last_status(session, "done").await;
-}
-
-async fn close_settings(session: &AppSession) {
-    session.press(&[Key::Escape]).await;
-    session
-        .wait_until("!document.querySelector('dialog')?.open")
-        .await;
 }
 
 /// Sets a form control's value as typing would (an `input` event).
@@ -154,7 +146,7 @@ async fn memories_are_recalled_as_data_proposed_reviewed_and_switched_off_per_co
         .wait_until("document.getElementById('memory-propose').checked")
         .await;
     session.screenshot("settings-memory").await;
-    close_settings(&session).await;
+    session.close_settings().await;
 
     // A question about the cat carries the memory, quoted as data, and the model proposes
     // another one.
@@ -232,7 +224,7 @@ async fn memories_are_recalled_as_data_proposed_reviewed_and_switched_off_per_co
             .await
             .contains("proposed by the model")
     );
-    close_settings(&session).await;
+    session.close_settings().await;
 
     // A later question in a new conversation carries the saved memory (and not the cat);
     // a second proposal is dismissed and kept nowhere.
@@ -291,7 +283,7 @@ async fn memories_are_recalled_as_data_proposed_reviewed_and_switched_off_per_co
     session
         .wait_until("document.querySelectorAll('#memory-list [data-memory]').length === 1")
         .await;
-    close_settings(&session).await;
+    session.close_settings().await;
     fixture.enqueue(Reply::text("Anything you like."));
     ask(&session, "What is a vegetarian lunch?").await;
     let requests = chat::chat_bodies(&fixture);

@@ -24,22 +24,6 @@ async fn facts_of(session: &AppSession, model: &str) -> String {
         .to_string()
 }
 
-/// Replaces the value of the input `css` as a user typing would.
-async fn fill(session: &AppSession, css: &str, text: &str) {
-    let input = session.wait_for(css).await;
-    input.clear().await.expect("clear");
-    if !text.is_empty() {
-        input.send_keys(text).await.expect("type");
-    }
-}
-
-async fn close_settings(session: &AppSession) {
-    session.press(&[Key::Escape]).await;
-    session
-        .wait_until("!document.querySelector('dialog')?.open")
-        .await;
-}
-
 /// Selects the option of `<select id>` whose text is `text`, and waits until it holds.
 async fn choose_option(session: &AppSession, id: &str, text: &str) {
     let value = session
@@ -89,7 +73,7 @@ async fn model_limits_are_checked_stored_and_used_by_the_next_run() {
         .await;
 
     // Not a number: the error is under the field, which is marked invalid.
-    fill(&session, "#model-fixture-small-context", "lots").await;
+    session.fill("#model-fixture-small-context", "lots").await;
     session.press(&[Key::Enter]).await;
     session
         .wait_until("document.getElementById('model-fixture-small-context-error').textContent.includes('not a whole number')")
@@ -101,8 +85,8 @@ async fn model_limits_are_checked_stored_and_used_by_the_next_run() {
         json!("true")
     );
     // The output reservation must leave room in the window.
-    fill(&session, "#model-fixture-small-context", "1k").await;
-    fill(&session, "#model-fixture-small-output", "2,000").await;
+    session.fill("#model-fixture-small-context", "1k").await;
+    session.fill("#model-fixture-small-output", "2,000").await;
     session.press(&[Key::Enter]).await;
     session
         .wait_until("document.getElementById('model-fixture-small-output-error').textContent.includes('must be smaller')")
@@ -114,7 +98,7 @@ async fn model_limits_are_checked_stored_and_used_by_the_next_run() {
             .contains("unknown context")
     );
 
-    fill(&session, "#model-fixture-small-output", "200").await;
+    session.fill("#model-fixture-small-output", "200").await;
     session
         .wait_for("#model-fixture-small-flag-vision")
         .await
@@ -132,7 +116,7 @@ async fn model_limits_are_checked_stored_and_used_by_the_next_run() {
     session.screenshot("settings-models").await;
 
     // Stored: after a reload the row still says so.
-    close_settings(&session).await;
+    session.close_settings().await;
     session.reload_app().await;
     session.open_settings_tab("models").await;
     session
@@ -144,7 +128,7 @@ async fn model_limits_are_checked_stored_and_used_by_the_next_run() {
             .await
             .contains("edited")
     );
-    close_settings(&session).await;
+    session.close_settings().await;
 
     // Used by the run: 1,000 tokens minus 200 reserved cannot hold ~1,250 tokens, so the
     // message is refused with a recoverable error and no request is made.
@@ -182,7 +166,7 @@ async fn model_limits_are_checked_stored_and_used_by_the_next_run() {
     session
         .wait_until("document.querySelector('.model-row[data-model=fixture-small]')?.textContent.includes('unknown context')")
         .await;
-    close_settings(&session).await;
+    session.close_settings().await;
     fixture.enqueue(Reply::text("Fits now."));
     session
         .js(
@@ -230,7 +214,9 @@ async fn the_system_prompt_title_model_and_default_model_shape_new_chats() {
             "document.getElementById('settings-system-prompt-error').textContent.includes('32000')",
         )
         .await;
-    fill(&session, "#settings-system-prompt", "Answer like a pirate.").await;
+    session
+        .fill("#settings-system-prompt", "Answer like a pirate.")
+        .await;
     session
         .wait_for("#settings-system-save")
         .await
@@ -245,7 +231,7 @@ async fn the_system_prompt_title_model_and_default_model_shape_new_chats() {
     session.open_settings_tab("models").await;
     choose_option(&session, "settings-title-model", "fixture-small").await;
     choose_option(&session, "settings-default-model", "fixture-large").await;
-    close_settings(&session).await;
+    session.close_settings().await;
 
     fixture.enqueue(Reply::text("Arr, sort it with `sort()`.").chunk_bytes(5));
     fixture.enqueue(Reply::text("Title: \"Sorting in Rust, pirate style.\""));
@@ -371,7 +357,7 @@ async fn a_compression_model_folds_older_turns_into_a_summary_the_next_run_sends
     let session = ready(&fixture).await;
     session.open_settings_tab("models").await;
     choose_option(&session, "settings-compression-model", "fixture-small").await;
-    close_settings(&session).await;
+    session.close_settings().await;
 
     for n in 1..=13 {
         fixture.enqueue(Reply::text(format!("Answer {n}.")));

@@ -6,7 +6,6 @@
 //! text one imported; a catalogue whose request fails shows the error (or the saved copy,
 //! or the English fallback), never an empty list; the catalogue follows the language.
 
-use fantoccini::key::Key;
 use hearth_e2e::chat::{self, last_status};
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
 use hearth_e2e::{AppSession, paths};
@@ -55,13 +54,6 @@ async fn ask(session: &AppSession, text: &str) {
     last_status(session, "done").await;
 }
 
-async fn close_settings(session: &AppSession) {
-    session.press(&[Key::Escape]).await;
-    session
-        .wait_until("!document.querySelector('dialog')?.open")
-        .await;
-}
-
 /// In Settings › Skills (open), installs the catalogue's `id` and waits for its card.
 async fn install(session: &AppSession, id: &str) {
     session
@@ -84,13 +76,6 @@ async fn is_active(session: &AppSession, id: &str) -> bool {
         .await
         .as_bool()
         .unwrap_or(false)
-}
-
-/// Replaces the text of the control `css` with `text`.
-async fn fill(session: &AppSession, css: &str, text: &str) {
-    let field = session.wait_for(css).await;
-    field.clear().await.expect("clear");
-    field.send_keys(text).await.expect("type");
 }
 
 /// The last message's skills line: its text and the ids it names.
@@ -152,7 +137,7 @@ async fn installed_edited_and_custom_skills_shape_the_request_and_an_inactive_on
         .wait_for("[data-catalog-skill='code-review'] [data-catalog-installed]")
         .await;
     session.screenshot("skills-settings").await;
-    close_settings(&session).await;
+    session.close_settings().await;
 
     ask(&session, "Please review fn add(a: i32) -> i32 { a - 1 }").await;
     let requests = chat::chat_bodies(&fixture);
@@ -170,12 +155,12 @@ async fn installed_edited_and_custom_skills_shape_the_request_and_an_inactive_on
     session
         .click_by_script("[data-skill='code-review'] [data-skill-edit]")
         .await;
-    fill(
-        &session,
-        "#skill-editor-content",
-        "Review code like a careful pirate: flag every off-by-one.",
-    )
-    .await;
+    session
+        .fill(
+            "#skill-editor-content",
+            "Review code like a careful pirate: flag every off-by-one.",
+        )
+        .await;
     session.click_by_script("#skill-editor-save").await;
     session
         .wait_until("document.querySelector(\"[data-skill='code-review'] [data-skill-badge]\")?.textContent === 'Edited'")
@@ -183,26 +168,26 @@ async fn installed_edited_and_custom_skills_shape_the_request_and_an_inactive_on
 
     // A refused save says which rule and changes nothing.
     session.click_by_script("#skills-new").await;
-    fill(&session, "#skill-editor-title", "Haiku mode").await;
+    session.fill("#skill-editor-title", "Haiku mode").await;
     session.click_by_script("#skill-editor-save").await;
     session
         .wait_until(
             "document.getElementById('skill-editor-error').textContent.includes('Write the skill')",
         )
         .await;
-    fill(
-        &session,
-        "#skill-editor-content",
-        "Answer only in haiku: three lines, five, seven and five syllables.",
-    )
-    .await;
+    session
+        .fill(
+            "#skill-editor-content",
+            "Answer only in haiku: three lines, five, seven and five syllables.",
+        )
+        .await;
     session.click_by_script("#skill-editor-save").await;
     session
         .wait_for("#skills-installed [data-skill='custom-haiku-mode']")
         .await;
     assert!(is_active(&session, "custom-haiku-mode").await);
     session.screenshot("skills-custom").await;
-    close_settings(&session).await;
+    session.close_settings().await;
 
     ask(&session, "Check my loop").await;
     let system = system_of(chat::chat_bodies(&fixture).last().unwrap());
@@ -229,7 +214,7 @@ async fn installed_edited_and_custom_skills_shape_the_request_and_an_inactive_on
             "document.getElementById('skills-active-count').textContent === '1 of 20 active'",
         )
         .await;
-    close_settings(&session).await;
+    session.close_settings().await;
 
     // Kept across a reload.
     session.reload_app().await;
@@ -258,7 +243,7 @@ async fn with_auto_selection_the_model_chooses_among_the_active_skills() {
     session
         .wait_until("document.getElementById('skills-auto').checked")
         .await;
-    close_settings(&session).await;
+    session.close_settings().await;
 
     // The choice names one active skill, one unknown id and one skill that is not
     // installed: only the active one applies.
@@ -447,7 +432,7 @@ async fn a_catalogue_that_cannot_be_fetched_says_so_and_never_shows_an_empty_lis
             vec![],
         )
         .await;
-    close_settings(&session).await;
+    session.close_settings().await;
     session.open_settings_tab("skills").await;
     session
         .wait_until("document.getElementById('skills-catalog-state')?.textContent.includes('showing the copy from')")
@@ -506,13 +491,10 @@ async fn skills_travel_in_the_export_and_come_back_with_an_import() {
     session.open_settings_tab("skills").await;
     install(&session, "summarise").await;
     session.click_by_script("#skills-new").await;
-    fill(&session, "#skill-editor-title", "House style").await;
-    fill(
-        &session,
-        "#skill-editor-content",
-        "Write dates as 3 December 2026.",
-    )
-    .await;
+    session.fill("#skill-editor-title", "House style").await;
+    session
+        .fill("#skill-editor-content", "Write dates as 3 December 2026.")
+        .await;
     session.click_by_script("#skill-editor-save").await;
     session
         .wait_for("#skills-installed [data-skill='custom-house-style']")

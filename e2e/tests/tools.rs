@@ -5,12 +5,11 @@
 //! stops calling tools meeting the round limit and answering without them, and an
 //! install whose answer was lost in transit sent again and done once.
 
-use fantoccini::key::Key;
 use hearth_e2e::chat::{
     chat_bodies, click_in_last, last_status, open_latest, open_latest_on_phone, prepare, send,
 };
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
-use hearth_e2e::tool_peers::{PetApi, mcp_everything, mcp_url};
+use hearth_e2e::tool_peers::{PetApi, install, mcp_everything, mcp_url};
 use hearth_e2e::{AppSession, Browser};
 use serde_json::{Value, json};
 
@@ -55,38 +54,6 @@ fn named(functions: &[String], suffix: &str) -> String {
         .find(|name| name.ends_with(suffix))
         .unwrap_or_else(|| panic!("no function ending {suffix} among {functions:?}"))
         .clone()
-}
-
-/// Opens Settings › Tools and installs a plugin of `kind` (`mcp`, `openapi-url`) from
-/// `url`; waits for its card and returns its functions' names.
-async fn install(session: &Browser, kind: &str, url: &str, source: &str) -> Vec<String> {
-    session.open_settings_tab("tools").await;
-    session
-        .wait_for("#plugin-install-kind")
-        .await
-        .select_by_value(kind)
-        .await
-        .expect("kind");
-    let input = session.wait_for("#plugin-install-url").await;
-    input.clear().await.expect("clear");
-    input.send_keys(url).await.expect("url");
-    // By script: a toast of the previous install may cover the button.
-    session.click_by_script("#plugin-install-submit").await;
-    session
-        .wait_until(&format!(
-            "[...document.querySelectorAll('#plugins-installed .plugin-card__meta')]
-               .some((t) => t.textContent === '{source}')"
-        ))
-        .await;
-    let names = session
-        .js(
-            "const card = [...document.querySelectorAll('#plugins-installed .plugin-card')]
-               .find((c) => c.querySelector('.plugin-card__meta').textContent === arguments[0]);
-             return [...card.querySelectorAll('[data-function]')].map((f) => f.dataset.function);",
-            vec![json!(source)],
-        )
-        .await;
-    serde_json::from_value(names).expect("function names")
 }
 
 #[tokio::test]
@@ -145,13 +112,6 @@ async fn set_confirm_mode(session: &Browser, mode: &str) {
         .await;
 }
 
-async fn close_settings(session: &Browser) {
-    session.press(&[Key::Escape]).await;
-    session
-        .wait_until("!document.querySelector('dialog')?.open")
-        .await;
-}
-
 /// Waits until the conversation has `count` replies and the last one is done (a bare
 /// `last_status` right after a send may still see the previous reply).
 async fn replies_done(session: &Browser, count: usize) {
@@ -204,7 +164,7 @@ async fn a_model_calls_rest_and_mcp_tools_across_rounds_and_answers() {
         )
         .await;
     session.screenshot("tools-plugins").await;
-    close_settings(&session).await;
+    session.close_settings().await;
 
     // Round 1: two calls at once; round 2: one more; round 3: the answer.
     fixture.enqueue(
@@ -303,7 +263,7 @@ async fn a_destructive_call_waits_and_is_allowed_once_then_denied() {
     let (fixture, session) = tool_session().await;
     install(&session, "openapi-url", &pets.description_url(), "OpenAPI").await;
     set_confirm_mode(&session, "destructive").await;
-    close_settings(&session).await;
+    session.close_settings().await;
 
     // Allowed once: the call runs after the click, not before.
     fixture.enqueue(
@@ -401,7 +361,7 @@ async fn a_call_waiting_in_one_tab_is_answered_from_another() {
     let (fixture, session) = tool_session().await;
     install(&session, "openapi-url", &pets.description_url(), "OpenAPI").await;
     set_confirm_mode(&session, "destructive").await;
-    close_settings(&session).await;
+    session.close_settings().await;
     fixture.enqueue(Reply::text("").tool_call("deletePet", r#"{"petId": 11}"#));
     fixture.enqueue(Reply::text("Pet 11 was deleted."));
     send(&session, "Delete pet 11").await;
@@ -460,7 +420,7 @@ async fn a_model_that_keeps_calling_tools_gets_a_final_round_without_them() {
     let pets = PetApi::start();
     let (fixture, session) = tool_session().await;
     install(&session, "openapi-url", &pets.description_url(), "OpenAPI").await;
-    close_settings(&session).await;
+    session.close_settings().await;
 
     for round in 0..20 {
         fixture
@@ -553,7 +513,7 @@ async fn the_image_generator_draws_with_the_chosen_model_and_keeps_the_image() {
     session
         .wait_until("document.getElementById('image-model').value.endsWith('gpt-image-1')")
         .await;
-    close_settings(&session).await;
+    session.close_settings().await;
 
     fixture
         .enqueue(Reply::text("").tool_call("generate_image", r#"{"prompt": "a red fox in snow"}"#));
@@ -635,7 +595,7 @@ async fn a_session_approval_skips_the_question_until_it_is_revoked() {
     let mcp = install(&session, "mcp", &mcp_url(&everything), "MCP server").await;
     let echo = named(&mcp, "__echo");
     set_confirm_mode(&session, "side-effects").await;
-    close_settings(&session).await;
+    session.close_settings().await;
 
     // First call: it asks, and the user allows the function for the session.
     fixture.enqueue(Reply::text("").tool_call(&echo, r#"{"message": "one"}"#));
@@ -666,7 +626,7 @@ async fn a_session_approval_skips_the_question_until_it_is_revoked() {
     session
         .wait_until("!document.getElementById('tools-approvals')")
         .await;
-    close_settings(&session).await;
+    session.close_settings().await;
     fixture.enqueue(Reply::text("").tool_call(&echo, r#"{"message": "three"}"#));
     fixture.enqueue(Reply::text("Third denied."));
     send(&session, "Echo three").await;
@@ -682,7 +642,7 @@ async fn tool_blocks_and_the_tools_tab_fit_a_phone_in_both_themes() {
     let pets = PetApi::start();
     let (fixture, session) = tool_session().await;
     install(&session, "openapi-url", &pets.description_url(), "OpenAPI").await;
-    close_settings(&session).await;
+    session.close_settings().await;
     fixture.enqueue(
         Reply::text("").tool_call("getPetById", r#"{"petId": 7, "note": "a long argument value that is much wider than a phone screen and must wrap"}"#),
     );
@@ -724,7 +684,7 @@ async fn tool_blocks_and_the_tools_tab_fit_a_phone_in_both_themes() {
         session
             .screenshot(&format!("tools-settings-phone-{theme}"))
             .await;
-        close_settings(&session).await;
+        session.close_settings().await;
     }
     session.finish().await;
 }
@@ -735,7 +695,7 @@ async fn stop_gives_up_a_slow_tool_call_at_once() {
     let (fixture, session) = tool_session().await;
     let mcp = install(&session, "mcp", &mcp_url(&everything), "MCP server").await;
     let slow = named(&mcp, "__trigger_long_running_operation");
-    close_settings(&session).await;
+    session.close_settings().await;
     // A 60 s operation: far longer than any wait below.
     fixture.enqueue(Reply::text("").tool_call(&slow, r#"{"duration": 60, "steps": 2}"#));
     send(&session, "Run the slow one").await;
@@ -770,7 +730,7 @@ async fn the_built_in_web_page_reader_never_reads_the_users_own_machine() {
     session
         .wait_until(&format!("document.querySelector(\"{switch}\").checked"))
         .await;
-    close_settings(&session).await;
+    session.close_settings().await;
     fixture.enqueue(Reply::text("").tool_call(
         "read_web_page",
         format!(r#"{{"url": "{}"}}"#, site.page_url()),
@@ -852,7 +812,7 @@ async fn tool_results_count_against_the_context_window_of_the_next_round() {
         .await;
     // A REST tool whose answer (a pet with a long history) is far over that window.
     install(&session, "openapi-url", &pets.description_url(), "OpenAPI").await;
-    close_settings(&session).await;
+    session.close_settings().await;
 
     fixture.enqueue(Reply::text("").tool_call(
         "getPetById",
