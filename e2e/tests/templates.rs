@@ -10,21 +10,8 @@ use fantoccini::key::Key;
 use hearth_e2e::AppSession;
 use hearth_e2e::chat::{self, last_status};
 use hearth_e2e::provider_fixture::ProviderFixture;
+use hearth_e2e::tool_peers::{install, mcp_everything, mcp_url};
 use serde_json::{Value, json};
-
-/// Replaces the text of the control `css` with `text`.
-async fn fill(session: &AppSession, css: &str, text: &str) {
-    let field = session.wait_for(css).await;
-    field.clear().await.expect("clear");
-    field.send_keys(text).await.expect("type");
-}
-
-async fn close_settings(session: &AppSession) {
-    session.press(&[Key::Escape]).await;
-    session
-        .wait_until("!document.querySelector('dialog')?.open")
-        .await;
-}
 
 /// Types `text` into the composer (without sending).
 async fn type_in_composer(session: &AppSession, text: &str) {
@@ -90,19 +77,18 @@ async fn a_template_is_found_by_slash_filled_by_keyboard_and_its_text_is_what_is
     session.open_settings_tab("templates").await;
     session.wait_for("#templates-empty").await;
     session.click_by_script("#templates-new").await;
-    fill(&session, "#template-editor-title", "Translate text").await;
+    session
+        .fill("#template-editor-title", "Translate text")
+        .await;
     // The command follows the title until one is written.
     session
         .wait_until("document.getElementById('template-editor-command').value === 'translate-text'")
         .await;
 
     // A mistake is said as it is typed, by line; Save refuses it and keeps nothing.
-    fill(
-        &session,
-        "#template-editor-body",
-        "Dear team,\nPlease {{oops",
-    )
-    .await;
+    session
+        .fill("#template-editor-body", "Dear team,\nPlease {{oops")
+        .await;
     session
         .wait_until("document.getElementById('template-editor-read').textContent.includes('Line 2: a variable is opened but not closed')")
         .await;
@@ -113,8 +99,8 @@ async fn a_template_is_found_by_slash_filled_by_keyboard_and_its_text_is_what_is
         )
         .await;
     // The composer's own commands cannot be taken.
-    fill(&session, "#template-editor-body", TRANSLATE).await;
-    fill(&session, "#template-editor-command", "/New").await;
+    session.fill("#template-editor-body", TRANSLATE).await;
+    session.fill("#template-editor-command", "/New").await;
     session.click_by_script("#template-editor-save").await;
     session
         .wait_until("document.getElementById('template-editor-error').textContent.includes(\"/new is one of the message box's own commands\")")
@@ -123,7 +109,7 @@ async fn a_template_is_found_by_slash_filled_by_keyboard_and_its_text_is_what_is
         session.text_of("#template-editor-read").await,
         "Variables: language (choice), text (paragraph), due (date), words (number)"
     );
-    fill(&session, "#template-editor-command", "translate").await;
+    session.fill("#template-editor-command", "translate").await;
     session.click_by_script("#template-editor-save").await;
     session
         .wait_for("#templates-list [data-template] [data-template-command]")
@@ -133,7 +119,7 @@ async fn a_template_is_found_by_slash_filled_by_keyboard_and_its_text_is_what_is
         "/translate"
     );
     session.screenshot("templates-settings").await;
-    close_settings(&session).await;
+    session.close_settings().await;
 
     // `/tra` lists it first; the text area points at it; Enter opens its form.
     type_in_composer(&session, "/tra").await;
@@ -174,7 +160,9 @@ async fn a_template_is_found_by_slash_filled_by_keyboard_and_its_text_is_what_is
         .select_by_value("German")
         .await
         .expect("choose German");
-    fill(&session, "#template-field-1", "Good morning, everyone.").await;
+    session
+        .fill("#template-field-1", "Good morning, everyone.")
+        .await;
     session
         .js(
             "const d = document.getElementById('template-field-2');
@@ -182,7 +170,7 @@ async fn a_template_is_found_by_slash_filled_by_keyboard_and_its_text_is_what_is
             vec![],
         )
         .await;
-    fill(&session, "#template-field-3", "300").await;
+    session.fill("#template-field-3", "300").await;
     // Each field was checked again as it changed: nothing is marked now.
     session
         .wait_until("[...document.querySelectorAll('#template-form .field__error')].every((e) => e.textContent === '')")
@@ -285,7 +273,7 @@ async fn the_slash_menu_runs_the_composers_own_commands_and_switches_skills_by_k
     session
         .wait_for("#skills-installed [data-skill='code-review']")
         .await;
-    close_settings(&session).await;
+    session.close_settings().await;
     type_in_composer(&session, "/code").await;
     session
         .wait_for("#slash-menu [data-slash-command='code-review']")
@@ -326,15 +314,17 @@ async fn earlier_versions_come_back_with_restore_and_a_deleted_template_with_und
     let session = chat::ready(&fixture).await;
     session.open_settings_tab("templates").await;
     session.click_by_script("#templates-new").await;
-    fill(&session, "#template-editor-title", "Standup").await;
-    fill(&session, "#template-editor-body", "Yesterday: {{done}}").await;
+    session.fill("#template-editor-title", "Standup").await;
+    session
+        .fill("#template-editor-body", "Yesterday: {{done}}")
+        .await;
     session.click_by_script("#template-editor-save").await;
     session.wait_for("[data-template]").await;
     for body in ["Done: {{done}}", "Done: {{done}}\nNext: {{next}}"] {
         session
             .click_by_script("[data-template] [data-template-edit]")
             .await;
-        fill(&session, "#template-editor-body", body).await;
+        session.fill("#template-editor-body", body).await;
         session.click_by_script("#template-editor-save").await;
         session
             .wait_until(&format!(
@@ -376,7 +366,7 @@ async fn earlier_versions_come_back_with_restore_and_a_deleted_template_with_und
         session.text_of("[data-template-versions]").await,
         "Earlier versions (2)"
     );
-    close_settings(&session).await;
+    session.close_settings().await;
 
     // At phone width in the dark theme, the menu and the form fit above the composer.
     session
@@ -413,24 +403,21 @@ async fn templates_travel_in_the_export_versions_included_and_come_back_with_an_
     last_status(&session, "done").await;
     session.open_settings_tab("templates").await;
     session.click_by_script("#templates-new").await;
-    fill(&session, "#template-editor-title", "Bug report").await;
-    fill(
-        &session,
-        "#template-editor-body",
-        "Steps: {{steps:paragraph}}",
-    )
-    .await;
+    session.fill("#template-editor-title", "Bug report").await;
+    session
+        .fill("#template-editor-body", "Steps: {{steps:paragraph}}")
+        .await;
     session.click_by_script("#template-editor-save").await;
     session.wait_for("[data-template]").await;
     session
         .click_by_script("[data-template] [data-template-edit]")
         .await;
-    fill(
-        &session,
-        "#template-editor-body",
-        "Steps: {{steps:paragraph}}\nSeen on: {{seen:date}}",
-    )
-    .await;
+    session
+        .fill(
+            "#template-editor-body",
+            "Steps: {{steps:paragraph}}\nSeen on: {{seen:date}}",
+        )
+        .await;
     session.click_by_script("#template-editor-save").await;
     session.wait_for("[data-template-versions]").await;
 
@@ -496,36 +483,13 @@ async fn command_ending(session: &AppSession, suffix: &str) -> String {
         .expect("listed")
 }
 
-/// Clears the composer and types `text` into it.
-async fn retype(session: &AppSession, text: &str) {
-    let input = session.wait_for("#composer-input").await;
-    input.clear().await.expect("clear");
-    input.send_keys(text).await.expect("type");
-}
-
 #[tokio::test]
 async fn an_mcp_servers_prompts_are_offered_by_slash_with_their_arguments_asked() {
-    let everything = hearth_e2e::tool_peers::mcp_everything();
+    let everything = mcp_everything();
     let fixture = ProviderFixture::start().await;
     let session = chat::ready(&fixture).await;
-    session.open_settings_tab("tools").await;
-    session
-        .wait_for("#plugin-install-kind")
-        .await
-        .select_by_value("mcp")
-        .await
-        .expect("kind");
-    fill(
-        &session,
-        "#plugin-install-url",
-        &hearth_e2e::tool_peers::mcp_url(&everything),
-    )
-    .await;
-    session.click_by_script("#plugin-install-submit").await;
-    session
-        .wait_until("[...document.querySelectorAll('#plugins-installed .plugin-card__meta')].some((t) => t.textContent === 'MCP server')")
-        .await;
-    close_settings(&session).await;
+    install(&session, "mcp", &mcp_url(&everything), "MCP server").await;
+    session.close_settings().await;
 
     // The server's prompts are listed once asked; one with arguments opens the form.
     type_in_composer(&session, "/args").await;
@@ -536,7 +500,9 @@ async fn an_mcp_servers_prompts_are_offered_by_slash_with_their_arguments_asked(
             .await
             .contains("Arguments Prompt"),
     );
-    retype(&session, &format!("/{command}")).await;
+    session
+        .fill("#composer-input", &format!("/{command}"))
+        .await;
     session
         .wait_until(&format!(
             "document.getElementById('composer-input').getAttribute('aria-activedescendant') !== null && {}",
@@ -565,8 +531,8 @@ async fn an_mcp_servers_prompts_are_offered_by_slash_with_their_arguments_asked(
         .wait_until("document.getElementById('template-field-0-error').textContent === 'Required.'")
         .await;
     assert_eq!(session.text_of("#template-field-1-error").await, "");
-    fill(&session, "#template-field-0", "Paris").await;
-    fill(&session, "#template-field-1", "Texas").await;
+    session.fill("#template-field-0", "Paris").await;
+    session.fill("#template-field-1", "Texas").await;
     session.press(&[Key::Enter]).await;
     session
         .wait_until("!document.getElementById('template-form')")
@@ -587,14 +553,16 @@ async fn an_mcp_servers_prompts_are_offered_by_slash_with_their_arguments_asked(
     // resource in a prompt comes in as text.
     type_in_composer(&session, "/resource").await;
     let command = command_ending(&session, ":resource-prompt").await;
-    retype(&session, &format!("/{command}")).await;
+    session
+        .fill("#composer-input", &format!("/{command}"))
+        .await;
     session
         .wait_until("document.querySelector('#slash-menu [role=option]')?.dataset.slashCommand.endsWith(':resource-prompt')")
         .await;
     session.press(&[Key::Enter]).await;
     session.wait_for("#template-form").await;
-    fill(&session, "#template-field-0", "Nope").await;
-    fill(&session, "#template-field-1", "1").await;
+    session.fill("#template-field-0", "Nope").await;
+    session.fill("#template-field-1", "1").await;
     session.press(&[Key::Enter]).await;
     session
         .wait_until("document.getElementById('template-form-failure').textContent.includes('The prompt could not be got')")
@@ -619,7 +587,7 @@ async fn an_mcp_servers_prompts_are_offered_by_slash_with_their_arguments_asked(
         logged.len() == 1 && logged[0].contains("/api/mcp/prompts") && logged[0].contains("502"),
         "{logged:?}"
     );
-    fill(&session, "#template-field-0", "Text").await;
+    session.fill("#template-field-0", "Text").await;
     session.press(&[Key::Enter]).await;
     session
         .wait_until("!document.getElementById('template-form')")
@@ -632,7 +600,7 @@ async fn an_mcp_servers_prompts_are_offered_by_slash_with_their_arguments_asked(
     );
 
     // A prompt without arguments: its form is Insert alone, focused.
-    retype(&session, "/").await;
+    session.fill("#composer-input", "/").await;
     type_in_composer(&session, "simple").await;
     command_ending(&session, ":simple-prompt").await;
     session
@@ -652,7 +620,7 @@ async fn an_mcp_servers_prompts_are_offered_by_slash_with_their_arguments_asked(
 
 #[tokio::test]
 async fn an_mcp_resource_chosen_with_at_joins_the_message_as_an_attachment() {
-    let everything = hearth_e2e::tool_peers::mcp_everything();
+    let everything = mcp_everything();
     let fixture = ProviderFixture::start().await;
     let session = chat::ready(&fixture).await;
 
@@ -671,24 +639,8 @@ async fn an_mcp_resource_chosen_with_at_joins_the_message_as_an_attachment() {
         json!(true)
     );
 
-    session.open_settings_tab("tools").await;
-    session
-        .wait_for("#plugin-install-kind")
-        .await
-        .select_by_value("mcp")
-        .await
-        .expect("kind");
-    fill(
-        &session,
-        "#plugin-install-url",
-        &hearth_e2e::tool_peers::mcp_url(&everything),
-    )
-    .await;
-    session.click_by_script("#plugin-install-submit").await;
-    session
-        .wait_until("[...document.querySelectorAll('#plugins-installed .plugin-card__meta')].some((t) => t.textContent === 'MCP server')")
-        .await;
-    close_settings(&session).await;
+    install(&session, "mcp", &mcp_url(&everything), "MCP server").await;
+    session.close_settings().await;
 
     // An address is not a mention; the last word starting with `@` is.
     type_in_composer(&session, "Mail bob@example.com").await;
@@ -698,7 +650,7 @@ async fn an_mcp_resource_chosen_with_at_joins_the_message_as_an_attachment() {
             .await,
         json!(true)
     );
-    retype(&session, "Summarise @feat").await;
+    session.fill("#composer-input", "Summarise @feat").await;
     session
         .wait_for("#slash-menu [data-slash-command='features-md']")
         .await;
@@ -741,5 +693,62 @@ async fn an_mcp_resource_chosen_with_at_joins_the_message_as_an_attachment() {
         .await;
     assert_eq!(composer_text(&session).await, "And @zzz");
     session.assert_no_console_errors().await;
+    session.finish().await;
+}
+
+#[tokio::test]
+async fn an_unreadable_templates_record_is_said_in_the_menu_and_never_written_over() {
+    let session = AppSession::open(1280, 900).await;
+    // The templates record as a damaged disk (or another version) left it.
+    let damaged = "{\"templates\": 7";
+    let put = session
+        .js_async(
+            "const done = arguments[arguments.length - 1];
+             const open = indexedDB.open('hearth');
+             open.onsuccess = () => {
+               const tx = open.result.transaction('settings', 'readwrite');
+               tx.objectStore('settings').put(arguments[0], 'templates');
+               tx.oncomplete = () => { open.result.close(); done(true); };
+               tx.onerror = () => done(false);
+             };
+             open.onerror = () => done(false);",
+            vec![json!(damaged)],
+        )
+        .await;
+    assert_eq!(put, json!(true));
+    session.reload_app().await;
+    type_in_composer(&session, "/").await;
+    session
+        .wait_until("document.querySelector('[data-menu-unreadable]')?.textContent.startsWith('Templates unreadable')")
+        .await;
+    // The composer's own commands are still there.
+    assert_eq!(
+        listed(&session).await,
+        vec!["new", "search", "templates", "skills"]
+    );
+    // Saving a template is refused rather than written over the record.
+    session.press(&[Key::Escape]).await;
+    session.open_settings_tab("templates").await;
+    session.click_by_script("#templates-new").await;
+    session.fill("#template-editor-title", "Lost").await;
+    session
+        .fill("#template-editor-body", "Would overwrite")
+        .await;
+    session.click_by_script("#template-editor-save").await;
+    session
+        .wait_until("document.getElementById('template-editor-error').textContent.includes('Templates unreadable')")
+        .await;
+    let stored = session
+        .js_async(
+            "const done = arguments[arguments.length - 1];
+             const open = indexedDB.open('hearth');
+             open.onsuccess = () => {
+               const get = open.result.transaction('settings').objectStore('settings').get('templates');
+               get.onsuccess = () => { open.result.close(); done(get.result); };
+             };",
+            vec![],
+        )
+        .await;
+    assert_eq!(stored, json!(damaged));
     session.finish().await;
 }

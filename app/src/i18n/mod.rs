@@ -206,6 +206,19 @@ pub async fn load_later_english() {
     }
 }
 
+/// Whether every English sentence is here, for a view that waits for them: true at once
+/// when they are, else once [`load_later_english`] (started now) has settled.
+pub fn later_english_ready() -> RwSignal<bool> {
+    let ready = RwSignal::new(later_english_here());
+    if !ready.get_untracked() {
+        leptos::task::spawn_local(async move {
+            load_later_english().await;
+            let _ = ready.try_set(true);
+        });
+    }
+    ready
+}
+
 mod fetch {
     //! The request for a catalog, in the browser.
 

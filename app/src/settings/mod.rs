@@ -131,13 +131,7 @@ fn settings_dialog() -> AnyView {
     // Shown once its stylesheet (`crate::ui::lazy_styles`) and its English sentences
     // (`crate::i18n::load_later_english`) are here.
     let styled = crate::ui::lazy_styles::ready(crate::ui::lazy_styles::Sheet::Panels);
-    let worded = RwSignal::new(crate::i18n::later_english_here());
-    if !worded.get_untracked() {
-        leptos::task::spawn_local(async move {
-            crate::i18n::load_later_english().await;
-            let _ = worded.try_set(true);
-        });
-    }
+    let worded = crate::i18n::later_english_ready();
     view! {
         <Show when=move || styled.get() && worded.get()>
             <Dialog

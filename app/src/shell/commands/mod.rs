@@ -88,13 +88,7 @@ pub enum Filling {
 /// and its English sentences (`crate::i18n::load_later_english`) are here.
 pub fn view(commands: Commands) -> AnyView {
     let styled = crate::ui::lazy_styles::ready(crate::ui::lazy_styles::Sheet::Panels);
-    let worded = RwSignal::new(crate::i18n::later_english_here());
-    if !worded.get_untracked() {
-        spawn_local(async move {
-            crate::i18n::load_later_english().await;
-            let _ = worded.try_set(true);
-        });
-    }
+    let worded = crate::i18n::later_english_ready();
     view! {
         <Show when=move || styled.get() && worded.get()>
             {move || match commands.filling.get() {
@@ -117,12 +111,20 @@ fn Menu(commands: Commands) -> impl IntoView {
     let chat = crate::chat::use_chat();
     let search = crate::search::use_search();
     let plugins = crate::plugins::use_plugins();
-    // All are read the first time the menu opens, never at start.
+    // Both are read the first time the menu opens, never at start; one that cannot be
+    // read is said in the menu, not shown as having nothing.
+    let unreadable = RwSignal::new(Vec::<String>::new());
     spawn_local(async move {
-        if let Err(error) = templates.ensure_loaded().await {
-            leptos::logging::warn!("templates unreadable: {error:?}");
+        let mut said = Vec::new();
+        if let Err(crate::templates::TemplatesError::Unreadable(reason)) =
+            templates.ensure_loaded().await
+        {
+            said.push(i18n.t_with(Key::TemplatesReadFailed, &[("reason", &reason)]));
         }
-        let _ = skills.ensure_loaded().await;
+        if let Err(crate::skills::SkillsError::Unreadable(reason)) = skills.ensure_loaded().await {
+            said.push(i18n.t_with(Key::SkillsReadFailed, &[("reason", &reason)]));
+        }
+        let _ = unreadable.try_set(said);
     });
     let text = commands.text;
     // The text the user closed the menu on: it stays closed until the text changes.
@@ -397,6 +399,11 @@ fn Menu(commands: Commands) -> impl IntoView {
                         {move || shown.get().into_iter().enumerate().map(option).collect_view()}
                     </ul>
                 </Show>
+                {move || (offer.get() == Some(mcp::Offer::Prompts)).then(|| {
+                    unreadable.get().into_iter().map(|line| view! {
+                        <p class="slash-menu__empty" role="alert" data-menu-unreadable="">{line}</p>
+                    }).collect_view()
+                })}
                 {move || notes.get().into_iter().map(|(plugin_id, line)| view! {
                     <p class="slash-menu__empty" role="status" data-mcp-state=plugin_id>{line}</p>
                 }).collect_view()}
