@@ -18,6 +18,8 @@
 //!   required arguments checked, a prompt's messages as text.
 //! - [`mcp_resource`]: an MCP server's resources for the composer's `@`: the list read
 //!   bounded, a read's contents as files named from their URIs.
+//! - [`oauth`]: OAuth 2.1 sign-in to a remote MCP server (discovery, client identity,
+//!   PKCE, the redirect's checks, token requests and refresh), as rules without I/O.
 //! - [`headers`]: the plain headers and the credential's header an MCP server may be
 //!   given, and the settings form's `Name: value` lines read under the same rules.
 //! - [`result`]: the one bounded result shape of REST and MCP calls.
@@ -47,6 +49,7 @@ pub mod mcp_resource;
 pub mod method;
 pub mod model;
 pub mod names;
+pub mod oauth;
 pub mod openapi;
 pub mod registry;
 pub mod result;
