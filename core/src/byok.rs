@@ -126,6 +126,12 @@ pub mod context {
         "mcp:install:auth".into()
     }
 
+    /// An MCP server's OAuth secrets (refresh token, client secret) for a token request:
+    /// `mcp:oauth`.
+    pub fn mcp_oauth() -> String {
+        "mcp:oauth".into()
+    }
+
     /// A MinerU API token for a document-parse job: `docs:mineru`.
     pub fn docs_mineru() -> String {
         "docs:mineru".into()
@@ -169,8 +175,12 @@ pub struct PublicKeyResponse {
 
 /// Field names that carry a secret in plaintext. Routes that take secrets accept only
 /// envelopes; a request with one of these holding a string is refused outright.
-const SECRET_FIELDS: [&str; 8] = [
+const SECRET_FIELDS: [&str; 12] = [
     "apiKey",
+    "refreshToken",
+    "refresh_token",
+    "clientSecret",
+    "client_secret",
     "api_key",
     "apiToken",
     "token",

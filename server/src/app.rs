@@ -28,6 +28,11 @@ pub fn router(state: AppState) -> Router {
             "/share",
             axum::routing::post(share_without_worker).fallback(serve_static),
         )
+        // Authorization servers fetch it: outside `/api` and its guard.
+        .route(
+            hearth_core::plugin::oauth::client::METADATA_DOCUMENT_PATH,
+            axum::routing::get(crate::api::mcp_oauth::client_metadata),
+        )
         .fallback(serve_static)
         // Before any route: a host that is not ours gets a 421 (with the headers below).
         .layer(middleware::from_fn_with_state(

@@ -16,7 +16,7 @@
 //! - [`state`]: the state every handler and layer shares, built from the configuration.
 //! - Services: [`providers`] (the relay and model listings, the operator's providers),
 //!   [`plugins`] (installing, listing and running plugins), [`mcp`] (remote MCP
-//!   servers), [`mcp_registry`] (the MCP registry client, over HTTPS through
+//!   servers), [`mcp_oauth`] (OAuth sign-in to them: discovery, registration, tokens), [`mcp_registry`] (the MCP registry client, over HTTPS through
 //!   `safe_fetch`), [`web_reader`] (the built-in web page reader, a model-chosen target:
 //!   public HTTPS only), [`access`] (the deployment password gate: signed expiring
 //!   session cookies, constant-time comparison, lockout per client kept in the store),
@@ -57,6 +57,7 @@ pub mod healthcheck;
 pub mod kv;
 pub mod logging;
 pub mod mcp;
+pub mod mcp_oauth;
 pub mod mcp_registry;
 pub mod operations;
 pub mod plugins;

@@ -60,10 +60,13 @@ impl McpError {
         use hearth_core::api::{ApiError, ErrorCode};
         match self {
             Self::Blocked(error) => error.to_api_error(),
+            // `serverAuth`: the server refused (sign in, or add its token), not the
+            // envelope.
             Self::AuthRequired => ApiError::new(
                 ErrorCode::AuthError,
-                "This MCP server requires authorization (auth required); add its token",
-            ),
+                "This MCP server requires authorization (auth required); sign in or add its token",
+            )
+            .with_details(serde_json::json!({ "reason": "serverAuth" })),
             Self::Refused(_) => ApiError::new(ErrorCode::UrlBlocked, self.to_string()),
             Self::Timeout(_) => ApiError::new(ErrorCode::ResponseTimeout, self.to_string()),
             Self::Failed(_) => ApiError::new(ErrorCode::UpstreamError, self.to_string()),

@@ -14,6 +14,7 @@ use crate::byok::ByokKeys;
 use crate::config::Config;
 use crate::doc_parse::DocParse;
 use crate::kv::KvStore;
+use crate::mcp_oauth::McpOauth;
 use crate::mcp_registry::McpRegistry;
 use crate::operations::Operations;
 use crate::plugins::Plugins;
@@ -60,6 +61,8 @@ pub struct AppState {
     pub relays: Relays,
     /// Named edge operations and their answers.
     pub operations: Operations,
+    /// OAuth sign-in to MCP servers.
+    pub mcp_oauth: McpOauth,
 }
 
 impl AppState {
@@ -135,6 +138,7 @@ impl AppState {
                 config.deployment_mode,
             ),
             operations: Operations::new(&kv),
+            mcp_oauth: McpOauth::new(fetch.clone(), byok.clone()),
             relays: Relays::new(&kv, Duration::from_secs(config.relay_resume_secs.max(1))),
             kv,
             signer,

@@ -60,6 +60,9 @@ pub enum ErrorCode {
     FileTypeUnsupported,
     /// The edge is parsing as many documents as it holds; try again shortly.
     DocumentJobsFull,
+    /// A step of an OAuth sign-in to an MCP server failed; `details.reason` says which
+    /// (`core::plugin::oauth::OauthError::reason`).
+    OauthFailed,
     /// A dependency of the edge is unreachable or unconfigured.
     ServiceUnavailable,
     /// Something went wrong inside the edge; details are in its log, not in the response.
@@ -91,6 +94,7 @@ impl ErrorCode {
             Self::DocumentJobForbidden => 403,
             Self::FileTypeUnsupported => 415,
             Self::DocumentJobsFull => 503,
+            Self::OauthFailed => 502,
             Self::ServiceUnavailable => 503,
             Self::Internal => 500,
         }
@@ -213,6 +217,7 @@ mod tests {
             ErrorCode::DocumentJobForbidden,
             ErrorCode::FileTypeUnsupported,
             ErrorCode::DocumentJobsFull,
+            ErrorCode::OauthFailed,
             ErrorCode::ServiceUnavailable,
             ErrorCode::Internal,
         ] {

@@ -6,6 +6,7 @@ mod config;
 pub mod doc_parse;
 mod error;
 mod health;
+pub mod mcp_oauth;
 pub mod mcp_registry;
 pub mod operations;
 mod parse_error;

@@ -38,6 +38,10 @@ pub struct PluginInstallRequest {
     /// Plain headers the MCP server is given with every request (never credentials).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub mcp_headers: BTreeMap<String, String>,
+    /// The credential is an OAuth access token from a sign-in (the browser refreshes it),
+    /// sent as a bearer token: the plugin's auth is `oauth2`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub oauth: bool,
 }
 
 /// A plugin as the edge registered it, with each function's fingerprint.

@@ -14,6 +14,7 @@ mod headers;
 mod health;
 pub mod json;
 mod mcp;
+pub mod mcp_oauth;
 mod models;
 mod operations;
 mod plugins;
@@ -48,6 +49,9 @@ pub fn router() -> Router<AppState> {
         .route("/mcp/resources", post(mcp::resources))
         .route("/mcp/prompts", post(mcp::prompts))
         .route("/mcp/servers", get(mcp::servers))
+        .route("/mcp/oauth/discover", post(mcp_oauth::discover))
+        .route("/mcp/oauth/register", post(mcp_oauth::register))
+        .route("/mcp/oauth/token", post(mcp_oauth::token))
         // The handler bounds every field itself, by the configured file limit.
         .route(
             "/doc-parse",

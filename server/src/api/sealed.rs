@@ -6,6 +6,7 @@
 //! says which part is scanned and how its route words the refusals ([`SealedBody`]).
 
 use axum::extract::{FromRequest, Request};
+use hearth_core::api::mcp_oauth::OauthTokenRequest;
 use hearth_core::api::relay_bounds::{BoundError, check_provider};
 use hearth_core::api::{
     ApiError, ErrorCode, ModelListRequest, PluginExecuteRequest, PluginInstallRequest,
@@ -25,6 +26,8 @@ pub enum Scan {
     Field(&'static str),
     /// The whole body but this top-level field (a model's own arguments, say).
     AllBut(&'static str),
+    /// The whole body.
+    Whole,
 }
 
 /// How a body type is checked before its route runs.
@@ -105,6 +108,15 @@ impl SealedBody for PluginInstallRequest {
     };
 }
 
+impl SealedBody for OauthTokenRequest {
+    // A refresh token and a client secret travel in the sealed `secrets` only.
+    const SEALING: Sealing = Sealing {
+        scan: Scan::Whole,
+        refusal: "OAuth secrets must be sent as an encrypted BYOK envelope",
+        malformed: invalid_body,
+    };
+}
+
 /// The path of a plaintext secret in `raw`, as the refusal names it.
 fn plaintext_secret(raw: &Value, scan: Scan) -> Option<String> {
     match scan {
@@ -116,6 +128,7 @@ fn plaintext_secret(raw: &Value, scan: Scan) -> Option<String> {
             }
             find_plaintext_secret(&outer)
         }
+        Scan::Whole => find_plaintext_secret(raw),
     }
 }
 

@@ -140,6 +140,7 @@ pub async fn openapi(
 /// the credential's header (`Authorization: Bearer` unless `auth_header` names another).
 pub fn mcp_access(
     has_credential: bool,
+    oauth: bool,
     auth_header: Option<&str>,
     headers: &BTreeMap<String, String>,
 ) -> Result<(Auth, BTreeMap<String, String>), ApiError> {
@@ -148,6 +149,7 @@ pub fn mcp_access(
     let headers = mcp::check_headers(headers).map_err(bad_header)?;
     let auth = match (has_credential, auth_header) {
         (false, _) => Auth::None,
+        (true, None) if oauth => Auth::Oauth2,
         (true, None) => Auth::Bearer,
         (true, Some(name)) => Auth::ApiKey {
             name: mcp::check_credential_header(name).map_err(bad_header)?,

@@ -134,6 +134,7 @@ impl Plugins {
             let token = self.open_credential(request.auth.as_ref(), &context::mcp_install())?;
             let (auth, headers) = install::mcp_access(
                 token.is_some(),
+                request.oauth,
                 request.auth_header.as_deref(),
                 &request.mcp_headers,
             )?;

@@ -5,6 +5,7 @@
 pub mod hosted;
 pub mod listening;
 pub mod openai_stream;
+pub mod peer;
 pub mod redis;
 pub mod tls;
 

@@ -245,6 +245,7 @@ pub(super) fn InstallSection(
             auth: None,
             auth_header: (mcp && !header_name.is_empty()).then_some(header_name),
             mcp_headers,
+            oauth: false,
         };
         let secret = mcp.then(|| token.get_untracked());
         error.set(None);

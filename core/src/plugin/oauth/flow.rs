@@ -138,8 +138,7 @@ pub fn read_redirect(
 }
 
 /// What a token request exchanges.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", tag = "grant")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Grant {
     /// An authorization code, with its PKCE verifier and the redirect it came to.
     Code {
@@ -191,7 +190,10 @@ pub fn token_request(grant: &Grant, client: &Client, resource: &str) -> TokenReq
                 .append_pair("refresh_token", refresh_token);
         }
     }
-    form.append_pair("resource", resource);
+    // The `client_id` is in the form for every client: servers that take Basic often
+    // still read it there (RFC 6749 §2.3.1 allows it), and a public client needs it.
+    form.append_pair("resource", resource)
+        .append_pair("client_id", &client.client_id);
     let mut authorization = None;
     match (client.token_auth, client.client_secret.as_deref()) {
         (TokenAuth::ClientSecretBasic, Some(secret)) => {
@@ -206,12 +208,9 @@ pub fn token_request(grant: &Grant, client: &Client, resource: &str) -> TokenReq
             ));
         }
         (TokenAuth::ClientSecretPost, Some(secret)) => {
-            form.append_pair("client_id", &client.client_id)
-                .append_pair("client_secret", secret);
+            form.append_pair("client_secret", secret);
         }
-        _ => {
-            form.append_pair("client_id", &client.client_id);
-        }
+        _ => {}
     }
     TokenRequest {
         form: form.finish(),
@@ -497,6 +496,7 @@ mod tests {
         let expected = base64::engine::general_purpose::STANDARD.encode("a%3Ab:s+p");
         assert_eq!(request.authorization, Some(format!("Basic {expected}")));
         assert!(!form(&request).iter().any(|(k, _)| k == "client_secret"));
+        assert!(form(&request).contains(&("client_id".into(), "a:b".into())));
         assert!(form(&request).contains(&("grant_type".into(), "refresh_token".into())));
         let post = Client {
             token_auth: TokenAuth::ClientSecretPost,
