@@ -771,13 +771,13 @@ fn key_ids() -> Vec<String> {
 }
 
 #[tokio::test]
-async fn every_settings_tab_is_worded_in_every_locale_though_english_comes_later() {
+async fn every_settings_tab_the_command_menu_and_the_palette_are_worded_in_every_locale() {
     let stack = hearth_e2e::Stack::start();
     let ids = key_ids();
-    for (locale, providers_tab) in [
-        ("en", "Providers"),
-        ("ja", "プロバイダー"),
-        ("zh-CN", "服务商"),
+    for (locale, providers_tab, palette_placeholder) in [
+        ("en", "Providers", "Search titles and messages"),
+        ("ja", "プロバイダー", "タイトルとメッセージを検索"),
+        ("zh-CN", "服务商", "搜索标题和消息"),
     ] {
         let browser = browser_speaking(&stack, "en-US,en").await;
         browser.open_app("/").await;
@@ -839,6 +839,28 @@ async fn every_settings_tab_is_worded_in_every_locale_though_english_comes_later
         let text = text.as_str().unwrap_or_default();
         let shown: Vec<&String> = ids.iter().filter(|id| text.contains(id.as_str())).collect();
         assert!(shown.is_empty(), "{locale} › / shows key ids {shown:?}");
+        // The search palette (its English comes later too): its words and its field's.
+        input.clear().await.expect("clear the slash");
+        browser.press(&[Key::Escape]).await;
+        browser.press_ctrl('k').await;
+        browser.wait_for(".search-palette__input").await;
+        let palette = browser
+            .js(
+                "const p = document.querySelector('.search-palette');
+                 return [p.innerText, p.querySelector('input').placeholder].join(' | ')",
+                vec![],
+            )
+            .await;
+        let palette = palette.as_str().unwrap_or_default();
+        let shown: Vec<&String> = ids
+            .iter()
+            .filter(|id| palette.contains(id.as_str()))
+            .collect();
+        assert!(
+            shown.is_empty(),
+            "{locale} › Ctrl+K shows key ids {shown:?}"
+        );
+        assert!(palette.contains(palette_placeholder), "{locale}: {palette}");
         assert!(
             catalogs_fetched(&browser)
                 .await

@@ -57,9 +57,12 @@ pub fn palette() -> impl IntoView {
 
 #[lazy]
 fn palette_view() -> AnyView {
-    // Shown once its stylesheet is here (`crate::ui::lazy_styles`).
+    // Shown once its stylesheet (`crate::ui::lazy_styles`) and its English sentences
+    // (`crate::i18n::load_later_english`) are here.
     let styled = crate::ui::lazy_styles::ready(crate::ui::lazy_styles::Sheet::Panels);
-    view! { <Show when=move || styled.get()><palette::SearchPalette /></Show> }.into_any()
+    let worded = crate::i18n::later_english_ready();
+    view! { <Show when=move || styled.get() && worded.get()><palette::SearchPalette /></Show> }
+        .into_any()
 }
 
 /// How far the index is, coarsely: what a query's answer depends on.
