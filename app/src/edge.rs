@@ -274,6 +274,31 @@ pub async fn mcp_prompts(
     post_named("/api/mcp/prompts", request, None, None).await
 }
 
+/// `POST /api/mcp/oauth/discover`: how to sign in to the MCP server at `server_url`.
+pub async fn oauth_discover(
+    server_url: &str,
+) -> Result<hearth_core::plugin::oauth::SignInPlan, EdgeError> {
+    let request = hearth_core::api::mcp_oauth::OauthDiscoverRequest {
+        server_url: server_url.to_string(),
+    };
+    post_json("/api/mcp/oauth/discover", &request).await
+}
+
+/// `POST /api/mcp/oauth/register`: Hearth registered as a client of the server's
+/// authorization server.
+pub async fn oauth_register(
+    request: &hearth_core::api::mcp_oauth::OauthRegisterRequest,
+) -> Result<hearth_core::plugin::oauth::client::Client, EdgeError> {
+    post_json("/api/mcp/oauth/register", request).await
+}
+
+/// `POST /api/mcp/oauth/token`: a code exchanged, or tokens refreshed.
+pub async fn oauth_token(
+    request: &hearth_core::api::mcp_oauth::OauthTokenRequest,
+) -> Result<hearth_core::plugin::oauth::flow::Tokens, EdgeError> {
+    post_json("/api/mcp/oauth/token", request).await
+}
+
 /// `POST /api/mcp/resources`: an installed MCP server's resources listed, or one read
 /// (the server's JSON result, read by `hearth_core::plugin::mcp_resource`).
 pub async fn mcp_resources(

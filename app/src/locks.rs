@@ -116,6 +116,20 @@ pub async fn claim(name: &str) -> Claim {
     }
 }
 
+/// Takes the exclusive lock `name`, waiting up to `patience_ms` for another holder to let
+/// go; `None` without Web Locks or when the wait ran out (the caller carries on alone).
+pub async fn wait_for(name: &str, patience_ms: f64) -> Option<HeldLock> {
+    let deadline = crate::browser::now() + patience_ms;
+    loop {
+        match claim(name).await {
+            Claim::Held(lock) => return Some(lock),
+            Claim::Unsupported => return None,
+            Claim::Taken if crate::browser::now() > deadline => return None,
+            Claim::Taken => crate::browser::sleep_ms(50).await,
+        }
+    }
+}
+
 /// The names of the locks held now (by any page of this origin) that start with
 /// `prefix`, the prefix taken off; `None` without Web Locks.
 pub async fn held(prefix: &str) -> Option<Vec<String>> {

@@ -8,6 +8,21 @@ use serde_json::{Value, json};
 use crate::provider_fixture::ProviderFixture;
 use crate::{AppSession, Browser};
 
+/// The last reply's tool calls, as `[name, status, result or error]` rows.
+pub async fn last_tool_calls(session: &Browser) -> Value {
+    session
+        .js(
+            "const m = [...document.querySelectorAll('.message--assistant')].at(-1);
+             return [...m.querySelectorAll('.tool-call')].map((c) => [
+               c.querySelector('.tool-call__name').textContent,
+               c.dataset.status,
+               c.querySelector('.tool-call__code--error, .tool-call__code:last-of-type')?.textContent ?? '',
+             ]);",
+            vec![],
+        )
+        .await
+}
+
 /// The active path as `[role, status, text]` rows.
 pub const MESSAGES: &str = "return [...document.querySelectorAll('.message')].map((m) => [
   m.classList.contains('message--user') ? 'user' : 'assistant',

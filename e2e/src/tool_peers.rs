@@ -204,7 +204,28 @@ pub fn mcp_everything() -> Guard {
     })
 }
 
-/// The MCP endpoint of a peer started by [`mcp_everything`].
+/// The OAuth-protected MCP server of the edge's tests (`server/tests/data/
+/// mcp_oauth_server.py`, on PyPI `mcp` in `.tools/mcp-py`, or the Python `MCP_PYTHON`
+/// names) on a free port, with `args` after its port (`--cimd`, `--log FILE`, …).
+pub fn mcp_oauth_server(args: &[String]) -> Guard {
+    let python = std::env::var_os("MCP_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| paths::repo_root().join(".tools/mcp-py/bin/python"));
+    assert!(
+        python.is_file(),
+        "{} is missing: run scripts/setup.sh test",
+        python.display()
+    );
+    let script = paths::repo_root().join("server/tests/data/mcp_oauth_server.py");
+    let args = args.to_vec();
+    start_peer("OAuth MCP server", move |port| {
+        let mut command = Command::new(&python);
+        command.arg(&script).arg(port.to_string()).args(&args);
+        command
+    })
+}
+
+/// The MCP endpoint of a peer started by [`mcp_everything`] or [`mcp_oauth_server`].
 pub fn mcp_url(peer: &Guard) -> String {
     format!("http://127.0.0.1:{}/mcp", peer.port)
 }

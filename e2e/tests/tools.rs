@@ -6,7 +6,8 @@
 //! install whose answer was lost in transit sent again and done once.
 
 use hearth_e2e::chat::{
-    chat_bodies, click_in_last, last_status, open_latest, open_latest_on_phone, prepare, send,
+    chat_bodies, click_in_last, last_status, last_tool_calls, open_latest, open_latest_on_phone,
+    prepare, send,
 };
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
 use hearth_e2e::tool_peers::{PetApi, install, mcp_everything, mcp_url};
@@ -129,21 +130,6 @@ async fn reopen(session: &Browser) {
     open_latest(session).await;
 }
 
-/// The last reply's tool calls as `[name, status, result]`.
-async fn calls(session: &Browser) -> Value {
-    session
-        .js(
-            "const m = [...document.querySelectorAll('.message--assistant')].at(-1);
-             return [...m.querySelectorAll('.tool-call')].map((c) => [
-               c.querySelector('.tool-call__name').textContent,
-               c.dataset.status,
-               c.querySelector('.tool-call__code--error, .tool-call__code:last-of-type')?.textContent ?? '',
-             ]);",
-            vec![],
-        )
-        .await
-}
-
 #[tokio::test]
 async fn a_model_calls_rest_and_mcp_tools_across_rounds_and_answers() {
     let pets = PetApi::start();
@@ -182,7 +168,7 @@ async fn a_model_calls_rest_and_mcp_tools_across_rounds_and_answers() {
     send(&session, "Who are pets 7 and 8?").await;
     last_status(&session, "done").await;
 
-    let rows = calls(&session).await;
+    let rows = last_tool_calls(&session).await;
     assert_eq!(rows.as_array().map(Vec::len), Some(4), "{rows}");
     assert_eq!(rows[0][0], json!("getPetById"));
     assert_eq!(rows[1][0], json!(echo));
@@ -324,7 +310,7 @@ async fn a_destructive_call_waits_and_is_allowed_once_then_denied() {
         1,
         "a denied call never reaches the API"
     );
-    let rows = calls(&session).await;
+    let rows = last_tool_calls(&session).await;
     assert_eq!(rows[0][1], json!("denied"), "{rows}");
     let bodies = chat_bodies(&fixture);
     let last = tool_messages(bodies.last().unwrap());
@@ -393,14 +379,14 @@ async fn a_call_waiting_in_one_tab_is_answered_from_another() {
         1,
         "the writer ran the call once"
     );
-    assert_eq!(calls(&session).await[0][1], json!("done"));
+    assert_eq!(last_tool_calls(&session).await[0][1], json!("done"));
     session
         .client
         .switch_to_window(first)
         .await
         .expect("back to the first tab");
     last_status(&session, "done").await;
-    assert_eq!(calls(&session).await[0][1], json!("done"));
+    assert_eq!(last_tool_calls(&session).await[0][1], json!("done"));
     assert!(
         session
             .js(
@@ -611,7 +597,7 @@ async fn a_session_approval_skips_the_question_until_it_is_revoked() {
     send(&session, "Echo two").await;
     replies_done(&session, 2).await;
     assert_eq!(
-        calls(&session).await[0][1],
+        last_tool_calls(&session).await[0][1],
         json!("done"),
         "an approved function runs without asking"
     );
@@ -633,7 +619,7 @@ async fn a_session_approval_skips_the_question_until_it_is_revoked() {
     session.wait_for("[data-confirm-call]").await;
     session.click_by_script("[data-answer=deny]").await;
     last_status(&session, "done").await;
-    assert_eq!(calls(&session).await[0][1], json!("denied"));
+    assert_eq!(last_tool_calls(&session).await[0][1], json!("denied"));
     session.finish().await;
 }
 
@@ -704,7 +690,7 @@ async fn stop_gives_up_a_slow_tool_call_at_once() {
     // at most), with the call given up rather than finished.
     session.click_by_script(".composer__stop").await;
     last_status(&session, "aborted").await;
-    let rows = calls(&session).await;
+    let rows = last_tool_calls(&session).await;
     assert_eq!(rows[0][1], json!("failed"), "{rows}");
     assert!(rows[0][2].as_str().unwrap().contains("stopped"), "{rows}");
     assert_eq!(chat_bodies(&fixture).len(), 1, "no round after the stop");
@@ -752,7 +738,7 @@ async fn the_built_in_web_page_reader_never_reads_the_users_own_machine() {
         "nothing was fetched: {:?}",
         site.seen()
     );
-    assert_eq!(calls(&session).await[0][1], json!("failed"));
+    assert_eq!(last_tool_calls(&session).await[0][1], json!("failed"));
     // The edge's refusal (403 from the execute route) is the one console entry allowed.
     let errors: Vec<String> = session
         .console_errors()
@@ -822,7 +808,7 @@ async fn tool_results_count_against_the_context_window_of_the_next_round() {
     send(&session, "Read the pet's diary").await;
     last_status(&session, "error").await;
     // The call ran and is kept; the next round was refused before it was sent.
-    assert_eq!(calls(&session).await[0][1], json!("done"));
+    assert_eq!(last_tool_calls(&session).await[0][1], json!("done"));
     assert_eq!(chat_bodies(&fixture).len(), 1, "no request past the budget");
     let status = session
         .text_of(".message--assistant .status-block--error")

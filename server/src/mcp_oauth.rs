@@ -51,8 +51,14 @@ pub struct McpOauth {
 
 /// A failed step as the API's error.
 fn failed(error: OauthError) -> ApiError {
-    ApiError::new(ErrorCode::OauthFailed, error.to_string())
-        .with_details(json!({ "reason": error.reason() }))
+    let mut details = json!({ "reason": error.reason() });
+    if let OauthError::TokenRefused { error: code, .. } | OauthError::Denied { error: code, .. } =
+        &error
+    {
+        // The server's OAuth error code: `invalid_grant` means sign in again.
+        details["error"] = json!(code);
+    }
+    ApiError::new(ErrorCode::OauthFailed, error.to_string()).with_details(details)
 }
 
 fn fetch_failed(error: FetchError) -> ApiError {

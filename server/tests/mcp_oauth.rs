@@ -314,6 +314,7 @@ async fn a_refresh_rotates_the_tokens_and_a_revoked_grant_asks_for_a_new_sign_in
     assert_eq!(status, StatusCode::BAD_GATEWAY, "{reused}");
     assert_eq!(reused["code"], "OAUTH_FAILED");
     assert_eq!(reused["details"]["reason"], "tokenRefused");
+    assert_eq!(reused["details"]["error"], "invalid_grant");
     assert!(
         reused["error"].as_str().unwrap().contains("invalid_grant"),
         "{reused}"
@@ -365,7 +366,7 @@ async fn a_metadata_document_client_is_fetched_from_the_edge_itself() {
     assert!(plan.metadata_document_client);
     assert_eq!(plan.registration_endpoint, None);
 
-    let document = reqwest::Url::parse(&server.url(client::METADATA_DOCUMENT_PATH)).unwrap();
+    let document = server.url(client::METADATA_DOCUMENT_PATH);
     let source = client::choose_client(&plan, None, &document).unwrap();
     let client::ClientSource::MetadataDocument(client_id) = source else {
         panic!("{source:?}")
@@ -413,7 +414,7 @@ async fn a_static_client_signs_in_with_its_secret_and_a_wrong_secret_is_refused(
         format!("hearth-static:s3cret:{redirect}"),
     ]);
     let plan = plan_of(discover(&server, &peer).await.1);
-    let document = reqwest::Url::parse(&server.url(client::METADATA_DOCUMENT_PATH)).unwrap();
+    let document = server.url(client::METADATA_DOCUMENT_PATH);
     assert_eq!(
         client::choose_client(&plan, None, &document),
         Err(hearth_core::plugin::oauth::OauthError::NeedsClient),

@@ -2,7 +2,9 @@
 //! MCP server with an optional token (kept in the vault), the header the token goes in
 //! and plain headers. The headers are read by `hearth_core::plugin::headers` under the
 //! edge's own rules, so a refused header is named under its field before anything is
-//! sent. Only the kinds this deployment serves are offered.
+//! sent. Only the kinds this deployment serves are offered. A server that answers that
+//! it needs a sign-in (and was given no token) offers one (`sign_in`); the server is
+//! installed with the session it gives.
 
 use hearth_core::api::{Capabilities, PluginInstallRequest, PluginInstallResponse};
 use hearth_core::plugin::headers::{
@@ -13,8 +15,9 @@ use leptos::ev::SubmitEvent;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use super::sign_in::SignIn;
 use crate::i18n::{I18n, Key, tr, use_i18n};
-use crate::plugins::{CallError, use_plugins};
+use crate::plugins::{CallError, refused_by_server, use_plugins};
 use crate::ui::field::{Control, Field};
 use crate::ui::toast::{ToastKind, use_toasts};
 
@@ -182,7 +185,39 @@ pub(super) fn InstallSection(
     let busy = RwSignal::new(false);
     let error = RwSignal::new(None::<InstallError>);
     let skipped = RwSignal::new(Vec::<String>::new());
+    // The install a server refused until the user signs in.
+    let pending = RwSignal::new(None::<PluginInstallRequest>);
     let offered = Memo::new(move |_| offered_kinds(capabilities.get()));
+    let finish = move |outcome: Result<PluginInstallResponse, CallError>| match outcome {
+        Ok(PluginInstallResponse {
+            registered,
+            skipped: left_out,
+        }) => {
+            pending.set(None);
+            url.set(String::new());
+            spec.set(String::new());
+            token.set(String::new());
+            auth_header.set(String::new());
+            headers.set(String::new());
+            skipped.set(
+                left_out
+                    .into_iter()
+                    .map(|s| format!("{} — {}", s.operation, s.reason))
+                    .collect(),
+            );
+            toasts.show(
+                ToastKind::Info,
+                i18n.t_with(
+                    Key::PluginsInstalled,
+                    &[
+                        ("title", &registered.plugin.title),
+                        ("count", &registered.plugin.functions.len().to_string()),
+                    ],
+                ),
+            );
+        }
+        Err(reason) => error.set(Some(InstallError::Failed(reason))),
+    };
     // A kind the deployment does not serve is never the one shown.
     Effect::new(move |_| {
         let offered = offered.get();
@@ -248,43 +283,44 @@ pub(super) fn InstallSection(
             oauth: false,
         };
         let secret = mcp.then(|| token.get_untracked());
+        let no_token = secret.as_deref().is_none_or(|t| t.trim().is_empty());
         error.set(None);
         skipped.set(Vec::new());
+        pending.set(None);
         busy.set(true);
         spawn_local(async move {
-            let outcome = plugins.install(request, secret).await;
+            let outcome = plugins.install(request.clone(), secret).await;
             busy.set(false);
             match outcome {
-                Ok(PluginInstallResponse {
-                    registered,
-                    skipped: left_out,
-                }) => {
-                    url.set(String::new());
-                    spec.set(String::new());
-                    token.set(String::new());
-                    auth_header.set(String::new());
-                    headers.set(String::new());
-                    skipped.set(
-                        left_out
-                            .into_iter()
-                            .map(|s| format!("{} — {}", s.operation, s.reason))
-                            .collect(),
-                    );
-                    toasts.show(
-                        ToastKind::Info,
-                        i18n.t_with(
-                            Key::PluginsInstalled,
-                            &[
-                                ("title", &registered.plugin.title),
-                                ("count", &registered.plugin.functions.len().to_string()),
-                            ],
-                        ),
-                    );
+                // The server wants a sign-in, and no token was given: offer one.
+                Err(reason) if mcp && no_token && refused_by_server(&reason) => {
+                    pending.set(Some(request));
+                    // Once shown: the way on is in view and under the keyboard.
+                    crate::browser::sleep_ms(0).await;
+                    crate::browser::focus_by_id("plugin-install-sign-in-start");
                 }
-                Err(reason) => error.set(Some(InstallError::Failed(reason))),
+                outcome => finish(outcome),
             }
         });
     };
+    let signed_in = Callback::new(move |session: hearth_core::plugin::oauth::OauthSession| {
+        let Some(request) = pending.get_untracked() else {
+            return;
+        };
+        busy.set(true);
+        spawn_local(async move {
+            let outcome = plugins.install_signed_in(request, &session).await;
+            busy.set(false);
+            finish(outcome);
+        });
+    });
+    let pending_url = Signal::derive(move || {
+        pending.with(|p| {
+            p.as_ref()
+                .and_then(|r| r.mcp_url.clone())
+                .unwrap_or_default()
+        })
+    });
     // Each problem under the field it is about; the edge's answer under the form.
     let error_where = move |pick: fn(&InstallError, InstallKind) -> bool| {
         Signal::derive(move || {
@@ -374,6 +410,12 @@ pub(super) fn InstallSection(
                 />
             </Show>
             <p class="field__error" id="plugin-install-error" role="alert">{move || form_error.get()}</p>
+            <Show when=move || pending.with(Option::is_some)>
+                <div class="notice" id="plugin-install-sign-in-needed">
+                    <p>{tr(Key::PluginsSignInNeeded)}</p>
+                    <SignIn id="plugin-install-sign-in".to_string() server_url=pending_url on_session=signed_in />
+                </div>
+            </Show>
             <div class="provider-form__actions">
                 <button type="submit" class="button button--primary" id="plugin-install-submit"
                     aria-busy=move || busy.get().to_string() disabled=move || busy.get()>

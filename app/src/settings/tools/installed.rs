@@ -1,6 +1,7 @@
 //! Settings › Tools › the plugins: built-in ones first, then the installed ones, each
 //! with its switch, its functions (each with its risk and own switch), its credential
-//! (kept in the vault, shown masked) and, for installed ones, Uninstall. Names two
+//! (kept in the vault, shown masked; for an MCP server signed in to, whether it is, with
+//! Sign out or Sign in) and, for installed ones, Uninstall. Names two
 //! plugins expose are listed as collisions: neither is offered until one is switched off.
 
 use hearth_core::api::RegisteredPlugin;
@@ -13,6 +14,7 @@ use leptos::task::spawn_local;
 
 use super::image_model::ImageModelField;
 use super::save_prefs;
+use super::sign_in::SignIn;
 use crate::i18n::{Key, tr, use_i18n};
 use crate::plugins::{risk_key, use_plugins};
 use crate::preferences::use_prefs;
@@ -176,7 +178,13 @@ fn PluginCard(registered: RegisteredPlugin) -> impl IntoView {
             {(!plugin.description.is_empty()).then(|| view! {
                 <p class="plugin-card__description">{plugin.description.clone()}</p>
             })}
-            {(plugin.auth != Auth::None).then(|| view! { <Credential plugin_id=id.clone() /> })}
+            {match (&plugin.auth, &plugin.mcp) {
+                (Auth::None, _) => None,
+                (Auth::Oauth2, Some(mcp)) => Some(view! {
+                    <SignedIn plugin_id=id.clone() server_url=mcp.server_url.clone() />
+                }.into_any()),
+                _ => Some(view! { <Credential plugin_id=id.clone() /> }.into_any()),
+            }}
             {(id == IMAGE_GENERATOR_ID).then(|| view! { <ImageModelField /> })}
             <details class="plugin-card__functions">
                 <summary>{i18n.t_with(Key::PluginsFunctions, &[("count", &count.to_string())])}</summary>
@@ -250,5 +258,65 @@ fn Credential(plugin_id: String) -> impl IntoView {
                 </Show>
             </div>
         </form>
+    }
+}
+
+/// An MCP server signed in to with OAuth: signed in (Sign out forgets the session), or
+/// signed out (Sign in makes a new one). A call never signs in by itself.
+#[component]
+fn SignedIn(plugin_id: String, server_url: String) -> impl IntoView {
+    let plugins = use_plugins();
+    let toasts = use_toasts();
+    let i18n = use_i18n();
+    let has = {
+        let plugin_id = plugin_id.clone();
+        Signal::derive(move || plugins.credentials.with(|c| c.contains(&plugin_id)))
+    };
+    let sign_out = {
+        let plugin_id = plugin_id.clone();
+        move |_| {
+            let plugin_id = plugin_id.clone();
+            spawn_local(async move {
+                if let Err(reason) = plugins.clear_credential(&plugin_id).await {
+                    toasts.show(ToastKind::Error, reason.to_string());
+                }
+            });
+        }
+    };
+    let keep = {
+        let plugin_id = plugin_id.clone();
+        Callback::new(move |session: hearth_core::plugin::oauth::OauthSession| {
+            let plugin_id = plugin_id.clone();
+            spawn_local(async move {
+                match plugins
+                    .set_credential(&plugin_id, &session.to_stored())
+                    .await
+                {
+                    Ok(()) => toasts.show(ToastKind::Info, i18n.t(Key::PluginsCredentialSaved)),
+                    Err(reason) => toasts.show(ToastKind::Error, reason.to_string()),
+                }
+            });
+        })
+    };
+    let dom_id = format!("plugin-session-{}", plugin_id.replace(':', "-"));
+    let sign_in_id = format!("{dom_id}-sign-in");
+    let server_url = Signal::derive(move || server_url.clone());
+    view! {
+        <div class="plugin-session" id=dom_id data-signed-in=move || has.get().to_string()>
+            <Show
+                when=move || has.get()
+                fallback=move || view! {
+                    <p class="field__hint">{tr(Key::PluginsSignedOut)}</p>
+                    <SignIn id=sign_in_id.clone() server_url=server_url on_session=keep />
+                }
+            >
+                <div class="plugin-sign-in__row">
+                    <span class="plugin-session__state">{tr(Key::PluginsSignedIn)}</span>
+                    <button type="button" class="button button--secondary button--small" data-sign-out="" on:click=sign_out.clone()>
+                        {tr(Key::PluginsSignOut)}
+                    </button>
+                </div>
+            </Show>
+        </div>
     }
 }

@@ -14,6 +14,7 @@ mod image_model;
 mod install;
 mod installed;
 mod registry;
+mod sign_in;
 
 use hearth_core::plugin::approval::ConfirmMode;
 use leptos::prelude::*;

@@ -58,7 +58,10 @@ pub enum ClientSource {
 
 /// Whether an authorization server can fetch Hearth's metadata document at `document`:
 /// it is on HTTPS, or both are on this machine's loopback (a local setup).
-pub fn metadata_document_reachable(document: &Url, plan: &SignInPlan) -> bool {
+pub fn metadata_document_reachable(document: &str, plan: &SignInPlan) -> bool {
+    let Ok(document) = Url::parse(document) else {
+        return false;
+    };
     let loopback = |url: &Url| match url.host() {
         Some(Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
         Some(Host::Ipv4(ip)) => ip.is_loopback(),
@@ -66,7 +69,7 @@ pub fn metadata_document_reachable(document: &Url, plan: &SignInPlan) -> bool {
         None => false,
     };
     document.scheme() == "https"
-        || (loopback(document)
+        || (loopback(&document)
             && Url::parse(&plan.authorization_endpoint)
                 .as_ref()
                 .is_ok_and(loopback))
@@ -91,7 +94,7 @@ pub fn entered_token_auth(plan: &SignInPlan, has_secret: bool) -> TokenAuth {
 pub fn choose_client(
     plan: &SignInPlan,
     entered: Option<Client>,
-    document: &Url,
+    document: &str,
 ) -> Result<ClientSource, OauthError> {
     if let Some(client) = entered.filter(|c| !c.client_id.trim().is_empty()) {
         return Ok(ClientSource::Entered(client));
@@ -176,13 +179,9 @@ mod tests {
         }
     }
 
-    fn url(text: &str) -> Url {
-        Url::parse(text).unwrap()
-    }
-
     #[test]
     fn the_entered_client_comes_first_then_the_document_then_registration() {
-        let document = url("https://hearth.example/oauth/client-metadata.json");
+        let document = "https://hearth.example/oauth/client-metadata.json";
         let plan = plan("https://auth.example/authorize");
         let entered = Client {
             client_id: "mine".into(),
@@ -190,7 +189,7 @@ mod tests {
             token_auth: TokenAuth::None,
         };
         assert_eq!(
-            choose_client(&plan, Some(entered.clone()), &document),
+            choose_client(&plan, Some(entered.clone()), document),
             Ok(ClientSource::Entered(entered))
         );
         let blank = Client {
@@ -199,7 +198,7 @@ mod tests {
             token_auth: TokenAuth::None,
         };
         assert_eq!(
-            choose_client(&plan, Some(blank), &document),
+            choose_client(&plan, Some(blank), document),
             Ok(ClientSource::MetadataDocument(document.to_string()))
         );
         let no_document = SignInPlan {
@@ -207,7 +206,7 @@ mod tests {
             ..plan.clone()
         };
         assert_eq!(
-            choose_client(&no_document, None, &document),
+            choose_client(&no_document, None, document),
             Ok(ClientSource::Register)
         );
         let nothing = SignInPlan {
@@ -215,35 +214,35 @@ mod tests {
             ..no_document
         };
         assert_eq!(
-            choose_client(&nothing, None, &document),
+            choose_client(&nothing, None, document),
             Err(OauthError::NeedsClient)
         );
     }
 
     #[test]
     fn a_document_on_plain_http_is_used_only_when_both_sides_are_this_machine() {
-        let local = url("http://127.0.0.1:8080/oauth/client-metadata.json");
+        let local = "http://127.0.0.1:8080/oauth/client-metadata.json";
         assert!(metadata_document_reachable(
-            &local,
+            local,
             &plan("http://127.0.0.1:9000/authorize")
         ));
         assert!(metadata_document_reachable(
-            &local,
+            local,
             &plan("http://localhost:9000/authorize")
         ));
         assert!(!metadata_document_reachable(
-            &local,
+            local,
             &plan("https://auth.example/authorize")
         ));
-        let lan = url("http://192.168.1.5:8080/oauth/client-metadata.json");
+        let lan = "http://192.168.1.5:8080/oauth/client-metadata.json";
         assert!(!metadata_document_reachable(
-            &lan,
+            lan,
             &plan("http://192.168.1.6/authorize")
         ));
         // A server that cannot reach the document gets a registration instead.
         let remote = plan("https://auth.example/authorize");
         assert_eq!(
-            choose_client(&remote, None, &local),
+            choose_client(&remote, None, local),
             Ok(ClientSource::Register)
         );
     }

@@ -104,6 +104,35 @@ impl OauthError {
         }
     }
 
+    /// The error a `reason` names, as the edge answers it (`details.reason`), with the
+    /// server's OAuth `error` code and the answer's text as `detail`; an unknown reason is
+    /// a bad document.
+    pub fn from_reason(reason: &str, error: String, detail: String) -> Self {
+        match reason {
+            "noMetadata" => Self::NoMetadata,
+            "resourceMismatch" => Self::ResourceMismatch(detail),
+            "issuerMismatch" => Self::IssuerMismatch {
+                expected: String::new(),
+                found: detail,
+            },
+            "pkceUnsupported" => Self::PkceUnsupported,
+            "needsClient" => Self::NeedsClient,
+            "stateMismatch" => Self::StateMismatch,
+            "denied" => Self::Denied {
+                error,
+                description: detail,
+            },
+            "tokenRefused" => Self::TokenRefused {
+                error,
+                description: detail,
+            },
+            _ => Self::BadDocument {
+                document: "answer",
+                detail,
+            },
+        }
+    }
+
     /// Whether the user must sign in again (nothing else can make this work).
     pub fn needs_sign_in(&self) -> bool {
         matches!(self, Self::TokenRefused { error, .. } if error == "invalid_grant")
@@ -154,6 +183,35 @@ pub struct SignInPlan {
     /// The scope to ask for, when the server named one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
+}
+
+/// A sign-in the browser keeps in its vault (one per MCP plugin): how to refresh and
+/// what to send. Stored as JSON in the place of a plain credential.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OauthSession {
+    /// The plan it was made with (token endpoint, resource, issuer).
+    pub plan: SignInPlan,
+    /// The client identity it used.
+    pub client: client::Client,
+    /// The current tokens.
+    pub tokens: flow::Tokens,
+}
+
+impl OauthSession {
+    /// The session in a stored credential, if it is one (a plain token is not).
+    pub fn from_stored(stored: &str) -> Option<Self> {
+        stored
+            .trim_start()
+            .starts_with('{')
+            .then(|| serde_json::from_str(stored).ok())
+            .flatten()
+    }
+
+    /// The session as stored.
+    pub fn to_stored(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
 }
 
 /// `text` cut to [`MAX_FIELD_CHARS`] characters.
@@ -214,32 +272,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_reason_is_listed_once() {
-        let errors = [
-            OauthError::BadDocument {
-                document: "x",
-                detail: String::new(),
-            },
-            OauthError::NoMetadata,
-            OauthError::ResourceMismatch(String::new()),
-            OauthError::IssuerMismatch {
-                expected: String::new(),
-                found: String::new(),
-            },
-            OauthError::PkceUnsupported,
-            OauthError::NeedsClient,
-            OauthError::StateMismatch,
-            OauthError::Denied {
-                error: String::new(),
-                description: String::new(),
-            },
-            OauthError::TokenRefused {
-                error: String::new(),
-                description: String::new(),
-            },
-        ];
-        let reasons: Vec<_> = errors.iter().map(OauthError::reason).collect();
-        assert_eq!(reasons, REASONS);
+    fn every_reason_names_its_error_and_back() {
+        for reason in REASONS {
+            let error = OauthError::from_reason(reason, "e".into(), "d".into());
+            assert_eq!(error.reason(), reason);
+        }
+        let unknown = OauthError::from_reason("somethingNew", String::new(), "d".into());
+        assert_eq!(unknown.reason(), "badDocument");
+        let refused = OauthError::from_reason("tokenRefused", "invalid_grant".into(), "d".into());
+        assert!(refused.needs_sign_in());
     }
 
     #[test]
@@ -251,6 +292,41 @@ mod tests {
         assert!(refused("invalid_grant").needs_sign_in());
         assert!(!refused("invalid_client").needs_sign_in());
         assert!(!OauthError::StateMismatch.needs_sign_in());
+    }
+
+    #[test]
+    fn a_session_is_told_apart_from_a_plain_token() {
+        let session = OauthSession {
+            plan: SignInPlan {
+                resource: "https://mcp.example/mcp".into(),
+                issuer: "https://auth.example/".into(),
+                authorization_endpoint: "https://auth.example/authorize".into(),
+                token_endpoint: "https://auth.example/token".into(),
+                registration_endpoint: None,
+                revocation_endpoint: None,
+                metadata_document_client: false,
+                issuer_in_redirect: true,
+                token_auth_methods: Vec::new(),
+                scope: None,
+            },
+            client: client::Client {
+                client_id: "c".into(),
+                client_secret: None,
+                token_auth: client::TokenAuth::None,
+            },
+            tokens: flow::Tokens {
+                access_token: "at".into(),
+                refresh_token: Some("rt".into()),
+                expires_at: Some(5),
+                scope: None,
+            },
+        };
+        assert_eq!(
+            OauthSession::from_stored(&session.to_stored()),
+            Some(session)
+        );
+        assert_eq!(OauthSession::from_stored("sk-plain-token"), None);
+        assert_eq!(OauthSession::from_stored("{not json"), None);
     }
 
     #[test]

@@ -4,6 +4,10 @@
 //! call as `plugin:<id>:auth`), executing one call, and the session's approvals of
 //! confirmed calls (never stored: a reload starts clean).
 //!
+//! An MCP server signed in to with OAuth keeps its session (tokens, client, plan) in the
+//! vault in the place of the credential; [`oauth`] signs in and gives each call a fresh
+//! bearer token (refreshed when due, and once more when the server refuses one).
+//!
 //! Which plugins and functions a reply offers is the user's choice in the preferences
 //! record (`hearth_core::plugin::selection`); this module holds what the edge knows.
 
@@ -25,6 +29,8 @@ use crate::envelope::{self, EdgeKeyRefusal};
 use crate::i18n::Key;
 use crate::storage::Db;
 use crate::vault::Vault;
+
+pub mod oauth;
 
 /// The vault context of a plugin's credential.
 pub fn credential_context(plugin_id: &str) -> String {
@@ -95,6 +101,8 @@ pub enum CallError {
     Credential(CredentialError),
     /// The edge refused or failed.
     Edge(EdgeError),
+    /// The OAuth grant is over (revoked, expired): sign in again.
+    SignIn,
 }
 
 impl std::fmt::Display for CallError {
@@ -109,6 +117,9 @@ impl std::fmt::Display for CallError {
                 f.write_str("this device is offline; tools need the network")
             }
             Self::Edge(other) => write!(f, "the Hearth server answered {other}"),
+            Self::SignIn => f.write_str(
+                "the sign-in to this server has ended; sign in again in Settings › Tools",
+            ),
         }
     }
 }
@@ -238,10 +249,34 @@ impl Plugins {
     /// the vault for the plugin's calls once it has an id.
     pub async fn install(
         &self,
-        mut request: PluginInstallRequest,
+        request: PluginInstallRequest,
         token: Option<String>,
     ) -> Result<PluginInstallResponse, CallError> {
         let token = token.filter(|t| !t.trim().is_empty());
+        let kept = token.clone();
+        self.install_keeping(request, token, kept).await
+    }
+
+    /// Installs an MCP server signed in to: its access token is sealed for the install,
+    /// the whole session kept in the vault.
+    pub async fn install_signed_in(
+        &self,
+        mut request: PluginInstallRequest,
+        session: &hearth_core::plugin::oauth::OauthSession,
+    ) -> Result<PluginInstallResponse, CallError> {
+        request.oauth = true;
+        let token = Some(session.tokens.access_token.clone());
+        self.install_keeping(request, token, Some(session.to_stored()))
+            .await
+    }
+
+    /// Installs with `token` sealed for the install, and `kept` as the credential.
+    async fn install_keeping(
+        &self,
+        mut request: PluginInstallRequest,
+        token: Option<String>,
+        kept: Option<String>,
+    ) -> Result<PluginInstallResponse, CallError> {
         let response = envelope::with_sealed(async |sealer| {
             if let Some(token) = &token {
                 request.auth = Some(
@@ -256,8 +291,8 @@ impl Plugins {
                 .map_err(CallError::Edge)
         })
         .await?;
-        if let Some(token) = &token {
-            self.set_credential(&response.registered.plugin.id, token)
+        if let Some(kept) = &kept {
+            self.set_credential(&response.registered.plugin.id, kept)
                 .await
                 .map_err(CallError::Credential)?;
         }
@@ -309,20 +344,97 @@ impl Plugins {
         Ok(())
     }
 
-    /// The plugin's stored credential, when it has one and needs it.
-    async fn credential(&self, plugin_id: &str) -> Result<Option<String>, CallError> {
-        let needs_auth = self
-            .find(plugin_id)
-            .is_some_and(|plugin| plugin.auth != Auth::None);
-        if !needs_auth {
+    /// The plugin's stored credential, when it has one and needs it; for an OAuth
+    /// session its access token, refreshed first when due or when `renew`.
+    async fn credential(&self, plugin_id: &str, renew: bool) -> Result<Option<String>, CallError> {
+        let Some(plugin) = self.find(plugin_id).filter(|p| p.auth != Auth::None) else {
             return Ok(None);
+        };
+        let vault = self.vault().await.map_err(CallError::Credential)?;
+        let context = credential_context(plugin_id);
+        let load = async || {
+            vault
+                .load(&context)
+                .await
+                .map_err(|e| CallError::Credential(CredentialError::Vault(e)))
+        };
+        if plugin.auth != Auth::Oauth2 {
+            return load().await;
         }
-        self.vault()
-            .await
-            .map_err(CallError::Credential)?
-            .load(&credential_context(plugin_id))
-            .await
-            .map_err(|e| CallError::Credential(CredentialError::Vault(e)))
+        // One tab at a time refreshes a session (a rotated refresh token works once): the
+        // others wait, then read what it stored.
+        let _held = crate::locks::wait_for(&format!("hearth-oauth:{plugin_id}"), 15_000.0).await;
+        let stored = match load().await? {
+            // A pasted token (an OpenAPI `oauth2` plugin's) is used as it is.
+            Some(session) if session.trim_start().starts_with('{') => session,
+            other => return Ok(other),
+        };
+        let server_url = plugin.mcp.map(|m| m.server_url).unwrap_or_default();
+        let now = crate::browser::now() as u64;
+        let fresh = match oauth::fresh_token(stored, server_url, now, renew).await {
+            Ok(fresh) => fresh,
+            // The grant is over (revoked, expired): the session is useless; forget it,
+            // so Settings offers a new sign-in.
+            Err(CallError::SignIn) => {
+                self.clear_credential(plugin_id)
+                    .await
+                    .map_err(CallError::Credential)?;
+                return Err(CallError::SignIn);
+            }
+            Err(other) => return Err(other),
+        };
+        if let Some(renewed) = &fresh.renewed {
+            vault
+                .store(&context, renewed)
+                .await
+                .map_err(|e| CallError::Credential(CredentialError::Vault(e)))?;
+        }
+        Ok(Some(fresh.token))
+    }
+
+    /// Sends one edge call with the plugin's credential sealed for it (`send` gets the
+    /// envelope); when the server refused an OAuth token, once more with a refreshed one.
+    async fn sealed_call<T>(
+        &self,
+        plugin_id: &str,
+        send: impl AsyncFn(Option<hearth_core::byok::Envelope>) -> Result<T, EdgeError>,
+    ) -> Result<T, CallError> {
+        let (mut secret, mut retried) = (self.credential(plugin_id, false).await?, false);
+        loop {
+            let outcome = envelope::with_sealed(async |sealer| {
+                let auth = seal_credential(&sealer, plugin_id, secret.as_deref()).await?;
+                send(auth).await.map_err(CallError::Edge)
+            })
+            .await;
+            match self
+                .renewal(plugin_id, outcome.as_ref().err(), &mut retried)
+                .await
+            {
+                Some(renewed) => secret = renewed?,
+                None => return outcome,
+            }
+        }
+    }
+
+    /// After a call ended with `error`: when that is the server refusing this plugin's
+    /// OAuth token, the first time (`retried`), a refreshed credential to try once more.
+    async fn renewal(
+        &self,
+        plugin_id: &str,
+        error: Option<&CallError>,
+        retried: &mut bool,
+    ) -> Option<Result<Option<String>, CallError>> {
+        if *retried || !error.is_some_and(refused_by_server) || !self.signed_in(plugin_id) {
+            return None;
+        }
+        *retried = true;
+        Some(self.credential(plugin_id, true).await)
+    }
+
+    /// Whether the plugin's credential comes from an OAuth sign-in.
+    fn signed_in(&self, plugin_id: &str) -> bool {
+        self.find(plugin_id)
+            .is_some_and(|p| p.auth == Auth::Oauth2 && p.mcp.is_some())
     }
 
     /// Runs one call through the edge, with the plugin's credential sealed for it;
@@ -335,9 +447,7 @@ impl Plugins {
         args: Value,
         signal: Option<&web_sys::AbortSignal>,
     ) -> Result<PluginExecuteResponse, CallError> {
-        let secret = self.credential(plugin_id).await?;
-        envelope::with_sealed(async |sealer| {
-            let auth = seal_credential(&sealer, plugin_id, secret.as_deref()).await?;
+        self.sealed_call(plugin_id, async |auth| {
             let request = PluginExecuteRequest {
                 plugin_id: plugin_id.to_string(),
                 function: function.to_string(),
@@ -345,9 +455,7 @@ impl Plugins {
                 fingerprint: fingerprint.to_string(),
                 auth,
             };
-            edge::execute_plugin(&request, signal)
-                .await
-                .map_err(CallError::Edge)
+            edge::execute_plugin(&request, signal).await
         })
         .await
     }
@@ -359,15 +467,13 @@ impl Plugins {
         plugin_id: &str,
         action: McpPromptsAction,
     ) -> Result<Value, CallError> {
-        let secret = self.credential(plugin_id).await?;
-        envelope::with_sealed(async |sealer| {
-            let auth = seal_credential(&sealer, plugin_id, secret.as_deref()).await?;
+        self.sealed_call(plugin_id, async |auth| {
             let request = McpPromptsRequest {
                 plugin_id: plugin_id.to_string(),
                 auth,
                 action: action.clone(),
             };
-            edge::mcp_prompts(&request).await.map_err(CallError::Edge)
+            edge::mcp_prompts(&request).await
         })
         .await
     }
@@ -379,15 +485,13 @@ impl Plugins {
         plugin_id: &str,
         action: McpResourcesAction,
     ) -> Result<Value, CallError> {
-        let secret = self.credential(plugin_id).await?;
-        envelope::with_sealed(async |sealer| {
-            let auth = seal_credential(&sealer, plugin_id, secret.as_deref()).await?;
+        self.sealed_call(plugin_id, async |auth| {
             let request = McpResourcesRequest {
                 plugin_id: plugin_id.to_string(),
                 auth,
                 action: action.clone(),
             };
-            edge::mcp_resources(&request).await.map_err(CallError::Edge)
+            edge::mcp_resources(&request).await
         })
         .await
     }
@@ -420,6 +524,13 @@ impl Plugins {
         }
         self.answers.try_update(|a| a.remove(key)).flatten()
     }
+}
+
+/// Whether the MCP server itself refused the credential (`AUTH_ERROR` with reason
+/// `serverAuth`), as opposed to the edge failing to open it.
+pub fn refused_by_server(error: &CallError) -> bool {
+    matches!(error, CallError::Edge(EdgeError::Api(api))
+        if api.details.as_ref().is_some_and(|d| d["reason"] == "serverAuth"))
 }
 
 /// `secret` sealed for the plugin's own calls (`plugin:<id>:auth`), if there is one.

@@ -1,0 +1,158 @@
+//! Signing in to an MCP server from Settings › Tools: the button that opens the login
+//! window (from the click itself, so no pop-up blocker stands in the way), a client the
+//! user registered with the server (optional: Hearth otherwise uses its metadata document
+//! or registers), the wait with Cancel, and why a sign-in failed, in the user's language.
+//! What to do with the session is the caller's (install the server, or keep it for an
+//! installed one).
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use hearth_core::plugin::oauth::client::{self, Client};
+use hearth_core::plugin::oauth::{OauthError, OauthSession};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::i18n::{I18n, Key, tr, use_i18n};
+use crate::plugins::oauth::{self, SignInError};
+use crate::ui::field::{Control, Field};
+
+/// The words for a failed sign-in.
+pub(super) fn sign_in_message(i18n: I18n, error: &SignInError) -> String {
+    let reason = match error {
+        SignInError::PopupBlocked => return i18n.t(Key::PluginsSignInPopupBlocked),
+        SignInError::Cancelled => return String::new(),
+        SignInError::TimedOut => return i18n.t(Key::PluginsSignInTimedOut),
+        SignInError::Unsupported => "WebCrypto, BroadcastChannel".to_string(),
+        SignInError::Oauth(error) => i18n.t(oauth_key(error)),
+        SignInError::Edge(error) => error.to_string(),
+        SignInError::Seal(error) => error.to_string(),
+    };
+    i18n.t_with(Key::PluginsSignInFailed, &[("reason", &reason)])
+}
+
+/// The sentence for each reason a step can fail.
+fn oauth_key(error: &OauthError) -> Key {
+    match error {
+        OauthError::BadDocument { .. } => Key::PluginsOauthBadDocument,
+        OauthError::NoMetadata => Key::PluginsOauthNoMetadata,
+        OauthError::ResourceMismatch(_) => Key::PluginsOauthResourceMismatch,
+        OauthError::IssuerMismatch { .. } => Key::PluginsOauthIssuerMismatch,
+        OauthError::PkceUnsupported => Key::PluginsOauthPkceUnsupported,
+        OauthError::NeedsClient => Key::PluginsOauthNeedsClient,
+        OauthError::StateMismatch => Key::PluginsOauthStateMismatch,
+        OauthError::Denied { .. } => Key::PluginsOauthDenied,
+        OauthError::TokenRefused { .. } => Key::PluginsOauthTokenRefused,
+    }
+}
+
+/// A sign-in to the MCP server at `server_url`; `on_session` gets the session (to
+/// install the server, or keep it for an installed one). `id` prefixes the elements'
+/// ids.
+#[component]
+pub(super) fn SignIn(
+    id: String,
+    server_url: Signal<String>,
+    on_session: Callback<OauthSession>,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    let client_id = RwSignal::new(String::new());
+    let client_secret = RwSignal::new(String::new());
+    let waiting = RwSignal::new(false);
+    let error = RwSignal::new(None::<SignInError>);
+    let cancel: StoredValue<Option<Rc<Cell<bool>>>, LocalStorage> = StoredValue::new_local(None);
+    let start = move |_| {
+        if waiting.get_untracked() {
+            return;
+        }
+        // Opened by the click itself: later, the browser would block it.
+        let popup = match oauth::open_window() {
+            Ok(popup) => popup,
+            Err(problem) => return error.set(Some(problem)),
+        };
+        let entered = Some(client_id.get_untracked().trim().to_string())
+            .filter(|id| !id.is_empty())
+            .map(|id| {
+                let secret = Some(client_secret.get_untracked().trim().to_string())
+                    .filter(|s| !s.is_empty());
+                Client {
+                    client_id: id,
+                    client_secret: secret.clone(),
+                    token_auth: client::TokenAuth::None,
+                }
+            });
+        let cancelled = Rc::new(Cell::new(false));
+        cancel.set_value(Some(cancelled.clone()));
+        error.set(None);
+        waiting.set(true);
+        let server_url = server_url.get_untracked();
+        spawn_local(async move {
+            let outcome = oauth::sign_in(popup, server_url, entered, cancelled).await;
+            match outcome {
+                Ok(session) => on_session.run(session),
+                // The user knows: nothing to say.
+                Err(SignInError::Cancelled) => error.set(None),
+                Err(problem) => error.set(Some(problem)),
+            }
+            waiting.set(false);
+        });
+    };
+    let stop = move |_| {
+        if let Some(flag) = cancel.get_value() {
+            flag.set(true);
+        }
+    };
+    let message = move || error.with(|e| e.as_ref().map(|e| sign_in_message(i18n, e)));
+    let (start_id, own_id) = (format!("{id}-start"), format!("{id}-own"));
+    view! {
+        <div class="plugin-sign-in" id=id.clone() aria-busy=move || waiting.get().to_string()>
+            <div class="plugin-sign-in__row">
+                <Show
+                    when=move || waiting.get()
+                    fallback=move || view! {
+                        <button type="button" class="button button--primary button--small" id=start_id.clone() on:click=start>
+                            {tr(Key::PluginsSignIn)}
+                        </button>
+                    }
+                >
+                    <span class="plugin-sign-in__waiting" role="status">{tr(Key::PluginsSignInWaiting)}</span>
+                    <button type="button" class="button button--secondary button--small" on:click=stop>
+                        {tr(Key::ProviderCancel)}
+                    </button>
+                </Show>
+            </div>
+            <p class="field__error" role="alert">{message}</p>
+            <details class="plugin-sign-in__own" id=own_id.clone()>
+                <summary>{tr(Key::PluginsSignInOwnClient)}</summary>
+                <Field
+                    id=format!("{own_id}-client-id")
+                    label=tr(Key::PluginsSignInClientId)
+                    value=client_id
+                    on_input=move |v| client_id.set(v)
+                />
+                <Field
+                    id=format!("{own_id}-client-secret")
+                    label=tr(Key::PluginsSignInClientSecret)
+                    control=Control::Password
+                    value=client_secret
+                    on_input=move |v| client_secret.set(v)
+                />
+            </details>
+        </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_reason_a_step_fails_for_has_its_own_sentence() {
+        let reasons = hearth_core::plugin::oauth::REASONS;
+        let keys: std::collections::BTreeSet<&str> = reasons
+            .iter()
+            .map(|r| oauth_key(&OauthError::from_reason(r, String::new(), String::new())).id())
+            .collect();
+        assert_eq!(keys.len(), reasons.len(), "{keys:?}");
+    }
+}

@@ -1,0 +1,248 @@
+//! Signing in to an OAuth-protected MCP server in Chromium, end to end: the real build,
+//! the real edge, and the OAuth MCP server of the edge's tests (the Python SDK's
+//! authorization server, accepting Client ID Metadata Documents, which it fetches from
+//! the edge). The install says the server asks to sign in; the click opens the login
+//! window, which comes back to `/oauth/callback.html`; the server is installed with the
+//! session. A model's calls use the access token, refreshed through the edge when due; a
+//! revoked grant makes the call fail with "sign in again" and Settings offers the sign-in,
+//! after which calls work again. Nothing of the browser's (its cookie) reaches the server.
+
+use std::path::Path;
+
+use hearth_e2e::chat::{last_status, last_tool_calls, prepare, send};
+use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
+use hearth_e2e::tool_peers::{mcp_oauth_server, mcp_url};
+use hearth_e2e::{AppSession, Browser};
+use serde_json::{Value, json};
+
+/// The peer's counters (`GET /test/stats`).
+async fn stats(port: u16) -> Value {
+    let text = reqwest::get(format!("http://127.0.0.1:{port}/test/stats"))
+        .await
+        .expect("stats")
+        .text()
+        .await
+        .expect("stats body");
+    serde_json::from_str(&text).expect("stats JSON")
+}
+
+/// Whether the installed OAuth server's card says it is signed in.
+async fn signed_in(session: &Browser) -> Value {
+    session
+        .js(
+            "return document.querySelector('#plugins-installed .plugin-session')?.dataset.signedIn ?? null",
+            vec![],
+        )
+        .await
+}
+
+/// Every request the peer logged, as (path, headers).
+fn logged(path: &Path) -> Vec<(String, Value)> {
+    std::fs::read_to_string(path)
+        .expect("the peer's log")
+        .lines()
+        .map(|line| {
+            let entry: Value = serde_json::from_str(line).expect("a log line");
+            (
+                entry["path"].as_str().unwrap_or_default().to_string(),
+                entry["headers"].clone(),
+            )
+        })
+        .collect()
+}
+
+/// The model calls `whoami` once and then answers: that reply's calls, once it is done.
+async fn ask_whoami(session: &AppSession, fixture: &ProviderFixture, whoami: &str) -> Value {
+    let before = session
+        .js(
+            "return document.querySelectorAll('.message--assistant').length",
+            vec![],
+        )
+        .await;
+    fixture.enqueue(Reply::text("").tool_call(whoami, "{}"));
+    fixture.enqueue(Reply::text("Answered."));
+    send(session, "Who am I on that server?").await;
+    // The new reply, not the last one (the user's message is `done` at once too).
+    session
+        .wait_until(&format!(
+            "document.querySelectorAll('.message--assistant').length > {before}"
+        ))
+        .await;
+    last_status(session, "done").await;
+    last_tool_calls(session).await
+}
+
+#[tokio::test]
+async fn an_mcp_server_that_asks_to_sign_in_is_signed_in_refreshed_and_signed_in_again() {
+    let log = tempfile::NamedTempFile::new().expect("a log file");
+    let peer = mcp_oauth_server(&[
+        "--cimd".into(),
+        "--no-registration".into(),
+        // Shorter than the refresh margin: every call refreshes first.
+        "--token-lifetime".into(),
+        "5".into(),
+        "--log".into(),
+        log.path().to_string_lossy().into_owned(),
+    ]);
+    let fixture = ProviderFixture::start().await;
+    fixture.set_tool_models(true);
+    let session = AppSession::open(1280, 900).await;
+    prepare(&session, &fixture, None).await;
+    // A cookie of Hearth's own origin: it must never reach the MCP server.
+    session
+        .js(
+            "document.cookie = 'hearth_probe=never-forwarded; path=/'",
+            vec![],
+        )
+        .await;
+
+    session.open_settings_tab("tools").await;
+    session
+        .wait_for("#plugin-install-kind")
+        .await
+        .select_by_value("mcp")
+        .await
+        .expect("kind");
+    session.fill("#plugin-install-url", &mcp_url(&peer)).await;
+    session.click_by_script("#plugin-install-submit").await;
+    session.wait_for("#plugin-install-sign-in-needed").await;
+    // The way on is focused (and so in view).
+    session
+        .wait_until("document.activeElement?.id === 'plugin-install-sign-in-start'")
+        .await;
+    session.screenshot("mcp-oauth-sign-in-needed").await;
+    // A real click: the login window opens from it, or the browser blocks it.
+    session
+        .wait_for("#plugin-install-sign-in-start")
+        .await
+        .click()
+        .await
+        .expect("click Sign in");
+    session
+        .wait_until(
+            "[...document.querySelectorAll('#plugins-installed [data-function]')]
+               .some((f) => f.dataset.function.endsWith('whoami'))",
+        )
+        .await;
+    assert_eq!(signed_in(&session).await, json!("true"));
+    session
+        .js(
+            "document.querySelector('#plugins-installed .plugin-session').scrollIntoView({block: 'center'})",
+            vec![],
+        )
+        .await;
+    session.screenshot("mcp-oauth-signed-in").await;
+    let whoami = session
+        .js(
+            "return [...document.querySelectorAll('#plugins-installed [data-function]')]
+               .map((f) => f.dataset.function).find((n) => n.endsWith('whoami'))",
+            vec![],
+        )
+        .await
+        .as_str()
+        .expect("the whoami function")
+        .to_string();
+    let counted = stats(peer.port).await;
+    assert_eq!(counted["cimd_fetches"], 1, "{counted}");
+    assert_eq!(counted["registrations"], 0, "{counted}");
+    session.close_settings().await;
+
+    // A call: the token was due, so it was refreshed first; the server knows Hearth by
+    // its metadata document.
+    let rows = ask_whoami(&session, &fixture, &whoami).await;
+    assert_eq!(rows[0][1], json!("done"), "{rows}");
+    assert!(
+        rows[0][2]
+            .as_str()
+            .unwrap_or_default()
+            .contains("/oauth/client-metadata.json"),
+        "{rows}"
+    );
+    assert!(stats(peer.port).await["refreshes"].as_u64() >= Some(1));
+
+    // The server revokes the grant: the call fails saying to sign in again, and the
+    // session is forgotten.
+    reqwest::Client::new()
+        .post(format!("http://127.0.0.1:{}/test/revoke-all", peer.port))
+        .send()
+        .await
+        .expect("revoke");
+    let rows = ask_whoami(&session, &fixture, &whoami).await;
+    assert_eq!(rows[0][1], json!("failed"), "{rows}");
+    assert!(
+        rows[0][2]
+            .as_str()
+            .unwrap_or_default()
+            .contains("sign in again"),
+        "{rows}"
+    );
+    session.open_settings_tab("tools").await;
+    session
+        .wait_until(
+            "document.querySelector('#plugins-installed .plugin-session')?.dataset.signedIn === 'false'",
+        )
+        .await;
+    session
+        .js(
+            "document.querySelector('#plugins-installed .plugin-session').scrollIntoView({block: 'center'})",
+            vec![],
+        )
+        .await;
+    session.screenshot("mcp-oauth-signed-out").await;
+    session
+        .wait_for("#plugins-installed .plugin-sign-in button.button--primary")
+        .await
+        .click()
+        .await
+        .expect("click Sign in again");
+    session
+        .wait_until(
+            "document.querySelector('#plugins-installed .plugin-session')?.dataset.signedIn === 'true'",
+        )
+        .await;
+    session.close_settings().await;
+    let rows = ask_whoami(&session, &fixture, &whoami).await;
+    assert_eq!(rows[0][1], json!("done"), "{rows}");
+
+    // Nothing of the browser's reached the server: no cookie, and no credential but the
+    // issued token on the MCP endpoint.
+    let requests = logged(log.path());
+    assert!(
+        requests.iter().any(|(path, _)| path == "/mcp"),
+        "{requests:?}"
+    );
+    for (path, headers) in &requests {
+        // The login window's own request is the browser's, not Hearth's; on one loopback
+        // host the browser sends its cookies to every port (cookies are scoped by host),
+        // which a real deployment's separate hosts do not share.
+        if path == "/authorize" {
+            continue;
+        }
+        let map = headers.as_object().expect("headers");
+        assert!(!map.contains_key("cookie"), "{path}: {headers}");
+        assert!(
+            !headers.to_string().contains("never-forwarded"),
+            "{path}: {headers}"
+        );
+        if let Some(authorization) = map.get("authorization").and_then(Value::as_str) {
+            assert_eq!(
+                path, "/mcp",
+                "only the MCP endpoint gets a token: {headers}"
+            );
+            assert!(authorization.starts_with("Bearer "), "{path}: {headers}");
+        }
+    }
+    // The browser logs the answers this test asked for (the install refused until the
+    // sign-in, the refresh of the revoked grant); nothing else.
+    let unexpected: Vec<String> = session
+        .console_errors()
+        .await
+        .into_iter()
+        .map(|entry| entry.message)
+        .filter(|m| {
+            !(m.contains("/api/plugins/install") && m.contains("401"))
+                && !(m.contains("/api/mcp/oauth/token") && m.contains("502"))
+        })
+        .collect();
+    assert!(unexpected.is_empty(), "{unexpected:?}");
+}
