@@ -9,7 +9,8 @@
 //!
 //! [`fresh_token`] is how a call gets its bearer token: refreshed through the edge when
 //! due (or when the server refused the last one), the refresh token and a client secret
-//! sealed. It lives in its own chunk: a page that never signs in never loads it.
+//! sealed. Only lazy chunks reach it (a reply's tools, the composer's menus, Settings),
+//! so it is never on the first screen's path.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -59,12 +60,6 @@ pub enum SignInError {
 impl EdgeKeyRefusal for SignInError {
     fn edge_key_refused(&self) -> bool {
         matches!(self, Self::Edge(error) if error.edge_key_refused())
-    }
-}
-
-impl From<EdgeError> for SignInError {
-    fn from(error: EdgeError) -> Self {
-        Self::Edge(error)
     }
 }
 
