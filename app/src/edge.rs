@@ -299,6 +299,15 @@ pub async fn oauth_token(
     post_json("/api/mcp/oauth/token", request).await
 }
 
+/// `POST /api/mcp/oauth/revoke`: a sign-in's grant revoked at its authorization server.
+pub async fn oauth_revoke(
+    request: &hearth_core::api::mcp_oauth::OauthRevokeRequest,
+) -> Result<(), EdgeError> {
+    post_json::<_, serde_json::Value>("/api/mcp/oauth/revoke", request)
+        .await
+        .map(|_| ())
+}
+
 /// `POST /api/mcp/resources`: an installed MCP server's resources listed, or one read
 /// (the server's JSON result, read by `hearth_core::plugin::mcp_resource`).
 pub async fn mcp_resources(

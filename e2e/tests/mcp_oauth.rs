@@ -5,7 +5,7 @@
 //! window, which comes back to `/oauth/callback.html`; the server is installed with the
 //! session. A model's calls use the access token, refreshed through the edge when due; a
 //! revoked grant makes the call fail with "sign in again" and Settings offers the sign-in,
-//! after which calls work again. Nothing of the browser's (its cookie) reaches the server.
+//! after which calls work again; Sign out revokes the grant at the server. Nothing of the browser's (its cookie) reaches the server.
 
 use std::path::Path;
 
@@ -203,6 +203,24 @@ async fn an_mcp_server_that_asks_to_sign_in_is_signed_in_refreshed_and_signed_in
     session.close_settings().await;
     let rows = ask_whoami(&session, &fixture, &whoami).await;
     assert_eq!(rows[0][1], json!("done"), "{rows}");
+
+    // Sign out revokes the grant at the server (RFC 7009) and forgets the session.
+    let revocations = |log: &Path| logged(log).iter().filter(|(p, _)| p == "/revoke").count();
+    assert_eq!(revocations(log.path()), 0);
+    session.open_settings_tab("tools").await;
+    session
+        .wait_for("#plugins-installed [data-sign-out]")
+        .await
+        .click()
+        .await
+        .expect("click Sign out");
+    session
+        .wait_until(
+            "document.querySelector('#plugins-installed .plugin-session')?.dataset.signedIn === 'false'",
+        )
+        .await;
+    assert_eq!(revocations(log.path()), 1);
+    session.close_settings().await;
 
     // Nothing of the browser's reached the server: no cookie, and no credential but the
     // issued token on the MCP endpoint.

@@ -8,6 +8,7 @@
 //! - [`McpOauth::register`]: dynamic client registration (RFC 7591).
 //! - [`McpOauth::token`]: a code exchange or a refresh; the refresh token and a client
 //!   secret arrive sealed, the answer's tokens go back to the browser's vault.
+//! - [`McpOauth::revoke`]: Sign out at the authorization server (RFC 7009).
 //! - [`metadata_document`]: Hearth's Client ID Metadata Document for an origin.
 //!
 //! Every URL is fetched under the policy of who chose it
@@ -22,7 +23,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use hearth_core::api::mcp_oauth::{
-    OauthRegisterRequest, OauthSecrets, OauthTokenGrant, OauthTokenRequest,
+    OauthRegisterRequest, OauthRevokeRequest, OauthSecrets, OauthTokenGrant, OauthTokenRequest,
 };
 use hearth_core::api::{ApiError, ErrorCode};
 use hearth_core::byok::{Envelope, context};
@@ -224,7 +225,7 @@ impl McpOauth {
             )
             .await?;
         if !response.status.is_success() {
-            return Err(failed(registration_refused(&response)));
+            return Err(failed(endpoint_refused(&response)));
         }
         client::read_registration(&response.body).map_err(failed)
     }
@@ -306,8 +307,49 @@ impl McpOauth {
     }
 }
 
-/// A registration endpoint's refusal (RFC 7591 §3.2.2), as a refused token request.
-fn registration_refused(response: &OutboundResponse) -> OauthError {
+impl McpOauth {
+    /// Revokes the grant at the authorization server (RFC 7009): its refresh token, else
+    /// its access token. An answer other than 200 is the server's refusal.
+    pub async fn revoke(&self, request: &OauthRevokeRequest) -> Result<(), ApiError> {
+        let server = parse_url(&request.server_url, "serverUrl")?;
+        let endpoint = parse_url(&request.revocation_endpoint, "revocationEndpoint")?;
+        let secrets = self.secrets(Some(&request.secrets))?;
+        let (token, hint) = match (&secrets.refresh_token, &secrets.access_token) {
+            (Some(refresh), _) => (refresh, "refresh_token"),
+            (None, Some(access)) => (access, "access_token"),
+            (None, None) => {
+                return Err(ApiError::new(
+                    ErrorCode::BadRequest,
+                    "A revocation needs a token in the sealed secrets",
+                ));
+            }
+        };
+        let client = Client {
+            client_id: request.client_id.clone(),
+            client_secret: secrets.client_secret.clone(),
+            token_auth: request.token_auth,
+        };
+        let form = flow::revocation_request(token, hint, &client);
+        let response = self
+            .post(
+                &server,
+                &endpoint,
+                "application/x-www-form-urlencoded",
+                form.form,
+                form.authorization,
+            )
+            .await?;
+        if response.status.is_success() {
+            Ok(())
+        } else {
+            Err(failed(endpoint_refused(&response)))
+        }
+    }
+}
+
+/// A registration or revocation endpoint's refusal (RFC 7591 §3.2.2, RFC 7009 §2.2.1),
+/// as a refused token request.
+fn endpoint_refused(response: &OutboundResponse) -> OauthError {
     let body: Value = serde_json::from_slice(&response.body).unwrap_or(Value::Null);
     let text = |name: &str| {
         body[name]

@@ -5,7 +5,7 @@
 //! HTTP client standing in for the login window; the edge does discovery, registration
 //! and the token endpoint. Covered: discovery, dynamic registration, a metadata-document
 //! client fetched from the edge itself, a static client with a secret, refresh with
-//! rotation, a revoked token, a wrong issuer (in the metadata and in the redirect), a
+//! rotation, a revoked token, Sign out revoking the grant (RFC 7009), a wrong issuer (in the metadata and in the redirect), a
 //! foreign private authorization server, plaintext secrets refused, and that nothing but
 //! the issued token ever reaches the server.
 
@@ -356,6 +356,74 @@ async fn a_refresh_rotates_the_tokens_and_a_revoked_grant_asks_for_a_new_sign_in
     assert_eq!(status, StatusCode::BAD_GATEWAY, "{refused}");
     assert!(refused["error"].as_str().unwrap().contains("invalid_grant"));
     assert_eq!(stats(&peer).await["refreshes"], 3);
+}
+
+#[tokio::test]
+async fn sign_out_revokes_the_grant_at_the_authorization_server() {
+    let peer = protected(&[]);
+    let server = Server::start(&[]);
+    let plan = plan_of(discover(&server, &peer).await.1);
+    let revocation = plan
+        .revocation_endpoint
+        .clone()
+        .expect("a revocation endpoint");
+    let client = register(&server, &plan).await;
+    let tokens = sign_in(&server, &plan, &client).await;
+    let (status, installed) = install(&server, &peer, &tokens.access_token).await;
+    assert_eq!(status, StatusCode::OK, "{installed}");
+
+    let revoke = |secrets: Value| {
+        post(
+            &server,
+            "/api/mcp/oauth/revoke",
+            json!({
+                "serverUrl": plan.resource,
+                "revocationEndpoint": revocation,
+                "clientId": client.client_id,
+                "tokenAuth": client.token_auth,
+                "secrets": sealed(&server, &context::mcp_oauth(), &secrets.to_string()),
+            }),
+        )
+    };
+    // Nothing to revoke is the caller's mistake, said before anything is sent.
+    let (status, refused) = revoke(json!({})).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{refused}");
+    let (status, revoked) = revoke(json!({ "refreshToken": tokens.refresh_token })).await;
+    assert_eq!(status, StatusCode::OK, "{revoked}");
+    assert_eq!(revoked, json!({ "revoked": true }));
+    // The whole grant is gone: its access token and its refresh token.
+    let (status, call) = call(
+        &server,
+        &installed,
+        "add",
+        json!({"a": 1, "b": 1}),
+        &tokens.access_token,
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{call}");
+    let (status, refresh) = token(
+        &server,
+        &plan,
+        &client,
+        json!({"type": "refresh"}),
+        tokens.refresh_token.as_deref(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_GATEWAY, "{refresh}");
+    assert_eq!(refresh["details"]["error"], "invalid_grant");
+    // A token in plaintext never reaches the route.
+    let (status, refused) = post(
+        &server,
+        "/api/mcp/oauth/revoke",
+        json!({
+            "serverUrl": plan.resource, "revocationEndpoint": revocation,
+            "clientId": client.client_id, "tokenAuth": "none",
+            "secrets": {}, "refreshToken": "rt-plain",
+        }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{refused}");
+    assert_eq!(refused["code"], "PLAINTEXT_SECRET_REFUSED");
 }
 
 #[tokio::test]

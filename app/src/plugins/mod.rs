@@ -344,6 +344,31 @@ impl Plugins {
         Ok(())
     }
 
+    /// Signs an MCP server out: its grant revoked at the authorization server where it
+    /// offers that (a failure is logged: the session is forgotten whatever it answers),
+    /// and the session forgotten.
+    pub async fn sign_out(&self, plugin_id: &str) -> Result<(), CredentialError> {
+        let stored = self
+            .vault()
+            .await?
+            .load(&credential_context(plugin_id))
+            .await
+            .map_err(CredentialError::Vault)?;
+        let server_url = self
+            .find(plugin_id)
+            .and_then(|p| p.mcp)
+            .map(|m| m.server_url)
+            .unwrap_or_default();
+        if let Some(stored) = stored
+            && let Err(error) = oauth::revoke(&stored, &server_url).await
+        {
+            web_sys::console::warn_1(
+                &format!("Hearth: the server did not revoke the sign-in: {error:?}").into(),
+            );
+        }
+        self.clear_credential(plugin_id).await
+    }
+
     /// The plugin's stored credential, when it has one and needs it; for an OAuth
     /// session its access token, refreshed first when due or when `renew`.
     async fn credential(&self, plugin_id: &str, renew: bool) -> Result<Option<String>, CallError> {

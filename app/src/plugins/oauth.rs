@@ -16,7 +16,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use hearth_core::api::mcp_oauth::{
-    OauthRegisterRequest, OauthSecrets, OauthTokenGrant, OauthTokenRequest,
+    OauthRegisterRequest, OauthRevokeRequest, OauthSecrets, OauthTokenGrant, OauthTokenRequest,
 };
 use hearth_core::api::{ApiError, ErrorCode};
 use hearth_core::byok::context;
@@ -193,6 +193,7 @@ async fn exchange(
         let secrets = OauthSecrets {
             refresh_token: refresh_token.clone(),
             client_secret: client.client_secret.clone(),
+            access_token: None,
         };
         let sealed = if secrets == OauthSecrets::default() {
             None
@@ -262,6 +263,37 @@ async fn run_sign_in(
         client,
         tokens,
     })
+}
+
+/// Signs the session stored as `stored` out at its authorization server (RFC 7009), when
+/// the server offers revocation: its refresh token, else its access token.
+pub async fn revoke(stored: &str, server_url: &str) -> Result<(), SignInError> {
+    let Some(session) = OauthSession::from_stored(stored) else {
+        return Ok(());
+    };
+    let Some(endpoint) = session.plan.revocation_endpoint.clone() else {
+        return Ok(());
+    };
+    envelope::with_sealed(async |sealer| {
+        let secrets = OauthSecrets {
+            refresh_token: session.tokens.refresh_token.clone(),
+            client_secret: session.client.client_secret.clone(),
+            access_token: Some(session.tokens.access_token.clone()),
+        };
+        let text = serde_json::to_string(&secrets).unwrap_or_default();
+        let request = OauthRevokeRequest {
+            server_url: server_url.to_string(),
+            revocation_endpoint: endpoint.clone(),
+            client_id: session.client.client_id.clone(),
+            token_auth: session.client.token_auth,
+            secrets: sealer
+                .seal(&context::mcp_oauth(), &text)
+                .await
+                .map_err(SignInError::Seal)?,
+        };
+        edge::oauth_revoke(&request).await.map_err(read_edge)
+    })
+    .await
 }
 
 /// A call's bearer token from a stored session.

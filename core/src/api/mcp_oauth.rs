@@ -1,8 +1,8 @@
 //! The wire types of the edge's OAuth routes for MCP servers (`/api/mcp/oauth/*`): the
 //! browser runs the sign-in (login window, PKCE, state, the vault), the edge fetches what
 //! a browser cannot (cross-origin metadata, registration, the token endpoint) through
-//! the URL policy. Secrets reach the edge only sealed: the refresh token and a client
-//! secret travel in one envelope ([`OauthSecrets`], context `mcp:oauth`).
+//! the URL policy. Secrets reach the edge only sealed: the refresh token, a client secret
+//! and a token to revoke travel in one envelope ([`OauthSecrets`], context `mcp:oauth`).
 
 use serde::{Deserialize, Serialize};
 
@@ -65,6 +65,27 @@ pub struct OauthSecrets {
     /// The client's secret, for a confidential client.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_secret: Option<String>,
+    /// The access token, for a revocation of a grant without a refresh token.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access_token: Option<String>,
+}
+
+/// `POST /api/mcp/oauth/revoke`: Sign out at the authorization server (RFC 7009): the
+/// refresh token in the sealed secrets, else the access token. Answered with
+/// `{"revoked": true}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OauthRevokeRequest {
+    /// The MCP server's endpoint (decides the policy the endpoint is fetched under).
+    pub server_url: String,
+    /// The revocation endpoint, from the plan.
+    pub revocation_endpoint: String,
+    /// The client.
+    pub client_id: String,
+    /// How the client authenticates.
+    pub token_auth: TokenAuth,
+    /// [`OauthSecrets`], sealed for `mcp:oauth`.
+    pub secrets: Envelope,
 }
 
 /// `POST /api/mcp/oauth/token`: a code exchange or a refresh. Answered with `Tokens`.

@@ -1,7 +1,7 @@
-//! `POST /api/mcp/oauth/discover`, `/register` and `/token`: the edge's part of an OAuth
-//! sign-in to an MCP server, each handed to the OAuth service ([`crate::mcp_oauth`]).
-//! A token request is a [`SealedJson`]: a refresh token or client secret in plaintext
-//! is refused before it is parsed. `GET /oauth/client-metadata.json` (outside `/api`:
+//! `POST /api/mcp/oauth/discover`, `/register`, `/token` and `/revoke`: the edge's part
+//! of an OAuth sign-in to an MCP server (and of Sign out), each handed to the OAuth
+//! service ([`crate::mcp_oauth`]). A token or revocation request is a [`SealedJson`]: a
+//! token or client secret in plaintext is refused before it is parsed. `GET /oauth/client-metadata.json` (outside `/api`:
 //! authorization servers fetch it) is Hearth's Client ID Metadata Document for the
 //! origin that was asked.
 
@@ -9,7 +9,9 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::http::header::HOST;
-use hearth_core::api::mcp_oauth::{OauthDiscoverRequest, OauthRegisterRequest, OauthTokenRequest};
+use hearth_core::api::mcp_oauth::{
+    OauthDiscoverRequest, OauthRegisterRequest, OauthRevokeRequest, OauthTokenRequest,
+};
 use hearth_core::plugin::oauth::SignInPlan;
 use hearth_core::plugin::oauth::client::Client;
 use hearth_core::plugin::oauth::flow::Tokens;
@@ -46,6 +48,15 @@ pub(super) async fn token(
         .map(|d| d.as_millis() as u64)
         .unwrap_or_default();
     Ok(Json(state.mcp_oauth.token(request, now).await?))
+}
+
+/// `POST /api/mcp/oauth/revoke`.
+pub(super) async fn revoke(
+    State(state): State<AppState>,
+    SealedJson(request): SealedJson<OauthRevokeRequest>,
+) -> Result<Json<Value>, ApiErrorResponse> {
+    state.mcp_oauth.revoke(&request).await?;
+    Ok(Json(serde_json::json!({ "revoked": true })))
 }
 
 /// `GET /oauth/client-metadata.json`: the document for the host asked (already checked

@@ -52,6 +52,7 @@ pub fn router() -> Router<AppState> {
         .route("/mcp/oauth/discover", post(mcp_oauth::discover))
         .route("/mcp/oauth/register", post(mcp_oauth::register))
         .route("/mcp/oauth/token", post(mcp_oauth::token))
+        .route("/mcp/oauth/revoke", post(mcp_oauth::revoke))
         // The handler bounds every field itself, by the configured file limit.
         .route(
             "/doc-parse",

@@ -6,7 +6,7 @@
 //! says which part is scanned and how its route words the refusals ([`SealedBody`]).
 
 use axum::extract::{FromRequest, Request};
-use hearth_core::api::mcp_oauth::OauthTokenRequest;
+use hearth_core::api::mcp_oauth::{OauthRevokeRequest, OauthTokenRequest};
 use hearth_core::api::relay_bounds::{BoundError, check_provider};
 use hearth_core::api::{
     ApiError, ErrorCode, ModelListRequest, PluginExecuteRequest, PluginInstallRequest,
@@ -115,6 +115,10 @@ impl SealedBody for OauthTokenRequest {
         refusal: "OAuth secrets must be sent as an encrypted BYOK envelope",
         malformed: invalid_body,
     };
+}
+
+impl SealedBody for OauthRevokeRequest {
+    const SEALING: Sealing = OauthTokenRequest::SEALING;
 }
 
 /// The path of a plaintext secret in `raw`, as the refusal names it.

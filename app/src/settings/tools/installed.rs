@@ -261,8 +261,9 @@ fn Credential(plugin_id: String) -> impl IntoView {
     }
 }
 
-/// An MCP server signed in to with OAuth: signed in (Sign out forgets the session), or
-/// signed out (Sign in makes a new one). A call never signs in by itself.
+/// An MCP server signed in to with OAuth: signed in (Sign out revokes the grant at the
+/// server and forgets the session), or signed out (Sign in makes a new one). A call
+/// never signs in by itself.
 #[component]
 fn SignedIn(plugin_id: String, server_url: String) -> impl IntoView {
     let plugins = use_plugins();
@@ -277,7 +278,7 @@ fn SignedIn(plugin_id: String, server_url: String) -> impl IntoView {
         move |_| {
             let plugin_id = plugin_id.clone();
             spawn_local(async move {
-                if let Err(reason) = plugins.clear_credential(&plugin_id).await {
+                if let Err(reason) = plugins.sign_out(&plugin_id).await {
                     toasts.show(ToastKind::Error, reason.to_string());
                 }
             });

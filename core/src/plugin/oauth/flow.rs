@@ -190,10 +190,27 @@ pub fn token_request(grant: &Grant, client: &Client, resource: &str) -> TokenReq
                 .append_pair("refresh_token", refresh_token);
         }
     }
-    // The `client_id` is in the form for every client: servers that take Basic often
-    // still read it there (RFC 6749 §2.3.1 allows it), and a public client needs it.
-    form.append_pair("resource", resource)
-        .append_pair("client_id", &client.client_id);
+    form.append_pair("resource", resource);
+    authenticated(form, client)
+}
+
+/// The revocation request (RFC 7009) for `token`, a `refresh_token` or an `access_token`
+/// (`hint`), by `client`.
+pub fn revocation_request(token: &str, hint: &str, client: &Client) -> TokenRequest {
+    let mut form = url::form_urlencoded::Serializer::new(String::new());
+    form.append_pair("token", token)
+        .append_pair("token_type_hint", hint);
+    authenticated(form, client)
+}
+
+/// `form` with the client's identity: its `client_id` always (servers that take Basic
+/// often still read it there, RFC 6749 §2.3.1 allows it, and a public client needs it),
+/// its secret in Basic or in the form as it authenticates.
+fn authenticated(
+    mut form: url::form_urlencoded::Serializer<'_, String>,
+    client: &Client,
+) -> TokenRequest {
+    form.append_pair("client_id", &client.client_id);
     let mut authorization = None;
     match (client.token_auth, client.client_secret.as_deref()) {
         (TokenAuth::ClientSecretBasic, Some(secret)) => {
@@ -505,6 +522,30 @@ mod tests {
         let request = token_request(&grant, &post, "https://mcp.example/mcp");
         assert_eq!(request.authorization, None);
         assert!(form(&request).contains(&("client_secret".into(), "s p".into())));
+    }
+
+    #[test]
+    fn a_revocation_names_the_token_its_kind_and_the_client() {
+        let post = Client {
+            client_id: "c".into(),
+            client_secret: Some("s".into()),
+            token_auth: TokenAuth::ClientSecretPost,
+        };
+        let request = revocation_request("rt&1", "refresh_token", &post);
+        let pairs = form(&request);
+        for (name, value) in [
+            ("token", "rt&1"),
+            ("token_type_hint", "refresh_token"),
+            ("client_id", "c"),
+            ("client_secret", "s"),
+        ] {
+            assert!(pairs.contains(&(name.into(), value.into())), "{name}");
+        }
+        assert!(
+            !pairs
+                .iter()
+                .any(|(k, _)| k == "resource" || k == "grant_type")
+        );
     }
 
     #[test]
