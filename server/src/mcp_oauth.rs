@@ -113,7 +113,12 @@ impl McpOauth {
             (ACCEPT, HeaderValue::from_static("application/json")),
         ];
         if let Some(value) = authorization {
-            let value = HeaderValue::from_str(&value).map_err(|_| bad_url("client credentials"))?;
+            let value = HeaderValue::from_str(&value).map_err(|_| {
+                ApiError::new(
+                    ErrorCode::BadRequest,
+                    "The client credentials cannot be sent as a header",
+                )
+            })?;
             request.secret_headers.push((AUTHORIZATION, value));
         }
         request.body = Some(Bytes::from(body));
@@ -125,6 +130,24 @@ impl McpOauth {
             .fetch(request)
             .await
             .map_err(fetch_failed)
+    }
+
+    /// A token or revocation request (a form, maybe with Basic credentials) sent.
+    async fn post_form(
+        &self,
+        server: &Url,
+        url: &Url,
+        request: flow::TokenRequest,
+    ) -> Result<OutboundResponse, ApiError> {
+        let content_type = "application/x-www-form-urlencoded";
+        self.post(
+            server,
+            url,
+            content_type,
+            request.form,
+            request.authorization,
+        )
+        .await
     }
 
     /// The server's Bearer challenge to an unauthenticated `initialize`, if it sends one.
@@ -294,15 +317,7 @@ impl McpOauth {
             ));
         }
         let form = flow::token_request(&grant, &client, &request.resource);
-        let response = self
-            .post(
-                &server,
-                &endpoint,
-                "application/x-www-form-urlencoded",
-                form.form,
-                form.authorization,
-            )
-            .await?;
+        let response = self.post_form(&server, &endpoint, form).await?;
         flow::read_tokens(response.status.is_success(), &response.body, now).map_err(failed)
     }
 }
@@ -330,15 +345,7 @@ impl McpOauth {
             token_auth: request.token_auth,
         };
         let form = flow::revocation_request(token, hint, &client);
-        let response = self
-            .post(
-                &server,
-                &endpoint,
-                "application/x-www-form-urlencoded",
-                form.form,
-                form.authorization,
-            )
-            .await?;
+        let response = self.post_form(&server, &endpoint, form).await?;
         if response.status.is_success() {
             Ok(())
         } else {

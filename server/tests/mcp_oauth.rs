@@ -107,6 +107,23 @@ async fn token(
     .await
 }
 
+/// A refresh through the edge with `refresh_token`.
+async fn refresh(
+    server: &Server,
+    plan: &SignInPlan,
+    client: &Client,
+    refresh_token: Option<&str>,
+) -> (StatusCode, Value) {
+    token(
+        server,
+        plan,
+        client,
+        json!({"type": "refresh"}),
+        refresh_token,
+    )
+    .await
+}
+
 /// A whole sign-in as the browser runs it, as `client`: the tokens.
 async fn sign_in(server: &Server, plan: &SignInPlan, client: &Client) -> Tokens {
     let redirect = server.url(client::REDIRECT_PATH);
@@ -281,14 +298,8 @@ async fn a_refresh_rotates_the_tokens_and_a_revoked_grant_asks_for_a_new_sign_in
     let (status, installed) = install(&server, &peer, &first.access_token).await;
     assert_eq!(status, StatusCode::OK, "{installed}");
 
-    let (status, refreshed) = token(
-        &server,
-        &plan,
-        &client,
-        json!({"type": "refresh"}),
-        first.refresh_token.as_deref(),
-    )
-    .await;
+    let (status, refreshed) =
+        refresh(&server, &plan, &client, first.refresh_token.as_deref()).await;
     assert_eq!(status, StatusCode::OK, "{refreshed}");
     let second: Tokens = serde_json::from_value(refreshed).unwrap();
     assert_ne!(second.access_token, first.access_token);
@@ -303,14 +314,7 @@ async fn a_refresh_rotates_the_tokens_and_a_revoked_grant_asks_for_a_new_sign_in
     .await;
     assert_eq!(status, StatusCode::UNAUTHORIZED, "{old}");
     // …and the old refresh token by the token endpoint, as a grant to sign in again.
-    let (status, reused) = token(
-        &server,
-        &plan,
-        &client,
-        json!({"type": "refresh"}),
-        first.refresh_token.as_deref(),
-    )
-    .await;
+    let (status, reused) = refresh(&server, &plan, &client, first.refresh_token.as_deref()).await;
     assert_eq!(status, StatusCode::BAD_GATEWAY, "{reused}");
     assert_eq!(reused["code"], "OAUTH_FAILED");
     assert_eq!(reused["details"]["reason"], "tokenRefused");
@@ -345,14 +349,7 @@ async fn a_refresh_rotates_the_tokens_and_a_revoked_grant_asks_for_a_new_sign_in
     .await;
     assert_eq!(status, StatusCode::UNAUTHORIZED, "{revoked}");
     assert_eq!(revoked["details"]["reason"], "serverAuth");
-    let (status, refused) = token(
-        &server,
-        &plan,
-        &client,
-        json!({"type": "refresh"}),
-        second.refresh_token.as_deref(),
-    )
-    .await;
+    let (status, refused) = refresh(&server, &plan, &client, second.refresh_token.as_deref()).await;
     assert_eq!(status, StatusCode::BAD_GATEWAY, "{refused}");
     assert!(refused["error"].as_str().unwrap().contains("invalid_grant"));
     assert_eq!(stats(&peer).await["refreshes"], 3);
@@ -401,16 +398,9 @@ async fn sign_out_revokes_the_grant_at_the_authorization_server() {
     )
     .await;
     assert_eq!(status, StatusCode::UNAUTHORIZED, "{call}");
-    let (status, refresh) = token(
-        &server,
-        &plan,
-        &client,
-        json!({"type": "refresh"}),
-        tokens.refresh_token.as_deref(),
-    )
-    .await;
-    assert_eq!(status, StatusCode::BAD_GATEWAY, "{refresh}");
-    assert_eq!(refresh["details"]["error"], "invalid_grant");
+    let (status, refused) = refresh(&server, &plan, &client, tokens.refresh_token.as_deref()).await;
+    assert_eq!(status, StatusCode::BAD_GATEWAY, "{refused}");
+    assert_eq!(refused["details"]["error"], "invalid_grant");
     // A token in plaintext never reaches the route.
     let (status, refused) = post(
         &server,
@@ -501,14 +491,7 @@ async fn a_static_client_signs_in_with_its_secret_and_a_wrong_secret_is_refused(
         client_secret: Some("guess".into()),
         ..entered
     };
-    let (status, refused) = token(
-        &server,
-        &plan,
-        &wrong,
-        json!({"type": "refresh"}),
-        tokens.refresh_token.as_deref(),
-    )
-    .await;
+    let (status, refused) = refresh(&server, &plan, &wrong, tokens.refresh_token.as_deref()).await;
     assert_eq!(status, StatusCode::BAD_GATEWAY, "{refused}");
     assert!(
         refused["error"]
