@@ -5,7 +5,8 @@
 //! window, which comes back to `/oauth/callback.html`; the server is installed with the
 //! session. A model's calls use the access token, refreshed through the edge when due; a
 //! revoked grant makes the call fail with "sign in again" and Settings offers the sign-in,
-//! after which calls work again; Sign out revokes the grant at the server. Nothing of the browser's (its cookie) reaches the server.
+//! after which calls work again; Sign out revokes the grant at the server, and says so
+//! when the server cannot confirm it. Nothing of the browser's (its cookie) reaches the server.
 
 use std::path::Path;
 
@@ -220,6 +221,33 @@ async fn an_mcp_server_that_asks_to_sign_in_is_signed_in_refreshed_and_signed_in
         )
         .await;
     assert_eq!(revocations(log.path()), 1);
+
+    // A server that cannot confirm the sign-out: the session is forgotten here all the
+    // same, and the user is told the tokens may still work at the server.
+    session
+        .wait_for("#plugins-installed .plugin-sign-in button.button--primary")
+        .await
+        .click()
+        .await
+        .expect("click Sign in once more");
+    session
+        .wait_until(
+            "document.querySelector('#plugins-installed .plugin-session')?.dataset.signedIn === 'true'",
+        )
+        .await;
+    drop(peer);
+    session
+        .wait_for("#plugins-installed [data-sign-out]")
+        .await
+        .click()
+        .await
+        .expect("click Sign out with the server gone");
+    session
+        .wait_until(
+            "document.querySelector('#plugins-installed .plugin-session')?.dataset.signedIn === 'false'
+             && [...document.querySelectorAll('.toast')].some((t) => t.textContent.includes('did not confirm'))",
+        )
+        .await;
     session.close_settings().await;
 
     // Nothing of the browser's reached the server: no cookie, and no credential but the
@@ -251,7 +279,8 @@ async fn an_mcp_server_that_asks_to_sign_in_is_signed_in_refreshed_and_signed_in
         }
     }
     // The browser logs the answers this test asked for (the install refused until the
-    // sign-in, the refresh of the revoked grant); nothing else.
+    // sign-in, the refresh of the revoked grant, the sign-out with the server gone);
+    // nothing else.
     let unexpected: Vec<String> = session
         .console_errors()
         .await
@@ -259,7 +288,8 @@ async fn an_mcp_server_that_asks_to_sign_in_is_signed_in_refreshed_and_signed_in
         .map(|entry| entry.message)
         .filter(|m| {
             let asked_for = (m.contains("/api/plugins/install") && m.contains("401"))
-                || (m.contains("/api/mcp/oauth/token") && m.contains("502"));
+                || (m.contains("/api/mcp/oauth/token") && m.contains("502"))
+                || (m.contains("/api/mcp/oauth/revoke") && m.contains("502"));
             !asked_for
         })
         .collect();

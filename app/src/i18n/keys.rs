@@ -709,4 +709,5 @@ keys! {
     PluginsOauthStateMismatch => "oauth.state",
     PluginsOauthDenied => "oauth.denied",
     PluginsOauthTokenRefused => "oauth.refused",
+    PluginsSignOutNotRevoked => "oauth.not_revoked",
 }

@@ -345,9 +345,13 @@ impl Plugins {
     }
 
     /// Signs an MCP server out: its grant revoked at the authorization server where it
-    /// offers that (a failure is logged: the session is forgotten whatever it answers),
-    /// and the session forgotten.
-    pub async fn sign_out(&self, plugin_id: &str) -> Result<(), CredentialError> {
+    /// offers that, and the session forgotten whatever the server answers. A revocation
+    /// that failed is returned (`Ok(Some(why))`) for the user to be told: the tokens
+    /// may still be valid at the server until they expire.
+    pub async fn sign_out(
+        &self,
+        plugin_id: &str,
+    ) -> Result<Option<oauth::SignInError>, CredentialError> {
         let stored = self
             .vault()
             .await?
@@ -359,14 +363,12 @@ impl Plugins {
             .and_then(|p| p.mcp)
             .map(|m| m.server_url)
             .unwrap_or_default();
-        if let Some(stored) = stored
-            && let Err(error) = oauth::revoke(&stored, &server_url).await
-        {
-            web_sys::console::warn_1(
-                &format!("Hearth: the server did not revoke the sign-in: {error:?}").into(),
-            );
-        }
-        self.clear_credential(plugin_id).await
+        let refused = match stored {
+            Some(stored) => oauth::revoke(&stored, &server_url).await.err(),
+            None => None,
+        };
+        self.clear_credential(plugin_id).await?;
+        Ok(refused)
     }
 
     /// The plugin's stored credential, when it has one and needs it; for an OAuth

@@ -14,7 +14,7 @@ use leptos::task::spawn_local;
 
 use super::image_model::ImageModelField;
 use super::save_prefs;
-use super::sign_in::SignIn;
+use super::sign_in::{SignIn, failure};
 use crate::i18n::{Key, tr, use_i18n};
 use crate::plugins::{risk_key, use_plugins};
 use crate::preferences::use_prefs;
@@ -278,8 +278,17 @@ fn SignedIn(plugin_id: String, server_url: String) -> impl IntoView {
         move |_| {
             let plugin_id = plugin_id.clone();
             spawn_local(async move {
-                if let Err(reason) = plugins.sign_out(&plugin_id).await {
-                    toasts.show(ToastKind::Error, reason.to_string());
+                match plugins.sign_out(&plugin_id).await {
+                    Ok(None) => {}
+                    // Signed out here; the server may still honour the tokens.
+                    Ok(Some(refused)) => toasts.show(
+                        ToastKind::Error,
+                        i18n.t_with(
+                            Key::PluginsSignOutNotRevoked,
+                            &[("reason", &failure(i18n, &refused))],
+                        ),
+                    ),
+                    Err(reason) => toasts.show(ToastKind::Error, reason.to_string()),
                 }
             });
         }

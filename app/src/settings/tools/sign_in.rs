@@ -19,16 +19,28 @@ use crate::ui::field::{Control, Field};
 
 /// The words for a failed sign-in.
 pub(super) fn sign_in_message(i18n: I18n, error: &SignInError) -> String {
-    let reason = match error {
-        SignInError::PopupBlocked => return i18n.t(Key::PluginsSignInPopupBlocked),
-        SignInError::Cancelled => return String::new(),
-        SignInError::TimedOut => return i18n.t(Key::PluginsSignInTimedOut),
-        SignInError::Unsupported => "WebCrypto, BroadcastChannel".to_string(),
+    match error {
+        SignInError::PopupBlocked => i18n.t(Key::PluginsSignInPopupBlocked),
+        SignInError::Cancelled => String::new(),
+        SignInError::TimedOut => i18n.t(Key::PluginsSignInTimedOut),
+        _ => i18n.t_with(
+            Key::PluginsSignInFailed,
+            &[("reason", &failure(i18n, error))],
+        ),
+    }
+}
+
+/// Why an exchange with the server or the edge failed, in a few words.
+pub(super) fn failure(i18n: I18n, error: &SignInError) -> String {
+    match error {
         SignInError::Oauth(error) => i18n.t(oauth_key(error)),
         SignInError::Edge(error) => error.to_string(),
         SignInError::Seal(error) => error.to_string(),
-    };
-    i18n.t_with(Key::PluginsSignInFailed, &[("reason", &reason)])
+        SignInError::Unsupported => "WebCrypto, BroadcastChannel".to_string(),
+        SignInError::PopupBlocked | SignInError::Cancelled | SignInError::TimedOut => {
+            sign_in_message(i18n, error)
+        }
+    }
 }
 
 /// The sentence for each reason a step can fail.
