@@ -14,26 +14,8 @@ use hearth_core::byok::context;
 use hearth_server::byok::ByokKeys;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use support::peer::{Peer, tool};
-use support::{Server, post_json as post};
-
-/// The command that runs npm `server-everything` in `streamableHttp` mode on `port`.
-fn everything_command(port: u16) -> Command {
-    let mut command = Command::new("node");
-    command
-        .arg(tool(
-            "MCP_EVERYTHING",
-            "mcp-everything/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
-        ))
-        .arg("streamableHttp")
-        .env("PORT", port.to_string());
-    command
-}
-
-/// npm `server-everything` on a free port.
-fn everything() -> Peer {
-    Peer::spawn(everything_command, "everything server")
-}
+use support::peer::{Peer, everything, everything_command, tool};
+use support::{Server, execute, post_json as post};
 
 /// The Python SDK server in `tests/data/mcp_server.py`; with `token`, every request must
 /// carry it as a bearer token.
@@ -53,28 +35,6 @@ fn python_server_with(args: Vec<&str>) -> Peer {
         command
     };
     Peer::spawn(command, "Python MCP server")
-}
-
-/// Calls `function` of the plugin an install answer registered, with the fingerprint it
-/// listed and, when given, the credential sealed for the plugin.
-async fn execute(
-    server: &Server,
-    installed: &Value,
-    function: &str,
-    args: Value,
-    auth: Option<Value>,
-) -> (StatusCode, Value) {
-    let registered = &installed["registered"];
-    let mut body = json!({
-        "pluginId": registered["plugin"]["id"],
-        "function": function,
-        "args": args,
-        "fingerprint": registered["fingerprints"][function],
-    });
-    if let Some(auth) = auth {
-        body["auth"] = auth;
-    }
-    post(server, "/api/plugins/execute", body).await
 }
 
 fn function<'a>(installed: &'a Value, tool: &str) -> &'a Value {
@@ -483,7 +443,12 @@ async fn a_server_that_wants_an_api_key_header_and_plain_headers_gets_them_on_ev
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{prompts}");
-    assert_eq!(prompts, json!({"prompts": []}));
+    // The SDK speaks the stateless revision, whose lists carry a caching hint (its default:
+    // stale at once, for this user only).
+    assert_eq!(
+        prompts,
+        json!({"prompts": [], "ttlMs": 0, "cacheScope": "private"})
+    );
     // Without the credential the server refuses the listing (it sees no key).
     let (status, refused) = post(
         &server,

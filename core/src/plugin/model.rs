@@ -70,6 +70,11 @@ pub struct McpInfo {
     /// Plain headers sent with every request (lower-case names; never credentials).
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub headers: std::collections::BTreeMap<String, String>,
+    /// The protocol revision the server speaks (`2026-07-28`, the stateless one, or a
+    /// handshake revision such as `2025-11-25`), found at install and updated when the
+    /// server changes; absent for servers installed before it was kept (negotiated anew).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision: Option<String>,
 }
 
 /// One function a model may call.

@@ -25,6 +25,25 @@ fn answer(result: ToolResult, started: Instant) -> PluginExecuteResponse {
     }
 }
 
+/// What one call gave: its answer, and for an MCP tool the protocol revision the server
+/// spoke (which the registry remembers when it changed).
+#[derive(Debug)]
+pub struct Ran {
+    /// The answer for the browser.
+    pub response: PluginExecuteResponse,
+    /// The MCP server's revision, for an MCP tool.
+    pub revision: Option<String>,
+}
+
+impl From<PluginExecuteResponse> for Ran {
+    fn from(response: PluginExecuteResponse) -> Self {
+        Self {
+            response,
+            revision: None,
+        }
+    }
+}
+
 /// Runs `function` of `plugin` with checked `args` and the opened credential `secret`.
 pub async fn run(
     fetch: &SafeFetch,
@@ -32,9 +51,11 @@ pub async fn run(
     function: &PluginFunction,
     args: Value,
     secret: Option<&str>,
-) -> Result<PluginExecuteResponse, ApiError> {
+) -> Result<Ran, ApiError> {
     if plugin.source == Source::Builtin {
-        return run_builtin(fetch, plugin, function, &args).await;
+        return run_builtin(fetch, plugin, function, &args)
+            .await
+            .map(Ran::from);
     }
     if let (Some(server), Some(tool)) = (&plugin.mcp, &function.tool) {
         if plugin.auth != Auth::None && secret.is_none() {
@@ -48,13 +69,19 @@ pub async fn run(
             auth: &plugin.auth,
             secret,
             headers: &server.headers,
+            revision: server.revision.as_deref(),
         };
-        let result = mcp::call(fetch, &server.server_url, &access, tool, args)
+        let answered = mcp::call(fetch, &server.server_url, &access, tool, args)
             .await
             .map_err(|e| e.to_api_error())?;
-        return Ok(answer(ToolResult::from_mcp(&result), started));
+        return Ok(Ran {
+            response: answer(ToolResult::from_mcp(&answered.value), started),
+            revision: Some(answered.revision),
+        });
     }
-    run_rest(fetch, plugin, function, &args, secret).await
+    run_rest(fetch, plugin, function, &args, secret)
+        .await
+        .map(Ran::from)
 }
 
 async fn run_builtin(

@@ -142,6 +142,7 @@ impl Plugins {
                 auth: &auth,
                 secret: token.as_deref(),
                 headers: &headers,
+                revision: None,
             };
             let discovered = install::discover_mcp(&self.fetch, &url, &access).await?;
             let taken = self
@@ -249,7 +250,39 @@ impl Plugins {
         })?;
         let secret =
             self.open_credential(request.auth.as_ref(), &context::plugin_auth(&plugin.id))?;
-        dispatch::run(&self.fetch, plugin, function, args, secret.as_deref()).await
+        let ran = dispatch::run(&self.fetch, plugin, function, args, secret.as_deref()).await?;
+        self.remember_revision(scope, plugin, ran.revision).await;
+        Ok(ran.response)
+    }
+
+    /// Keeps the revision an MCP plugin's server spoke when it is not the one remembered
+    /// (the server was upgraded or replaced since install). A registry that cannot be
+    /// written only means the next call negotiates again: logged, not failed.
+    async fn remember_revision(&self, scope: &str, plugin: &Plugin, revision: Option<String>) {
+        let Some(server) = &plugin.mcp else { return };
+        if revision.is_none() || server.revision == revision {
+            return;
+        }
+        let saved = async {
+            let mut plugins = self.registry.list(scope).await?;
+            let Some(mcp) = plugins
+                .iter_mut()
+                .find(|p| p.id == plugin.id)
+                .and_then(|p| p.mcp.as_mut())
+            else {
+                return Ok(());
+            };
+            mcp.revision.clone_from(&revision);
+            self.registry.save(scope, &plugins).await
+        };
+        match saved.await {
+            Ok(()) => tracing::info!(
+                "MCP plugin {} now speaks revision {:?}",
+                plugin.id,
+                revision
+            ),
+            Err(error) => tracing::warn!("plugin registry: revision not kept: {error}"),
+        }
     }
 
     /// Runs one resources or prompts request on the MCP plugin `plugin_id` of `scope`,
@@ -274,9 +307,13 @@ impl Plugins {
             auth: &plugin.auth,
             secret: secret.as_deref(),
             headers: &server.headers,
+            revision: server.revision.as_deref(),
         };
-        mcp::browse(&self.fetch, &server.server_url, &access, what)
+        let answer = mcp::browse(&self.fetch, &server.server_url, &access, what)
             .await
-            .map_err(|e| e.to_api_error())
+            .map_err(|e| e.to_api_error())?;
+        self.remember_revision(scope, &plugin, Some(answer.revision))
+            .await;
+        Ok(answer.value)
     }
 }

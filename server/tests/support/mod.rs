@@ -245,3 +245,25 @@ pub async fn post_json(
         response.json().await.unwrap_or(serde_json::Value::Null),
     )
 }
+
+/// Calls `function` of the plugin an install answer registered, with the fingerprint it
+/// listed and, when given, the credential sealed for the plugin.
+pub async fn execute(
+    server: &Server,
+    installed: &serde_json::Value,
+    function: &str,
+    args: serde_json::Value,
+    auth: Option<serde_json::Value>,
+) -> (reqwest::StatusCode, serde_json::Value) {
+    let registered = &installed["registered"];
+    let mut body = serde_json::json!({
+        "pluginId": registered["plugin"]["id"],
+        "function": function,
+        "args": args,
+        "fingerprint": registered["fingerprints"][function],
+    });
+    if let Some(auth) = auth {
+        body["auth"] = auth;
+    }
+    post_json(server, "/api/plugins/execute", body).await
+}

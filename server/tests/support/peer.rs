@@ -82,3 +82,21 @@ pub fn tool(env: &str, default: &str) -> PathBuf {
     );
     path
 }
+
+/// The command that runs npm `server-everything` in `streamableHttp` mode on `port`.
+pub fn everything_command(port: u16) -> Command {
+    let mut command = Command::new("node");
+    command
+        .arg(tool(
+            "MCP_EVERYTHING",
+            "mcp-everything/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+        ))
+        .arg("streamableHttp")
+        .env("PORT", port.to_string());
+    command
+}
+
+/// npm `server-everything` on a free port.
+pub fn everything() -> Peer {
+    Peer::spawn(everything_command, "everything server")
+}

@@ -1,11 +1,14 @@
 //! Remote MCP servers over streamable HTTP, with the `rmcp` client running on the edge's
 //! checked HTTP client: the server URL passes the URL policy, every address it resolves
 //! to is checked, there is no proxy and no automatic redirect, and every exchange has a
-//! deadline. Install discovers a server (`initialize`, `tools/list`, whether it offers
-//! resources and prompts); a call opens a session, runs `tools/call` and closes it, so a
-//! server that restarted since install never leaves a stale session behind. No stdio
+//! deadline. Install discovers a server (its revision, `tools/list`, whether it offers
+//! resources and prompts); every later exchange is self-contained (one request under the
+//! stateless revision, a fresh session closed at once under the handshake), so a server
+//! that restarted since install keeps working. [`session`] decides the revision. No stdio
 //! servers: the edge never spawns a process. Every request carries the plugin's plain
 //! headers and its credential where its auth says (bearer, a named header, basic).
+
+pub mod session;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -13,11 +16,10 @@ use std::time::Duration;
 use axum::http::{HeaderName, HeaderValue};
 use hearth_core::plugin::{Auth, AuthPlacement};
 
-use rmcp::ServiceExt;
 use rmcp::model::{
     CallToolRequestParams, GetPromptRequestParams, JsonObject, ReadResourceRequestParams,
 };
-use rmcp::service::{RoleClient, RunningService};
+use rmcp::service::MergedList;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::Value;
@@ -74,7 +76,7 @@ impl McpError {
     }
 }
 
-fn classify(text: String) -> McpError {
+pub(crate) fn classify(text: String) -> McpError {
     let lower = text.to_ascii_lowercase();
     if lower.contains("401") || lower.contains("unauthorized") || lower.contains("auth required") {
         McpError::AuthRequired
@@ -94,6 +96,8 @@ pub struct Access<'a> {
     pub secret: Option<&'a str>,
     /// Plain headers (checked by `core::plugin::mcp::check_headers`).
     pub headers: &'a BTreeMap<String, String>,
+    /// The protocol revision remembered for this server (`None`: negotiate one).
+    pub revision: Option<&'a str>,
 }
 
 fn header(name: &str, value: &str) -> Result<(HeaderName, HeaderValue), McpError> {
@@ -104,11 +108,12 @@ fn header(name: &str, value: &str) -> Result<(HeaderName, HeaderValue), McpError
     Ok((name, value))
 }
 
-async fn connect(
+/// The transport to the server at `url`, with the access's headers and credential.
+fn connection(
     fetch: &SafeFetch,
     url: &str,
     access: &Access<'_>,
-) -> Result<RunningService<RoleClient, ()>, McpError> {
+) -> Result<StreamableHttpClientTransport<reqwest::Client>, McpError> {
     // The user installed this server: a user-configured target.
     fetch
         .check_url(Target::UserConfigured, url)
@@ -139,13 +144,10 @@ async fn connect(
             _ => config.auth_header = Some(secret.to_string()),
         }
     }
-    let transport = StreamableHttpClientTransport::with_client(
+    Ok(StreamableHttpClientTransport::with_client(
         fetch.http_client(Target::UserConfigured),
         config,
-    );
-    ().serve(transport)
-        .await
-        .map_err(|e| classify(e.to_string()))
+    ))
 }
 
 async fn within<T>(
@@ -162,6 +164,8 @@ async fn within<T>(
 pub struct Discovered {
     /// The server's own name.
     pub server_name: String,
+    /// The protocol revision it speaks (negotiated: the stateless one when it can).
+    pub revision: String,
     /// Its `tools/list`, as JSON.
     pub tools: Vec<Value>,
     /// Whether it offers resources.
@@ -170,39 +174,58 @@ pub struct Discovered {
     pub prompts: bool,
 }
 
-/// Initializes a session with the server at `url`, lists its tools and closes it.
+/// Negotiates a revision with the server at `url` and lists its tools.
 pub async fn discover(
     fetch: &SafeFetch,
     url: &str,
     access: &Access<'_>,
 ) -> Result<Discovered, McpError> {
+    let access = Access {
+        revision: None,
+        ..*access
+    };
     within(DISCOVERY_TIMEOUT, async {
-        let service = connect(fetch, url, access).await?;
-        let info = service.peer_info().map(|i| (*i).clone());
-        let capabilities = info.as_ref().map(|i| i.capabilities.clone());
-        let tools = if capabilities.as_ref().is_some_and(|c| c.tools.is_some()) {
-            service
-                .list_all_tools()
-                .await
-                .map_err(|e| classify(e.to_string()))?
-        } else {
-            Vec::new()
-        };
-        let discovered = Discovered {
-            server_name: info
+        let answered = session::exchange(fetch, url, &access, |peer| async move {
+            let offers_tools = peer
+                .peer_info()
+                .is_some_and(|i| i.capabilities.tools.is_some());
+            if offers_tools {
+                peer.list_all_tools().await
+            } else {
+                Ok(Vec::new())
+            }
+        })
+        .await?;
+        let server = answered.server.as_ref();
+        let capabilities = server.map(|i| &i.capabilities);
+        Ok(Discovered {
+            server_name: server
                 .and_then(|i| i.server_info.as_ref().map(|s| s.name.clone()))
                 .unwrap_or_else(|| "mcp".into()),
-            tools: tools
+            revision: answered.revision.clone(),
+            tools: answered
+                .value
                 .iter()
                 .filter_map(|t| serde_json::to_value(t).ok())
                 .collect(),
-            resources: capabilities.as_ref().is_some_and(|c| c.resources.is_some()),
-            prompts: capabilities.as_ref().is_some_and(|c| c.prompts.is_some()),
-        };
-        let _ = service.cancel().await;
-        Ok(discovered)
+            resources: capabilities.is_some_and(|c| c.resources.is_some()),
+            prompts: capabilities.is_some_and(|c| c.prompts.is_some()),
+        })
     })
     .await
+}
+
+/// A server's answer as JSON, and the revision it was given in.
+#[derive(Debug)]
+pub struct Answer {
+    /// The result.
+    pub value: Value,
+    /// The revision the server spoke.
+    pub revision: String,
+}
+
+fn to_json(value: Result<Value, serde_json::Error>) -> Result<Value, McpError> {
+    value.map_err(|e| McpError::Failed(e.to_string()))
 }
 
 /// Calls `tool` with `args` on the server at `url`; the `tools/call` result as JSON.
@@ -212,19 +235,22 @@ pub async fn call(
     access: &Access<'_>,
     tool: &str,
     args: Value,
-) -> Result<Value, McpError> {
+) -> Result<Answer, McpError> {
+    let arguments: JsonObject = match args {
+        Value::Object(map) => map,
+        _ => JsonObject::new(),
+    };
     within(CALL_TIMEOUT, async {
-        let service = connect(fetch, url, access).await?;
-        let arguments: JsonObject = match args {
-            Value::Object(map) => map,
-            _ => JsonObject::new(),
-        };
-        let result = service
-            .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(arguments))
-            .await
-            .map_err(|e| classify(e.to_string()));
-        let _ = service.cancel().await;
-        serde_json::to_value(result?).map_err(|e| McpError::Failed(e.to_string()))
+        let answered = session::exchange(fetch, url, access, |peer| {
+            let params =
+                CallToolRequestParams::new(tool.to_string()).with_arguments(arguments.clone());
+            async move { peer.call_tool(params).await }
+        })
+        .await?;
+        Ok(Answer {
+            value: to_json(serde_json::to_value(answered.value))?,
+            revision: answered.revision,
+        })
     })
     .await
 }
@@ -245,63 +271,75 @@ pub enum Browse {
     GetPrompt(String, JsonObject),
 }
 
+/// A merged list as `{<key>: [...], ttlMs?, cacheScope?}`: at most [`MAX_LISTED`] items,
+/// with the server's caching hint (2026-07-28) when it gave one.
+fn listed<T: serde::Serialize>(key: &str, mut list: MergedList<T>) -> Result<Value, McpError> {
+    list.items.truncate(MAX_LISTED);
+    let mut value = serde_json::json!({ key: to_json(serde_json::to_value(list.items))? });
+    if let Some(ttl_ms) = list.ttl_ms {
+        value["ttlMs"] = ttl_ms.into();
+    }
+    if let Some(scope) = list.cache_scope {
+        value["cacheScope"] = to_json(serde_json::to_value(scope))?;
+    }
+    Ok(value)
+}
+
 /// Runs one resources or prompts request on the server at `url`; its result as JSON.
 pub async fn browse(
     fetch: &SafeFetch,
     url: &str,
     access: &Access<'_>,
     what: Browse,
-) -> Result<Value, McpError> {
+) -> Result<Answer, McpError> {
     within(DISCOVERY_TIMEOUT, async {
-        let service = connect(fetch, url, access).await?;
-        let failed = |e: rmcp::ServiceError| classify(e.to_string());
-        let to_json =
-            |v: Result<Value, serde_json::Error>| v.map_err(|e| McpError::Failed(e.to_string()));
-        let result = match what {
-            Browse::Resources => {
-                service
-                    .list_all_resources()
-                    .await
-                    .map_err(failed)
-                    .and_then(|mut all| {
-                        all.truncate(MAX_LISTED);
-                        to_json(
-                            serde_json::to_value(all)
-                                .map(|a| serde_json::json!({ "resources": a })),
-                        )
-                    })
-            }
-            Browse::ReadResource(uri) => service
-                .read_resource(ReadResourceRequestParams::new(uri))
-                .await
-                .map_err(failed)
-                .and_then(|r| to_json(serde_json::to_value(r))),
-            Browse::Prompts => {
-                service
-                    .list_all_prompts()
-                    .await
-                    .map_err(failed)
-                    .and_then(|mut all| {
-                        all.truncate(MAX_LISTED);
-                        to_json(
-                            serde_json::to_value(all).map(|a| serde_json::json!({ "prompts": a })),
-                        )
-                    })
-            }
-            Browse::GetPrompt(name, arguments) => {
-                let mut params = GetPromptRequestParams::new(name);
-                params.arguments = Some(arguments);
-                service
-                    .get_prompt(params)
-                    .await
-                    .map_err(failed)
-                    .and_then(|r| to_json(serde_json::to_value(r)))
-            }
+        let what = &what;
+        let answered = session::exchange(fetch, url, access, |peer| async move {
+            let to_value = |v: Result<Value, serde_json::Error>| {
+                v.map_err(|e| {
+                    rmcp::ServiceError::McpError(rmcp::ErrorData::internal_error(
+                        e.to_string(),
+                        None,
+                    ))
+                })
+            };
+            Ok(match what {
+                Browse::Resources => {
+                    Listed::Resources(peer.list_all_resources_with_cache_hint().await?)
+                }
+                Browse::ReadResource(uri) => Listed::Value(to_value(serde_json::to_value(
+                    peer.read_resource(ReadResourceRequestParams::new(uri.clone()))
+                        .await?,
+                ))?),
+                Browse::Prompts => Listed::Prompts(peer.list_all_prompts_with_cache_hint().await?),
+                Browse::GetPrompt(name, arguments) => {
+                    let mut params = GetPromptRequestParams::new(name.clone());
+                    params.arguments = Some(arguments.clone());
+                    Listed::Value(to_value(serde_json::to_value(
+                        peer.get_prompt(params).await?,
+                    ))?)
+                }
+            })
+        })
+        .await?;
+        let value = match answered.value {
+            Listed::Resources(list) => listed("resources", list)?,
+            Listed::Prompts(list) => listed("prompts", list)?,
+            Listed::Value(value) => value,
         };
-        let _ = service.cancel().await;
-        result
+        Ok(Answer {
+            value,
+            revision: answered.revision,
+        })
     })
     .await
+}
+
+/// What one browse request got back, before it is shaped as JSON.
+enum Listed {
+    Resources(MergedList<rmcp::model::Resource>),
+    Prompts(MergedList<rmcp::model::Prompt>),
+    Value(Value),
 }
 
 #[cfg(test)]

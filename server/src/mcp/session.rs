@@ -1,0 +1,222 @@
+//! One exchange with a remote MCP server, in the protocol revision it speaks: the
+//! stateless 2026-07-28 revision (no `initialize`, no session id, every request carrying
+//! its own protocol version, client info and capabilities) or the 2025-11-25 handshake.
+//!
+//! A server never seen before is probed with `server/discover` and, when it answers as a
+//! handshake server, given `initialize` on the same connection (rmcp's `Auto` lifecycle).
+//! A server whose revision is remembered is spoken to in it at once: `server/discover`
+//! then the request for a stateless server, `initialize` then the request for a handshake
+//! one, so a handshake server is never probed in vain. When the server refuses the
+//! remembered start (it was upgraded, or replaced by one that speaks only the other
+//! revision), the exchange is run once more from the probe, and the revision it found is
+//! reported so the caller can remember it. Only a refused start is retried: nothing has
+//! been asked of the server yet, so a tool never runs twice. A failed request, a timeout,
+//! a dropped connection or an authorization challenge is never retried.
+//!
+//! The discovery request is kept for the stateless revision even though it could be left
+//! out: a request sent without it that fails (a 401 above all) reaches rmcp's caller only
+//! as a closed transport, and Hearth must tell "sign in again" from "the server is down".
+
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, Implementation, ProtocolVersion, ServerPeerInfo,
+};
+use rmcp::service::{
+    ClientInitializeError, ClientLifecycleMode, ClientServiceExt, Peer, RoleClient, RunningService,
+    ServiceError,
+};
+use rmcp::transport::StreamableHttpClientTransport;
+
+use super::{Access, McpError, classify, connection};
+use crate::safe_fetch::SafeFetch;
+
+/// The revision a server is first asked for.
+pub const PREFERRED: ProtocolVersion = ProtocolVersion::V_2026_07_28;
+/// The handshake revision offered when a server does not speak the preferred one.
+pub const HANDSHAKE: ProtocolVersion = ProtocolVersion::V_2025_11_25;
+
+/// How an exchange begins.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Start {
+    /// Probe with `server/discover`, else `initialize`.
+    Negotiate,
+    /// The remembered stateless revision: `server/discover` for it, then the request.
+    Stateless(ProtocolVersion),
+    /// The remembered handshake revision: `initialize`, then the request.
+    Handshake(ProtocolVersion),
+}
+
+impl Start {
+    fn remembered(revision: Option<&str>) -> Self {
+        let Some(version) = revision.and_then(|r| {
+            ProtocolVersion::KNOWN_VERSIONS
+                .iter()
+                .find(|known| known.as_str() == r)
+                .cloned()
+        }) else {
+            return Self::Negotiate;
+        };
+        if version.has_initialize() {
+            Self::Handshake(version)
+        } else {
+            Self::Stateless(version)
+        }
+    }
+}
+
+/// An answer and the revision it was given in.
+#[derive(Debug)]
+pub struct Answered<T> {
+    /// The answer.
+    pub value: T,
+    /// The revision the server spoke (`2026-07-28`, `2025-11-25`, …).
+    pub revision: String,
+    /// What the server said of itself: its name and capabilities.
+    pub server: Option<ServerPeerInfo>,
+}
+
+/// Why one attempt failed.
+enum Failure {
+    /// The server refused how the exchange began: nothing was asked of it yet; another
+    /// revision may work.
+    Refused(McpError),
+    /// Anything else (not retried).
+    Other(McpError),
+}
+
+impl Failure {
+    fn into_error(self) -> McpError {
+        match self {
+            Self::Refused(error) | Self::Other(error) => error,
+        }
+    }
+
+    fn starting(error: ClientInitializeError) -> Self {
+        if error.is_authorization_required() || error.auth_challenge().is_some() {
+            return Self::Other(McpError::AuthRequired);
+        }
+        match error {
+            ClientInitializeError::JsonRpcError(_)
+            | ClientInitializeError::ExpectedInitResult(_)
+            | ClientInitializeError::NoCompatibleProtocolVersion { .. }
+            | ClientInitializeError::LegacyFallbackFailed { .. } => {
+                Self::Refused(McpError::Failed(error.to_string()))
+            }
+            other => Self::Other(classify(other.to_string())),
+        }
+    }
+
+    fn asking(error: ServiceError) -> Self {
+        if error.auth_challenge().is_some() {
+            return Self::Other(McpError::AuthRequired);
+        }
+        Self::Other(classify(error.to_string()))
+    }
+}
+
+/// Who Hearth says it is.
+fn client_info() -> ClientConfig {
+    ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new("hearth", env!("CARGO_PKG_VERSION")),
+    )
+}
+
+async fn open(
+    transport: StreamableHttpClientTransport<reqwest::Client>,
+    start: &Start,
+) -> Result<RunningService<RoleClient, ClientConfig>, Failure> {
+    let info = client_info();
+    let lifecycle = match start {
+        Start::Stateless(version) => ClientLifecycleMode::Discover {
+            preferred_versions: vec![version.clone()],
+        },
+        Start::Handshake(version) => {
+            return info
+                .with_protocol_version(version.clone())
+                .serve_with_lifecycle(transport, ClientLifecycleMode::Initialize)
+                .await
+                .map_err(Failure::starting);
+        }
+        Start::Negotiate => ClientLifecycleMode::Auto {
+            preferred_versions: vec![PREFERRED],
+            legacy_version: Some(HANDSHAKE),
+        },
+    };
+    info.serve_with_lifecycle(transport, lifecycle)
+        .await
+        .map_err(Failure::starting)
+}
+
+async fn attempt<T, F, Fut>(
+    fetch: &SafeFetch,
+    url: &str,
+    access: &Access<'_>,
+    start: &Start,
+    work: &F,
+) -> Result<Answered<T>, Failure>
+where
+    F: Fn(Peer<RoleClient>) -> Fut,
+    Fut: Future<Output = Result<T, ServiceError>>,
+{
+    let transport = connection(fetch, url, access).map_err(Failure::Other)?;
+    let service = open(transport, start).await?;
+    let server = service.peer_info().map(|i| (*i).clone());
+    let result = work(service.peer().clone()).await;
+    let _ = service.cancel().await;
+    let revision = server
+        .as_ref()
+        .map(|i| i.protocol_version.to_string())
+        .unwrap_or_else(|| HANDSHAKE.to_string());
+    Ok(Answered {
+        value: result.map_err(Failure::asking)?,
+        revision,
+        server,
+    })
+}
+
+/// Runs `work` on the server at `url` in the revision remembered in `access` (else the
+/// one negotiated), falling back to negotiating once when the server refuses it.
+pub async fn exchange<T, F, Fut>(
+    fetch: &SafeFetch,
+    url: &str,
+    access: &Access<'_>,
+    work: F,
+) -> Result<Answered<T>, McpError>
+where
+    F: Fn(Peer<RoleClient>) -> Fut,
+    Fut: Future<Output = Result<T, ServiceError>>,
+{
+    let start = Start::remembered(access.revision);
+    match attempt(fetch, url, access, &start, &work).await {
+        Ok(answered) => Ok(answered),
+        Err(Failure::Refused(error)) if start != Start::Negotiate => {
+            tracing::info!(
+                "MCP server {url} refused revision {:?} ({error}); negotiating again",
+                access.revision
+            );
+            attempt(fetch, url, access, &Start::Negotiate, &work)
+                .await
+                .map_err(Failure::into_error)
+        }
+        Err(failure) => Err(failure.into_error()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_remembered_revision_decides_how_the_exchange_begins() {
+        assert_eq!(Start::remembered(None), Start::Negotiate);
+        assert_eq!(Start::remembered(Some("not a date")), Start::Negotiate);
+        assert_eq!(
+            Start::remembered(Some("2026-07-28")),
+            Start::Stateless(ProtocolVersion::V_2026_07_28)
+        );
+        assert_eq!(
+            Start::remembered(Some("2025-06-18")),
+            Start::Handshake(ProtocolVersion::V_2025_06_18)
+        );
+    }
+}

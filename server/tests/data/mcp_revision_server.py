@@ -1,0 +1,129 @@
+"""An MCP server for Hearth's protocol-revision tests, on the official Python SDK (PyPI `mcp`
+2.x), which speaks both the 2025-11-25 handshake revision (`initialize`, a session id) and the
+stateless 2026-07-28 revision (`server/discover`, every request self-contained):
+`python mcp_revision_server.py PORT [options]`, streamable HTTP on 127.0.0.1:PORT/mcp.
+
+  --only stateless   a server that knows only 2026-07-28: every request is read as a
+                     2026-07-28 request, so `initialize` is refused by the SDK's own
+                     2026-07-28 request checks
+  --only handshake   a server that knows only 2025-11-25: a 2026-07-28 request (its
+                     `MCP-Protocol-Version` header) gets what a 2025-11-25 SDK answers a
+                     request without a session: 400 and JSON-RPC error -32000, "Bad Request:
+                     Server not initialized", id null (as npm server-everything 2026.8.31 does)
+  --list-ttl-ms N    list results (tools, prompts, resources) carry ttlMs N (2026-07-28 only)
+  --cache-scope S    ... and cacheScope S (public or private; private by default)
+
+Tools `add` and `echo`, prompt `greet` (argument `name`), resource `note://today` (text).
+Test hook: `GET /test/stats` counts the JSON-RPC requests seen, by method, and how many
+carried `MCP-Protocol-Version: 2026-07-28` (`stateless`) or a session id (`sessions`)."""
+
+import argparse
+import json
+from collections import Counter
+
+import uvicorn
+from mcp.server import streamable_http_manager
+from mcp.server.caching import CacheHint
+from mcp.server.mcpserver import MCPServer
+
+STATELESS = "2026-07-28"
+
+parser = argparse.ArgumentParser(description="MCP revision test server")
+parser.add_argument("port", type=int)
+parser.add_argument("--only", choices=["stateless", "handshake"])
+parser.add_argument("--list-ttl-ms", type=int)
+parser.add_argument("--cache-scope", choices=["public", "private"], default="private")
+args = parser.parse_args()
+
+hints = None
+if args.list_ttl_ms is not None:
+    hint = CacheHint(ttl_ms=args.list_ttl_ms, scope=args.cache_scope)
+    hints = {"tools/list": hint, "prompts/list": hint, "resources/list": hint}
+
+server = MCPServer("hearth-revision-py", cache_hints=hints) if hints else MCPServer("hearth-revision-py")
+
+
+@server.tool()
+def add(a: int, b: int) -> int:
+    """Add two whole numbers."""
+    return a + b
+
+
+@server.tool()
+def echo(message: str) -> str:
+    """Say the message back."""
+    return message
+
+
+@server.prompt()
+def greet(name: str) -> str:
+    """Greet someone by name."""
+    return f"Please greet {name} warmly."
+
+
+@server.resource("note://today", mime_type="text/plain")
+def today() -> str:
+    """Today's note."""
+    return "The note for today."
+
+
+if args.only == "stateless":
+    # The SDK sends requests whose header names a handshake revision to its 2025 paths; with
+    # none known, every request takes the 2026-07-28 path.
+    streamable_http_manager.HANDSHAKE_PROTOCOL_VERSIONS = ()
+
+stats = Counter()
+
+
+def counted(inner):
+    async def app(scope, receive, send):
+        if scope["type"] != "http" or scope["path"] != "/test/stats" and scope["path"] != "/mcp":
+            await inner(scope, receive, send)
+            return
+        if scope["path"] == "/test/stats":
+            body = json.dumps(dict(stats)).encode()
+            await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]})
+            await send({"type": "http.response.body", "body": body})
+            return
+        headers = dict(scope.get("headers") or [])
+        version = headers.get(b"mcp-protocol-version", b"").decode()
+        chunks = []
+        while True:
+            message = await receive()
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body"):
+                break
+        body = b"".join(chunks)
+        try:
+            parsed = json.loads(body) if body else None
+        except ValueError:
+            parsed = None
+        method = parsed.get("method") if isinstance(parsed, dict) else None
+        if scope["method"] == "POST":
+            stats[method or "(response)"] += 1
+            stats["stateless"] += version == STATELESS
+            stats["sessions"] += b"mcp-session-id" in headers
+        if args.only == "handshake" and version == STATELESS:
+            error = {"jsonrpc": "2.0", "error": {"code": -32000, "message": "Bad Request: Server not initialized"}, "id": None}
+            await send({"type": "http.response.start", "status": 400, "headers": [(b"content-type", b"application/json")]})
+            await send({"type": "http.response.body", "body": json.dumps(error).encode()})
+            return
+        if args.only == "stateless" and scope["method"] == "POST" and not version:
+            # A headerless request (the handshake's `initialize`) read as 2026-07-28 all the same.
+            scope = dict(scope, headers=[*scope["headers"], (b"mcp-protocol-version", STATELESS.encode())])
+        sent = False
+
+        async def replay():
+            nonlocal sent
+            if sent:
+                return await receive()
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await inner(scope, replay, send)
+
+    return app
+
+
+app = counted(server.streamable_http_app())
+uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
