@@ -204,10 +204,9 @@ pub fn mcp_everything() -> Guard {
     })
 }
 
-/// The OAuth-protected MCP server of the edge's tests (`server/tests/data/
-/// mcp_oauth_server.py`, on PyPI `mcp` in `.tools/mcp-py`, or the Python `MCP_PYTHON`
-/// names) on a free port, with `args` after its port (`--cimd`, `--log FILE`, …).
-pub fn mcp_oauth_server(args: &[String]) -> Guard {
+/// A Python test server of the edge's (`server/tests/data/<script>`, on PyPI `mcp` in
+/// `.tools/mcp-py`, or the Python `MCP_PYTHON` names) on a free port, `args` after its port.
+fn python_peer(name: &'static str, script: &str, args: &[String]) -> Guard {
     let python = std::env::var_os("MCP_PYTHON")
         .map(PathBuf::from)
         .unwrap_or_else(|| paths::repo_root().join(".tools/mcp-py/bin/python"));
@@ -216,16 +215,40 @@ pub fn mcp_oauth_server(args: &[String]) -> Guard {
         "{} is missing: run scripts/setup.sh test",
         python.display()
     );
-    let script = paths::repo_root().join("server/tests/data/mcp_oauth_server.py");
+    let script = paths::repo_root().join("server/tests/data").join(script);
     let args = args.to_vec();
-    start_peer("OAuth MCP server", move |port| {
+    start_peer(name, move |port| {
         let mut command = Command::new(&python);
         command.arg(&script).arg(port.to_string()).args(&args);
         command
     })
 }
 
-/// The MCP endpoint of a peer started by [`mcp_everything`] or [`mcp_oauth_server`].
+/// The OAuth-protected MCP server of the edge's tests (`mcp_oauth_server.py`) with `args`
+/// after its port (`--cimd`, `--log FILE`, …).
+pub fn mcp_oauth_server(args: &[String]) -> Guard {
+    python_peer("OAuth MCP server", "mcp_oauth_server.py", args)
+}
+
+/// The protocol-revision MCP server of the edge's tests (`mcp_revision_server.py`) with
+/// `args` after its port (`--only stateless`, `--list-ttl-ms N`, …).
+pub fn mcp_revision_server(args: &[&str]) -> Guard {
+    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    python_peer("revision MCP server", "mcp_revision_server.py", &args)
+}
+
+/// What a Python test peer on `port` counted (its `GET /test/stats`).
+pub async fn peer_stats(port: u16) -> serde_json::Value {
+    let body = reqwest::get(format!("http://127.0.0.1:{port}/test/stats"))
+        .await
+        .expect("the peer's stats")
+        .text()
+        .await
+        .expect("a body");
+    serde_json::from_str(&body).expect("JSON stats")
+}
+
+/// The MCP endpoint of a peer started by [`mcp_everything`] or a Python test server.
 pub fn mcp_url(peer: &Guard) -> String {
     format!("http://127.0.0.1:{}/mcp", peer.port)
 }

@@ -12,20 +12,9 @@ use std::path::Path;
 
 use hearth_e2e::chat::{last_status, last_tool_calls, prepare, send};
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
-use hearth_e2e::tool_peers::{mcp_oauth_server, mcp_url};
+use hearth_e2e::tool_peers::{mcp_oauth_server, mcp_url, peer_stats as stats};
 use hearth_e2e::{AppSession, Browser};
 use serde_json::{Value, json};
-
-/// The peer's counters (`GET /test/stats`).
-async fn stats(port: u16) -> Value {
-    let text = reqwest::get(format!("http://127.0.0.1:{port}/test/stats"))
-        .await
-        .expect("stats")
-        .text()
-        .await
-        .expect("stats body");
-    serde_json::from_str(&text).expect("stats JSON")
-}
 
 /// Whether the installed OAuth server's card says it is signed in.
 async fn signed_in(session: &Browser) -> Value {

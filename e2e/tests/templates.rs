@@ -9,8 +9,9 @@
 use fantoccini::key::Key;
 use hearth_e2e::AppSession;
 use hearth_e2e::chat::{self, last_status};
+use hearth_e2e::process::Guard;
 use hearth_e2e::provider_fixture::ProviderFixture;
-use hearth_e2e::tool_peers::{install, mcp_everything, mcp_url};
+use hearth_e2e::tool_peers::{install, mcp_everything, mcp_revision_server, mcp_url, peer_stats};
 use serde_json::{Value, json};
 
 /// Types `text` into the composer (without sending).
@@ -692,6 +693,95 @@ async fn an_mcp_resource_chosen_with_at_joins_the_message_as_an_attachment() {
         .wait_until("!document.querySelector('.slash-menu')")
         .await;
     assert_eq!(composer_text(&session).await, "And @zzz");
+    session.assert_no_console_errors().await;
+    session.finish().await;
+}
+
+/// How many `resources/list` requests `peer` has seen.
+async fn resource_lists(peer: &Guard) -> u64 {
+    peer_stats(peer.port).await["resources/list"]
+        .as_u64()
+        .unwrap_or(0)
+}
+
+#[tokio::test]
+async fn resource_lists_are_kept_as_long_as_the_server_says_and_an_image_resource_attaches_as_an_image()
+ {
+    // Two servers of the stateless revision: one says its lists keep ten minutes, the
+    // other that they are stale at once.
+    let kept = mcp_revision_server(&["--only", "stateless", "--list-ttl-ms", "600000"]);
+    let stale = mcp_revision_server(&["--only", "stateless", "--list-ttl-ms", "0"]);
+    let fixture = ProviderFixture::start().await;
+    fixture.set_listing_fields(
+        "fixture-small",
+        json!({"architecture": {"input_modalities": ["text", "image"]}}),
+    );
+    let session = chat::ready(&fixture).await;
+    install(&session, "mcp", &mcp_url(&kept), "MCP server").await;
+    install(&session, "mcp", &mcp_url(&stale), "MCP server").await;
+    session
+        .wait_until("document.querySelectorAll('#plugins-installed .plugin-card').length === 2")
+        .await;
+    session.close_settings().await;
+
+    // The menu opens: both servers are asked, each lists its two resources.
+    type_in_composer(&session, "@").await;
+    session
+        .wait_until("document.querySelectorAll('#slash-menu [role=option]').length === 4")
+        .await;
+    // Typing on past the mention closes the menu ...
+    type_in_composer(&session, " and").await;
+    session
+        .wait_until("!document.querySelector('.slash-menu')")
+        .await;
+    assert_eq!(
+        (resource_lists(&kept).await, resource_lists(&stale).await),
+        (1, 1)
+    );
+
+    // ... and a new `@` opens it again: the list still fresh is shown as kept; the stale
+    // one is shown while it is asked again.
+    type_in_composer(&session, " @").await;
+    session
+        .wait_until("document.querySelectorAll('#slash-menu [role=option]').length === 4")
+        .await;
+    let mut asked_again = 0;
+    for _ in 0..50 {
+        asked_again = resource_lists(&stale).await;
+        if asked_again == 2 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(asked_again, 2, "the stale list is asked again");
+    assert_eq!(resource_lists(&kept).await, 1, "the fresh list is not");
+
+    // The image resource joins the message as an image: a thumbnail, then an image part.
+    session.fill("#composer-input", "What is this? @logo").await;
+    session
+        .wait_until(
+            "document.querySelector('#slash-menu [role=option]')?.dataset.slashCommand === 'logo'",
+        )
+        .await;
+    session.press(&[Key::Enter]).await;
+    hearth_e2e::attach::ready_chips(&session, 1).await;
+    session
+        .wait_until(
+            "(() => { const img = document.querySelector('.composer .attachment-chip__thumb');
+                      return img && img.complete && img.naturalWidth === 48; })()",
+        )
+        .await;
+    session.press(&[Key::Enter]).await;
+    last_status(&session, "done").await;
+    let sent = chat::chat_bodies(&fixture)
+        .pop()
+        .expect("a request")
+        .to_string();
+    assert_eq!(
+        sent.matches("data:image/png;base64,").count(),
+        1,
+        "the resource reaches the model as one image: {sent}"
+    );
     session.assert_no_console_errors().await;
     session.finish().await;
 }

@@ -242,7 +242,8 @@ async fn list_results_carry_the_servers_caching_hint() {
         let (status, listed) =
             post(&server, route, json!({"pluginId": id, "action": "list"})).await;
         assert_eq!(status, StatusCode::OK, "{listed}");
-        assert_eq!(listed[key].as_array().unwrap().len(), 1, "{listed}");
+        let expected = if key == "prompts" { 1 } else { 2 };
+        assert_eq!(listed[key].as_array().unwrap().len(), expected, "{listed}");
         let ttl = listed["ttlMs"].as_u64().expect("a ttlMs");
         assert!(ttl > 50_000 && ttl <= 60_000, "{listed}");
         assert_eq!(listed["cacheScope"], "public", "{listed}");
@@ -256,6 +257,21 @@ async fn list_results_carry_the_servers_caching_hint() {
     .await;
     assert_eq!(status, StatusCode::OK, "{read}");
     assert_eq!(read["contents"][0]["text"], "The note for today.", "{read}");
+    let (status, read) = post(
+        &server,
+        "/api/mcp/resources",
+        json!({"pluginId": id, "action": "read", "uri": "note://logo.png"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{read}");
+    assert_eq!(read["contents"][0]["mimeType"], "image/png", "{read}");
+    assert!(
+        read["contents"][0]["blob"]
+            .as_str()
+            .unwrap()
+            .starts_with("iVBORw0KGgo"),
+        "{read}"
+    );
 
     // A handshake server gives no hint, and none is made up.
     let everything = everything();

@@ -18,6 +18,7 @@
 //!   required arguments checked, a prompt's messages as text.
 //! - [`mcp_resource`]: an MCP server's resources for the composer's `@`: the list read
 //!   bounded, a read's contents as files named from their URIs.
+//! - [`mcp_list`]: how long those lists stay fresh, from the server's caching hint.
 //! - [`oauth`]: OAuth 2.1 sign-in to a remote MCP server (discovery, client identity,
 //!   PKCE, the redirect's checks, token requests and refresh), as rules without I/O.
 //! - [`headers`]: the plain headers and the credential's header an MCP server may be
@@ -44,6 +45,7 @@ pub mod call;
 pub mod fingerprint;
 pub mod headers;
 pub mod mcp;
+pub mod mcp_list;
 pub mod mcp_prompt;
 pub mod mcp_resource;
 pub mod method;

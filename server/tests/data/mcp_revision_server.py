@@ -13,12 +13,15 @@ stateless 2026-07-28 revision (`server/discover`, every request self-contained):
   --list-ttl-ms N    list results (tools, prompts, resources) carry ttlMs N (2026-07-28 only)
   --cache-scope S    ... and cacheScope S (public or private; private by default)
 
-Tools `add` and `echo`, prompt `greet` (argument `name`), resource `note://today` (text).
+Tools `add` and `echo`, prompt `greet` (argument `name`), resources `note://today` (text)
+and `note://logo.png` (a 48×32 PNG, as a base64 blob).
 Test hook: `GET /test/stats` counts the JSON-RPC requests seen, by method, and how many
 carried `MCP-Protocol-Version: 2026-07-28` (`stateless`) or a session id (`sessions`)."""
 
 import argparse
 import json
+import struct
+import zlib
 from collections import Counter
 
 import uvicorn
@@ -65,6 +68,26 @@ def greet(name: str) -> str:
 def today() -> str:
     """Today's note."""
     return "The note for today."
+
+
+def gradient_png(width: int, height: int) -> bytes:
+    """An RGB gradient as a PNG, written by hand (no imaging library in the venv)."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    rows = b"".join(
+        b"\0" + bytes(v for x in range(width) for v in (x * 255 // width, y * 255 // height, 128))
+        for y in range(height)
+    )
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+
+
+@server.resource("note://logo.png", mime_type="image/png")
+def logo() -> bytes:
+    """The logo."""
+    return gradient_png(48, 32)
 
 
 if args.only == "stateless":

@@ -1,12 +1,15 @@
 //! The installed MCP servers' prompts (for the `/` menu) and resources (for the `@`
-//! menu): each server that offers them is asked once per page, the first time a menu
-//! needs them (through the edge, with the plugin's credential sealed for it), and the
-//! answer kept for the page: the list, or why there is none to show (said in the menu,
-//! never an empty list in silence).
+//! menu): each server that offers them is asked the first time a menu needs them
+//! (through the edge, with the plugin's credential sealed for it), and the answer kept:
+//! the list, or why there is none to show (said in the menu, never an empty list in
+//! silence). A list is kept as long as the server's caching hint says
+//! (`core::plugin::mcp_list`; for the page when it gives none) and asked again when a
+//! menu next needs it, the old list shown meanwhile; a failure is asked again next time.
 
 use std::collections::BTreeMap;
 
 use hearth_core::api::{McpPromptsAction, McpResourcesAction};
+use hearth_core::plugin::mcp_list::{ListHint, is_stale};
 use hearth_core::plugin::mcp_prompt::{McpPrompt, read_prompt_list};
 use hearth_core::plugin::mcp_resource::{McpResource, read_resource_list};
 use leptos::prelude::*;
@@ -47,13 +50,28 @@ pub(super) struct Server {
     pub listing: Listing,
 }
 
-thread_local! {
-    /// Every server's listings this page, by offer and plugin id: asked once, kept.
-    static LISTINGS: ArcRwSignal<BTreeMap<(Offer, String), Listing>> =
-        ArcRwSignal::new(BTreeMap::new());
+/// A listing and until when it is fresh (`None`: for the page, or being asked).
+#[derive(Debug, Clone, PartialEq)]
+struct Kept {
+    listing: Listing,
+    fresh_until: Option<f64>,
 }
 
-fn listings() -> ArcRwSignal<BTreeMap<(Offer, String), Listing>> {
+impl Kept {
+    /// Whether a menu that needs it now must ask again.
+    fn wants_asking(&self, now_ms: f64) -> bool {
+        matches!(self.listing, Listing::Failed(_)) || is_stale(self.fresh_until, now_ms)
+    }
+}
+
+type Listings = ArcRwSignal<BTreeMap<(Offer, String), Kept>>;
+
+thread_local! {
+    /// Every server's listings, by offer and plugin id.
+    static LISTINGS: Listings = ArcRwSignal::new(BTreeMap::new());
+}
+
+fn listings() -> Listings {
     LISTINGS.with(Clone::clone)
 }
 
@@ -65,8 +83,8 @@ fn offers(plugin: &hearth_core::plugin::Plugin, offer: Offer) -> bool {
     })
 }
 
-/// Asks every installed server that has `offer` and was not asked yet (the plugin list
-/// itself first, if it was not listed yet).
+/// Asks every installed server that has `offer` and whose list is missing, stale or
+/// failed (the plugin list itself first, if it was not listed yet).
 pub(super) fn ask(plugins: Plugins, offer: Offer) {
     spawn_local(async move {
         plugins.ensure_listed().await;
@@ -81,29 +99,56 @@ pub(super) fn ask(plugins: Plugins, offer: Offer) {
                 .collect()
         });
         let all = listings();
+        let now = js_sys::Date::now();
         for plugin_id in offering {
             let key = (offer, plugin_id.clone());
-            if all.with_untracked(|l| l.contains_key(&key)) {
+            let known = all.with_untracked(|l| l.get(&key).cloned());
+            if known.as_ref().is_some_and(|k| !k.wants_asking(now)) {
                 continue;
             }
+            // A stale list stays shown while it is asked again (held for the page until
+            // the answer comes, so it is not asked twice); a failure shows as asking.
+            let shown = match known {
+                Some(Kept {
+                    listing: listing @ (Listing::Prompts(_) | Listing::Resources(_)),
+                    ..
+                }) => listing,
+                _ => Listing::Asking,
+            };
             all.update(|l| {
-                l.insert(key.clone(), Listing::Asking);
+                l.insert(
+                    key.clone(),
+                    Kept {
+                        listing: shown,
+                        fresh_until: None,
+                    },
+                );
             });
             let all = all.clone();
             spawn_local(async move {
-                let listing = match offer {
+                let asked_at = js_sys::Date::now();
+                let answer = match offer {
                     Offer::Prompts => plugins
                         .mcp_prompts(&plugin_id, McpPromptsAction::List)
                         .await
-                        .map(|result| Listing::Prompts(read_prompt_list(&result))),
+                        .map(|result| (Listing::Prompts(read_prompt_list(&result)), result)),
                     Offer::Resources => plugins
                         .mcp_resources(&plugin_id, McpResourcesAction::List)
                         .await
-                        .map(|result| Listing::Resources(read_resource_list(&result))),
-                }
-                .unwrap_or_else(|error| Listing::Failed(error.to_string()));
+                        .map(|result| (Listing::Resources(read_resource_list(&result)), result)),
+                };
+                let kept = match answer {
+                    Ok((listing, result)) => Kept {
+                        listing,
+                        fresh_until: ListHint::read(&result).fresh_until(asked_at),
+                    },
+                    Err(error) => Kept {
+                        listing: Listing::Failed(error.to_string()),
+                        fresh_until: None,
+                    },
+                };
                 all.update(|l| {
-                    l.insert(key, listing);
+                    l.insert(key, kept);
                 });
             });
         }
@@ -122,7 +167,7 @@ pub(super) fn servers(plugins: Plugins, offer: Offer) -> Vec<Server> {
                     Some(Server {
                         plugin_id: p.plugin.id.clone(),
                         title: p.plugin.title.clone(),
-                        listing: listings.get(&(offer, p.plugin.id.clone()))?.clone(),
+                        listing: listings.get(&(offer, p.plugin.id.clone()))?.listing.clone(),
                     })
                 })
                 .collect()

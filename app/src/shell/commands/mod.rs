@@ -139,8 +139,9 @@ fn Menu(commands: Commands) -> impl IntoView {
             .or_else(|| slash::mention(&text).map(|(start, query)| Asked::Mention { start, query }))
     });
     let offer = Memo::new(move |_| asked.with(|a| a.as_ref().map(Asked::offer)));
-    // Each server is asked the first time its offer is wanted (a deployment without
-    // plugins answers the list with an error: nothing is asked then).
+    // Each server is asked when its offer is wanted (the menu opens) and its list is
+    // missing, stale by its caching hint, or failed (a deployment without plugins answers
+    // the list with an error: nothing is asked then).
     Effect::new(move |_| {
         if let Some(offer) = offer.get() {
             mcp::ask(plugins, offer);
