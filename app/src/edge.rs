@@ -274,12 +274,15 @@ pub async fn mcp_prompts(
     post_named("/api/mcp/prompts", request, None, None).await
 }
 
-/// `POST /api/mcp/oauth/discover`: how to sign in to the MCP server at `server_url`.
+/// `POST /api/mcp/oauth/discover`: how to sign in to the MCP server at `server_url`,
+/// probed with its plain `headers`.
 pub async fn oauth_discover(
     server_url: &str,
+    headers: std::collections::BTreeMap<String, String>,
 ) -> Result<hearth_core::plugin::oauth::SignInPlan, EdgeError> {
     let request = hearth_core::api::mcp_oauth::OauthDiscoverRequest {
         server_url: server_url.to_string(),
+        headers,
     };
     post_json("/api/mcp/oauth/discover", &request).await
 }

@@ -2,7 +2,8 @@
 //! `safe_fetch` with the rules of `core::plugin::oauth`. The browser runs the sign-in
 //! (login window, PKCE, state, the vault); the edge keeps nothing of it.
 //!
-//! - [`McpOauth::discover`]: asks the server unauthenticated for its challenge, then
+//! - [`McpOauth::discover`]: asks the server unauthenticated (with the plugin's plain
+//!   headers, checked like an install's, and nothing else) for its challenge, then
 //!   reads its protected-resource metadata and its authorization server's metadata (the
 //!   checks are core's) into a `SignInPlan`.
 //! - [`McpOauth::register`]: dynamic client registration (RFC 7591).
@@ -18,6 +19,7 @@
 //! secret (registration, tokens) never follows a redirect; no cookie or header of the
 //! browser's is forwarded: the requests are built here from the named fields only.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -33,7 +35,9 @@ use hearth_core::plugin::oauth::discovery::{self, ResourceMetadata};
 use hearth_core::plugin::oauth::flow::{self, Grant, Tokens};
 use hearth_core::plugin::oauth::{MAX_DOCUMENT_BYTES, OauthError, SignInPlan};
 use hearth_core::url_policy::Target;
-use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue, WWW_AUTHENTICATE};
+use reqwest::header::{
+    ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderName, HeaderValue, WWW_AUTHENTICATE,
+};
 use reqwest::{Method, StatusCode, Url};
 use serde_json::{Value, json};
 
@@ -75,6 +79,24 @@ fn parse_url(text: &str, what: &str) -> Result<Url, ApiError> {
         .ok()
         .filter(|url| matches!(url.scheme(), "http" | "https"))
         .ok_or_else(|| bad_url(what))
+}
+
+/// The plain headers a discovery probe carries, checked as an install's are
+/// (`core::plugin::headers`: no credential-like name, none the transport owns).
+fn plain_headers(
+    headers: &BTreeMap<String, String>,
+) -> Result<Vec<(HeaderName, HeaderValue)>, ApiError> {
+    let refused = |error: String| ApiError::new(ErrorCode::BadRequest, format!("Headers: {error}"));
+    hearth_core::plugin::mcp::check_headers(headers)
+        .map_err(|e| refused(e.to_string()))?
+        .into_iter()
+        .map(|(name, value)| {
+            Ok((
+                HeaderName::from_bytes(name.as_bytes()).map_err(|e| refused(e.to_string()))?,
+                HeaderValue::from_str(&value).map_err(|e| refused(e.to_string()))?,
+            ))
+        })
+        .collect()
 }
 
 impl McpOauth {
@@ -151,16 +173,21 @@ impl McpOauth {
     }
 
     /// The server's Bearer challenge to an unauthenticated `initialize`, if it sends one.
-    async fn challenge(&self, server: &Url) -> Result<Option<Challenge>, ApiError> {
+    async fn challenge(
+        &self,
+        server: &Url,
+        plain: Vec<(HeaderName, HeaderValue)>,
+    ) -> Result<Option<Challenge>, ApiError> {
         let mut request = OutboundRequest::get(Target::UserConfigured, server.as_str());
         request.method = Method::POST;
-        request.headers = vec![
-            (CONTENT_TYPE, HeaderValue::from_static("application/json")),
-            (
-                ACCEPT,
-                HeaderValue::from_static("application/json, text/event-stream"),
-            ),
-        ];
+        request.headers = plain;
+        request
+            .headers
+            .push((CONTENT_TYPE, HeaderValue::from_static("application/json")));
+        request.headers.push((
+            ACCEPT,
+            HeaderValue::from_static("application/json, text/event-stream"),
+        ));
         let initialize = json!({
             "jsonrpc": "2.0", "id": 1, "method": "initialize",
             "params": {
@@ -208,12 +235,17 @@ impl McpOauth {
     }
 
     /// How to sign in to the MCP server at `server_url`.
-    pub async fn discover(&self, server_url: &str) -> Result<SignInPlan, ApiError> {
+    pub async fn discover(
+        &self,
+        server_url: &str,
+        headers: &BTreeMap<String, String>,
+    ) -> Result<SignInPlan, ApiError> {
         let server = parse_url(server_url, "serverUrl")?;
+        let headers = plain_headers(headers)?;
         self.fetch
             .check_url(Target::UserConfigured, server.as_str())
             .map_err(fetch_failed)?;
-        let challenge = self.challenge(&server).await?;
+        let challenge = self.challenge(&server, headers).await?;
         let resource = self.resource_metadata(&server, challenge.as_ref()).await?;
         let issuer = discovery::issuer(&server, resource.as_ref()).map_err(failed)?;
         for url in discovery::server_metadata_urls(&issuer) {

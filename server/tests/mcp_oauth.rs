@@ -650,3 +650,63 @@ async fn nothing_of_the_browser_but_the_issued_token_reaches_the_server() {
         assert!(!text.contains("browser-"), "{path}: {headers}");
     }
 }
+
+#[tokio::test]
+async fn the_discovery_probe_carries_the_plugins_plain_headers_and_nothing_else() {
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let peer = protected(&[
+        "--require-header".into(),
+        "x-workspace=team-a".into(),
+        "--log".into(),
+        log.path().to_string_lossy().into_owned(),
+    ]);
+    let server = Server::start(&[]);
+    let probe = |headers: Value| {
+        post(
+            &server,
+            "/api/mcp/oauth/discover",
+            json!({"serverUrl": peer.url(), "headers": headers}),
+        )
+    };
+
+    // With the plugin's header the probe passes the gateway and gets the challenge.
+    let (status, plan) = probe(json!({"X-Workspace": "team-a"})).await;
+    assert_eq!(status, StatusCode::OK, "{plan}");
+    assert_eq!(stats(&peer).await["gateway_refusals"], 0);
+    let probes: Vec<Value> = logged(log.path())
+        .into_iter()
+        .filter(|(path, _)| path == "/mcp")
+        .map(|(_, headers)| headers)
+        .collect();
+    assert_eq!(probes.len(), 1);
+    assert_eq!(probes[0]["x-workspace"], "team-a", "{}", probes[0]);
+    // Only the MCP endpoint is given it: the metadata documents are not.
+    for (path, headers) in logged(log.path()) {
+        assert!(
+            path == "/mcp" || headers.get("x-workspace").is_none(),
+            "{path}: {headers}"
+        );
+    }
+
+    // Without it the gateway refuses the probe: no challenge is read (the plan comes from
+    // the well-known metadata alone).
+    let (status, _) = probe(json!({})).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(stats(&peer).await["gateway_refusals"], 1);
+
+    // A header that must travel sealed, or that the transport owns, is refused before
+    // anything is sent.
+    let before = logged(log.path()).len();
+    for refused in [
+        json!({"Authorization": "Bearer x"}),
+        json!({"Host": "evil.example"}),
+    ] {
+        let (status, answer) = probe(refused.clone()).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{refused}: {answer}");
+        assert!(
+            answer["error"].as_str().unwrap().starts_with("Headers:"),
+            "{answer}"
+        );
+    }
+    assert_eq!(logged(log.path()).len(), before);
+}

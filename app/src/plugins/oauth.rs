@@ -13,6 +13,7 @@
 //! so it is never on the first screen's path.
 
 use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use hearth_core::api::mcp_oauth::{
@@ -220,15 +221,17 @@ async fn exchange(
     .await
 }
 
-/// Signs in to the MCP server at `server_url` in `popup` (opened blank by the click,
-/// closed here whatever happens), as `entered` if the user gave a client; the session.
+/// Signs in to the MCP server at `server_url` (its plain `headers` sent with the
+/// discovery probe) in `popup` (opened blank by the click, closed here whatever
+/// happens), as `entered` if the user gave a client; the session.
 pub async fn sign_in(
     popup: web_sys::Window,
     server_url: String,
+    headers: BTreeMap<String, String>,
     entered: Option<Client>,
     cancelled: Rc<Cell<bool>>,
 ) -> Result<OauthSession, SignInError> {
-    let outcome = run_sign_in(&popup, &server_url, entered, &cancelled).await;
+    let outcome = run_sign_in(&popup, &server_url, headers, entered, &cancelled).await;
     let _ = popup.close();
     outcome
 }
@@ -236,10 +239,13 @@ pub async fn sign_in(
 async fn run_sign_in(
     popup: &web_sys::Window,
     server_url: &str,
+    headers: BTreeMap<String, String>,
     entered: Option<Client>,
     cancelled: &Cell<bool>,
 ) -> Result<OauthSession, SignInError> {
-    let plan = edge::oauth_discover(server_url).await.map_err(read_edge)?;
+    let plan = edge::oauth_discover(server_url, headers)
+        .await
+        .map_err(read_edge)?;
     let client = client_for(server_url, &plan, entered).await?;
     let pkce = flow::pkce(&random::<32>()?);
     let state = flow::state(&random::<16>()?);

@@ -16,6 +16,11 @@ use crate::plugin::oauth::client::TokenAuth;
 pub struct OauthDiscoverRequest {
     /// The MCP server's endpoint.
     pub server_url: String,
+    /// The plain headers the server is given with every request (checked like an
+    /// install's, `core::plugin::headers`): a server behind a gateway may not answer the
+    /// probe without them.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub headers: std::collections::BTreeMap<String, String>,
 }
 
 /// `POST /api/mcp/oauth/register`: dynamic client registration at the server's

@@ -27,7 +27,12 @@ pub(super) async fn discover(
     State(state): State<AppState>,
     ApiJson(request): ApiJson<OauthDiscoverRequest>,
 ) -> Result<Json<SignInPlan>, ApiErrorResponse> {
-    Ok(Json(state.mcp_oauth.discover(&request.server_url).await?))
+    Ok(Json(
+        state
+            .mcp_oauth
+            .discover(&request.server_url, &request.headers)
+            .await?,
+    ))
 }
 
 /// `POST /api/mcp/oauth/register`.

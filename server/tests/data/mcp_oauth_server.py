@@ -16,6 +16,9 @@ metadata; this file only holds the in-memory provider and the test switches:
   --consent                 GET /authorize shows an HTML page (button #allow) instead of
                             approving at once; the page's form POSTs back to /authorize
   --log FILE                append one JSON line per HTTP request (method, path, query, headers)
+  --require-header NAME=VALUE  /mcp sits behind a gateway that answers 400 to a request
+                            without that header, before the SDK sees it (counted as
+                            gateway_refusals)
 
 Tokens are bound (RFC 8707) to the `resource` of the authorization or token request; /mcp takes
 only unexpired, unrevoked tokens for `http://127.0.0.1:PORT/mcp`. Test hooks, without auth:
@@ -64,6 +67,7 @@ parser.add_argument("--bad-iss", action="store_true")
 parser.add_argument("--advertise-as", metavar="URL")
 parser.add_argument("--consent", action="store_true")
 parser.add_argument("--log", metavar="FILE")
+parser.add_argument("--require-header", metavar="NAME=VALUE")
 args = parser.parse_args()
 
 SCOPE = "mcp:tools"
@@ -76,7 +80,9 @@ CODE_LIFETIME = 300
 # What provider.authorize returns under --consent; the /authorize wrapper turns it into the page.
 CONSENT_MARKER = "urn:hearth-test:consent:"
 
-stats = dict.fromkeys(["registrations", "token_requests", "refreshes", "authorizations", "cimd_fetches"], 0)
+stats = dict.fromkeys(
+    ["registrations", "token_requests", "refreshes", "authorizations", "cimd_fetches", "gateway_refusals"], 0
+)
 
 # Facts about the current HTTP request that the SDK does not pass on to the provider.
 requested_resource: contextvars.ContextVar[str | None] = contextvars.ContextVar("resource", default=None)
@@ -382,6 +388,13 @@ def outermost(inner):
             with open(args.log, "a", encoding="utf-8") as log:
                 log.write(json.dumps(line) + "\n")
         sent_basic_auth.set(headers.get("authorization", "").lower().startswith("basic "))
+        if args.require_header and scope["path"] == "/mcp":
+            name, value = args.require_header.split("=", 1)
+            if headers.get(name.lower()) != value:
+                stats["gateway_refusals"] += 1
+                await send({"type": "http.response.start", "status": 400, "headers": [(b"content-type", b"application/json")]})
+                await send({"type": "http.response.body", "body": b'{"error":"missing gateway header"}'})
+                return
 
         async def send_with_scope(message):
             if message["type"] == "http.response.start" and scope["path"] == "/mcp":

@@ -314,6 +314,13 @@ pub(super) fn InstallSection(
             finish(outcome);
         });
     });
+    let pending_headers = Signal::derive(move || {
+        pending.with(|p| {
+            p.as_ref()
+                .map(|r| r.mcp_headers.clone())
+                .unwrap_or_default()
+        })
+    });
     let pending_url = Signal::derive(move || {
         pending.with(|p| {
             p.as_ref()
@@ -413,7 +420,7 @@ pub(super) fn InstallSection(
             <Show when=move || pending.with(Option::is_some)>
                 <div class="notice" id="plugin-install-sign-in-needed">
                     <p>{tr(Key::PluginsSignInNeeded)}</p>
-                    <SignIn id="plugin-install-sign-in".to_string() server_url=pending_url on_session=signed_in />
+                    <SignIn id="plugin-install-sign-in".to_string() server_url=pending_url headers=pending_headers on_session=signed_in />
                 </div>
             </Show>
             <div class="provider-form__actions">

@@ -181,7 +181,7 @@ fn PluginCard(registered: RegisteredPlugin) -> impl IntoView {
             {match (&plugin.auth, &plugin.mcp) {
                 (Auth::None, _) => None,
                 (Auth::Oauth2, Some(mcp)) => Some(view! {
-                    <SignedIn plugin_id=id.clone() server_url=mcp.server_url.clone() />
+                    <SignedIn plugin_id=id.clone() server_url=mcp.server_url.clone() headers=mcp.headers.clone() />
                 }.into_any()),
                 _ => Some(view! { <Credential plugin_id=id.clone() /> }.into_any()),
             }}
@@ -265,7 +265,11 @@ fn Credential(plugin_id: String) -> impl IntoView {
 /// server and forgets the session), or signed out (Sign in makes a new one). A call
 /// never signs in by itself.
 #[component]
-fn SignedIn(plugin_id: String, server_url: String) -> impl IntoView {
+fn SignedIn(
+    plugin_id: String,
+    server_url: String,
+    headers: std::collections::BTreeMap<String, String>,
+) -> impl IntoView {
     let plugins = use_plugins();
     let toasts = use_toasts();
     let i18n = use_i18n();
@@ -311,13 +315,14 @@ fn SignedIn(plugin_id: String, server_url: String) -> impl IntoView {
     let dom_id = format!("plugin-session-{}", plugin_id.replace(':', "-"));
     let sign_in_id = format!("{dom_id}-sign-in");
     let server_url = Signal::derive(move || server_url.clone());
+    let headers = Signal::derive(move || headers.clone());
     view! {
         <div class="plugin-session" id=dom_id data-signed-in=move || has.get().to_string()>
             <Show
                 when=move || has.get()
                 fallback=move || view! {
                     <p class="field__hint">{tr(Key::PluginsSignedOut)}</p>
-                    <SignIn id=sign_in_id.clone() server_url=server_url on_session=keep />
+                    <SignIn id=sign_in_id.clone() server_url=server_url headers=headers on_session=keep />
                 }
             >
                 <div class="plugin-sign-in__row">

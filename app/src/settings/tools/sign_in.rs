@@ -58,13 +58,14 @@ fn oauth_key(error: &OauthError) -> Key {
     }
 }
 
-/// A sign-in to the MCP server at `server_url`; `on_session` gets the session (to
-/// install the server, or keep it for an installed one). `id` prefixes the elements'
-/// ids.
+/// A sign-in to the MCP server at `server_url` (given `headers`, its plain headers, on
+/// the discovery probe); `on_session` gets the session (to install the server, or keep
+/// it for an installed one). `id` prefixes the elements' ids.
 #[component]
 pub(super) fn SignIn(
     id: String,
     server_url: Signal<String>,
+    headers: Signal<std::collections::BTreeMap<String, String>>,
     on_session: Callback<OauthSession>,
 ) -> impl IntoView {
     let i18n = use_i18n();
@@ -98,8 +99,9 @@ pub(super) fn SignIn(
         error.set(None);
         waiting.set(true);
         let server_url = server_url.get_untracked();
+        let headers = headers.get_untracked();
         spawn_local(async move {
-            let outcome = oauth::sign_in(popup, server_url, entered, cancelled).await;
+            let outcome = oauth::sign_in(popup, server_url, headers, entered, cancelled).await;
             match outcome {
                 Ok(session) => on_session.run(session),
                 // The user knows: nothing to say.
