@@ -710,3 +710,73 @@ async fn the_discovery_probe_carries_the_plugins_plain_headers_and_nothing_else(
     }
     assert_eq!(logged(log.path()).len(), before);
 }
+
+#[tokio::test]
+async fn a_call_that_needs_more_scope_says_which_and_works_after_a_wider_sign_in() {
+    let peer = protected(&["--admin-scope".into()]);
+    let server = Server::start(&[]);
+    let plan = plan_of(discover(&server, &peer).await.1);
+    assert_eq!(plan.scope.as_deref(), Some("mcp:tools"));
+    let client = register(&server, &plan).await;
+    let tokens = sign_in(&server, &plan, &client).await;
+    let (status, installed) = install(&server, &peer, &tokens.access_token).await;
+    assert_eq!(status, StatusCode::OK, "{installed}");
+
+    // The token is good for the server's ordinary tools, not for the one that needs more.
+    let (status, added) = call(
+        &server,
+        &installed,
+        "add",
+        json!({"a": 1, "b": 2}),
+        &tokens.access_token,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{added}");
+    let (status, refused) = call(
+        &server,
+        &installed,
+        "admin_report",
+        json!({}),
+        &tokens.access_token,
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{refused}");
+    assert_eq!(refused["code"], "AUTH_ERROR");
+    assert_eq!(
+        refused["details"]["reason"], "insufficientScope",
+        "{refused}"
+    );
+    assert_eq!(
+        refused["details"]["scope"], "mcp:tools mcp:admin",
+        "{refused}"
+    );
+    assert_eq!(stats(&peer).await["insufficient_scope"], 1);
+
+    // Signing in again for the wider scope (the client registered for it) gives a token
+    // that reaches the tool.
+    let wider = SignInPlan {
+        scope: Some(flow::widened_scope(
+            plan.scope.as_deref(),
+            refused["details"]["scope"].as_str().unwrap(),
+        )),
+        ..plan.clone()
+    };
+    let client = register(&server, &wider).await;
+    let tokens = sign_in(&server, &wider, &client).await;
+    let (status, report) = call(
+        &server,
+        &installed,
+        "admin_report",
+        json!({}),
+        &tokens.access_token,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{report}");
+    assert!(
+        report["result"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("admin report"),
+        "{report}"
+    );
+}

@@ -48,6 +48,10 @@ pub enum McpError {
     /// The server wants credentials.
     #[error("this MCP server requires authorization")]
     AuthRequired,
+    /// The credential is good but does not reach far enough: the server wants `scope`
+    /// (a 403 with a Bearer challenge `error="insufficient_scope"`).
+    #[error("this MCP server needs more access ({})", .0.as_deref().unwrap_or("a wider scope"))]
+    InsufficientScope(Option<String>),
     /// It did not answer in time.
     #[error("the MCP server did not answer within {0:?}")]
     Timeout(Duration),
@@ -69,6 +73,12 @@ impl McpError {
                 "This MCP server requires authorization (auth required); sign in or add its token",
             )
             .with_details(serde_json::json!({ "reason": "serverAuth" })),
+            // `insufficientScope`: signing in again, asking for `scope`, would do.
+            Self::InsufficientScope(scope) => ApiError::new(
+                ErrorCode::AuthError,
+                "This MCP server needs more access than it was given; sign in again to allow it",
+            )
+            .with_details(serde_json::json!({ "reason": "insufficientScope", "scope": scope })),
             Self::Refused(_) => ApiError::new(ErrorCode::UrlBlocked, self.to_string()),
             Self::Timeout(_) => ApiError::new(ErrorCode::ResponseTimeout, self.to_string()),
             Self::Failed(_) => ApiError::new(ErrorCode::UpstreamError, self.to_string()),

@@ -91,7 +91,10 @@ impl Failure {
     }
 
     fn starting(error: ClientInitializeError) -> Self {
-        if error.is_authorization_required() || error.auth_challenge().is_some() {
+        if let Some(challenge) = error.auth_challenge() {
+            return Self::Other(refused_access(challenge));
+        }
+        if error.is_authorization_required() {
             return Self::Other(McpError::AuthRequired);
         }
         match error {
@@ -106,10 +109,20 @@ impl Failure {
     }
 
     fn asking(error: ServiceError) -> Self {
-        if error.auth_challenge().is_some() {
-            return Self::Other(McpError::AuthRequired);
+        if let Some(challenge) = error.auth_challenge() {
+            return Self::Other(refused_access(challenge));
         }
         Self::Other(classify(error.to_string()))
+    }
+}
+
+/// What a 401's or 403's Bearer challenge says: sign in (again), or ask for more scope.
+fn refused_access(challenge: &str) -> McpError {
+    match hearth_core::plugin::oauth::challenge::read_challenge(challenge) {
+        Some(read) if read.error.as_deref() == Some("insufficient_scope") => {
+            McpError::InsufficientScope(read.scope)
+        }
+        _ => McpError::AuthRequired,
     }
 }
 
@@ -218,5 +231,21 @@ mod tests {
             Start::remembered(Some("2025-06-18")),
             Start::Handshake(ProtocolVersion::V_2025_06_18)
         );
+    }
+
+    #[test]
+    fn a_challenge_says_whether_to_sign_in_again_or_to_ask_for_more() {
+        assert!(matches!(
+            refused_access(r#"Bearer error="invalid_token""#),
+            McpError::AuthRequired
+        ));
+        assert!(matches!(
+            refused_access("Basic realm=x"),
+            McpError::AuthRequired
+        ));
+        match refused_access(r#"Bearer error="insufficient_scope", scope="a b""#) {
+            McpError::InsufficientScope(scope) => assert_eq!(scope.as_deref(), Some("a b")),
+            other => panic!("{other:?}"),
+        }
     }
 }

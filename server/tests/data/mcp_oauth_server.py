@@ -16,6 +16,9 @@ metadata; this file only holds the in-memory provider and the test switches:
   --consent                 GET /authorize shows an HTML page (button #allow) instead of
                             approving at once; the page's form POSTs back to /authorize
   --log FILE                append one JSON line per HTTP request (method, path, query, headers)
+  --admin-scope             a tool `admin_report` that needs the scope `mcp:admin` too (which
+                            registration allows): a call with a token without it gets 403
+                            and a Bearer challenge error="insufficient_scope"
   --require-header NAME=VALUE  /mcp sits behind a gateway that answers 400 to a request
                             without that header, before the SDK sees it (counted as
                             gateway_refusals)
@@ -68,9 +71,11 @@ parser.add_argument("--advertise-as", metavar="URL")
 parser.add_argument("--consent", action="store_true")
 parser.add_argument("--log", metavar="FILE")
 parser.add_argument("--require-header", metavar="NAME=VALUE")
+parser.add_argument("--admin-scope", action="store_true")
 args = parser.parse_args()
 
 SCOPE = "mcp:tools"
+ADMIN_SCOPE = "mcp:admin"
 ORIGIN = f"http://127.0.0.1:{args.port}"
 ISSUER = ORIGIN
 RESOURCE = f"{ORIGIN}/mcp"
@@ -240,7 +245,11 @@ class RevocationRequest(revoke.RevocationRequest):
 revoke.RevocationRequest = RevocationRequest
 
 provider = Provider(args.static_client)
-registration = ClientRegistrationOptions(enabled=not args.no_registration, valid_scopes=[SCOPE], default_scopes=[SCOPE])
+registration = ClientRegistrationOptions(
+    enabled=not args.no_registration,
+    valid_scopes=[SCOPE, ADMIN_SCOPE] if args.admin_scope else [SCOPE],
+    default_scopes=[SCOPE],
+)
 auth = AuthSettings(
     issuer_url=ISSUER,
     resource_server_url=RESOURCE,
@@ -256,6 +265,14 @@ server = MCPServer("hearth-test-oauth", auth_server_provider=provider, auth=auth
 def add(a: int, b: int) -> int:
     """Add two whole numbers."""
     return a + b
+
+
+if args.admin_scope:
+
+    @server.tool()
+    def admin_report() -> str:
+        """The administrator's report (needs the mcp:admin scope)."""
+        return "The admin report: all is well."
 
 
 @server.tool()
@@ -367,6 +384,27 @@ routes += [
 ]
 
 
+async def buffered(receive):
+    """The request body read whole, and a `receive` that gives it again."""
+    chunks = []
+    while True:
+        message = await receive()
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body"):
+            break
+    body = b"".join(chunks)
+    given = False
+
+    async def replay():
+        nonlocal given
+        if given:
+            return await receive()
+        given = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return body, replay
+
+
 def outermost(inner):
     """Log every request (--log), note whether it sent HTTP Basic client credentials, and add
     `scope` to the SDK's WWW-Authenticate challenge on /mcp."""
@@ -388,6 +426,29 @@ def outermost(inner):
             with open(args.log, "a", encoding="utf-8") as log:
                 log.write(json.dumps(line) + "\n")
         sent_basic_auth.set(headers.get("authorization", "").lower().startswith("basic "))
+        if args.admin_scope and scope["path"] == "/mcp" and scope["method"] == "POST":
+            body, receive = await buffered(receive)
+            try:
+                message = json.loads(body) if body else {}
+            except ValueError:
+                message = {}
+            token = headers.get("authorization", "").removeprefix("Bearer ")
+            granted = provider.access.get(token)
+            wants_admin = (
+                isinstance(message, dict)
+                and message.get("method") == "tools/call"
+                and (message.get("params") or {}).get("name") == "admin_report"
+            )
+            if wants_admin and granted is not None and ADMIN_SCOPE not in granted.scopes:
+                stats["insufficient_scope"] = stats.get("insufficient_scope", 0) + 1
+                challenge = (
+                    f'Bearer error="insufficient_scope", scope="{SCOPE} {ADMIN_SCOPE}", '
+                    f'resource_metadata="{ORIGIN}/.well-known/oauth-protected-resource/mcp"'
+                )
+                await send({"type": "http.response.start", "status": 403, "headers": [
+                    (b"content-type", b"application/json"), (b"www-authenticate", challenge.encode())]})
+                await send({"type": "http.response.body", "body": b'{"error":"insufficient_scope"}'})
+                return
         if args.require_header and scope["path"] == "/mcp":
             name, value = args.require_header.split("=", 1)
             if headers.get(name.lower()) != value:

@@ -308,6 +308,23 @@ impl Tokens {
     }
 }
 
+/// The scope a sign-in asks for when a server said it needs `wanted` (a 403's
+/// `insufficient_scope` challenge): the plan's own scope with every scope of `wanted` not
+/// in it yet, in order (RFC 6749 §3.3: space-separated, each once).
+pub fn widened_scope(planned: Option<&str>, wanted: &str) -> String {
+    let mut scopes: Vec<&str> = Vec::new();
+    for scope in planned
+        .unwrap_or_default()
+        .split_whitespace()
+        .chain(wanted.split_whitespace())
+    {
+        if !scopes.contains(&scope) {
+            scopes.push(scope);
+        }
+    }
+    scopes.join(" ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -609,5 +626,16 @@ mod tests {
             read_tokens(true, b"<html>", 0).unwrap_err().reason(),
             "badDocument"
         );
+    }
+
+    #[test]
+    fn a_wider_scope_keeps_the_planned_one_and_adds_each_wanted_scope_once() {
+        assert_eq!(
+            widened_scope(Some("mcp:tools"), "mcp:tools mcp:admin"),
+            "mcp:tools mcp:admin"
+        );
+        assert_eq!(widened_scope(None, " mcp:admin  mcp:admin "), "mcp:admin");
+        assert_eq!(widened_scope(Some("a b"), ""), "a b");
+        assert_eq!(widened_scope(Some("b  a"), "c a"), "b a c");
     }
 }
