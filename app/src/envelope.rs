@@ -196,7 +196,9 @@ pub async fn relay_provider(
 }
 
 /// Whether an error is the edge refusing an envelope because it no longer holds the key
-/// it was sealed for (`AUTH_ERROR`: the edge rotated its key).
+/// it was sealed for (`AUTH_ERROR`: the edge rotated its key). An `AUTH_ERROR` that
+/// passes on a remote server's refusal (`details.reason` `serverAuth` or
+/// `insufficientScope`) is not: sealing again would only send the call twice.
 pub trait EdgeKeyRefusal {
     /// Whether this is that refusal.
     fn edge_key_refused(&self) -> bool;
@@ -205,6 +207,10 @@ pub trait EdgeKeyRefusal {
 impl EdgeKeyRefusal for ApiError {
     fn edge_key_refused(&self) -> bool {
         self.code == ErrorCode::AuthError
+            && !self
+                .details
+                .as_ref()
+                .is_some_and(|d| d["reason"] == "serverAuth" || d["reason"] == "insufficientScope")
     }
 }
 
@@ -335,6 +341,29 @@ mod tests {
             (Err(refused()), 1),
             "nothing was sealed, so the edge's key is not why"
         );
+    }
+
+    #[test]
+    fn a_remote_servers_refusal_passed_on_is_not_the_edges_key() {
+        for reason in ["serverAuth", "insufficientScope"] {
+            let server = EdgeError::Api(
+                ApiError::new(ErrorCode::AuthError, "the MCP server refused")
+                    .with_details(serde_json::json!({ "reason": reason })),
+            );
+            assert_eq!(
+                attempts(true, vec![Err(server.clone()), Ok(7)]),
+                (Err(server), 1),
+                "{reason}: sent once"
+            );
+        }
+        let envelope = EdgeError::Api(
+            ApiError::new(
+                ErrorCode::AuthError,
+                "The credential envelope could not be opened",
+            )
+            .with_details(serde_json::json!({ "reason": "decryption failed" })),
+        );
+        assert_eq!(attempts(true, vec![Err(envelope), Ok(7)]), (Ok(7), 2));
     }
 
     #[test]

@@ -7,6 +7,8 @@
 //! revoked grant makes the call fail with "sign in again" and Settings offers the sign-in,
 //! after which calls work again; Sign out revokes the grant at the server, and says so
 //! when the server cannot confirm it. Nothing of the browser's (its cookie) reaches the server.
+//! A call that needs more than the grant (403 `insufficient_scope`) says so, and Settings
+//! offers a sign-in that asks for the scope the server named.
 
 use std::path::Path;
 
@@ -41,15 +43,44 @@ fn logged(path: &Path) -> Vec<(String, Value)> {
         .collect()
 }
 
-/// The model calls `whoami` once and then answers: that reply's calls, once it is done.
-async fn ask_whoami(session: &AppSession, fixture: &ProviderFixture, whoami: &str) -> Value {
+/// A Hearth session with tool-calling models on `fixture`, Settings › Tools open, the MCP
+/// server at `url` submitted for install and the "sign in" state shown.
+async fn install_asking_to_sign_in(fixture: &ProviderFixture, url: &str) -> AppSession {
+    fixture.set_tool_models(true);
+    let session = AppSession::open(1280, 900).await;
+    prepare(&session, fixture, None).await;
+    session.open_settings_tab("tools").await;
+    session
+        .wait_for("#plugin-install-kind")
+        .await
+        .select_by_value("mcp")
+        .await
+        .expect("kind");
+    session.fill("#plugin-install-url", url).await;
+    session.click_by_script("#plugin-install-submit").await;
+    session.wait_for("#plugin-install-sign-in-needed").await;
+    session
+}
+
+/// The reply made one call, settled as `status`, whose result contains `text`.
+fn the_call_was(rows: &Value, status: &str, text: &str) {
+    assert_eq!(rows[0][1], json!(status), "{rows}");
+    assert!(
+        rows[0][2].as_str().unwrap_or_default().contains(text),
+        "{rows}"
+    );
+}
+
+/// The model calls the function `name` once and then answers: that reply's calls, once
+/// it is done.
+async fn ask_tool(session: &AppSession, fixture: &ProviderFixture, name: &str) -> Value {
     let before = session
         .js(
             "return document.querySelectorAll('.message--assistant').length",
             vec![],
         )
         .await;
-    fixture.enqueue(Reply::text("").tool_call(whoami, "{}"));
+    fixture.enqueue(Reply::text("").tool_call(name, "{}"));
     fixture.enqueue(Reply::text("Answered."));
     send(session, "Who am I on that server?").await;
     // The new reply, not the last one (the user's message is `done` at once too).
@@ -139,15 +170,8 @@ async fn an_mcp_server_that_asks_to_sign_in_is_signed_in_refreshed_and_signed_in
 
     // A call: the token was due, so it was refreshed first; the server knows Hearth by
     // its metadata document.
-    let rows = ask_whoami(&session, &fixture, &whoami).await;
-    assert_eq!(rows[0][1], json!("done"), "{rows}");
-    assert!(
-        rows[0][2]
-            .as_str()
-            .unwrap_or_default()
-            .contains("/oauth/client-metadata.json"),
-        "{rows}"
-    );
+    let rows = ask_tool(&session, &fixture, &whoami).await;
+    the_call_was(&rows, "done", "/oauth/client-metadata.json");
     assert!(stats(peer.port).await["refreshes"].as_u64() >= Some(1));
 
     // The server revokes the grant: the call fails saying to sign in again, and the
@@ -157,15 +181,8 @@ async fn an_mcp_server_that_asks_to_sign_in_is_signed_in_refreshed_and_signed_in
         .send()
         .await
         .expect("revoke");
-    let rows = ask_whoami(&session, &fixture, &whoami).await;
-    assert_eq!(rows[0][1], json!("failed"), "{rows}");
-    assert!(
-        rows[0][2]
-            .as_str()
-            .unwrap_or_default()
-            .contains("sign in again"),
-        "{rows}"
-    );
+    let rows = ask_tool(&session, &fixture, &whoami).await;
+    the_call_was(&rows, "failed", "sign in again");
     session.open_settings_tab("tools").await;
     session
         .wait_until(
@@ -191,7 +208,7 @@ async fn an_mcp_server_that_asks_to_sign_in_is_signed_in_refreshed_and_signed_in
         )
         .await;
     session.close_settings().await;
-    let rows = ask_whoami(&session, &fixture, &whoami).await;
+    let rows = ask_tool(&session, &fixture, &whoami).await;
     assert_eq!(rows[0][1], json!("done"), "{rows}");
 
     // Sign out revokes the grant at the server (RFC 7009) and forgets the session.
@@ -283,4 +300,71 @@ async fn an_mcp_server_that_asks_to_sign_in_is_signed_in_refreshed_and_signed_in
         })
         .collect();
     assert!(unexpected.is_empty(), "{unexpected:?}");
+}
+
+#[tokio::test]
+async fn a_call_that_needs_more_access_says_so_and_a_wider_sign_in_gives_it() {
+    let peer = mcp_oauth_server(&["--admin-scope".into()]);
+    let fixture = ProviderFixture::start().await;
+    let session = install_asking_to_sign_in(&fixture, &mcp_url(&peer)).await;
+    // A real click: the login window opens from it (registered for the server's scope).
+    session
+        .wait_for("#plugin-install-sign-in-start")
+        .await
+        .click()
+        .await
+        .expect("click Sign in");
+    let admin = session
+        .wait_for("#plugins-installed [data-function$='admin_report']")
+        .await
+        .attr("data-function")
+        .await
+        .expect("an attribute")
+        .expect("the admin_report function");
+    session.close_settings().await;
+
+    // The grant does not reach this tool: the call fails saying more access is needed.
+    let rows = ask_tool(&session, &fixture, &admin).await;
+    the_call_was(&rows, "failed", "needs more access");
+    // Sent once: the edge's refusal passes on the server's, it is not the edge's key.
+    assert_eq!(stats(peer.port).await["insufficient_scope"], 1);
+
+    // Settings says which scope, still signed in, and offers a sign-in that asks for it.
+    session.open_settings_tab("tools").await;
+    session
+        .wait_for("#plugins-installed [data-more-access='mcp:tools mcp:admin']")
+        .await;
+    assert_eq!(signed_in(&session).await, json!("true"));
+    session
+        .js(
+            "document.querySelector('[data-more-access]').scrollIntoView({block: 'center'})",
+            vec![],
+        )
+        .await;
+    session.screenshot("mcp-oauth-more-access").await;
+    session
+        .wait_for("#plugins-installed [id$='-more-start']")
+        .await
+        .click()
+        .await
+        .expect("click Sign in");
+    session
+        .wait_until("!document.querySelector('#plugins-installed [data-more-access]')")
+        .await;
+    session.close_settings().await;
+
+    let rows = ask_tool(&session, &fixture, &admin).await;
+    the_call_was(&rows, "done", "admin report");
+    // The console has the install's and the refused call's 401s, as expected; nothing else.
+    let errors: Vec<String> = session
+        .console_errors()
+        .await
+        .into_iter()
+        .map(|entry| entry.message)
+        .filter(|m| {
+            !(m.contains("status of 401")
+                && (m.contains("/api/plugins/install") || m.contains("/api/plugins/execute")))
+        })
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
 }

@@ -710,4 +710,5 @@ keys! {
     PluginsOauthDenied => "oauth.denied",
     PluginsOauthTokenRefused => "oauth.refused",
     PluginsSignOutNotRevoked => "oauth.not_revoked",
+    PluginsMoreAccess => "oauth.more_access",
 }

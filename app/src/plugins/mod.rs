@@ -30,6 +30,7 @@ use crate::i18n::Key;
 use crate::storage::Db;
 use crate::vault::Vault;
 
+pub mod more_access;
 pub mod oauth;
 
 /// The vault context of a plugin's credential.
@@ -438,7 +439,12 @@ impl Plugins {
                 .await
             {
                 Some(renewed) => secret = renewed?,
-                None => return outcome,
+                None => {
+                    if let Err(error) = &outcome {
+                        note_wanted_scope(plugin_id, error);
+                    }
+                    return outcome;
+                }
             }
         }
     }
@@ -558,6 +564,22 @@ impl Plugins {
 pub fn refused_by_server(error: &CallError) -> bool {
     matches!(error, CallError::Edge(EdgeError::Api(api))
         if api.details.as_ref().is_some_and(|d| d["reason"] == "serverAuth"))
+}
+
+/// When `error` is a server saying a call needs more scope than the grant
+/// (`insufficientScope`; refreshing cannot help, a sign-in asking for it can), notes it
+/// for the plugin's card ([`more_access`]).
+fn note_wanted_scope(plugin_id: &str, error: &CallError) {
+    let CallError::Edge(EdgeError::Api(api)) = error else {
+        return;
+    };
+    let Some(details) = api.details.as_ref() else {
+        return;
+    };
+    if details["reason"] == "insufficientScope" {
+        let scope = details["scope"].as_str().unwrap_or_default().to_string();
+        leptos::task::spawn_local(more_access::note(plugin_id.to_string(), scope));
+    }
 }
 
 /// `secret` sealed for the plugin's own calls (`plugin:<id>:auth`), if there is one.

@@ -223,15 +223,25 @@ async fn exchange(
 
 /// Signs in to the MCP server at `server_url` (its plain `headers` sent with the
 /// discovery probe) in `popup` (opened blank by the click, closed here whatever
-/// happens), as `entered` if the user gave a client; the session.
+/// happens), as `entered` if the user gave a client, asking for `extra_scope` on top of
+/// the server's own (a call said it needs it); the session.
 pub async fn sign_in(
     popup: web_sys::Window,
     server_url: String,
     headers: BTreeMap<String, String>,
+    extra_scope: Option<String>,
     entered: Option<Client>,
     cancelled: Rc<Cell<bool>>,
 ) -> Result<OauthSession, SignInError> {
-    let outcome = run_sign_in(&popup, &server_url, headers, entered, &cancelled).await;
+    let outcome = run_sign_in(
+        &popup,
+        &server_url,
+        headers,
+        extra_scope,
+        entered,
+        &cancelled,
+    )
+    .await;
     let _ = popup.close();
     outcome
 }
@@ -240,12 +250,16 @@ async fn run_sign_in(
     popup: &web_sys::Window,
     server_url: &str,
     headers: BTreeMap<String, String>,
+    extra_scope: Option<String>,
     entered: Option<Client>,
     cancelled: &Cell<bool>,
 ) -> Result<OauthSession, SignInError> {
-    let plan = edge::oauth_discover(server_url, headers)
+    let mut plan = edge::oauth_discover(server_url, headers)
         .await
         .map_err(read_edge)?;
+    if let Some(extra) = extra_scope {
+        plan.scope = Some(flow::widened_scope(plan.scope.as_deref(), &extra));
+    }
     let client = client_for(server_url, &plan, entered).await?;
     let pkce = flow::pkce(&random::<32>()?);
     let state = flow::state(&random::<16>()?);

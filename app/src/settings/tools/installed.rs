@@ -306,7 +306,10 @@ fn SignedIn(
                     .set_credential(&plugin_id, &session.to_stored())
                     .await
                 {
-                    Ok(()) => toasts.show(ToastKind::Info, i18n.t(Key::PluginsCredentialSaved)),
+                    Ok(()) => {
+                        crate::plugins::more_access::clear(&plugin_id);
+                        toasts.show(ToastKind::Info, i18n.t(Key::PluginsCredentialSaved));
+                    }
                     Err(reason) => toasts.show(ToastKind::Error, reason.to_string()),
                 }
             });
@@ -316,6 +319,13 @@ fn SignedIn(
     let sign_in_id = format!("{dom_id}-sign-in");
     let server_url = Signal::derive(move || server_url.clone());
     let headers = Signal::derive(move || headers.clone());
+    // A call needed more than the grant gives: a sign-in asking for it, signed in or not.
+    let wanted = {
+        let plugin_id = plugin_id.clone();
+        let all = crate::plugins::more_access::wanted();
+        Signal::derive(move || all.with(|w| w.get(&plugin_id).cloned()))
+    };
+    let more_id = format!("{dom_id}-more");
     view! {
         <div class="plugin-session" id=dom_id data-signed-in=move || has.get().to_string()>
             <Show
@@ -331,6 +341,15 @@ fn SignedIn(
                         {tr(Key::PluginsSignOut)}
                     </button>
                 </div>
+                {
+                    let more_id = more_id.clone();
+                    move || wanted.get().map(|scope| view! {
+                        <p class="field__hint" data-more-access=scope.clone()>
+                            {i18n.t_with(Key::PluginsMoreAccess, &[("scope", &scope)])}
+                        </p>
+                        <SignIn id=more_id.clone() server_url=server_url headers=headers extra_scope=scope on_session=keep />
+                    })
+                }
             </Show>
         </div>
     }

@@ -67,6 +67,9 @@ pub(super) fn SignIn(
     server_url: Signal<String>,
     headers: Signal<std::collections::BTreeMap<String, String>>,
     on_session: Callback<OauthSession>,
+    /// A scope a call said it needs beyond the grant: asked for on top of the server's.
+    #[prop(optional, into)]
+    extra_scope: Option<String>,
 ) -> impl IntoView {
     let i18n = use_i18n();
     let client_id = RwSignal::new(String::new());
@@ -74,6 +77,8 @@ pub(super) fn SignIn(
     let waiting = RwSignal::new(false);
     let error = RwSignal::new(None::<SignInError>);
     let cancel: StoredValue<Option<Rc<Cell<bool>>>, LocalStorage> = StoredValue::new_local(None);
+    // Copy, so that the click handler stays `Fn` for the view that holds it.
+    let extra_scope = StoredValue::new(extra_scope);
     let start = move |_| {
         if waiting.get_untracked() {
             return;
@@ -100,8 +105,10 @@ pub(super) fn SignIn(
         waiting.set(true);
         let server_url = server_url.get_untracked();
         let headers = headers.get_untracked();
+        let extra_scope = extra_scope.get_value();
         spawn_local(async move {
-            let outcome = oauth::sign_in(popup, server_url, headers, entered, cancelled).await;
+            let outcome =
+                oauth::sign_in(popup, server_url, headers, extra_scope, entered, cancelled).await;
             match outcome {
                 Ok(session) => on_session.run(session),
                 // The user knows: nothing to say.
