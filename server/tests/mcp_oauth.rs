@@ -780,3 +780,50 @@ async fn a_call_that_needs_more_scope_says_which_and_works_after_a_wider_sign_in
         "{report}"
     );
 }
+
+#[tokio::test]
+async fn a_server_that_starts_without_a_token_but_lists_no_tools_without_one_asks_to_sign_in() {
+    let peer = protected(&["--lenient-start".into()]);
+    let server = Server::start(&[]);
+    // The handshake is accepted without a token; the tool listing is refused: the
+    // install says "sign in", as a server refusing at once does.
+    let (status, refused) = post(
+        &server,
+        "/api/plugins/install",
+        json!({"mcpUrl": peer.url()}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{refused}");
+    assert_eq!(refused["details"]["reason"], "serverAuth", "{refused}");
+    let counted = stats(&peer).await;
+    assert_eq!(counted["lenient_initializes"], 1, "{counted}");
+    assert_eq!(counted["listings_without_token"], 1, "{counted}");
+
+    // The discovery probe gets no challenge (its start is accepted), so the well-known
+    // metadata says how to sign in; after the sign-in the tools are listed.
+    let plan = plan_of(discover(&server, &peer).await.1);
+    assert_eq!(plan.scope.as_deref(), Some("mcp:tools"));
+    let client = register(&server, &plan).await;
+    let tokens = sign_in(&server, &plan, &client).await;
+    let (status, installed) = install(&server, &peer, &tokens.access_token).await;
+    assert_eq!(status, StatusCode::OK, "{installed}");
+    let tools: Vec<&str> = installed["registered"]["plugin"]["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["tool"].as_str())
+        .collect();
+    assert!(
+        tools.contains(&"add") && tools.contains(&"whoami"),
+        "{installed}"
+    );
+    let (status, added) = call(
+        &server,
+        &installed,
+        "add",
+        json!({"a": 20, "b": 22}),
+        &tokens.access_token,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{added}");
+}

@@ -19,6 +19,9 @@ metadata; this file only holds the in-memory provider and the test switches:
   --admin-scope             a tool `admin_report` that needs the scope `mcp:admin` too (which
                             registration allows): a call with a token without it gets 403
                             and a Bearer challenge error="insufficient_scope"
+  --lenient-start           /mcp answers `server/discover` (method not found), `initialize` and
+                            its notification without a token, as some servers do, and asks
+                            for one only from `tools/list` on (LibreChat #13249's server)
   --require-header NAME=VALUE  /mcp sits behind a gateway that answers 400 to a request
                             without that header, before the SDK sees it (counted as
                             gateway_refusals)
@@ -72,6 +75,7 @@ parser.add_argument("--consent", action="store_true")
 parser.add_argument("--log", metavar="FILE")
 parser.add_argument("--require-header", metavar="NAME=VALUE")
 parser.add_argument("--admin-scope", action="store_true")
+parser.add_argument("--lenient-start", action="store_true")
 args = parser.parse_args()
 
 SCOPE = "mcp:tools"
@@ -405,6 +409,40 @@ async def buffered(receive):
     return body, replay
 
 
+async def answered_without_token(body: bytes, send) -> bool:
+    """Under --lenient-start: the answers a server gives before it asks for a token."""
+    try:
+        message = json.loads(body) if body else {}
+    except ValueError:
+        return False
+    method = message.get("method") if isinstance(message, dict) else None
+    reply, status, extra = None, 200, []
+    if method == "server/discover":
+        reply = {"jsonrpc": "2.0", "id": message.get("id"), "error": {"code": -32601, "message": "Method not found"}}
+    elif method == "initialize":
+        stats["lenient_initializes"] = stats.get("lenient_initializes", 0) + 1
+        reply = {
+            "jsonrpc": "2.0",
+            "id": message.get("id"),
+            "result": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "hearth-test-oauth", "version": "1"},
+            },
+        }
+        extra = [(b"mcp-session-id", b"lenient")]
+    elif method == "notifications/initialized":
+        status = 202
+    else:
+        if method == "tools/list":
+            stats["listings_without_token"] = stats.get("listings_without_token", 0) + 1
+        return False
+    body = json.dumps(reply).encode() if reply is not None else b""
+    await send({"type": "http.response.start", "status": status, "headers": [(b"content-type", b"application/json"), *extra]})
+    await send({"type": "http.response.body", "body": body})
+    return True
+
+
 def outermost(inner):
     """Log every request (--log), note whether it sent HTTP Basic client credentials, and add
     `scope` to the SDK's WWW-Authenticate challenge on /mcp."""
@@ -426,6 +464,10 @@ def outermost(inner):
             with open(args.log, "a", encoding="utf-8") as log:
                 log.write(json.dumps(line) + "\n")
         sent_basic_auth.set(headers.get("authorization", "").lower().startswith("basic "))
+        if args.lenient_start and scope["path"] == "/mcp" and "authorization" not in headers:
+            body, receive = await buffered(receive)
+            if await answered_without_token(body, send):
+                return
         if args.admin_scope and scope["path"] == "/mcp" and scope["method"] == "POST":
             body, receive = await buffered(receive)
             try:
