@@ -40,6 +40,7 @@ from html import escape
 
 import httpx2
 import uvicorn
+from asgi_body import buffered
 from mcp.server.auth.handlers import revoke
 from mcp.server.auth.handlers.authorize import AuthorizationHandler
 from mcp.server.auth.handlers.metadata import MetadataHandler, ProtectedResourceMetadataHandler
@@ -386,27 +387,6 @@ routes += [
     Route("/test/revoke-all", revoke_all, methods=["POST"]),
     Route("/test/stats", get_stats, methods=["GET"]),
 ]
-
-
-async def buffered(receive):
-    """The request body read whole, and a `receive` that gives it again."""
-    chunks = []
-    while True:
-        message = await receive()
-        chunks.append(message.get("body", b""))
-        if not message.get("more_body"):
-            break
-    body = b"".join(chunks)
-    given = False
-
-    async def replay():
-        nonlocal given
-        if given:
-            return await receive()
-        given = True
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    return body, replay
 
 
 async def answered_without_token(body: bytes, send) -> bool:

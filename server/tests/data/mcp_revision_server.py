@@ -25,6 +25,7 @@ import zlib
 from collections import Counter
 
 import uvicorn
+from asgi_body import buffered
 from mcp.server import streamable_http_manager
 from mcp.server.caching import CacheHint
 from mcp.server.mcpserver import MCPServer
@@ -110,13 +111,7 @@ def counted(inner):
             return
         headers = dict(scope.get("headers") or [])
         version = headers.get(b"mcp-protocol-version", b"").decode()
-        chunks = []
-        while True:
-            message = await receive()
-            chunks.append(message.get("body", b""))
-            if not message.get("more_body"):
-                break
-        body = b"".join(chunks)
+        body, receive = await buffered(receive)
         try:
             parsed = json.loads(body) if body else None
         except ValueError:
@@ -134,16 +129,7 @@ def counted(inner):
         if args.only == "stateless" and scope["method"] == "POST" and not version:
             # A headerless request (the handshake's `initialize`) read as 2026-07-28 all the same.
             scope = dict(scope, headers=[*scope["headers"], (b"mcp-protocol-version", STATELESS.encode())])
-        sent = False
-
-        async def replay():
-            nonlocal sent
-            if sent:
-                return await receive()
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-
-        await inner(scope, replay, send)
+        await inner(scope, receive, send)
 
     return app
 
