@@ -10,7 +10,7 @@ use std::rc::Rc;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use hearth_core::api::{ApiError, ErrorCode, RelayProvider};
+use hearth_core::api::{ApiError, ErrorCode, RelayProvider, ServerRefusal};
 use hearth_core::byok::{ALGORITHM, Envelope, PublicKeyResponse, VERSION};
 use js_sys::{Array, Object, Reflect, Uint8Array};
 use leptos::prelude::window;
@@ -206,11 +206,7 @@ pub trait EdgeKeyRefusal {
 
 impl EdgeKeyRefusal for ApiError {
     fn edge_key_refused(&self) -> bool {
-        self.code == ErrorCode::AuthError
-            && !self
-                .details
-                .as_ref()
-                .is_some_and(|d| d["reason"] == "serverAuth" || d["reason"] == "insufficientScope")
+        self.code == ErrorCode::AuthError && ServerRefusal::of(self).is_none()
     }
 }
 

@@ -25,13 +25,17 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use crate::edge::{self, EdgeError};
-use crate::envelope::{self, EdgeKeyRefusal};
+use crate::envelope;
 use crate::i18n::Key;
 use crate::storage::Db;
 use crate::vault::Vault;
 
+mod errors;
 pub mod more_access;
 pub mod oauth;
+
+use errors::note_wanted_scope;
+pub use errors::{CallError, CredentialError, refused_by_server};
 
 /// The vault context of a plugin's credential.
 pub fn credential_context(plugin_id: &str) -> String {
@@ -92,64 +96,6 @@ impl Answer {
         [Self::AllowOnce, Self::AllowSession, Self::Deny]
             .into_iter()
             .find(|a| a.name() == name)
-    }
-}
-
-/// Why a call could not be made.
-#[derive(Debug, Clone, PartialEq)]
-pub enum CallError {
-    /// The credential could not be read or sealed.
-    Credential(CredentialError),
-    /// The edge refused or failed.
-    Edge(EdgeError),
-    /// The OAuth grant is over (revoked, expired): sign in again.
-    SignIn,
-}
-
-impl std::fmt::Display for CallError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Credential(why) => write!(f, "the plugin's credential is unavailable: {why}"),
-            Self::Edge(EdgeError::Api(error)) => f.write_str(&error.error),
-            Self::Edge(EdgeError::Unreachable) => {
-                f.write_str("the Hearth server did not answer; tools need it running")
-            }
-            Self::Edge(EdgeError::Offline) => {
-                f.write_str("this device is offline; tools need the network")
-            }
-            Self::Edge(other) => write!(f, "the Hearth server answered {other}"),
-            Self::SignIn => f.write_str(
-                "the sign-in to this server has ended; sign in again in Settings › Tools",
-            ),
-        }
-    }
-}
-
-/// Why a plugin's credential could not be used. Its `Display` is in the user's language
-/// (the storage, vault and sealing errors it wraps are).
-#[derive(Debug, Clone, PartialEq)]
-pub enum CredentialError {
-    /// The browser storage could not be opened.
-    Storage(crate::storage::StorageError),
-    /// The vault failed (a lost key, WebCrypto refused).
-    Vault(crate::vault::VaultError),
-    /// It could not be sealed for the edge.
-    Seal(crate::envelope::SealError),
-}
-
-impl std::fmt::Display for CredentialError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Storage(error) => error.fmt(f),
-            Self::Vault(error) => error.fmt(f),
-            Self::Seal(error) => error.fmt(f),
-        }
-    }
-}
-
-impl EdgeKeyRefusal for CallError {
-    fn edge_key_refused(&self) -> bool {
-        matches!(self, Self::Edge(error) if error.edge_key_refused())
     }
 }
 
@@ -556,29 +502,6 @@ impl Plugins {
             return None;
         }
         self.answers.try_update(|a| a.remove(key)).flatten()
-    }
-}
-
-/// Whether the MCP server itself refused the credential (`AUTH_ERROR` with reason
-/// `serverAuth`), as opposed to the edge failing to open it.
-pub fn refused_by_server(error: &CallError) -> bool {
-    matches!(error, CallError::Edge(EdgeError::Api(api))
-        if api.details.as_ref().is_some_and(|d| d["reason"] == "serverAuth"))
-}
-
-/// When `error` is a server saying a call needs more scope than the grant
-/// (`insufficientScope`; refreshing cannot help, a sign-in asking for it can), notes it
-/// for the plugin's card ([`more_access`]).
-fn note_wanted_scope(plugin_id: &str, error: &CallError) {
-    let CallError::Edge(EdgeError::Api(api)) = error else {
-        return;
-    };
-    let Some(details) = api.details.as_ref() else {
-        return;
-    };
-    if details["reason"] == "insufficientScope" {
-        let scope = details["scope"].as_str().unwrap_or_default().to_string();
-        leptos::task::spawn_local(more_access::note(plugin_id.to_string(), scope));
     }
 }
 

@@ -29,6 +29,7 @@ pub use parse_error::redact_parse_error;
 pub use plugins::{
     McpPromptsAction, McpPromptsRequest, McpResourcesAction, McpResourcesRequest,
     PluginExecuteRequest, PluginExecuteResponse, PluginInstallRequest, PluginInstallResponse,
-    PluginListResponse, PluginUninstallRequest, RegisteredPlugin, SkippedOperation,
+    PluginListResponse, PluginUninstallRequest, REASON_INSUFFICIENT_SCOPE, REASON_SERVER_AUTH,
+    RegisteredPlugin, ServerRefusal, SkippedOperation,
 };
 pub use relay::{ModelListRequest, ModelListResponse, RelayProvider, RelayRequest, ServerProvider};

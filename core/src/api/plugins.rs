@@ -1,7 +1,8 @@
 //! The wire types of the plugin routes: `POST /api/plugins/install`, `GET
 //! /api/plugins/list`, `POST /api/plugins/execute` and `POST /api/plugins/uninstall`.
 //! A plugin travels with the fingerprint of each function, which the browser sends back
-//! with every call.
+//! with every call. An MCP server's refusal of the credential is passed on as an
+//! `AUTH_ERROR` whose reason says what it asks of the user ([`ServerRefusal`]).
 
 use std::collections::BTreeMap;
 
@@ -176,4 +177,79 @@ pub struct McpPromptsRequest {
     /// What to do.
     #[serde(flatten)]
     pub action: McpPromptsAction,
+}
+
+/// `details.reason` of an `AUTH_ERROR` that passes on an MCP server's refusal of the
+/// credential (sign in again), as opposed to the edge failing to open its envelope.
+pub const REASON_SERVER_AUTH: &str = "serverAuth";
+/// `details.reason` of an `AUTH_ERROR` that passes on an MCP server's 403
+/// `insufficient_scope` (`details.scope`: what it wants).
+pub const REASON_INSUFFICIENT_SCOPE: &str = "insufficientScope";
+
+/// What an MCP server's refusal, passed on by the edge, asks of the user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServerRefusal {
+    /// The credential is refused: sign in again (after one refresh).
+    SignIn,
+    /// The credential does not reach far enough: sign in for this scope.
+    Scope(String),
+}
+
+impl ServerRefusal {
+    /// The refusal `error` passes on, if it is one (an `AUTH_ERROR` with either reason).
+    pub fn of(error: &super::ApiError) -> Option<Self> {
+        if error.code != super::ErrorCode::AuthError {
+            return None;
+        }
+        let details = error.details.as_ref()?;
+        match details["reason"].as_str()? {
+            REASON_SERVER_AUTH => Some(Self::SignIn),
+            REASON_INSUFFICIENT_SCOPE => Some(Self::Scope(
+                details["scope"].as_str().unwrap_or_default().to_string(),
+            )),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod refusal_tests {
+    use super::*;
+    use crate::api::{ApiError, ErrorCode};
+    use serde_json::json;
+
+    #[test]
+    fn a_server_refusal_is_read_from_its_reason_and_nothing_else_is_one() {
+        let with = |code, details: Value| ApiError::new(code, "x").with_details(details);
+        assert_eq!(
+            ServerRefusal::of(&with(ErrorCode::AuthError, json!({"reason": "serverAuth"}))),
+            Some(ServerRefusal::SignIn)
+        );
+        assert_eq!(
+            ServerRefusal::of(&with(
+                ErrorCode::AuthError,
+                json!({"reason": "insufficientScope", "scope": "a b"})
+            )),
+            Some(ServerRefusal::Scope("a b".into()))
+        );
+        // The edge's own refusal of an envelope, and the same reason under another code.
+        assert_eq!(
+            ServerRefusal::of(&with(
+                ErrorCode::AuthError,
+                json!({"reason": "decryption failed"})
+            )),
+            None
+        );
+        assert_eq!(
+            ServerRefusal::of(&with(
+                ErrorCode::BadRequest,
+                json!({"reason": "serverAuth"})
+            )),
+            None
+        );
+        assert_eq!(
+            ServerRefusal::of(&ApiError::new(ErrorCode::AuthError, "x")),
+            None
+        );
+    }
 }

@@ -63,7 +63,9 @@ pub enum McpError {
 impl McpError {
     /// The error in the API's shape.
     pub fn to_api_error(&self) -> hearth_core::api::ApiError {
-        use hearth_core::api::{ApiError, ErrorCode};
+        use hearth_core::api::{
+            ApiError, ErrorCode, REASON_INSUFFICIENT_SCOPE, REASON_SERVER_AUTH,
+        };
         match self {
             Self::Blocked(error) => error.to_api_error(),
             // `serverAuth`: the server refused (sign in, or add its token), not the
@@ -72,13 +74,15 @@ impl McpError {
                 ErrorCode::AuthError,
                 "This MCP server requires authorization (auth required); sign in or add its token",
             )
-            .with_details(serde_json::json!({ "reason": "serverAuth" })),
+            .with_details(serde_json::json!({ "reason": REASON_SERVER_AUTH })),
             // `insufficientScope`: signing in again, asking for `scope`, would do.
             Self::InsufficientScope(scope) => ApiError::new(
                 ErrorCode::AuthError,
                 "This MCP server needs more access than it was given; sign in again to allow it",
             )
-            .with_details(serde_json::json!({ "reason": "insufficientScope", "scope": scope })),
+            .with_details(
+                serde_json::json!({ "reason": REASON_INSUFFICIENT_SCOPE, "scope": scope }),
+            ),
             Self::Refused(_) => ApiError::new(ErrorCode::UrlBlocked, self.to_string()),
             Self::Timeout(_) => ApiError::new(ErrorCode::ResponseTimeout, self.to_string()),
             Self::Failed(_) => ApiError::new(ErrorCode::UpstreamError, self.to_string()),
@@ -174,8 +178,9 @@ async fn within<T>(
 pub struct Discovered {
     /// The server's own name.
     pub server_name: String,
-    /// The protocol revision it speaks (negotiated: the stateless one when it can).
-    pub revision: String,
+    /// The protocol revision it speaks (negotiated: the stateless one when it can), when
+    /// it is a known one.
+    pub revision: Option<String>,
     /// Its `tools/list`, as JSON.
     pub tools: Vec<Value>,
     /// Whether it offers resources.
@@ -230,8 +235,8 @@ pub async fn discover(
 pub struct Answer {
     /// The result.
     pub value: Value,
-    /// The revision the server spoke.
-    pub revision: String,
+    /// The revision the server spoke, when it is a known one.
+    pub revision: Option<String>,
 }
 
 fn to_json(value: Result<Value, serde_json::Error>) -> Result<Value, McpError> {

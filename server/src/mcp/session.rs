@@ -45,14 +45,17 @@ enum Start {
     Handshake(ProtocolVersion),
 }
 
+/// `revision` if it is one rmcp knows (a server's own string is never kept as it is).
+fn known(revision: &str) -> Option<ProtocolVersion> {
+    ProtocolVersion::KNOWN_VERSIONS
+        .iter()
+        .find(|known| known.as_str() == revision)
+        .cloned()
+}
+
 impl Start {
     fn remembered(revision: Option<&str>) -> Self {
-        let Some(version) = revision.and_then(|r| {
-            ProtocolVersion::KNOWN_VERSIONS
-                .iter()
-                .find(|known| known.as_str() == r)
-                .cloned()
-        }) else {
+        let Some(version) = revision.and_then(known) else {
             return Self::Negotiate;
         };
         if version.has_initialize() {
@@ -68,8 +71,9 @@ impl Start {
 pub struct Answered<T> {
     /// The answer.
     pub value: T,
-    /// The revision the server spoke (`2026-07-28`, `2025-11-25`, …).
-    pub revision: String,
+    /// The revision the server spoke (`2026-07-28`, `2025-11-25`, …), when it is a known
+    /// one (a handshake may name any string; only known revisions are remembered).
+    pub revision: Option<String>,
     /// What the server said of itself: its name and capabilities.
     pub server: Option<ServerPeerInfo>,
 }
@@ -178,8 +182,8 @@ where
     let _ = service.cancel().await;
     let revision = server
         .as_ref()
-        .map(|i| i.protocol_version.to_string())
-        .unwrap_or_else(|| HANDSHAKE.to_string());
+        .and_then(|i| known(i.protocol_version.as_str()))
+        .map(|v| v.to_string());
     Ok(Answered {
         value: result.map_err(Failure::asking)?,
         revision,
@@ -231,6 +235,14 @@ mod tests {
             Start::remembered(Some("2025-06-18")),
             Start::Handshake(ProtocolVersion::V_2025_06_18)
         );
+    }
+
+    #[test]
+    fn only_a_known_revision_is_kept() {
+        assert_eq!(known("2026-07-28"), Some(ProtocolVersion::V_2026_07_28));
+        assert_eq!(known("2024-11-05"), Some(ProtocolVersion::V_2024_11_05));
+        assert_eq!(known(&"9".repeat(10_000)), None);
+        assert_eq!(known(""), None);
     }
 
     #[test]

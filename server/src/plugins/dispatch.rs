@@ -76,7 +76,7 @@ pub async fn run(
             .map_err(|e| e.to_api_error())?;
         return Ok(Ran {
             response: answer(ToolResult::from_mcp(&answered.value), started),
-            revision: Some(answered.revision),
+            revision: answered.revision,
         });
     }
     run_rest(fetch, plugin, function, &args, secret)

@@ -195,7 +195,7 @@ pub fn mcp_plugin(
             resources: discovered.resources,
             prompts: discovered.prompts,
             headers: access.headers.clone(),
-            revision: Some(discovered.revision.clone()),
+            revision: discovered.revision.clone(),
         }),
         ..Plugin::new(
             id,

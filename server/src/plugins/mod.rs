@@ -312,7 +312,7 @@ impl Plugins {
         let answer = mcp::browse(&self.fetch, &server.server_url, &access, what)
             .await
             .map_err(|e| e.to_api_error())?;
-        self.remember_revision(scope, &plugin, Some(answer.revision))
+        self.remember_revision(scope, &plugin, answer.revision)
             .await;
         Ok(answer.value)
     }
