@@ -10,8 +10,13 @@
 
 use std::collections::HashMap;
 
-/// One locale's strings by key id.
+/// One locale's strings by key id, as a file holds them.
 pub(crate) type Catalog = HashMap<String, String>;
+
+/// One locale's strings in `Key` order (`None`: not in the catalog), as kept once
+/// fetched and checked: looked up by position, so the first screen's code carries no
+/// key ids (only the lazily loaded parsing does).
+pub(crate) type Sentences = Vec<Option<String>>;
 
 /// The largest catalog file accepted, in bytes (the shipped ones are under 30 KB).
 pub const MAX_CATALOG_BYTES: usize = 256 * 1024;

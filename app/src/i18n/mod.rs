@@ -3,6 +3,9 @@
 //!
 //! Only English is compiled in: it is the default and every other locale's fallback,
 //! kept as its sentences alone in `Key` order (`app/build.rs`; the ids are in `Key::id`).
+//! A fetched catalog is kept in `Key` order too ([`catalog::Sentences`]): only the
+//! lazily loaded code that reads one needs the ids, so the first load does not carry
+//! them.
 //! The sentences only the settings dialog or the composer's command menu use are not:
 //! their chunks fetch `/locales/en.json` before they show ([`load_later_english`]), so
 //! the first screen does not carry them. A fetched catalog's entry for such a key has
@@ -44,7 +47,7 @@ pub use catalog::{CatalogError, FETCH_TIMEOUT_MS, MAX_CATALOG_BYTES};
 pub use keys::Key;
 
 use crate::browser;
-use catalog::Catalog;
+use catalog::{Catalog, Sentences};
 
 const STORAGE_KEY: &str = "hearth.locale";
 
@@ -85,12 +88,8 @@ fn compiled_english(key: Key) -> Option<&'static str> {
 /// The English sentence of `key`: compiled in, or from `/locales/en.json` once fetched
 /// ([`load_later_english`]).
 fn english(key: Key) -> Option<&'static str> {
-    compiled_english(key).or_else(|| {
-        fetched(Locale::En)
-            .and_then(|entries| entries.get(key.id()))
-            .map(String::as_str)
-            .filter(|text| !text.is_empty())
-    })
+    compiled_english(key)
+        .or_else(|| sentence(fetched(Locale::En), key).filter(|text| !text.is_empty()))
 }
 
 /// What a fetched catalog's entry `id` is checked against.
@@ -101,29 +100,47 @@ fn reference_of(id: &str) -> Reference<'static> {
     }
 }
 
-/// The fetched catalogs this page has, by locale (in [`Locale::ALL`] order; English's
-/// slot stays empty). A catalog, once here, stays for the page.
-static CATALOGS: [OnceLock<Catalog>; 3] = [const { OnceLock::new() }; 3];
+/// `key`'s sentence in `sentences`, if they are here and have it.
+fn sentence(sentences: Option<&'static Sentences>, key: Key) -> Option<&'static str> {
+    sentences?.get(key as usize)?.as_deref()
+}
 
-fn slot(locale: Locale) -> &'static OnceLock<Catalog> {
+/// `catalog` in `Key` order.
+fn in_key_order(mut catalog: Catalog) -> Sentences {
+    Key::ALL
+        .iter()
+        .map(|key| catalog.remove(key.id()))
+        .collect()
+}
+
+/// The fetched catalogs this page has, by locale (in [`Locale::ALL`] order; English's
+/// slot holds the later sentences once fetched). A catalog, once here, stays for the
+/// page.
+static CATALOGS: [OnceLock<Sentences>; 3] = [const { OnceLock::new() }; 3];
+
+/// The key ids, standing in for the later English sentences when `en.json` could not be
+/// fetched (a retry may still bring them).
+static IDS: OnceLock<Sentences> = OnceLock::new();
+
+fn slot(locale: Locale) -> &'static OnceLock<Sentences> {
     let index = Locale::ALL.iter().position(|l| *l == locale).unwrap_or(0);
     &CATALOGS[index]
 }
 
 /// A fetched catalog, if it has arrived.
 #[cfg(not(test))]
-fn fetched(locale: Locale) -> Option<&'static Catalog> {
+fn fetched(locale: Locale) -> Option<&'static Sentences> {
     slot(locale).get()
 }
 
 /// Native tests have no network: every shipped file is read from the source tree.
 #[cfg(test)]
-fn fetched(locale: Locale) -> Option<&'static Catalog> {
-    Some(slot(locale).get_or_init(|| tests::shipped(locale)))
+fn fetched(locale: Locale) -> Option<&'static Sentences> {
+    Some(slot(locale).get_or_init(|| in_key_order(tests::shipped(locale))))
 }
 
 /// `locale`'s catalog, if it is a fetched one and here.
-fn catalog(locale: Locale) -> Option<&'static Catalog> {
+fn catalog(locale: Locale) -> Option<&'static Sentences> {
     match locale {
         Locale::En => None,
         _ => fetched(locale),
@@ -158,7 +175,7 @@ async fn fetch_and_keep(locale: Locale) -> Result<(), CatalogError> {
     let text = fetch::bounded(locale).await?;
     let parsed = catalog::parse_fetched(&text, reference_of)?;
     // A second request for the same locale may have won meanwhile: same file.
-    let _ = slot(locale).set(parsed);
+    let _ = slot(locale).set(in_key_order(parsed));
     Ok(())
 }
 
@@ -180,12 +197,33 @@ pub fn later_english_here() -> bool {
 
 /// Fetches `/locales/en.json` for the sentences not compiled in, once per page; every
 /// translated text is then worded again (the locale signal is notified). What it cannot
-/// fetch is logged, and those sentences show as their key ids.
+/// fetch is logged, and those sentences show as their key ids until a later call
+/// brings them.
 pub async fn load_later_english() {
     if later_english_here() {
         return;
     }
-    match fetch::bounded(Locale::En).await.and_then(|text| {
+    match fetch_later_english().await {
+        Ok(sentences) => {
+            let _ = slot(Locale::En).set(sentences);
+        }
+        Err((error, ids)) => {
+            let _ = IDS.set(ids);
+            warn_unloaded(Locale::En, &error);
+        }
+    }
+    IN_EFFECT.with(|in_effect| {
+        if let Some(i18n) = in_effect.get() {
+            i18n.active.notify();
+        }
+    });
+}
+
+/// The later English sentences, fetched and checked; or why not, with the key ids to
+/// show in their place. In a lazily loaded chunk: only it needs the ids.
+#[lazy]
+async fn fetch_later_english() -> Result<Sentences, (CatalogError, Sentences)> {
+    let parsed = fetch::bounded(Locale::En).await.and_then(|text| {
         catalog::parse_fetched(&text, |id| {
             if Key::ALL.iter().any(|key| key.id() == id) {
                 Reference::Later
@@ -193,17 +231,11 @@ pub async fn load_later_english() {
                 Reference::Unknown
             }
         })
-    }) {
-        Ok(parsed) => {
-            let _ = slot(Locale::En).set(parsed);
-            IN_EFFECT.with(|in_effect| {
-                if let Some(i18n) = in_effect.get() {
-                    i18n.active.notify();
-                }
-            });
-        }
-        Err(error) => warn_unloaded(Locale::En, &error),
-    }
+    });
+    parsed.map(in_key_order).map_err(|error| {
+        let ids = Key::ALL.iter().map(|key| Some(key.id().to_string()));
+        (error, ids.collect())
+    })
 }
 
 /// Whether every English sentence is here, for a view that waits for them: true at once
@@ -289,18 +321,18 @@ mod fetch {
     }
 }
 
-/// Looks `key` up in `locale`, falling back to English, then to the key id. A later
+/// Looks `key` up in `locale`, falling back to English, then to the key id (once the
+/// later English could not be fetched; nothing before it has settled). A later
 /// sentence's translation stands only once its English confirms the placeholders.
 pub fn translate(locale: Locale, key: Key) -> String {
     let english = english(key);
-    catalog(locale)
-        .and_then(|entries| entries.get(key.id()))
-        .map(String::as_str)
+    sentence(catalog(locale), key)
         .filter(|text| {
             compiled_english(key).is_some() || english.is_some_and(|e| catalog::fits(text, e))
         })
         .or(english)
-        .unwrap_or(key.id())
+        .or_else(|| sentence(IDS.get(), key))
+        .unwrap_or_default()
         .to_string()
 }
 
@@ -466,6 +498,28 @@ mod tests {
 
     fn placeholders(text: &str) -> BTreeSet<String> {
         catalog::placeholders(text).map(str::to_string).collect()
+    }
+
+    #[test]
+    fn a_catalog_kept_in_key_order_is_looked_up_by_position() {
+        // The shape of the key-id fallback too: every key's id at its key's place.
+        let ids: Catalog = Key::ALL
+            .iter()
+            .map(|key| (key.id().to_string(), key.id().to_string()))
+            .chain([("no.such.key".to_string(), "dropped".to_string())])
+            .collect();
+        let ordered: &'static Sentences = Box::leak(Box::new(in_key_order(ids)));
+        assert_eq!(ordered.len(), Key::ALL.len());
+        for key in Key::ALL {
+            assert_eq!(sentence(Some(ordered), *key), Some(key.id()), "{key:?}");
+        }
+        let sparse: &'static Sentences = Box::leak(Box::new(in_key_order(Catalog::from([(
+            Key::AppName.id().to_string(),
+            "Hearth".to_string(),
+        )]))));
+        assert_eq!(sentence(Some(sparse), Key::AppName), Some("Hearth"));
+        assert_eq!(sentence(Some(sparse), Key::SidebarNewChat), None);
+        assert_eq!(sentence(None, Key::AppName), None);
     }
 
     #[test]
