@@ -44,8 +44,13 @@ fn logged(path: &Path) -> Vec<(String, Value)> {
 }
 
 /// A Hearth session with tool-calling models on `fixture`, Settings › Tools open, the MCP
-/// server at `url` submitted for install and the "sign in" state shown.
-async fn install_asking_to_sign_in(fixture: &ProviderFixture, url: &str) -> AppSession {
+/// server at `url` submitted for install (with the plain `headers` lines, if any) and
+/// the "sign in" state shown.
+async fn install_asking_to_sign_in(
+    fixture: &ProviderFixture,
+    url: &str,
+    headers: &str,
+) -> AppSession {
     fixture.set_tool_models(true);
     let session = AppSession::open(1280, 900).await;
     prepare(&session, fixture, None).await;
@@ -57,9 +62,51 @@ async fn install_asking_to_sign_in(fixture: &ProviderFixture, url: &str) -> AppS
         .await
         .expect("kind");
     session.fill("#plugin-install-url", url).await;
+    if !headers.is_empty() {
+        session.fill("#plugin-install-headers", headers).await;
+    }
     session.click_by_script("#plugin-install-submit").await;
     session.wait_for("#plugin-install-sign-in-needed").await;
     session
+}
+
+/// Makes the browser refuse every login window, as a pop-up blocker does (until the
+/// page is loaded again).
+async fn block_windows(session: &Browser) {
+    session
+        .js("window.open = Window.prototype.open = () => null", vec![])
+        .await;
+}
+
+/// With windows blocked, the sign-in `start` button says so and offers this tab; the
+/// tab goes to the authorization server's consent page, is allowed, and comes back to
+/// Settings › Tools, which finishes the sign-in.
+async fn sign_in_in_this_tab(session: &Browser, start: &str, shot: Option<&str>) {
+    block_windows(session).await;
+    session
+        .wait_for(start)
+        .await
+        .click()
+        .await
+        .expect("click Sign in");
+    let here = start.replace("-start", "-here");
+    session.wait_for(&here).await;
+    if let Some(name) = shot {
+        session.screenshot(name).await;
+    }
+    session
+        .wait_for(&here)
+        .await
+        .click()
+        .await
+        .expect("click Continue in this tab");
+    session
+        .wait_for("#allow")
+        .await
+        .click()
+        .await
+        .expect("allow at the consent page");
+    session.wait_for("#plugins-installed").await;
 }
 
 /// The reply made one call, settled as `status`, whose result contains `text`.
@@ -306,7 +353,7 @@ async fn an_mcp_server_that_asks_to_sign_in_is_signed_in_refreshed_and_signed_in
 async fn a_call_that_needs_more_access_says_so_and_a_wider_sign_in_gives_it() {
     let peer = mcp_oauth_server(&["--admin-scope".into()]);
     let fixture = ProviderFixture::start().await;
-    let session = install_asking_to_sign_in(&fixture, &mcp_url(&peer)).await;
+    let session = install_asking_to_sign_in(&fixture, &mcp_url(&peer), "").await;
     // A real click: the login window opens from it (registered for the server's scope).
     session
         .wait_for("#plugin-install-sign-in-start")
@@ -365,6 +412,121 @@ async fn a_call_that_needs_more_access_says_so_and_a_wider_sign_in_gives_it() {
             !(m.contains("status of 401")
                 && (m.contains("/api/plugins/install") || m.contains("/api/plugins/execute")))
         })
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+}
+
+#[tokio::test]
+async fn a_blocked_login_window_signs_in_in_this_tab_and_comes_back_to_finish() {
+    // Behind a gateway that wants a plain header, on the discovery probe too; a consent
+    // page the user must allow.
+    let peer = mcp_oauth_server(&[
+        "--consent".into(),
+        "--require-header".into(),
+        "X-Gateway=team-a".into(),
+    ]);
+    let fixture = ProviderFixture::start().await;
+    let session = install_asking_to_sign_in(&fixture, &mcp_url(&peer), "X-Gateway: team-a").await;
+
+    // The window is blocked: the sign-in says so and continues in this tab, which comes
+    // back to install the server with the session.
+    sign_in_in_this_tab(
+        &session,
+        "#plugin-install-sign-in-start",
+        Some("mcp-oauth-window-blocked"),
+    )
+    .await;
+    session
+        .wait_for("#plugins-installed [data-function$='whoami']")
+        .await;
+    assert_eq!(signed_in(&session).await, json!("true"));
+    // The code left no trace: not in the address, not in the history's entries this tab
+    // can read, not in its session storage.
+    let trace = session
+        .js(
+            "return [location.search, location.hash,
+                     sessionStorage.getItem('hearth-oauth-away'),
+                     sessionStorage.getItem('hearth-oauth-return')]",
+            vec![],
+        )
+        .await;
+    assert_eq!(trace, json!(["", "#settings/tools", null, null]));
+    let counted = stats(peer.port).await;
+    assert_eq!(counted["authorizations"], 1, "{counted}");
+    assert_eq!(counted["gateway_refusals"], 0, "{counted}");
+
+    // Signed out, and in again from the server's card: the session is kept for it.
+    session
+        .wait_for("#plugins-installed [data-sign-out]")
+        .await
+        .click()
+        .await
+        .expect("click Sign out");
+    session
+        .wait_until(
+            "document.querySelector('#plugins-installed .plugin-session')?.dataset.signedIn === 'false'",
+        )
+        .await;
+    sign_in_in_this_tab(&session, "#plugins-installed [id$='-sign-in-start']", None).await;
+    session
+        .wait_until(
+            "document.querySelector('#plugins-installed .plugin-session')?.dataset.signedIn === 'true'",
+        )
+        .await;
+    assert_eq!(stats(peer.port).await["authorizations"], 2);
+    let whoami = session
+        .wait_for("#plugins-installed [data-function$='whoami']")
+        .await
+        .attr("data-function")
+        .await
+        .expect("an attribute")
+        .expect("the whoami function");
+    session.close_settings().await;
+    // A call goes out with that session's token.
+    let rows = ask_tool(&session, &fixture, &whoami).await;
+    assert_eq!(rows[0][1], json!("done"), "{rows}");
+
+    // An answer this tab did not leave for (forged, or replayed after it was used) is
+    // refused and changes nothing.
+    session
+        .js(
+            "sessionStorage.setItem('hearth-oauth-return', 'code=stolen&state=forged')",
+            vec![],
+        )
+        .await;
+    session.goto("/#settings/tools").await;
+    let refused = session
+        .wait_for("#plugin-sign-in-return[data-failed]")
+        .await
+        .text()
+        .await
+        .expect("the refusal");
+    assert!(
+        refused.contains("did not belong to this sign-in"),
+        "{refused}"
+    );
+    assert_eq!(signed_in(&session).await, json!("true"));
+    assert_eq!(
+        session
+            .js(
+                "return sessionStorage.getItem('hearth-oauth-return')",
+                vec![]
+            )
+            .await,
+        Value::Null
+    );
+    session.screenshot("mcp-oauth-forged-answer").await;
+
+    // The console has the install's 401 (the server asked to sign in) and what the
+    // authorization server's own pages logged (its missing favicon); nothing else.
+    let peer_page = format!("http://127.0.0.1:{}/", peer.port);
+    let errors: Vec<String> = session
+        .console_errors()
+        .await
+        .into_iter()
+        .map(|entry| entry.message)
+        .filter(|m| !(m.contains("/api/plugins/install") && m.contains("401")))
+        .filter(|m| !m.starts_with(&peer_page))
         .collect();
     assert!(errors.is_empty(), "{errors:?}");
 }

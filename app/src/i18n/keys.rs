@@ -711,4 +711,7 @@ keys! {
     PluginsOauthTokenRefused => "oauth.refused",
     PluginsSignOutNotRevoked => "oauth.not_revoked",
     PluginsMoreAccess => "oauth.more_access",
+    PluginsSignInHere => "oauth.here",
+    PluginsSignInLeaving => "oauth.leaving",
+    PluginsSignInReturning => "oauth.returning",
 }

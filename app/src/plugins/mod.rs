@@ -20,6 +20,7 @@ use hearth_core::api::{
 };
 use hearth_core::byok::context;
 use hearth_core::plugin::approval::{ApprovalKey, SessionApprovals};
+use hearth_core::plugin::oauth::away::AwaySignIn;
 use hearth_core::plugin::{Auth, Plugin, Risk};
 use leptos::prelude::*;
 use serde_json::Value;
@@ -36,6 +37,9 @@ pub mod oauth;
 
 use errors::note_wanted_scope;
 pub use errors::{CallError, CredentialError, refused_by_server};
+
+/// The vault context of a sign-in this tab left for ([`oauth::sign_in_here`]).
+const AWAY_SIGN_IN: &str = "local:mcp-oauth:away";
 
 /// The vault context of a plugin's credential.
 pub fn credential_context(plugin_id: &str) -> String {
@@ -276,6 +280,31 @@ impl Plugins {
             let _ = c.insert(plugin_id.to_string());
         });
         Ok(())
+    }
+
+    /// Keeps a sign-in this tab leaves for (the tab goes to the authorization server):
+    /// in the vault, since it holds the PKCE verifier and perhaps a client secret.
+    pub async fn keep_away_sign_in(&self, away: &AwaySignIn) -> Result<(), CredentialError> {
+        self.vault()
+            .await?
+            .store(AWAY_SIGN_IN, &away.to_stored())
+            .await
+            .map_err(CredentialError::Vault)
+    }
+
+    /// Takes back the sign-in this tab left for: it is forgotten whatever follows, so an
+    /// answer is used once.
+    pub async fn take_away_sign_in(&self) -> Result<Option<AwaySignIn>, CredentialError> {
+        let vault = self.vault().await?;
+        let kept = vault
+            .load(AWAY_SIGN_IN)
+            .await
+            .map_err(CredentialError::Vault)?;
+        vault
+            .remove(AWAY_SIGN_IN)
+            .await
+            .map_err(CredentialError::Vault)?;
+        Ok(kept.as_deref().and_then(AwaySignIn::from_stored))
     }
 
     /// Forgets a plugin's credential.

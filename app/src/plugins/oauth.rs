@@ -4,6 +4,8 @@
 //! runs in a window this tab opened (the click opens it blank, so no pop-up blocker
 //! stands in the way; then it goes to the authorization server) and comes back to
 //! `/oauth/callback.html`, which hands the answer over on the `hearth-oauth` channel.
+//! When the browser will not open a window, the tab itself goes ([`sign_in_here`]) and
+//! the sign-in is finished when it is back ([`come_back`]).
 //! The code is exchanged through the edge; the session (tokens, client, plan) is kept
 //! in the vault in the place of a plain credential.
 //!
@@ -21,6 +23,7 @@ use hearth_core::api::mcp_oauth::{
 };
 use hearth_core::api::{ApiError, ErrorCode};
 use hearth_core::byok::context;
+use hearth_core::plugin::oauth::away::{AfterSignIn, AwaySignIn};
 use hearth_core::plugin::oauth::client::{self, Client, ClientSource, TokenAuth};
 use hearth_core::plugin::oauth::flow::{self, Tokens};
 use hearth_core::plugin::oauth::{OauthError, OauthSession, SignInPlan};
@@ -38,6 +41,10 @@ const CHANNEL: &str = "hearth-oauth";
 const SIGN_IN_TIMEOUT_MS: f64 = 10.0 * 60.0 * 1000.0;
 /// How often the answer is looked for (ms).
 const POLL_MS: i32 = 200;
+/// Where this tab keeps the `state` of a sign-in it left for (`callback.js` reads it).
+const AWAY_STATE: &str = "hearth-oauth-away";
+/// Where `callback.js` leaves the answer to that sign-in for the tab to finish it.
+const RETURNED: &str = "hearth-oauth-return";
 
 /// Why a sign-in did not finish.
 #[derive(Debug, Clone, PartialEq)]
@@ -54,6 +61,8 @@ pub enum SignInError {
     Edge(EdgeError),
     /// A secret could not be sealed for the edge.
     Seal(SealError),
+    /// The sign-in could not be kept in the vault while the tab is away, or read back.
+    Credential(CredentialError),
     /// This browser lacks what a sign-in needs (WebCrypto, BroadcastChannel).
     Unsupported,
 }
@@ -246,14 +255,25 @@ pub async fn sign_in(
     outcome
 }
 
-async fn run_sign_in(
-    popup: &web_sys::Window,
+/// A sign-in made ready to go to the authorization server.
+struct Ready {
+    plan: SignInPlan,
+    client: Client,
+    verifier: String,
+    state: String,
+    redirect: String,
+    /// The authorization request.
+    url: String,
+}
+
+/// Discovers how to sign in to `server_url`, chooses the client and makes the
+/// authorization request (PKCE and `state` fresh).
+async fn prepare(
     server_url: &str,
     headers: BTreeMap<String, String>,
     extra_scope: Option<String>,
     entered: Option<Client>,
-    cancelled: &Cell<bool>,
-) -> Result<OauthSession, SignInError> {
+) -> Result<Ready, SignInError> {
     let mut plan = edge::oauth_discover(server_url, headers)
         .await
         .map_err(read_edge)?;
@@ -266,16 +286,29 @@ async fn run_sign_in(
     let redirect = redirect_uri();
     let url = flow::authorization_url(&plan, &client.client_id, &redirect, &pkce.challenge, &state)
         .map_err(SignInError::Oauth)?;
-    popup
-        .location()
-        .set_href(url.as_str())
-        .map_err(|_| SignInError::PopupBlocked)?;
-    let query = wait_for_redirect(&state, cancelled).await?;
-    let code = flow::read_redirect(&query, &state, &plan).map_err(SignInError::Oauth)?;
+    Ok(Ready {
+        plan,
+        client,
+        verifier: pkce.verifier,
+        state,
+        redirect,
+        url: url.into(),
+    })
+}
+
+/// Exchanges the authorization `code` of a sign-in for its session.
+async fn session_for(
+    server_url: &str,
+    plan: SignInPlan,
+    client: Client,
+    code: String,
+    verifier: String,
+    redirect_uri: String,
+) -> Result<OauthSession, SignInError> {
     let grant = OauthTokenGrant::Code {
         code,
-        verifier: pkce.verifier,
-        redirect_uri: redirect,
+        verifier,
+        redirect_uri,
     };
     let tokens = exchange(server_url, &plan, &client, grant, None).await?;
     Ok(OauthSession {
@@ -283,6 +316,131 @@ async fn run_sign_in(
         client,
         tokens,
     })
+}
+
+async fn run_sign_in(
+    popup: &web_sys::Window,
+    server_url: &str,
+    headers: BTreeMap<String, String>,
+    extra_scope: Option<String>,
+    entered: Option<Client>,
+    cancelled: &Cell<bool>,
+) -> Result<OauthSession, SignInError> {
+    let ready = prepare(server_url, headers, extra_scope, entered).await?;
+    // A sign-in this tab once left for is not the one this window answers.
+    forget_away_state();
+    popup
+        .location()
+        .set_href(&ready.url)
+        .map_err(|_| SignInError::PopupBlocked)?;
+    let query = wait_for_redirect(&ready.state, cancelled).await?;
+    let code =
+        flow::read_redirect(&query, &ready.state, &ready.plan).map_err(SignInError::Oauth)?;
+    session_for(
+        server_url,
+        ready.plan,
+        ready.client,
+        code,
+        ready.verifier,
+        ready.redirect,
+    )
+    .await
+}
+
+/// This tab's session storage (it survives the journey to the authorization server and
+/// back, and no other tab sees it).
+fn session_storage() -> Option<web_sys::Storage> {
+    window().session_storage().ok().flatten()
+}
+
+fn forget_away_state() {
+    if let Some(storage) = session_storage() {
+        let _ = storage.remove_item(AWAY_STATE);
+    }
+}
+
+/// Signs in to the MCP server at `server_url` in this tab, for a browser that will not
+/// open a login window: the sign-in is kept in the vault (`then` says what the session
+/// is for), its `state` in the tab's session storage for the callback page to
+/// recognise, and the tab goes to the authorization server. Returns only when it could
+/// not leave; [`come_back`] finishes the sign-in when the tab is back.
+pub async fn sign_in_here(
+    plugins: super::Plugins,
+    server_url: String,
+    headers: BTreeMap<String, String>,
+    extra_scope: Option<String>,
+    entered: Option<Client>,
+    then: AfterSignIn,
+) -> SignInError {
+    let ready = match prepare(&server_url, headers, extra_scope, entered).await {
+        Ok(ready) => ready,
+        Err(problem) => return problem,
+    };
+    let Some(storage) = session_storage() else {
+        return SignInError::Unsupported;
+    };
+    let away = AwaySignIn {
+        server_url,
+        plan: ready.plan,
+        client: ready.client,
+        verifier: ready.verifier,
+        state: ready.state,
+        redirect_uri: ready.redirect,
+        left_at: crate::browser::now() as u64,
+        then,
+    };
+    if let Err(problem) = plugins.keep_away_sign_in(&away).await {
+        return SignInError::Credential(problem);
+    }
+    if storage.set_item(AWAY_STATE, &away.state).is_err()
+        || window().location().assign(&ready.url).is_err()
+    {
+        return SignInError::Unsupported;
+    }
+    // The page is leaving; the caller's waiting state stays until it has.
+    std::future::pending::<()>().await;
+    SignInError::Cancelled
+}
+
+/// Whether this tab has just come back from a sign-in it left for: the callback page
+/// left the answer in its session storage.
+pub fn has_come_back() -> bool {
+    session_storage().is_some_and(|s| s.get_item(RETURNED).ok().flatten().is_some())
+}
+
+/// Finishes the sign-in this tab came back from: the answer (taken from the session
+/// storage) checked against the sign-in kept in the vault (taken too: an answer is
+/// used once), the code exchanged. `None` when the tab did not come back from one.
+pub async fn come_back(
+    plugins: super::Plugins,
+) -> Option<Result<(AfterSignIn, OauthSession), SignInError>> {
+    let storage = session_storage()?;
+    let query = storage.get_item(RETURNED).ok().flatten()?;
+    let _ = storage.remove_item(RETURNED);
+    forget_away_state();
+    let away = match plugins.take_away_sign_in().await {
+        Ok(Some(away)) => away,
+        // Nothing kept: an answer this tab never asked for.
+        Ok(None) => return Some(Err(SignInError::Oauth(OauthError::StateMismatch))),
+        Err(problem) => return Some(Err(SignInError::Credential(problem))),
+    };
+    if away.is_too_late(crate::browser::now() as u64) {
+        return Some(Err(SignInError::TimedOut));
+    }
+    let code = match away.code(&query) {
+        Ok(code) => code,
+        Err(refused) => return Some(Err(SignInError::Oauth(refused))),
+    };
+    let session = session_for(
+        &away.server_url,
+        away.plan,
+        away.client,
+        code,
+        away.verifier,
+        away.redirect_uri,
+    )
+    .await;
+    Some(session.map(|session| (away.then, session)))
 }
 
 /// Signs the session stored as `stored` out at its authorization server (RFC 7009), when

@@ -6,11 +6,14 @@
 //! it needs a sign-in (and was given no token) offers one (`sign_in`); the server is
 //! installed with the session it gives.
 
-use hearth_core::api::{Capabilities, PluginInstallRequest, PluginInstallResponse};
+use hearth_core::api::{
+    Capabilities, PluginInstallRequest, PluginInstallResponse, RegisteredPlugin,
+};
 use hearth_core::plugin::headers::{
     HeaderError, HeaderLineError, MAX_HEADER_VALUE_CHARS, MAX_MCP_HEADERS, check_credential_header,
     parse_header_lines,
 };
+use hearth_core::plugin::oauth::away::AfterSignIn;
 use leptos::ev::SubmitEvent;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -19,7 +22,7 @@ use super::sign_in::SignIn;
 use crate::i18n::{I18n, Key, tr, use_i18n};
 use crate::plugins::{CallError, refused_by_server, use_plugins};
 use crate::ui::field::{Control, Field};
-use crate::ui::toast::{ToastKind, use_toasts};
+use crate::ui::toast::{ToastKind, Toasts, use_toasts};
 
 /// The install form's fields, shared with the registry browser (which fills them).
 #[derive(Clone, Copy)]
@@ -166,6 +169,20 @@ fn error_message(i18n: I18n, error: &InstallError) -> String {
     }
 }
 
+/// Says that `registered` was installed, and with how many functions.
+pub(super) fn announce_installed(toasts: Toasts, i18n: I18n, registered: &RegisteredPlugin) {
+    toasts.show(
+        ToastKind::Info,
+        i18n.t_with(
+            Key::PluginsInstalled,
+            &[
+                ("title", &registered.plugin.title),
+                ("count", &registered.plugin.functions.len().to_string()),
+            ],
+        ),
+    );
+}
+
 #[component]
 pub(super) fn InstallSection(
     draft: Draft,
@@ -205,16 +222,7 @@ pub(super) fn InstallSection(
                     .map(|s| format!("{} — {}", s.operation, s.reason))
                     .collect(),
             );
-            toasts.show(
-                ToastKind::Info,
-                i18n.t_with(
-                    Key::PluginsInstalled,
-                    &[
-                        ("title", &registered.plugin.title),
-                        ("count", &registered.plugin.functions.len().to_string()),
-                    ],
-                ),
-            );
+            announce_installed(toasts, i18n, &registered);
         }
         Err(reason) => error.set(Some(InstallError::Failed(reason))),
     };
@@ -321,6 +329,11 @@ pub(super) fn InstallSection(
                 .unwrap_or_default()
         })
     });
+    let pending_install = Signal::derive(move || {
+        pending
+            .get()
+            .map(|request| AfterSignIn::Install(Box::new(request)))
+    });
     let pending_url = Signal::derive(move || {
         pending.with(|p| {
             p.as_ref()
@@ -420,7 +433,7 @@ pub(super) fn InstallSection(
             <Show when=move || pending.with(Option::is_some)>
                 <div class="notice" id="plugin-install-sign-in-needed">
                     <p>{tr(Key::PluginsSignInNeeded)}</p>
-                    <SignIn id="plugin-install-sign-in".to_string() server_url=pending_url headers=pending_headers on_session=signed_in />
+                    <SignIn id="plugin-install-sign-in".to_string() server_url=pending_url headers=pending_headers on_session=signed_in then=pending_install />
                 </div>
             </Show>
             <div class="provider-form__actions">

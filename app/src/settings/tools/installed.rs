@@ -6,6 +6,8 @@
 
 use hearth_core::api::RegisteredPlugin;
 use hearth_core::plugin::builtin::IMAGE_GENERATOR_ID;
+use hearth_core::plugin::oauth::OauthSession;
+use hearth_core::plugin::oauth::away::AfterSignIn;
 use hearth_core::plugin::selection::toolset;
 use hearth_core::plugin::{Auth, Plugin, Source};
 use leptos::ev::SubmitEvent;
@@ -15,11 +17,11 @@ use leptos::task::spawn_local;
 use super::image_model::ImageModelField;
 use super::save_prefs;
 use super::sign_in::{SignIn, failure};
-use crate::i18n::{Key, tr, use_i18n};
-use crate::plugins::{risk_key, use_plugins};
+use crate::i18n::{I18n, Key, tr, use_i18n};
+use crate::plugins::{Plugins, risk_key, use_plugins};
 use crate::preferences::use_prefs;
 use crate::ui::field::{Control, Field};
-use crate::ui::toast::{ToastKind, use_toasts};
+use crate::ui::toast::{ToastKind, Toasts, use_toasts};
 
 #[component]
 pub(super) fn PluginList() -> impl IntoView {
@@ -261,6 +263,24 @@ fn Credential(plugin_id: String) -> impl IntoView {
     }
 }
 
+/// Keeps `session` as the installed plugin's credential, and says so (or why not).
+pub(super) async fn keep_session(
+    (plugins, toasts, i18n): (Plugins, Toasts, I18n),
+    plugin_id: &str,
+    session: &OauthSession,
+) {
+    match plugins
+        .set_credential(plugin_id, &session.to_stored())
+        .await
+    {
+        Ok(()) => {
+            crate::plugins::more_access::clear(plugin_id);
+            toasts.show(ToastKind::Info, i18n.t(Key::PluginsCredentialSaved));
+        }
+        Err(reason) => toasts.show(ToastKind::Error, reason.to_string()),
+    }
+}
+
 /// An MCP server signed in to with OAuth: signed in (Sign out revokes the grant at the
 /// server and forgets the session), or signed out (Sign in makes a new one). A call
 /// never signs in by itself.
@@ -299,20 +319,19 @@ fn SignedIn(
     };
     let keep = {
         let plugin_id = plugin_id.clone();
-        Callback::new(move |session: hearth_core::plugin::oauth::OauthSession| {
+        Callback::new(move |session: OauthSession| {
             let plugin_id = plugin_id.clone();
             spawn_local(async move {
-                match plugins
-                    .set_credential(&plugin_id, &session.to_stored())
-                    .await
-                {
-                    Ok(()) => {
-                        crate::plugins::more_access::clear(&plugin_id);
-                        toasts.show(ToastKind::Info, i18n.t(Key::PluginsCredentialSaved));
-                    }
-                    Err(reason) => toasts.show(ToastKind::Error, reason.to_string()),
-                }
+                keep_session((plugins, toasts, i18n), &plugin_id, &session).await;
             });
+        })
+    };
+    let then = {
+        let plugin_id = plugin_id.clone();
+        Signal::derive(move || {
+            Some(AfterSignIn::Keep {
+                plugin_id: plugin_id.clone(),
+            })
         })
     };
     let dom_id = format!("plugin-session-{}", plugin_id.replace(':', "-"));
@@ -332,7 +351,7 @@ fn SignedIn(
                 when=move || has.get()
                 fallback=move || view! {
                     <p class="field__hint">{tr(Key::PluginsSignedOut)}</p>
-                    <SignIn id=sign_in_id.clone() server_url=server_url headers=headers on_session=keep />
+                    <SignIn id=sign_in_id.clone() server_url=server_url headers=headers on_session=keep then=then />
                 }
             >
                 <div class="plugin-sign-in__row">
@@ -347,7 +366,7 @@ fn SignedIn(
                         <p class="field__hint" data-more-access=scope.clone()>
                             {i18n.t_with(Key::PluginsMoreAccess, &[("scope", &scope)])}
                         </p>
-                        <SignIn id=more_id.clone() server_url=server_url headers=headers extra_scope=scope on_session=keep />
+                        <SignIn id=more_id.clone() server_url=server_url headers=headers extra_scope=scope on_session=keep then=then />
                     })
                 }
             </Show>

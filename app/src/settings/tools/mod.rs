@@ -9,7 +9,10 @@
 //! - [`installed`]: the built-in and installed plugins with their switches, functions,
 //!   credential and Uninstall, and the names two plugins expose (collisions).
 //! - [`image_model`]: the model the built-in image generator draws with.
+//! - [`sign_in`]: signing in to an MCP server (a login window, or this tab when the
+//!   window is blocked); [`come_back`] finishes a sign-in that took the tab away.
 
+mod come_back;
 mod image_model;
 mod install;
 mod installed;
@@ -66,6 +69,7 @@ pub fn PluginsPanel() -> impl IntoView {
     view! {
         <div class="settings-section plugins-panel">
             <CapabilityNotes place=Place::Tools capabilities=capabilities />
+            <come_back::ComeBack />
             <ConfirmSection />
             <ApprovalsSection />
             <Show when=move || plugins_on() || mcp_on()>

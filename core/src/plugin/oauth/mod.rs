@@ -17,9 +17,14 @@
 //!   indicator (RFC 8707), the redirect read back (state, RFC 9207 `iss`, errors), the
 //!   token requests (code and refresh) and their answers, and when to refresh.
 //!
+//! - [`away`]: a sign-in that takes the whole tab to the authorization server (when the
+//!   browser will not open a login window): what is kept while away, and the answer read
+//!   back.
+//!
 //! Every failure is an [`OauthError`] with a stable reason the app renders in the
 //! user's language.
 
+pub mod away;
 pub mod challenge;
 pub mod client;
 pub mod discovery;
