@@ -786,6 +786,95 @@ async fn resource_lists_are_kept_as_long_as_the_server_says_and_an_image_resourc
     session.finish().await;
 }
 
+/// Installs the MCP server at `url` with `token` as its credential (so its card can
+/// forget it); waits until `count` servers are installed.
+async fn install_with_token(session: &AppSession, url: &str, token: &str, count: usize) {
+    session.open_settings_tab("tools").await;
+    session
+        .wait_for("#plugin-install-kind")
+        .await
+        .select_by_value("mcp")
+        .await
+        .expect("kind");
+    session.fill("#plugin-install-url", url).await;
+    session.fill("#plugin-install-token", token).await;
+    session.click_by_script("#plugin-install-submit").await;
+    session
+        .wait_until(&format!(
+            "document.querySelectorAll('#plugins-installed .plugin-card .plugin-credential').length === {count}"
+        ))
+        .await;
+}
+
+#[tokio::test]
+async fn a_list_given_for_one_user_is_asked_again_once_the_credential_is_forgotten() {
+    // Both lists keep ten minutes; one is for the user it was listed for, one for anyone.
+    let ttl = [
+        "--only",
+        "stateless",
+        "--list-ttl-ms",
+        "600000",
+        "--cache-scope",
+    ];
+    let private = mcp_revision_server(&[&ttl[..], &["private"]].concat());
+    let public = mcp_revision_server(&[&ttl[..], &["public"]].concat());
+    let fixture = ProviderFixture::start().await;
+    let session = chat::ready(&fixture).await;
+    install_with_token(&session, &mcp_url(&private), "token-of-ana", 1).await;
+    install_with_token(&session, &mcp_url(&public), "token-of-ana", 2).await;
+    session.close_settings().await;
+
+    type_in_composer(&session, "@").await;
+    session
+        .wait_until("document.querySelectorAll('#slash-menu [role=option]').length === 4")
+        .await;
+    type_in_composer(&session, " and").await;
+    session
+        .wait_until("!document.querySelector('.slash-menu')")
+        .await;
+    assert_eq!(
+        (
+            resource_lists(&private).await,
+            resource_lists(&public).await
+        ),
+        (1, 1)
+    );
+
+    // Both credentials are forgotten (signed out, in effect).
+    session.open_settings_tab("tools").await;
+    session
+        .js(
+            "document.querySelectorAll('#plugins-installed .plugin-credential button[type=button]')
+               .forEach((forget) => forget.click())",
+            vec![],
+        )
+        .await;
+    session
+        .wait_until(
+            "!document.querySelector('#plugins-installed .plugin-credential button[type=button]')",
+        )
+        .await;
+    session.close_settings().await;
+
+    // The list given for that user is asked again, not shown; the one for anyone is kept.
+    type_in_composer(&session, " @").await;
+    let mut asked_again = 0;
+    for _ in 0..50 {
+        asked_again = resource_lists(&private).await;
+        if asked_again == 2 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(asked_again, 2, "the private list is asked again");
+    session
+        .wait_until("document.querySelectorAll('#slash-menu [role=option]').length === 4")
+        .await;
+    assert_eq!(resource_lists(&public).await, 1, "the public list is kept");
+    session.assert_no_console_errors().await;
+    session.finish().await;
+}
+
 #[tokio::test]
 async fn an_unreadable_templates_record_is_said_in_the_menu_and_never_written_over() {
     let session = AppSession::open(1280, 900).await;

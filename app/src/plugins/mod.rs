@@ -31,6 +31,7 @@ use crate::i18n::Key;
 use crate::storage::Db;
 use crate::vault::Vault;
 
+pub mod credential_changes;
 mod errors;
 pub mod more_access;
 pub mod oauth;
@@ -276,6 +277,7 @@ impl Plugins {
             .store(&credential_context(plugin_id), secret.trim())
             .await
             .map_err(CredentialError::Vault)?;
+        credential_changes::note(plugin_id);
         self.credentials.update(|c| {
             let _ = c.insert(plugin_id.to_string());
         });
@@ -314,6 +316,7 @@ impl Plugins {
             .remove(&credential_context(plugin_id))
             .await
             .map_err(CredentialError::Vault)?;
+        credential_changes::note(plugin_id);
         self.credentials.update(|c| {
             let _ = c.remove(plugin_id);
         });
