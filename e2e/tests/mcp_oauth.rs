@@ -8,7 +8,9 @@
 //! after which calls work again; Sign out revokes the grant at the server, and says so
 //! when the server cannot confirm it. Nothing of the browser's (its cookie) reaches the server.
 //! A call that needs more than the grant (403 `insufficient_scope`) says so, and Settings
-//! offers a sign-in that asks for the scope the server named.
+//! offers a sign-in that asks for the scope the server named. A blocked login window
+//! signs in through the tab itself; a server that starts without a token but lists no
+//! tools without one still asks to sign in.
 
 use std::path::Path;
 
@@ -527,6 +529,37 @@ async fn a_blocked_login_window_signs_in_in_this_tab_and_comes_back_to_finish() 
         .map(|entry| entry.message)
         .filter(|m| !(m.contains("/api/plugins/install") && m.contains("401")))
         .filter(|m| !m.starts_with(&peer_page))
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+}
+
+#[tokio::test]
+async fn a_server_that_starts_without_a_token_still_asks_to_sign_in_and_lists_its_tools_after() {
+    // LibreChat #13249's server: the handshake needs no token, the tool listing does.
+    let peer = mcp_oauth_server(&["--lenient-start".into()]);
+    let fixture = ProviderFixture::start().await;
+    let session = install_asking_to_sign_in(&fixture, &mcp_url(&peer), "").await;
+    let counted = stats(peer.port).await;
+    assert!(
+        counted["lenient_initializes"].as_u64() >= Some(1),
+        "{counted}"
+    );
+    session
+        .wait_for("#plugin-install-sign-in-start")
+        .await
+        .click()
+        .await
+        .expect("click Sign in");
+    session
+        .wait_for("#plugins-installed [data-function$='whoami']")
+        .await;
+    assert_eq!(signed_in(&session).await, json!("true"));
+    let errors: Vec<String> = session
+        .console_errors()
+        .await
+        .into_iter()
+        .map(|entry| entry.message)
+        .filter(|m| !(m.contains("/api/plugins/install") && m.contains("401")))
         .collect();
     assert!(errors.is_empty(), "{errors:?}");
 }
