@@ -1,5 +1,6 @@
 //! Signing in to an MCP server from Settings › Tools: the button that opens the login
-//! window (from the click itself, so no pop-up blocker stands in the way), a client the
+//! window (from the click itself, so no pop-up blocker stands in the way; when one does,
+//! "Continue in this tab", finished by `come_back`), a client the
 //! user registered with the server (optional: Hearth otherwise uses its metadata document
 //! or registers), the wait with Cancel, and why a sign-in failed, in the user's language.
 //! What to do with the session is the caller's (install the server, or keep it for an
@@ -163,7 +164,6 @@ pub(super) fn SignIn(
     };
     let message = move || error.with(|e| e.as_ref().map(|e| sign_in_message(i18n, e)));
     let (start_id, own_id) = (format!("{id}-start"), format!("{id}-own"));
-
     view! {
         <div class="plugin-sign-in" id=id.clone() aria-busy=move || waiting.get().to_string()>
             <div class="plugin-sign-in__row">
