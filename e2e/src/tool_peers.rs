@@ -253,6 +253,19 @@ pub fn mcp_url(peer: &Guard) -> String {
     format!("http://127.0.0.1:{}/mcp", peer.port)
 }
 
+/// Opens Settings › Tools and fills the install form for the MCP server at `url` (not
+/// submitted: a test adds a token or headers first).
+pub async fn fill_mcp_install(session: &crate::Browser, url: &str) {
+    session.open_settings_tab("tools").await;
+    session
+        .wait_for("#plugin-install-kind")
+        .await
+        .select_by_value("mcp")
+        .await
+        .expect("kind");
+    session.fill("#plugin-install-url", url).await;
+}
+
 /// Opens Settings › Tools and installs a plugin of `kind` (`mcp`, `openapi-url`) from
 /// `url`; waits for its card and returns its functions' names.
 pub async fn install(session: &crate::Browser, kind: &str, url: &str, source: &str) -> Vec<String> {

@@ -16,7 +16,7 @@ use std::path::Path;
 
 use hearth_e2e::chat::{last_status, last_tool_calls, prepare, send};
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
-use hearth_e2e::tool_peers::{mcp_oauth_server, mcp_url, peer_stats as stats};
+use hearth_e2e::tool_peers::{fill_mcp_install, mcp_oauth_server, mcp_url, peer_stats as stats};
 use hearth_e2e::{AppSession, Browser};
 use serde_json::{Value, json};
 
@@ -28,6 +28,15 @@ async fn signed_in(session: &Browser) -> Value {
             vec![],
         )
         .await
+}
+
+/// Waits until the installed OAuth server's card says it is signed in, or signed out.
+async fn wait_signed_in(session: &Browser, signed_in: bool) {
+    session
+        .wait_until(&format!(
+            "document.querySelector('#plugins-installed .plugin-session')?.dataset.signedIn === '{signed_in}'"
+        ))
+        .await;
 }
 
 /// Every request the peer logged, as (path, headers).
@@ -56,14 +65,7 @@ async fn install_asking_to_sign_in(
     fixture.set_tool_models(true);
     let session = AppSession::open(1280, 900).await;
     prepare(&session, fixture, None).await;
-    session.open_settings_tab("tools").await;
-    session
-        .wait_for("#plugin-install-kind")
-        .await
-        .select_by_value("mcp")
-        .await
-        .expect("kind");
-    session.fill("#plugin-install-url", url).await;
+    fill_mcp_install(&session, url).await;
     if !headers.is_empty() {
         session.fill("#plugin-install-headers", headers).await;
     }
@@ -166,14 +168,7 @@ async fn an_mcp_server_that_asks_to_sign_in_is_signed_in_refreshed_and_signed_in
         )
         .await;
 
-    session.open_settings_tab("tools").await;
-    session
-        .wait_for("#plugin-install-kind")
-        .await
-        .select_by_value("mcp")
-        .await
-        .expect("kind");
-    session.fill("#plugin-install-url", &mcp_url(&peer)).await;
+    fill_mcp_install(&session, &mcp_url(&peer)).await;
     session.click_by_script("#plugin-install-submit").await;
     session.wait_for("#plugin-install-sign-in-needed").await;
     // The way on is focused (and so in view).
@@ -233,11 +228,7 @@ async fn an_mcp_server_that_asks_to_sign_in_is_signed_in_refreshed_and_signed_in
     let rows = ask_tool(&session, &fixture, &whoami).await;
     the_call_was(&rows, "failed", "sign in again");
     session.open_settings_tab("tools").await;
-    session
-        .wait_until(
-            "document.querySelector('#plugins-installed .plugin-session')?.dataset.signedIn === 'false'",
-        )
-        .await;
+    wait_signed_in(&session, false).await;
     session
         .js(
             "document.querySelector('#plugins-installed .plugin-session').scrollIntoView({block: 'center'})",
@@ -251,11 +242,7 @@ async fn an_mcp_server_that_asks_to_sign_in_is_signed_in_refreshed_and_signed_in
         .click()
         .await
         .expect("click Sign in again");
-    session
-        .wait_until(
-            "document.querySelector('#plugins-installed .plugin-session')?.dataset.signedIn === 'true'",
-        )
-        .await;
+    wait_signed_in(&session, true).await;
     session.close_settings().await;
     let rows = ask_tool(&session, &fixture, &whoami).await;
     assert_eq!(rows[0][1], json!("done"), "{rows}");
@@ -270,11 +257,7 @@ async fn an_mcp_server_that_asks_to_sign_in_is_signed_in_refreshed_and_signed_in
         .click()
         .await
         .expect("click Sign out");
-    session
-        .wait_until(
-            "document.querySelector('#plugins-installed .plugin-session')?.dataset.signedIn === 'false'",
-        )
-        .await;
+    wait_signed_in(&session, false).await;
     assert_eq!(revocations(log.path()), 1);
 
     // A server that cannot confirm the sign-out: the session is forgotten here all the
@@ -285,11 +268,7 @@ async fn an_mcp_server_that_asks_to_sign_in_is_signed_in_refreshed_and_signed_in
         .click()
         .await
         .expect("click Sign in once more");
-    session
-        .wait_until(
-            "document.querySelector('#plugins-installed .plugin-session')?.dataset.signedIn === 'true'",
-        )
-        .await;
+    wait_signed_in(&session, true).await;
     drop(peer);
     session
         .wait_for("#plugins-installed [data-sign-out]")
@@ -464,17 +443,9 @@ async fn a_blocked_login_window_signs_in_in_this_tab_and_comes_back_to_finish() 
         .click()
         .await
         .expect("click Sign out");
-    session
-        .wait_until(
-            "document.querySelector('#plugins-installed .plugin-session')?.dataset.signedIn === 'false'",
-        )
-        .await;
+    wait_signed_in(&session, false).await;
     sign_in_in_this_tab(&session, "#plugins-installed [id$='-sign-in-start']", None).await;
-    session
-        .wait_until(
-            "document.querySelector('#plugins-installed .plugin-session')?.dataset.signedIn === 'true'",
-        )
-        .await;
+    wait_signed_in(&session, true).await;
     assert_eq!(stats(peer.port).await["authorizations"], 2);
     let whoami = session
         .wait_for("#plugins-installed [data-function$='whoami']")

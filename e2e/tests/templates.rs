@@ -11,7 +11,9 @@ use hearth_e2e::AppSession;
 use hearth_e2e::chat::{self, last_status};
 use hearth_e2e::process::Guard;
 use hearth_e2e::provider_fixture::ProviderFixture;
-use hearth_e2e::tool_peers::{install, mcp_everything, mcp_revision_server, mcp_url, peer_stats};
+use hearth_e2e::tool_peers::{
+    fill_mcp_install, install, mcp_everything, mcp_revision_server, mcp_url, peer_stats,
+};
 use serde_json::{Value, json};
 
 /// Types `text` into the composer (without sending).
@@ -789,14 +791,7 @@ async fn resource_lists_are_kept_as_long_as_the_server_says_and_an_image_resourc
 /// Installs the MCP server at `url` with `token` as its credential (so its card can
 /// forget it); waits until `count` servers are installed.
 async fn install_with_token(session: &AppSession, url: &str, token: &str, count: usize) {
-    session.open_settings_tab("tools").await;
-    session
-        .wait_for("#plugin-install-kind")
-        .await
-        .select_by_value("mcp")
-        .await
-        .expect("kind");
-    session.fill("#plugin-install-url", url).await;
+    fill_mcp_install(session, url).await;
     session.fill("#plugin-install-token", token).await;
     session.click_by_script("#plugin-install-submit").await;
     session
