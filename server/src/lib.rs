@@ -37,7 +37,7 @@
 //!   answers for and the origins that count as the edge's own), [`static_files`] (the
 //!   release `dist/` in memory: MIME types, cache policy, ETags, gzip, SPA fallback),
 //!   [`content_coding`] (`Accept-Encoding`, gzip of a body and of a stream flushed per
-//!   chunk),
+//!   chunk), [`clock`] (the wall clock in ms),
 //!   [`security_headers`] (the CSP and the other headers), [`logging`] (the tracing
 //!   subscriber and a request log that never records queries, headers or bodies),
 //!   [`shutdown`] (SIGTERM / SIGINT handlers, installed before binding) and
@@ -49,6 +49,7 @@ pub mod api;
 pub mod app;
 pub mod byok;
 pub mod client_scope;
+pub mod clock;
 pub mod config;
 pub mod content_coding;
 pub mod doc_parse;

@@ -33,7 +33,8 @@ pub enum Family {
     Access,
     /// `POST /api/chat/relay`.
     Relay,
-    /// Plugin calls (`/api/plugins/execute`, `/api/mcp/*`): each one reaches out.
+    /// Plugin calls (`/api/plugins/execute`, `/api/plugins/refresh`, `/api/mcp/*`): each
+    /// one reaches out.
     PluginCalls,
     /// Plugin installs: each one fetches a description or runs MCP discovery.
     PluginInstalls,
@@ -52,7 +53,10 @@ impl Family {
         match path {
             "/api/access/verify" => Self::Access,
             "/api/chat/relay" => Self::Relay,
-            "/api/plugins/execute" | "/api/mcp/resources" | "/api/mcp/prompts" => Self::PluginCalls,
+            "/api/plugins/execute"
+            | "/api/plugins/refresh"
+            | "/api/mcp/resources"
+            | "/api/mcp/prompts" => Self::PluginCalls,
             "/api/plugins/install" => Self::PluginInstalls,
             "/api/mcp/servers" => Self::Registry,
             "/api/doc-parse" => Self::DocParse,
@@ -213,6 +217,7 @@ mod tests {
         assert_eq!(check(&store, Family::Api, "ip:1").await.unwrap(), None);
         assert_eq!(Family::of("/api/chat/relay"), Family::Relay);
         assert_eq!(Family::of("/api/plugins/execute"), Family::PluginCalls);
+        assert_eq!(Family::of("/api/plugins/refresh"), Family::PluginCalls);
         assert_eq!(Family::of("/api/mcp/prompts"), Family::PluginCalls);
         assert_eq!(Family::of("/api/plugins/install"), Family::PluginInstalls);
         assert_eq!(Family::of("/api/plugins/list"), Family::Api);

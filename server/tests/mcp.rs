@@ -360,6 +360,34 @@ async fn a_server_that_needs_a_token_says_so_and_works_with_one() {
         missing["error"].as_str().unwrap().contains("credential"),
         "{missing}"
     );
+    // Listing its tools again takes the same sealed credential; without it the server's
+    // refusal is passed on as "sign in", and the plugin stays as it was.
+    let (status, refreshed) = post(
+        &server,
+        "/api/plugins/refresh",
+        json!({"pluginId": id, "auth": sealed(&context::plugin_auth(&id))}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{refreshed}");
+    assert_eq!(
+        refreshed["registered"]["plugin"]["functions"],
+        installed["registered"]["plugin"]["functions"]
+    );
+    let (status, refused) = post(&server, "/api/plugins/refresh", json!({"pluginId": id})).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{refused}");
+    assert_eq!(refused["details"]["reason"], "serverAuth", "{refused}");
+    // Sealed for another plugin's context: refused by the edge, never sent.
+    let (status, misdirected) = post(
+        &server,
+        "/api/plugins/refresh",
+        json!({"pluginId": id, "auth": sealed(&context::mcp_install())}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{misdirected}");
+    assert_ne!(
+        misdirected["details"]["reason"], "serverAuth",
+        "{misdirected}"
+    );
 }
 
 #[tokio::test]

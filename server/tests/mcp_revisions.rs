@@ -292,3 +292,175 @@ async fn list_results_carry_the_servers_caching_hint() {
         "{listed}"
     );
 }
+
+#[tokio::test]
+async fn a_tool_whose_argument_is_mirrored_in_a_header_is_called_with_that_header() {
+    let server = Server::start(&[]);
+    // 2026-07-28: the server refuses a `tools/call` without `Mcp-Param-Region`.
+    let stateless = revision_server(&["--only", "stateless"]);
+    let installed = install(&server, &stateless.url()).await;
+    let forecast = function(&installed, "forecast");
+    let (status, answer) = execute(
+        &server,
+        &installed,
+        &forecast,
+        json!({"region": "eu-west", "days": 2}),
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    assert!(
+        answer["result"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("Sunny in eu-west for 2 day(s)"),
+        "{answer}"
+    );
+    // A tool with no such parameter is called at once, without a listing first.
+    adds(&server, &installed).await;
+    let seen = stats(&stateless).await;
+    assert_eq!(count(&seen, "region-headers"), 1, "{seen}");
+    assert_eq!(count(&seen, "tools/call"), 2, "{seen}");
+    // Install's listing, and the one before the mirrored call.
+    assert_eq!(count(&seen, "tools/list"), 2, "{seen}");
+
+    // The handshake revision has no such headers, and needs no listing first.
+    let handshake = revision_server(&["--only", "handshake"]);
+    let installed = install(&server, &handshake.url()).await;
+    let (status, answer) = execute(
+        &server,
+        &installed,
+        &function(&installed, "forecast"),
+        json!({"region": "ap-south"}),
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    assert!(
+        answer["result"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("ap-south"),
+        "{answer}"
+    );
+    let seen = stats(&handshake).await;
+    assert_eq!(count(&seen, "tools/list"), 1, "{seen}");
+}
+
+/// `POST /api/plugins/refresh` for the plugin `id`.
+async fn refresh(server: &Server, id: &Value) -> (StatusCode, Value) {
+    post(server, "/api/plugins/refresh", json!({"pluginId": id})).await
+}
+
+/// The plugin `id` as `/api/plugins/list` answers it.
+async fn listed(server: &Server, id: &Value) -> Value {
+    let listed = get_json(server, "/api/plugins/list").await;
+    listed["plugins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["plugin"]["id"] == *id)
+        .unwrap_or_else(|| panic!("{id} is not listed: {listed}"))
+        .clone()
+}
+
+#[tokio::test]
+async fn a_tool_list_keeps_as_long_as_the_server_says_and_is_listed_again_after() {
+    let server = Server::start(&[]);
+
+    // A list that keeps a minute says so in the plugin list.
+    let kept = revision_server(&["--list-ttl-ms", "60000"]);
+    let installed = install(&server, &kept.url()).await;
+    let fresh = listed(&server, &installed["registered"]["plugin"]["id"]).await["toolsFreshForMs"]
+        .as_u64()
+        .expect("toolsFreshForMs");
+    assert!(fresh > 50_000 && fresh <= 60_000, "{fresh}");
+
+    // A list that keeps no time is stale at once; the server then gains a tool and
+    // loses one.
+    let changing = revision_server(&["--list-ttl-ms", "0"]);
+    let installed = install(&server, &changing.url()).await;
+    let id = installed["registered"]["plugin"]["id"].clone();
+    assert_eq!(listed(&server, &id).await["toolsFreshForMs"], 0);
+    let add = function(&installed, "add");
+    let echo = function(&installed, "echo");
+    let client = reqwest::Client::new();
+    for hook in ["add-tool", "remove-tool"] {
+        let url = format!("http://127.0.0.1:{}/test/{hook}", changing.port);
+        assert!(client.post(url).send().await.unwrap().status().is_success());
+    }
+    let (status, refreshed) = refresh(&server, &id).await;
+    assert_eq!(status, StatusCode::OK, "{refreshed}");
+    let multiply = function(&refreshed, "multiply");
+    assert_eq!(refreshed["added"], json!([multiply]), "{refreshed}");
+    assert_eq!(refreshed["removed"], json!([echo]), "{refreshed}");
+    // A tool it had keeps its name and, unchanged, its fingerprint.
+    assert_eq!(function(&refreshed, "add"), add);
+    assert_eq!(
+        refreshed["registered"]["fingerprints"][&add],
+        installed["registered"]["fingerprints"][&add]
+    );
+    assert_eq!(refreshed["registered"]["toolsFreshForMs"], 0);
+    let (status, product) = execute(
+        &server,
+        &refreshed,
+        &multiply,
+        json!({"a": 6, "b": 7}),
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{product}");
+    assert!(product["result"]["text"].as_str().unwrap().contains("42"));
+    // The registry keeps the new list: it is what the next list answers, and a removed
+    // tool can no longer be called.
+    let now = listed(&server, &id).await;
+    assert!(now["fingerprints"].get(&multiply).is_some(), "{now}");
+    assert!(now["fingerprints"].get(&echo).is_none(), "{now}");
+    let (status, gone) = execute(&server, &installed, &echo, json!({"message": "hi"}), None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{gone}");
+    let seen = stats(&changing).await;
+    assert_eq!(count(&seen, "tools/list"), 2, "{seen}");
+    assert_eq!(count(&seen, "initialize"), 0, "{seen}");
+
+    // A handshake server gives no hint: nothing is made up, and it can still be listed
+    // again on request.
+    let everything = everything();
+    let installed = install(&server, &everything.url()).await;
+    let id = installed["registered"]["plugin"]["id"].clone();
+    assert!(listed(&server, &id).await.get("toolsFreshForMs").is_none());
+    let (status, refreshed) = refresh(&server, &id).await;
+    assert_eq!(status, StatusCode::OK, "{refreshed}");
+    assert_eq!(refreshed["added"], json!([]), "{refreshed}");
+    assert_eq!(refreshed["removed"], json!([]), "{refreshed}");
+    assert_eq!(
+        refreshed["registered"]["plugin"]["functions"],
+        installed["registered"]["plugin"]["functions"]
+    );
+
+    // Only an MCP plugin of one's own; a credential only sealed; a server gone is an
+    // error that leaves the list as it was.
+    let (status, missing) = refresh(&server, &json!("mcp-someone-else")).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{missing}");
+    let (status, plain) = post(
+        &server,
+        "/api/plugins/refresh",
+        json!({"pluginId": id, "auth": {"apiKey": "sk-plain-secret"}}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{plain}");
+    assert!(
+        plain["error"]
+            .as_str()
+            .unwrap()
+            .contains("encrypted BYOK envelope"),
+        "{plain}"
+    );
+    let before = listed(&server, &id).await;
+    drop(everything);
+    let (status, down) = refresh(&server, &id).await;
+    assert_eq!(status, StatusCode::BAD_GATEWAY, "{down}");
+    assert_eq!(down["code"], "UPSTREAM_UNREACHABLE", "{down}");
+    assert!(!down["error"].as_str().unwrap().contains("rmcp"), "{down}");
+    assert_eq!(listed(&server, &id).await["plugin"], before["plugin"]);
+}

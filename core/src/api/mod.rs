@@ -29,7 +29,8 @@ pub use parse_error::redact_parse_error;
 pub use plugins::{
     McpPromptsAction, McpPromptsRequest, McpResourcesAction, McpResourcesRequest,
     PluginExecuteRequest, PluginExecuteResponse, PluginInstallRequest, PluginInstallResponse,
-    PluginListResponse, PluginUninstallRequest, REASON_INSUFFICIENT_SCOPE, REASON_SERVER_AUTH,
-    RegisteredPlugin, ServerRefusal, SkippedOperation,
+    PluginListResponse, PluginRefreshRequest, PluginRefreshResponse, PluginUninstallRequest,
+    REASON_INSUFFICIENT_SCOPE, REASON_SERVER_AUTH, RegisteredPlugin, ServerRefusal,
+    SkippedOperation,
 };
 pub use relay::{ModelListRequest, ModelListResponse, RelayProvider, RelayRequest, ServerProvider};

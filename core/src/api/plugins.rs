@@ -1,5 +1,6 @@
 //! The wire types of the plugin routes: `POST /api/plugins/install`, `GET
-//! /api/plugins/list`, `POST /api/plugins/execute` and `POST /api/plugins/uninstall`.
+//! /api/plugins/list`, `POST /api/plugins/refresh`, `POST /api/plugins/execute` and
+//! `POST /api/plugins/uninstall`.
 //! A plugin travels with the fingerprint of each function, which the browser sends back
 //! with every call. An MCP server's refusal of the credential is passed on as an
 //! `AUTH_ERROR` whose reason says what it asks of the user ([`ServerRefusal`]).
@@ -53,6 +54,36 @@ pub struct RegisteredPlugin {
     pub plugin: Plugin,
     /// Function name → `sha256:…` of its execution contract.
     pub fingerprints: BTreeMap<String, String>,
+    /// For an MCP server whose tool list has a caching hint: how many more ms the list
+    /// keeps from this answer (0: list it again, `POST /api/plugins/refresh`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools_fresh_for_ms: Option<u64>,
+}
+
+/// `POST /api/plugins/refresh`: list an installed MCP server's tools again.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PluginRefreshRequest {
+    /// The MCP plugin.
+    pub plugin_id: String,
+    /// The plugin's credential, sealed for `plugin:<id>:auth`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auth: Option<Envelope>,
+}
+
+/// The answer to a refresh: the plugin as now registered (a tool it had keeps its
+/// function's name), the tools left out, and what changed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PluginRefreshResponse {
+    /// The plugin.
+    pub registered: RegisteredPlugin,
+    /// Tools left out, and why.
+    pub skipped: Vec<SkippedOperation>,
+    /// Function names that are new.
+    pub added: Vec<String>,
+    /// Function names that are gone.
+    pub removed: Vec<String>,
 }
 
 /// An operation the import left out.

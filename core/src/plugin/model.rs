@@ -75,6 +75,23 @@ pub struct McpInfo {
     /// server changes; absent for servers installed before it was kept (negotiated anew).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub revision: Option<String>,
+    /// When its tools were last listed, in ms since the epoch on the edge's clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools_listed_at: Option<u64>,
+    /// How long that list keeps, as the server said (`ttlMs` of 2026-07-28, at most
+    /// [`super::mcp_list::MAX_LIST_TTL_MS`]); none said: until it is listed again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools_ttl_ms: Option<u64>,
+}
+
+impl McpInfo {
+    /// How much longer its tool list keeps at `now_ms` (0: stale, list again), or `None`
+    /// when the server gave no hint.
+    pub fn tools_fresh_for(&self, now_ms: u64) -> Option<u64> {
+        let ttl = self.tools_ttl_ms?.min(super::mcp_list::MAX_LIST_TTL_MS);
+        let listed_at = self.tools_listed_at.unwrap_or(0);
+        Some(listed_at.saturating_add(ttl).saturating_sub(now_ms))
+    }
 }
 
 /// One function a model may call.
@@ -202,5 +219,32 @@ mod tests {
         assert_eq!(value["functions"][0]["method"], json!("GET"));
         assert_eq!(value["source"], json!("openapi"));
         assert_eq!(serde_json::from_value::<Plugin>(value).unwrap(), plugin);
+    }
+
+    #[test]
+    fn a_tool_list_keeps_as_long_as_the_server_said_and_no_longer() {
+        let mut info: McpInfo = serde_json::from_value(
+            json!({"serverUrl": "https://mcp.example/mcp", "serverName": "x"}),
+        )
+        .unwrap();
+        // No hint (a handshake server, or installed before hints were kept).
+        assert_eq!(info.tools_fresh_for(5_000), None);
+        info.tools_listed_at = Some(1_000);
+        info.tools_ttl_ms = Some(60_000);
+        assert_eq!(info.tools_fresh_for(1_000), Some(60_000));
+        assert_eq!(info.tools_fresh_for(31_000), Some(30_000));
+        assert_eq!(info.tools_fresh_for(61_000), Some(0));
+        assert_eq!(info.tools_fresh_for(u64::MAX), Some(0));
+        // `ttlMs: 0` is stale at once; a hint past the cap keeps a day.
+        info.tools_ttl_ms = Some(0);
+        assert_eq!(info.tools_fresh_for(1_000), Some(0));
+        info.tools_ttl_ms = Some(u64::MAX);
+        assert_eq!(
+            info.tools_fresh_for(1_000),
+            Some(crate::plugin::mcp_list::MAX_LIST_TTL_MS)
+        );
+        let wire = serde_json::to_value(&info).unwrap();
+        assert_eq!(wire["toolsListedAt"], 1_000);
+        assert_eq!(serde_json::from_value::<McpInfo>(wire).unwrap(), info);
     }
 }

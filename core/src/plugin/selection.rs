@@ -216,6 +216,7 @@ mod tests {
         RegisteredPlugin {
             plugin,
             fingerprints,
+            tools_fresh_for_ms: None,
         }
     }
 

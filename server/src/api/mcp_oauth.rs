@@ -48,10 +48,7 @@ pub(super) async fn token(
     State(state): State<AppState>,
     SealedJson(request): SealedJson<OauthTokenRequest>,
 ) -> Result<Json<Tokens>, ApiErrorResponse> {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or_default();
+    let now = crate::clock::now_ms();
     Ok(Json(state.mcp_oauth.token(request, now).await?))
 }
 

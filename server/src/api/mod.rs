@@ -43,6 +43,7 @@ pub fn router() -> Router<AppState> {
         .route("/providers/models", post(models::list))
         .route("/plugins/install", post(plugins::install))
         .route("/plugins/list", get(plugins::list))
+        .route("/plugins/refresh", post(plugins::refresh))
         .route("/plugins/execute", post(plugins::execute))
         .route("/plugins/uninstall", post(plugins::uninstall))
         .route("/operations/{id}", get(operations::look_up))

@@ -1,10 +1,10 @@
-//! `POST /api/plugins/install`, `GET /api/plugins/list`, `POST /api/plugins/execute` and
-//! `POST /api/plugins/uninstall`: each finds the caller's scope, hands the parsed body
-//! to the plugin service ([`crate::plugins`]) and answers its result as JSON. An
-//! install's and a call's body is a [`SealedJson`]: a credential in plaintext is
-//! refused before it is parsed. The three mutations run as named operations when the
-//! request carries `hearth-operation-id` ([`crate::operations`]): a repeat answers the
-//! recorded answer.
+//! `POST /api/plugins/install`, `GET /api/plugins/list`, `POST /api/plugins/refresh`,
+//! `POST /api/plugins/execute` and `POST /api/plugins/uninstall`: each finds the caller's
+//! scope, hands the parsed body to the plugin service ([`crate::plugins`]) and answers
+//! its result as JSON. An install's, a refresh's and a call's body is a [`SealedJson`]: a
+//! credential in plaintext is refused before it is parsed. Install, execute and uninstall
+//! run as named operations when the request carries `hearth-operation-id`
+//! ([`crate::operations`]): a repeat answers the recorded answer.
 
 use axum::Json;
 use axum::extract::State;
@@ -12,8 +12,8 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use hearth_core::api::operations::OPERATION_ID_HEADER;
 use hearth_core::api::{
-    ApiError, PluginExecuteRequest, PluginInstallRequest, PluginListResponse,
-    PluginUninstallRequest,
+    ApiError, PluginExecuteRequest, PluginInstallRequest, PluginListResponse, PluginRefreshRequest,
+    PluginRefreshResponse, PluginUninstallRequest,
 };
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -58,6 +58,16 @@ pub(super) async fn list(
 ) -> Result<Json<PluginListResponse>, ApiErrorResponse> {
     let scope = state.plugins.scope(&headers)?;
     Ok(Json(state.plugins.list(&scope).await?))
+}
+
+/// `POST /api/plugins/refresh`: an MCP plugin's tools listed again.
+pub(super) async fn refresh(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    SealedJson(request): SealedJson<PluginRefreshRequest>,
+) -> Result<Json<PluginRefreshResponse>, ApiErrorResponse> {
+    let scope = state.plugins.scope(&headers)?;
+    Ok(Json(state.plugins.refresh_tools(&scope, request).await?))
 }
 
 /// `POST /api/plugins/uninstall`.

@@ -10,7 +10,7 @@ use hearth_core::api::mcp_oauth::{OauthRevokeRequest, OauthTokenRequest};
 use hearth_core::api::relay_bounds::{BoundError, check_provider};
 use hearth_core::api::{
     ApiError, ErrorCode, ModelListRequest, PluginExecuteRequest, PluginInstallRequest,
-    RelayRequest, redact_parse_error,
+    PluginRefreshRequest, RelayRequest, redact_parse_error,
 };
 use hearth_core::byok::find_plaintext_secret;
 use serde::de::DeserializeOwned;
@@ -103,6 +103,14 @@ impl SealedBody for PluginInstallRequest {
     // the API's own text (its examples may well show a `password`).
     const SEALING: Sealing = Sealing {
         scan: Scan::AllBut("spec"),
+        refusal: "Credentials must be sent as an encrypted BYOK envelope",
+        malformed: invalid_body,
+    };
+}
+
+impl SealedBody for PluginRefreshRequest {
+    const SEALING: Sealing = Sealing {
+        scan: Scan::Whole,
         refusal: "Credentials must be sent as an encrypted BYOK envelope",
         malformed: invalid_body,
     };

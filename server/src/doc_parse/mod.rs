@@ -19,7 +19,7 @@ pub mod sandbox;
 pub mod worker;
 
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use base64::Engine as _;
 use hearth_core::api::doc_parse::{
@@ -33,6 +33,7 @@ use self::job::{JobRecord, Outcome, failure, file_key, lease_key, record_key};
 use self::remote::Remote;
 use self::sandbox::Sandbox;
 use crate::byok::ByokKeys;
+use crate::clock::now_ms;
 use crate::config::DocParseSettings;
 use crate::kv::KvStore;
 use crate::kv::documents::{DocumentStore, StoreError};
@@ -319,11 +320,4 @@ fn store_error(error: StoreError) -> ApiError {
             )
         }
     }
-}
-
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
 }

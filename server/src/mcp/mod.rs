@@ -55,6 +55,10 @@ pub enum McpError {
     /// It did not answer in time.
     #[error("the MCP server did not answer within {0:?}")]
     Timeout(Duration),
+    /// It could not be reached (connection refused, no such name, TLS failed); the
+    /// transport's words are logged, not answered.
+    #[error("the MCP server could not be reached")]
+    Unreachable(String),
     /// Anything else.
     #[error("the MCP server failed: {0}")]
     Failed(String),
@@ -85,21 +89,54 @@ impl McpError {
             ),
             Self::Refused(_) => ApiError::new(ErrorCode::UrlBlocked, self.to_string()),
             Self::Timeout(_) => ApiError::new(ErrorCode::ResponseTimeout, self.to_string()),
+            Self::Unreachable(_) => ApiError::new(
+                ErrorCode::UpstreamUnreachable,
+                "The MCP server could not be reached; check that it is running and its address",
+            ),
             Self::Failed(_) => ApiError::new(ErrorCode::UpstreamError, self.to_string()),
         }
     }
 }
 
+/// What a transport's error text means. The server's URL is left out of the reading: a
+/// port such as 34017 holds "401".
 pub(crate) fn classify(text: String) -> McpError {
-    let lower = text.to_ascii_lowercase();
-    if lower.contains("401") || lower.contains("unauthorized") || lower.contains("auth required") {
-        McpError::AuthRequired
-    } else if lower.contains("is not allowed") {
+    let lower = without_urls(&text).to_ascii_lowercase();
+    if lower.contains("is not allowed") {
         McpError::Refused(text)
+    } else if UNREACHABLE.iter().any(|sign| lower.contains(sign)) {
+        // Never reached the server, so never its refusal either.
+        tracing::warn!("MCP server unreachable: {text}");
+        McpError::Unreachable(text)
+    } else if lower.contains("401")
+        || lower.contains("unauthorized")
+        || lower.contains("auth required")
+    {
+        McpError::AuthRequired
     } else {
         McpError::Failed(text)
     }
 }
+
+/// `text` with every `http://…` and `https://…` word taken out.
+fn without_urls(text: &str) -> String {
+    text.split_whitespace()
+        .filter(|word| {
+            let word = word.trim_start_matches(['(', '[', '<', '"', '\'']);
+            !(word.starts_with("http://") || word.starts_with("https://"))
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// How reqwest and hyper word a request that never reached the server.
+const UNREACHABLE: [&str; 5] = [
+    "error sending request",
+    "connection refused",
+    "tcp connect error",
+    "dns error",
+    "failed to lookup address",
+];
 
 /// How requests to a server are authenticated and what plain headers they carry.
 #[derive(Debug, Clone, Copy)]
@@ -183,31 +220,31 @@ pub struct Discovered {
     pub revision: Option<String>,
     /// Its `tools/list`, as JSON.
     pub tools: Vec<Value>,
+    /// How long that list keeps, when the server said (2026-07-28's `ttlMs`).
+    pub tools_ttl_ms: Option<u64>,
     /// Whether it offers resources.
     pub resources: bool,
     /// Whether it offers prompts.
     pub prompts: bool,
 }
 
-/// Negotiates a revision with the server at `url` and lists its tools.
+/// Finds what the server at `url` offers and lists its tools, in the revision `access`
+/// remembers (`None` at install: negotiated).
 pub async fn discover(
     fetch: &SafeFetch,
     url: &str,
     access: &Access<'_>,
 ) -> Result<Discovered, McpError> {
-    let access = Access {
-        revision: None,
-        ..*access
-    };
     within(DISCOVERY_TIMEOUT, async {
-        let answered = session::exchange(fetch, url, &access, |peer| async move {
+        let answered = session::exchange(fetch, url, access, |peer| async move {
             let offers_tools = peer
                 .peer_info()
                 .is_some_and(|i| i.capabilities.tools.is_some());
             if offers_tools {
-                peer.list_all_tools().await
+                let listed = peer.list_all_tools_with_cache_hint().await?;
+                Ok((listed.items, listed.ttl_ms))
             } else {
-                Ok(Vec::new())
+                Ok((Vec::new(), None))
             }
         })
         .await?;
@@ -220,9 +257,11 @@ pub async fn discover(
             revision: answered.revision.clone(),
             tools: answered
                 .value
+                .0
                 .iter()
                 .filter_map(|t| serde_json::to_value(t).ok())
                 .collect(),
+            tools_ttl_ms: answered.value.1,
             resources: capabilities.is_some_and(|c| c.resources.is_some()),
             prompts: capabilities.is_some_and(|c| c.prompts.is_some()),
         })
@@ -243,23 +282,47 @@ fn to_json(value: Result<Value, serde_json::Error>) -> Result<Value, McpError> {
     value.map_err(|e| McpError::Failed(e.to_string()))
 }
 
-/// Calls `tool` with `args` on the server at `url`; the `tools/call` result as JSON.
+/// One tool to call: its name on the server, the arguments, and whether its input schema
+/// mirrors parameters into `Mcp-Param-*` headers (`core::plugin::mcp::mirrors_params_in_headers`).
+#[derive(Debug, Clone)]
+pub struct ToolCall<'a> {
+    /// The tool's own name.
+    pub tool: &'a str,
+    /// The checked arguments.
+    pub args: Value,
+    /// Whether a parameter goes into a header as well.
+    pub mirrors_headers: bool,
+}
+
+/// Calls a tool on the server at `url`; the `tools/call` result as JSON.
+///
+/// A tool that mirrors parameters into headers (SEP-2243, 2026-07-28) is listed first on
+/// the same connection: the transport writes `Mcp-Param-*` headers only for a tool whose
+/// schema it has seen listed, and a server of that revision refuses a call without them.
 pub async fn call(
     fetch: &SafeFetch,
     url: &str,
     access: &Access<'_>,
-    tool: &str,
-    args: Value,
+    call: ToolCall<'_>,
 ) -> Result<Answer, McpError> {
-    let arguments: JsonObject = match args {
+    let arguments: JsonObject = match call.args {
         Value::Object(map) => map,
         _ => JsonObject::new(),
     };
+    let (tool, mirrors_headers) = (call.tool, call.mirrors_headers);
     within(CALL_TIMEOUT, async {
         let answered = session::exchange(fetch, url, access, |peer| {
             let params =
                 CallToolRequestParams::new(tool.to_string()).with_arguments(arguments.clone());
-            async move { peer.call_tool(params).await }
+            async move {
+                let standard_headers = peer.peer_info().is_some_and(|i| {
+                    i.protocol_version >= rmcp::model::ProtocolVersion::STANDARD_HEADERS
+                });
+                if mirrors_headers && standard_headers {
+                    peer.list_all_tools().await?;
+                }
+                peer.call_tool(params).await
+            }
         })
         .await?;
         Ok(Answer {
@@ -373,5 +436,29 @@ mod tests {
         assert_eq!(auth.to_api_error().code, ErrorCode::AuthError);
         let other = classify("connection reset by peer".into());
         assert_eq!(other.to_api_error().code, ErrorCode::UpstreamError);
+        // A server that is not there: said plainly, without the transport's type names.
+        let down = classify(
+            "[rmcp::transport::worker::WorkerTransport<rmcp::transport::streamable_http_client::StreamableHttpClientWorker<reqwest::Client>>] error: Client error: error sending request for url (http://127.0.0.1:9/mcp)".into(),
+        )
+        .to_api_error();
+        assert_eq!(down.code, ErrorCode::UpstreamUnreachable);
+        assert!(!down.error.contains("rmcp::"), "{}", down.error);
+        // The same on a port that holds "401", and a refusal's other words with one.
+        for port in ["34015", "40100", "14013"] {
+            let text = format!(
+                "error: Client error: error sending request for url (http://127.0.0.1:{port}/mcp)"
+            );
+            assert_eq!(
+                classify(text).to_api_error().code,
+                ErrorCode::UpstreamUnreachable
+            );
+            let text = format!(
+                "Transport send error: unexpected status at https://mcp.example:{port}/mcp: 500"
+            );
+            assert_eq!(classify(text).to_api_error().code, ErrorCode::UpstreamError);
+        }
+        let refused_there =
+            classify("error sending request: the address 10.0.0.7 is not allowed (Private)".into());
+        assert_eq!(refused_there.to_api_error().code, ErrorCode::UrlBlocked);
     }
 }

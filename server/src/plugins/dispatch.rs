@@ -71,7 +71,14 @@ pub async fn run(
             headers: &server.headers,
             revision: server.revision.as_deref(),
         };
-        let answered = mcp::call(fetch, &server.server_url, &access, tool, args)
+        let call = mcp::ToolCall {
+            tool,
+            args,
+            mirrors_headers: hearth_core::plugin::mcp::mirrors_params_in_headers(
+                &function.parameters,
+            ),
+        };
+        let answered = mcp::call(fetch, &server.server_url, &access, call)
             .await
             .map_err(|e| e.to_api_error())?;
         return Ok(Ran {

@@ -196,6 +196,8 @@ pub fn mcp_plugin(
             prompts: discovered.prompts,
             headers: access.headers.clone(),
             revision: discovered.revision.clone(),
+            tools_listed_at: Some(crate::clock::now_ms()),
+            tools_ttl_ms: discovered.tools_ttl_ms,
         }),
         ..Plugin::new(
             id,

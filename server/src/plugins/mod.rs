@@ -6,6 +6,7 @@
 //! - [`install`]: an OpenAPI description (pasted, or fetched through `safe_fetch`) or a
 //!   remote MCP server turned into a plugin.
 //! - [`dispatch`]: one call, run as a built-in, an MCP tool or a REST request.
+//! - [`relist`]: an installed MCP server's tools listed again.
 //!
 //! A call runs only what the caller's registry holds (never a definition from the
 //! browser): the fingerprint is recomputed and a mismatch refused, the arguments are
@@ -16,13 +17,15 @@
 pub mod dispatch;
 pub mod install;
 pub mod registry;
+pub mod relist;
 
 use std::sync::Arc;
 
 use axum::http::HeaderMap;
 use hearth_core::api::{
     ApiError, DeploymentMode, ErrorCode, PluginExecuteRequest, PluginExecuteResponse,
-    PluginInstallRequest, PluginInstallResponse, PluginListResponse, RegisteredPlugin,
+    PluginInstallRequest, PluginInstallResponse, PluginListResponse, PluginRefreshRequest,
+    PluginRefreshResponse, RegisteredPlugin,
 };
 use hearth_core::byok::{Envelope, context};
 use hearth_core::plugin::fingerprint::fingerprint;
@@ -58,16 +61,22 @@ fn no_such_plugin() -> ApiError {
     ApiError::new(ErrorCode::NotFound, "You have no plugin with this id")
 }
 
-/// A plugin with the fingerprint of each function, as the browser lists it.
+/// A plugin with the fingerprint of each function, as the browser lists it, and for an
+/// MCP server how much longer its tool list keeps.
 fn registered(plugin: Plugin) -> RegisteredPlugin {
     let fingerprints = plugin
         .functions
         .iter()
         .map(|f| (f.name.clone(), fingerprint(&plugin, f)))
         .collect();
+    let tools_fresh_for_ms = plugin
+        .mcp
+        .as_ref()
+        .and_then(|m| m.tools_fresh_for(crate::clock::now_ms()));
     RegisteredPlugin {
         plugin,
         fingerprints,
+        tools_fresh_for_ms,
     }
 }
 
@@ -191,6 +200,68 @@ impl Plugins {
         })
     }
 
+    /// Lists the tools of the MCP plugin `request` names again, with its credential, and
+    /// keeps the result in the registry of `scope`.
+    pub async fn refresh_tools(
+        &self,
+        scope: &str,
+        request: PluginRefreshRequest,
+    ) -> Result<PluginRefreshResponse, ApiError> {
+        let (plugin, server) = self.mcp_plugin(scope, &request.plugin_id).await?;
+        let secret =
+            self.open_credential(request.auth.as_ref(), &context::plugin_auth(&plugin.id))?;
+        let access = Access {
+            auth: &plugin.auth,
+            secret: secret.as_deref(),
+            headers: &server.headers,
+            revision: server.revision.as_deref(),
+        };
+        let discovered = mcp::discover(&self.fetch, &server.server_url, &access)
+            .await
+            .map_err(|e| e.to_api_error())?;
+        // Read again after the server answered: another request may have changed the
+        // registry meanwhile (a revision noted, another plugin installed, this one
+        // removed), and only this plugin's list is replaced, on what it is now.
+        let mut plugins = self.registry.list(scope).await.map_err(store_down)?;
+        let taken = plugins
+            .iter()
+            .filter(|p| p.id != plugin.id)
+            .flat_map(|p| p.functions.iter().map(|f| f.name.clone()))
+            .collect();
+        let Some(slot) = plugins.iter_mut().find(|p| p.id == plugin.id) else {
+            return Err(no_such_plugin());
+        };
+        let current = slot.mcp.clone().unwrap_or(server);
+        let relisted = relist::relisted(slot, &current, discovered, taken, crate::clock::now_ms());
+        *slot = relisted.plugin.clone();
+        self.registry
+            .save(scope, &plugins)
+            .await
+            .map_err(store_down)?;
+        Ok(PluginRefreshResponse {
+            registered: registered(relisted.plugin),
+            skipped: relisted.skipped,
+            added: relisted.added,
+            removed: relisted.removed,
+        })
+    }
+
+    /// The MCP plugin `plugin_id` of `scope`, with its MCP part.
+    async fn mcp_plugin(
+        &self,
+        scope: &str,
+        plugin_id: &str,
+    ) -> Result<(Plugin, hearth_core::plugin::McpInfo), ApiError> {
+        let plugins = self.registry.list(scope).await.map_err(store_down)?;
+        plugins
+            .into_iter()
+            .find(|p| p.id == plugin_id)
+            .and_then(|p| p.mcp.clone().map(|m| (p, m)))
+            .ok_or_else(|| {
+                ApiError::new(ErrorCode::NotFound, "You have no MCP plugin with this id")
+            })
+    }
+
     /// Removes the plugin `plugin_id` from `scope`.
     pub async fn uninstall(&self, scope: &str, plugin_id: &str) -> Result<(), ApiError> {
         let mut plugins = self.registry.list(scope).await.map_err(store_down)?;
@@ -294,14 +365,7 @@ impl Plugins {
         envelope: Option<&Envelope>,
         what: Browse,
     ) -> Result<Value, ApiError> {
-        let plugins = self.registry.list(scope).await.map_err(store_down)?;
-        let (plugin, server) = plugins
-            .into_iter()
-            .find(|p| p.id == plugin_id)
-            .and_then(|p| p.mcp.clone().map(|m| (p, m)))
-            .ok_or_else(|| {
-                ApiError::new(ErrorCode::NotFound, "You have no MCP plugin with this id")
-            })?;
+        let (plugin, server) = self.mcp_plugin(scope, plugin_id).await?;
         let secret = self.open_credential(envelope, &context::plugin_auth(&plugin.id))?;
         let access = Access {
             auth: &plugin.auth,

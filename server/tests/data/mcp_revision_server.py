@@ -13,22 +13,31 @@ stateless 2026-07-28 revision (`server/discover`, every request self-contained):
   --list-ttl-ms N    list results (tools, prompts, resources) carry ttlMs N (2026-07-28 only)
   --cache-scope S    ... and cacheScope S (public or private; private by default)
 
-Tools `add` and `echo`, prompt `greet` (argument `name`), resources `note://today` (text)
-and `note://logo.png` (a 48×32 PNG, as a base64 blob).
-Test hook: `GET /test/stats` counts the JSON-RPC requests seen, by method, and how many
-carried `MCP-Protocol-Version: 2026-07-28` (`stateless`) or a session id (`sessions`)."""
+Tools `add`, `echo` and `forecast` (its `region` argument mirrored into the
+`Mcp-Param-Region` header, SEP-2243: under 2026-07-28 the SDK refuses a call whose header is
+missing or differs), prompt `greet` (argument `name`), resources `note://today` (text) and
+`note://logo.png` (a 48×32 PNG, as a base64 blob).
+Test hooks: `GET /test/stats` counts the JSON-RPC requests seen, by method, how many carried
+`MCP-Protocol-Version: 2026-07-28` (`stateless`) or a session id (`sessions`), and the
+`tools/call` requests that carried `Mcp-Param-Region` (`region-headers`);
+`POST /test/add-tool` adds the tool `multiply` and `POST /test/remove-tool` removes `echo`
+(a server whose tools change while it runs); after `POST /test/hang-lists` every
+`tools/list` waits 120 s before it is answered (a hung server)."""
 
 import argparse
+import asyncio
 import json
 import struct
 import zlib
 from collections import Counter
+from typing import Annotated
 
 import uvicorn
 from asgi_body import buffered
 from mcp.server import streamable_http_manager
 from mcp.server.caching import CacheHint
 from mcp.server.mcpserver import MCPServer
+from pydantic import Field
 
 STATELESS = "2026-07-28"
 
@@ -57,6 +66,17 @@ def add(a: int, b: int) -> int:
 def echo(message: str) -> str:
     """Say the message back."""
     return message
+
+
+@server.tool()
+def forecast(region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})], days: int = 1) -> str:
+    """The weather for a region (routed by the region's header)."""
+    return f"Sunny in {region} for {days} day(s)."
+
+
+def multiply(a: int, b: int) -> int:
+    """Multiply two whole numbers."""
+    return a * b
 
 
 @server.prompt()
@@ -97,14 +117,22 @@ if args.only == "stateless":
     streamable_http_manager.HANDSHAKE_PROTOCOL_VERSIONS = ()
 
 stats = Counter()
+hung = {"lists": False}
 
 
 def counted(inner):
     async def app(scope, receive, send):
-        if scope["type"] != "http" or scope["path"] != "/test/stats" and scope["path"] != "/mcp":
+        hooks = ("/test/stats", "/test/add-tool", "/test/remove-tool", "/test/hang-lists")
+        if scope["type"] != "http" or scope["path"] not in hooks and scope["path"] != "/mcp":
             await inner(scope, receive, send)
             return
-        if scope["path"] == "/test/stats":
+        if scope["path"] in hooks:
+            if scope["path"] == "/test/add-tool":
+                server.add_tool(multiply)
+            elif scope["path"] == "/test/remove-tool":
+                server.remove_tool("echo")
+            elif scope["path"] == "/test/hang-lists":
+                hung["lists"] = True
             body = json.dumps(dict(stats)).encode()
             await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]})
             await send({"type": "http.response.body", "body": body})
@@ -121,6 +149,10 @@ def counted(inner):
             stats[method or "(response)"] += 1
             stats["stateless"] += version == STATELESS
             stats["sessions"] += b"mcp-session-id" in headers
+            if method == "tools/call" and b"mcp-param-region" in headers:
+                stats["region-headers"] += 1
+        if method == "tools/list" and hung["lists"]:
+            await asyncio.sleep(120)
         if args.only == "handshake" and version == STATELESS:
             error = {"jsonrpc": "2.0", "error": {"code": -32000, "message": "Bad Request: Server not initialized"}, "id": None}
             await send({"type": "http.response.start", "status": 400, "headers": [(b"content-type", b"application/json")]})
