@@ -274,6 +274,13 @@ pub async fn mcp_prompts(
     post_named("/api/mcp/prompts", request, None, None).await
 }
 
+/// `POST /api/plugins/refresh`: an installed MCP server's tools listed again.
+pub async fn refresh_plugin(
+    request: &hearth_core::api::PluginRefreshRequest,
+) -> Result<hearth_core::api::PluginRefreshResponse, EdgeError> {
+    post_json("/api/plugins/refresh", request).await
+}
+
 /// `POST /api/mcp/oauth/discover`: how to sign in to the MCP server at `server_url`,
 /// probed with its plain `headers`.
 pub async fn oauth_discover(

@@ -714,4 +714,10 @@ keys! {
     PluginsSignInHere => "oauth.here",
     PluginsSignInLeaving => "oauth.leaving",
     PluginsSignInReturning => "oauth.returning",
+    ToolsNotRelisted => "tools.not_relisted",
+    ToolsChanged => "tools.changed",
+    PluginsRefreshTools => "plugins.refresh_tools",
+    PluginsRefreshing => "plugins.refreshing",
+    PluginsToolsUnchanged => "plugins.tools_unchanged",
+    PluginsRefreshFailed => "plugins.refresh_failed",
 }

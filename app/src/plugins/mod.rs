@@ -8,13 +8,16 @@
 //! vault in the place of the credential; [`oauth`] signs in and gives each call a fresh
 //! bearer token (refreshed when due, and once more when the server refuses one).
 //!
+//! What is asked of an MCP server beside its tools' calls is in [`mcp`]: its tools listed
+//! again (`POST /api/plugins/refresh`) when [`tool_lists`] says the list is due (the
+//! server's keeping time ran out, or the credential changed), its prompts and resources.
+//!
 //! Which plugins and functions a reply offers is the user's choice in the preferences
 //! record (`hearth_core::plugin::selection`); this module holds what the edge knows.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use hearth_core::api::{
-    McpPromptsAction, McpPromptsRequest, McpResourcesAction, McpResourcesRequest,
     PluginExecuteRequest, PluginExecuteResponse, PluginInstallRequest, PluginInstallResponse,
     RegisteredPlugin,
 };
@@ -33,8 +36,10 @@ use crate::vault::Vault;
 
 pub mod credential_changes;
 mod errors;
+mod mcp;
 pub mod more_access;
 pub mod oauth;
+pub mod tool_lists;
 
 use errors::note_wanted_scope;
 pub use errors::{CallError, CredentialError, refused_by_server};
@@ -161,6 +166,10 @@ impl Plugins {
     pub async fn refresh(&self) {
         match edge::list_plugins().await {
             Ok(list) => {
+                let now = crate::browser::now();
+                for registered in &list.plugins {
+                    tool_lists::note_listed(registered, now);
+                }
                 self.installed.set(list.plugins);
                 self.builtins.set(list.builtins);
                 self.state.set(ListState::Ready);
@@ -373,6 +382,10 @@ impl Plugins {
         let stored = match load().await? {
             // A pasted token (an OpenAPI `oauth2` plugin's) is used as it is.
             Some(session) if session.trim_start().starts_with('{') => session,
+            // An MCP server signed in to has no session left (signed out, or the grant
+            // ended on an earlier request): the way on is a new sign-in, not the edge's
+            // "add a credential".
+            None if plugin.mcp.is_some() => return Err(CallError::SignIn),
             other => return Ok(other),
         };
         let server_url = plugin.mcp.map(|m| m.server_url).unwrap_or_default();
@@ -467,42 +480,6 @@ impl Plugins {
                 auth,
             };
             edge::execute_plugin(&request, signal).await
-        })
-        .await
-    }
-
-    /// Lists an MCP plugin's prompts, or gets one, through the edge, with the plugin's
-    /// credential sealed for it; the server's result.
-    pub async fn mcp_prompts(
-        &self,
-        plugin_id: &str,
-        action: McpPromptsAction,
-    ) -> Result<Value, CallError> {
-        self.sealed_call(plugin_id, async |auth| {
-            let request = McpPromptsRequest {
-                plugin_id: plugin_id.to_string(),
-                auth,
-                action: action.clone(),
-            };
-            edge::mcp_prompts(&request).await
-        })
-        .await
-    }
-
-    /// Lists an MCP plugin's resources, or reads one, through the edge, with the plugin's
-    /// credential sealed for it; the server's result.
-    pub async fn mcp_resources(
-        &self,
-        plugin_id: &str,
-        action: McpResourcesAction,
-    ) -> Result<Value, CallError> {
-        self.sealed_call(plugin_id, async |auth| {
-            let request = McpResourcesRequest {
-                plugin_id: plugin_id.to_string(),
-                auth,
-                action: action.clone(),
-            };
-            edge::mcp_resources(&request).await
         })
         .await
     }

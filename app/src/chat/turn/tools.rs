@@ -8,6 +8,11 @@
 //! groups of four, results kept in the model's order; each call's card follows its
 //! status live, and the reply is written after every group.
 //!
+//! Before a reply offers tools, the MCP servers whose tool lists are due (the keeping
+//! time ran out, or the credential changed) are listed again, all at once and for at
+//! most two seconds, in a lazy chunk (`relist`); what came and went, or why a list could
+//! not be refreshed, is said in a toast.
+//!
 //! A call waiting for the user is denied when the reply is stopped or the user leaves
 //! the conversation (fail closed); a reload denies it through the stored record
 //! (`ToolCallRecord::reopened`). A denial is the call's result, so the model continues.
@@ -50,9 +55,61 @@ pub(super) async fn toolset(context: TurnContext) -> Toolset {
         );
     }
     let prefs = context.prefs.value.with_untracked(|p| p.tools.clone());
+    let stale = context.plugins.stale_tool_lists(&prefs, now());
+    if !stale.is_empty() {
+        relist(context, stale).await;
+    }
     let builtins = context.plugins.builtins.get_untracked();
     let installed = context.plugins.installed.get_untracked();
     selection::toolset(&builtins, &installed, &prefs)
+}
+
+/// How long a reply waits for stale tool lists before it goes on with the lists in hand,
+/// in ms: a slow or hung server must not hold every reply for its whole deadline.
+const RELIST_WAIT_MS: f64 = 2_000.0;
+
+/// Lists the tools of the MCP plugins `ids` again (their lists are stale), all at once,
+/// waiting at most [`RELIST_WAIT_MS`]; a list that comes later serves the next reply.
+/// What came and went, or why a list could not be refreshed, is said in a toast when it
+/// is known: news, not failures (the reply goes on either way). Loaded only when a list
+/// is stale.
+#[lazy]
+async fn relist(context: TurnContext, ids: Vec<String>) {
+    let done = std::rc::Rc::new(std::cell::Cell::new(false));
+    let finished = done.clone();
+    leptos::task::spawn_local(async move {
+        let plugins = context.plugins;
+        let each = ids.into_iter().map(|id| async move {
+            let title = plugins
+                .find(&id)
+                .map(|p| p.title)
+                .unwrap_or_else(|| id.clone());
+            (title, plugins.refresh_tools(&id).await)
+        });
+        for (title, answer) in futures::future::join_all(each).await {
+            let text = match answer {
+                Ok(done) if done.added.is_empty() && done.removed.is_empty() => continue,
+                Ok(done) => context.i18n.t_with(
+                    Key::ToolsChanged,
+                    &[
+                        ("title", &title),
+                        ("added", &done.added.len().to_string()),
+                        ("removed", &done.removed.len().to_string()),
+                    ],
+                ),
+                Err(reason) => context.i18n.t_with(
+                    Key::ToolsNotRelisted,
+                    &[("title", &title), ("reason", &reason.to_string())],
+                ),
+            };
+            context.toasts.show(ToastKind::Info, text);
+        }
+        finished.set(true);
+    });
+    let started = now();
+    while !done.get() && now() - started < RELIST_WAIT_MS {
+        sleep_ms(25).await;
+    }
 }
 
 /// Runs the first `run` calls of the reply's last round (the rest were skipped).

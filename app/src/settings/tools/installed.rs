@@ -1,7 +1,8 @@
 //! Settings › Tools › the plugins: built-in ones first, then the installed ones, each
 //! with its switch, its functions (each with its risk and own switch), its credential
 //! (kept in the vault, shown masked; for an MCP server signed in to, whether it is, with
-//! Sign out or Sign in) and, for installed ones, Uninstall. Names two
+//! Sign out or Sign in), for an MCP server "List tools again", and for installed ones
+//! Uninstall. Names two
 //! plugins expose are listed as collisions: neither is offered until one is switched off.
 
 use hearth_core::api::RegisteredPlugin;
@@ -15,6 +16,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::image_model::ImageModelField;
+use super::refresh_tools::RefreshTools;
 use super::save_prefs;
 use super::sign_in::{SignIn, failure};
 use crate::i18n::{I18n, Key, tr, use_i18n};
@@ -170,6 +172,9 @@ fn PluginCard(registered: RegisteredPlugin) -> impl IntoView {
                         aria-label=format!("{}: {}", i18n.t(Key::PluginsEnabled), plugin.title) />
                     <span aria-hidden="true">{tr(Key::PluginsEnabled)}</span>
                 </label>
+                {plugin.mcp.is_some().then(|| view! {
+                    <RefreshTools plugin_id=id.clone() title=plugin.title.clone() />
+                })}
                 {installed.then(|| view! {
                     <button type="button" class="button button--secondary button--small" data-uninstall="" on:click=uninstall
                         aria-label=format!("{}: {}", i18n.t(Key::PluginsUninstall), plugin.title)>

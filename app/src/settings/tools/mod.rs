@@ -7,7 +7,8 @@
 //!   MCP server with an optional token, its header and plain headers).
 //! - [`registry`]: browsing the official MCP registry, which fills the install form.
 //! - [`installed`]: the built-in and installed plugins with their switches, functions,
-//!   credential and Uninstall, and the names two plugins expose (collisions).
+//!   credential and Uninstall, and the names two plugins expose (collisions);
+//!   [`refresh_tools`]: an MCP server's tools listed again.
 //! - [`image_model`]: the model the built-in image generator draws with.
 //! - [`sign_in`]: signing in to an MCP server (a login window, or this tab when the
 //!   window is blocked); [`come_back`] finishes a sign-in that took the tab away.
@@ -16,6 +17,7 @@ mod come_back;
 mod image_model;
 mod install;
 mod installed;
+mod refresh_tools;
 mod registry;
 mod sign_in;
 
