@@ -1,5 +1,6 @@
-// Before the wasm: the stored theme and language on <html>, and a non-English catalog
-// requested for the app to take (app/src/i18n/mod.rs). A file, not inline, for the CSP.
+// Before the wasm: the stored theme and language on <html> (and the manifest in that
+// language), and a non-English catalog requested for the app to take
+// (app/src/i18n/mod.rs). A file, not inline, for the CSP.
 (function () {
   var root = document.documentElement;
   var locale;
@@ -21,6 +22,10 @@
     }
   }
   root.setAttribute("lang", locale);
+  // The installed app's name and shortcuts in the same language (as the app does when the
+  // language changes: browser::link_manifest).
+  var manifest = document.querySelector('link[rel="manifest"]');
+  if (manifest && locale !== "en") manifest.setAttribute("href", "/manifest." + locale + ".webmanifest");
   if (locale !== "en") {
     var response = fetch("/locales/" + locale + ".json");
     response.catch(function () {});

@@ -69,6 +69,22 @@ pub fn set_root_attribute(name: &str, value: Option<&str>) {
     }
 }
 
+/// Links the web app manifest in the language `tag` (`public/manifest.<tag>.webmanifest`;
+/// English is `manifest.webmanifest`), so an install takes its name and shortcuts in the
+/// user's language; `boot.js` links it before the app starts.
+pub fn link_manifest(tag: &str) {
+    let href = if tag == "en" {
+        "/manifest.webmanifest".to_string()
+    } else {
+        format!("/manifest.{tag}.webmanifest")
+    };
+    if let Ok(Some(link)) = document().query_selector("link[rel=\"manifest\"]")
+        && link.get_attribute("href").as_deref() != Some(href.as_str())
+    {
+        let _ = link.set_attribute("href", &href);
+    }
+}
+
 /// The element that has focus, if it is an HTML element.
 pub fn active_element() -> Option<web_sys::HtmlElement> {
     document()

@@ -133,7 +133,11 @@ pub fn App() -> impl IntoView {
     pwa.start();
     shell::address::follow(chat, toasts, i18n);
 
-    Effect::new(move |_| browser::set_root_attribute("lang", Some(i18n.locale().tag())));
+    Effect::new(move |_| {
+        let tag = i18n.locale().tag();
+        browser::set_root_attribute("lang", Some(tag));
+        browser::link_manifest(tag);
+    });
     // Closing the settings drops its deep link.
     Effect::new(move |previous: Option<bool>| {
         let open = shell.settings_open.get();
