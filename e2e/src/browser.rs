@@ -169,6 +169,31 @@ impl Browser {
         self.wait_until_within(expression, WAIT).await;
     }
 
+    /// Stores `locale` as the user's language choice, reloads, and waits until the page
+    /// is in it.
+    pub async fn reload_in(&self, locale: &str) {
+        self.js(
+            "localStorage.setItem('hearth.locale', arguments[0])",
+            vec![json!(locale)],
+        )
+        .await;
+        self.reload_app().await;
+        self.wait_until(&format!(
+            "document.documentElement.lang === {}",
+            json!(locale)
+        ))
+        .await;
+    }
+
+    /// Waits until a toast's text holds `text`.
+    pub async fn wait_for_toast(&self, text: &str) {
+        self.wait_until(&format!(
+            "[...document.querySelectorAll('.toast')].some((t) => t.textContent.includes({}))",
+            json!(text)
+        ))
+        .await;
+    }
+
     /// [`Browser::wait_until`] with its own bound, for work that is heavy by design (an
     /// 8 MiB reply), which a machine running many tests at once may take longer than
     /// [`WAIT`] to finish.
@@ -332,6 +357,22 @@ impl Browser {
             errors.is_empty(),
             "the page logged errors: {:#?}",
             errors.iter().map(|e| &e.message).collect::<Vec<_>>()
+        );
+    }
+
+    /// Fails the test if the app logged an error that `expected` does not accept (the
+    /// failed requests a test asked for: the browser logs an edge's 4xx and 5xx).
+    pub async fn assert_no_console_errors_but(&self, expected: impl Fn(&str) -> bool) {
+        let unexpected: Vec<String> = self
+            .console_errors()
+            .await
+            .into_iter()
+            .map(|entry| entry.message)
+            .filter(|message| !expected(message))
+            .collect();
+        assert!(
+            unexpected.is_empty(),
+            "the page logged errors: {unexpected:#?}"
         );
     }
 

@@ -201,12 +201,7 @@ async fn refusals_are_explained_and_a_removed_file_leaves_nothing() {
         let paths: Vec<&Path> = files.iter().map(|p| p.as_path()).collect();
         attach(&session, &paths).await;
         for text in texts {
-            session
-                .wait_until(&format!(
-                    "[...document.querySelectorAll('.toast')].some((t) => t.textContent.includes({}))",
-                    json!(text)
-                ))
-                .await;
+            session.wait_for_toast(text).await;
         }
     }
     session
@@ -269,11 +264,7 @@ async fn a_pdf_is_read_by_the_edge_and_a_scan_is_explained() {
     let scan = dir.join("scan.pdf");
     std::fs::write(&scan, pdf::scanned_pdf(1)).unwrap();
     attach(&session, &[&report, &scan]).await;
-    session
-        .wait_until(
-            "[...document.querySelectorAll('.toast')].some((t) => t.textContent.includes('scan.pdf has no text to read'))",
-        )
-        .await;
+    session.wait_for_toast("scan.pdf has no text to read").await;
     ready_chips(&session, 1).await;
     assert_eq!(
         session
@@ -318,11 +309,7 @@ async fn without_a_model_the_files_stay_in_the_composer() {
     attach(&session, &[&notes]).await;
     ready_chips(&session, 1).await;
     send(&session, "Hello").await;
-    session
-        .wait_until(
-            "[...document.querySelectorAll('.toast')].some((t) => t.textContent.includes('Add a model provider'))",
-        )
-        .await;
+    session.wait_for_toast("Add a model provider").await;
     // Neither the text nor the file was taken: both wait for a provider.
     ready_chips(&session, 1).await;
     assert_eq!(

@@ -250,14 +250,9 @@ async fn a_provider_error_is_a_status_block_with_retry_not_content() {
         json!("partial wo"),
         "the partial text is kept"
     );
-    let errors: Vec<String> = session
-        .console_errors()
-        .await
-        .into_iter()
-        .map(|e| e.message)
-        .filter(|m| !m.contains("429"))
-        .collect();
-    assert!(errors.is_empty(), "{errors:?}");
+    session
+        .assert_no_console_errors_but(|m| m.contains("429"))
+        .await;
     session.browser.close().await;
 }
 
@@ -286,13 +281,7 @@ async fn a_reply_shows_its_phase_and_its_failure_in_the_users_language() {
         json!(0)
     );
     // A failure is stored as its code and shown in the language the user reads.
-    session
-        .js("localStorage.setItem('hearth.locale', 'ja')", vec![])
-        .await;
-    session.reload_app().await;
-    session
-        .wait_until("document.documentElement.lang === 'ja'")
-        .await;
+    session.reload_in("ja").await;
     open_latest(&session).await;
     fixture.enqueue(Reply::text("").status(429, "Slow down"));
     send(&session, "もう一度").await;
@@ -312,14 +301,9 @@ async fn a_reply_shows_its_phase_and_its_failure_in_the_users_language() {
         "no English sentence: {block}"
     );
     session.screenshot("chat-error-ja").await;
-    let errors: Vec<String> = session
-        .console_errors()
-        .await
-        .into_iter()
-        .map(|e| e.message)
-        .filter(|m| !m.contains("429"))
-        .collect();
-    assert!(errors.is_empty(), "{errors:?}");
+    session
+        .assert_no_console_errors_but(|m| m.contains("429"))
+        .await;
     session.browser.close().await;
 }
 
@@ -704,17 +688,13 @@ async fn a_relayed_reply_survives_a_network_cut_mid_stream_and_a_stop_ends_its_c
     );
     // Only what the test caused: the direct attempts CORS refused, and the cut itself.
     let provider = fixture.url();
-    let unexpected: Vec<String> = session
-        .console_errors()
-        .await
-        .into_iter()
-        .map(|entry| entry.message)
-        .filter(|m| !m.contains(&provider) && !m.contains("blocked by CORS policy"))
-        .filter(|m| {
-            !(m.contains("/api/chat/relay ") && m.contains("ERR_INCOMPLETE_CHUNKED_ENCODING"))
+    session
+        .assert_no_console_errors_but(|m| {
+            m.contains(&provider)
+                || m.contains("blocked by CORS policy")
+                || (m.contains("/api/chat/relay ") && m.contains("ERR_INCOMPLETE_CHUNKED_ENCODING"))
         })
-        .collect();
-    assert!(unexpected.is_empty(), "{unexpected:#?}");
+        .await;
     session.browser.close().await;
 }
 

@@ -315,19 +315,13 @@ async fn an_mcp_server_that_asks_to_sign_in_is_signed_in_refreshed_and_signed_in
     // The browser logs the answers this test asked for (the install refused until the
     // sign-in, the refresh of the revoked grant, the sign-out with the server gone);
     // nothing else.
-    let unexpected: Vec<String> = session
-        .console_errors()
-        .await
-        .into_iter()
-        .map(|entry| entry.message)
-        .filter(|m| {
-            let asked_for = (m.contains("/api/plugins/install") && m.contains("401"))
+    session
+        .assert_no_console_errors_but(|m| {
+            (m.contains("/api/plugins/install") && m.contains("401"))
                 || (m.contains("/api/mcp/oauth/token") && m.contains("502"))
-                || (m.contains("/api/mcp/oauth/revoke") && m.contains("502"));
-            !asked_for
+                || (m.contains("/api/mcp/oauth/revoke") && m.contains("502"))
         })
-        .collect();
-    assert!(unexpected.is_empty(), "{unexpected:?}");
+        .await;
 }
 
 #[tokio::test]
@@ -384,17 +378,12 @@ async fn a_call_that_needs_more_access_says_so_and_a_wider_sign_in_gives_it() {
     let rows = ask_tool(&session, &fixture, &admin).await;
     the_call_was(&rows, "done", "admin report");
     // The console has the install's and the refused call's 401s, as expected; nothing else.
-    let errors: Vec<String> = session
-        .console_errors()
-        .await
-        .into_iter()
-        .map(|entry| entry.message)
-        .filter(|m| {
-            !(m.contains("status of 401")
-                && (m.contains("/api/plugins/install") || m.contains("/api/plugins/execute")))
+    session
+        .assert_no_console_errors_but(|m| {
+            m.contains("status of 401")
+                && (m.contains("/api/plugins/install") || m.contains("/api/plugins/execute"))
         })
-        .collect();
-    assert!(errors.is_empty(), "{errors:?}");
+        .await;
 }
 
 #[tokio::test]
@@ -493,15 +482,11 @@ async fn a_blocked_login_window_signs_in_in_this_tab_and_comes_back_to_finish() 
     // The console has the install's 401 (the server asked to sign in) and what the
     // authorization server's own pages logged (its missing favicon); nothing else.
     let peer_page = format!("http://127.0.0.1:{}/", peer.port);
-    let errors: Vec<String> = session
-        .console_errors()
-        .await
-        .into_iter()
-        .map(|entry| entry.message)
-        .filter(|m| !(m.contains("/api/plugins/install") && m.contains("401")))
-        .filter(|m| !m.starts_with(&peer_page))
-        .collect();
-    assert!(errors.is_empty(), "{errors:?}");
+    session
+        .assert_no_console_errors_but(|m| {
+            (m.contains("/api/plugins/install") && m.contains("401")) || m.starts_with(&peer_page)
+        })
+        .await;
 }
 
 #[tokio::test]
@@ -525,12 +510,7 @@ async fn a_server_that_starts_without_a_token_still_asks_to_sign_in_and_lists_it
         .wait_for("#plugins-installed [data-function$='whoami']")
         .await;
     assert_eq!(signed_in(&session).await, json!("true"));
-    let errors: Vec<String> = session
-        .console_errors()
-        .await
-        .into_iter()
-        .map(|entry| entry.message)
-        .filter(|m| !(m.contains("/api/plugins/install") && m.contains("401")))
-        .collect();
-    assert!(errors.is_empty(), "{errors:?}");
+    session
+        .assert_no_console_errors_but(|m| m.contains("/api/plugins/install") && m.contains("401"))
+        .await;
 }

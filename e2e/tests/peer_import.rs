@@ -221,9 +221,7 @@ async fn other_apps_exports_come_in_with_their_branches_and_without_their_keys()
         "images 1",
     )
     .await;
-    session
-        .wait_until("[...document.querySelectorAll('.toast')].some((t) => t.textContent.includes('Files: 3'))")
-        .await;
+    session.wait_for_toast("Files: 3").await;
     assert_eq!(
         stored_files(&session).await.as_array().map(Vec::len),
         Some(6),

@@ -306,15 +306,10 @@ async fn model_lists_come_directly_or_through_the_relay_when_cors_blocks() {
         "the edge called the blocked provider with the key the browser sealed: {calls:?}"
     );
     // The browser's own attempt at the blocked provider fails on CORS; nothing else may.
-    let unexpected: Vec<String> = session
-        .console_errors()
-        .await
-        .into_iter()
-        .map(|e| e.message)
-        .filter(|m| {
-            !m.contains("CORS") && !m.contains("Failed to fetch") && !m.contains("net::ERR_FAILED")
+    session
+        .assert_no_console_errors_but(|m| {
+            m.contains("CORS") || m.contains("Failed to fetch") || m.contains("net::ERR_FAILED")
         })
-        .collect();
-    assert!(unexpected.is_empty(), "{unexpected:#?}");
+        .await;
     session.browser.close().await;
 }

@@ -5,7 +5,8 @@
 //! renders a stored conversation, searches, opens the settings and exports; sending says
 //! it is offline, and works again once the network is back. A share (the share target's
 //! multipart POST) lands in a new chat's composer, text and files; the shortcuts open a
-//! new chat and the search palette.
+//! new chat and the search palette. The manifest the page links is in the user's
+//! language, and each translated one differs from the English only in its words.
 
 use std::collections::BTreeSet;
 
@@ -226,11 +227,7 @@ async fn the_installed_app_works_offline_and_its_cache_holds_the_build_and_nothi
         .click()
         .await
         .expect("export");
-    session
-        .wait_until(
-            "[...document.querySelectorAll('.toast')].some((t) => t.textContent.includes('Exported'))",
-        )
-        .await;
+    session.wait_for_toast("Exported").await;
     session.press(&[fantoccini::key::Key::Escape]).await;
     session
         .wait_until("!document.querySelector('dialog')?.open")
@@ -478,11 +475,7 @@ async fn a_share_lands_in_a_new_chat_and_the_shortcuts_open_what_they_name() {
 
     // A share id nobody made: said, and nothing else happens.
     session.open_app("/?share=..%2F..%2Fapi%2Fconfig").await;
-    session
-        .wait_until(
-            "[...document.querySelectorAll('.toast')].some((t) => t.textContent.includes('shared'))",
-        )
-        .await;
+    session.wait_for_toast("shared").await;
 
     // The shortcuts.
     session.open_app("/?action=search").await;
@@ -498,4 +491,118 @@ async fn a_share_lands_in_a_new_chat_and_the_shortcuts_open_what_they_name() {
         .wait_until("document.activeElement?.id === 'composer-input'")
         .await;
     session.finish().await;
+}
+
+/// The manifest the page links, its parse errors, and its parsed data, as DevTools reads
+/// them.
+async fn manifest_of(session: &Browser) -> (String, Value, Value) {
+    let manifest = session.cdp("Page.getAppManifest", json!({})).await;
+    let parsed = serde_json::from_str(manifest["data"].as_str().unwrap_or("null")).unwrap();
+    (
+        manifest["url"].as_str().unwrap_or_default().to_string(),
+        manifest["errors"].clone(),
+        parsed,
+    )
+}
+
+/// The shortcuts' names of a parsed manifest.
+fn shortcut_names(parsed: &Value) -> Vec<String> {
+    parsed["shortcuts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test]
+async fn the_installed_apps_name_and_shortcuts_are_in_the_users_language() {
+    let fixture = ProviderFixture::start().await;
+    let session = ready(&fixture).await;
+    controlled(&session).await;
+    let (url, errors, parsed) = manifest_of(&session).await;
+    assert!(url.ends_with("/manifest.webmanifest"), "{url}");
+    assert_eq!(errors, json!([]));
+    assert_eq!(
+        shortcut_names(&parsed),
+        ["New chat", "Search conversations"]
+    );
+
+    // Chosen before the page starts: the page links the Japanese manifest from the start,
+    // and the app stays installable with it.
+    session.reload_in("ja").await;
+    let (url, errors, parsed) = manifest_of(&session).await;
+    assert!(url.ends_with("/manifest.ja.webmanifest"), "{url}");
+    assert_eq!(errors, json!([]));
+    assert_eq!(parsed["lang"], "ja");
+    assert_eq!(shortcut_names(&parsed), ["新しいチャット", "会話を検索"]);
+    let installability = session.cdp("Page.getInstallabilityErrors", json!({})).await;
+    assert_eq!(
+        installability["installabilityErrors"],
+        json!([]),
+        "{installability}"
+    );
+
+    // Chosen in Settings: the link follows at once.
+    session.open_settings_tab("general").await;
+    session
+        .wait_for("#settings-language")
+        .await
+        .select_by_value("zh-CN")
+        .await
+        .expect("choose Chinese");
+    session
+        .wait_until(
+            "document.querySelector('link[rel=manifest]').getAttribute('href') === '/manifest.zh-CN.webmanifest'",
+        )
+        .await;
+    let (_, errors, parsed) = manifest_of(&session).await;
+    assert_eq!(errors, json!([]));
+    assert_eq!(shortcut_names(&parsed), ["新对话", "搜索对话"]);
+    session.finish().await;
+}
+
+/// Each translated manifest is the English one with only its words translated: the same
+/// icons, shortcuts' targets, share target and file handler, so no language loses one.
+#[test]
+fn the_translated_manifests_differ_from_the_english_one_only_in_their_words() {
+    let read = |name: &str| -> Value {
+        let path = hearth_e2e::paths::repo_root().join("public").join(name);
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("a manifest"))
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+    };
+    let english = read("manifest.webmanifest");
+    assert_eq!(english["lang"], "en");
+    for tag in ["zh-CN", "ja"] {
+        let catalog: Value = serde_json::from_str(
+            &std::fs::read_to_string(
+                hearth_e2e::paths::repo_root().join(format!("app/locales/{tag}.json")),
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        let mut translated = read(&format!("manifest.{tag}.webmanifest"));
+        assert_eq!(translated["lang"], tag);
+        let description = translated["description"].as_str().unwrap().to_string();
+        assert!(!description.is_empty() && translated["description"] != english["description"]);
+        // The shortcuts say what the app's own sidebar and palette say.
+        assert_eq!(
+            translated["shortcuts"][0]["name"],
+            catalog["sidebar.new_chat"]
+        );
+        assert_eq!(translated["shortcuts"][1]["name"], catalog["search.title"]);
+        assert_eq!(
+            translated["shortcuts"][1]["short_name"],
+            catalog["sidebar.search"]
+        );
+        // Put the English words back: what is left must be the English manifest.
+        translated["lang"] = english["lang"].clone();
+        translated["description"] = english["description"].clone();
+        for i in 0..2 {
+            for field in ["name", "short_name"] {
+                translated["shortcuts"][i][field] = english["shortcuts"][i][field].clone();
+            }
+        }
+        assert_eq!(translated, english, "{tag}");
+    }
 }

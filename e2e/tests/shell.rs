@@ -717,10 +717,7 @@ async fn a_japanese_first_load_is_japanese_from_the_first_render_and_fetches_onl
 
     // A stored choice wins over the browser's language, from the first render too, and
     // only its catalog is requested.
-    browser
-        .js("localStorage.setItem('hearth.locale', 'zh-CN')", vec![])
-        .await;
-    browser.reload_app().await;
+    browser.reload_in("zh-CN").await;
     assert_eq!(
         browser.js("return window.__newChatTexts", vec![]).await,
         json!(["新对话"])
@@ -782,13 +779,7 @@ async fn every_settings_tab_the_command_menu_and_the_palette_are_worded_in_every
         let browser = browser_speaking(&stack, "en-US,en").await;
         browser.open_app("/").await;
         if locale != "en" {
-            browser
-                .js(
-                    &format!("localStorage.setItem('hearth.locale', '{locale}')"),
-                    vec![],
-                )
-                .await;
-            browser.reload_app().await;
+            browser.reload_in(locale).await;
         }
         // The settings dialog's English is not on the first load's path: only the
         // dialog fetches it.

@@ -96,15 +96,6 @@ async fn applied_skills(session: &AppSession) -> (String, String) {
     )
 }
 
-async fn toast_with(session: &AppSession, text: &str) {
-    session
-        .wait_until(&format!(
-            "[...document.querySelectorAll('.toast')].some((t) => t.textContent.includes({}))",
-            json!(text)
-        ))
-        .await;
-}
-
 #[tokio::test]
 async fn installed_edited_and_custom_skills_shape_the_request_and_an_inactive_one_never_does() {
     let fixture = ProviderFixture::start().await;
@@ -296,7 +287,9 @@ async fn skill_files_are_imported_as_text_and_scripted_ones_refused_by_their_rul
     )
     .unwrap();
     session.choose_files("#skills-import", &[&scripted]).await;
-    toast_with(&session, "instructions run scripts/fill.py").await;
+    session
+        .wait_for_toast("instructions run scripts/fill.py")
+        .await;
 
     let tools = dir.join("git-helper.md");
     std::fs::write(
@@ -305,7 +298,9 @@ async fn skill_files_are_imported_as_text_and_scripted_ones_refused_by_their_rul
     )
     .unwrap();
     session.choose_files("#skills-import", &[&tools]).await;
-    toast_with(&session, "Refused: needs external tools").await;
+    session
+        .wait_for_toast("Refused: needs external tools")
+        .await;
     session.wait_for("#skills-installed-empty").await;
 
     // A folder with a reference and an unnamed script, zipped the usual way (deflated).
@@ -334,8 +329,10 @@ async fn skill_files_are_imported_as_text_and_scripted_ones_refused_by_their_rul
         zip.finish().unwrap();
     }
     session.choose_files("#skills-import", &[&zip_path]).await;
-    toast_with(&session, "Meeting minutes imported and turned on").await;
-    toast_with(&session, "Not kept: scripts/export.py").await;
+    session
+        .wait_for_toast("Meeting minutes imported and turned on")
+        .await;
+    session.wait_for_toast("Not kept: scripts/export.py").await;
     let card = session
         .text_of("#skills-installed [data-skill='meeting-minutes']")
         .await;
@@ -572,7 +569,7 @@ async fn a_damaged_library_is_said_and_never_written_over() {
     assert_eq!(put, json!(true));
     session.reload_app().await;
     session.open_settings_tab("skills").await;
-    toast_with(&session, "Skills unreadable").await;
+    session.wait_for_toast("Skills unreadable").await;
     // A change is refused rather than written over the record.
     session
         .click_by_script("#skills-catalog [data-catalog-skill='proofread'] [data-skill-install]")

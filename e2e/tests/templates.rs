@@ -62,15 +62,6 @@ async fn active_command(session: &AppSession) -> Value {
         .await
 }
 
-async fn toast_with(session: &AppSession, text: &str) {
-    session
-        .wait_until(&format!(
-            "[...document.querySelectorAll('.toast')].some((t) => t.textContent.includes({}))",
-            json!(text)
-        ))
-        .await;
-}
-
 const TRANSLATE: &str = "Translate into {{language:choice:French|German}}:\n\n{{text:paragraph}}\n\nBy {{due:date}}, in {{words:number}} words at most.";
 
 #[tokio::test]
@@ -288,7 +279,7 @@ async fn the_slash_menu_runs_the_composers_own_commands_and_switches_skills_by_k
             .contains("Skill · on")
     );
     session.press(&[Key::Enter]).await;
-    toast_with(&session, "“Code review” is off.").await;
+    session.wait_for_toast("“Code review” is off.").await;
     type_in_composer(&session, "/code").await;
     session
         .wait_until("document.querySelector(\"[data-slash-command='code-review']\")?.textContent.includes('Skill · off')")
@@ -706,6 +697,35 @@ async fn resource_lists(peer: &Guard) -> u64 {
         .unwrap_or(0)
 }
 
+/// Types `@` (the menu opens with its `options` resources) and then ` and` (typing on
+/// past the mention closes it).
+async fn open_then_close_mentions(session: &AppSession, options: usize) {
+    type_in_composer(session, "@").await;
+    session
+        .wait_until(&format!(
+            "document.querySelectorAll('#slash-menu [role=option]').length === {options}"
+        ))
+        .await;
+    type_in_composer(session, " and").await;
+    session
+        .wait_until("!document.querySelector('.slash-menu')")
+        .await;
+}
+
+/// Waits (five seconds at most) until `peer` has seen `count` `resources/list` requests;
+/// how many it saw.
+async fn resource_lists_reach(peer: &Guard, count: u64) -> u64 {
+    let mut seen = 0;
+    for _ in 0..50 {
+        seen = resource_lists(peer).await;
+        if seen == count {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    seen
+}
+
 #[tokio::test]
 async fn resource_lists_are_kept_as_long_as_the_server_says_and_an_image_resource_attaches_as_an_image()
  {
@@ -726,16 +746,9 @@ async fn resource_lists_are_kept_as_long_as_the_server_says_and_an_image_resourc
         .await;
     session.close_settings().await;
 
-    // The menu opens: both servers are asked, each lists its two resources.
-    type_in_composer(&session, "@").await;
-    session
-        .wait_until("document.querySelectorAll('#slash-menu [role=option]').length === 4")
-        .await;
-    // Typing on past the mention closes the menu ...
-    type_in_composer(&session, " and").await;
-    session
-        .wait_until("!document.querySelector('.slash-menu')")
-        .await;
+    // The menu opens: both servers are asked, each lists its two resources; typing on
+    // past the mention closes the menu ...
+    open_then_close_mentions(&session, 4).await;
     assert_eq!(
         (resource_lists(&kept).await, resource_lists(&stale).await),
         (1, 1)
@@ -747,15 +760,11 @@ async fn resource_lists_are_kept_as_long_as_the_server_says_and_an_image_resourc
     session
         .wait_until("document.querySelectorAll('#slash-menu [role=option]').length === 4")
         .await;
-    let mut asked_again = 0;
-    for _ in 0..50 {
-        asked_again = resource_lists(&stale).await;
-        if asked_again == 2 {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-    assert_eq!(asked_again, 2, "the stale list is asked again");
+    assert_eq!(
+        resource_lists_reach(&stale, 2).await,
+        2,
+        "the stale list is asked again"
+    );
     assert_eq!(resource_lists(&kept).await, 1, "the fresh list is not");
 
     // The image resource joins the message as an image: a thumbnail, then an image part.
@@ -819,14 +828,7 @@ async fn a_list_given_for_one_user_is_asked_again_once_the_credential_is_forgott
     install_with_token(&session, &mcp_url(&public), "token-of-ana", 2).await;
     session.close_settings().await;
 
-    type_in_composer(&session, "@").await;
-    session
-        .wait_until("document.querySelectorAll('#slash-menu [role=option]').length === 4")
-        .await;
-    type_in_composer(&session, " and").await;
-    session
-        .wait_until("!document.querySelector('.slash-menu')")
-        .await;
+    open_then_close_mentions(&session, 4).await;
     assert_eq!(
         (
             resource_lists(&private).await,
@@ -853,15 +855,11 @@ async fn a_list_given_for_one_user_is_asked_again_once_the_credential_is_forgott
 
     // The list given for that user is asked again, not shown; the one for anyone is kept.
     type_in_composer(&session, " @").await;
-    let mut asked_again = 0;
-    for _ in 0..50 {
-        asked_again = resource_lists(&private).await;
-        if asked_again == 2 {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-    assert_eq!(asked_again, 2, "the private list is asked again");
+    assert_eq!(
+        resource_lists_reach(&private, 2).await,
+        2,
+        "the private list is asked again"
+    );
     session
         .wait_until("document.querySelectorAll('#slash-menu [role=option]').length === 4")
         .await;

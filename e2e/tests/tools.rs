@@ -10,7 +10,9 @@ use hearth_e2e::chat::{
     prepare, send,
 };
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
-use hearth_e2e::tool_peers::{PetApi, install, mcp_everything, mcp_url};
+use hearth_e2e::tool_peers::{
+    PetApi, install, mcp_everything, mcp_revision_server, mcp_url, peer_stats,
+};
 use hearth_e2e::{AppSession, Browser};
 use serde_json::{Value, json};
 
@@ -626,8 +628,11 @@ async fn a_session_approval_skips_the_question_until_it_is_revoked() {
 #[tokio::test]
 async fn tool_blocks_and_the_tools_tab_fit_a_phone_in_both_themes() {
     let pets = PetApi::start();
+    // An MCP server too: its card has the most controls (List tools again, Remove).
+    let mcp = mcp_revision_server(&["--only", "stateless"]);
     let (fixture, session) = tool_session().await;
     install(&session, "openapi-url", &pets.description_url(), "OpenAPI").await;
+    install(&session, "mcp", &mcp_url(&mcp), "MCP server").await;
     session.close_settings().await;
     fixture.enqueue(
         Reply::text("").tool_call("getPetById", r#"{"petId": 7, "note": "a long argument value that is much wider than a phone screen and must wrap"}"#),
@@ -669,6 +674,26 @@ async fn tool_blocks_and_the_tools_tab_fit_a_phone_in_both_themes() {
         assert_eq!(panel, json!(0), "{theme}: the Tools tab scrolls sideways");
         session
             .screenshot(&format!("tools-settings-phone-{theme}"))
+            .await;
+        // The MCP card's controls stay inside the card.
+        let overflow = session
+            .js(
+                "const card = document.querySelector('#plugins-installed [data-refresh-tools]').closest('.plugin-card');
+                 card.scrollIntoView({block: 'center'});
+                 const box = card.getBoundingClientRect();
+                 return [...card.querySelectorAll('button, .switch')]
+                   .filter((c) => { const r = c.getBoundingClientRect(); return r.left < box.left || r.right > box.right; })
+                   .map((c) => c.textContent.trim());",
+                vec![],
+            )
+            .await;
+        assert_eq!(
+            overflow,
+            json!([]),
+            "{theme}: controls outside the MCP card"
+        );
+        session
+            .screenshot(&format!("tools-settings-phone-mcp-{theme}"))
             .await;
         session.close_settings().await;
     }
@@ -740,14 +765,9 @@ async fn the_built_in_web_page_reader_never_reads_the_users_own_machine() {
     );
     assert_eq!(last_tool_calls(&session).await[0][1], json!("failed"));
     // The edge's refusal (403 from the execute route) is the one console entry allowed.
-    let errors: Vec<String> = session
-        .console_errors()
-        .await
-        .into_iter()
-        .map(|e| e.message)
-        .filter(|m| !(m.contains("/api/plugins/execute") && m.contains("403")))
-        .collect();
-    assert!(errors.is_empty(), "{errors:?}");
+    session
+        .assert_no_console_errors_but(|m| m.contains("/api/plugins/execute") && m.contains("403"))
+        .await;
     session.browser.close().await;
 }
 
@@ -765,11 +785,7 @@ async fn a_reply_without_its_plugin_list_says_so_and_still_answers() {
     fixture.enqueue(Reply::text("Answered without tools."));
     send(&session, "Hello").await;
     last_status(&session, "done").await;
-    session
-        .wait_until(
-            "[...document.querySelectorAll('.toast')].some((t) => t.textContent.includes('runs without your plugins'))",
-        )
-        .await;
+    session.wait_for_toast("runs without your plugins").await;
     assert!(offered(&chat_bodies(&fixture)[0]).is_empty());
     session.finish().await;
 }
@@ -873,6 +889,138 @@ async fn a_header_the_edge_would_refuse_is_named_under_its_field_and_nothing_is_
             )
             .await,
         json!("")
+    );
+    session.finish().await;
+}
+
+#[tokio::test]
+async fn a_server_whose_tools_change_is_listed_again_before_the_next_reply_and_on_request() {
+    // The server says its tool list keeps no time: it is listed again before each reply.
+    let changing = mcp_revision_server(&["--only", "stateless", "--list-ttl-ms", "0"]);
+    let (fixture, session) = tool_session().await;
+    let before = install(&session, "mcp", &mcp_url(&changing), "MCP server").await;
+    let (add, echo) = (named(&before, "__add"), named(&before, "__echo"));
+    assert!(
+        !before.iter().any(|f| f.ends_with("__multiply")),
+        "{before:?}"
+    );
+    session.close_settings().await;
+
+    // While the page is open the server gains `multiply` and loses `echo`.
+    let client = reqwest::Client::new();
+    for hook in ["add-tool", "remove-tool"] {
+        let url = format!("http://127.0.0.1:{}/test/{hook}", changing.port);
+        assert!(client.post(url).send().await.unwrap().status().is_success());
+    }
+    fixture.enqueue(Reply::text("Ready."));
+    send(&session, "What can you do now?").await;
+    last_status(&session, "done").await;
+    session
+        .wait_for_toast("changed its tools: 1 new, 1 gone")
+        .await;
+    let first = offered(&chat_bodies(&fixture)[0]);
+    let multiply = named(&first, "__multiply");
+    assert!(
+        first.contains(&add),
+        "a tool it had keeps its name: {first:?}"
+    );
+    assert!(
+        !first.contains(&echo),
+        "a tool it dropped is not offered: {first:?}"
+    );
+
+    // The model calls the new tool, through the edge, with the fingerprint just listed.
+    fixture.enqueue(Reply::text("").tool_call(&multiply, r#"{"a": 6, "b": 7}"#));
+    fixture.enqueue(Reply::text("6 × 7 = 42."));
+    send(&session, "Multiply 6 by 7.").await;
+    replies_done(&session, 2).await;
+    let rows = last_tool_calls(&session).await;
+    assert_eq!(rows[0][0], json!(multiply), "{rows}");
+    assert_eq!(rows[0][1], json!("done"), "{rows}");
+    assert!(rows[0][2].as_str().unwrap().contains("42"), "{rows}");
+
+    // Settings shows the new list, and "List tools again" says nothing changed.
+    session.open_settings_tab("tools").await;
+    session
+        .wait_until(&format!(
+            "!!document.querySelector('#plugins-installed [data-function={}]')
+               && !document.querySelector('#plugins-installed [data-function={}]')",
+            json!(multiply),
+            json!(echo)
+        ))
+        .await;
+    session
+        .click_by_script("#plugins-installed [data-refresh-tools]")
+        .await;
+    session.wait_for_toast("tools are as they were").await;
+    // Install, once before each of the two replies (the second reply's rounds use the
+    // list in hand), and the button.
+    let seen = peer_stats(changing.port).await;
+    assert_eq!(seen["tools/list"], 4, "{seen}");
+    assert_eq!(seen["tools/call"], 1, "{seen}");
+
+    // A server gone: the button says why, and the list stays as it was.
+    drop(changing);
+    session
+        .click_by_script("#plugins-installed [data-refresh-tools]")
+        .await;
+    session
+        .wait_for_toast("Could not list the tools again: The MCP server could not be reached")
+        .await;
+    assert!(
+        session
+            .js(
+                "return !!document.querySelector('#plugins-installed [data-function=' + JSON.stringify(arguments[0]) + ']')",
+                vec![json!(multiply)]
+            )
+            .await
+            .as_bool()
+            .unwrap()
+    );
+    session
+        .js(
+            "document.querySelector('#plugins-installed [data-refresh-tools]').scrollIntoView({block: 'center'})",
+            vec![],
+        )
+        .await;
+    session.screenshot("tools-listed-again").await;
+    // The browser logs the edge's 502 for the server gone; nothing else may be logged.
+    session
+        .assert_no_console_errors_but(|m| m.contains("/api/plugins/refresh") && m.contains("502"))
+        .await;
+    session.browser.close().await;
+}
+
+#[tokio::test]
+async fn a_server_that_hangs_while_its_tools_are_listed_again_does_not_hold_the_reply() {
+    let hanging = mcp_revision_server(&["--only", "stateless", "--list-ttl-ms", "0"]);
+    let (fixture, session) = tool_session().await;
+    let installed = install(&session, "mcp", &mcp_url(&hanging), "MCP server").await;
+    let add = named(&installed, "__add");
+    session.close_settings().await;
+    let url = format!("http://127.0.0.1:{}/test/hang-lists", hanging.port);
+    let client = reqwest::Client::new();
+    assert!(client.post(url).send().await.unwrap().status().is_success());
+
+    // The list is due, the server does not answer it (for two minutes, past the edge's
+    // deadline and past this wait): the reply goes on with the tools in hand.
+    fixture.enqueue(Reply::text("Answered with the tools I had."));
+    send(&session, "Still there?").await;
+    last_status(&session, "done").await;
+    assert!(offered(&chat_bodies(&fixture)[0]).contains(&add));
+    let seen = peer_stats(hanging.port).await;
+    assert_eq!(
+        seen["tools/list"], 2,
+        "install, and the one still waiting: {seen}"
+    );
+    // The next reply does not ask again while that listing is still out.
+    fixture.enqueue(Reply::text("Still answering."));
+    send(&session, "And now?").await;
+    replies_done(&session, 2).await;
+    let seen = peer_stats(hanging.port).await;
+    assert_eq!(
+        seen["tools/list"], 2,
+        "no second listing while one is out: {seen}"
     );
     session.finish().await;
 }
