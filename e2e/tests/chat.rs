@@ -74,6 +74,76 @@ async fn a_reply_streams_renders_markdown_and_names_the_conversation() {
     session.finish().await;
 }
 
+/// What a streaming tail costs is the tail's own: each block finished while the reply
+/// grows is marked settled, which the styles isolate (skipped while off screen); the open
+/// tail is not; the space between blocks holds without a selector tied to their
+/// neighbours; and the finished reply reads as the whole answer, every block rendered.
+#[tokio::test]
+async fn a_long_streaming_reply_isolates_the_blocks_it_finished() {
+    let fixture = ProviderFixture::start().await;
+    let session = ready(&fixture).await;
+    let answer: String = (1..=120)
+        .map(|i| format!("## Part {i}\n\nParagraph {i} with **bold** text that goes on.\n\n"))
+        .collect();
+    // About 200 chunks 30 ms apart: six seconds of streaming to look at.
+    fixture.enqueue(Reply::text(answer).text_chunk_chars(40).delay_ms(30));
+    send(&session, "Write a long answer").await;
+    session
+        .wait_until(
+            "document.querySelectorAll('.message--assistant .md-block--settled').length >= 8",
+        )
+        .await;
+    let streaming = session
+        .js(
+            "const m = [...document.querySelectorAll('.message--assistant')].at(-1);
+             const blocks = [...m.querySelector('.markdown').children];
+             const settled = blocks.filter((b) => b.classList.contains('md-block--settled'));
+             return { status: m.dataset.status,
+               settled: settled.length,
+               isolated: settled.filter((b) => getComputedStyle(b).contentVisibility === 'auto').length,
+               tailSettled: blocks.at(-1).classList.contains('md-block--settled'),
+               tailVisibility: getComputedStyle(blocks.at(-1)).contentVisibility,
+               margins: blocks.map((b) => getComputedStyle(b).marginTop) };",
+            vec![],
+        )
+        .await;
+    assert_eq!(streaming["status"], "streaming", "{streaming}");
+    assert_eq!(streaming["isolated"], streaming["settled"], "{streaming}");
+    assert_eq!(streaming["tailSettled"], false, "{streaming}");
+    assert_eq!(streaming["tailVisibility"], "visible", "{streaming}");
+    let margins: Vec<&str> = streaming["margins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    assert_eq!(margins[0], "0px", "{streaming}");
+    assert!(
+        margins[1] != "0px" && margins[1..].iter().all(|m| *m == margins[1]),
+        "{streaming}"
+    );
+
+    last_status(&session, "done").await;
+    session
+        .wait_until(
+            "!document.querySelector('.message--assistant .md-plain') && \
+             document.querySelectorAll('.message--assistant h2').length === 120",
+        )
+        .await;
+    // The question may have left the list's window above the long reply: the last row.
+    let rows = messages(&session).await;
+    let reply = rows.as_array().unwrap().last().unwrap()[2]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(reply.starts_with("Part 1"), "{reply}");
+    assert!(
+        reply.contains("Paragraph 120 with bold text") && !reply.contains("**"),
+        "{reply}"
+    );
+    session.finish().await;
+}
+
 #[tokio::test]
 async fn stop_keeps_the_partial_reply_and_the_queue_waits_for_a_finished_one() {
     let fixture = ProviderFixture::start().await;

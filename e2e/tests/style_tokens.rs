@@ -1,6 +1,9 @@
 //! Styling goes through `style/tokens.css`: no literal colours, lengths or durations in
 //! any other stylesheet (media-query conditions aside), and no inline `style=` in the
-//! app's views (the CSP forbids inline styles, and they would bypass the tokens).
+//! app's views (the CSP forbids inline styles, and they would bypass the tokens). The
+//! message list's styles tie no element to its siblings (`+`, `~`): the list and a
+//! streaming reply grow by appending, and such a selector made every append restyle and
+//! re-lay out everything already there.
 
 use std::path::Path;
 
@@ -141,6 +144,74 @@ fn the_checker_catches_literals() {
     assert_eq!(
         literal_values("/* 4px */\n@media (max-width: 767px) {\n").len(),
         0
+    );
+}
+
+/// The selectors of `css` (every rule's prelude, at-rules left out, comments removed)
+/// that hold a sibling combinator or a position among siblings (`+` or `~` outside an
+/// attribute selector's brackets, so `:is(.a + .b)` and `:nth-child(2n+1)` count too).
+fn sibling_selectors(css: &str) -> Vec<String> {
+    let mut code = String::new();
+    let mut rest = css;
+    while let Some(start) = rest.find("/*") {
+        code.push_str(&rest[..start]);
+        rest = rest[start + 2..]
+            .split_once("*/")
+            .map_or("", |(_, after)| after);
+    }
+    code.push_str(rest);
+    let mut found = Vec::new();
+    let mut prelude = String::new();
+    for c in code.chars() {
+        match c {
+            '{' => {
+                let selector = prelude.trim().to_string();
+                let mut in_brackets = false;
+                let combines = selector.chars().any(|c| {
+                    match c {
+                        '[' => in_brackets = true,
+                        ']' => in_brackets = false,
+                        _ => {}
+                    }
+                    !in_brackets && (c == '+' || c == '~')
+                });
+                if !selector.starts_with('@') && combines {
+                    found.push(selector);
+                }
+                prelude.clear();
+            }
+            '}' | ';' => prelude.clear(),
+            _ => prelude.push(c),
+        }
+    }
+    found
+}
+
+#[test]
+fn the_message_styles_tie_no_element_to_its_siblings() {
+    let css = std::fs::read_to_string(repo_root().join("style/conversation.css"))
+        .expect("style/conversation.css");
+    assert!(css.contains(".md-block"), "not the message styles");
+    let found = sibling_selectors(&css);
+    assert!(
+        found.is_empty(),
+        "sibling combinators in the message styles (each append restyles the siblings):\n{}",
+        found.join("\n")
+    );
+    // The checker itself: what it must catch, and what it must leave.
+    assert_eq!(
+        sibling_selectors(
+            ".a + .b { margin: 0; }\n@media (width > 1px) { .c ~ .d { x: y; } }\n\
+             .e:is(.f + .g) { x: y; } li:nth-child(2n+1) { x: y; }"
+        ),
+        [".a + .b", ".c ~ .d", ".e:is(.f + .g)", "li:nth-child(2n+1)"]
+    );
+    assert!(
+        sibling_selectors(
+            "/* .a + .b */ .a > :first-child { width: calc(1px + 2px); }\n\
+             [data-x~=\"y\"] { x: y; }"
+        )
+        .is_empty()
     );
 }
 

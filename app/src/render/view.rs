@@ -5,6 +5,13 @@
 //! the reply's length. Until a block's HTML arrives (or if the worker is unavailable) its
 //! text is shown as plain text. The finished blocks share one output budget
 //! (`MessageBudget`), so a reply rendered in pieces is bounded like one rendered whole.
+//!
+//! What a streaming tail costs the page is the tail's own: the text is brought up to
+//! date at most once a frame however often it grew, the tail's HTML is replaced at most
+//! once a frame (the next tail render is asked for after the frame that shows the last
+//! one), and a block finished while streaming is marked `md-block--settled`, which the
+//! styles isolate (skipped while off screen), so the frames of a long reply do not lay
+//! out, paint or restyle the blocks above.
 
 use std::sync::Arc;
 
@@ -20,14 +27,17 @@ struct Slot {
     key: usize,
     plain: Arc<str>,
     html: RwSignal<Option<String>>,
+    /// Finished while the reply streamed (the styles isolate it).
+    settled: bool,
 }
 
 impl Slot {
-    fn new(key: usize, plain: &str) -> Self {
+    fn new(key: usize, plain: &str, settled: bool) -> Self {
         Self {
             key,
             plain: plain.into(),
             html: RwSignal::new(None),
+            settled,
         }
     }
 }
@@ -41,7 +51,7 @@ struct Progress {
     /// `text[..done]` is covered by finished blocks.
     done: usize,
     next_key: usize,
-    /// A tail render is in flight.
+    /// A tail render is in flight, or its answer is waiting for the frame that shows it.
     tail_busy: bool,
     /// The tail grew while a render was in flight.
     tail_dirty: bool,
@@ -95,23 +105,30 @@ fn render_tail(
     let rendered_from = source.clone();
     labels.with_value(|names| {
         client::render(&source, names, move |html| {
-            let state = progress.try_update_value(|p| {
-                p.tail_busy = false;
+            let current = progress.try_update_value(|p| {
                 let current = p.generation == generation && p.done == start;
                 if current {
                     p.tail_rendered = Some((start, rendered_from));
                 }
-                (current, p.tail_dirty)
+                current
             });
-            let Some((current, dirty)) = state else {
+            let Some(current) = current else {
                 return; // the view is gone
             };
             if current && html.is_some() {
                 let _ = tail.html.try_set(html);
             }
-            if dirty {
-                render_tail(text, tail, progress, labels);
-            }
+            // The tail grew meanwhile: rendered again after the frame that shows this
+            // answer, so its HTML is replaced at most once a frame.
+            request_animation_frame(move || {
+                let dirty = progress.try_update_value(|p| {
+                    p.tail_busy = false;
+                    p.tail_dirty
+                });
+                if dirty == Some(true) {
+                    render_tail(text, tail, progress, labels);
+                }
+            });
         });
     });
 }
@@ -134,11 +151,11 @@ pub fn MarkdownBody(
         html: RwSignal::new(None),
     };
     let progress = StoredValue::new_local(Progress::default());
-    let owner = Owner::current();
+    let owner = StoredValue::new_local(Owner::current());
 
-    Effect::new(move |_| {
-        let streaming = streaming.get();
-        text.track();
+    // Brings the blocks and the tail up to the text.
+    let update = move || {
+        let streaming = streaming.get_untracked();
         // A shorter text is a different one; a finished reply that grows again (Continue)
         // may extend its last paragraph, so both render from the start.
         let reset = text.with_untracked(|t| {
@@ -173,16 +190,18 @@ pub fn MarkdownBody(
             (start, end.max(start), t.len())
         });
         if end > start {
-            finish_block(
-                owner.as_ref(),
-                text,
-                start,
-                end,
-                blocks,
-                tail,
-                progress,
-                labels,
-            );
+            owner.with_value(|owner| {
+                finish_block(
+                    owner.as_ref(),
+                    text,
+                    (start, end),
+                    streaming,
+                    blocks,
+                    tail,
+                    progress,
+                    labels,
+                )
+            });
         }
         if streaming && end < length {
             text.with_untracked(|t| tail.plain.set(t[end..].to_string()));
@@ -192,15 +211,36 @@ pub fn MarkdownBody(
             tail.open.set(false);
             tail.html.set(None);
         }
+    };
+    // While the text streams it may grow many times a frame: the update runs once, on
+    // the next frame. Otherwise (done, stopped, opened) at once.
+    let frame_asked = StoredValue::new(false);
+    Effect::new(move |_| {
+        let growing = streaming.get();
+        text.track();
+        if !growing {
+            update();
+        } else if !frame_asked.get_value() {
+            frame_asked.set_value(true);
+            request_animation_frame(move || {
+                // Gone meanwhile (the message was closed): nothing to bring up to date.
+                if frame_asked
+                    .try_update_value(|asked| *asked = false)
+                    .is_some()
+                {
+                    update();
+                }
+            });
+        }
     });
 
-    let piece = move |html: Signal<Option<String>>, plain: Signal<String>| {
+    let piece = move |html: Signal<Option<String>>, plain: Signal<String>, class: &'static str| {
         view! {
             <Show
                 when=move || html.with(Option::is_some)
                 fallback=move || view! { <div class="md-plain">{plain}</div> }
             >
-                <div class="md-block" inner_html=move || html.get().unwrap_or_default()></div>
+                <div class=class inner_html=move || html.get().unwrap_or_default()></div>
             </Show>
         }
     };
@@ -211,24 +251,26 @@ pub fn MarkdownBody(
                 key=|slot| slot.key
                 children=move |slot| {
                     let plain = slot.plain.to_string();
-                    piece(slot.html.into(), Signal::stored(plain))
+                    let class = if slot.settled { "md-block md-block--settled" } else { "md-block" };
+                    piece(slot.html.into(), Signal::stored(plain), class)
                 }
             />
             <Show when=move || tail.open.get()>
-                {piece(tail.html.into(), tail.plain.into())}
+                {piece(tail.html.into(), tail.plain.into(), "md-block")}
             </Show>
         </div>
     }
 }
 
 /// Turns `text[start..end]` into a finished block, rendered once (or taken from the last
-/// tail answer when that was rendered from exactly this text).
+/// tail answer when that was rendered from exactly this text); `settled` while the reply
+/// still streams.
 #[allow(clippy::too_many_arguments)]
 fn finish_block(
     owner: Option<&Owner>,
     text: Signal<String>,
-    start: usize,
-    end: usize,
+    (start, end): (usize, usize),
+    settled: bool,
     blocks: RwSignal<Vec<Slot>>,
     tail: Tail,
     progress: StoredValue<Progress, LocalStorage>,
@@ -251,7 +293,7 @@ fn finish_block(
         .unwrap_or_default();
     // The block's signal belongs to the component, not to the effect that made it: an
     // effect's children are disposed when it runs again, and the answer would be lost.
-    let make = || text.with_untracked(|t| Slot::new(key, &t[start..end]));
+    let make = || text.with_untracked(|t| Slot::new(key, &t[start..end], settled));
     let slot = match owner {
         Some(owner) => owner.with(make),
         None => make(),
