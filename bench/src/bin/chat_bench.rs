@@ -5,7 +5,8 @@
 //!
 //! - (a) streaming a Markdown answer in chunks of ~50 characters (200 KiB in 4,000
 //!   chunks, and 50 KiB in 1,000 for the growth check) against opening the same reply
-//!   and rendering it once;
+//!   and rendering it once, and at a provider's pace (a chunk every 2 and 10 ms), with
+//!   where the main thread's time went (style, layout, script, the rest);
 //! - (b) opening a conversation of 10,000 messages and scrolling up forty viewports;
 //! - (c) a cold start with 5,000 conversations in the sidebar.
 
@@ -71,16 +72,35 @@ const REPLY_RENDERED: &str = "(() => { const m = [...document.querySelectorAll('
     return m && m.dataset.status === 'done' && m.querySelector('.md-block') && \
     !m.querySelector('.md-plain'); })()";
 
-/// The page's main-thread busy time so far, in ms (DevTools' `TaskDuration`: every task
-/// the renderer's main thread ran; the Markdown worker's own thread is not in it).
-async fn main_thread_ms(session: &AppSession) -> f64 {
+/// The page's main-thread time so far, in ms, from DevTools' performance metrics:
+/// `TaskDuration` (every task the renderer's main thread ran; the Markdown worker's own
+/// thread is not in it) and, inside it, style recalculation, layout and script.
+async fn main_thread(session: &AppSession) -> Value {
     session.cdp("Performance.enable", json!({})).await;
     let metrics = session.cdp("Performance.getMetrics", json!({})).await;
-    metrics["metrics"]
-        .as_array()
-        .and_then(|all| all.iter().find(|m| m["name"] == "TaskDuration"))
-        .and_then(|m| m["value"].as_f64())
-        .map_or(0.0, |seconds| seconds * 1000.0)
+    let value = |name: &str| {
+        metrics["metrics"]
+            .as_array()
+            .and_then(|all| all.iter().find(|m| m["name"] == name))
+            .and_then(|m| m["value"].as_f64())
+            .unwrap_or(0.0)
+    };
+    json!({
+        "mainThread": value("TaskDuration") * 1000.0,
+        "style": value("RecalcStyleDuration") * 1000.0,
+        "styleCount": value("RecalcStyleCount"),
+        "layout": value("LayoutDuration") * 1000.0,
+        "script": value("ScriptDuration") * 1000.0,
+    })
+}
+
+/// Writes into `run` the main-thread time spent since `before` ([`main_thread`]).
+async fn main_thread_since(session: &AppSession, before: &Value, run: &mut Value) {
+    let after = main_thread(session).await;
+    for key in ["mainThread", "style", "styleCount", "layout", "script"] {
+        let spent = after[key].as_f64().unwrap_or(0.0) - before[key].as_f64().unwrap_or(0.0);
+        run[key] = json!(spent);
+    }
 }
 
 async fn probe(session: &AppSession, done: &str) {
@@ -184,11 +204,11 @@ async fn streaming(
     session.wait_for(".empty-state").await;
     let input = session.wait_for("#composer-input").await;
     input.send_keys("Write a long answer").await.expect("type");
-    let busy = main_thread_ms(session).await;
+    let before = main_thread(session).await;
     probe(session, REPLY_RENDERED).await;
     session.press(&[Key::Enter]).await;
     let mut streamed = result(session).await;
-    streamed["mainThread"] = json!(main_thread_ms(session).await - busy);
+    main_thread_since(session, &before, &mut streamed).await;
     // The durations of the reply's 500 ms flushes (with the waits for IndexedDB) and of
     // the merges' own work, oldest (shortest text) first.
     streamed["flushes"] = session
@@ -206,7 +226,7 @@ async fn streaming(
 
     reload_at_new_chat(session).await;
     session.wait_for(".conversation-item__open").await;
-    let busy = main_thread_ms(session).await;
+    let before = main_thread(session).await;
     probe(session, REPLY_RENDERED).await;
     session
         .js(
@@ -215,7 +235,7 @@ async fn streaming(
         )
         .await;
     let mut once = result(session).await;
-    once["mainThread"] = json!(main_thread_ms(session).await - busy);
+    main_thread_since(session, &before, &mut once).await;
     (streamed, once)
 }
 
@@ -358,6 +378,8 @@ async fn main() {
     let (large, large_once) = streaming(&session, &fixture, 200 * 1024, 4000, 0).await;
     // At a provider's pace (a chunk every 2 ms: 4,000 chunks over about 8 s).
     let (paced, _) = streaming(&session, &fixture, 200 * 1024, 4000, 2).await;
+    // A slower provider: a chunk every 10 ms (about 40 s).
+    let (slow, _) = streaming(&session, &fixture, 200 * 1024, 4000, 10).await;
     let (opened, scrolled) = long_conversation(&session).await;
     let start = many_conversations(&session).await;
     session.browser.close().await;
@@ -382,6 +404,31 @@ async fn main() {
             mib(v, "heapDelta"),
         )
     };
+    // Where a streamed reply's main-thread time went.
+    let split = |name: &str, v: &Value| {
+        let at = |key: &str| v[key].as_f64().unwrap_or(0.0);
+        let share = if at("wall") > 0.0 {
+            format!("{:.0} %", at("mainThread") / at("wall") * 100.0)
+        } else {
+            "n/a".into()
+        };
+        let other = at("mainThread") - at("style") - at("layout") - at("script");
+        format!(
+            "| {name} | {share} | {} ({}) | {} | {} | {other:.0} ms | {} |",
+            ms(v, "style"),
+            number(v, "styleCount"),
+            ms(v, "layout"),
+            ms(v, "script"),
+            number(v, "nodes"),
+        )
+    };
+    let breakdown = [
+        split("(a) stream 50 KiB / 1,000 chunks", &small),
+        split("(a) stream 200 KiB / 4,000 chunks", &large),
+        split("(a) stream 200 KiB / 4,000 chunks, 2 ms apart", &paced),
+        split("(a) stream 200 KiB / 4,000 chunks, 10 ms apart", &slow),
+    ]
+    .join("\n");
     let body = format!(
         "### Chat in the browser\n\n{label}. Measured by `make bench` (`bench/src/bin/chat_bench.rs`) \
          in headless Chromium against the release build; the provider fixture streams \
@@ -396,6 +443,13 @@ async fn main() {
          the reply ended; near the end, at about 200 KiB of text, each of its {} flushes \
          (the partial reply written every 500 ms) took {} until IndexedDB had it, {} of it \
          the merge's own work on the main thread.\n\n\
+         Where a streamed reply's main-thread time went (busy share: main-thread busy \
+         time over the wall time of the stream; style: recalculation time and count; \
+         other: paint, commit, parsing and the rest; a burst's share can pass 100 %, since its \
+         busy time is read a little after the frame that ends its wall time):\n\n\
+         | run | busy share | style (recalculations) | layout | script | other | DOM nodes after |\n\
+         |---|---:|---:|---:|---:|---:|---:|\n\
+         {breakdown}\n\n\
          (b) 10,000 messages: last message on screen {} after the click, {} DOM nodes in \
          the page; scrolling up forty viewports, one per frame, took {} with a longest \
          frame gap of {}.\n\n\
