@@ -245,6 +245,49 @@ async fn a_model_calls_rest_and_mcp_tools_across_rounds_and_answers() {
     session.finish().await;
 }
 
+/// A round that called a tool takes its text out of the reply, and the next round's
+/// text starts again: the reply shows only the new text, even when the new round's text
+/// is already longer than the old one by the time the view brings itself up to date
+/// (it does so at most once a frame while the text grows).
+#[tokio::test]
+async fn a_new_round_replaces_the_text_of_the_round_that_called_a_tool() {
+    let pets = PetApi::start();
+    let (fixture, session) = tool_session().await;
+    install(&session, "openapi-url", &pets.description_url(), "OpenAPI").await;
+    session.close_settings().await;
+    fixture.enqueue(
+        Reply::text("First thought.\n\nSecond thought.\n\nLooking it up")
+            .tool_call("getPetById", r#"{"petId": 7}"#),
+    );
+    let answer = "Pet 7 is **Rex**, a dog who has lived with the family for years.\n\n\
+                  He likes long walks and short naps.";
+    fixture.enqueue(Reply::text(answer));
+    send(&session, "Who is pet 7?").await;
+    last_status(&session, "done").await;
+    session
+        .wait_until(
+            "[...document.querySelectorAll('.message--assistant')].at(-1)
+               .querySelector('.message__body > .message__markdown strong')?.textContent === 'Rex'",
+        )
+        .await;
+    let shown = session
+        .js(
+            "const m = [...document.querySelectorAll('.message--assistant')].at(-1);
+             const body = m.querySelector('.message__body > .message__markdown');
+             return { text: body.textContent, paragraphs: body.querySelectorAll('p').length,
+                      plain: body.querySelectorAll('.md-plain').length };",
+            vec![],
+        )
+        .await;
+    let text = shown["text"].as_str().unwrap();
+    assert!(!text.contains("thought"), "{shown}");
+    assert!(text.starts_with("Pet 7 is Rex"), "{shown}");
+    assert!(text.contains("short naps."), "{shown}");
+    assert_eq!(shown["paragraphs"], 2, "{shown}");
+    assert_eq!(shown["plain"], 0, "{shown}");
+    session.finish().await;
+}
+
 #[tokio::test]
 async fn a_destructive_call_waits_and_is_allowed_once_then_denied() {
     let pets = PetApi::start();

@@ -57,8 +57,15 @@ struct Progress {
     tail_dirty: bool,
     /// The tail text the last tail answer was rendered from.
     tail_rendered: Option<(usize, String)>,
-    /// Whether the text was growing at the last update.
+    /// Whether the text was growing when it last changed.
     was_streaming: Option<bool>,
+    /// The text's length when it last changed.
+    seen: usize,
+    /// Since the last update the text was replaced (it got shorter: a tool round took
+    /// it) or started growing again after it had stopped (Continue): the next update
+    /// renders from the start. Noted when it happens, since the update that follows
+    /// runs a frame later and may only see a longer text.
+    replaced: bool,
     /// The HTML the finished blocks may still take.
     budget: MessageBudget,
 }
@@ -157,21 +164,17 @@ pub fn MarkdownBody(
     let update = move || {
         let streaming = streaming.get_untracked();
         // A shorter text is a different one; a finished reply that grows again (Continue)
-        // may extend its last paragraph, so both render from the start.
+        // may extend its last paragraph, so both render from the start (`replaced`).
         let reset = text.with_untracked(|t| {
-            progress.with_value(|p| {
-                t.len() < p.done
-                    || !t.is_char_boundary(p.done)
-                    || (streaming && p.was_streaming == Some(false))
-            })
+            progress.with_value(|p| t.len() < p.done || !t.is_char_boundary(p.done) || p.replaced)
         });
-        progress.update_value(|p| p.was_streaming = Some(streaming));
         if reset {
             progress.update_value(|p| {
                 *p = Progress {
                     generation: p.generation + 1,
                     next_key: p.next_key,
                     was_streaming: p.was_streaming,
+                    seen: p.seen,
                     ..Progress::default()
                 }
             });
@@ -218,6 +221,12 @@ pub fn MarkdownBody(
     Effect::new(move |_| {
         let growing = streaming.get();
         text.track();
+        let length = text.with_untracked(String::len);
+        progress.update_value(|p| {
+            p.replaced |= length < p.seen || (growing && p.was_streaming == Some(false));
+            p.seen = length;
+            p.was_streaming = Some(growing);
+        });
         if !growing {
             update();
         } else if !frame_asked.get_value() {
