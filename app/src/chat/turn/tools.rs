@@ -66,7 +66,7 @@ pub(super) async fn toolset(context: TurnContext) -> Toolset {
 
 /// How long a reply waits for stale tool lists before it goes on with the lists in hand,
 /// in ms: a slow or hung server must not hold every reply for its whole deadline.
-const RELIST_WAIT_MS: f64 = 2_000.0;
+const RELIST_WAIT_MS: i32 = 2_000;
 
 /// Lists the tools of the MCP plugins `ids` again (their lists are stale), all at once,
 /// waiting at most [`RELIST_WAIT_MS`]; a list that comes later serves the next reply.
@@ -75,8 +75,8 @@ const RELIST_WAIT_MS: f64 = 2_000.0;
 /// is stale.
 #[lazy]
 async fn relist(context: TurnContext, ids: Vec<String>) {
-    let done = std::rc::Rc::new(std::cell::Cell::new(false));
-    let finished = done.clone();
+    // The listing runs on its own, so a list that answers after the wait still lands.
+    let (finished, done) = futures::channel::oneshot::channel::<()>();
     leptos::task::spawn_local(async move {
         let plugins = context.plugins;
         let each = ids.into_iter().map(|id| async move {
@@ -104,12 +104,11 @@ async fn relist(context: TurnContext, ids: Vec<String>) {
             };
             context.toasts.show(ToastKind::Info, text);
         }
-        finished.set(true);
+        let _ = finished.send(());
     });
-    let started = now();
-    while !done.get() && now() - started < RELIST_WAIT_MS {
-        sleep_ms(25).await;
-    }
+    let waited = sleep_ms(RELIST_WAIT_MS);
+    futures::pin_mut!(waited);
+    futures::future::select(done, waited).await;
 }
 
 /// Runs the first `run` calls of the reply's last round (the rest were skipped).
