@@ -22,10 +22,14 @@
     }
   }
   root.setAttribute("lang", locale);
-  // The installed app's name and shortcuts in the same language (as the app does when the
-  // language changes: browser::link_manifest).
-  var manifest = document.querySelector('link[rel="manifest"]');
-  if (manifest && locale !== "en") manifest.setAttribute("href", "/manifest." + locale + ".webmanifest");
+  // The installed app's name and shortcuts in the same language (the app relinks it when
+  // the language changes: browser::link_manifest). Linked here, not in index.html: a
+  // page that linked the English manifest and then changed the link was, now and then,
+  // still reported with the English one by Chromium (Page.getAppManifest), for good.
+  var manifest = document.createElement("link");
+  manifest.rel = "manifest";
+  manifest.href = locale === "en" ? "/manifest.webmanifest" : "/manifest." + locale + ".webmanifest";
+  document.head.appendChild(manifest);
   if (locale !== "en") {
     var response = fetch("/locales/" + locale + ".json");
     response.catch(function () {});
