@@ -79,6 +79,24 @@ pub fn is_safe_link_href(url: &str) -> bool {
     }
 }
 
+/// The host (with its port) of an `http(s)` URL as a browser reads it: user info
+/// dropped, a backslash counted as a slash, lower-cased. For the user to judge a link
+/// before anything loads from it; `None` for any other URL.
+pub fn web_host(url: &str) -> Option<String> {
+    let Parsed::Absolute { scheme, rest } = parse(url) else {
+        return None;
+    };
+    if !matches!(scheme.as_str(), "http" | "https") {
+        return None;
+    }
+    let rest = rest.trim_start_matches(['/', '\\']);
+    let authority = rest.split(['/', '\\', '?', '#']).next().unwrap_or_default();
+    let host = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
+    (!host.is_empty()).then(|| host.to_ascii_lowercase())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -146,5 +164,25 @@ mod tests {
     fn a_colon_after_the_path_is_not_a_scheme() {
         assert!(is_safe_image_src("/a/b:c.png"));
         assert!(is_safe_link_href("?q=a:b"));
+    }
+
+    #[test]
+    fn a_web_host_is_read_as_a_browser_reads_it() {
+        for (url, host) in [
+            ("https://Example.com/a.png", "example.com"),
+            ("http://user:pw@evil.example:8080/x", "evil.example:8080"),
+            ("https:\\\\cdn.example\\i.png", "cdn.example"),
+            (" https://a.example?x#y", "a.example"),
+        ] {
+            assert_eq!(web_host(url).as_deref(), Some(host), "{url}");
+        }
+        for url in [
+            "javascript:alert(1)",
+            "data:image/png;base64,AA",
+            "/a.png",
+            "https://",
+        ] {
+            assert_eq!(web_host(url), None, "{url}");
+        }
     }
 }

@@ -4,11 +4,13 @@
 //! file brought in from outside (an export being imported) may have.
 
 use crate::chat::MessageRecord;
+use crate::chat::output_image::KeptImage;
 
 /// A directory of the private file system that holds a message's files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum FileDir {
-    /// Images a tool or the image generator made, named in the call's record.
+    /// Images a tool, the image generator or the model itself made, named in the call's
+    /// or the reply's record.
     Images,
     /// Files attached to messages: the original (an image as scaled down to be sent), a
     /// document's extracted text, an image's thumbnail.
@@ -79,7 +81,7 @@ pub fn is_safe_name(name: &str) -> bool {
 }
 
 /// The files `message` refers to, each once, in a stable order: the images its tool
-/// calls made, and for each attachment its original and, as its kind has one, its text
+/// calls made, the images its model sent, and for each attachment its original and, as its kind has one, its text
 /// or its thumbnail. A listed file may be missing (removed, or never written because
 /// attaching failed); whoever reads them treats that as such.
 pub fn message_files(message: &MessageRecord) -> Vec<StoredFile> {
@@ -87,6 +89,11 @@ pub fn message_files(message: &MessageRecord) -> Vec<StoredFile> {
     let calls = message.tool_rounds.iter().flat_map(|round| &round.calls);
     for name in calls.flat_map(|call| &call.files) {
         files.push(StoredFile::new(FileDir::Images, name.clone()));
+    }
+    for image in &message.images {
+        if let KeptImage::Stored { file, .. } = &image.kept {
+            files.push(StoredFile::new(FileDir::Images, file.clone()));
+        }
     }
     for attachment in &message.attachments {
         let id = &attachment.id;
@@ -107,6 +114,7 @@ pub fn message_files(message: &MessageRecord) -> Vec<StoredFile> {
 mod tests {
     use super::*;
     use crate::attachment::Attachment;
+    use crate::chat::output_image::OutputImage;
     use crate::chat::tools::{ToolCallRecord, ToolRound};
     use crate::filetype::FileKind;
 
@@ -176,6 +184,31 @@ mod tests {
                     ..Default::default()
                 },
             ],
+            images: vec![
+                OutputImage {
+                    round: 0,
+                    at: 0,
+                    kept: KeptImage::Stored {
+                        file: "m1.png".into(),
+                        mime_type: "image/png".into(),
+                    },
+                },
+                OutputImage {
+                    round: 1,
+                    at: 0,
+                    kept: KeptImage::Remote {
+                        url: "https://example.com/i.png".into(),
+                    },
+                },
+                OutputImage {
+                    round: 1,
+                    at: 0,
+                    kept: KeptImage::Stored {
+                        file: "g1.png".into(),
+                        mime_type: "image/png".into(),
+                    },
+                },
+            ],
             attachments: vec![
                 attachment("doc", FileKind::Pdf),
                 attachment("pic", FileKind::Png),
@@ -185,6 +218,7 @@ mod tests {
         let expected = [
             (FileDir::Images, "g1.png"),
             (FileDir::Images, "g2.webp"),
+            (FileDir::Images, "m1.png"),
             (FileDir::Attachments, "doc"),
             (FileDir::Attachments, "doc.md"),
             (FileDir::Attachments, "pic"),

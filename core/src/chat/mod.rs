@@ -2,7 +2,7 @@
 //! the queue of messages sent while a reply streams, the errors stored on a message, the
 //! stored records of conversations and messages, the export archive (and other chat
 //! apps' exports read into it), how task models title a conversation and compress its
-//! older turns, and the tool calls a reply made.
+//! older turns, the tool calls a reply made and the images it sent.
 
 pub mod archive;
 pub mod attachment_context;
@@ -11,6 +11,7 @@ pub mod context_note;
 pub mod error;
 pub mod export_file;
 pub mod generation;
+pub mod output_image;
 pub mod peer_import;
 pub mod queue;
 pub mod record;

@@ -85,6 +85,9 @@ pub struct MessageRecord {
     /// The rounds in which the reply called tools, before its final text.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tool_rounds: Vec<super::tools::ToolRound>,
+    /// Images the model sent in the reply, each at its place in the text.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<super::output_image::OutputImage>,
     /// Files the user attached to a question (their bytes and text live in the
     /// browser's file store under the attachment's id).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
