@@ -300,7 +300,10 @@ impl Chat {
         let Some(live) = self.open.live(&reply_id) else {
             return;
         };
-        if !live.content.with_untracked(String::is_empty) {
+        // Images the model already sent are kept like text: in a sibling.
+        let kept = !live.content.with_untracked(String::is_empty)
+            || live.record.with_untracked(|r| !r.images.is_empty());
+        if kept {
             self.regenerate(reply_id);
             return;
         }

@@ -14,7 +14,6 @@ use wasm_bindgen::JsCast;
 
 use crate::chat::{LiveMessage, use_chat};
 use crate::i18n::{I18n, Key, tr, use_i18n};
-use crate::render::view::MarkdownBody;
 use crate::ui::icon::{Icon, icon};
 use crate::ui::toast::{ToastKind, Toasts, use_toasts};
 
@@ -456,7 +455,12 @@ pub fn MessageView(
             }}
             <super::tool_calls::ToolRounds live=live />
             <div class="message__markdown" on:click=move |event| on_markdown_click(event, toasts, i18n)>
-                <MarkdownBody text=live.content streaming=streaming />
+                <super::round_text::RoundText
+                    live=live
+                    round=Signal::derive(move || live.record.with(|r| r.tool_rounds.len()))
+                    text=live.content
+                    streaming=streaming
+                />
             </div>
             {super::memory::proposals(live)}
             {context_notes(live)}

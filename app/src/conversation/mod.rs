@@ -7,12 +7,16 @@
 //! - `memory`: the memories a reply used and proposes, and memory's switch for the
 //!   conversation.
 //! - `archived`: the note under an archived conversation, with Unarchive.
+//! - `round_text`: a round's text with the images the model sent in their places;
+//!   `stored_image`: an image kept in the private file system, on screen.
 
 mod archived;
 pub mod list;
 mod memory;
 pub mod message;
 pub mod queue;
+mod round_text;
+mod stored_image;
 mod tool_calls;
 
 use leptos::prelude::*;

@@ -11,13 +11,10 @@ use hearth_core::plugin::approval::ConfirmMode;
 use leptos::prelude::*;
 
 use crate::chat::LiveMessage;
-use crate::files::{self, FileError, IMAGES};
 use crate::i18n::{Key, tr, use_i18n};
 use crate::plugins::risk_key;
 use crate::plugins::{Answer, answer_key};
 use crate::preferences::use_prefs;
-use crate::render::view::MarkdownBody;
-use crate::ui::safe_image::SafeImage;
 
 fn status_key(status: ToolCallStatus) -> Key {
     match status {
@@ -71,9 +68,12 @@ fn RoundView(live: LiveMessage, round: usize) -> impl IntoView {
     });
     view! {
         <div class="tool-round" data-round=round>
-            <Show when=move || text.with(|t| !t.trim().is_empty())>
+            <Show when=move || {
+                text.with(|t| !t.trim().is_empty())
+                    || live.record.with(|r| r.images.iter().any(|i| i.round as usize == round))
+            }>
                 <div class="message__markdown">
-                    <MarkdownBody text=text streaming=Signal::stored(false) />
+                    <super::round_text::RoundText live=live round=round text=text streaming=false />
                 </div>
             </Show>
             <For
@@ -147,7 +147,7 @@ fn CallView(live: LiveMessage, round: usize, index: usize) -> impl IntoView {
             </details>
             {(!files.is_empty()).then(|| view! {
                 <div class="tool-images">
-                    {files.into_iter().map(|name| view! { <StoredImage name=name alt=alt.clone() /> }).collect_view()}
+                    {files.into_iter().map(|name| view! { <super::stored_image::StoredImage name=name alt=alt.clone() /> }).collect_view()}
                 </div>
             })}
             {open.then(|| {
@@ -156,47 +156,6 @@ fn CallView(live: LiveMessage, round: usize, index: usize) -> impl IntoView {
                 view! { <ConfirmCard call=call.clone() answer_key=key conversation=conversation /> }
             })}
         })
-    }
-}
-
-/// An image kept in the private file system, shown through an object URL that is
-/// revoked when the image leaves the screen.
-#[component]
-fn StoredImage(name: String, alt: String) -> impl IntoView {
-    let url = RwSignal::new(None::<Result<String, FileError>>);
-    let file = name.clone();
-    leptos::task::spawn_local(async move {
-        let loaded = files::object_url(IMAGES, &file).await;
-        if url.try_set(Some(loaded.clone())).is_some()
-            && let Ok(orphan) = loaded
-        {
-            // The view went away while the file loaded.
-            let _ = web_sys::Url::revoke_object_url(&orphan);
-        }
-    });
-    on_cleanup(move || {
-        if let Some(Some(Ok(src))) = url.try_get_untracked() {
-            let _ = web_sys::Url::revoke_object_url(&src);
-        }
-    });
-    let i18n = use_i18n();
-    move || {
-        match url.get() {
-        None => view! { <div class="tool-images__placeholder" role="status">{i18n.t(Key::ToolImageLoading)}</div> }.into_any(),
-        Some(Ok(src)) => {
-            let href = src.clone();
-            view! {
-            <a class="tool-images__item" href=href target="_blank" rel="noopener noreferrer" data-image=name.clone()>
-                <SafeImage src=src alt=alt.clone() class="tool-images__image".to_string() />
-            </a>
-            }
-            .into_any()
-        }
-        Some(Err(error)) => view! {
-            <div class="tool-images__placeholder">{i18n.t_with(Key::ToolImageMissing, &[("reason", &error.to_string())])}</div>
-        }
-        .into_any(),
-    }
     }
 }
 

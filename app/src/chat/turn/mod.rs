@@ -13,7 +13,8 @@
 //!   knowledge, web search), each a small module behind one interface: the turn in,
 //!   context items for one planner band out. The run loop does not change when one is
 //!   added.
-//! - `model`: one round streamed through the one stream reader.
+//! - `model`: one round streamed through the one stream reader; `output_images` keeps
+//!   the images it sends, in their places.
 //! - `tools`: the calls a round asked for.
 //! - `reply`: the reply being written (its text lives in its `LiveMessage`), the 500 ms
 //!   flush and how the reply ends.
@@ -25,6 +26,7 @@ mod attachments;
 mod image_parts;
 mod memory;
 mod model;
+mod output_images;
 mod prepare;
 mod producer;
 mod reply;

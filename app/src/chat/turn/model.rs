@@ -1,6 +1,6 @@
 //! The model phase of one round: the request opened through the transport (direct, or
 //! the relay), read through the one stream reader, its text and reasoning shown as they
-//! arrive, the partial reply written at least every 500 ms, and the tool calls it asked
+//! arrive (and the images it sends in their places), the partial reply written at least every 500 ms, and the tool calls it asked
 //! for returned.
 
 use hearth_core::chat::GenerationError;
@@ -71,7 +71,7 @@ pub async fn stream_round(
         };
         if !events.is_empty() {
             dirty = true;
-            if let Err(error) = round.apply(reply, events) {
+            if let Err(error) = round.apply(reply, events).await {
                 break Err(Ending::Failed(error));
             }
         }
@@ -96,8 +96,9 @@ struct Round {
 }
 
 impl Round {
-    /// Applies decoded events to the reply; a provider's error event ends it.
-    fn apply(
+    /// Applies decoded events to the reply, an image after the text that came before it;
+    /// a provider's error event ends it.
+    async fn apply(
         &mut self,
         reply: &mut Reply,
         events: Vec<StreamEvent>,
@@ -117,8 +118,10 @@ impl Round {
                     failure = Some(GenerationError::provider_error(&error.message));
                 }
                 call @ StreamEvent::ToolCall { .. } => self.calls.apply(&call),
-                // Images arrive with output blocks.
-                StreamEvent::Image { .. } => {}
+                StreamEvent::Image { image } => {
+                    reply.append(&std::mem::take(&mut text), &std::mem::take(&mut reasoning));
+                    reply.keep_image(&image).await;
+                }
             }
         }
         reply.append(&text, &reasoning);

@@ -1,16 +1,17 @@
 //! The reply being written. Its text and reasoning live in its `LiveMessage` (one owner:
 //! the screen shows them as they grow, the flush reads them); the rest of what the run
-//! knows (the rounds that called tools, usage, why it finished, the error) is here and
+//! knows (the rounds that called tools, the images the model sent, usage, why it finished, the error) is here and
 //! shown on the record. The partial reply is written at least every 500 ms, merged
 //! field by field so another tab's changes to other fields survive; how the reply ended
 //! is written last.
 
 use hearth_core::chat::context_note::ContextNote;
+use hearth_core::chat::output_image::{self, KeptImage, LostReason, OutputImage};
 use hearth_core::chat::record::Timings;
 use hearth_core::chat::tools::{ToolCallRecord, ToolCallStatus, ToolRound};
 use hearth_core::chat::{GenerationError, MessageStatus, RunId, RunOutcome};
 use hearth_core::provider::tool_calls::ToolCall;
-use hearth_core::provider::{FinishReason, Usage};
+use hearth_core::provider::{FinishReason, ImageData, Usage};
 use hearth_core::skill::AppliedSkill;
 use leptos::prelude::*;
 use serde_json::json;
@@ -38,6 +39,8 @@ pub struct Reply {
     pub live: LiveMessage,
     /// The rounds that called tools, before the text of the current round.
     pub rounds: Vec<ToolRound>,
+    /// The images the model sent, each at its place.
+    pub images: Vec<OutputImage>,
     /// Tokens used so far.
     pub usage: Usage,
     /// Why the last round finished.
@@ -57,20 +60,26 @@ impl Reply {
         // Only the last reply's flushes (and merges) are kept.
         crate::browser::clear_measures(FLUSH_MEASURE);
         crate::browser::clear_measures(crate::storage::MERGE_MEASURE);
-        let rounds = match mode {
+        let (rounds, images) = match mode {
             Mode::Fresh => {
                 live.content.set(String::new());
                 live.reasoning.set(String::new());
-                live.record.update(|r| r.memory = None);
-                Vec::new()
+                live.record.update(|r| {
+                    r.memory = None;
+                    r.images.clear();
+                });
+                (Vec::new(), Vec::new())
             }
-            Mode::Continue => live.record.with_untracked(|r| r.tool_rounds.clone()),
+            Mode::Continue => live
+                .record
+                .with_untracked(|r| (r.tool_rounds.clone(), r.images.clone())),
         };
         Self {
             run,
             conversation_id,
             live,
             rounds,
+            images,
             usage: Usage::default(),
             finish: None,
             notes: Vec::new(),
@@ -91,6 +100,26 @@ impl Reply {
         if !reasoning.is_empty() {
             self.live.reasoning.update(|r| r.push_str(reasoning));
         }
+    }
+
+    /// Keeps an image the model sent where the text stands now: its bytes in the private
+    /// file system, or in the record when that fails, or why it could not be kept. Never
+    /// fails the reply.
+    pub async fn keep_image(&mut self, image: &ImageData) {
+        let at = self.live.content.with_untracked(String::len);
+        let kept = if output_image::has_room(&self.images) {
+            super::output_images::keep(image).await
+        } else {
+            KeptImage::Lost {
+                reason: LostReason::TooMany,
+            }
+        };
+        self.images.push(OutputImage {
+            round: u32::try_from(self.rounds.len()).unwrap_or(u32::MAX),
+            at: u32::try_from(at).unwrap_or(u32::MAX),
+            kept,
+        });
+        self.show(MessageStatus::Streaming);
     }
 
     /// The round's text and reasoning become a round that called `calls`; only the first
@@ -122,6 +151,9 @@ impl Reply {
         self.live.record.update(|r| {
             if r.tool_rounds != self.rounds {
                 r.tool_rounds = self.rounds.clone();
+            }
+            if r.images != self.images {
+                r.images = self.images.clone();
             }
             r.status = status;
             r.generation_error = error.cloned();
@@ -206,6 +238,7 @@ impl Reply {
                     "content": content,
                     "reasoning": reasoning,
                     "toolRounds": self.rounds,
+                    "images": self.images,
                     "contextNotes": self.notes,
                     "skillInvocations": self.skills,
                     "memory": self.memory(),
@@ -237,6 +270,7 @@ impl Reply {
                     "content": content,
                     "reasoning": reasoning,
                     "toolRounds": self.rounds,
+                    "images": self.images,
                     "contextNotes": self.notes,
                     "skillInvocations": self.skills,
                     "memory": self.memory(),
