@@ -38,6 +38,19 @@ pub async fn add_compatible_provider(
     base_url: &str,
     key: Option<&str>,
 ) {
+    add_provider(session, "compatible", name, base_url, key).await;
+}
+
+/// In Settings › Providers (already open), adds a provider of `kind` (its form value:
+/// `gemini`, `openai-responses`, …) named `name` at `base_url`, with `key` if given, and
+/// waits for its row.
+pub async fn add_provider(
+    session: &AppSession,
+    kind: &str,
+    name: &str,
+    base_url: &str,
+    key: Option<&str>,
+) {
     session
         .wait_for("#provider-add")
         .await
@@ -47,7 +60,7 @@ pub async fn add_compatible_provider(
     session
         .wait_for("#provider-kind")
         .await
-        .select_by_value("compatible")
+        .select_by_value(kind)
         .await
         .expect("kind");
     let url = session.wait_for("#provider-base-url").await;

@@ -12,7 +12,8 @@ use hearth_core::provider::request::{
 };
 use hearth_core::provider::tool_calls::{ToolCall, ToolCallAssembler};
 use hearth_core::provider::{
-    FinishReason, Protocol, ProviderError, StreamDecoder, StreamError, StreamEvent, Usage,
+    FinishReason, ImageData, Protocol, ProviderError, StreamDecoder, StreamError, StreamEvent,
+    Usage,
 };
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply, STREAM_ERROR_MESSAGE};
 use serde_json::{Value, json};
@@ -105,6 +106,8 @@ struct Decoded {
     /// Tool-call fragments as (index, arguments), in arrival order.
     fragments: Vec<(u32, String)>,
     calls: Vec<ToolCall>,
+    /// Images as (the text's length in characters when it came, the image).
+    images: Vec<(usize, ImageData)>,
     /// The length of every body chunk received.
     chunks: Vec<usize>,
     /// The body as received.
@@ -152,7 +155,9 @@ impl Reader {
                 StreamEvent::Usage { usage } => self.got.usage.merge(usage),
                 StreamEvent::Finish { reason } => self.got.finish = Some(reason),
                 StreamEvent::Error { error } => self.got.error = Some(error),
-                StreamEvent::Image { .. } => {}
+                StreamEvent::Image { image } => {
+                    self.got.images.push((self.got.text.chars().count(), image));
+                }
             }
         }
     }
@@ -400,6 +405,59 @@ async fn parallel_tool_calls_arrive_in_fragments_and_reassemble_by_index() {
                 "parallel calls interleave: {order:?}"
             );
         }
+    }
+}
+
+#[tokio::test]
+async fn images_arrive_between_the_text_in_each_protocols_shape() {
+    use base64::Engine as _;
+    let first = base64::engine::general_purpose::STANDARD.encode(b"first image bytes");
+    let second = base64::engine::general_purpose::STANDARD.encode(b"second");
+    let fixture = ProviderFixture::start().await;
+    // Responses sends images as their own items: before the message or after it.
+    let cases = [
+        (Protocol::Gemini, [4, 9]),
+        (Protocol::OpenAiChat, [4, 9]),
+        (Protocol::OpenAiResponses, [0, 13]),
+    ];
+    for (protocol, places) in cases {
+        fixture.enqueue(
+            Reply::text("One. Two. End")
+                .text_chunk_chars(3)
+                .image(places[0], "image/png", first.clone())
+                .image(places[1], "image/jpeg", second.clone()),
+        );
+        let got = decode(
+            protocol,
+            send(&fixture, protocol, &conversation("Draw")).await,
+        )
+        .await;
+        assert_eq!(got.failure, None, "{protocol:?}");
+        assert_eq!(got.text, "One. Two. End", "{protocol:?}");
+        let at: Vec<usize> = got.images.iter().map(|(at, _)| *at).collect();
+        assert_eq!(at, places, "{protocol:?}");
+        let data: Vec<(String, String)> = got
+            .images
+            .iter()
+            .map(|(_, image)| match image {
+                ImageData::Base64 { mime_type, data } => (mime_type.clone(), data.clone()),
+                ImageData::Url { url } => {
+                    let (header, data) = url.split_once(',').expect("a data URL");
+                    let mime = header
+                        .trim_start_matches("data:")
+                        .trim_end_matches(";base64");
+                    (mime.to_string(), data.to_string())
+                }
+            })
+            .collect();
+        assert_eq!(
+            data,
+            [
+                ("image/png".to_string(), first.clone()),
+                ("image/jpeg".to_string(), second.clone())
+            ],
+            "{protocol:?}"
+        );
     }
 }
 

@@ -188,7 +188,7 @@ async fn a_model_calls_rest_and_mcp_tools_across_rounds_and_answers() {
     assert!(rows[2][2].as_str().unwrap().contains("Tom"), "{rows}");
     // The MCP image result is kept in the browser and shown on its card (20×20 PNG).
     session
-        .wait_until("document.querySelector('.tool-images__image')?.naturalWidth === 20")
+        .wait_until("document.querySelector('.stored-image__image')?.naturalWidth === 20")
         .await;
     session
         .wait_until(
@@ -239,7 +239,7 @@ async fn a_model_calls_rest_and_mcp_tools_across_rounds_and_answers() {
         json!(4)
     );
     session
-        .wait_until("document.querySelector('.tool-images__image')?.naturalWidth === 20")
+        .wait_until("document.querySelector('.stored-image__image')?.naturalWidth === 20")
         .await;
     session.screenshot("tools-reply").await;
     session.finish().await;
@@ -552,7 +552,7 @@ async fn the_image_generator_draws_with_the_chosen_model_and_keeps_the_image() {
     send(&session, "Draw a fox").await;
     last_status(&session, "done").await;
     session
-        .wait_until("document.querySelector('.tool-images__image')?.naturalWidth === 1")
+        .wait_until("document.querySelector('.stored-image__image')?.naturalWidth === 1")
         .await;
     // The provider got an Images API request in OpenAI's shape, with the user's model.
     let request = fixture
@@ -571,7 +571,7 @@ async fn the_image_generator_draws_with_the_chosen_model_and_keeps_the_image() {
     // The image is kept in the browser: it is still there after a reload.
     reopen(&session).await;
     session
-        .wait_until("document.querySelector('.tool-images__image')?.naturalWidth === 1")
+        .wait_until("document.querySelector('.stored-image__image')?.naturalWidth === 1")
         .await;
     session.screenshot("tools-image").await;
     assert_eq!(stored_images(&session).await, 1);

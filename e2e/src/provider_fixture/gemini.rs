@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::stream::{Kind, Script, pieces};
+use super::stream::{Kind, Piece, Script, answer_pieces, pieces};
 use super::{Reply, STREAM_ERROR_MESSAGE, display_name};
 
 /// The Gemini model listing.
@@ -63,8 +63,15 @@ pub(super) fn script(model: &str, reply: &Reply) -> Script {
             Kind::Delta,
         );
     }
-    for piece in pieces(&reply.text, reply.text_chunk_chars) {
-        script.push(frame(&chunk(json!([{"text": piece}]))), Kind::Delta);
+    for piece in answer_pieces(reply) {
+        let part = match piece {
+            Piece::Text(text) => json!({"text": text}),
+            Piece::Image(index) => {
+                let image = &reply.images[index];
+                json!({"inlineData": {"mimeType": image.mime_type, "data": image.data}})
+            }
+        };
+        script.push(frame(&chunk(json!([part]))), Kind::Delta);
     }
     if !reply.tool_calls.is_empty() {
         let calls: Vec<Value> = reply

@@ -78,6 +78,20 @@ pub struct Reply {
     truncate_after: Option<usize>,
     stall_after: Option<usize>,
     tool_calls: Vec<(String, String)>,
+    images: Vec<ReplyImage>,
+}
+
+/// An image a reply sends, after `after_chars` characters of its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplyImage {
+    /// How many characters of the text come before it.
+    pub after_chars: usize,
+    /// The MIME type it is labelled with.
+    pub mime_type: String,
+    /// The bytes, base64.
+    pub data: String,
+    /// A link sent instead of the bytes (OpenAI chat only; the others send bytes).
+    pub link: Option<String>,
 }
 
 impl Default for Reply {
@@ -102,6 +116,7 @@ impl Reply {
             truncate_after: None,
             stall_after: None,
             tool_calls: Vec::new(),
+            images: Vec::new(),
         }
     }
 
@@ -164,6 +179,38 @@ impl Reply {
     /// (or the client goes away), then continues.
     pub fn stall_after(mut self, deltas: usize) -> Self {
         self.stall_after = Some(deltas);
+        self
+    }
+
+    /// Adds an image (`data`, base64, labelled `mime_type`) after `after_chars` characters
+    /// of the text, as the protocol sends images: Gemini an `inlineData` part, OpenAI chat
+    /// a `delta.images` entry with a `data:` URL (as OpenRouter sends them), Responses an
+    /// `image_generation_call` item (before the message when `after_chars` is 0, after it
+    /// otherwise). Anthropic sends no images.
+    pub fn image(
+        mut self,
+        after_chars: usize,
+        mime_type: impl Into<String>,
+        data: impl Into<String>,
+    ) -> Self {
+        self.images.push(ReplyImage {
+            after_chars,
+            mime_type: mime_type.into(),
+            data: data.into(),
+            link: None,
+        });
+        self
+    }
+
+    /// Adds an image given as a link (`url`) after `after_chars` characters of the text:
+    /// an OpenAI chat `delta.images` entry whose URL is not a `data:` URL.
+    pub fn image_link(mut self, after_chars: usize, url: impl Into<String>) -> Self {
+        self.images.push(ReplyImage {
+            after_chars,
+            mime_type: String::new(),
+            data: String::new(),
+            link: Some(url.into()),
+        });
         self
     }
 

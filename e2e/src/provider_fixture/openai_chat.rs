@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use super::stream::{Kind, Script, argument_pieces, call_id, pieces};
+use super::stream::{Kind, Piece, Script, answer_pieces, argument_pieces, call_id, pieces};
 use super::{CREATED, Reply, STREAM_ERROR_MESSAGE};
 
 /// The OpenAI model listing (also what an unrecognised client gets).
@@ -86,8 +86,19 @@ pub(super) fn script(model: &str, reply: &Reply) -> Script {
     for piece in pieces(&reply.reasoning, reply.text_chunk_chars) {
         script.push(delta(json!({"reasoning_content": piece})), Kind::Delta);
     }
-    for piece in pieces(&reply.text, reply.text_chunk_chars) {
-        script.push(delta(json!({"content": piece})), Kind::Delta);
+    for piece in answer_pieces(reply) {
+        let fields = match piece {
+            Piece::Text(text) => json!({"content": text}),
+            Piece::Image(index) => {
+                let image = &reply.images[index];
+                let url = image
+                    .link
+                    .clone()
+                    .unwrap_or_else(|| format!("data:{};base64,{}", image.mime_type, image.data));
+                json!({"images": [{"type": "image_url", "image_url": {"url": url}}]})
+            }
+        };
+        script.push(delta(fields), Kind::Delta);
     }
     let arguments: Vec<Vec<String>> = reply
         .tool_calls

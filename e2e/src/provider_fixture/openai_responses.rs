@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use super::stream::{Kind, Script, argument_pieces, call_id, pieces};
-use super::{CREATED, Reply, STREAM_ERROR_MESSAGE};
+use super::{CREATED, Reply, ReplyImage, STREAM_ERROR_MESSAGE};
 
 /// The in-stream `error` event; `sequence` is its sequence number.
 pub(super) fn error_frame(sequence: usize) -> String {
@@ -88,6 +88,10 @@ pub(super) fn script(model: &str, reply: &Reply) -> Script {
         );
         output.push(item);
     }
+    let (first, later): (Vec<_>, Vec<_>) = reply.images.iter().partition(|i| i.after_chars == 0);
+    for image in first {
+        image_item(&mut script, &mut output, image);
+    }
     if !reply.text.is_empty() || reply.tool_calls.is_empty() {
         let (id, index, text) = ("msg_fixture", output.len(), &reply.text);
         script.responses(
@@ -131,6 +135,9 @@ pub(super) fn script(model: &str, reply: &Reply) -> Script {
             json!({"output_index": index, "item": item.clone()}),
         );
         output.push(item);
+    }
+    for image in later {
+        image_item(&mut script, &mut output, image);
     }
     for (call, (name, arguments)) in reply.tool_calls.iter().enumerate() {
         let (id, index) = (format!("fc_fixture_{call}"), output.len());
@@ -177,4 +184,25 @@ pub(super) fn script(model: &str, reply: &Reply) -> Script {
         json!({"response": response("completed", Value::Array(output), usage)}),
     );
     script
+}
+
+/// An `image_generation_call` output item, as the image generation tool sends it: added,
+/// then done with its result.
+fn image_item(script: &mut Script, output: &mut Vec<Value>, image: &ReplyImage) {
+    let (id, index) = (format!("ig_fixture_{}", output.len()), output.len());
+    let format = image.mime_type.strip_prefix("image/").unwrap_or("png");
+    script.responses(
+        Kind::Other,
+        "response.output_item.added",
+        json!({"output_index": index, "item": {"id": id, "type": "image_generation_call",
+            "status": "in_progress"}}),
+    );
+    let item = json!({"id": id, "type": "image_generation_call", "status": "completed",
+        "output_format": format, "result": image.data});
+    script.responses(
+        Kind::Delta,
+        "response.output_item.done",
+        json!({"output_index": index, "item": item.clone()}),
+    );
+    output.push(item);
 }

@@ -285,6 +285,47 @@ pub(super) fn pieces(text: &str, chars: usize) -> Vec<String> {
         .collect()
 }
 
+/// A piece of a reply's answer: text, or its `n`th image.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Piece {
+    /// Text.
+    Text(String),
+    /// The reply's image at this index.
+    Image(usize),
+}
+
+/// `reply`'s text in pieces of `text_chunk_chars` with its images in their places (a
+/// text piece is cut where an image goes).
+pub(super) fn answer_pieces(reply: &Reply) -> Vec<Piece> {
+    let chars: Vec<char> = reply.text.chars().collect();
+    let mut order: Vec<(usize, usize)> = reply
+        .images
+        .iter()
+        .enumerate()
+        .map(|(index, image)| (image.after_chars.min(chars.len()), index))
+        .collect();
+    order.sort();
+    let mut out = Vec::new();
+    let mut from = 0;
+    for (at, index) in order {
+        let text: String = chars[from..at].iter().collect();
+        out.extend(
+            pieces(&text, reply.text_chunk_chars)
+                .into_iter()
+                .map(Piece::Text),
+        );
+        out.push(Piece::Image(index));
+        from = at;
+    }
+    let text: String = chars[from..].iter().collect();
+    out.extend(
+        pieces(&text, reply.text_chunk_chars)
+            .into_iter()
+            .map(Piece::Text),
+    );
+    out
+}
+
 /// Tool-call arguments in three pieces (fewer when shorter).
 pub(super) fn argument_pieces(arguments: &str) -> Vec<String> {
     pieces(arguments, arguments.chars().count().div_ceil(3))

@@ -1,0 +1,215 @@
+//! Images a chat model sends inside its reply, on the real build in Chromium: each in its
+//! place among the text (Gemini's inline data, OpenAI-compatible `delta.images`), kept
+//! across a reload, shown through object URLs that are revoked when they leave the
+//! screen, kept in the record when the private file system refuses them, a link never
+//! loaded, and an image that is not one said so instead of dropped.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use hearth_core::provider::Protocol;
+use hearth_e2e::AppSession;
+use hearth_e2e::attach::gradient_png;
+use hearth_e2e::chat::{self, add_provider, last_status, open_latest, send};
+use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
+use serde_json::{Value, json};
+
+/// The last reply's blocks in order: `text:<text>`, `image:<natural width>` or
+/// `lost:<reason code>`; `remote:<link>` for a linked image.
+const BLOCKS: &str = "const m = [...document.querySelectorAll('.message--assistant')].at(-1);
+return [...m.querySelectorAll('.message__markdown > .markdown, .message__markdown > .reply-image')]
+  .map((e) => {
+    if (!e.classList.contains('reply-image')) return 'text:' + e.textContent.trim();
+    const lost = e.querySelector('[data-lost]');
+    if (lost) return 'lost:' + lost.dataset.lost;
+    const link = e.querySelector('.reply-image__remote a');
+    if (link) return 'remote:' + link.href;
+    const img = e.querySelector('img');
+    return 'image:' + (img && img.complete ? img.naturalWidth : 'loading');
+  })
+  .filter((b) => b !== 'text:');";
+
+async fn blocks_are(session: &AppSession, expected: &Value) {
+    session
+        .wait_until(&format!(
+            "JSON.stringify((() => {{ {BLOCKS} }})()) === {}",
+            json!(expected.to_string())
+        ))
+        .await;
+}
+
+/// Counts the page's live object URLs from now on (`window.liveBlobs`).
+async fn count_object_urls(session: &AppSession) {
+    session
+        .js(
+            "window.liveBlobs = new Set();
+             const create = URL.createObjectURL.bind(URL);
+             const revoke = URL.revokeObjectURL.bind(URL);
+             URL.createObjectURL = (blob) => { const url = create(blob); liveBlobs.add(url); return url; };
+             URL.revokeObjectURL = (url) => { liveBlobs.delete(url); revoke(url); };",
+            vec![],
+        )
+        .await;
+}
+
+#[tokio::test]
+async fn gemini_images_stand_in_their_places_survive_a_reload_and_free_their_urls() {
+    let fixture = ProviderFixture::start().await;
+    let session = AppSession::open(1280, 900).await;
+    session.open_settings_tab("providers").await;
+    add_provider(
+        &session,
+        "gemini",
+        "Gem",
+        &fixture.base_url(Protocol::Gemini),
+        Some("gem-key"),
+    )
+    .await;
+    session.click_by_script("[data-models]").await;
+    session
+        .wait_until(
+            "document.querySelector('[data-testid=model-count]')?.textContent === 'Models: 2'",
+        )
+        .await;
+    session.press(&[fantoccini::key::Key::Escape]).await;
+    session
+        .wait_until("!document.querySelector('dialog')?.open")
+        .await;
+    // Gemini's listing names its models; the option's value ends with the id.
+    session
+        .js(
+            "const picker = document.getElementById('composer-model');
+             picker.value = [...picker.options].find((o) => o.value.endsWith('fixture-small')).value;
+             picker.dispatchEvent(new Event('change', { bubbles: true }));",
+            vec![],
+        )
+        .await;
+
+    let cat = STANDARD.encode(gradient_png(20, 10));
+    let dog = STANDARD.encode(gradient_png(30, 10));
+    let svg =
+        STANDARD.encode("<svg xmlns='http://www.w3.org/2000/svg'><script>alert(1)</script></svg>");
+    // "Here is a cat." is 14 characters, " Now a dog." 11 more. The dog is labelled JPEG:
+    // its bytes say PNG, and they decide.
+    fixture.enqueue(
+        Reply::text("Here is a cat. Now a dog. That is all.")
+            .text_chunk_chars(4)
+            .image(14, "image/png", cat)
+            .image(25, "image/jpeg", dog)
+            .image(25, "image/svg+xml", svg),
+    );
+    send(&session, "Draw me two animals").await;
+    last_status(&session, "done").await;
+    let expected = json!([
+        "text:Here is a cat.",
+        "image:20",
+        "text:Now a dog.",
+        "image:30",
+        "lost:not_an_image",
+        "text:That is all."
+    ]);
+    blocks_are(&session, &expected).await;
+    session
+        .wait_until("[...document.querySelectorAll('.message--assistant .markdown p')].at(-1)?.textContent === 'That is all.'")
+        .await;
+    session.screenshot("reply-images").await;
+    let lost = session
+        .js(
+            "return document.querySelector('[data-lost]').textContent",
+            vec![],
+        )
+        .await;
+    assert_eq!(
+        lost,
+        "An image the model sent could not be kept: it is not a PNG, JPEG, WebP or GIF image"
+    );
+    // Nothing of the SVG reached the page as markup or as an image.
+    let inert = session
+        .js(
+            "return !document.querySelector('.message svg script') &&
+               ![...document.images].some((i) => i.src.startsWith('data:image/svg'))",
+            vec![],
+        )
+        .await;
+    assert_eq!(inert, json!(true));
+
+    // Stored: a reload shows the same blocks, from the private file system.
+    session.reload_app().await;
+    blocks_are(&session, &expected).await;
+
+    // Each image on screen holds one object URL; leaving the conversation frees them.
+    count_object_urls(&session).await;
+    session.click_by_script("#sidebar-new-chat").await;
+    session
+        .wait_until("!document.querySelector('.message--assistant')")
+        .await;
+    open_latest(&session).await;
+    blocks_are(&session, &expected).await;
+    let shown = session
+        .js(
+            "const srcs = [...document.querySelectorAll('.reply-image img')].map((i) => i.src);
+             return [liveBlobs.size, srcs.every((s) => liveBlobs.has(s))];",
+            vec![],
+        )
+        .await;
+    assert_eq!(shown, json!([2, true]));
+    session.click_by_script("#sidebar-new-chat").await;
+    session
+        .wait_until("!document.querySelector('.message--assistant') && liveBlobs.size === 0")
+        .await;
+}
+
+#[tokio::test]
+async fn a_refused_file_store_keeps_the_image_in_the_record_and_links_are_never_loaded() {
+    let fixture = ProviderFixture::start().await;
+    let session = chat::ready(&fixture).await;
+    // The private file system refuses everything, as a full disk does.
+    session
+        .js(
+            "navigator.storage.getDirectory = () =>
+               Promise.reject(new DOMException('full', 'QuotaExceededError'));",
+            vec![],
+        )
+        .await;
+    let photo = STANDARD.encode(gradient_png(24, 12));
+    fixture.enqueue(
+        Reply::text("A photo, then a link. Done.")
+            .image(0, "image/png", photo)
+            .image_link(21, "https://images.example/cat.png")
+            .image(21, "image/png", "@@not base64@@"),
+    );
+    send(&session, "Show me").await;
+    last_status(&session, "done").await;
+    let expected = json!([
+        "image:24",
+        "text:A photo, then a link.",
+        "remote:https://images.example/cat.png",
+        "lost:undecodable",
+        "text:Done."
+    ]);
+    blocks_are(&session, &expected).await;
+    let shown = session
+        .js(
+            "const link = document.querySelector('.reply-image__remote a');
+             return [
+               document.querySelector('.reply-image img').src.startsWith('data:image/png;base64,'),
+               link.rel, link.target,
+               document.querySelector('.reply-image__remote').textContent.includes('images.example'),
+               [...document.images].some((i) => i.src.includes('images.example')),
+             ];",
+            vec![],
+        )
+        .await;
+    assert_eq!(
+        shown,
+        json!([true, "noopener noreferrer", "_blank", true, false])
+    );
+    // The finished tail is Markdown, not the plain text shown while it streamed.
+    session
+        .wait_until("[...document.querySelectorAll('.message--assistant .markdown p')].at(-1)?.textContent === 'Done.'")
+        .await;
+    session.screenshot("reply-images-link").await;
+
+    // The image was kept in the record: a reload (the file system back) shows it.
+    session.reload_app().await;
+    blocks_are(&session, &expected).await;
+}
