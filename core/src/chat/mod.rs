@@ -11,6 +11,7 @@ pub mod context_note;
 pub mod error;
 pub mod export_file;
 pub mod generation;
+pub mod markdown_export;
 pub mod output_image;
 pub mod peer_import;
 pub mod queue;
