@@ -22,6 +22,7 @@
 //!   removes the files this import wrote, so a failed import changes nothing. Providers
 //!   and preferences follow, then the settings documents (skills, memory, templates:
 //!   [`documents`]), and what did not is reported, not dropped.
+//! - [`markdown`]: one message or one conversation as a Markdown file, with its images.
 //! - [`DataService::delete_all`]: every conversation, message and file they hold, never
 //!   while a reply is streaming.
 //!
@@ -29,6 +30,7 @@
 //! the preferences do) and tells the chat store to reload after a bulk change.
 
 mod documents;
+pub mod markdown;
 mod read;
 
 use self::read::{Package, read_entry, read_json, read_package, read_peer_file, read_range};

@@ -482,6 +482,7 @@ pub fn MessageView(
             })}
             {(!is_user).then(|| icon_button(Key::MessageRegenerate, Icon::Refresh, busy, regenerate))}
             {icon_button(Key::MessageDelete, Icon::Trash, busy, delete)}
+            {(!is_user).then(|| view! { <super::reading::ReplyMenu live=live /> })}
             {(!is_user).then(|| view! {
                 <button
                     type="button"

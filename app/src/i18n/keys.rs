@@ -730,4 +730,12 @@ keys! {
     ReplyImageUnsafeLink => "reply_image.unsafe_link",
     ReplyImageTooMany => "reply_image.too_many",
     ReplyImageNotStored => "reply_image.not_stored",
+    ExportImageMissing => "export.image_missing",
+    ExportAttached => "export.attached",
+    ExportMarkdownFailed => "export.markdown_failed",
+    MessageMore => "message.more",
+    MessageRead => "message.read",
+    MessageSaveMarkdown => "message.save_markdown",
+    ConversationExportMarkdown => "conversation.export_markdown",
+    ReadingTitle => "reading.title",
 }

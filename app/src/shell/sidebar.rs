@@ -353,9 +353,15 @@ fn ConversationItem(id: String, summaries: Memo<HashMap<String, (String, bool)>>
         }
     };
     let input_id = format!("rename-{id}");
+    let toasts = crate::ui::toast::use_toasts();
     let items = {
-        let (rename_input, pin_id, archive_id, delete_id) =
-            (input_id.clone(), id.clone(), id.clone(), id.clone());
+        let (rename_input, pin_id, export_id, archive_id, delete_id) = (
+            input_id.clone(),
+            id.clone(),
+            id.clone(),
+            id.clone(),
+            id.clone(),
+        );
         vec![
             MenuItem {
                 label: Signal::derive(move || i18n.t(Key::ConversationRename)),
@@ -384,6 +390,21 @@ fn ConversationItem(id: String, summaries: Memo<HashMap<String, (String, bool)>>
                 on_select: Callback::new(move |_| {
                     chat.list
                         .set_pinned(pin_id.clone(), !record.with_untracked(|(_, p)| *p))
+                }),
+            },
+            MenuItem {
+                label: Signal::derive(move || i18n.t(Key::ConversationExportMarkdown)),
+                icon: Icon::Download,
+                checked: None,
+                on_select: Callback::new(move |_| {
+                    let id = export_id.clone();
+                    leptos::task::spawn_local(async move {
+                        let what = crate::archive::markdown::Export::Conversation(id);
+                        let saved = crate::archive::markdown::save(chat, what, i18n).await;
+                        if let Err(text) = saved {
+                            toasts.show(crate::ui::toast::ToastKind::Error, text);
+                        }
+                    });
                 }),
             },
             MenuItem {

@@ -34,6 +34,8 @@ pub enum Icon {
     File,
     CloudOff,
     Archive,
+    Download,
+    Book,
 }
 
 fn paths(icon: Icon) -> &'static [&'static str] {
@@ -106,6 +108,8 @@ fn paths(icon: Icon) -> &'static [&'static str] {
             "M10.5 5.3A6 6 0 0 1 17.7 10a3.5 3.5 0 0 1 2.8 5.6",
         ],
         Icon::Archive => &["M3 4h18v4H3z", "M5 8v12h14V8", "M10 12h4"],
+        Icon::Download => &["M12 4v11", "M7 10l5 5 5-5", "M5 20h14"],
+        Icon::Book => &["M4 5a2 2 0 0 1 2-2h14v16H6a2 2 0 0 0-2 2z", "M4 5v16"],
     }
 }
 

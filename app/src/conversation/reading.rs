@@ -1,0 +1,93 @@
+//! A reply's own menu (Read, Save as Markdown) and reading mode: the reply's text and
+//! images alone, in a wide, calm column in a dialog (focus kept inside, Escape closes,
+//! focus goes back to the menu). The dialog is made the first time it is asked for, so
+//! a reply never read costs no nodes.
+
+use hearth_core::chat::MessageRecord;
+use leptos::prelude::*;
+
+use super::round_text::RoundText;
+use crate::archive::markdown::Export;
+use crate::chat::{LiveMessage, use_chat};
+use crate::i18n::{Key, tr, use_i18n};
+use crate::ui::dialog::Dialog;
+use crate::ui::icon::Icon;
+use crate::ui::menu::{Menu, MenuItem};
+use crate::ui::toast::{ToastKind, use_toasts};
+
+/// The reply's menu, and its reading dialog once asked for.
+#[component]
+pub fn ReplyMenu(live: LiveMessage) -> impl IntoView {
+    let chat = use_chat();
+    let i18n = use_i18n();
+    let toasts = use_toasts();
+    let reading = RwSignal::new(false);
+    let made = RwSignal::new(false);
+    let save = move |_| {
+        let record = live.snapshot();
+        let title = chat.list.title(&record.conversation_id);
+        leptos::task::spawn_local(async move {
+            let what = Export::Message(Box::new(record), title);
+            if let Err(text) = crate::archive::markdown::save(chat, what, i18n).await {
+                toasts.show(ToastKind::Error, text);
+            }
+        });
+    };
+    let items = vec![
+        MenuItem {
+            label: Signal::derive(move || i18n.t(Key::MessageRead)),
+            icon: Icon::Book,
+            checked: None,
+            on_select: Callback::new(move |_| {
+                made.set(true);
+                reading.set(true);
+            }),
+        },
+        MenuItem {
+            label: Signal::derive(move || i18n.t(Key::MessageSaveMarkdown)),
+            icon: Icon::Download,
+            checked: None,
+            on_select: Callback::new(save),
+        },
+    ];
+    view! {
+        <Menu label=Signal::derive(move || i18n.t(Key::MessageMore)) button_icon=Icon::More items=items />
+        {move || made.get().then(|| view! {
+            <Dialog open=reading title=Signal::derive(move || i18n.t(Key::ReadingTitle)) class="dialog--reading">
+                <Reading live=live />
+            </Dialog>
+        })}
+    }
+}
+
+/// The reply's text and images, every round in order; no tool calls, no reasoning.
+#[component]
+fn Reading(live: LiveMessage) -> impl IntoView {
+    let rounds = Memo::new(move |_| live.record.with(|r| r.tool_rounds.len()));
+    let streaming = Signal::derive(move || {
+        live.record
+            .with(|r| r.status == hearth_core::chat::MessageStatus::Streaming)
+    });
+    view! {
+        <article class="reading" aria-label=tr(Key::MessageAssistant)>
+            <For each=move || 0..rounds.get() key=|round| *round let:round>
+                <RoundText
+                    live=live
+                    round=round
+                    text=Signal::derive(move || round_text(&live, round))
+                    streaming=false
+                />
+            </For>
+            <RoundText live=live round=Signal::derive(move || rounds.get()) text=live.content streaming=streaming />
+        </article>
+    }
+}
+
+fn round_text(live: &LiveMessage, round: usize) -> String {
+    live.record.with(|r: &MessageRecord| {
+        r.tool_rounds
+            .get(round)
+            .map(|r| r.text.clone())
+            .unwrap_or_default()
+    })
+}
