@@ -63,12 +63,17 @@ pub fn artifacts_dir() -> PathBuf {
 
 /// Waits (at most 15 s) for the one finished download, a `.zip`, in `dir`.
 pub async fn downloaded(dir: &std::path::Path) -> PathBuf {
+    downloaded_as(dir, "zip").await
+}
+
+/// Waits (at most 15 s) for the one finished download with `extension` in `dir`.
+pub async fn downloaded_as(dir: &std::path::Path, extension: &str) -> PathBuf {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
     loop {
         let done: Vec<PathBuf> = std::fs::read_dir(dir)
             .expect("read downloads")
             .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "zip"))
+            .filter(|p| p.extension().is_some_and(|x| x == extension))
             .collect();
         if let [file] = done.as_slice() {
             return file.clone();

@@ -6,10 +6,12 @@
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
+use fantoccini::key::Key;
 use hearth_core::provider::Protocol;
 use hearth_e2e::AppSession;
 use hearth_e2e::attach::gradient_png;
 use hearth_e2e::chat::{self, add_provider, last_status, open_latest, send};
+use hearth_e2e::paths;
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
 use serde_json::{Value, json};
 
@@ -51,9 +53,8 @@ async fn count_object_urls(session: &AppSession) {
         .await;
 }
 
-#[tokio::test]
-async fn gemini_images_stand_in_their_places_survive_a_reload_and_free_their_urls() {
-    let fixture = ProviderFixture::start().await;
+/// A session whose model is the fixture's Gemini `fixture-small`.
+async fn gemini_session(fixture: &ProviderFixture) -> AppSession {
     let session = AppSession::open(1280, 900).await;
     session.open_settings_tab("providers").await;
     add_provider(
@@ -70,7 +71,7 @@ async fn gemini_images_stand_in_their_places_survive_a_reload_and_free_their_url
             "document.querySelector('[data-testid=model-count]')?.textContent === 'Models: 2'",
         )
         .await;
-    session.press(&[fantoccini::key::Key::Escape]).await;
+    session.press(&[Key::Escape]).await;
     session
         .wait_until("!document.querySelector('dialog')?.open")
         .await;
@@ -83,20 +84,35 @@ async fn gemini_images_stand_in_their_places_survive_a_reload_and_free_their_url
             vec![],
         )
         .await;
+    session
+}
 
-    let cat = STANDARD.encode(gradient_png(20, 10));
-    let dog = STANDARD.encode(gradient_png(30, 10));
-    let svg =
-        STANDARD.encode("<svg xmlns='http://www.w3.org/2000/svg'><script>alert(1)</script></svg>");
-    // "Here is a cat." is 14 characters, " Now a dog." 11 more. The dog is labelled JPEG:
-    // its bytes say PNG, and they decide.
-    fixture.enqueue(
-        Reply::text("Here is a cat. Now a dog. That is all.")
-            .text_chunk_chars(4)
-            .image(14, "image/png", cat)
-            .image(25, "image/jpeg", dog)
-            .image(25, "image/svg+xml", svg),
-    );
+/// The cat (20 px wide), the dog (30 px) and an SVG, base64.
+fn animals() -> (String, String, String) {
+    (
+        STANDARD.encode(gradient_png(20, 10)),
+        STANDARD.encode(gradient_png(30, 10)),
+        STANDARD.encode("<svg xmlns='http://www.w3.org/2000/svg'><script>alert(1)</script></svg>"),
+    )
+}
+
+/// A reply with two animals and an SVG among its text. "Here is a cat." is 14
+/// characters, " Now a dog." 11 more. The dog is labelled JPEG: its bytes say PNG, and
+/// they decide.
+fn animals_reply() -> Reply {
+    let (cat, dog, svg) = animals();
+    Reply::text("Here is a cat. Now a dog. That is all.")
+        .text_chunk_chars(4)
+        .image(14, "image/png", cat)
+        .image(25, "image/jpeg", dog)
+        .image(25, "image/svg+xml", svg)
+}
+
+#[tokio::test]
+async fn gemini_images_stand_in_their_places_survive_a_reload_and_free_their_urls() {
+    let fixture = ProviderFixture::start().await;
+    let session = gemini_session(&fixture).await;
+    fixture.enqueue(animals_reply());
     send(&session, "Draw me two animals").await;
     last_status(&session, "done").await;
     let expected = json!([
@@ -212,4 +228,95 @@ async fn a_refused_file_store_keeps_the_image_in_the_record_and_links_are_never_
     // The image was kept in the record: a reload (the file system back) shows it.
     session.reload_app().await;
     blocks_are(&session, &expected).await;
+}
+
+/// Opens the last reply's menu and chooses `item`.
+async fn reply_menu(session: &AppSession, item: &str) {
+    session
+        .click_by_script(".message--assistant .message__actions .menu-anchor > button")
+        .await;
+    session
+        .wait_until(&format!(
+            "[...document.querySelectorAll('.menu__item')].some((i) => i.textContent.trim() === {})",
+            json!(item)
+        ))
+        .await;
+    session
+        .js(
+            "[...document.querySelectorAll('.menu__item')].find((i) => i.textContent.trim() === arguments[0]).click()",
+            vec![json!(item)],
+        )
+        .await;
+}
+
+#[tokio::test]
+async fn a_reply_reads_alone_and_saves_as_markdown_with_its_images() {
+    let fixture = ProviderFixture::start().await;
+    let session = gemini_session(&fixture).await;
+    fixture.enqueue(animals_reply());
+    send(&session, "Draw me two animals").await;
+    last_status(&session, "done").await;
+    session
+        .wait_until(
+            "document.querySelectorAll('.message--assistant .reply-image img').length === 2",
+        )
+        .await;
+
+    // Reading mode: the reply alone, its images in place; Escape gives focus back.
+    reply_menu(&session, "Read").await;
+    session
+        .wait_until(
+            "document.querySelector('.dialog--reading')?.open &&
+             [...document.querySelectorAll('.reading .reply-image img')].map((i) => i.complete && i.naturalWidth).join() === '20,30' &&
+             document.querySelector('.reading').textContent.includes('That is all.')",
+        )
+        .await;
+    session.screenshot("reply-reading").await;
+    session.press(&[Key::Escape]).await;
+    session
+        .wait_until(
+            "!document.querySelector('.dialog--reading').open &&
+             document.activeElement === document.querySelector('.message--assistant .message__actions .menu-anchor > button')",
+        )
+        .await;
+
+    // The reply as Markdown: text and images in order, the images' own bytes inside.
+    let (cat, dog, _) = animals();
+    let downloads = paths::scratch_dir("reply-markdown");
+    session.allow_downloads(&downloads).await;
+    reply_menu(&session, "Save as Markdown").await;
+    let file = paths::downloaded_as(&downloads, "md").await;
+    assert_eq!(
+        file.file_name().unwrap().to_str().unwrap(),
+        "Draw me two animals.md"
+    );
+    let reply = format!(
+        "Here is a cat.\n\n![Image 1 of the reply](data:image/png;base64,{cat})\n\n\
+         Now a dog.\n\n![Image 2 of the reply](data:image/png;base64,{dog})\n\n\
+         *Image 3 is not included.*\n\nThat is all."
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), reply);
+    std::fs::remove_file(&file).unwrap();
+
+    // The whole conversation, from the sidebar's menu.
+    session
+        .click_by_script(".conversation-item .menu-anchor > button")
+        .await;
+    session
+        .wait_until("[...document.querySelectorAll('.menu__item')].some((i) => i.textContent.trim() === 'Export as Markdown')")
+        .await;
+    session
+        .js(
+            "[...document.querySelectorAll('.menu__item')].find((i) => i.textContent.trim() === 'Export as Markdown').click()",
+            vec![],
+        )
+        .await;
+    let file = paths::downloaded_as(&downloads, "md").await;
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        format!(
+            "# Draw me two animals\n\n## You\n\nDraw me two animals\n\n\
+             ## Assistant (fixture-small)\n\n{reply}\n"
+        )
+    );
 }
