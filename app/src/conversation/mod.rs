@@ -7,7 +7,8 @@
 //! - `memory`: the memories a reply used and proposes, and memory's switch for the
 //!   conversation.
 //! - `archived`: the note under an archived conversation, with Unarchive.
-//! - `reading`: a reply's menu (Read, Save as Markdown) and its reading mode.
+//! - `reading`: a reply's menu (Read, Save as Markdown, Print) and its reading mode;
+//!   `print`: the print view of one reply.
 //! - `round_text`: a round's text with the images the model sent in their places;
 //!   `stored_image`: an image kept in the private file system, on screen.
 
@@ -15,6 +16,7 @@ mod archived;
 pub mod list;
 mod memory;
 pub mod message;
+mod print;
 pub mod queue;
 mod reading;
 mod round_text;

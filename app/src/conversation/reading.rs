@@ -1,4 +1,4 @@
-//! A reply's own menu (Read, Save as Markdown) and reading mode: the reply's text and
+//! A reply's own menu (Read, Save as Markdown, Print or save as PDF) and reading mode: the reply's text and
 //! images alone, in a wide, calm column in a dialog (focus kept inside, Escape closes,
 //! focus goes back to the menu). The dialog is made the first time it is asked for, so
 //! a reply never read costs no nodes.
@@ -48,6 +48,12 @@ pub fn ReplyMenu(live: LiveMessage) -> impl IntoView {
             icon: Icon::Download,
             checked: None,
             on_select: Callback::new(save),
+        },
+        MenuItem {
+            label: Signal::derive(move || i18n.t(Key::MessagePrint)),
+            icon: Icon::Printer,
+            checked: None,
+            on_select: Callback::new(move |_| super::print::print_reply(&live.id())),
         },
     ];
     view! {

@@ -738,4 +738,5 @@ keys! {
     MessageSaveMarkdown => "message.save_markdown",
     ConversationExportMarkdown => "conversation.export_markdown",
     ReadingTitle => "reading.title",
+    MessagePrint => "message.print",
 }

@@ -36,6 +36,7 @@ pub enum Icon {
     Archive,
     Download,
     Book,
+    Printer,
 }
 
 fn paths(icon: Icon) -> &'static [&'static str] {
@@ -109,6 +110,7 @@ fn paths(icon: Icon) -> &'static [&'static str] {
         ],
         Icon::Archive => &["M3 4h18v4H3z", "M5 8v12h14V8", "M10 12h4"],
         Icon::Download => &["M12 4v11", "M7 10l5 5 5-5", "M5 20h14"],
+        Icon::Printer => &["M7 8V3h10v5", "M7 17H4v-7h16v7h-3", "M7 14h10v7H7z"],
         Icon::Book => &["M4 5a2 2 0 0 1 2-2h14v16H6a2 2 0 0 0-2 2z", "M4 5v16"],
     }
 }
