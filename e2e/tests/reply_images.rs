@@ -320,3 +320,134 @@ async fn a_reply_reads_alone_and_saves_as_markdown_with_its_images() {
         )
     );
 }
+
+/// The pages of a PDF: its `/Type /Page` objects (not the `/Pages` tree).
+fn pdf_pages(pdf: &[u8]) -> usize {
+    let text = String::from_utf8_lossy(pdf);
+    text.match_indices("/Type")
+        .filter(|(at, _)| {
+            let rest = text[at + 5..].trim_start();
+            rest.starts_with("/Page") && !rest.starts_with("/Pages")
+        })
+        .count()
+}
+
+/// Prints the page as it stands (DevTools' print to PDF) and returns the PDF.
+async fn print_to_pdf(session: &AppSession) -> Vec<u8> {
+    let printed = session.cdp("Page.printToPDF", json!({})).await;
+    STANDARD
+        .decode(printed["data"].as_str().expect("PDF data"))
+        .expect("base64 PDF")
+}
+
+#[tokio::test]
+async fn a_reply_prints_alone_in_the_light_scheme_over_as_many_pages_as_it_needs() {
+    let fixture = ProviderFixture::start().await;
+    let session = chat::ready(&fixture).await;
+    session
+        .js("localStorage.setItem('hearth.theme', 'dark')", vec![])
+        .await;
+    session.reload_app().await;
+    let long: String = (1..=150)
+        .map(|n| format!("Paragraph {n} of a long answer that keeps going.\n\n"))
+        .collect();
+    fixture.enqueue(Reply::text("A short answer.").text_chunk_chars(0));
+    send(&session, "Short?").await;
+    last_status(&session, "done").await;
+    session
+        .wait_until("document.querySelector('.message--assistant .markdown p')?.textContent === 'A short answer.'")
+        .await;
+    // The browser's print dialog is not driven here: calling it is enough.
+    session
+        .js(
+            "window.printed = 0; window.print = () => { window.printed += 1; };",
+            vec![],
+        )
+        .await;
+    reply_menu(&session, "Print or save as PDF").await;
+    session
+        .wait_until(
+            "window.printed === 1 && document.documentElement.classList.contains('printing') &&
+             document.getElementById('print-view')?.textContent.trim() === 'A short answer.'",
+        )
+        .await;
+    // Printed, only the reply shows, dark text on light whatever the theme.
+    session
+        .cdp("Emulation.setEmulatedMedia", json!({"media": "print"}))
+        .await;
+    let shown = session
+        .js(
+            "const view = document.getElementById('print-view');
+             return [
+               [...document.body.children].filter((e) => getComputedStyle(e).display !== 'none').map((e) => e.id),
+               getComputedStyle(view.querySelector('p')).color,
+               getComputedStyle(document.body).backgroundColor,
+             ];",
+            vec![],
+        )
+        .await;
+    assert_eq!(
+        shown,
+        json!([["print-view"], "rgb(28, 25, 23)", "rgb(255, 255, 255)"])
+    );
+    let short = print_to_pdf(&session).await;
+    assert_eq!(pdf_pages(&short), 1);
+    session
+        .cdp("Emulation.setEmulatedMedia", json!({"media": ""}))
+        .await;
+    // The dialog closed: the view goes.
+    session
+        .js("window.dispatchEvent(new Event('afterprint'))", vec![])
+        .await;
+    session
+        .wait_until(
+            "!document.getElementById('print-view') && !document.documentElement.classList.contains('printing')",
+        )
+        .await;
+
+    // A long reply takes the pages it needs, and only its own.
+    fixture.enqueue(Reply::text(long).text_chunk_chars(0));
+    send(&session, "Long?").await;
+    last_status(&session, "done").await;
+    session
+        .wait_until("[...document.querySelectorAll('.message--assistant .markdown p')].some((p) => p.textContent.startsWith('Paragraph 150 '))")
+        .await;
+    // The list shows what fits: the long reply's own menu, the last one.
+    let long_pdf = {
+        session
+            .js(
+                "const replies = [...document.querySelectorAll('.message--assistant')];
+                 replies.at(-1).querySelector('.message__actions .menu-anchor > button').click();",
+                vec![],
+            )
+            .await;
+        session
+            .wait_until("[...document.querySelectorAll('.menu__item')].some((i) => i.textContent.trim() === 'Print or save as PDF')")
+            .await;
+        session
+            .js(
+                "[...document.querySelectorAll('.menu__item')].find((i) => i.textContent.trim() === 'Print or save as PDF').click()",
+                vec![],
+            )
+            .await;
+        session
+            .wait_until(
+                "window.printed === 2 && document.getElementById('print-view')?.textContent.includes('Paragraph 150 of')
+                 && !document.getElementById('print-view').textContent.includes('A short answer.')",
+            )
+            .await;
+        session
+            .cdp("Emulation.setEmulatedMedia", json!({"media": "print"}))
+            .await;
+        session.screenshot("reply-print").await;
+        print_to_pdf(&session).await
+    };
+    let pages = pdf_pages(&long_pdf);
+    assert!((3..=12).contains(&pages), "{pages} pages");
+    assert!(
+        long_pdf.len() > short.len(),
+        "{} vs {}",
+        long_pdf.len(),
+        short.len()
+    );
+}
