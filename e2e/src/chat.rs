@@ -23,6 +23,26 @@ pub async fn last_tool_calls(session: &Browser) -> Value {
         .await
 }
 
+/// Sends `text` and waits until its own reply is done: the last message is a reply
+/// that is done and the one before it says `text`. (Counting messages is not enough: a
+/// reload reopens the conversation, whose earlier messages may arrive after the count.)
+pub async fn ask(session: &AppSession, text: &str) {
+    send(session, text).await;
+    session
+        .wait_until(&format!(
+            "(() => {{
+               const messages = [...document.querySelectorAll('.message')];
+               const [question, reply] = messages.slice(-2);
+               return reply?.classList.contains('message--assistant') &&
+                 reply.dataset.status === 'done' &&
+                 question?.classList.contains('message--user') &&
+                 question.textContent.includes({});
+             }})()",
+            json!(text)
+        ))
+        .await;
+}
+
 /// The active path as `[role, status, text]` rows.
 pub const MESSAGES: &str = "return [...document.querySelectorAll('.message')].map((m) => [
   m.classList.contains('message--user') ? 'user' : 'assistant',
@@ -112,6 +132,13 @@ pub async fn prepare(session: &AppSession, fixture: &ProviderFixture, key: Optio
         key,
     )
     .await;
+    fetch_models(session).await;
+    choose_model(session, "fixture-small").await;
+}
+
+/// In Settings › Providers (open, with one provider): fetches its models (the fixture
+/// lists two) and closes the settings.
+pub async fn fetch_models(session: &AppSession) {
     session
         .wait_for("[data-models]")
         .await
@@ -127,7 +154,6 @@ pub async fn prepare(session: &AppSession, fixture: &ProviderFixture, key: Optio
     session
         .wait_until("!document.querySelector('dialog')?.open")
         .await;
-    choose_model(session, "fixture-small").await;
 }
 
 /// Picks `model` the way a user does: from the composer's model menu.

@@ -7,7 +7,7 @@
 //! and proposals off, requests say nothing about memory; memories travel in the export
 //! and come back with its import.
 
-use hearth_e2e::chat::{self, last_status};
+use hearth_e2e::chat;
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
 use hearth_e2e::{AppSession, paths};
 use serde_json::Value;
@@ -33,26 +33,6 @@ fn tools_of(request: &Value) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
-}
-
-/// Sends `text` and waits for its reply to be done.
-async fn ask(session: &AppSession, text: &str) {
-    let before = session
-        .js(
-            "return document.querySelectorAll('.message').length",
-            vec![],
-        )
-        .await
-        .as_u64()
-        .unwrap_or(0);
-    chat::send(session, text).await;
-    session
-        .wait_until(&format!(
-            "document.querySelectorAll('.message').length >= {}",
-            before + 2
-        ))
-        .await;
-    last_status(session, "done").await;
 }
 
 /// Sets a form control's value as typing would (an `input` event).
@@ -100,7 +80,7 @@ async fn memories_are_recalled_as_data_proposed_reviewed_and_switched_off_per_co
 
     // Nothing remembered, proposals off: nothing in the request mentions memory.
     fixture.enqueue(Reply::text("Hello."));
-    ask(&session, "Hello there").await;
+    chat::ask(&session, "Hello there").await;
     let first = chat::chat_bodies(&fixture);
     assert!(!system_of(&first[0]).contains("Memory"), "{first:?}");
     assert!(!tools_of(&first[0]).contains(&"propose_memory".to_string()));
@@ -155,7 +135,7 @@ async fn memories_are_recalled_as_data_proposed_reviewed_and_switched_off_per_co
         r#"{"content": "The user is vegetarian.", "kind": "preference", "tags": ["food"]}"#,
     ));
     fixture.enqueue(Reply::text("Marmalade would like fish-free cat food."));
-    ask(&session, "What should I feed my cat?").await;
+    chat::ask(&session, "What should I feed my cat?").await;
     let requests = chat::chat_bodies(&fixture);
     let asked = &requests[requests.len() - 2];
     let system = system_of(asked);
@@ -234,7 +214,7 @@ async fn memories_are_recalled_as_data_proposed_reviewed_and_switched_off_per_co
         r#"{"content": "The user likes lentils."}"#,
     ));
     fixture.enqueue(Reply::text("Try a lentil curry."));
-    ask(&session, "Any vegetarian recipe ideas for dinner?").await;
+    chat::ask(&session, "Any vegetarian recipe ideas for dinner?").await;
     let requests = chat::chat_bodies(&fixture);
     let system = system_of(&requests[requests.len() - 2]);
     assert!(system.contains("vegetarian and cooks at home"), "{system}");
@@ -259,7 +239,7 @@ async fn memories_are_recalled_as_data_proposed_reviewed_and_switched_off_per_co
         .await;
     session.wait_for("#memory-off-note").await;
     fixture.enqueue(Reply::text("Pasta with vegetables."));
-    ask(&session, "Another vegetarian idea?").await;
+    chat::ask(&session, "Another vegetarian idea?").await;
     let requests = chat::chat_bodies(&fixture);
     let last = &requests[requests.len() - 1];
     assert!(!system_of(last).contains("Memory"), "{last}");
@@ -285,7 +265,7 @@ async fn memories_are_recalled_as_data_proposed_reviewed_and_switched_off_per_co
         .await;
     session.close_settings().await;
     fixture.enqueue(Reply::text("Anything you like."));
-    ask(&session, "What is a vegetarian lunch?").await;
+    chat::ask(&session, "What is a vegetarian lunch?").await;
     let requests = chat::chat_bodies(&fixture);
     assert!(!system_of(&requests[requests.len() - 1]).contains("vegetarian and cooks"));
 

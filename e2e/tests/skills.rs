@@ -6,7 +6,7 @@
 //! text one imported; a catalogue whose request fails shows the error (or the saved copy,
 //! or the English fallback), never an empty list; the catalogue follows the language.
 
-use hearth_e2e::chat::{self, last_status};
+use hearth_e2e::chat;
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
 use hearth_e2e::{AppSession, paths};
 use serde_json::{Value, json};
@@ -32,26 +32,6 @@ fn tools_of(request: &Value) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
-}
-
-/// Sends `text` and waits for its reply to be done.
-async fn ask(session: &AppSession, text: &str) {
-    let before = session
-        .js(
-            "return document.querySelectorAll('.message').length",
-            vec![],
-        )
-        .await
-        .as_u64()
-        .unwrap_or(0);
-    chat::send(session, text).await;
-    session
-        .wait_until(&format!(
-            "document.querySelectorAll('.message').length >= {}",
-            before + 2
-        ))
-        .await;
-    last_status(session, "done").await;
 }
 
 /// In Settings › Skills (open), installs the catalogue's `id` and waits for its card.
@@ -102,7 +82,7 @@ async fn installed_edited_and_custom_skills_shape_the_request_and_an_inactive_on
     let session = chat::ready(&fixture).await;
 
     // No skills: the request and the reply say nothing about skills.
-    ask(&session, "Hello there").await;
+    chat::ask(&session, "Hello there").await;
     let first = chat::chat_bodies(&fixture);
     assert!(!system_of(&first[0]).contains("skill"), "{first:?}");
     assert!(
@@ -130,7 +110,7 @@ async fn installed_edited_and_custom_skills_shape_the_request_and_an_inactive_on
     session.screenshot("skills-settings").await;
     session.close_settings().await;
 
-    ask(&session, "Please review fn add(a: i32) -> i32 { a - 1 }").await;
+    chat::ask(&session, "Please review fn add(a: i32) -> i32 { a - 1 }").await;
     let requests = chat::chat_bodies(&fixture);
     let system = system_of(requests.last().unwrap());
     assert!(
@@ -180,7 +160,7 @@ async fn installed_edited_and_custom_skills_shape_the_request_and_an_inactive_on
     session.screenshot("skills-custom").await;
     session.close_settings().await;
 
-    ask(&session, "Check my loop").await;
+    chat::ask(&session, "Check my loop").await;
     let system = system_of(chat::chat_bodies(&fixture).last().unwrap());
     assert!(system.contains("careful pirate"), "{system}");
     assert!(system.contains("<skill id=\"custom-haiku-mode\" title=\"Haiku mode\">"));
@@ -210,7 +190,7 @@ async fn installed_edited_and_custom_skills_shape_the_request_and_an_inactive_on
     // Kept across a reload.
     session.reload_app().await;
     chat::choose_model(&session, "fixture-small").await;
-    ask(&session, "One more").await;
+    chat::ask(&session, "One more").await;
     let system = system_of(chat::chat_bodies(&fixture).last().unwrap());
     assert!(system.contains("# Code review"), "{system}");
     assert!(!system.contains("careful pirate"));
@@ -243,7 +223,7 @@ async fn with_auto_selection_the_model_chooses_among_the_active_skills() {
         r#"{"skill_ids": ["translate", "made-up", "brainstorm"]}"#,
     ));
     fixture.enqueue(Reply::text("Bonjour tout le monde."));
-    ask(&session, "Translate 'hello everyone' into French").await;
+    chat::ask(&session, "Translate 'hello everyone' into French").await;
 
     let requests = chat::chat_bodies(&fixture);
     assert_eq!(requests.len(), 2, "one choice, one answer");
@@ -267,7 +247,7 @@ async fn with_auto_selection_the_model_chooses_among_the_active_skills() {
     // A model that chooses nothing: the answer comes without skills.
     fixture.enqueue(Reply::text("").tool_call("select_text_skills", r#"{"skill_ids": []}"#));
     fixture.enqueue(Reply::text("Sure."));
-    ask(&session, "What time is it?").await;
+    chat::ask(&session, "What time is it?").await;
     let requests = chat::chat_bodies(&fixture);
     assert_eq!(requests.len(), 4);
     assert!(!system_of(&requests[3]).contains("<skill"));
@@ -484,7 +464,7 @@ async fn a_catalogue_that_cannot_be_fetched_says_so_and_never_shows_an_empty_lis
 async fn skills_travel_in_the_export_and_come_back_with_an_import() {
     let fixture = ProviderFixture::start().await;
     let session = chat::ready(&fixture).await;
-    ask(&session, "Hello").await;
+    chat::ask(&session, "Hello").await;
     session.open_settings_tab("skills").await;
     install(&session, "summarise").await;
     session.click_by_script("#skills-new").await;
