@@ -65,16 +65,7 @@ async fn gemini_session(fixture: &ProviderFixture) -> AppSession {
         Some("gem-key"),
     )
     .await;
-    session.click_by_script("[data-models]").await;
-    session
-        .wait_until(
-            "document.querySelector('[data-testid=model-count]')?.textContent === 'Models: 2'",
-        )
-        .await;
-    session.press(&[Key::Escape]).await;
-    session
-        .wait_until("!document.querySelector('dialog')?.open")
-        .await;
+    chat::fetch_models(&session).await;
     // Gemini's listing names its models; the option's value ends with the id.
     session
         .js(
@@ -233,8 +224,17 @@ async fn a_refused_file_store_keeps_the_image_in_the_record_and_links_are_never_
 /// Opens the last reply's menu and chooses `item`.
 async fn reply_menu(session: &AppSession, item: &str) {
     session
-        .click_by_script(".message--assistant .message__actions .menu-anchor > button")
+        .js(
+            "[...document.querySelectorAll('.message--assistant')].at(-1)
+               .querySelector('.message__actions .menu-anchor > button').click();",
+            vec![],
+        )
         .await;
+    choose_menu_item(session, item).await;
+}
+
+/// Chooses `item` of the open menu.
+async fn choose_menu_item(session: &AppSession, item: &str) {
     session
         .wait_until(&format!(
             "[...document.querySelectorAll('.menu__item')].some((i) => i.textContent.trim() === {})",
@@ -302,15 +302,7 @@ async fn a_reply_reads_alone_and_saves_as_markdown_with_its_images() {
     session
         .click_by_script(".conversation-item .menu-anchor > button")
         .await;
-    session
-        .wait_until("[...document.querySelectorAll('.menu__item')].some((i) => i.textContent.trim() === 'Export as Markdown')")
-        .await;
-    session
-        .js(
-            "[...document.querySelectorAll('.menu__item')].find((i) => i.textContent.trim() === 'Export as Markdown').click()",
-            vec![],
-        )
-        .await;
+    choose_menu_item(&session, "Export as Markdown").await;
     let file = paths::downloaded_as(&downloads, "md").await;
     assert_eq!(
         std::fs::read_to_string(&file).unwrap(),
@@ -413,35 +405,18 @@ async fn a_reply_prints_alone_in_the_light_scheme_over_as_many_pages_as_it_needs
         .wait_until("[...document.querySelectorAll('.message--assistant .markdown p')].some((p) => p.textContent.startsWith('Paragraph 150 '))")
         .await;
     // The list shows what fits: the long reply's own menu, the last one.
-    let long_pdf = {
-        session
-            .js(
-                "const replies = [...document.querySelectorAll('.message--assistant')];
-                 replies.at(-1).querySelector('.message__actions .menu-anchor > button').click();",
-                vec![],
-            )
-            .await;
-        session
-            .wait_until("[...document.querySelectorAll('.menu__item')].some((i) => i.textContent.trim() === 'Print or save as PDF')")
-            .await;
-        session
-            .js(
-                "[...document.querySelectorAll('.menu__item')].find((i) => i.textContent.trim() === 'Print or save as PDF').click()",
-                vec![],
-            )
-            .await;
-        session
-            .wait_until(
-                "window.printed === 2 && document.getElementById('print-view')?.textContent.includes('Paragraph 150 of')
-                 && !document.getElementById('print-view').textContent.includes('A short answer.')",
-            )
-            .await;
-        session
-            .cdp("Emulation.setEmulatedMedia", json!({"media": "print"}))
-            .await;
-        session.screenshot("reply-print").await;
-        print_to_pdf(&session).await
-    };
+    reply_menu(&session, "Print or save as PDF").await;
+    session
+        .wait_until(
+            "window.printed === 2 && document.getElementById('print-view')?.textContent.includes('Paragraph 150 of')
+             && !document.getElementById('print-view').textContent.includes('A short answer.')",
+        )
+        .await;
+    session
+        .cdp("Emulation.setEmulatedMedia", json!({"media": "print"}))
+        .await;
+    session.screenshot("reply-print").await;
+    let long_pdf = print_to_pdf(&session).await;
     let pages = pdf_pages(&long_pdf);
     assert!((3..=12).contains(&pages), "{pages} pages");
     assert!(
