@@ -34,8 +34,9 @@ pub enum Export {
     Conversation(String),
 }
 
-/// Saves `what` (a message, or a conversation of `chat`) as a Markdown file (one chunk for both: their code is the same); a
-/// failure comes back worded in the user's language, for a toast.
+/// Saves `what` (a message, or a conversation of `chat`) as a Markdown file (one chunk
+/// for both: their code is the same); a failure comes back worded in the user's
+/// language, for a toast.
 #[lazy]
 pub async fn save(chat: Chat, what: Export, i18n: I18n) -> Result<(), String> {
     write(chat, what, i18n)

@@ -1,7 +1,7 @@
-//! A reply's own menu (Read, Save as Markdown, Print or save as PDF) and reading mode: the reply's text and
-//! images alone, in a wide, calm column in a dialog (focus kept inside, Escape closes,
-//! focus goes back to the menu). The dialog is made the first time it is asked for, so
-//! a reply never read costs no nodes.
+//! A reply's own menu (Read, Save as Markdown, Print or save as PDF) and reading mode:
+//! the reply's text and images alone, in a wide, calm column in a dialog (focus kept
+//! inside, Escape closes, focus goes back to the menu). The dialog is made the first time
+//! it is asked for, so a reply never read costs no nodes.
 
 use hearth_core::chat::MessageRecord;
 use leptos::prelude::*;

@@ -1,7 +1,7 @@
 //! The model phase of one round: the request opened through the transport (direct, or
 //! the relay), read through the one stream reader, its text and reasoning shown as they
-//! arrive (and the images it sends in their places), the partial reply written at least every 500 ms, and the tool calls it asked
-//! for returned.
+//! arrive (and the images it sends kept in their places), the partial reply written at
+//! least every 500 ms, and the tool calls it asked for returned.
 
 use hearth_core::chat::GenerationError;
 use hearth_core::provider::request::ChatRequest;

@@ -1,7 +1,7 @@
 //! The reply being written. Its text and reasoning live in its `LiveMessage` (one owner:
 //! the screen shows them as they grow, the flush reads them); the rest of what the run
-//! knows (the rounds that called tools, the images the model sent, usage, why it finished, the error) is here and
-//! shown on the record. The partial reply is written at least every 500 ms, merged
+//! knows (the rounds that called tools, the images the model sent, usage, why it
+//! finished, the error) is here and shown on the record. The partial reply is written at least every 500 ms, merged
 //! field by field so another tab's changes to other fields survive; how the reply ended
 //! is written last.
 
