@@ -3,7 +3,8 @@
 //! and Space choose, Escape closes and returns focus to the button, Tab or a click
 //! elsewhere closes it. Items are radio items (`menuitemradio`, the theme menu) when
 //! they have a checked state, and plain actions (`menuitem`, a conversation's menu)
-//! when they do not.
+//! when they do not. A menu that would run past the bottom of what shows it opens
+//! upwards.
 
 use leptos::ev::{FocusEvent, KeyboardEvent};
 use leptos::prelude::*;
@@ -23,6 +24,42 @@ pub struct MenuItem {
     pub checked: Option<Signal<bool>>,
     /// Runs when the item is chosen.
     pub on_select: Callback<()>,
+}
+
+/// Opens `menu` upwards (`menu--up`) when it would run past the bottom of what shows it
+/// (the window, or a scrolling box around it, such as the message list above the
+/// composer) and there is room above its button.
+fn place(menu: &web_sys::HtmlDivElement) {
+    let _ = menu.class_list().remove_1("menu--up");
+    let (Some(anchor), Some(window)) = (menu.parent_element(), web_sys::window()) else {
+        return;
+    };
+    let mut top = 0.0_f64;
+    let mut bottom = window
+        .inner_height()
+        .ok()
+        .and_then(|h| h.as_f64())
+        .unwrap_or(f64::MAX);
+    let mut parent = anchor.parent_element();
+    while let Some(element) = parent {
+        let clips = window
+            .get_computed_style(&element)
+            .ok()
+            .flatten()
+            .and_then(|style| style.get_property_value("overflow-y").ok())
+            .is_some_and(|overflow| overflow != "visible");
+        if clips {
+            let rect = element.get_bounding_client_rect();
+            top = top.max(rect.top());
+            bottom = bottom.min(rect.bottom());
+        }
+        parent = element.parent_element();
+    }
+    let shown = menu.get_bounding_client_rect();
+    let room_above = anchor.get_bounding_client_rect().top() - top;
+    if shown.bottom() > bottom && room_above >= shown.height() {
+        let _ = menu.class_list().add_1("menu--up");
+    }
 }
 
 /// Moves focus to item `index` of `menu` (clamped), synchronously.
@@ -73,6 +110,7 @@ pub fn Menu(
         // A later frame: the menu may be gone by then (a `try_` read gives nothing).
         request_animation_frame(move || {
             if let Some(menu) = menu_ref.try_get_untracked().flatten() {
+                place(&menu);
                 focus_item(&menu, index);
             }
         });
