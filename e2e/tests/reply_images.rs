@@ -404,6 +404,28 @@ async fn a_reply_prints_alone_in_the_light_scheme_over_as_many_pages_as_it_needs
     session
         .wait_until("[...document.querySelectorAll('.message--assistant .markdown p')].some((p) => p.textContent.startsWith('Paragraph 150 '))")
         .await;
+    // At the bottom of the list, above the composer, the reply's menu opens upwards and
+    // shows whole.
+    session
+        .js(
+            "[...document.querySelectorAll('.message--assistant')].at(-1)
+               .querySelector('.message__actions .menu-anchor > button').click();",
+            vec![],
+        )
+        .await;
+    session
+        .wait_until(
+            "(() => {
+               const menu = [...document.querySelectorAll('.message--assistant')].at(-1)
+                 .querySelector('.menu');
+               const composer = document.querySelector('.composer, #composer-input').getBoundingClientRect();
+               const box = menu.getBoundingClientRect();
+               return !menu.hidden && menu.classList.contains('menu--up') && box.height > 0 &&
+                 box.bottom <= composer.top && box.top >= 0;
+             })()",
+        )
+        .await;
+    session.press(&[Key::Escape]).await;
     // The list shows what fits: the long reply's own menu, the last one.
     reply_menu(&session, "Print or save as PDF").await;
     session
