@@ -200,7 +200,7 @@ pub fn MessageList() -> impl IntoView {
     });
 
     view! {
-        <div class="message-list" node_ref=scroller on:scroll=on_scroll>
+        <div class="message-list" data-menu-bounds node_ref=scroller on:scroll=on_scroll>
             <div class="message-list__inner">
                 <div class="message-list__spacer" node_ref=above></div>
                 <For each=move || window.get().0 key=|id| id.clone() children=row />

@@ -27,34 +27,24 @@ pub struct MenuItem {
 }
 
 /// Opens `menu` upwards (`menu--up`) when it would run past the bottom of what shows it
-/// (the window, or a scrolling box around it, such as the message list above the
-/// composer) and there is room above its button.
+/// (the window, or the scrolling box around it that says so with `data-menu-bounds`,
+/// such as the message list above the composer) and there is room above its button.
 fn place(menu: &web_sys::HtmlDivElement) {
     let _ = menu.class_list().remove_1("menu--up");
-    let (Some(anchor), Some(window)) = (menu.parent_element(), web_sys::window()) else {
+    let Some(anchor) = menu.parent_element() else {
         return;
     };
-    let mut top = 0.0_f64;
-    let mut bottom = window
-        .inner_height()
-        .ok()
-        .and_then(|h| h.as_f64())
+    let window_bottom = web_sys::window()
+        .and_then(|window| window.inner_height().ok())
+        .and_then(|height| height.as_f64())
         .unwrap_or(f64::MAX);
-    let mut parent = anchor.parent_element();
-    while let Some(element) = parent {
-        let clips = window
-            .get_computed_style(&element)
-            .ok()
-            .flatten()
-            .and_then(|style| style.get_property_value("overflow-y").ok())
-            .is_some_and(|overflow| overflow != "visible");
-        if clips {
-            let rect = element.get_bounding_client_rect();
-            top = top.max(rect.top());
-            bottom = bottom.min(rect.bottom());
+    let (top, bottom) = match anchor.closest("[data-menu-bounds]") {
+        Ok(Some(bounds)) => {
+            let rect = bounds.get_bounding_client_rect();
+            (rect.top().max(0.0), rect.bottom().min(window_bottom))
         }
-        parent = element.parent_element();
-    }
+        _ => (0.0, window_bottom),
+    };
     let shown = menu.get_bounding_client_rect();
     let room_above = anchor.get_bounding_client_rect().top() - top;
     if shown.bottom() > bottom && room_above >= shown.height() {
