@@ -125,9 +125,6 @@ pub struct Plugins {
     /// Answers to waiting calls, by [`answer_key`], until the run takes them.
     pub answers: RwSignal<BTreeMap<String, Answer>>,
     vault: StoredValue<Option<Vault>, LocalStorage>,
-    /// Grows with every credential saved or forgotten: a reading of the vault that one
-    /// overtook is stale.
-    credential_writes: StoredValue<u64>,
 }
 
 impl Plugins {
@@ -143,7 +140,6 @@ impl Plugins {
             approvals: RwSignal::new(SessionApprovals::default()),
             answers: RwSignal::new(BTreeMap::new()),
             vault: StoredValue::new_local(None),
-            credential_writes: StoredValue::new(0),
         }
     }
 
@@ -183,41 +179,19 @@ impl Plugins {
         }
     }
 
-    /// Reads which plugins have a credential. A credential saved or forgotten while it
-    /// reads makes it read again: what it read before that change is stale, and shown it
-    /// would bring a forgotten credential back (or hide a saved one).
     async fn refresh_credentials(&self) {
         let Ok(vault) = self.vault().await else {
             // Credentials cannot be read; using one says why.
             return;
         };
-        loop {
-            let started = self.credential_writes.get_value();
-            let mut with = BTreeSet::new();
-            for registered in self.installed.get_untracked() {
-                let id = registered.plugin.id;
-                if let Ok(Some(_)) = vault.load(&credential_context(&id)).await {
-                    with.insert(id);
-                }
-            }
-            if self.credential_writes.get_value() == started {
-                self.credentials.set(with);
-                return;
+        let mut with = BTreeSet::new();
+        for registered in self.installed.get_untracked() {
+            let id = registered.plugin.id;
+            if let Ok(Some(_)) = vault.load(&credential_context(&id)).await {
+                with.insert(id);
             }
         }
-    }
-
-    /// Shows that `plugin_id` has a credential (or not), once the vault says so.
-    fn note_credential(&self, plugin_id: &str, saved: bool) {
-        self.credential_writes.update_value(|n| *n += 1);
-        credential_changes::note(plugin_id);
-        self.credentials.update(|c| {
-            if saved {
-                c.insert(plugin_id.to_string());
-            } else {
-                c.remove(plugin_id);
-            }
-        });
+        self.credentials.set(with);
     }
 
     /// One plugin by id, built-in or installed.
@@ -312,7 +286,10 @@ impl Plugins {
             .store(&credential_context(plugin_id), secret.trim())
             .await
             .map_err(CredentialError::Vault)?;
-        self.note_credential(plugin_id, true);
+        credential_changes::note(plugin_id);
+        self.credentials.update(|c| {
+            let _ = c.insert(plugin_id.to_string());
+        });
         Ok(())
     }
 
@@ -348,7 +325,10 @@ impl Plugins {
             .remove(&credential_context(plugin_id))
             .await
             .map_err(CredentialError::Vault)?;
-        self.note_credential(plugin_id, false);
+        credential_changes::note(plugin_id);
+        self.credentials.update(|c| {
+            let _ = c.remove(plugin_id);
+        });
         Ok(())
     }
 
