@@ -14,7 +14,7 @@ use base64::engine::general_purpose::STANDARD;
 use serde::{Deserialize, Serialize};
 
 use crate::provider::ImageData;
-use crate::provider::images::{MAX_IMAGE_BYTES, sniff};
+use crate::provider::images::{self, ImageError};
 use crate::safe_url::is_safe_image_src;
 
 /// The most images one reply keeps; later ones are noted as too many.
@@ -76,7 +76,7 @@ pub enum LostReason {
     /// Its bytes are not a PNG, JPEG, WebP or GIF image.
     #[error("the data is not a PNG, JPEG, WebP or GIF image")]
     NotAnImage,
-    /// It is larger than [`MAX_IMAGE_BYTES`].
+    /// It is larger than [`images::MAX_IMAGE_BYTES`].
     #[error("the image is too large")]
     TooLarge,
     /// Its link is not a web address an image may come from.
@@ -156,17 +156,12 @@ fn strip_prefix_ignore_case<'a>(text: &'a str, prefix: &str) -> Option<&'a str> 
 }
 
 fn bytes_of(data: &str) -> Result<DecodedImage, LostReason> {
-    let data = data.trim();
-    // Base64 is 4 characters per 3 bytes: refuse before decoding anything huge.
-    if data.len() / 4 * 3 > MAX_IMAGE_BYTES + 3 {
-        return Err(LostReason::TooLarge);
+    match images::decode_base64(data) {
+        Ok((mime_type, bytes)) => Ok(DecodedImage::Bytes { mime_type, bytes }),
+        Err(ImageError::TooLarge) => Err(LostReason::TooLarge),
+        Err(ImageError::NotAnImage) => Err(LostReason::NotAnImage),
+        Err(_) => Err(LostReason::Undecodable),
     }
-    let bytes = STANDARD.decode(data).map_err(|_| LostReason::Undecodable)?;
-    if bytes.len() > MAX_IMAGE_BYTES {
-        return Err(LostReason::TooLarge);
-    }
-    let mime_type = sniff(&bytes).ok_or(LostReason::NotAnImage)?;
-    Ok(DecodedImage::Bytes { mime_type, bytes })
 }
 
 /// What is kept of `bytes` when the file store refused them: the bytes in the record
@@ -238,6 +233,7 @@ pub fn has_room(images: &[OutputImage]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::provider::images::MAX_IMAGE_BYTES;
     use crate::provider::images::tests::PIXEL;
 
     fn base64(mime: &str, data: String) -> ImageData {

@@ -189,6 +189,25 @@ pub fn sniff(bytes: &[u8]) -> Option<&'static str> {
     }
 }
 
+/// An image's bytes from base64 (surrounding white space ignored), bounded to
+/// [`MAX_IMAGE_BYTES`] before and after decoding, and its type read from the bytes: the
+/// one way base64 from outside (a provider, a tool, a model's reply) becomes an image.
+pub fn decode_base64(encoded: &str) -> Result<(&'static str, Vec<u8>), ImageError> {
+    let encoded = encoded.trim();
+    // Base64 is 4 characters per 3 bytes: refuse before decoding anything huge.
+    if encoded.len() / 4 * 3 > MAX_IMAGE_BYTES + 3 {
+        return Err(ImageError::TooLarge);
+    }
+    let bytes = STANDARD
+        .decode(encoded)
+        .map_err(|_| ImageError::Undecodable)?;
+    if bytes.len() > MAX_IMAGE_BYTES {
+        return Err(ImageError::TooLarge);
+    }
+    let mime_type = sniff(&bytes).ok_or(ImageError::NotAnImage)?;
+    Ok((mime_type, bytes))
+}
+
 /// The images of a provider's answer, at most [`MAX_IMAGES`].
 pub fn parse(body: &str) -> Result<Vec<GeneratedImage>, ImageError> {
     let value: Value = serde_json::from_str(body).map_err(|_| ImageError::NotAnImageList)?;
@@ -200,17 +219,7 @@ pub fn parse(body: &str) -> Result<Vec<GeneratedImage>, ImageError> {
             links |= entry["url"].is_string();
             continue;
         };
-        // Base64 is 4 characters per 3 bytes: refuse before decoding anything huge.
-        if encoded.len() / 4 * 3 > MAX_IMAGE_BYTES + 3 {
-            return Err(ImageError::TooLarge);
-        }
-        let bytes = STANDARD
-            .decode(encoded.trim())
-            .map_err(|_| ImageError::Undecodable)?;
-        if bytes.len() > MAX_IMAGE_BYTES {
-            return Err(ImageError::TooLarge);
-        }
-        let mime_type = sniff(&bytes).ok_or(ImageError::NotAnImage)?;
+        let (mime_type, bytes) = decode_base64(encoded)?;
         images.push(GeneratedImage {
             mime_type,
             bytes,
@@ -248,6 +257,19 @@ pub(crate) mod tests {
             base_url: "https://api.openai.com/v1/".into(),
             compatible: false,
         }
+    }
+
+    #[test]
+    fn base64_becomes_bounded_bytes_typed_by_their_content() {
+        let encoded = format!("  {}\n", STANDARD.encode(PIXEL));
+        assert_eq!(decode_base64(&encoded), Ok(("image/png", PIXEL.to_vec())));
+        assert_eq!(
+            decode_base64(&STANDARD.encode("GIF8 but not quite")),
+            Err(ImageError::NotAnImage)
+        );
+        assert_eq!(decode_base64("%%%"), Err(ImageError::Undecodable));
+        let huge = "A".repeat((MAX_IMAGE_BYTES / 3 + 2) * 4);
+        assert_eq!(decode_base64(&huge), Err(ImageError::TooLarge));
     }
 
     #[test]

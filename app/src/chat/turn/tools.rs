@@ -354,16 +354,10 @@ async fn execute(
 /// their file names and how many could not be kept (not an image by its bytes, or no
 /// room).
 async fn keep_images(images: &[hearth_core::plugin::result::ToolImage]) -> (Vec<String>, u32) {
-    use base64::Engine as _;
     let mut kept = Vec::new();
     let mut dropped = 0;
     for image in images {
-        let bytes = base64::engine::general_purpose::STANDARD
-            .decode(image.data.trim())
-            .ok();
-        let Some((bytes, mime)) =
-            bytes.and_then(|b| hearth_core::provider::images::sniff(&b).map(|m| (b, m)))
-        else {
+        let Ok((mime, bytes)) = hearth_core::provider::images::decode_base64(&image.data) else {
             dropped += 1;
             continue;
         };
