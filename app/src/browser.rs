@@ -313,6 +313,13 @@ pub fn download(filename: &str, blob: &web_sys::Blob) -> Result<(), DownloadErro
     Ok(())
 }
 
+/// Offers `bytes` as a file download named `filename`, typed `mime`.
+pub fn download_bytes(filename: &str, mime: &str, bytes: &[u8]) -> Result<(), DownloadError> {
+    let mut blob = BlobBuilder::new();
+    blob.push(bytes)?;
+    download(filename, &blob.finish(mime)?)
+}
+
 /// The file chosen in `input`, if any.
 pub fn chosen_file(input: &web_sys::HtmlInputElement) -> Option<web_sys::File> {
     input.files().and_then(|files| files.get(0))

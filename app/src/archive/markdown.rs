@@ -11,11 +11,12 @@ use hearth_core::chat::markdown_export::{self, Labels};
 use hearth_core::chat::output_image::{KeptImage, OutputImage};
 use leptos::prelude::*;
 
-use crate::browser::{self, BlobBuilder, DownloadError};
+use crate::browser::{self, DownloadError};
 use crate::chat::Chat;
 use crate::files::{self, IMAGES};
 use crate::i18n::{I18n, Key};
 use crate::storage::{BY_CONVERSATION, MESSAGES, StorageError};
+use crate::ui::toast::{ToastKind, Toasts};
 
 /// Why a Markdown file was not saved.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,6 +35,16 @@ pub enum Export {
     Conversation(String),
 }
 
+/// Saves `what` (a message, or a conversation of `chat`) as a Markdown file in the
+/// background; a failure is an error toast.
+pub fn offer(chat: Chat, what: Export, i18n: I18n, toasts: Toasts) {
+    leptos::task::spawn_local(async move {
+        if let Err(text) = save(chat, what, i18n).await {
+            toasts.show(ToastKind::Error, text);
+        }
+    });
+}
+
 /// Saves `what` (a message, or a conversation of `chat`) as a Markdown file (one chunk
 /// for both: their code is the same); a failure comes back worded in the user's
 /// language, for a toast.
@@ -47,7 +58,7 @@ pub async fn save(chat: Chat, what: Export, i18n: I18n) -> Result<(), String> {
 async fn write(chat: Chat, what: Export, i18n: I18n) -> Result<(), MarkdownError> {
     let (title, text) = match what {
         Export::Message(record, title) => {
-            let urls = image_urls(std::slice::from_ref(&record)).await;
+            let urls = image_urls([record.as_ref()]).await;
             let text = markdown_export::message_markdown(&record, &labels(i18n), &|image| {
                 url(&urls, image)
             });
@@ -72,20 +83,18 @@ async fn conversation(chat: Chat, id: &str, i18n: I18n) -> Result<(String, Strin
         .records_by::<MessageRecord>(MESSAGES, BY_CONVERSATION, id)
         .await
         .map_err(MarkdownError::Storage)?;
-    let urls = image_urls(&records).await;
+    let active_root = conversation.as_ref().and_then(|c| c.active_root_id.clone());
+    // Only the active path is written: only its images are read.
+    let path = markdown_export::active_path(&records, active_root.as_deref());
+    let urls = image_urls(path.iter().copied()).await;
     let title = conversation
         .as_ref()
         .map(|c| c.title.clone())
         .filter(|t| !t.trim().is_empty())
         .unwrap_or_else(|| i18n.t(Key::ConversationUntitled));
-    let active_root = conversation.and_then(|c| c.active_root_id);
-    let text = markdown_export::conversation_markdown(
-        &title,
-        &records,
-        active_root.as_deref(),
-        &labels(i18n),
-        &|image| url(&urls, image),
-    );
+    let text = markdown_export::conversation_markdown(&title, &path, &labels(i18n), &|image| {
+        url(&urls, image)
+    });
     Ok((title, text))
 }
 
@@ -110,11 +119,11 @@ fn labels(i18n: I18n) -> Labels {
 }
 
 /// The `data:` URL of every stored image of `records` that can still be read, by file.
-async fn image_urls(records: &[MessageRecord]) -> HashMap<String, String> {
+async fn image_urls(records: impl IntoIterator<Item = &MessageRecord>) -> HashMap<String, String> {
     use base64::Engine as _;
     let mut urls = HashMap::new();
     let stored = records
-        .iter()
+        .into_iter()
         .flat_map(|r| &r.images)
         .filter_map(|image| match &image.kept {
             KeptImage::Stored { file, mime_type } => Some((file, mime_type)),
@@ -139,9 +148,6 @@ fn url(urls: &HashMap<String, String>, image: &OutputImage) -> Option<String> {
 fn download(title: &str, text: &str, i18n: I18n) -> Result<(), MarkdownError> {
     let fallback = i18n.t(Key::ConversationUntitled);
     let name = markdown_export::file_name(title, &fallback, "md");
-    let mut blob = BlobBuilder::new();
-    blob.push(text.as_bytes())
-        .and_then(|()| blob.finish("text/markdown;charset=utf-8"))
-        .and_then(|blob| browser::download(&name, &blob))
+    browser::download_bytes(&name, "text/markdown;charset=utf-8", text.as_bytes())
         .map_err(MarkdownError::Download)
 }

@@ -13,7 +13,7 @@ use crate::i18n::{Key, tr, use_i18n};
 use crate::ui::dialog::Dialog;
 use crate::ui::icon::Icon;
 use crate::ui::menu::{Menu, MenuItem};
-use crate::ui::toast::{ToastKind, use_toasts};
+use crate::ui::toast::use_toasts;
 
 /// The reply's menu, and its reading dialog once asked for.
 #[component]
@@ -26,12 +26,8 @@ pub fn ReplyMenu(live: LiveMessage) -> impl IntoView {
     let save = move |_| {
         let record = live.snapshot();
         let title = chat.list.title(&record.conversation_id);
-        leptos::task::spawn_local(async move {
-            let what = Export::Message(Box::new(record), title);
-            if let Err(text) = crate::archive::markdown::save(chat, what, i18n).await {
-                toasts.show(ToastKind::Error, text);
-            }
-        });
+        let what = Export::Message(Box::new(record), title);
+        crate::archive::markdown::offer(chat, what, i18n, toasts);
     };
     let items = vec![
         MenuItem {

@@ -397,14 +397,8 @@ fn ConversationItem(id: String, summaries: Memo<HashMap<String, (String, bool)>>
                 icon: Icon::Download,
                 checked: None,
                 on_select: Callback::new(move |_| {
-                    let id = export_id.clone();
-                    leptos::task::spawn_local(async move {
-                        let what = crate::archive::markdown::Export::Conversation(id);
-                        let saved = crate::archive::markdown::save(chat, what, i18n).await;
-                        if let Err(text) = saved {
-                            toasts.show(crate::ui::toast::ToastKind::Error, text);
-                        }
-                    });
+                    let what = crate::archive::markdown::Export::Conversation(export_id.clone());
+                    crate::archive::markdown::offer(chat, what, i18n, toasts);
                 }),
             },
             MenuItem {

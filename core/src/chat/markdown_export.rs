@@ -74,26 +74,33 @@ pub fn message_markdown(
     parts.join("\n\n")
 }
 
-/// The conversation `title` (its messages `records`, in any order; `active_root` the
-/// root its active path starts from) as Markdown: a title, then each message of the
-/// active path under its author's heading.
-pub fn conversation_markdown(
-    title: &str,
-    records: &[MessageRecord],
+/// The messages of the active path through `records` (in any order), root first;
+/// `active_root` is the root it starts from. Siblings keep the order they were written
+/// in, as on screen.
+pub fn active_path<'a>(
+    records: &'a [MessageRecord],
     active_root: Option<&str>,
-    labels: &Labels,
-    image_url: &dyn Fn(&OutputImage) -> Option<String>,
-) -> String {
+) -> Vec<&'a MessageRecord> {
     let mut sorted: Vec<&MessageRecord> = records.iter().collect();
-    // Siblings keep the order they were written in, as on screen.
     sorted.sort_by(|a, b| a.created_at.total_cmp(&b.created_at));
     let nodes: Vec<_> = sorted.iter().map(|m| m.node()).collect();
     let tree = MessageTree::from_records(&nodes, active_root);
+    tree.active_path()
+        .iter()
+        .filter_map(|id| sorted.iter().find(|m| &m.id == id).copied())
+        .collect()
+}
+
+/// The conversation `title` as Markdown: a title, then each message of `path` (its
+/// active path, [`active_path`]) under its author's heading.
+pub fn conversation_markdown(
+    title: &str,
+    path: &[&MessageRecord],
+    labels: &Labels,
+    image_url: &dyn Fn(&OutputImage) -> Option<String>,
+) -> String {
     let mut out = format!("# {}\n", one_line(title));
-    for id in tree.active_path() {
-        let Some(message) = sorted.iter().find(|m| m.id == id) else {
-            continue;
-        };
+    for message in path {
         let heading = if message.is_user() {
             &labels.you
         } else {
@@ -287,7 +294,10 @@ mod tests {
         let mut q = q;
         q.active_child_id = Some("new".into());
         let records = vec![new, q, old];
-        let markdown = conversation_markdown("A\ntitle", &records, Some("q"), &labels(), &url_of);
+        let path = active_path(&records, Some("q"));
+        let ids: Vec<&str> = path.iter().map(|m| m.id.as_str()).collect();
+        assert_eq!(ids, ["q", "new"]);
+        let markdown = conversation_markdown("A\ntitle", &path, &labels(), &url_of);
         assert_eq!(
             markdown,
             "# A title\n\n## You\n\nQuestion?\n\n## Assistant (m-2)\n\nNew answer\n"

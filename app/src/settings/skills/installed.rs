@@ -146,11 +146,7 @@ fn SkillCard(skill: InstalledSkill, editing: RwSignal<Option<Editing>>) -> impl 
         let text = hearth_core::skill::skill_md::export(&skill.skill);
         let name = format!("{id}-SKILL.md");
         move |_| {
-            let mut blob = crate::browser::BlobBuilder::new();
-            let saved = blob
-                .push(text.as_bytes())
-                .and_then(|()| blob.finish("text/markdown"))
-                .and_then(|blob| crate::browser::download(&name, &blob));
+            let saved = crate::browser::download_bytes(&name, "text/markdown", text.as_bytes());
             if saved.is_err() {
                 toasts.show(ToastKind::Error, i18n.t(Key::SkillsExportFailed));
             }
