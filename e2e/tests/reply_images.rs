@@ -99,13 +99,19 @@ fn animals_reply() -> Reply {
         .image(25, "image/svg+xml", svg)
 }
 
-#[tokio::test]
-async fn gemini_images_stand_in_their_places_survive_a_reload_and_free_their_urls() {
-    let fixture = ProviderFixture::start().await;
-    let session = gemini_session(&fixture).await;
+/// A Gemini session that asked for the animals and got [`animals_reply`].
+async fn animals_drawn(fixture: &ProviderFixture) -> AppSession {
+    let session = gemini_session(fixture).await;
     fixture.enqueue(animals_reply());
     send(&session, "Draw me two animals").await;
     last_status(&session, "done").await;
+    session
+}
+
+#[tokio::test]
+async fn gemini_images_stand_in_their_places_survive_a_reload_and_free_their_urls() {
+    let fixture = ProviderFixture::start().await;
+    let session = animals_drawn(&fixture).await;
     let expected = json!([
         "text:Here is a cat.",
         "image:20",
@@ -221,8 +227,8 @@ async fn a_refused_file_store_keeps_the_image_in_the_record_and_links_are_never_
     blocks_are(&session, &expected).await;
 }
 
-/// Opens the last reply's menu and chooses `item`.
-async fn reply_menu(session: &AppSession, item: &str) {
+/// Opens the last reply's menu.
+async fn open_reply_menu(session: &AppSession) {
     session
         .js(
             "[...document.querySelectorAll('.message--assistant')].at(-1)
@@ -230,6 +236,11 @@ async fn reply_menu(session: &AppSession, item: &str) {
             vec![],
         )
         .await;
+}
+
+/// Opens the last reply's menu and chooses `item`.
+async fn reply_menu(session: &AppSession, item: &str) {
+    open_reply_menu(session).await;
     choose_menu_item(session, item).await;
 }
 
@@ -252,10 +263,7 @@ async fn choose_menu_item(session: &AppSession, item: &str) {
 #[tokio::test]
 async fn a_reply_reads_alone_and_saves_as_markdown_with_its_images() {
     let fixture = ProviderFixture::start().await;
-    let session = gemini_session(&fixture).await;
-    fixture.enqueue(animals_reply());
-    send(&session, "Draw me two animals").await;
-    last_status(&session, "done").await;
+    let session = animals_drawn(&fixture).await;
     session
         .wait_until(
             "document.querySelectorAll('.message--assistant .reply-image img').length === 2",
@@ -406,13 +414,7 @@ async fn a_reply_prints_alone_in_the_light_scheme_over_as_many_pages_as_it_needs
         .await;
     // At the bottom of the list, above the composer, the reply's menu opens upwards and
     // shows whole.
-    session
-        .js(
-            "[...document.querySelectorAll('.message--assistant')].at(-1)
-               .querySelector('.message__actions .menu-anchor > button').click();",
-            vec![],
-        )
-        .await;
+    open_reply_menu(&session).await;
     session
         .wait_until(
             "(() => {
