@@ -3,6 +3,9 @@
 //! Its output is the only HTML the app may assign with `inner_html`. Safety is decided
 //! at the event level, before any HTML exists:
 //! - raw HTML in the source (`<script>`, `<img onerror>`, comments) becomes escaped text;
+//!   an HTML block (CommonMark's block-level HTML) is that text inside a
+//!   [`HTML_BLOCK_OPEN`] element, which the page may replace with what
+//!   [`html_block::sanitise`](crate::markdown) keeps of it;
 //! - links keep only `http`, `https`, `mailto` and relative targets
 //!   ([`crate::safe_url::is_safe_link_href`]); others become plain text; links open in a
 //!   new tab without opener or referrer;
@@ -28,6 +31,9 @@
 //! escapes every character it writes, like the rest of this module.
 
 pub mod highlight;
+#[cfg(feature = "html-blocks")]
+pub mod html_block;
+pub mod html_style;
 mod math;
 mod mathml;
 
@@ -65,6 +71,14 @@ pub const ID_PREFIX: &str = "hearth-";
 /// The class of the element shown in place of what was not rendered (too large, or it
 /// made the renderer fail).
 pub const ERROR_CLASS: &str = "render-error";
+
+/// How an HTML block of the source starts in the output: an element holding the block's
+/// source as escaped text, which the page hands to the HTML worker (`html_block`, loaded
+/// only when a reply first contains one) and replaces with what that keeps.
+pub const HTML_BLOCK_OPEN: &str = "<div class=\"html-block\" data-html-block=\"\">";
+
+/// The attribute that marks an HTML block waiting for the page (see [`HTML_BLOCK_OPEN`]).
+pub const HTML_BLOCK_MARK: &str = "data-html-block";
 
 /// Text the renderer writes itself, already translated.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -368,6 +382,8 @@ pub fn render(source: &str, labels: &Labels) -> String {
             continue;
         }
         match event {
+            Event::Start(Tag::HtmlBlock) => events.push(Event::Html(HTML_BLOCK_OPEN.into())),
+            Event::End(TagEnd::HtmlBlock) => events.push(Event::Html("</div>".into())),
             Event::Html(html) | Event::InlineHtml(html) => events.push(Event::Text(html)),
             Event::Start(Tag::Link { dest_url, .. }) => {
                 if is_safe_link_href(&dest_url) {

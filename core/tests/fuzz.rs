@@ -1067,3 +1067,180 @@ fn skill_catalogues_and_zips_are_bounded() {
             let _ = folder_from_zip(&mutate(&valid, edits));
         });
 }
+
+/// Fragments an HTML block is built from: the sanitiser's allowed and refused tags,
+/// attributes, URLs and styles, quotes and entities, cut and mixed at random.
+#[cfg(feature = "html-blocks")]
+const HTML: &[&str] = &[
+    "<div style=\"",
+    "display:flex;gap:8px",
+    "color:#16a34a",
+    "background:rgba(1,2,3,.5)",
+    "position:fixed;inset:0",
+    "background:url(javascript:x)",
+    "border:1px solid red",
+    "\">",
+    "<span ",
+    "style='",
+    "'",
+    "\"",
+    ">",
+    "<",
+    "</div>",
+    "</span>",
+    "<p>",
+    "<table><tr><td>",
+    "<script>",
+    "</script>",
+    "<style>",
+    "<svg><a xlink:href=x>",
+    "<math>",
+    "<iframe ",
+    "srcdoc=\"",
+    "<img src=",
+    "data:image/png;base64,AAAA",
+    "https://e.test/p.png",
+    " onerror=",
+    "<a href=",
+    "javascript:alert(1)",
+    "https://example.com",
+    "mailto:a@b.c",
+    "/rel",
+    "#frag",
+    "<!--",
+    "-->",
+    "<template>",
+    "<noscript>",
+    "<textarea>",
+    "<form action=x>",
+    "<details open>",
+    "&lt;",
+    "&quot;",
+    "&#x6a;avascript:",
+    " id=x class=y",
+    " title=\"",
+    " data-hb-style=\"",
+    "<br>",
+    "<![CDATA[",
+    "<xmp>",
+    "</p>",
+    "\n",
+    " ",
+];
+
+#[cfg(feature = "html-blocks")]
+#[test]
+fn html_blocks_stay_inert_and_clean_once() {
+    use hearth_core::markdown::html_block::{clean, sanitise};
+    use hearth_core::markdown::html_style::{STYLE_ATTRIBUTE, declarations, sanitise as style};
+
+    const SCRIPTABLE: &[&str] = &[
+        "script", "iframe", "object", "embed", "style", "link", "meta", "svg", "math", "form",
+        "base", "frame", "frameset", "template", "noscript", "audio", "video", "source", "input",
+        "textarea", "button", "select",
+    ];
+    check!().with_type::<Vec<(u8, String)>>().for_each(|steps| {
+        let mut source = String::new();
+        for (choice, text) in steps {
+            if choice % 3 != 0 {
+                source.push_str(HTML[*choice as usize % HTML.len()]);
+            } else {
+                source.extend(text.chars().take(8));
+            }
+        }
+        // Idempotent as a document: the same elements, attributes and text (ammonia may
+        // write an element's attributes in another order when it drops one).
+        let once = clean(&source);
+        let twice = clean(&once);
+        let shape = |html: &str| {
+            let mut tags = tags(html);
+            for (_, attributes) in &mut tags {
+                attributes.sort();
+            }
+            let text: String = html
+                .split('<')
+                .map(|piece| piece.split_once('>').map_or(piece, |(_, t)| t))
+                .collect();
+            (tags, text)
+        };
+        assert_eq!(
+            shape(&twice),
+            shape(&once),
+            "not idempotent for {source:?}: {once}"
+        );
+        let html = sanitise(&source).expect("small blocks are sanitised");
+        for (tag, attributes) in tags(&html) {
+            assert!(
+                !SCRIPTABLE.contains(&tag.as_str()),
+                "<{tag}> from {source:?}: {html}"
+            );
+            for (name, value) in attributes {
+                assert!(!name.starts_with("on"), "{name}= from {source:?}: {html}");
+                assert!(
+                    !matches!(name.as_str(), "style" | "id" | "class" | "name" | "srcdoc"),
+                    "{name}= from {source:?}: {html}"
+                );
+                let lower = value.trim().to_ascii_lowercase();
+                match name.as_str() {
+                    "href" => assert!(
+                        ["http:", "https:", "mailto:"]
+                            .iter()
+                            .any(|s| lower.starts_with(s)),
+                        "href={value} from {source:?}"
+                    ),
+                    "src" => assert!(
+                        lower.starts_with("data:image/"),
+                        "src={value} from {source:?}"
+                    ),
+                    _ => {}
+                }
+                if name == STYLE_ATTRIBUTE {
+                    // Every declaration written is one the page applies.
+                    let html_value = value.replace("&amp;", "&");
+                    let written = html_value.split(';').count();
+                    assert_eq!(
+                        declarations(&html_value).len(),
+                        written,
+                        "{value} from {source:?}"
+                    );
+                    assert!(
+                        !lower.contains("url(") && !lower.contains("position"),
+                        "{value}"
+                    );
+                }
+            }
+        }
+    });
+    // A style on its own: what it keeps is applied whole, and sanitising it again keeps it.
+    check!().with_type::<Vec<(u8, String)>>().for_each(|steps| {
+        let mut text = String::new();
+        for (choice, piece) in steps {
+            match choice % 4 {
+                0 => text.extend(piece.chars().take(8)),
+                1 => text.push_str(
+                    ["color:", "background:", "border:", "width:", "gap:"][*choice as usize % 5],
+                ),
+                2 => text.push_str(
+                    [
+                        "#abc",
+                        "rgb(1 2 3)",
+                        "red",
+                        "1px solid",
+                        "calc(1px + 2%)",
+                        "-3px",
+                        "var(--x)",
+                    ][*choice as usize % 7],
+                ),
+                _ => text.push(';'),
+            }
+        }
+        if let Some(kept) = style(&text) {
+            assert_eq!(
+                declarations(&kept).len(),
+                kept.split(';').count(),
+                "{kept} from {text:?}"
+            );
+            assert_eq!(style(&kept).as_deref(), Some(kept.as_str()), "{text:?}");
+        }
+    });
+}
