@@ -10,8 +10,9 @@
 #   -> wasm-bindgen --target web -> wasm-opt -Oz on every module
 #   -> dist/app-<content hash>/, and the loader injected into index.html
 #   -> dist/sw.js with the build's file list (scripts/write-service-worker.sh).
-# The two workers, the Markdown render worker (crate `hearth-render-worker`, `hearth-render`)
-# and the search worker (crate `hearth-search-worker`, `hearth-search`), go the same way
+# The three workers, the Markdown render worker (crate `hearth-render-worker`,
+# `hearth-render`), the search worker (crate `hearth-search-worker`, `hearth-search`) and
+# the inline HTML worker (crate `hearth-html-worker`, `hearth-html`), go the same way
 # without split points (wasm-split-cli also drops the relocations wasm-opt cannot handle),
 # bound with `--target no-modules` for `importScripts`, each with a `<name>_loader.js`,
 # into the same directory; the app learns the directory from `<meta name="hearth-app-dir">`.
@@ -26,6 +27,11 @@ if [ "${TRUNK_OFFLINE:-true}" = "true" ]; then offline=(--offline); fi
 cargo build --locked "${offline[@]}" --profile "$profile" --target wasm32-unknown-unknown \
   -p hearth-app --bin hearth-app -p hearth-render-worker --bin hearth-render \
   -p hearth-search-worker --bin hearth-search --quiet
+# The HTML worker on its own: built together, cargo would unify its `html-blocks` feature
+# of hearth-core (ammonia, html5ever) into the app's build, and the features that brings
+# to shared crates add about 1.4 KB gzip to the app's first load.
+cargo build --locked "${offline[@]}" --profile "$profile" --target wasm32-unknown-unknown \
+  -p hearth-html-worker --bin hearth-html --quiet
 linked="$HEARTH_TARGET_DIR/wasm32-unknown-unknown/$profile"
 
 work="$(mktemp -d)"
@@ -34,7 +40,7 @@ mkdir -p "$work/split" "$work/worker" "$work/out"
 wasm-split-cli "$linked/hearth-app.wasm" "$work/split" --out-name hearth-app --target web
 wasm-bindgen --target web --no-typescript --keep-lld-exports --out-dir "$work/out" "$work/split/hearth-app.wasm"
 cp "$work/split/__wasm_split.js" "$work/out/"
-for worker in hearth-render hearth-search; do
+for worker in hearth-render hearth-search hearth-html; do
   mkdir -p "$work/worker/$worker"
   wasm-split-cli "$linked/$worker.wasm" "$work/worker/$worker" --out-name "$worker" --target web
   wasm-bindgen --target no-modules --no-typescript --out-dir "$work/out" "$work/worker/$worker/$worker.wasm"
@@ -43,7 +49,7 @@ for worker in hearth-render hearth-search; do
 done
 # The chunks: one per lazy function (`split_*.wasm`) and the code they share (`chunk_*.wasm`).
 for module in "$work/out/hearth-app_bg.wasm" "$work/out/hearth-render_bg.wasm" \
-  "$work/out/hearth-search_bg.wasm" "$work"/split/*.wasm; do
+  "$work/out/hearth-search_bg.wasm" "$work/out/hearth-html_bg.wasm" "$work"/split/*.wasm; do
   [ "$(basename "$module")" = hearth-app.wasm ] && continue
   wasm-opt -Oz --enable-reference-types --enable-bulk-memory --enable-nontrapping-float-to-int \
     --enable-sign-ext --enable-mutable-globals --enable-multivalue \

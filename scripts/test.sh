@@ -19,8 +19,8 @@ cargo fmt --all -- --check
 step "2/6 Lints, native (cargo clippy --workspace --all-targets -D warnings)"
 cargo clippy --locked --workspace --all-targets -- -D warnings
 
-step "3/6 Lints, browser (cargo clippy -p hearth-app -p hearth-render-worker -p hearth-search-worker --target wasm32-unknown-unknown)"
-cargo clippy --locked -p hearth-app -p hearth-render-worker -p hearth-search-worker --target wasm32-unknown-unknown -- -D warnings
+step "3/6 Lints, browser (cargo clippy -p hearth-app -p hearth-render-worker -p hearth-search-worker -p hearth-html-worker --target wasm32-unknown-unknown)"
+cargo clippy --locked -p hearth-app -p hearth-render-worker -p hearth-search-worker -p hearth-html-worker --target wasm32-unknown-unknown -- -D warnings
 
 step "4/6 Release build of the app (trunk build --release --offline)"
 trunk build --release --offline

@@ -15,10 +15,10 @@
 
 use std::sync::Arc;
 
-use hearth_core::markdown::{Labels, MessageBudget, StableSplitter};
+use hearth_core::markdown::{HTML_BLOCK_MARK, Labels, MessageBudget, StableSplitter};
 use leptos::prelude::*;
 
-use super::client;
+use super::{client, html_blocks};
 use crate::i18n::{Key, use_i18n};
 
 /// One rendered piece of a message.
@@ -123,6 +123,7 @@ fn render_tail(
                 return; // the view is gone
             };
             if current && html.is_some() {
+                upgrade_blocks_in(html.as_deref());
                 let _ = tail.html.try_set(html);
             }
             // The tail grew meanwhile: rendered again after the frame that shows this
@@ -138,6 +139,13 @@ fn render_tail(
             });
         });
     });
+}
+
+/// Has the HTML blocks of `html` (about to be shown) sanitised once they are in the page.
+fn upgrade_blocks_in(html: Option<&str>) {
+    if html.is_some_and(|html| html.contains(HTML_BLOCK_MARK)) {
+        html_blocks::upgrade();
+    }
 }
 
 /// Renders `text` as Markdown; `streaming` is true while the text still grows.
@@ -325,7 +333,9 @@ fn finish_block(
     let reused = reuse.then(|| tail.html.get_untracked()).flatten();
     tail.html.set(None);
     if let Some(html) = reused {
-        slot.html.set(admit(html, &slot.plain));
+        let html = admit(html, &slot.plain);
+        upgrade_blocks_in(html.as_deref());
+        slot.html.set(html);
     } else {
         let html = slot.html;
         let source = slot.plain.clone();
@@ -333,6 +343,7 @@ fn finish_block(
         labels.with_value(|labels| {
             client::render(&text, labels, move |answer| {
                 if let Some(answer) = answer.and_then(|answer| admit(answer, &source)) {
+                    upgrade_blocks_in(Some(&answer));
                     let _ = html.try_set(Some(answer));
                 }
             });
