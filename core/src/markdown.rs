@@ -2,7 +2,10 @@
 //!
 //! Its output is the only HTML the app may assign with `inner_html`. Safety is decided
 //! at the event level, before any HTML exists:
-//! - raw HTML in the source (`<script>`, `<img onerror>`, comments) becomes escaped text;
+//! - raw HTML in the source (`<script>`, `<img onerror>`, comments) becomes escaped text,
+//!   except a few formatting tags without attributes inside a paragraph (`<br>`, `<kbd>`,
+//!   `<sup>`, …, [`FORMATTING_TAGS`]), which are written as tags and closed with the
+//!   element they were opened in;
 //!   an HTML block (CommonMark's block-level HTML) is that text inside a
 //!   [`HTML_BLOCK_OPEN`] element, which the page may replace with what
 //!   [`html_block::sanitise`](crate::markdown) keeps of it;
@@ -33,7 +36,7 @@
 pub mod highlight;
 #[cfg(feature = "html-blocks")]
 pub mod html_block;
-pub mod html_style;
+pub mod html_css;
 mod math;
 mod mathml;
 
@@ -87,6 +90,8 @@ pub struct Labels {
     pub copy_code: String,
     /// The label of a code block without a language.
     pub plain_text: String,
+    /// The button that previews an HTML, SVG or JavaScript code block in the sandbox.
+    pub preview: String,
     /// The error shown in place of a formula or the rest of a message that is too large.
     pub too_large: String,
     /// The error shown above a message the renderer failed on, which follows as plain text.
@@ -98,6 +103,7 @@ impl Default for Labels {
         Self {
             copy_code: "Copy code".into(),
             plain_text: "text".into(),
+            preview: "Preview".into(),
             too_large: "Too large to display".into(),
             render_failed: "This could not be formatted; it is shown as plain text.".into(),
         }
@@ -124,6 +130,17 @@ fn link_open(href: &str) -> String {
     let _ = escape_href(&mut out, href);
     out.push_str("\" target=\"_blank\" rel=\"noopener noreferrer nofollow\">");
     out
+}
+
+/// What a code block of language `lang` previews as in the artifact sandbox: `html`,
+/// `svg` or `js`; `None` for a language that does not preview.
+pub fn preview_kind(lang: &str) -> Option<&'static str> {
+    match lang.to_ascii_lowercase().as_str() {
+        "html" | "htm" | "xhtml" => Some("html"),
+        "svg" => Some("svg"),
+        "js" | "javascript" | "mjs" => Some("js"),
+        _ => None,
+    }
 }
 
 /// A code language label reduced to safe characters (`c++`, `objective-c`, `rust`).
@@ -283,6 +300,44 @@ fn html_cost(event: &Event) -> usize {
     }
 }
 
+/// The inline HTML tags a source may use, without attributes: they format text and
+/// nothing else. Any other inline tag, or one of these with attributes, stays text.
+const FORMATTING_TAGS: &[&str] = &[
+    "b", "del", "em", "i", "ins", "kbd", "mark", "s", "small", "strong", "sub", "sup", "u",
+];
+
+/// An inline HTML tag the renderer writes as a tag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FormattingTag {
+    /// `<br>`, `<br/>`, `<br />`.
+    Break,
+    Open(&'static str),
+    Close(&'static str),
+}
+
+/// Reads `<kbd>`, `</kbd>` or `<br/>` (any case, no attributes); `None` for anything else.
+fn formatting_tag(html: &str) -> Option<FormattingTag> {
+    let inner = html.trim().strip_prefix('<')?.strip_suffix('>')?;
+    let (closing, inner) = match inner.strip_prefix('/') {
+        Some(rest) => (true, rest),
+        None => (false, inner),
+    };
+    let (self_closing, name) = match inner.strip_suffix('/') {
+        Some(rest) => (true, rest.trim_end()),
+        None => (false, inner),
+    };
+    let name = name.to_ascii_lowercase();
+    if name == "br" && !closing {
+        return Some(FormattingTag::Break);
+    }
+    let &tag = FORMATTING_TAGS.iter().find(|tag| **tag == name)?;
+    match (closing, self_closing) {
+        (false, false) => Some(FormattingTag::Open(tag)),
+        (true, false) => Some(FormattingTag::Close(tag)),
+        _ => None,
+    }
+}
+
 /// Where a render may be cut: before a top-level block.
 #[derive(Debug, Clone, Copy, Default)]
 struct Cut {
@@ -327,6 +382,8 @@ pub fn render(source: &str, labels: &Labels) -> String {
     let mut costed = 0;
     let mut cost = 0;
     let mut depth = 0usize;
+    // The formatting tags a source opened (`<kbd>`) and the depth they were opened at.
+    let mut inline_open: Vec<(usize, &'static str)> = Vec::new();
     let mut last_cut = Cut::default();
     let mut over: Option<Cut> = None;
     let mut parser = Parser::new_ext(source, options()).into_offset_iter();
@@ -350,6 +407,14 @@ pub fn render(source: &str, labels: &Labels) -> String {
             Event::Start(_) => depth += 1,
             Event::End(_) => depth = depth.saturating_sub(1),
             _ => {}
+        }
+        // Formatting tags opened inside the element that ends here close with it.
+        if matches!(event, Event::End(_)) {
+            while inline_open.last().is_some_and(|&(at, _)| at > depth) {
+                if let Some((_, open)) = inline_open.pop() {
+                    events.push(Event::Html(format!("</{open}>").into()));
+                }
+            }
         }
         if let (Some((_, buffer)), Event::Text(text)) = (code.as_mut(), &event) {
             buffer.push_str(text);
@@ -384,7 +449,27 @@ pub fn render(source: &str, labels: &Labels) -> String {
         match event {
             Event::Start(Tag::HtmlBlock) => events.push(Event::Html(HTML_BLOCK_OPEN.into())),
             Event::End(TagEnd::HtmlBlock) => events.push(Event::Html("</div>".into())),
-            Event::Html(html) | Event::InlineHtml(html) => events.push(Event::Text(html)),
+            Event::InlineHtml(html) => match formatting_tag(&html) {
+                Some(FormattingTag::Break) => events.push(Event::Html("<br>".into())),
+                Some(FormattingTag::Open(name)) => {
+                    inline_open.push((depth, name));
+                    events.push(Event::Html(format!("<{name}>").into()));
+                }
+                Some(FormattingTag::Close(name))
+                    if inline_open
+                        .iter()
+                        .any(|&(at, open)| at == depth && open == name) =>
+                {
+                    while let Some((_, open)) = inline_open.pop() {
+                        events.push(Event::Html(format!("</{open}>").into()));
+                        if open == name {
+                            break;
+                        }
+                    }
+                }
+                _ => events.push(Event::Text(html)),
+            },
+            Event::Html(html) => events.push(Event::Text(html)),
             Event::Start(Tag::Link { dest_url, .. }) => {
                 if is_safe_link_href(&dest_url) {
                     open.push(Open::Anchor);
@@ -432,10 +517,17 @@ pub fn render(source: &str, labels: &Labels) -> String {
                 } else {
                     format!(" class=\"language-{}\"", escaped(&lang))
                 };
+                let preview = match preview_kind(&lang) {
+                    Some(kind) => format!(
+                        "<button type=\"button\" class=\"code-block__preview\" data-action=\"preview-code\" data-kind=\"{kind}\">{}</button>",
+                        escaped(&labels.preview)
+                    ),
+                    None => String::new(),
+                };
                 events.push(Event::Html(
                     format!(
                         "<div class=\"code-block\"><div class=\"code-block__bar\">\
-                         <span class=\"code-block__lang\">{}</span>\
+                         <span class=\"code-block__lang\">{}</span>{preview}\
                          <button type=\"button\" class=\"code-block__copy\" data-action=\"copy-code\" aria-label=\"{}\" title=\"{}\"></button>\
                          </div><pre><code{class}>",
                         escaped(&label),
@@ -609,6 +701,70 @@ mod tests {
             assert!(!out.contains("<svg"), "{payload} → {out}");
             assert!(!out.contains("<a "), "{payload} → {out}");
             assert!(out.contains("&lt;"), "{payload} → {out}");
+        }
+    }
+
+    #[test]
+    fn html_svg_and_javascript_blocks_offer_a_preview() {
+        for (fence, kind) in [
+            ("html", "html"),
+            ("SVG", "svg"),
+            ("javascript", "js"),
+            ("js", "js"),
+        ] {
+            let out = html(&format!("```{fence}\nx\n```"));
+            assert!(
+                out.contains(&format!(
+                    "data-action=\"preview-code\" data-kind=\"{kind}\">Preview</button>"
+                )),
+                "{fence}: {out}"
+            );
+        }
+        for fence in ["rust", "python", "", "html5\"onclick=\"x"] {
+            let out = html(&format!("```{fence}\nx\n```"));
+            assert!(!out.contains("preview-code"), "{fence}: {out}");
+        }
+    }
+
+    #[test]
+    fn formatting_tags_render_balanced_and_others_stay_text() {
+        assert_eq!(
+            html("Press <kbd>Ctrl</kbd>+<KBD>K</KBD>, H<sub>2</sub>O, x<sup>2</sup>"),
+            "<p>Press <kbd>Ctrl</kbd>+<kbd>K</kbd>, H<sub>2</sub>O, x<sup>2</sup></p>\n"
+        );
+        let table = html("| a | b |\n|---|---|\n| one<br>two | <b>bold</b> |\n");
+        assert!(table.contains("<td>one<br>two</td>"), "{table}");
+        assert!(table.contains("<td><b>bold</b></td>"), "{table}");
+        // Unclosed: closed with its paragraph; a stray close stays text.
+        assert_eq!(
+            html("<b>open\n\nnext</b>"),
+            "<p><b>open</b></p>\n<p>next&lt;/b&gt;</p>\n"
+        );
+        // Closed out of order: the inner one closes first.
+        assert_eq!(
+            html("<b><i>x</b>y</i>"),
+            "<p><b><i>x</i></b>y&lt;/i&gt;</p>\n"
+        );
+        // Opened in a link, closed with it.
+        assert_eq!(
+            html("[<b>x](https://example.com) y</b>"),
+            "<p><a href=\"https://example.com\" target=\"_blank\" rel=\"noopener noreferrer nofollow\"><b>x</b></a> y&lt;/b&gt;</p>\n"
+        );
+        for text in [
+            "<b onclick=\"x()\">a</b>",
+            "<b class=\"modal\">a</b>",
+            "<span>a</span>",
+            "Vec<String>",
+            "<br onload=x>",
+            "<kbd/>",
+            "</br>",
+        ] {
+            let out = html(text);
+            assert!(
+                !out.contains("<b ") && !out.contains("<span") && !out.contains("<String"),
+                "{text} → {out}"
+            );
+            assert!(out.contains("&lt;"), "{text} → {out}");
         }
     }
 

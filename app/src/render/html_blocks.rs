@@ -7,9 +7,9 @@
 //! `MarkdownBody` calls it), not in the first load.
 //!
 //! The kept markup arrives with its declarations in `data-hb-style`: the CSP forbids
-//! inline styles, so they are parsed again (`html_style::declarations`, token colours
+//! inline styles, so they are parsed again (`html_css::declarations`, token colours
 //! only) and set through the CSSOM, parents before children, each text colour paired
-//! with the fill behind it (`html_style::pair_text`) so it keeps its contrast.
+//! with the fill behind it (`html_css::pair_text`) so it keeps its contrast.
 //!
 //! Answers are cached by source (a re-rendered block, a remounted message, a finished
 //! block that was the streaming tail a moment ago show at once), and while a block
@@ -21,7 +21,7 @@ use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
 
 use hearth_core::markdown::HTML_BLOCK_MARK;
-use hearth_core::markdown::html_style::{self, Backdrop, STYLE_ATTRIBUTE};
+use hearth_core::markdown::html_css::{self, Backdrop, STYLE_ATTRIBUTE};
 use js_sys::{Object, Reflect};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
@@ -94,8 +94,8 @@ fn show(block: &Element, html: &str) {
 
 fn apply_style(element: &HtmlElement) {
     let declarations =
-        html_style::declarations(&element.get_attribute(STYLE_ATTRIBUTE).unwrap_or_default());
-    let own_fill = html_style::backdrop(&declarations);
+        html_css::declarations(&element.get_attribute(STYLE_ATTRIBUTE).unwrap_or_default());
+    let own_fill = html_css::backdrop(&declarations);
     let behind = own_fill.unwrap_or_else(|| {
         element
             .parent_element()
@@ -111,7 +111,7 @@ fn apply_style(element: &HtmlElement) {
         }
         let _ = style.set_property(property, value);
     }
-    if let Some(colour) = html_style::pair_text(own_text, behind, own_fill.is_some()) {
+    if let Some(colour) = html_css::pair_text(own_text, behind, own_fill.is_some()) {
         let _ = style.set_property("color", colour);
     }
     if let Some(fill) = own_fill {

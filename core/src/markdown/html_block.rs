@@ -7,7 +7,7 @@
 //!   `mailto`; opened in a new tab without opener or referrer) and inline raster
 //!   `data:` images. Attributes: `title`, `lang`, `dir`, table spans and alignment,
 //!   list numbering, image sizes, `details[open]`, and `style` reduced by
-//!   [`super::html_style::sanitise`].
+//!   [`super::html_css::sanitise`].
 //! - Removed with their content: scripts, styles, frames, objects, forms and their
 //!   controls, templates, SVG and MathML, `<title>` (a full document keeps only its
 //!   body's text and markup).
@@ -22,7 +22,7 @@ use std::collections::{HashMap, HashSet};
 
 use ammonia::{Builder, UrlRelative};
 
-use super::html_style::{self, STYLE_ATTRIBUTE};
+use super::html_css::{self, STYLE_ATTRIBUTE};
 use crate::safe_url::{is_safe_image_src, is_safe_link_href};
 
 /// The longest block sanitised; a longer one stays as text.
@@ -179,7 +179,7 @@ fn small_number(value: &str, max: u32) -> bool {
 /// What is kept of `attribute` on `element`, after the allow-list let it through.
 fn keep_attribute(element: &str, attribute: &str, value: &str) -> Option<String> {
     let keep = match (element, attribute) {
-        (_, "style") => return html_style::sanitise(value),
+        (_, "style") => return html_css::sanitise(value),
         ("a", "href") => {
             let lower = value.trim().to_ascii_lowercase();
             is_safe_link_href(value)
