@@ -1,6 +1,6 @@
 // Hearth's service worker: the app works offline, and a new version waits until the user
 // takes it. The build (scripts/write-service-worker.sh) fills in BUILD: this version, its
-// content-hashed app directory and every file of dist/ (the shell, each lazy chunk, both
+// content-hashed app directory and every file of dist/ (the shell, each lazy chunk, the
 // workers, the stylesheets, the translation catalogs, the icons).
 //
 // What it answers, and nothing else:
@@ -10,7 +10,8 @@
 // - the share target's POST /share: what was shared is kept in the "hearth-share" cache
 //   for the app to take, and the page is sent to /?share=<id>.
 // It never answers or keeps anything under /api/ (the edge: relays, streams, tools, parse
-// jobs), nor any other origin (model providers): those go to the network untouched.
+// jobs) or /sandbox/ (the artifact preview page, which must arrive with its own policy),
+// nor any other origin (model providers): those go to the network untouched.
 "use strict";
 
 const BUILD = /* BUILD */ { "version": "dev", "appDir": "", "files": [] };
@@ -51,7 +52,9 @@ self.addEventListener("message", (event) => {
 self.addEventListener("fetch", (event) => {
   const request = event.request;
   const url = new URL(request.url);
+  // The API, and the artifact sandbox (its own page and policy, never the app's shell).
   if (url.origin !== self.location.origin || url.pathname.startsWith("/api/")) return;
+  if (url.pathname.startsWith("/sandbox/")) return;
   if (request.method === "POST" && url.pathname === "/share") {
     event.respondWith(receiveShare(request));
     return;

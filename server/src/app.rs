@@ -28,6 +28,11 @@ pub fn router(state: AppState) -> Router {
             "/share",
             axum::routing::post(share_without_worker).fallback(serve_static),
         )
+        // The artifact sandbox, with its own policy (`response_headers`).
+        .route(
+            crate::sandbox::PATH,
+            axum::routing::get(crate::sandbox::page),
+        )
         // Authorization servers fetch it: outside `/api` and its guard.
         .route(
             hearth_core::plugin::oauth::client::METADATA_DOCUMENT_PATH,
@@ -90,12 +95,17 @@ fn is_api_path(path: &str) -> bool {
     path == "/api" || path.starts_with("/api/")
 }
 
-/// Security headers on everything; `no-store` on API answers, which are never cacheable.
+/// Security headers on everything (the artifact sandbox's own in place of the app's);
+/// `no-store` on API answers, which are never cacheable.
 async fn response_headers(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let is_api = is_api_path(request.uri().path());
+    let is_sandbox = request.uri().path() == crate::sandbox::PATH;
     let mut response = next.run(request).await;
     let headers = response.headers_mut();
     state.security.apply(headers);
+    if is_sandbox {
+        crate::sandbox::apply_headers(headers);
+    }
     if is_api {
         headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     }

@@ -38,7 +38,8 @@
 //!   release `dist/` in memory: MIME types, cache policy, ETags, gzip, SPA fallback),
 //!   [`content_coding`] (`Accept-Encoding`, gzip of a body and of a stream flushed per
 //!   chunk), [`clock`] (the wall clock in ms),
-//!   [`security_headers`] (the CSP and the other headers), [`logging`] (the tracing
+//!   [`security_headers`] (the CSP and the other headers), [`sandbox`] (the artifact
+//!   preview page and its own policy), [`logging`] (the tracing
 //!   subscriber and a request log that never records queries, headers or bodies),
 //!   [`shutdown`] (SIGTERM / SIGINT handlers, installed before binding) and
 //!   [`healthcheck`] (`hearth healthcheck`, the container health probe).
@@ -66,6 +67,7 @@ pub mod providers;
 pub mod rate_limit;
 pub mod relays;
 pub mod safe_fetch;
+pub mod sandbox;
 pub mod security_headers;
 pub mod shutdown;
 pub mod signing;

@@ -35,7 +35,8 @@ impl SecurityHeaders {
             "worker-src 'self'".to_string(),
             "manifest-src 'self'".to_string(),
             "media-src 'self' blob:".to_string(),
-            "frame-src 'none'".to_string(),
+            // The artifact sandbox (`crate::sandbox`), an opaque origin of its own.
+            "frame-src 'self'".to_string(),
             "object-src 'none'".to_string(),
             "base-uri 'none'".to_string(),
             "form-action 'self'".to_string(),

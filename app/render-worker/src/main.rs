@@ -3,7 +3,7 @@
 //! The Markdown render worker, a wasm module of its own (nothing of the app is linked
 //! in) that the app starts in a Web Worker on first use (`hearth_app::render`). Once its
 //! handler is installed it posts `{ready: true}`; then each request is
-//! `{id, text, copy, plain, large}` and each answer is `{id, html}`, where `html` comes
+//! `{id, text, copy, plain, large, preview}` and each answer is `{id, html}`, where `html` comes
 //! from `hearth_core::markdown::render` and is therefore safe to assign with `inner_html`.
 //! Nothing else runs in the worker.
 //!
@@ -63,6 +63,7 @@ fn main() {
             copy_code: string(&data, "copy"),
             plain_text: string(&data, "plain"),
             too_large: string(&data, "large"),
+            preview: string(&data, "preview"),
             ..Labels::default()
         };
         CURRENT.with(|current| current.set(id.as_f64()));

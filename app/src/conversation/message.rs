@@ -40,14 +40,23 @@ pub fn copy_text(text: String, toasts: Toasts, i18n: I18n) {
     });
 }
 
-/// A click on a code block's copy button inside rendered Markdown.
-fn on_markdown_click(event: leptos::ev::MouseEvent, toasts: Toasts, i18n: I18n) {
+/// A click on a code block's copy or preview button inside rendered Markdown.
+fn on_markdown_click(
+    event: leptos::ev::MouseEvent,
+    toasts: Toasts,
+    i18n: I18n,
+    preview: RwSignal<Option<super::preview::Artifact>>,
+) {
     let Some(target) = event
         .target()
         .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
     else {
         return;
     };
+    if let Ok(Some(button)) = target.closest("[data-action='preview-code']") {
+        preview.set(super::preview::Artifact::of_button(&button));
+        return;
+    }
     let Ok(Some(button)) = target.closest("[data-action='copy-code']") else {
         return;
     };
@@ -371,6 +380,8 @@ pub fn MessageView(
     let editing = RwSignal::new(false);
     let draft = RwSignal::new(String::new());
     let show_details = RwSignal::new(false);
+    // A code block being previewed (its dialog exists only while it is shown).
+    let preview = RwSignal::new(None::<super::preview::Artifact>);
 
     let toasts = use_toasts();
     let copy = move || copy_text(live.content.get_untracked(), toasts, i18n);
@@ -454,7 +465,7 @@ pub fn MessageView(
                 })
             }}
             <super::tool_calls::ToolRounds live=live />
-            <div class="message__markdown" on:click=move |event| on_markdown_click(event, toasts, i18n)>
+            <div class="message__markdown" on:click=move |event| on_markdown_click(event, toasts, i18n, preview)>
                 <super::round_text::RoundText
                     live=live
                     round=Signal::derive(move || live.record.with(|r| r.tool_rounds.len()))
@@ -462,6 +473,7 @@ pub fn MessageView(
                     streaming=streaming
                 />
             </div>
+            {move || preview.with(Option::is_some).then(|| view! { <super::preview::PreviewDialog shown=preview /> })}
             {super::memory::proposals(live)}
             {context_notes(live)}
             {status_block(id.clone(), live)}

@@ -16,6 +16,7 @@ mod archived;
 pub mod list;
 mod memory;
 pub mod message;
+mod preview;
 mod print;
 pub mod queue;
 mod reading;

@@ -30,7 +30,7 @@ type Callback = Box<dyn FnOnce(Option<String>)>;
 
 /// A request and who waits for it.
 struct Pending {
-    /// `{id, text, copy, plain, large}`, posted again to a replacement worker.
+    /// `{id, text, copy, plain, large, preview}`, posted again to a replacement worker.
     request: Object,
     done: Callback,
     labels: Labels,
@@ -189,6 +189,7 @@ pub fn render(text: &str, labels: &Labels, done: impl FnOnce(Option<String>) + '
         &labels.plain_text.as_str().into(),
     );
     let _ = Reflect::set(&request, &"large".into(), &labels.too_large.as_str().into());
+    let _ = Reflect::set(&request, &"preview".into(), &labels.preview.as_str().into());
     let pending = Pending {
         request: request.clone(),
         done: Box::new(done),

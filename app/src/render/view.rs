@@ -76,6 +76,7 @@ fn labels() -> Labels {
         copy_code: i18n.t(Key::MessageCopyCode),
         plain_text: i18n.t(Key::MessagePlainText),
         too_large: i18n.t(Key::MessageRenderTooLarge),
+        preview: i18n.t(Key::MessagePreviewCode),
         render_failed: i18n.t(Key::MessageRenderFailed),
     }
 }

@@ -1,0 +1,204 @@
+//! Previewing an HTML, SVG or JavaScript code block of a reply. The code never runs in
+//! the app: it is posted to the artifact sandbox (`/sandbox/artifact`, served by the edge
+//! with its own policy: an opaque origin, no network, no forms, popups or navigation),
+//! framed here with `sandbox="allow-scripts"`. HTML and SVG show in the frame;
+//! JavaScript runs in a worker there, ended after 3 s, and its console output comes back
+//! as text. Every message is checked: it must come from this dialog's frame, carry this
+//! run's id and have the expected shape. The dialog's body is a lazily loaded chunk.
+
+use leptos::prelude::*;
+use wasm_bindgen::JsValue;
+use web_sys::Element;
+
+use crate::i18n::{Key, tr, use_i18n};
+use crate::ui::dialog::Dialog;
+use crate::ui::lazy::lazy_view;
+
+/// Where the edge serves the sandbox page.
+const SANDBOX_PATH: &str = "/sandbox/artifact";
+
+/// A code block to preview.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Artifact {
+    /// `html`, `svg` or `js` (`hearth_core::markdown::preview_kind`).
+    pub kind: String,
+    pub source: String,
+}
+
+impl Artifact {
+    /// The code block whose Preview button is `button`.
+    pub fn of_button(button: &Element) -> Option<Self> {
+        let kind = button.get_attribute("data-kind")?;
+        let source = button
+            .closest(".code-block")
+            .ok()??
+            .query_selector("code")
+            .ok()??
+            .text_content()?;
+        matches!(kind.as_str(), "html" | "svg" | "js").then_some(Self { kind, source })
+    }
+}
+
+/// The preview dialog for the artifact in `shown`; closing it clears `shown`.
+#[component]
+pub fn PreviewDialog(shown: RwSignal<Option<Artifact>>) -> impl IntoView {
+    let open = RwSignal::new(true);
+    Effect::new(move |_| {
+        if !open.get() {
+            shown.set(None);
+        }
+    });
+    let artifact = shown.get_untracked();
+    let i18n = use_i18n();
+    view! {
+        <Dialog open=open title=Signal::derive(move || i18n.t(Key::PreviewTitle)) class="dialog--preview">
+            {artifact.clone().map(|artifact| lazy_view(preview_body(artifact), "preview preview--loading"))}
+        </Dialog>
+    }
+}
+
+/// How a run stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Status {
+    Starting,
+    Running,
+    Shown,
+    Finished(Finish),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Finish {
+    Done,
+    Timeout,
+    Failed,
+    TooLarge,
+}
+
+fn field(data: &JsValue, name: &str) -> JsValue {
+    js_sys::Reflect::get(data, &name.into()).unwrap_or_default()
+}
+
+#[lazy]
+fn preview_body(artifact: Artifact) -> AnyView {
+    let i18n = use_i18n();
+    let run_id = format!("run-{:x}", (js_sys::Math::random() * 1e15) as u64);
+    let frame = NodeRef::<leptos::html::Iframe>::new();
+    let status = RwSignal::new(Status::Starting);
+    let lines: RwSignal<Vec<(String, String)>> = RwSignal::new(Vec::new());
+    let truncated = RwSignal::new(false);
+    let is_script = artifact.kind == "js";
+    let request = StoredValue::new(artifact);
+    let expected = run_id.clone();
+    let listener = window_event_listener(leptos::ev::message, move |event| {
+        let Some(window) = frame.get_untracked().and_then(|f| f.content_window()) else {
+            return;
+        };
+        // Only this dialog's frame, only this run (the frame says `ready` before it has one).
+        // A cross-origin window is no `instanceof Window` here: compared as a value.
+        let from_frame = event
+            .source()
+            .is_some_and(|source| JsValue::from(source) == JsValue::from(window.clone()));
+        let data = event.data();
+        if !from_frame || field(&data, "hearth").as_string().as_deref() != Some("sandbox") {
+            return;
+        }
+        let run = field(&data, "runId").as_string();
+        let kind = field(&data, "type").as_string().unwrap_or_default();
+        if kind == "ready" && run.is_none() {
+            let message = js_sys::Object::new();
+            request.with_value(|artifact| {
+                for (name, value) in [
+                    ("hearth", "run"),
+                    ("runId", expected.as_str()),
+                    ("kind", artifact.kind.as_str()),
+                    ("source", artifact.source.as_str()),
+                ] {
+                    let _ = js_sys::Reflect::set(&message, &name.into(), &value.into());
+                }
+            });
+            let _ = window.post_message(&message, "*");
+            status.set(Status::Running);
+            return;
+        }
+        if run.as_deref() != Some(expected.as_str()) {
+            return;
+        }
+        match kind.as_str() {
+            "shown" => status.set(Status::Shown),
+            "output" => {
+                let level = field(&data, "level").as_string().unwrap_or_default();
+                if let Some(text) = field(&data, "text").as_string() {
+                    lines.update(|lines| lines.push((level, text)));
+                }
+            }
+            "finished" => {
+                truncated.set(field(&data, "truncated").as_bool() == Some(true));
+                status.set(Status::Finished(
+                    match field(&data, "reason").as_string().as_deref() {
+                        Some("done") => Finish::Done,
+                        Some("timeout") => Finish::Timeout,
+                        Some("too_large") => Finish::TooLarge,
+                        _ => Finish::Failed,
+                    },
+                ));
+            }
+            _ => {}
+        }
+    });
+    on_cleanup(move || listener.remove());
+
+    let status_text = move || {
+        let key = match status.get() {
+            Status::Starting | Status::Running => Key::PreviewRunning,
+            Status::Shown => return String::new(),
+            Status::Finished(Finish::Done) => Key::PreviewDone,
+            Status::Finished(Finish::Timeout) => Key::PreviewTimeout,
+            Status::Finished(Finish::Failed) => Key::PreviewFailed,
+            Status::Finished(Finish::TooLarge) => Key::PreviewTooLarge,
+        };
+        i18n.t(key)
+    };
+    let output = move || {
+        let lines = lines.get();
+        if lines.is_empty() && matches!(status.get(), Status::Finished(_)) {
+            return view! { <p class="preview__empty">{tr(Key::PreviewNoOutput)}</p> }.into_any();
+        }
+        view! {
+            <pre class="preview__output" role="log" aria-label=tr(Key::PreviewOutput)>
+                {lines
+                    .into_iter()
+                    .map(|(level, text)| {
+                        let class = if level == "error" || level == "warn" {
+                            "preview__line preview__line--error"
+                        } else {
+                            "preview__line"
+                        };
+                        view! { <span class=class>{text}"\n"</span> }
+                    })
+                    .collect_view()}
+            </pre>
+        }
+        .into_any()
+    };
+    view! {
+        <div class="preview" data-status=move || format!("{:?}", status.get()).to_lowercase()>
+            <p class="preview__note">{tr(Key::PreviewSandboxed)}</p>
+            <iframe
+                node_ref=frame
+                class=if is_script { "preview__frame preview__frame--hidden" } else { "preview__frame" }
+                sandbox="allow-scripts"
+                referrerpolicy="no-referrer"
+                title=tr(Key::PreviewTitle)
+                src=SANDBOX_PATH
+            ></iframe>
+            <p class="preview__status" role="status">{status_text}</p>
+            {is_script.then(|| view! {
+                {output}
+                <Show when=move || truncated.get()>
+                    <p class="preview__cut">{tr(Key::PreviewCut)}</p>
+                </Show>
+            })}
+        </div>
+    }
+    .into_any()
+}
