@@ -46,6 +46,9 @@ return {
   cardDisplay: card && getComputedStyle(card).display,
   cardGap: card && getComputedStyle(card).columnGap,
   cardFill: card?.style.backgroundColor,
+  // The print view copies a reply with cloneNode: the copy keeps the styles.
+  cloneDisplay: (() => { if (!card) return null; const c = card.cloneNode(true); document.body.append(c);
+    const d = getComputedStyle(c).display; c.remove(); return d; })(),
   badgeText: m.querySelector('.html-block span[data-hb-backdrop=\"strong\"]')?.style.color,
   th: m.querySelector('.html-block th')?.getAttribute('colspan'),
   kbd: m.querySelectorAll('.html-block kbd').length,
@@ -142,6 +145,11 @@ fn check_blocks(found: &Value) {
     assert_eq!(found["cardDisplay"], json!("flex"), "{found}");
     assert_eq!(found["cardGap"], json!("12px"), "{found}");
     assert_eq!(found["cardFill"], json!("var(--hv-blue-fill)"), "{found}");
+    assert_eq!(
+        found["cloneDisplay"],
+        json!("flex"),
+        "a copy keeps its styles: {found}"
+    );
     assert_eq!(
         found["badgeText"],
         json!("var(--hv-inverse-text)"),
