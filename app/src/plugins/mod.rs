@@ -179,19 +179,32 @@ impl Plugins {
         }
     }
 
+    /// Reads which installed plugins have a credential, one plugin at a time. A save or a
+    /// forget of a plugin's credential while its read is under way is newer than what
+    /// the read found: that plugin is left as the save or forget set it (replacing the
+    /// whole set at the end brought back a credential forgotten meanwhile).
     async fn refresh_credentials(&self) {
         let Ok(vault) = self.vault().await else {
             // Credentials cannot be read; using one says why.
             return;
         };
-        let mut with = BTreeSet::new();
-        for registered in self.installed.get_untracked() {
-            let id = registered.plugin.id;
-            if let Ok(Some(_)) = vault.load(&credential_context(&id)).await {
-                with.insert(id);
+        let installed = self.installed.get_untracked();
+        for registered in &installed {
+            let id = &registered.plugin.id;
+            let before = credential_changes::count(id);
+            let kept = matches!(vault.load(&credential_context(id)).await, Ok(Some(_)));
+            if credential_changes::count(id) == before {
+                self.credentials.update(|c| {
+                    if kept {
+                        c.insert(id.clone());
+                    } else {
+                        c.remove(id);
+                    }
+                });
             }
         }
-        self.credentials.set(with);
+        self.credentials
+            .update(|c| c.retain(|id| installed.iter().any(|r| &r.plugin.id == id)));
     }
 
     /// One plugin by id, built-in or installed.
