@@ -233,6 +233,15 @@ async fn a_script_preview_runs_in_a_worker_that_is_stopped_capped_and_offline() 
     );
     assert_eq!(run["errors"], json!(1), "the warning is marked: {run}");
     session.screenshot("artifact-preview-script").await;
+    // Run again: a new frame and run; the output is the new run's only.
+    session
+        .js(
+            "document.querySelector('dialog.dialog--preview[open] .preview__again').click()",
+            vec![],
+        )
+        .await;
+    let again = finished_run(&session).await;
+    assert_eq!(again["lines"], run["lines"], "{again}");
     close_preview(&session, 0).await;
 
     open_preview(&session, 1).await;

@@ -81,14 +81,16 @@ fn field(data: &JsValue, name: &str) -> JsValue {
 #[lazy]
 fn preview_body(artifact: Artifact) -> AnyView {
     let i18n = use_i18n();
-    let run_id = format!("run-{:x}", (js_sys::Math::random() * 1e15) as u64);
+    let new_run_id = || format!("run-{:x}", (js_sys::Math::random() * 1e15) as u64);
+    // Each run has its own id and frame: Run again replaces both.
+    let run_id = StoredValue::new(new_run_id());
+    let generation = RwSignal::new(0u32);
     let frame = NodeRef::<leptos::html::Iframe>::new();
     let status = RwSignal::new(Status::Starting);
     let lines: RwSignal<Vec<(String, String)>> = RwSignal::new(Vec::new());
     let truncated = RwSignal::new(false);
     let is_script = artifact.kind == "js";
     let request = StoredValue::new(artifact);
-    let expected = run_id.clone();
     let listener = window_event_listener(leptos::ev::message, move |event| {
         let Some(window) = frame.get_untracked().and_then(|f| f.content_window()) else {
             return;
@@ -104,6 +106,7 @@ fn preview_body(artifact: Artifact) -> AnyView {
         }
         let run = field(&data, "runId").as_string();
         let kind = field(&data, "type").as_string().unwrap_or_default();
+        let expected = run_id.get_value();
         if kind == "ready" && run.is_none() {
             let message = js_sys::Object::new();
             request.with_value(|artifact| {
@@ -146,6 +149,13 @@ fn preview_body(artifact: Artifact) -> AnyView {
         }
     });
     on_cleanup(move || listener.remove());
+    let again = move |_| {
+        run_id.set_value(new_run_id());
+        lines.set(Vec::new());
+        truncated.set(false);
+        status.set(Status::Starting);
+        generation.update(|g| *g += 1);
+    };
 
     let status_text = move || {
         let key = match status.get() {
@@ -183,15 +193,30 @@ fn preview_body(artifact: Artifact) -> AnyView {
     view! {
         <div class="preview" data-status=move || format!("{:?}", status.get()).to_lowercase()>
             <p class="preview__note">{tr(Key::PreviewSandboxed)}</p>
-            <iframe
-                node_ref=frame
-                class=if is_script { "preview__frame preview__frame--hidden" } else { "preview__frame" }
-                sandbox="allow-scripts"
-                referrerpolicy="no-referrer"
-                title=tr(Key::PreviewTitle)
-                src=SANDBOX_PATH
-            ></iframe>
-            <p class="preview__status" role="status">{status_text}</p>
+            {move || {
+                generation.track();
+                view! {
+                    <iframe
+                        node_ref=frame
+                        class=if is_script { "preview__frame preview__frame--hidden" } else { "preview__frame" }
+                        sandbox="allow-scripts"
+                        referrerpolicy="no-referrer"
+                        title=tr(Key::PreviewTitle)
+                        src=SANDBOX_PATH
+                    ></iframe>
+                }
+            }}
+            <div class="preview__bar">
+                <p class="preview__status" role="status">{status_text}</p>
+                <button
+                    type="button"
+                    class="button button--secondary button--small preview__again"
+                    disabled=move || matches!(status.get(), Status::Starting | Status::Running)
+                    on:click=again
+                >
+                    {tr(Key::PreviewRunAgain)}
+                </button>
+            </div>
             {is_script.then(|| view! {
                 {output}
                 <Show when=move || truncated.get()>

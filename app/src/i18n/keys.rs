@@ -750,4 +750,5 @@ keys! {
     PreviewCut => "preview.cut",
     PreviewOutput => "preview.output",
     PreviewNoOutput => "preview.no_output",
+    PreviewRunAgain => "preview.run_again",
 }
