@@ -12,6 +12,9 @@
 //! one), and a block finished while streaming is marked `md-block--settled`, which the
 //! styles isolate (skipped while off screen), so the frames of a long reply do not lay
 //! out, paint or restyle the blocks above.
+//!
+//! HTML that holds an inline HTML block (the renderer's `data-html-block` placeholder) is
+//! handed to [`super::html_blocks`] as it is shown.
 
 use std::sync::Arc;
 
