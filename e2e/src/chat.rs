@@ -268,9 +268,8 @@ pub async fn open_latest(session: &Browser) {
         .expect("open the conversation");
 }
 
-/// At phone width, in `theme`: reloads the app, opens the most recent conversation from
-/// the drawer and waits until the drawer has slid away again.
-pub async fn open_latest_on_phone(session: &Browser, theme: &str) {
+/// Reloads the app in `theme` (`light` or `dark`).
+pub async fn reload_in_theme(session: &Browser, theme: &str) {
     session
         .js(
             "localStorage.setItem('hearth.theme', arguments[0])",
@@ -278,6 +277,12 @@ pub async fn open_latest_on_phone(session: &Browser, theme: &str) {
         )
         .await;
     session.reload_app().await;
+}
+
+/// At phone width, in `theme`: reloads the app, opens the most recent conversation from
+/// the drawer and waits until the drawer has slid away again.
+pub async fn open_latest_on_phone(session: &Browser, theme: &str) {
+    reload_in_theme(session, theme).await;
     // The drawer holds the conversation list at phone width.
     session
         .wait_for("#drawer-toggle")

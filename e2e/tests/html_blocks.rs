@@ -8,7 +8,7 @@
 //! rest stays text.
 
 use hearth_e2e::AppSession;
-use hearth_e2e::chat::{last_status, open_latest, ready, send};
+use hearth_e2e::chat::{last_status, open_latest, ready, reload_in_theme, send};
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
 use serde_json::{Value, json};
 
@@ -236,13 +236,7 @@ async fn an_html_block_keeps_its_safe_markup_in_both_themes_and_loads_only_when_
         .await;
 
     for theme in ["light", "dark"] {
-        session
-            .js(
-                "localStorage.setItem('hearth.theme', arguments[0])",
-                vec![json!(theme)],
-            )
-            .await;
-        session.reload_app().await;
+        reload_in_theme(&session, theme).await;
         open_latest(&session).await;
         last_status(&session, "done").await;
         let found = blocks_ready(&session, 5).await;
