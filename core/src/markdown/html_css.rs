@@ -15,6 +15,8 @@
 
 use std::fmt::Write as _;
 
+use super::css_colour::{Colour, family, parse_colour, to_hsl};
+
 /// The attribute a sanitised block carries its declarations in (the CSP forbids `style`).
 pub const STYLE_ATTRIBUTE: &str = "data-hb-style";
 
@@ -154,60 +156,6 @@ const COLOUR_PROPERTY_WORDS: &[&str] = &[
     "underline",
     "unset",
     "wavy",
-];
-
-/// The named colours understood, with their sRGB values; any other name in a
-/// colour-bearing property drops the declaration (it could not be mapped to a token).
-const NAMED_COLOURS: &[(&str, [u8; 3])] = &[
-    ("aqua", [0, 255, 255]),
-    ("black", [0, 0, 0]),
-    ("blue", [0, 0, 255]),
-    ("brown", [165, 42, 42]),
-    ("coral", [255, 127, 80]),
-    ("crimson", [220, 20, 60]),
-    ("cyan", [0, 255, 255]),
-    ("darkblue", [0, 0, 139]),
-    ("darkgray", [169, 169, 169]),
-    ("darkgreen", [0, 100, 0]),
-    ("darkgrey", [169, 169, 169]),
-    ("darkorange", [255, 140, 0]),
-    ("darkred", [139, 0, 0]),
-    ("dimgray", [105, 105, 105]),
-    ("dimgrey", [105, 105, 105]),
-    ("fuchsia", [255, 0, 255]),
-    ("gainsboro", [220, 220, 220]),
-    ("gold", [255, 215, 0]),
-    ("gray", [128, 128, 128]),
-    ("green", [0, 128, 0]),
-    ("grey", [128, 128, 128]),
-    ("hotpink", [255, 105, 180]),
-    ("indigo", [75, 0, 130]),
-    ("lightblue", [173, 216, 230]),
-    ("lightgray", [211, 211, 211]),
-    ("lightgreen", [144, 238, 144]),
-    ("lightgrey", [211, 211, 211]),
-    ("lightyellow", [255, 255, 224]),
-    ("lime", [0, 255, 0]),
-    ("magenta", [255, 0, 255]),
-    ("maroon", [128, 0, 0]),
-    ("navy", [0, 0, 128]),
-    ("olive", [128, 128, 0]),
-    ("orange", [255, 165, 0]),
-    ("pink", [255, 192, 203]),
-    ("purple", [128, 0, 128]),
-    ("red", [255, 0, 0]),
-    ("royalblue", [65, 105, 225]),
-    ("silver", [192, 192, 192]),
-    ("skyblue", [135, 206, 235]),
-    ("slategray", [112, 128, 144]),
-    ("slategrey", [112, 128, 144]),
-    ("steelblue", [70, 130, 180]),
-    ("teal", [0, 128, 128]),
-    ("tomato", [255, 99, 71]),
-    ("violet", [238, 130, 238]),
-    ("white", [255, 255, 255]),
-    ("whitesmoke", [245, 245, 245]),
-    ("yellow", [255, 255, 0]),
 ];
 
 /// The prefix of every colour token this module writes.
@@ -399,147 +347,6 @@ fn words(value: &str) -> Vec<&str> {
     out
 }
 
-/// An sRGB colour with its alpha.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Colour {
-    rgb: [f64; 3],
-    alpha: f64,
-}
-
-fn hex_digit_pairs(hex: &str) -> Option<Vec<f64>> {
-    let expanded: String = match hex.len() {
-        3 | 4 => hex.chars().flat_map(|c| [c, c]).collect(),
-        6 | 8 => hex.to_string(),
-        _ => return None,
-    };
-    (0..expanded.len() / 2)
-        .map(|i| {
-            u8::from_str_radix(&expanded[2 * i..2 * i + 2], 16)
-                .ok()
-                .map(f64::from)
-        })
-        .collect()
-}
-
-/// One number of `rgb()` or `hsl()`: `12`, `50%`, `0.5`, `120deg`.
-fn number(text: &str, percent_of: f64) -> Option<f64> {
-    let text = text.trim();
-    let value = if let Some(percent) = text.strip_suffix('%') {
-        percent.parse::<f64>().ok()? / 100.0 * percent_of
-    } else {
-        text.trim_end_matches("deg").parse::<f64>().ok()?
-    };
-    value.is_finite().then_some(value)
-}
-
-fn arguments(inner: &str) -> Vec<&str> {
-    inner
-        .split([',', ' ', '/'])
-        .filter(|part| !part.is_empty())
-        .collect()
-}
-
-fn parse_colour(word: &str) -> Option<Colour> {
-    if let Some(hex) = word.strip_prefix('#') {
-        let parts = hex_digit_pairs(hex)?;
-        return Some(Colour {
-            rgb: [parts[0], parts[1], parts[2]],
-            alpha: parts.get(3).map_or(1.0, |a| a / 255.0),
-        });
-    }
-    if let Some(&(_, rgb)) = NAMED_COLOURS.iter().find(|(name, _)| *name == word) {
-        return Some(Colour {
-            rgb: rgb.map(f64::from),
-            alpha: 1.0,
-        });
-    }
-    let (name, inner) = word.strip_suffix(')')?.split_once('(')?;
-    let args = arguments(inner);
-    if args.len() != 3 && args.len() != 4 {
-        return None;
-    }
-    let alpha = match args.get(3) {
-        Some(a) => number(a, 1.0)?.clamp(0.0, 1.0),
-        None => 1.0,
-    };
-    let rgb = match name {
-        "rgb" | "rgba" => [
-            number(args[0], 255.0)?,
-            number(args[1], 255.0)?,
-            number(args[2], 255.0)?,
-        ],
-        "hsl" | "hsla" => hsl_to_rgb(
-            number(args[0], 360.0)?,
-            number(args[1], 1.0)?,
-            number(args[2], 1.0)?,
-        ),
-        _ => return None,
-    };
-    Some(Colour {
-        rgb: rgb.map(|c| c.clamp(0.0, 255.0)),
-        alpha,
-    })
-}
-
-fn hsl_to_rgb(hue: f64, saturation: f64, lightness: f64) -> [f64; 3] {
-    let s = saturation.clamp(0.0, 1.0);
-    let l = lightness.clamp(0.0, 1.0);
-    let c = (1.0 - (2.0 * l - 1.0).abs()) * s;
-    let h = hue.rem_euclid(360.0) / 60.0;
-    let x = c * (1.0 - (h % 2.0 - 1.0).abs());
-    let (r, g, b) = match h as u32 {
-        0 => (c, x, 0.0),
-        1 => (x, c, 0.0),
-        2 => (0.0, c, x),
-        3 => (0.0, x, c),
-        4 => (x, 0.0, c),
-        _ => (c, 0.0, x),
-    };
-    let m = l - c / 2.0;
-    [r, g, b].map(|v| (v + m) * 255.0)
-}
-
-/// Hue (degrees), saturation and lightness (0–1) of an sRGB colour.
-fn to_hsl([r, g, b]: [f64; 3]) -> (f64, f64, f64) {
-    let (r, g, b) = (r / 255.0, g / 255.0, b / 255.0);
-    let max = r.max(g).max(b);
-    let min = r.min(g).min(b);
-    let l = (max + min) / 2.0;
-    let d = max - min;
-    if d < 1e-9 {
-        return (0.0, 0.0, l);
-    }
-    let s = d / (1.0 - (2.0 * l - 1.0).abs());
-    let h = if max == r {
-        60.0 * ((g - b) / d).rem_euclid(6.0)
-    } else if max == g {
-        60.0 * ((b - r) / d + 2.0)
-    } else {
-        60.0 * ((r - g) / d + 4.0)
-    };
-    (h, s, l)
-}
-
-/// The colour family of a hue, or `neutral` for greys.
-fn family(rgb: [f64; 3]) -> &'static str {
-    let (hue, saturation, lightness) = to_hsl(rgb);
-    let chroma =
-        rgb.iter().cloned().fold(0.0, f64::max) - rgb.iter().cloned().fold(255.0, f64::min);
-    if saturation < 0.15 || chroma < 16.0 || !(0.06..=0.97).contains(&lightness) {
-        return "neutral";
-    }
-    match hue {
-        h if !(15.0..345.0).contains(&h) => "red",
-        h if h < 40.0 => "orange",
-        h if h < 65.0 => "yellow",
-        h if h < 165.0 => "green",
-        h if h < 195.0 => "teal",
-        h if h < 255.0 => "blue",
-        h if h < 295.0 => "purple",
-        _ => "pink",
-    }
-}
-
 /// The token for `colour` painting as `role`.
 fn token(colour: Colour, role: Role) -> String {
     // A translucent fill is seen over the page: blend it with white to judge it.
@@ -687,7 +494,6 @@ mod tests {
         for list in [PROPERTIES, FUNCTIONS, COLOUR_PROPERTY_WORDS] {
             assert!(list.windows(2).all(|w| w[0] < w[1]), "{list:?}");
         }
-        assert!(NAMED_COLOURS.windows(2).all(|w| w[0].0 < w[1].0));
     }
 
     #[test]
