@@ -3,7 +3,8 @@
 //! wire (for instance, that no plaintext key ever reached the edge) rather than what
 //! the app believes it sent. [`Tap::cut`] drops every open connection at once, as a
 //! network cut or a proxy restart would; [`Tap::lose_answer_to`] lets one request reach
-//! the edge and drops its answer, as a connection that died in between would.
+//! the edge and drops its answer, as a connection that died in between would
+//! ([`Tap::lose_every_answer_to`]: every time).
 
 use std::sync::{Arc, Mutex};
 
@@ -16,7 +17,7 @@ pub struct Tap {
     sent: Arc<Mutex<Vec<u8>>>,
     accept: tokio::task::JoinHandle<()>,
     open: Arc<Mutex<Vec<tokio::task::AbortHandle>>>,
-    lose: Arc<Mutex<Option<String>>>,
+    lose: Arc<Mutex<Option<(String, bool)>>>,
 }
 
 /// A tap's port, bound but not yet forwarding: the edge answers only for the hosts it
@@ -38,7 +39,7 @@ impl Listening {
         let Self { listener, port } = self;
         let sent = Arc::new(Mutex::new(Vec::new()));
         let open = Arc::new(Mutex::new(Vec::<tokio::task::AbortHandle>::new()));
-        let lose = Arc::new(Mutex::new(None::<String>));
+        let lose = Arc::new(Mutex::new(None::<(String, bool)>));
         let record = sent.clone();
         let tracked = open.clone();
         let losing = lose.clone();
@@ -95,7 +96,15 @@ impl Tap {
     /// Lets the next request whose first line starts with `request_line` (`POST /api/x`)
     /// through to the edge, then drops its connection instead of forwarding the answer.
     pub fn lose_answer_to(&self, request_line: &str) {
-        *self.lose.lock().unwrap_or_else(|e| e.into_inner()) = Some(request_line.to_string());
+        *self.lose.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some((request_line.to_string(), false));
+    }
+
+    /// Like [`Tap::lose_answer_to`], for every such request from now on (a browser tries
+    /// a navigation again when its connection dies before an answer).
+    pub fn lose_every_answer_to(&self, request_line: &str) {
+        *self.lose.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some((request_line.to_string(), true));
     }
 
     /// Everything clients have sent through the tap so far.
@@ -111,12 +120,13 @@ impl Drop for Tap {
 }
 
 /// Copies both ways until either side closes, keeping a copy of the client's bytes; an
-/// answer to the request `lose` names is dropped with its connection, once.
+/// answer to the request `lose` names is dropped with its connection, once (or every
+/// time, when its flag says so).
 async fn forward(
     client: TcpStream,
     server: TcpStream,
     record: Arc<Mutex<Vec<u8>>>,
-    lose: Arc<Mutex<Option<String>>>,
+    lose: Arc<Mutex<Option<(String, bool)>>>,
 ) {
     let (mut client_read, mut client_write) = client.into_split();
     let (mut server_read, mut server_write) = server.into_split();
@@ -154,10 +164,11 @@ async fn forward(
                         std::mem::take(&mut *asked.lock().unwrap_or_else(|e| e.into_inner()));
                     let lost_here = {
                         let mut armed = lose.lock().unwrap_or_else(|e| e.into_inner());
-                        let matches = armed
-                            .as_deref()
-                            .is_some_and(|line| request.starts_with(line.as_bytes()));
-                        if matches {
+                        let (matches, every) =
+                            armed.as_ref().map_or((false, false), |(line, every)| {
+                                (request.starts_with(line.as_bytes()), *every)
+                            });
+                        if matches && !every {
                             *armed = None;
                         }
                         matches

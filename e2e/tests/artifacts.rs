@@ -3,12 +3,12 @@
 //! window and storage, top navigation, popups, forms, fetch, WebSocket, images to
 //! another host: a listener counts that nothing reached it), and a JavaScript block
 //! runs in a worker there that is stopped after its time limit, has no network or
-//! storage, and whose output is capped. The dialog closes with Escape and gives focus
-//! back to the button that opened it.
+//! storage, and whose output is capped. A sandbox page that never arrives is said. The
+//! dialog closes with Escape and gives focus back to the button that opened it.
 
 use fantoccini::key::Key;
 use hearth_e2e::AppSession;
-use hearth_e2e::chat::{last_status, ready, send};
+use hearth_e2e::chat::{last_status, prepare, ready, send};
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -258,4 +258,40 @@ async fn a_script_preview_runs_in_a_worker_that_is_stopped_capped_and_offline() 
     assert_eq!(run["cut"], json!(true), "{run}");
     close_preview(&session, 2).await;
     session.finish().await;
+}
+
+#[tokio::test]
+async fn a_preview_whose_sandbox_cannot_load_says_so() {
+    let fixture = ProviderFixture::start().await;
+    let (session, tap) = AppSession::open_through_tap(1280, 900).await;
+    prepare(&session, &fixture, None).await;
+    fixture.enqueue(Reply::text("A page:\n\n```html\n<p>hello</p>\n```\n"));
+    send(&session, "Make me a page").await;
+    last_status(&session, "done").await;
+    // As a connection lost on the way: the sandbox page never arrives.
+    tap.lose_every_answer_to("GET /sandbox/artifact ");
+    open_preview(&session, 0).await;
+    session
+        .wait_until(
+            "document.querySelector('dialog.dialog--preview[open] .preview')?.dataset.status === 'finished(unavailable)'",
+        )
+        .await;
+    let status = session
+        .js(
+            "return document.querySelector('dialog.dialog--preview[open] .preview__status').textContent",
+            vec![],
+        )
+        .await;
+    assert_eq!(
+        status,
+        json!("The preview could not start. It needs a connection to Hearth."),
+        "the failure is said, not left running"
+    );
+    close_preview(&session, 0).await;
+    session
+        .assert_no_console_errors_but(|m| {
+            m.contains("/sandbox/artifact") || m.contains("ERR_BLOCKED")
+        })
+        .await;
+    session.browser.close().await;
 }

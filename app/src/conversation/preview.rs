@@ -17,6 +17,13 @@ use crate::ui::lazy::lazy_view;
 /// Where the edge serves the sandbox page.
 const SANDBOX_PATH: &str = "/sandbox/artifact";
 
+/// How long the sandbox page may take to say it is ready before the preview says it
+/// could not start (offline, or the page blocked): the page is one small file.
+const START_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(8);
+
+/// The most output lines kept, whatever the page sends (it caps them itself at 200).
+const MAX_LINES: usize = 200;
+
 /// A code block to preview.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Artifact {
@@ -35,7 +42,8 @@ impl Artifact {
             .query_selector("code")
             .ok()??
             .text_content()?;
-        matches!(kind.as_str(), "html" | "svg" | "js").then_some(Self { kind, source })
+        let kind = hearth_core::markdown::preview_kind(&kind)?.to_string();
+        Some(Self { kind, source })
     }
 }
 
@@ -72,6 +80,8 @@ enum Finish {
     Timeout,
     Failed,
     TooLarge,
+    /// The sandbox page never said it was ready.
+    Unavailable,
 }
 
 fn field(data: &JsValue, name: &str) -> JsValue {
@@ -131,7 +141,11 @@ fn preview_body(artifact: Artifact) -> AnyView {
             "output" => {
                 let level = field(&data, "level").as_string().unwrap_or_default();
                 if let Some(text) = field(&data, "text").as_string() {
-                    lines.update(|lines| lines.push((level, text)));
+                    lines.update(|lines| {
+                        if lines.len() < MAX_LINES {
+                            lines.push((level, text));
+                        }
+                    });
                 }
             }
             "finished" => {
@@ -149,12 +163,28 @@ fn preview_body(artifact: Artifact) -> AnyView {
         }
     });
     on_cleanup(move || listener.remove());
+    // A frame that never says it is ready (offline, blocked) is said, not waited on.
+    let watch_start = move || {
+        let run = run_id.get_value();
+        set_timeout(
+            move || {
+                let stalled = run_id.try_with_value(|current| *current == run) == Some(true)
+                    && status.try_get_untracked() == Some(Status::Starting);
+                if stalled {
+                    status.set(Status::Finished(Finish::Unavailable));
+                }
+            },
+            START_TIMEOUT,
+        );
+    };
+    watch_start();
     let again = move |_| {
         run_id.set_value(new_run_id());
         lines.set(Vec::new());
         truncated.set(false);
         status.set(Status::Starting);
         generation.update(|g| *g += 1);
+        watch_start();
     };
 
     let status_text = move || {
@@ -165,12 +195,14 @@ fn preview_body(artifact: Artifact) -> AnyView {
             Status::Finished(Finish::Timeout) => Key::PreviewTimeout,
             Status::Finished(Finish::Failed) => Key::PreviewFailed,
             Status::Finished(Finish::TooLarge) => Key::PreviewTooLarge,
+            Status::Finished(Finish::Unavailable) => Key::PreviewUnavailable,
         };
         i18n.t(key)
     };
     let output = move || {
         let lines = lines.get();
-        if lines.is_empty() && matches!(status.get(), Status::Finished(_)) {
+        let finished = matches!(status.get(), Status::Finished(f) if f != Finish::Unavailable);
+        if lines.is_empty() && finished {
             return view! { <p class="preview__empty">{tr(Key::PreviewNoOutput)}</p> }.into_any();
         }
         view! {

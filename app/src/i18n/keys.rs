@@ -751,4 +751,5 @@ keys! {
     PreviewOutput => "preview.output",
     PreviewNoOutput => "preview.no_output",
     PreviewRunAgain => "preview.run_again",
+    PreviewUnavailable => "preview.unavailable",
 }
