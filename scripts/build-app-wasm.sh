@@ -9,6 +9,7 @@
 #   -> wasm-split-cli (main module + one chunk per lazy function + __wasm_split.js)
 #   -> wasm-bindgen --target web -> wasm-opt -Oz on every module
 #   -> dist/app-<content hash>/, and the loader injected into index.html
+#   -> dist/vendor/mermaid-<hash>.js, the vendored Mermaid checked against its pin
 #   -> dist/sw.js with the build's file list (scripts/write-service-worker.sh).
 # The three workers, the Markdown render worker (crate `hearth-render-worker`,
 # `hearth-render`), the search worker (crate `hearth-search-worker`, `hearth-search`) and
@@ -68,5 +69,17 @@ loader="<meta name=\"hearth-app-dir\" content=\"/$dir\" /><link rel=\"moduleprel
 sed -i "s#</head>#$loader</head>#" "$stage/index.html"
 grep -q "/$dir/hearth-app.js" "$stage/index.html"
 echo "build-app-wasm: $dir ($(ls "$stage/$dir" | wc -l) files)"
+# The vendored Mermaid (vendor/mermaid/PIN), checked against its pinned hash and copied as
+# vendor/mermaid-<hash>.js: the diagram sandbox's script, fetched only when a reply first
+# holds a diagram. A file that does not match its pin fails the build.
+pinned="$(sed -n 's/^sha256=//p' vendor/mermaid/PIN)"
+actual="$(sha256sum vendor/mermaid/mermaid.min.js | cut -d' ' -f1)"
+if [ -z "$pinned" ] || [ "$actual" != "$pinned" ]; then
+  echo "build-app-wasm: vendor/mermaid/mermaid.min.js has SHA-256 $actual, pinned ${pinned:-nothing}" >&2
+  exit 1
+fi
+rm -rf "$stage/vendor"
+mkdir -p "$stage/vendor"
+cp vendor/mermaid/mermaid.min.js "$stage/vendor/mermaid-${pinned:0:16}.js"
 # Last: the service worker lists every file of the finished build.
 bash "$root/scripts/write-service-worker.sh"
