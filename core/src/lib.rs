@@ -15,6 +15,8 @@
 //!   state machine with stale-run protection, and the queue of messages sent mid-reply.
 //! - [`context`]: the context planner every producer shares: input budget, bands,
 //!   whole turns newest first, `CONTEXT_BUDGET_EXCEEDED`; token estimates marked `~`.
+//! - [`diagram`]: which code blocks are Mermaid diagrams, whether one is still streaming,
+//!   the bounds of a render, and the vendored Mermaid's path and integrity.
 //! - [`filetype`]: what kind of file a byte buffer holds, from its magic number, its ZIP
 //!   entries or its text, never from its name alone.
 //! - [`image_header`]: an image's size from its header, so no bomb is ever decoded.
@@ -55,6 +57,7 @@ pub mod byok;
 pub mod chat;
 pub mod chunk;
 pub mod context;
+pub mod diagram;
 pub mod filetype;
 pub mod html_text;
 pub mod image_header;

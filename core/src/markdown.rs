@@ -527,9 +527,21 @@ pub fn render(source: &str, labels: &Labels) -> String {
                     ),
                     None => String::new(),
                 };
+                // A diagram: the page renders it in the diagram sandbox and shows the
+                // picture above this code (`crate::diagram`).
+                let diagram = if crate::diagram::is_diagram(&lang) {
+                    let open = if crate::diagram::fence_closed(&source[range.clone()]) {
+                        ""
+                    } else {
+                        " data-diagram-open=\"\""
+                    };
+                    format!(" diagram\" data-diagram=\"\"{open}")
+                } else {
+                    "\"".to_string()
+                };
                 events.push(Event::Html(
                     format!(
-                        "<div class=\"code-block\"><div class=\"code-block__bar\">\
+                        "<div class=\"code-block{diagram}><div class=\"code-block__bar\">\
                          <span class=\"code-block__lang\">{}</span>{preview}\
                          <button type=\"button\" class=\"code-block__copy\" data-action=\"copy-code\" aria-label=\"{}\" title=\"{}\"></button>\
                          </div><pre><code{class}>",
@@ -653,6 +665,38 @@ mod tests {
         for fence in ["rust", "python", "", "html5\"onclick=\"x"] {
             let out = html(&format!("```{fence}\nx\n```"));
             assert!(!out.contains("preview-code"), "{fence}: {out}");
+        }
+    }
+
+    #[test]
+    fn a_mermaid_block_is_marked_as_a_diagram_and_open_until_its_fence_closes() {
+        let closed = html(
+            "Here:\n\n```mermaid\ngraph TD\nA[\"<img src=x onerror=alert(1)>\"] --> B\n```\n\nDone.",
+        );
+        assert!(
+            closed.contains("<div class=\"code-block diagram\" data-diagram=\"\"><div class=\"code-block__bar\">"),
+            "{closed}"
+        );
+        assert!(!closed.contains("data-diagram-open"), "{closed}");
+        assert!(
+            closed.contains("&lt;img src=x onerror=alert(1)&gt;"),
+            "{closed}"
+        );
+        assert!(!closed.contains("<img"), "{closed}");
+        // The reply is still streaming it.
+        let open = html("```mermaid\ngraph TD\nA --> B");
+        assert!(
+            open.contains("data-diagram=\"\" data-diagram-open=\"\">"),
+            "{open}"
+        );
+        let quoted = html("> ```mmd\n> graph LR\n> ```\n");
+        assert!(quoted.contains("data-diagram=\"\">"), "{quoted}");
+        for other in [
+            "```rust\nfn x() {}\n```",
+            "    graph TD",
+            "```\ngraph TD\n```",
+        ] {
+            assert!(!html(other).contains("data-diagram"), "{other}");
         }
     }
 
