@@ -10,7 +10,8 @@
 // - the share target's POST /share: what was shared is kept in the "hearth-share" cache
 //   for the app to take, and the page is sent to /?share=<id>.
 // It never answers or keeps anything under /api/ (the edge: relays, streams, tools, parse
-// jobs) or /sandbox/ (the artifact preview page, which must arrive with its own policy),
+// jobs) or /sandbox/ (the artifact and diagram pages, which must arrive with their own
+// policy),
 // nor any other origin (model providers): those go to the network untouched.
 "use strict";
 
@@ -52,7 +53,7 @@ self.addEventListener("message", (event) => {
 self.addEventListener("fetch", (event) => {
   const request = event.request;
   const url = new URL(request.url);
-  // The API, and the artifact sandbox (its own page and policy, never the app's shell).
+  // The API, and the sandbox pages (their own policy, never the app's shell).
   if (url.origin !== self.location.origin || url.pathname.startsWith("/api/")) return;
   if (url.pathname.startsWith("/sandbox/")) return;
   if (request.method === "POST" && url.pathname === "/share") {

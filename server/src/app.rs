@@ -28,10 +28,14 @@ pub fn router(state: AppState) -> Router {
             "/share",
             axum::routing::post(share_without_worker).fallback(serve_static),
         )
-        // The artifact sandbox, with its own policy (`response_headers`).
+        // The sandbox pages, each with its own policy (`response_headers`).
         .route(
-            crate::sandbox::PATH,
-            axum::routing::get(crate::sandbox::page),
+            crate::sandbox::ARTIFACT.path,
+            axum::routing::get(|| async { crate::sandbox::ARTIFACT.respond() }),
+        )
+        .route(
+            crate::sandbox::DIAGRAM.path,
+            axum::routing::get(|| async { crate::sandbox::DIAGRAM.respond() }),
         )
         // Authorization servers fetch it: outside `/api` and its guard.
         .route(
@@ -95,16 +99,16 @@ fn is_api_path(path: &str) -> bool {
     path == "/api" || path.starts_with("/api/")
 }
 
-/// Security headers on everything (the artifact sandbox's own in place of the app's);
+/// Security headers on everything (a sandbox page's own in place of the app's);
 /// `no-store` on API answers, which are never cacheable.
 async fn response_headers(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let is_api = is_api_path(request.uri().path());
-    let is_sandbox = request.uri().path() == crate::sandbox::PATH;
+    let sandbox = crate::sandbox::page_at(request.uri().path());
     let mut response = next.run(request).await;
     let headers = response.headers_mut();
     state.security.apply(headers);
-    if is_sandbox {
-        crate::sandbox::apply_headers(headers);
+    if let Some(page) = sandbox {
+        page.apply_headers(headers);
     }
     if is_api {
         headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));

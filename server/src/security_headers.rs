@@ -35,7 +35,7 @@ impl SecurityHeaders {
             "worker-src 'self'".to_string(),
             "manifest-src 'self'".to_string(),
             "media-src 'self' blob:".to_string(),
-            // The artifact sandbox (`crate::sandbox`), an opaque origin of its own.
+            // The sandbox pages (`crate::sandbox`), each an opaque origin of its own.
             "frame-src 'self'".to_string(),
             "object-src 'none'".to_string(),
             "base-uri 'none'".to_string(),
