@@ -50,6 +50,12 @@ pub fn navigator_languages() -> Vec<String> {
         .collect()
 }
 
+/// The property `name` of a JavaScript value (a message from a worker or a frame),
+/// `undefined` when it has none.
+pub fn field(value: &wasm_bindgen::JsValue, name: &str) -> wasm_bindgen::JsValue {
+    js_sys::Reflect::get(value, &wasm_bindgen::JsValue::from_str(name)).unwrap_or_default()
+}
+
 /// Whether the system asks for a dark colour scheme.
 pub fn system_prefers_dark() -> bool {
     window()

@@ -12,6 +12,8 @@
 //!   their actions and status, the queue.
 //! - [`chat`]: conversations and messages: storage, streaming runs, branches, two tabs.
 //! - [`render`]: Markdown rendering in a lazily started Web Worker.
+//! - [`diagram`]: a reply's Mermaid diagrams, drawn in a sandbox frame and shown as
+//!   images, full screen, saved as SVG or PNG.
 //! - [`search`]: global search: the index in a lazily started Web Worker, kept current
 //!   through the search journal, and the search palette.
 //! - [`settings`]: the settings dialog and its tabs.
@@ -43,6 +45,7 @@ pub mod attachments;
 pub mod browser;
 pub mod chat;
 pub mod conversation;
+pub mod diagram;
 pub mod edge;
 pub mod envelope;
 pub mod files;

@@ -40,12 +40,14 @@ pub fn copy_text(text: String, toasts: Toasts, i18n: I18n) {
     });
 }
 
-/// A click on a code block's copy or preview button inside rendered Markdown.
-fn on_markdown_click(
+/// A click on a code block's copy or preview button, or a diagram's, inside rendered
+/// Markdown (a message, or a reply in reading mode).
+pub(super) fn on_markdown_click(
     event: leptos::ev::MouseEvent,
     toasts: Toasts,
     i18n: I18n,
     preview: RwSignal<Option<super::preview::Artifact>>,
+    diagram: RwSignal<Option<crate::diagram::Diagram>>,
 ) {
     let Some(target) = event
         .target()
@@ -55,6 +57,10 @@ fn on_markdown_click(
     };
     if let Ok(Some(button)) = target.closest("[data-action='preview-code']") {
         preview.set(super::preview::Artifact::of_button(&button));
+        return;
+    }
+    if let Ok(Some(button)) = target.closest("[data-action^='diagram-']") {
+        crate::diagram::on_click(&button, diagram, toasts);
         return;
     }
     let Ok(Some(button)) = target.closest("[data-action='copy-code']") else {
@@ -382,6 +388,8 @@ pub fn MessageView(
     let show_details = RwSignal::new(false);
     // A code block being previewed (its dialog exists only while it is shown).
     let preview = RwSignal::new(None::<super::preview::Artifact>);
+    // A diagram shown full screen (its dialog exists only while it is shown).
+    let diagram = RwSignal::new(None::<crate::diagram::Diagram>);
 
     let toasts = use_toasts();
     let copy = move || copy_text(live.content.get_untracked(), toasts, i18n);
@@ -465,7 +473,7 @@ pub fn MessageView(
                 })
             }}
             <super::tool_calls::ToolRounds live=live />
-            <div class="message__markdown" on:click=move |event| on_markdown_click(event, toasts, i18n, preview)>
+            <div class="message__markdown" on:click=move |event| on_markdown_click(event, toasts, i18n, preview, diagram)>
                 <super::round_text::RoundText
                     live=live
                     round=Signal::derive(move || live.record.with(|r| r.tool_rounds.len()))
@@ -474,6 +482,7 @@ pub fn MessageView(
                 />
             </div>
             {move || preview.with(Option::is_some).then(|| view! { <super::preview::PreviewDialog shown=preview /> })}
+            {move || diagram.with(Option::is_some).then(|| view! { <crate::diagram::viewer::DiagramViewer shown=diagram /> })}
             {super::memory::proposals(live)}
             {context_notes(live)}
             {status_block(id.clone(), live)}

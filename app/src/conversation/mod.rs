@@ -38,6 +38,14 @@ use crate::ui::icon::{Icon, icon};
 #[lazy]
 fn message_list() -> AnyView {
     let styled = crate::ui::lazy_styles::ready(crate::ui::lazy_styles::Sheet::Conversation);
+    // Diagrams are drawn for the theme: a switch draws them again.
+    let theme = crate::theme::use_theme().choice;
+    Effect::new(move |first: Option<()>| {
+        theme.track();
+        if first.is_some() {
+            crate::diagram::retheme();
+        }
+    });
     view! {
         <Show
             when=move || styled.get()

@@ -10,6 +10,7 @@ use leptos::prelude::*;
 use wasm_bindgen::JsValue;
 use web_sys::Element;
 
+use crate::browser::field;
 use crate::i18n::{Key, tr, use_i18n};
 use crate::ui::dialog::Dialog;
 use crate::ui::lazy::lazy_view;
@@ -82,10 +83,6 @@ enum Finish {
     TooLarge,
     /// The sandbox page never said it was ready.
     Unavailable,
-}
-
-fn field(data: &JsValue, name: &str) -> JsValue {
-    js_sys::Reflect::get(data, &name.into()).unwrap_or_default()
 }
 
 #[lazy]

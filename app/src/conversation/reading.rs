@@ -65,13 +65,22 @@ pub fn ReplyMenu(live: LiveMessage) -> impl IntoView {
 /// The reply's text and images, every round in order; no tool calls, no reasoning.
 #[component]
 fn Reading(live: LiveMessage) -> impl IntoView {
+    let toasts = use_toasts();
+    let i18n = use_i18n();
+    // Its code blocks' and diagrams' buttons work as in the message.
+    let preview = RwSignal::new(None::<super::preview::Artifact>);
+    let diagram = RwSignal::new(None::<crate::diagram::Diagram>);
     let rounds = Memo::new(move |_| live.record.with(|r| r.tool_rounds.len()));
     let streaming = Signal::derive(move || {
         live.record
             .with(|r| r.status == hearth_core::chat::MessageStatus::Streaming)
     });
     view! {
-        <article class="reading" aria-label=tr(Key::MessageAssistant)>
+        <article
+            class="reading"
+            aria-label=tr(Key::MessageAssistant)
+            on:click=move |event| super::message::on_markdown_click(event, toasts, i18n, preview, diagram)
+        >
             <For each=move || 0..rounds.get() key=|round| *round let:round>
                 <RoundText
                     live=live
@@ -82,6 +91,8 @@ fn Reading(live: LiveMessage) -> impl IntoView {
             </For>
             <RoundText live=live round=Signal::derive(move || rounds.get()) text=live.content streaming=streaming />
         </article>
+        {move || preview.with(Option::is_some).then(|| view! { <super::preview::PreviewDialog shown=preview /> })}
+        {move || diagram.with(Option::is_some).then(|| view! { <crate::diagram::viewer::DiagramViewer shown=diagram /> })}
     }
 }
 

@@ -20,6 +20,7 @@
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
 
+use crate::browser::field;
 use hearth_core::markdown::HTML_BLOCK_MARK;
 use hearth_core::markdown::html_css::{self, Backdrop, STYLE_ATTRIBUTE};
 use js_sys::{Object, Reflect};
@@ -219,10 +220,6 @@ fn ask(source: String, block: Element) {
             _ => state.queued.push(request),
         }
     });
-}
-
-fn field(data: &JsValue, name: &str) -> JsValue {
-    Reflect::get(data, &JsValue::from_str(name)).unwrap_or_default()
 }
 
 fn on_message(event: MessageEvent) {

@@ -14,10 +14,12 @@
 //! out, paint or restyle the blocks above.
 //!
 //! HTML that holds an inline HTML block (the renderer's `data-html-block` placeholder) is
-//! handed to [`super::html_blocks`] as it is shown.
+//! handed to [`super::html_blocks`] as it is shown, and HTML that holds a diagram
+//! (`data-diagram`) to [`crate::diagram`].
 
 use std::sync::Arc;
 
+use hearth_core::diagram::DIAGRAM_MARK;
 use hearth_core::markdown::{HTML_BLOCK_MARK, Labels, MessageBudget, StableSplitter};
 use leptos::prelude::*;
 
@@ -145,10 +147,14 @@ fn render_tail(
     });
 }
 
-/// Has the HTML blocks of `html` (about to be shown) sanitised once they are in the page.
+/// Has the HTML blocks of `html` (about to be shown) sanitised, and its diagrams drawn,
+/// once they are in the page.
 fn upgrade_blocks_in(html: Option<&str>) {
     if html.is_some_and(|html| html.contains(HTML_BLOCK_MARK)) {
         html_blocks::upgrade();
+    }
+    if html.is_some_and(|html| html.contains(DIAGRAM_MARK)) {
+        crate::diagram::upgrade();
     }
 }
 
