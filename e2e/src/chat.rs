@@ -303,3 +303,36 @@ pub async fn open_latest_on_phone(session: &Browser, theme: &str) {
         .wait_until("getComputedStyle(document.getElementById('sidebar')).visibility === 'hidden'")
         .await;
 }
+
+/// Opens the last reply's menu.
+pub async fn open_reply_menu(session: &AppSession) {
+    session
+        .js(
+            "[...document.querySelectorAll('.message--assistant')].at(-1)
+               .querySelector('.message__actions .menu-anchor > button').click();",
+            vec![],
+        )
+        .await;
+}
+
+/// Opens the last reply's menu and chooses `item`.
+pub async fn reply_menu(session: &AppSession, item: &str) {
+    open_reply_menu(session).await;
+    choose_menu_item(session, item).await;
+}
+
+/// Chooses `item` of the open menu.
+pub async fn choose_menu_item(session: &AppSession, item: &str) {
+    session
+        .wait_until(&format!(
+            "[...document.querySelectorAll('.menu__item')].some((i) => i.textContent.trim() === {})",
+            json!(item)
+        ))
+        .await;
+    session
+        .js(
+            "[...document.querySelectorAll('.menu__item')].find((i) => i.textContent.trim() === arguments[0]).click()",
+            vec![json!(item)],
+        )
+        .await;
+}

@@ -1,7 +1,7 @@
 //! Where things are. Every path can be overridden by an environment variable, and a
 //! missing prerequisite fails with a message that says how to make it.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The repository root.
 pub fn repo_root() -> PathBuf {
@@ -83,5 +83,19 @@ pub async fn downloaded_as(dir: &std::path::Path, extension: &str) -> PathBuf {
             "no download appeared in {dir:?}"
         );
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+/// Copies the directory `from` into `to`, recursively (a build to serve changed).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create the copy");
+    for entry in std::fs::read_dir(from).expect("read the directory") {
+        let path = entry.expect("an entry").path();
+        let target = to.join(path.file_name().expect("a name"));
+        if path.is_dir() {
+            copy_dir(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).expect("copy a file");
+        }
     }
 }

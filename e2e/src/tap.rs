@@ -4,7 +4,8 @@
 //! the app believes it sent. [`Tap::cut`] drops every open connection at once, as a
 //! network cut or a proxy restart would; [`Tap::lose_answer_to`] lets one request reach
 //! the edge and drops its answer, as a connection that died in between would
-//! ([`Tap::lose_every_answer_to`]: every time).
+//! ([`Tap::lose_every_answer_to`]: every time). [`counting_listener`] is the other end of
+//! a test that nothing may reach: a host that only counts who calls.
 
 use std::sync::{Arc, Mutex};
 
@@ -193,4 +194,22 @@ async fn forward(
             let _ = (&mut downstream).await;
         }
     }
+}
+
+/// A listener on loopback that accepts and counts every connection it is offered: a
+/// host that sandboxed content must never reach. Returns its port and the count.
+pub async fn counting_listener() -> (u16, Arc<std::sync::atomic::AtomicUsize>) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let listener = TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind a loopback port");
+    let port = listener.local_addr().expect("its address").port();
+    let count = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::clone(&count);
+    tokio::spawn(async move {
+        while let Ok((_socket, _)) = listener.accept().await {
+            seen.fetch_add(1, Ordering::SeqCst);
+        }
+    });
+    (port, count)
 }

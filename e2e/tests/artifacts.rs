@@ -10,23 +10,9 @@ use fantoccini::key::Key;
 use hearth_e2e::AppSession;
 use hearth_e2e::chat::{last_status, prepare, ready, send};
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
+use hearth_e2e::tap::counting_listener;
 use serde_json::{Value, json};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-/// A listener on loopback that counts the connections it is offered.
-async fn counting_listener() -> (u16, Arc<AtomicUsize>) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let count = Arc::new(AtomicUsize::new(0));
-    let seen = Arc::clone(&count);
-    tokio::spawn(async move {
-        while let Ok((_socket, _)) = listener.accept().await {
-            seen.fetch_add(1, Ordering::SeqCst);
-        }
-    });
-    (port, count)
-}
+use std::sync::atomic::Ordering;
 
 /// An HTML page that tries every way out of the sandbox it knows and posts what
 /// happened to the app's window (posting a message is the one thing it may do).

@@ -273,19 +273,7 @@ async fn the_installed_app_works_offline_and_its_cache_holds_the_build_and_nothi
 /// A copy of `dist/` whose worker is another version (as the next build's would be).
 fn next_build() -> tempfile::TempDir {
     let copy = tempfile::tempdir().expect("a temporary directory");
-    fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
-        std::fs::create_dir_all(to).unwrap();
-        for entry in std::fs::read_dir(from).unwrap() {
-            let path = entry.unwrap().path();
-            let target = to.join(path.file_name().unwrap());
-            if path.is_dir() {
-                copy_dir(&path, &target);
-            } else {
-                std::fs::copy(&path, &target).unwrap();
-            }
-        }
-    }
-    copy_dir(&dist_dir(), copy.path());
+    hearth_e2e::paths::copy_dir(&dist_dir(), copy.path());
     let version = build_of_worker()["version"].as_str().unwrap().to_string();
     let worker = std::fs::read_to_string(copy.path().join("sw.js")).unwrap();
     let next = worker.replace(&version, "0123456789abcdef");

@@ -10,7 +10,10 @@ use fantoccini::key::Key;
 use hearth_core::provider::Protocol;
 use hearth_e2e::AppSession;
 use hearth_e2e::attach::gradient_png;
-use hearth_e2e::chat::{self, add_provider, last_status, open_latest, send};
+use hearth_e2e::chat::{
+    self, add_provider, choose_menu_item, last_status, open_latest, open_reply_menu, reply_menu,
+    send,
+};
 use hearth_e2e::paths;
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
 use serde_json::{Value, json};
@@ -225,39 +228,6 @@ async fn a_refused_file_store_keeps_the_image_in_the_record_and_links_are_never_
     // The image was kept in the record: a reload (the file system back) shows it.
     session.reload_app().await;
     blocks_are(&session, &expected).await;
-}
-
-/// Opens the last reply's menu.
-async fn open_reply_menu(session: &AppSession) {
-    session
-        .js(
-            "[...document.querySelectorAll('.message--assistant')].at(-1)
-               .querySelector('.message__actions .menu-anchor > button').click();",
-            vec![],
-        )
-        .await;
-}
-
-/// Opens the last reply's menu and chooses `item`.
-async fn reply_menu(session: &AppSession, item: &str) {
-    open_reply_menu(session).await;
-    choose_menu_item(session, item).await;
-}
-
-/// Chooses `item` of the open menu.
-async fn choose_menu_item(session: &AppSession, item: &str) {
-    session
-        .wait_until(&format!(
-            "[...document.querySelectorAll('.menu__item')].some((i) => i.textContent.trim() === {})",
-            json!(item)
-        ))
-        .await;
-    session
-        .js(
-            "[...document.querySelectorAll('.menu__item')].find((i) => i.textContent.trim() === arguments[0]).click()",
-            vec![json!(item)],
-        )
-        .await;
 }
 
 #[tokio::test]
