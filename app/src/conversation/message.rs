@@ -10,72 +10,12 @@ use hearth_core::chat::context_note::ContextNote;
 use hearth_core::chat::{MessageRecord, MessageStatus, Phase};
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
+use super::markdown_actions::{MarkdownActions, copy_text};
 use crate::chat::{LiveMessage, use_chat};
 use crate::i18n::{I18n, Key, tr, use_i18n};
 use crate::ui::icon::{Icon, icon};
-use crate::ui::toast::{ToastKind, Toasts, use_toasts};
-
-/// Copies `text` to the clipboard and says so.
-pub fn copy_text(text: String, toasts: Toasts, i18n: I18n) {
-    let clipboard = window().navigator().clipboard();
-    leptos::task::spawn_local_scoped(async move {
-        let copied = wasm_bindgen_futures::JsFuture::from(clipboard.write_text(&text))
-            .await
-            .is_ok();
-        let key = if copied {
-            Key::MessageCopied
-        } else {
-            Key::MessageCopyFailed
-        };
-        toasts.show(
-            if copied {
-                ToastKind::Info
-            } else {
-                ToastKind::Error
-            },
-            i18n.t(key),
-        );
-    });
-}
-
-/// A click on a code block's copy or preview button, or a diagram's, inside rendered
-/// Markdown (a message, or a reply in reading mode).
-pub(super) fn on_markdown_click(
-    event: leptos::ev::MouseEvent,
-    toasts: Toasts,
-    i18n: I18n,
-    preview: RwSignal<Option<super::preview::Artifact>>,
-    diagram: RwSignal<Option<crate::diagram::Diagram>>,
-) {
-    let Some(target) = event
-        .target()
-        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-    else {
-        return;
-    };
-    if let Ok(Some(button)) = target.closest("[data-action='preview-code']") {
-        preview.set(super::preview::Artifact::of_button(&button));
-        return;
-    }
-    if let Ok(Some(button)) = target.closest("[data-action^='diagram-']") {
-        crate::diagram::on_click(&button, diagram, toasts);
-        return;
-    }
-    let Ok(Some(button)) = target.closest("[data-action='copy-code']") else {
-        return;
-    };
-    let code = button
-        .closest(".code-block")
-        .ok()
-        .flatten()
-        .and_then(|block| block.query_selector("code").ok().flatten())
-        .and_then(|code| code.text_content());
-    if let Some(code) = code {
-        copy_text(code, toasts, i18n);
-    }
-}
+use crate::ui::toast::use_toasts;
 
 fn icon_button(
     label: Key,
@@ -387,9 +327,7 @@ pub fn MessageView(
     let draft = RwSignal::new(String::new());
     let show_details = RwSignal::new(false);
     // A code block being previewed (its dialog exists only while it is shown).
-    let preview = RwSignal::new(None::<super::preview::Artifact>);
-    // A diagram shown full screen (its dialog exists only while it is shown).
-    let diagram = RwSignal::new(None::<crate::diagram::Diagram>);
+    let markdown_actions = MarkdownActions::new();
 
     let toasts = use_toasts();
     let copy = move || copy_text(live.content.get_untracked(), toasts, i18n);
@@ -473,7 +411,7 @@ pub fn MessageView(
                 })
             }}
             <super::tool_calls::ToolRounds live=live />
-            <div class="message__markdown" on:click=move |event| on_markdown_click(event, toasts, i18n, preview, diagram)>
+            <div class="message__markdown" on:click=move |event| markdown_actions.on_click(event, toasts, i18n)>
                 <super::round_text::RoundText
                     live=live
                     round=Signal::derive(move || live.record.with(|r| r.tool_rounds.len()))
@@ -481,8 +419,7 @@ pub fn MessageView(
                     streaming=streaming
                 />
             </div>
-            {move || preview.with(Option::is_some).then(|| view! { <super::preview::PreviewDialog shown=preview /> })}
-            {move || diagram.with(Option::is_some).then(|| view! { <crate::diagram::viewer::DiagramViewer shown=diagram /> })}
+            {markdown_actions.dialogs()}
             {super::memory::proposals(live)}
             {context_notes(live)}
             {status_block(id.clone(), live)}

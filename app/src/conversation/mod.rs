@@ -2,7 +2,8 @@
 //! none), the queue of messages waiting for the streaming reply, and storage warnings.
 //!
 //! - [`list`]: the virtualised message list that sticks to the bottom while streaming.
-//! - [`message`]: one message with its actions, branch switcher, status and details.
+//! - [`message`]: one message with its actions, branch switcher, status and details;
+//!   `markdown_actions`: the buttons inside its rendered Markdown (and in reading mode).
 //! - [`queue`]: messages sent while a reply streams: visible, editable, removable.
 //! - `memory`: the memories a reply used and proposes, and memory's switch for the
 //!   conversation.
@@ -14,6 +15,7 @@
 
 mod archived;
 pub mod list;
+mod markdown_actions;
 mod memory;
 pub mod message;
 mod preview;

@@ -6,6 +6,7 @@
 use hearth_core::chat::MessageRecord;
 use leptos::prelude::*;
 
+use super::markdown_actions::MarkdownActions;
 use super::round_text::RoundText;
 use crate::archive::markdown::Export;
 use crate::chat::{LiveMessage, use_chat};
@@ -68,8 +69,7 @@ fn Reading(live: LiveMessage) -> impl IntoView {
     let toasts = use_toasts();
     let i18n = use_i18n();
     // Its code blocks' and diagrams' buttons work as in the message.
-    let preview = RwSignal::new(None::<super::preview::Artifact>);
-    let diagram = RwSignal::new(None::<crate::diagram::Diagram>);
+    let markdown_actions = MarkdownActions::new();
     let rounds = Memo::new(move |_| live.record.with(|r| r.tool_rounds.len()));
     let streaming = Signal::derive(move || {
         live.record
@@ -79,7 +79,7 @@ fn Reading(live: LiveMessage) -> impl IntoView {
         <article
             class="reading"
             aria-label=tr(Key::MessageAssistant)
-            on:click=move |event| super::message::on_markdown_click(event, toasts, i18n, preview, diagram)
+            on:click=move |event| markdown_actions.on_click(event, toasts, i18n)
         >
             <For each=move || 0..rounds.get() key=|round| *round let:round>
                 <RoundText
@@ -91,8 +91,7 @@ fn Reading(live: LiveMessage) -> impl IntoView {
             </For>
             <RoundText live=live round=Signal::derive(move || rounds.get()) text=live.content streaming=streaming />
         </article>
-        {move || preview.with(Option::is_some).then(|| view! { <super::preview::PreviewDialog shown=preview /> })}
-        {move || diagram.with(Option::is_some).then(|| view! { <crate::diagram::viewer::DiagramViewer shown=diagram /> })}
+        {markdown_actions.dialogs()}
     }
 }
 
