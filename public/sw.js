@@ -8,11 +8,13 @@
 //   version's, for a tab still running it, and then to the network);
 // - page navigations, with this version's index.html (client routes too);
 // - the share target's POST /share: what was shared is kept in the "hearth-share" cache
-//   for the app to take, and the page is sent to /?share=<id>.
-// It never answers or keeps anything under /api/ (the edge: relays, streams, tools, parse
-// jobs) or /sandbox/ (the artifact and diagram pages, which must arrive with their own
-// policy),
-// nor any other origin (model providers): those go to the network untouched.
+//   for the app to take, and the page is sent to /?share=<id>;
+// - the sandbox pages (SANDBOX_PAGES: the artifact preview, the diagram renderer) from
+//   the network, kept as they arrived (with their own policy, which the cache keeps
+//   with the page) so that previews and diagrams work offline.
+// It never answers or keeps anything else under /api/ (the edge: relays, streams, tools,
+// parse jobs) or /sandbox/, nor any other origin (model providers): those go to the
+// network untouched.
 "use strict";
 
 const BUILD = /* BUILD */ { "version": "dev", "appDir": "", "files": [] };
@@ -28,6 +30,9 @@ const KEEP_VERSIONS = 2;
 // core::attachment::MAX_ATTACHMENTS); the record still lists every one, so the page can
 // say how many were not kept.
 const MAX_SHARED_FILES = 10;
+// The edge's sandbox pages (server/src/sandbox): never the app's shell, always the page
+// with the policy the edge sent (an opaque origin, no network).
+const SANDBOX_PAGES = ["/sandbox/artifact", "/sandbox/diagram"];
 // A share that no page took within this time is removed with the next one.
 const SHARE_TTL_MS = 60 * 60 * 1000;
 
@@ -53,8 +58,11 @@ self.addEventListener("message", (event) => {
 self.addEventListener("fetch", (event) => {
   const request = event.request;
   const url = new URL(request.url);
-  // The API, and the sandbox pages (their own policy, never the app's shell).
   if (url.origin !== self.location.origin || url.pathname.startsWith("/api/")) return;
+  if (request.method === "GET" && SANDBOX_PAGES.includes(url.pathname)) {
+    event.respondWith(sandboxPage(request, url));
+    return;
+  }
   if (url.pathname.startsWith("/sandbox/")) return;
   if (request.method === "POST" && url.pathname === "/share") {
     event.respondWith(receiveShare(request));
@@ -87,6 +95,35 @@ async function precache() {
       await cache.put(path, response);
     }),
   );
+  await precacheSandboxPages(cache);
+}
+
+// The sandbox pages too, as the edge sends them (an edge without one leaves it out:
+// previews and diagrams then need the network, nothing else does).
+async function precacheSandboxPages(cache) {
+  await Promise.all(
+    SANDBOX_PAGES.map(async (path) => {
+      try {
+        const response = await fetch(path, { cache: "no-cache", credentials: "same-origin" });
+        if (response.ok) await cache.put(path, response);
+      } catch (_) {}
+    }),
+  );
+}
+
+// A sandbox page from the network, kept for later; offline, the kept one.
+async function sandboxPage(request, url) {
+  try {
+    const response = await fetch(request);
+    if (response.ok) await (await caches.open(SHELL)).put(url.pathname, response.clone());
+    return response;
+  } catch (error) {
+    for (const name of await shellCaches()) {
+      const hit = await (await caches.open(name)).match(url.pathname, { ignoreVary: true });
+      if (hit) return hit;
+    }
+    throw error;
+  }
 }
 
 async function forgetOldVersions() {

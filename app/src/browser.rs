@@ -56,6 +56,13 @@ pub fn field(value: &wasm_bindgen::JsValue, name: &str) -> wasm_bindgen::JsValue
     js_sys::Reflect::get(value, &wasm_bindgen::JsValue::from_str(name)).unwrap_or_default()
 }
 
+/// Whether the page in `frame` has an origin of its own, opaque to the app (its document
+/// is out of the app's reach): what a sandbox page's own policy makes it, checked before
+/// anything is posted to it. Read as a property: no binding for it on the first load.
+pub fn frame_is_isolated(frame: &web_sys::HtmlIFrameElement) -> bool {
+    field(frame, "contentDocument").is_null()
+}
+
 /// Whether the system asks for a dark colour scheme.
 pub fn system_prefers_dark() -> bool {
     window()

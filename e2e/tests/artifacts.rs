@@ -254,7 +254,12 @@ async fn a_preview_whose_sandbox_cannot_load_says_so() {
     fixture.enqueue(Reply::text("A page:\n\n```html\n<p>hello</p>\n```\n"));
     send(&session, "Make me a page").await;
     last_status(&session, "done").await;
-    // As a connection lost on the way: the sandbox page never arrives.
+    // As a connection lost on the way, and nothing kept: the sandbox page never arrives
+    // (the service worker keeps it for offline use; it is bypassed here).
+    session.cdp("Network.enable", json!({})).await;
+    session
+        .cdp("Network.setBypassServiceWorker", json!({"bypass": true}))
+        .await;
     tap.lose_every_answer_to("GET /sandbox/artifact ");
     open_preview(&session, 0).await;
     session

@@ -93,7 +93,7 @@ async fn set_offline(session: &Browser, offline: bool) {
 async fn the_installed_app_works_offline_and_its_cache_holds_the_build_and_nothing_else() {
     let fixture = ProviderFixture::start().await;
     fixture.enqueue(Reply::text(
-        "Lighthouses guide ships past dangerous coasts.",
+        "Lighthouses guide ships past dangerous coasts.\n\n```mermaid\nflowchart LR\n  Ship --> Light\n```\n\n```html\n<p>A lamp</p>\n```\n",
     ));
     let mut session = ready(&fixture).await;
     send(&session, "Tell me about lighthouses").await;
@@ -135,7 +135,14 @@ async fn the_installed_app_works_offline_and_its_cache_holds_the_build_and_nothi
         .iter()
         .map(|u| u.as_str().unwrap().trim_start_matches(&origin).to_string())
         .collect();
-    assert_eq!(held, listed);
+    // The build, and the sandbox pages as the edge sent them (previews and diagrams
+    // work offline).
+    let mut expected = listed.clone();
+    expected.extend([
+        "/sandbox/artifact".to_string(),
+        "/sandbox/diagram".to_string(),
+    ]);
+    assert_eq!(held, expected);
     for (name, urls) in cached.as_object().unwrap() {
         for url in urls.as_array().unwrap() {
             let url = url.as_str().unwrap();
@@ -203,6 +210,39 @@ async fn the_installed_app_works_offline_and_its_cache_holds_the_build_and_nothi
             "[...document.querySelectorAll('.message--assistant .markdown')]\
              .some((m) => m.textContent.includes('dangerous coasts'))",
         )
+        .await;
+    // Its diagram is drawn: Mermaid and the diagram sandbox come from the cache, the
+    // sandbox with its own policy (its origin stays opaque).
+    session
+        .wait_until(
+            "document.querySelector('.message--assistant .diagram__image')?.getAttribute('src')
+               ?.startsWith('data:image/svg+xml')",
+        )
+        .await;
+    assert_eq!(
+        session
+            .js(
+                "const f = document.querySelector('iframe.diagram-sandbox');
+                 try { return f.contentDocument === null; } catch (e) { return true; }",
+                vec![]
+            )
+            .await,
+        json!(true),
+        "the cached sandbox page lost its policy"
+    );
+    // A code block previews too, from the kept artifact page.
+    session
+        .js(
+            "document.querySelector('.message--assistant [data-action=\"preview-code\"]').click()",
+            vec![],
+        )
+        .await;
+    session
+        .wait_until("document.querySelector('dialog.dialog--preview[open] .preview')?.dataset.status === 'shown'")
+        .await;
+    session.press(&[fantoccini::key::Key::Escape]).await;
+    session
+        .wait_until("!document.querySelector('dialog.dialog--preview[open]')")
         .await;
     session.screenshot("pwa-offline").await;
     // Search answers (its worker and index come from the cache and OPFS).

@@ -1,7 +1,9 @@
 //! Previewing an HTML, SVG or JavaScript code block of a reply. The code never runs in
 //! the app: it is posted to the artifact sandbox (`/sandbox/artifact`, served by the edge
 //! with its own policy: an opaque origin, no network, no forms, popups or navigation),
-//! framed here with `sandbox="allow-scripts"`. HTML and SVG show in the frame;
+//! framed here without a `sandbox` attribute, which would keep the service worker from
+//! answering it offline; the code is posted only once the frame is seen to be isolated
+//! (`browser::frame_is_isolated`). HTML and SVG show in the frame;
 //! JavaScript runs in a worker there, ended after 3 s, and its console output comes back
 //! as text. Every message is checked: it must come from this dialog's frame, carry this
 //! run's id and have the expected shape. The dialog's body is a lazily loaded chunk.
@@ -115,6 +117,15 @@ fn preview_body(artifact: Artifact) -> AnyView {
         let kind = field(&data, "type").as_string().unwrap_or_default();
         let expected = run_id.get_value();
         if kind == "ready" && run.is_none() {
+            // The page's own policy makes its origin opaque; without it (a proxy removed
+            // it?) it would share the app's, and gets no code.
+            if !frame
+                .get_untracked()
+                .is_some_and(|f| crate::browser::frame_is_isolated(&f))
+            {
+                status.set(Status::Finished(Finish::Unavailable));
+                return;
+            }
             let message = js_sys::Object::new();
             request.with_value(|artifact| {
                 for (name, value) in [
@@ -228,7 +239,6 @@ fn preview_body(artifact: Artifact) -> AnyView {
                     <iframe
                         node_ref=frame
                         class=if is_script { "preview__frame preview__frame--hidden" } else { "preview__frame" }
-                        sandbox="allow-scripts"
                         referrerpolicy="no-referrer"
                         title=tr(Key::PreviewTitle)
                         src=SANDBOX_PATH

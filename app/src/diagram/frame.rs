@@ -1,5 +1,6 @@
 //! The diagram sandbox, framed out of sight: the edge's `/sandbox/diagram` page (an
-//! opaque origin, no network) in an iframe with `sandbox="allow-scripts"`, and the
+//! opaque origin by its own policy, which is checked before anything is posted to it; no
+//! network), from the service worker's cache when offline, and the
 //! vendored Mermaid, fetched here with its integrity checked
 //! (`hearth_core::diagram::MERMAID_INTEGRITY`) and posted to it once. Requests (draw a
 //! source as SVG, or a drawing as PNG) go to it one at a time; each answer must come from
@@ -273,11 +274,15 @@ fn start() {
     );
 }
 
+/// The frame, without a `sandbox` attribute: the browser lets no service worker answer a
+/// sandboxed frame's navigation, so with one the page could not come from the cache
+/// offline. The page's own policy (`sandbox allow-scripts`, kept with it in the cache)
+/// makes its origin opaque, and nothing is posted to it before that is checked
+/// (`browser::frame_is_isolated`).
 fn make_frame() -> Option<HtmlIFrameElement> {
     let frame: HtmlIFrameElement = document().create_element("iframe").ok()?.unchecked_into();
     for (name, value) in [
         ("class", "diagram-sandbox"),
-        ("sandbox", "allow-scripts"),
         ("referrerpolicy", "no-referrer"),
         ("aria-hidden", "true"),
         ("tabindex", "-1"),
@@ -405,6 +410,20 @@ fn on_message(event: MessageEvent) {
     }
     match field(&data, "type").as_string().as_deref() {
         Some("ready") => {
+            if !HOST.with(|host| {
+                host.borrow()
+                    .frame
+                    .as_ref()
+                    .is_some_and(crate::browser::frame_is_isolated)
+            }) {
+                // Its policy did not arrive (a proxy removed it?): the page would share the
+                // app's origin, so it gets nothing.
+                web_sys::console::warn_1(
+                    &"The diagram sandbox is not isolated; diagrams stay as code".into(),
+                );
+                fail_all(DrawError::Unavailable);
+                return;
+            }
             HOST.with(|host| host.borrow_mut().page_ready = true);
             load_when_ready();
         }
