@@ -188,7 +188,30 @@ async fn a_streamed_diagram_keeps_its_last_good_drawing_and_shows_as_an_inert_im
         assert!(policy.contains(directive), "{directive} missing: {policy}");
     }
     session.screenshot("diagram-light").await;
-    // The dark theme draws it in Mermaid's dark theme.
+    // The page follows the system's colour scheme: when it turns dark, the diagram is
+    // drawn again in Mermaid's dark theme.
+    session
+        .cdp(
+            "Emulation.setEmulatedMedia",
+            json!({"features": [{"name": "prefers-color-scheme", "value": "dark"}]}),
+        )
+        .await;
+    session
+        .wait_until(
+            "(() => { const b = [...document.querySelectorAll('.message--assistant')].at(-1).querySelector('[data-diagram]');
+               return b.getAttribute('data-diagram-asked') === 'dark' && !b.hasAttribute('aria-busy'); })()",
+        )
+        .await;
+    let redrawn = diagrams(&session).await;
+    assert_ne!(
+        redrawn[0]["svg"].as_str().unwrap(),
+        svg,
+        "drawn again in the same colours"
+    );
+    session
+        .cdp("Emulation.setEmulatedMedia", json!({"features": []}))
+        .await;
+    // A chosen dark theme draws it in Mermaid's dark theme too.
     reload_in_theme(&session, "dark").await;
     hearth_e2e::chat::open_latest(&session).await;
     let dark = all_settled(&session, 1).await;

@@ -9,8 +9,9 @@
 //! Drawings are cached by theme and source, so a re-rendered block, a remounted message
 //! or a finished block that was the streaming tail a moment ago shows at once. While a
 //! diagram streams it shows the last drawing of a source it extends until its own
-//! arrives, and an error is shown only once its fence has closed. A theme switch draws
-//! every diagram again ([`retheme`]).
+//! arrives, and an error is shown only once its fence has closed. A theme switch, or a
+//! change of the system's colour scheme the page follows, draws every diagram again
+//! ([`retheme`]).
 //!
 //! Its sentences are fetched with the later English (`crate::i18n::load_later_english`)
 //! before its buttons are made: none is on the first screen's path.
@@ -122,10 +123,35 @@ thread_local! {
 /// Has the page's diagrams drawn: on the next frame (by then the HTML that holds them is
 /// in the page), once the later English sentences are here.
 pub fn upgrade() {
+    follow_the_system_theme();
     leptos::task::spawn_local(async {
         crate::i18n::load_later_english().await;
         leptos::prelude::request_animation_frame(upgrade_diagrams);
     });
+}
+
+/// Has the diagrams drawn again when the system's colour scheme changes (which the page
+/// follows unless the user chose a theme); once per page.
+fn follow_the_system_theme() {
+    thread_local! {
+        static FOLLOWING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+    if FOLLOWING.with(|following| following.replace(true)) {
+        return;
+    }
+    let Some(query) = leptos::prelude::window()
+        .match_media("(prefers-color-scheme: dark)")
+        .ok()
+        .flatten()
+    else {
+        return;
+    };
+    let on_change =
+        wasm_bindgen::closure::Closure::<dyn Fn(web_sys::Event)>::new(|_: web_sys::Event| {
+            retheme()
+        });
+    let _ = query.add_event_listener_with_callback("change", on_change.as_ref().unchecked_ref());
+    on_change.forget();
 }
 
 /// Draws every diagram again in the page's theme (the theme changed).
