@@ -107,6 +107,9 @@ pub fn file_stem(source: &str) -> String {
 
 /// The most pixels a PNG of a diagram may have (phones' canvas limit is near 16.7 million).
 pub const MAX_PNG_PIXELS: f64 = 16_000_000.0;
+/// The largest PNG file of a diagram the app takes from the sandbox, in bytes: a PNG of
+/// [`MAX_PNG_PIXELS`] stored uncompressed, with room for its headers.
+pub const MAX_PNG_BYTES: f64 = MAX_PNG_PIXELS * 4.0 + 1024.0 * 1024.0;
 /// The longest side a PNG of a diagram may have.
 pub const MAX_PNG_SIDE: f64 = 8_192.0;
 /// How much larger than drawn a PNG of a diagram is, when that fits.

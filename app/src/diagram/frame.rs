@@ -1,20 +1,20 @@
 //! The diagram sandbox, framed out of sight: the edge's `/sandbox/diagram` page (an
 //! opaque origin by its own policy, which is checked before anything is posted to it; no
-//! network), from the service worker's cache when offline, and the
-//! vendored Mermaid, fetched here with its integrity checked
-//! (`hearth_core::diagram::MERMAID_INTEGRITY`) and posted to it once. Requests (draw a
-//! source as SVG, or a drawing as PNG) go to it one at a time; each answer must come from
-//! that frame, carry the request's id and have the shape that request expects. A request not answered within [`DRAW_TIMEOUT`] fails, and the frame (with
-//! whatever hangs in it) is replaced; a sandbox that cannot start within
-//! [`START_TIMEOUT`] fails every request, and the next request after [`RETRY_AFTER`]
-//! starts it again. A request still queued when a longer source extending it arrives
-//! (a diagram streaming) is skipped.
+//! network), from the service worker's cache when offline, and the vendored Mermaid,
+//! fetched here with its integrity checked (`hearth_core::diagram::MERMAID_INTEGRITY`)
+//! and posted to it once. Requests (draw a source as SVG, or a drawing as PNG) go to it
+//! one at a time; each answer must come from that frame, carry the request's id, have
+//! the shape that request expects and stay within its bound. A request not answered
+//! within [`DRAW_TIMEOUT`] fails, and the frame (with whatever hangs in it) is replaced;
+//! a sandbox that cannot start within [`START_TIMEOUT`] fails every request, and the next
+//! request after [`RETRY_AFTER`] starts it again. A request still queued when a longer
+//! source extending it arrives (a diagram streaming) is skipped.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use hearth_core::diagram::{MAX_SVG_BYTES, MERMAID_INTEGRITY, MERMAID_SCRIPT};
+use hearth_core::diagram::{MAX_PNG_BYTES, MAX_SVG_BYTES, MERMAID_INTEGRITY, MERMAID_SCRIPT};
 use js_sys::{Object, Reflect};
 use leptos::prelude::{document, set_timeout, window};
 use wasm_bindgen::prelude::*;
@@ -91,16 +91,15 @@ impl Job {
         }
         match (&self.request, kind) {
             (Request::Draw { .. }, "rendered") => match field(data, "svg").as_string() {
-                Some(svg) if svg.len() <= MAX_SVG_BYTES && svg.starts_with("<svg") => {
-                    Ok(JsValue::from_str(&svg))
-                }
-                Some(_) => Err(DrawError::TooLarge),
-                None => Err(DrawError::Invalid(String::new())),
+                Some(svg) if svg.len() > MAX_SVG_BYTES => Err(DrawError::TooLarge),
+                Some(svg) if svg.starts_with("<svg") => Ok(JsValue::from_str(&svg)),
+                _ => Err(DrawError::Invalid(String::new())),
             },
-            (Request::Png { .. }, "png") => field(data, "png")
-                .dyn_into::<web_sys::Blob>()
-                .map(JsValue::from)
-                .map_err(|_| DrawError::Invalid(String::new())),
+            (Request::Png { .. }, "png") => match field(data, "png").dyn_into::<web_sys::Blob>() {
+                Ok(png) if png.size() > MAX_PNG_BYTES => Err(DrawError::TooLarge),
+                Ok(png) => Ok(png.into()),
+                Err(_) => Err(DrawError::Invalid(String::new())),
+            },
             _ => Err(DrawError::Invalid(String::new())),
         }
     }
@@ -152,7 +151,10 @@ pub fn draw(
         Request::Draw { source, dark },
         Box::new(move |answer| {
             done(answer.map(|answer| {
-                answer.and_then(|svg| svg.as_string().ok_or(DrawError::Invalid(String::new())))
+                answer.and_then(|svg| {
+                    svg.as_string()
+                        .ok_or_else(|| DrawError::Invalid(String::new()))
+                })
             }))
         }),
     );

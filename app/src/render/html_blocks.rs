@@ -20,13 +20,14 @@
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
 
-use crate::browser::field;
 use hearth_core::markdown::HTML_BLOCK_MARK;
 use hearth_core::markdown::html_css::{self, Backdrop, STYLE_ATTRIBUTE};
 use js_sys::{Object, Reflect};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::{Element, HtmlElement, MessageEvent, Worker};
+
+use crate::browser::field;
 
 /// The most answers kept, and the most bytes they may hold together.
 const CACHE_ENTRIES: usize = 48;
