@@ -37,6 +37,10 @@ pub fn router(state: AppState) -> Router {
             crate::sandbox::DIAGRAM.path,
             axum::routing::get(|| async { crate::sandbox::DIAGRAM.respond() }),
         )
+        .route(
+            crate::sandbox::APP.path,
+            axum::routing::get(|| async { crate::sandbox::APP.respond() }),
+        )
         // Authorization servers fetch it: outside `/api` and its guard.
         .route(
             hearth_core::plugin::oauth::client::METADATA_DOCUMENT_PATH,

@@ -90,6 +90,10 @@ pub struct ToolCallRecord {
     pub files: Vec<String>,
     /// How long the call took.
     pub duration_ms: Option<u64>,
+    /// The tool's structured content, kept only for a tool whose MCP App page shows it
+    /// (bounded: `plugin::mcp_app::kept_structured`); never sent to the model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub structured: Option<Value>,
 }
 
 impl ToolCallRecord {

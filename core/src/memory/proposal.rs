@@ -94,6 +94,7 @@ pub fn offer(toolset: &mut Toolset) {
             risk: Risk::Read,
             fingerprint: "memory-v1".into(),
             needs_auth: false,
+            has_page: false,
         },
     );
 }

@@ -48,6 +48,7 @@ pub fn web_reader() -> Plugin {
         tool: None,
         risk: Risk::Read,
         enabled: true,
+        app: None,
     };
     Plugin {
         description: "Reads the text of a web page.".into(),
@@ -90,6 +91,7 @@ pub fn image_generator() -> Plugin {
         // A paid call to an outside service.
         risk: Risk::External,
         enabled: true,
+        app: None,
     };
     Plugin {
         description: "Draws images with an OpenAI-compatible Images API.".into(),

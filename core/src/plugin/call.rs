@@ -237,6 +237,7 @@ mod tests {
             tool: None,
             risk: Risk::Read,
             enabled: true,
+            app: None,
         };
         Plugin {
             server_url: Some("https://api.example.com/v1".into()),

@@ -68,6 +68,11 @@ pub fn contract(plugin: &Plugin, function: &PluginFunction) -> Value {
     if let Some(mcp) = plugin.mcp.as_ref().filter(|m| !m.headers.is_empty()) {
         contract["mcpHeaders"] = json!(mcp.headers);
     }
+    // Who may call it and which page shows it (only for MCP Apps tools, so other
+    // functions keep their fingerprints).
+    if let Some(app) = &function.app {
+        contract["app"] = json!(app);
+    }
     contract
 }
 
@@ -94,6 +99,7 @@ mod tests {
             tool: None,
             risk: Risk::Read,
             enabled: true,
+            app: None,
         };
         Plugin {
             server_url: Some("https://api.example.com/v1".into()),

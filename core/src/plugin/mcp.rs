@@ -138,6 +138,7 @@ fn convert(
             tool: Some(name.to_string()),
             risk: Risk::floor_for_mcp(destructive),
             enabled: true,
+            app: super::mcp_app::AppLink::of_tool(tool),
         });
     }
     (functions, skipped)

@@ -18,6 +18,9 @@
 //!   required arguments checked, a prompt's messages as text.
 //! - [`mcp_resource`]: an MCP server's resources for the composer's `@`: the list read
 //!   bounded, a read's contents as files named from their URIs.
+//! - [`mcp_app`]: MCP Apps: a tool's `ui://` page and who may call it, the page read
+//!   from its server, a page's tool calls resolved like a model's, and the JSON-RPC
+//!   bridge between page and host.
 //! - [`mcp_list`]: how long those lists stay fresh, from the server's caching hint.
 //! - [`oauth`]: OAuth 2.1 sign-in to a remote MCP server (discovery, client identity,
 //!   PKCE, the redirect's checks, token requests and refresh), as rules without I/O.
@@ -45,6 +48,7 @@ pub mod call;
 pub mod fingerprint;
 pub mod headers;
 pub mod mcp;
+pub mod mcp_app;
 pub mod mcp_list;
 pub mod mcp_prompt;
 pub mod mcp_resource;

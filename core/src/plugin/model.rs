@@ -118,6 +118,10 @@ pub struct PluginFunction {
     /// Whether the user has it switched on.
     #[serde(default = "yes")]
     pub enabled: bool,
+    /// MCP Apps: the page that shows its results and who may call it
+    /// ([`super::mcp_app`]); none: the model and the server's pages may.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app: Option<super::mcp_app::AppLink>,
 }
 
 fn yes() -> bool {
@@ -209,6 +213,7 @@ mod tests {
                 tool: None,
                 risk: Risk::Read,
                 enabled: true,
+                app: None,
             }],
         };
         let value = serde_json::to_value(&plugin).unwrap();

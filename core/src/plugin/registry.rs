@@ -149,6 +149,7 @@ mod tests {
                 tool: None,
                 risk: Risk::Read,
                 enabled: true,
+                app: None,
             })
             .collect();
         Plugin {

@@ -89,6 +89,9 @@ pub struct ToolTarget {
     pub fingerprint: String,
     /// Whether the plugin takes a credential.
     pub needs_auth: bool,
+    /// Whether an MCP App's page shows the function's results (its structured content
+    /// is then kept with the call, for the page).
+    pub has_page: bool,
 }
 
 impl ToolTarget {
@@ -157,6 +160,10 @@ pub fn toolset(
         ..Default::default()
     };
     for (plugin, function) in offered {
+        // A tool only an MCP App's page may call is never offered to the model.
+        if !super::mcp_app::offered_to_model(function) {
+            continue;
+        }
         // A function the edge listed without a fingerprint cannot be called safely.
         let Some(fingerprint) = fingerprints
             .get(plugin.id.as_str())
@@ -182,6 +189,7 @@ pub fn toolset(
                 risk: function.risk,
                 fingerprint: fingerprint.clone(),
                 needs_auth: plugin.auth != super::model::Auth::None,
+                has_page: super::mcp_app::page_of(function).is_some(),
             },
         );
     }
@@ -206,6 +214,7 @@ mod tests {
                 tool: None,
                 risk: Risk::Write,
                 enabled: true,
+                app: None,
             })
             .collect();
         let plugin = Plugin::new(id, id.to_uppercase(), source, Auth::None, listed);

@@ -3,7 +3,10 @@
 //! - [`ARTIFACT`] (`GET /sandbox/artifact`, `artifact.html`): where the app previews an
 //!   HTML, SVG or JavaScript code block from a reply;
 //! - [`DIAGRAM`] (`GET /sandbox/diagram`, `diagram.html`): where the app has Mermaid
-//!   render a reply's diagrams to SVG, which it then shows as images.
+//!   render a reply's diagrams to SVG, which it then shows as images;
+//! - [`APP`] (`GET /sandbox/app`, `app.html`): the proxy in which an MCP App's page (a
+//!   tool's `ui://` resource) runs, in a nested frame, passing its JSON-RPC messages to
+//!   and from the app.
 //!
 //! Each page and its script are one file with no request of their own. Their policies:
 //! - `sandbox allow-scripts`: an opaque origin even when opened on its own, so nothing
@@ -51,8 +54,20 @@ pub const DIAGRAM: Page = Page {
      frame-ancestors 'self'",
 };
 
+/// The MCP Apps proxy page. The page it shows inherits this policy: whatever origins
+/// an app's resource asks for (`_meta.ui.csp`), it reaches none.
+pub const APP: Page = Page {
+    path: "/sandbox/app",
+    html: include_str!("app.html"),
+    csp: "sandbox allow-scripts allow-forms; default-src 'none'; \
+     script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; \
+     media-src data: blob:; font-src data:; worker-src blob:; connect-src 'none'; \
+     frame-src 'none'; child-src blob:; object-src 'none'; form-action 'none'; \
+     base-uri 'none'; frame-ancestors 'self'",
+};
+
 /// Every sandbox page.
-pub const PAGES: [Page; 2] = [ARTIFACT, DIAGRAM];
+pub const PAGES: [Page; 3] = [ARTIFACT, DIAGRAM, APP];
 
 /// The sandbox page served at `path`, if any.
 pub fn page_at(path: &str) -> Option<Page> {
@@ -99,8 +114,21 @@ mod tests {
         for page in PAGES {
             let csp = page.csp;
             let directives: Vec<&str> = csp.split(';').map(str::trim).collect();
+            // Scripts, and for the app page forms that its scripts handle (sending one
+            // anywhere is refused by `form-action 'none'`): nothing else.
+            let sandbox = directives
+                .iter()
+                .find(|d| d.starts_with("sandbox "))
+                .expect("a sandbox directive");
+            let flags: Vec<&str> = sandbox.split_whitespace().skip(1).collect();
+            assert!(flags.contains(&"allow-scripts"), "{csp}");
+            assert!(
+                flags
+                    .iter()
+                    .all(|f| *f == "allow-scripts" || *f == "allow-forms"),
+                "{csp}"
+            );
             for needed in [
-                "sandbox allow-scripts",
                 "default-src 'none'",
                 "connect-src 'none'",
                 "form-action 'none'",
@@ -138,6 +166,19 @@ mod tests {
         }
         assert!(ARTIFACT.html.contains("sandbox\", \"allow-scripts\""));
         assert!(page_at("/sandbox/other").is_none());
+    }
+
+    #[test]
+    fn the_app_proxy_passes_messages_only_between_its_parent_and_its_own_frame() {
+        let html = APP.html;
+        assert!(html.contains("event.source === window.parent"));
+        assert!(html.contains("event.source === view.contentWindow"));
+        // The page runs in a frame with scripts and forms only (no same origin, no popups,
+        // no navigation of the app), once.
+        assert!(html.contains("\"sandbox\", \"allow-scripts allow-forms\""));
+        assert!(html.contains("view === null && typeof html === \"string\""));
+        // Its own sandbox-* methods are never passed on.
+        assert!(html.contains("data.method.startsWith(PREFIX)) return false"));
     }
 
     #[test]

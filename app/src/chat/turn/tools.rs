@@ -325,6 +325,11 @@ async fn execute(
     {
         Ok(response) => {
             let result = response.result;
+            // An MCP App's page shows the structured content; the model reads the text.
+            if target.has_page {
+                record.structured =
+                    hearth_core::plugin::mcp_app::kept_structured(result.structured.as_ref());
+            }
             let text = match (&result.structured, result.text.is_empty()) {
                 (Some(structured), true) => structured.to_string(),
                 _ => result.text,

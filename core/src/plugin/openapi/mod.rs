@@ -476,6 +476,7 @@ pub fn import(text: &str, manifest_url: Option<&str>) -> Result<Imported, OpenAp
                 tool: None,
                 risk: Risk::effective(Risk::floor_for_method(method), declared),
                 enabled: true,
+                app: None,
             });
         }
     }
