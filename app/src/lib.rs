@@ -14,6 +14,8 @@
 //! - [`render`]: Markdown rendering in a lazily started Web Worker.
 //! - [`diagram`]: a reply's Mermaid diagrams, drawn in a sandbox frame and shown as
 //!   images, full screen, saved as SVG or PNG.
+//! - [`mcp_app`]: MCP Apps: a tool's `ui://` page shown under its call, in the app
+//!   sandbox, its tool calls confirmed like a model's.
 //! - [`search`]: global search: the index in a lazily started Web Worker, kept current
 //!   through the search journal, and the search palette.
 //! - [`settings`]: the settings dialog and its tabs.
@@ -52,6 +54,7 @@ pub mod files;
 pub mod http;
 pub mod i18n;
 pub mod locks;
+pub mod mcp_app;
 pub mod memory;
 pub mod models;
 pub mod plugins;

@@ -297,3 +297,10 @@ pub async fn install(session: &crate::Browser, kind: &str, url: &str, source: &s
         .await;
     serde_json::from_value(names).expect("function names")
 }
+
+/// The MCP Apps server of the edge's tests (`mcp_app_server.py`): a counter whose results
+/// an MCP App's page shows, tools only that page may call, and a page that tries every
+/// way out of its sandbox.
+pub fn mcp_app_server() -> Guard {
+    python_peer("MCP Apps server", "mcp_app_server.py", &[])
+}

@@ -2,11 +2,12 @@
 //! block per call with its name, plugin, risk, status, duration, the arguments (with
 //! credential-like fields masked) and the result. A call waiting for the user shows its
 //! confirmation card here: Allow once, Allow for this session (where the mode offers it)
-//! and Deny. Every block reads its own call through a memo, so a call changing state
+//! and Deny. A finished call whose tool has an MCP App's page shows it under its block
+//! (`crate::mcp_app`). Every block reads its own call through a memo, so a call changing state
 //! re-renders that block only.
 
-use hearth_core::chat::MessageRecord;
 use hearth_core::chat::tools::{ToolCallRecord, ToolCallStatus, redact_arguments};
+use hearth_core::chat::{MessageRecord, MessageStatus};
 use hearth_core::plugin::approval::ConfirmMode;
 use leptos::prelude::*;
 
@@ -149,6 +150,11 @@ fn CallView(live: LiveMessage, round: usize, index: usize) -> impl IntoView {
                 <div class="tool-images">
                     {files.into_iter().map(|name| view! { <super::stored_image::StoredImage name=name alt=alt.clone() /> }).collect_view()}
                 </div>
+            })}
+            {(status == ToolCallStatus::Done).then(|| {
+                // Finished while this tab writes the reply: its page (if any) shows at once.
+                let writing = live.record.with_untracked(|r| r.status == MessageStatus::Streaming);
+                view! { <crate::mcp_app::CallApp call=call.clone() live=writing /> }
             })}
             {open.then(|| {
                 let key = answer_key(&live.record.with_untracked(|r| r.id.clone()), round, index);

@@ -90,10 +90,12 @@ pub struct ToolCallRecord {
     pub files: Vec<String>,
     /// How long the call took.
     pub duration_ms: Option<u64>,
-    /// The tool's structured content, kept only for a tool whose MCP App page shows it
-    /// (bounded: `plugin::mcp_app::kept_structured`); never sent to the model.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub structured: Option<Value>,
+    /// The tool's structured content as JSON text (empty: none), kept only for a tool
+    /// whose MCP App page shows it (bounded: `plugin::mcp_app::kept_structured`); never
+    /// sent to the model. Text, not a JSON value: a value's own reader and writer would
+    /// join the first load, where records are read.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub structured: String,
 }
 
 impl ToolCallRecord {

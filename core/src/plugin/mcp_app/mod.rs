@@ -38,17 +38,43 @@ pub const MAX_KEPT_STRUCTURED_CHARS: usize = 64 * 1024;
 /// The most characters of one asked origin.
 const MAX_ORIGIN_CHARS: usize = 200;
 
-/// What a tool's `_meta.ui` says.
+/// What a tool's `_meta.ui` says. Stored as `{"resourceUri"?, "forModel", "forApp"}`,
+/// read through `serde_json::Value` (whose reader every module has already: a derived
+/// reader of its own would grow the first load).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(from = "Value", into = "Value")]
 pub struct AppLink {
     /// The `ui://` page that shows the tool's results, if it has one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resource_uri: Option<String>,
     /// Whether the model is offered the tool.
     pub for_model: bool,
     /// Whether a page of the same server may call it.
     pub for_app: bool,
+}
+
+impl From<Value> for AppLink {
+    fn from(stored: Value) -> Self {
+        let said = |name: &str| stored.get(name).and_then(Value::as_bool).unwrap_or(true);
+        Self {
+            resource_uri: stored
+                .get("resourceUri")
+                .and_then(Value::as_str)
+                .filter(|uri| is_ui_uri(uri))
+                .map(str::to_string),
+            for_model: said("forModel"),
+            for_app: said("forApp"),
+        }
+    }
+}
+
+impl From<AppLink> for Value {
+    fn from(link: AppLink) -> Self {
+        let mut stored = serde_json::json!({"forModel": link.for_model, "forApp": link.for_app});
+        if let Some(uri) = link.resource_uri {
+            stored["resourceUri"] = Value::String(uri);
+        }
+        stored
+    }
 }
 
 impl AppLink {
@@ -106,12 +132,18 @@ pub fn page_of(function: &PluginFunction) -> Option<&str> {
     function.app.as_ref()?.resource_uri.as_deref()
 }
 
-/// The structured content of a call, as kept with the call for its page: at most
-/// [`MAX_KEPT_STRUCTURED_CHARS`] of JSON.
-pub fn kept_structured(structured: Option<&Value>) -> Option<Value> {
+/// The structured content of a call, as kept with the call for its page: JSON text of
+/// at most [`MAX_KEPT_STRUCTURED_CHARS`], else empty (none, or too large).
+pub fn kept_structured(structured: Option<&Value>) -> String {
     structured
-        .filter(|value| value.to_string().len() <= MAX_KEPT_STRUCTURED_CHARS)
-        .cloned()
+        .map(Value::to_string)
+        .filter(|text| text.len() <= MAX_KEPT_STRUCTURED_CHARS)
+        .unwrap_or_default()
+}
+
+/// The structured content a call kept ([`kept_structured`]), read back.
+pub fn stored_structured(kept: &str) -> Option<Value> {
+    serde_json::from_str(kept).ok()
 }
 
 /// A page ready to run.

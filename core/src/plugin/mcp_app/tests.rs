@@ -44,6 +44,26 @@ fn a_tool_links_its_page_and_says_who_may_call_it() {
 }
 
 #[test]
+fn a_link_round_trips_in_its_stored_shape() {
+    let link = AppLink {
+        resource_uri: Some("ui://counter/view".into()),
+        for_model: false,
+        for_app: true,
+    };
+    let stored = serde_json::to_value(&link).unwrap();
+    assert_eq!(
+        stored,
+        json!({"resourceUri": "ui://counter/view", "forModel": false, "forApp": true})
+    );
+    assert_eq!(serde_json::from_value::<AppLink>(stored).unwrap(), link);
+    // A stored page that is not ui:// is no page.
+    let odd: AppLink =
+        serde_json::from_value(json!({"resourceUri": "https://x", "forApp": false})).unwrap();
+    assert_eq!(odd.resource_uri, None);
+    assert!(odd.for_model && !odd.for_app);
+}
+
+#[test]
 fn mcp_import_keeps_the_link_and_only_the_model_visible_tools_are_offered() {
     let tools = vec![
         json!({"name": "show_counter", "_meta": {"ui": {"resourceUri": "ui://counter/view"}}}),
@@ -398,8 +418,11 @@ fn the_style_variables_are_hearth_s_tokens() {
 #[test]
 fn structured_content_is_kept_for_the_page_only_when_small() {
     let small = json!({"count": 3});
-    assert_eq!(kept_structured(Some(&small)), Some(small));
+    let kept = kept_structured(Some(&small));
+    assert_eq!(kept, r#"{"count":3}"#);
+    assert_eq!(stored_structured(&kept), Some(small));
     let big = json!({"text": "a".repeat(MAX_KEPT_STRUCTURED_CHARS)});
-    assert_eq!(kept_structured(Some(&big)), None);
-    assert_eq!(kept_structured(None), None);
+    assert_eq!(kept_structured(Some(&big)), "");
+    assert_eq!(kept_structured(None), "");
+    assert_eq!(stored_structured(""), None);
 }

@@ -1,0 +1,328 @@
+//! MCP Apps in Chromium, end to end: a real MCP server (`mcp_app_server.py`, the official
+//! Python SDK) whose tool's results a `ui://` page shows, installed through Settings ›
+//! Tools, called by a scripted model through the real edge. The page runs in the app
+//! sandbox: it gets the call's input and result, its tool calls reach only its own
+//! server's app tools, a destructive one waits for the user (denied, then allowed once),
+//! every way out of the sandbox it tries fails, and after a reload it is shown again
+//! only when asked, from what was stored.
+
+use hearth_e2e::chat::{chat_bodies, open_latest, prepare, reload_in_theme, send};
+use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
+use hearth_e2e::tool_peers::{install, mcp_app_server, mcp_url, peer_stats};
+use hearth_e2e::{AppSession, Browser};
+use serde_json::{Value, json};
+
+fn offered(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// How many times the server counted `name` (a tool's calls, or `beacon`).
+async fn count(port: u16, name: &str) -> u64 {
+    peer_stats(port).await[name].as_u64().unwrap_or(0)
+}
+
+/// Runs `script` inside the app's page (the view in the proxy in the app's frame), then
+/// comes back to the app; `None` while the page is not there yet.
+async fn try_in_page(session: &Browser, script: &str) -> Option<Value> {
+    let index = session
+        .js(
+            "return [...document.querySelectorAll('iframe')]
+               .indexOf(document.querySelector('.mcp-app__frame'))",
+            vec![],
+        )
+        .await
+        .as_i64()
+        .filter(|i| *i >= 0)? as u16;
+    session.client.enter_frame(index).await.ok()?;
+    let value = match session.client.enter_frame(0).await {
+        Ok(()) => {
+            let value = session.js(script, vec![]).await;
+            session
+                .client
+                .enter_parent_frame()
+                .await
+                .expect("the proxy");
+            Some(value)
+        }
+        Err(_) => None,
+    };
+    session.client.enter_parent_frame().await.expect("the app");
+    value
+}
+
+/// [`try_in_page`] once the page is there.
+async fn in_page(session: &Browser, script: &str) -> Value {
+    try_in_page(session, script)
+        .await
+        .expect("the app's page is shown")
+}
+
+/// Waits until `expression` holds inside the app's page.
+async fn page_until(session: &Browser, expression: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let probe =
+            format!("try {{ return Boolean({expression}); }} catch (e) {{ return false; }}");
+        let held = try_in_page(session, &probe).await;
+        if held == Some(json!(true)) {
+            return;
+        }
+        if std::time::Instant::now() > deadline {
+            let now = try_in_page(session, "return document.body.innerText").await;
+            let host = session
+                .js(
+                    "return document.querySelector('.mcp-app')?.outerHTML ?? 'no app'",
+                    vec![],
+                )
+                .await;
+            panic!("never held in the page: {expression}; the page shows {now:?}; the app: {host}");
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+    }
+}
+
+async fn click_in_page(session: &Browser, id: &str) {
+    in_page(session, &format!("document.getElementById('{id}').click()")).await;
+}
+
+#[tokio::test]
+async fn an_mcp_app_shows_its_result_and_its_calls_are_confirmed_like_a_model_s() {
+    let server = mcp_app_server();
+    let port = server.port;
+    let fixture = ProviderFixture::start().await;
+    fixture.set_tool_models(true);
+    let session = AppSession::open(1280, 900).await;
+    prepare(&session, &fixture, None).await;
+    let functions = install(&session, "mcp", &mcp_url(&server), "MCP server").await;
+    let show = functions
+        .iter()
+        .find(|f| f.ends_with("show_counter"))
+        .unwrap_or_else(|| panic!("no show_counter among {functions:?}"))
+        .clone();
+    session
+        .wait_for("#tools-confirm")
+        .await
+        .select_by_value("destructive")
+        .await
+        .expect("confirm mode");
+    session.close_settings().await;
+
+    fixture.enqueue(Reply::text("").tool_call(&show, r#"{"start": 3}"#));
+    fixture.enqueue(Reply::text("Here is the counter."));
+    send(&session, "Show me a counter at 3").await;
+    session.wait_for(".mcp-app__frame").await;
+
+    // The model was offered the tools it may call, never those only the page may.
+    let bodies = chat_bodies(&fixture);
+    let offered = offered(&bodies[0]);
+    assert!(
+        offered.iter().any(|n| n.ends_with("show_counter")),
+        "{offered:?}"
+    );
+    assert!(
+        offered.iter().any(|n| n.ends_with("model_only")),
+        "{offered:?}"
+    );
+    assert!(
+        !offered
+            .iter()
+            .any(|n| n.ends_with("bump") || n.ends_with("reset")),
+        "app-only tools offered to the model: {offered:?}"
+    );
+
+    // The handshake, then the call's input and its structured result.
+    page_until(
+        &session,
+        "document.getElementById('count').textContent === 'count 3'",
+    )
+    .await;
+    assert_eq!(
+        in_page(
+            &session,
+            "return [document.getElementById('input').textContent, document.body.dataset.host,
+                     document.body.dataset.tool, document.getElementById('theme').textContent]"
+        )
+        .await,
+        json!([
+            "input {\"start\":3}",
+            "Hearth",
+            "show_counter",
+            "theme light"
+        ])
+    );
+    // The page asked for its height, within the host's bounds.
+    session
+        .wait_until(
+            "document.querySelector('.mcp-app__frame').getBoundingClientRect().height === 320",
+        )
+        .await;
+    let note = session.text_of(".mcp-app__note").await;
+    assert!(note.contains("https://api.counter.example"), "{note}");
+
+    // Every way out of the sandbox failed: nothing reached the server's beacon, the app
+    // stayed where it was, and the top window ignored the call posted straight to it.
+    page_until(
+        &session,
+        "document.getElementById('escapes').textContent !== ''",
+    )
+    .await;
+    let tried: Value = serde_json::from_str(
+        in_page(
+            &session,
+            "return document.getElementById('escapes').textContent",
+        )
+        .await
+        .as_str()
+        .unwrap(),
+    )
+    .expect("what the page tried");
+    for blocked in [
+        "parent",
+        "top",
+        "cookie",
+        "localStorage",
+        "indexedDB",
+        "fetch",
+        "image",
+        "websocket",
+    ] {
+        assert_eq!(tried[blocked], "blocked", "{blocked}: {tried}");
+    }
+    assert_ne!(tried["open"], "[object Window]", "a popup opened: {tried}");
+    assert_eq!(tried["openLink"], "refused -32601", "{tried}");
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    assert_eq!(count(port, "beacon").await, 0, "a request left the sandbox");
+    assert!(
+        session
+            .js("return location.pathname", vec![])
+            .await
+            .as_str()
+            .unwrap()
+            .starts_with("/c/"),
+        "the page navigated the app"
+    );
+    assert_eq!(
+        count(port, "reset").await,
+        0,
+        "the call posted past the proxy ran"
+    );
+
+    // An app tool runs (external: no question in this mode) and its result comes back.
+    click_in_page(&session, "bump").await;
+    page_until(
+        &session,
+        "document.getElementById('status').textContent === 'bump done'",
+    )
+    .await;
+    page_until(
+        &session,
+        "document.getElementById('count').textContent === 'count 5'",
+    )
+    .await;
+    assert_eq!(count(port, "bump").await, 1);
+    assert_eq!(
+        session.text_of(".mcp-app__activity").await,
+        "The app ran bump."
+    );
+
+    // A tool only the model may call is refused without reaching the server.
+    click_in_page(&session, "sneak").await;
+    page_until(
+        &session,
+        "document.getElementById('status').textContent.startsWith('model_only not run: the tool model_only may not be called by an app')",
+    )
+    .await;
+    assert_eq!(count(port, "model_only").await, 0);
+
+    // A destructive tool waits for the user: denied, nothing runs and the page is told.
+    click_in_page(&session, "reset").await;
+    session.wait_for("[data-app-confirm=reset]").await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(
+        count(port, "reset").await,
+        0,
+        "nothing runs before the user answers"
+    );
+    session.screenshot("mcp-app-confirm").await;
+    session.click_by_script("[data-app-answer=deny]").await;
+    page_until(
+        &session,
+        "document.getElementById('status').textContent.startsWith('reset not run: The user denied')",
+    )
+    .await;
+    assert_eq!(count(port, "reset").await, 0);
+    assert_eq!(
+        session.text_of(".mcp-app__activity").await,
+        "You denied reset."
+    );
+    // Allowed once: it runs.
+    click_in_page(&session, "reset").await;
+    session.wait_for("[data-app-confirm=reset]").await;
+    session.click_by_script("[data-app-answer=once]").await;
+    page_until(
+        &session,
+        "document.getElementById('status').textContent === 'reset done'",
+    )
+    .await;
+    page_until(
+        &session,
+        "document.getElementById('count').textContent === 'count 0'",
+    )
+    .await;
+    assert_eq!(count(port, "reset").await, 1);
+    session.screenshot("mcp-app").await;
+
+    // After a reload (in the dark theme) the page is offered, not run; shown, it has the
+    // stored result and the theme, and the model's tool is not called again.
+    reload_in_theme(&session, "dark").await;
+    open_latest(&session).await;
+    session.wait_for("[data-action=mcp-app-show]").await;
+    assert_eq!(
+        session
+            .js(
+                "return document.querySelectorAll('.mcp-app__frame').length",
+                vec![]
+            )
+            .await,
+        json!(0)
+    );
+    session.click_by_script("[data-action=mcp-app-show]").await;
+    session.wait_for(".mcp-app__frame").await;
+    page_until(
+        &session,
+        "document.getElementById('count').textContent === 'count 3'",
+    )
+    .await;
+    page_until(
+        &session,
+        "document.getElementById('theme').textContent === 'theme dark'",
+    )
+    .await;
+    assert_eq!(count(port, "show_counter").await, 1);
+    session.screenshot("mcp-app-dark").await;
+    // The ways out that would leave the page: the app stays, and nothing arrives.
+    click_in_page(&session, "leave").await;
+    tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+    assert!(
+        session
+            .js("return location.pathname", vec![])
+            .await
+            .as_str()
+            .unwrap()
+            .starts_with("/c/"),
+        "the page navigated the app"
+    );
+    assert_eq!(count(port, "beacon").await, 0, "a request left the sandbox");
+    // Hidden again: the frame goes.
+    session.click_by_script("[data-action=mcp-app-hide]").await;
+    session
+        .wait_until("document.querySelectorAll('.mcp-app__frame').length === 0")
+        .await;
+    session.assert_no_console_errors().await;
+    session.finish().await;
+}
