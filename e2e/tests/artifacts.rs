@@ -234,6 +234,37 @@ async fn a_script_preview_runs_in_a_worker_that_is_stopped_capped_and_offline() 
     let run = finished_run(&session).await;
     assert_eq!(run["status"], json!("finished(timeout)"), "{run}");
     assert_eq!(run["lines"], json!(["start"]), "{run}");
+    // Run again and Stop it: the worker ends by the stop (not the time limit), and the
+    // focus goes to Run again.
+    session
+        .js(
+            "document.querySelector('dialog.dialog--preview[open] .preview__again').click()",
+            vec![],
+        )
+        .await;
+    session
+        .wait_until(
+            "[...document.querySelectorAll('dialog.dialog--preview[open] .preview__line')]
+               .some((l) => l.textContent.trim() === 'start')",
+        )
+        .await;
+    session
+        .click_by_script("dialog.dialog--preview[open] .preview__stop")
+        .await;
+    let stopped = finished_run(&session).await;
+    assert_eq!(stopped["status"], json!("finished(stopped)"), "{stopped}");
+    session
+        .wait_until("document.activeElement?.classList.contains('preview__again')")
+        .await;
+    assert_eq!(
+        session
+            .js(
+                "return document.querySelectorAll('.preview__stop').length",
+                vec![]
+            )
+            .await,
+        json!(0)
+    );
     close_preview(&session, 1).await;
 
     open_preview(&session, 2).await;

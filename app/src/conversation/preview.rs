@@ -4,8 +4,8 @@
 //! framed here without a `sandbox` attribute, which would keep the service worker from
 //! answering it offline; the code is posted only once the frame is seen to be isolated
 //! (`browser::frame_is_isolated`). HTML and SVG show in the frame;
-//! JavaScript runs in a worker there, ended after 3 s, and its console output comes back
-//! as text. Every message is checked: it must come from this dialog's frame, carry this
+//! JavaScript runs in a worker there, ended after 3 s or by Stop, and its console output
+//! comes back as text. Every message is checked: it must come from this dialog's frame, carry this
 //! run's id and have the expected shape. The dialog's body is a lazily loaded chunk.
 
 use leptos::prelude::*;
@@ -81,6 +81,8 @@ enum Status {
 enum Finish {
     Done,
     Timeout,
+    /// The user stopped it.
+    Stopped,
     Failed,
     TooLarge,
     /// The sandbox page never said it was ready.
@@ -95,6 +97,7 @@ fn preview_body(artifact: Artifact) -> AnyView {
     let run_id = StoredValue::new(new_run_id());
     let generation = RwSignal::new(0u32);
     let frame = NodeRef::<leptos::html::Iframe>::new();
+    let again_button = NodeRef::<leptos::html::Button>::new();
     let status = RwSignal::new(Status::Starting);
     let lines: RwSignal<Vec<(String, String)>> = RwSignal::new(Vec::new());
     let truncated = RwSignal::new(false);
@@ -158,10 +161,20 @@ fn preview_body(artifact: Artifact) -> AnyView {
             }
             "finished" => {
                 truncated.set(field(&data, "truncated").as_bool() == Some(true));
+                // Stopped by the user: the Stop button goes, its focus to Run again (once
+                // enabled, on the next frame).
+                if field(&data, "reason").as_string().as_deref() == Some("stopped") {
+                    request_animation_frame(move || {
+                        if let Some(button) = again_button.get_untracked() {
+                            let _ = button.focus();
+                        }
+                    });
+                }
                 status.set(Status::Finished(
                     match field(&data, "reason").as_string().as_deref() {
                         Some("done") => Finish::Done,
                         Some("timeout") => Finish::Timeout,
+                        Some("stopped") => Finish::Stopped,
                         Some("too_large") => Finish::TooLarge,
                         _ => Finish::Failed,
                     },
@@ -195,12 +208,28 @@ fn preview_body(artifact: Artifact) -> AnyView {
         watch_start();
     };
 
+    // Stop: the page ends the worker at once (the time limit would, later).
+    let stop = move |_| {
+        let Some(window) = frame.get_untracked().and_then(|f| f.content_window()) else {
+            return;
+        };
+        let message = js_sys::Object::new();
+        for (name, value) in [
+            ("hearth", "stop".to_string()),
+            ("runId", run_id.get_value()),
+        ] {
+            let _ = js_sys::Reflect::set(&message, &name.into(), &value.into());
+        }
+        let _ = window.post_message(&message, "*");
+    };
+
     let status_text = move || {
         let key = match status.get() {
             Status::Starting | Status::Running => Key::PreviewRunning,
             Status::Shown => return String::new(),
             Status::Finished(Finish::Done) => Key::PreviewDone,
             Status::Finished(Finish::Timeout) => Key::PreviewTimeout,
+            Status::Finished(Finish::Stopped) => Key::PreviewStopped,
             Status::Finished(Finish::Failed) => Key::PreviewFailed,
             Status::Finished(Finish::TooLarge) => Key::PreviewTooLarge,
             Status::Finished(Finish::Unavailable) => Key::PreviewUnavailable,
@@ -247,8 +276,14 @@ fn preview_body(artifact: Artifact) -> AnyView {
             }}
             <div class="preview__bar">
                 <p class="preview__status" role="status">{status_text}</p>
+                <Show when=move || is_script && status.get() == Status::Running>
+                    <button type="button" class="button button--secondary button--small preview__stop" on:click=stop>
+                        {tr(Key::PreviewStop)}
+                    </button>
+                </Show>
                 <button
                     type="button"
+                    node_ref=again_button
                     class="button button--secondary button--small preview__again"
                     disabled=move || matches!(status.get(), Status::Starting | Status::Running)
                     on:click=again

@@ -752,6 +752,8 @@ keys! {
     PreviewNoOutput => "preview.no_output",
     PreviewRunAgain => "preview.run_again",
     PreviewUnavailable => "preview.unavailable",
+    PreviewStop => "preview.stop",
+    PreviewStopped => "preview.stopped",
     DiagramTitle => "diagram.title",
     DiagramAlt => "diagram.alt",
     DiagramShowCode => "diagram.show_code",
