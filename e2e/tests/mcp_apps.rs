@@ -230,6 +230,35 @@ async fn an_mcp_app_shows_its_result_and_its_calls_are_confirmed_like_a_model_s(
         "The app ran bump."
     );
 
+    // A message the page offers goes into the composer for the user to send, or not:
+    // nothing is sent.
+    let requests = chat_bodies(&fixture).len();
+    click_in_page(&session, "ask").await;
+    page_until(
+        &session,
+        "document.getElementById('status').textContent === 'message offered'",
+    )
+    .await;
+    session
+        .wait_until("document.getElementById('composer-input').value === 'Why is the count 5?'")
+        .await;
+    assert_eq!(
+        chat_bodies(&fixture).len(),
+        requests,
+        "the page's message was sent"
+    );
+    assert_eq!(
+        session.text_of(".mcp-app__activity").await,
+        "The app put a message in your draft."
+    );
+    session
+        .js(
+            "const input = document.getElementById('composer-input');
+             input.value = ''; input.dispatchEvent(new Event('input', { bubbles: true }));",
+            vec![],
+        )
+        .await;
+
     // A tool only the model may call is refused without reaching the server.
     click_in_page(&session, "sneak").await;
     page_until(

@@ -785,4 +785,5 @@ keys! {
     McpAppDenied => "mcp_app.denied",
     McpAppRefused => "mcp_app.refused",
     McpAppCallFailed => "mcp_app.call_failed",
+    McpAppOffered => "mcp_app.offered",
 }

@@ -2,7 +2,8 @@
 //! sandbox proxy, hands it the page once the proxy says it is ready (and is isolated),
 //! and answers the page's JSON-RPC (`hearth_core::plugin::mcp_app::bridge`): the
 //! handshake with the host context, then the call's arguments and result; its size;
-//! reads of its server's resources; and its tool calls, each resolved to its own
+//! reads of its server's resources; a message it offers, put in the composer (never
+//! sent by the page); and its tool calls, each resolved to its own
 //! server's tools that apps may call, confirmed under the user's mode exactly as a
 //! model's call (risk, session approvals bound to the fingerprint), executed through the
 //! edge with that fingerprint, one at a time and at most
@@ -55,6 +56,8 @@ enum Activity {
     Denied(String),
     Refused(String),
     Failed(String, String),
+    /// A message the page offered is in the composer.
+    Offered,
 }
 
 /// A call of the page's waiting for the user.
@@ -78,6 +81,7 @@ struct Host {
     height: RwSignal<u32>,
     initialized: RwSignal<bool>,
     calls_made: StoredValue<u32>,
+    messages_offered: StoredValue<u32>,
     busy: StoredValue<bool>,
     activity: RwSignal<Option<Activity>>,
     waiting: RwSignal<Option<Waiting>>,
@@ -86,6 +90,7 @@ struct Host {
     prefs: crate::preferences::Prefs,
     theme: crate::theme::Theme,
     i18n: crate::i18n::I18n,
+    pwa: crate::pwa::Pwa,
 }
 
 /// One page, framed, with its confirmation card and the line that says what its
@@ -101,6 +106,7 @@ pub fn AppHost(call: ToolCallRecord, page: Page) -> impl IntoView {
         height: RwSignal::new(bridge::MIN_HEIGHT_PX * 2),
         initialized: RwSignal::new(false),
         calls_made: StoredValue::new(0),
+        messages_offered: StoredValue::new(0),
         busy: StoredValue::new(false),
         activity: RwSignal::new(None),
         waiting: RwSignal::new(None),
@@ -108,6 +114,7 @@ pub fn AppHost(call: ToolCallRecord, page: Page) -> impl IntoView {
         prefs: crate::preferences::use_prefs(),
         theme: crate::theme::use_theme(),
         i18n,
+        pwa: crate::pwa::use_pwa(),
     };
     leptos::task::spawn_local(read_page(host));
     let listener =
@@ -194,6 +201,7 @@ fn framed(host: Host, resource: AppResource) -> impl IntoView {
                 Activity::Ran(name) => i18n.t_with(Key::McpAppRan, &[("name", &name)]),
                 Activity::Denied(name) => i18n.t_with(Key::McpAppDenied, &[("name", &name)]),
                 Activity::Refused(name) => i18n.t_with(Key::McpAppRefused, &[("name", &name)]),
+                Activity::Offered => i18n.t(Key::McpAppOffered),
                 Activity::Failed(name, reason) => {
                     i18n.t_with(Key::McpAppCallFailed, &[("name", &name), ("reason", &reason)])
                 }
@@ -385,6 +393,24 @@ fn answer_request(host: Host, id: Value, request: ViewRequest) {
         }
         ViewRequest::Ping => post(host, &bridge::result(&id, json!({}))),
         ViewRequest::DisplayMode => post(host, &bridge::display_mode(&id)),
+        ViewRequest::Message { text } => {
+            // Into the composer, never sent by the page: the user sends it, or not.
+            if host.messages_offered.get_value() >= bridge::MAX_MESSAGES_PER_PAGE {
+                post(
+                    host,
+                    &bridge::error(
+                        &id,
+                        bridge::REFUSED,
+                        "This app has offered the most messages it may.",
+                    ),
+                );
+                return;
+            }
+            host.messages_offered.update_value(|n| *n += 1);
+            host.pwa.offer_to_composer(text);
+            host.activity.set(Some(Activity::Offered));
+            post(host, &bridge::result(&id, json!({})));
+        }
         ViewRequest::Unsupported { method } => post(host, &bridge::unsupported(&id, &method)),
         ViewRequest::Invalid { reason } => {
             post(host, &bridge::error(&id, bridge::INVALID_PARAMS, &reason));

@@ -98,6 +98,16 @@ impl Pwa {
         leptos::task::spawn_local(worker::apply());
     }
 
+    /// Puts `text` in the composer's draft as a share would (an MCP App's `ui/message`:
+    /// the user sends it, or not).
+    pub fn offer_to_composer(&self, text: String) {
+        self.shared.set(Some(Shared {
+            text,
+            files: Vec::new(),
+            lost: 0,
+        }));
+    }
+
     /// What was shared into Hearth, once (the composer takes it).
     pub fn take_shared(&self) -> Option<Shared> {
         // Tracked, so the composer hears of a share that arrives after it mounted.

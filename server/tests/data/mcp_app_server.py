@@ -7,7 +7,7 @@ Tools: `show_counter(start)` (model and app; its results are shown by the page
 only; `reset` is destructive), `model_only()` (the model only). The page
 (`text/html;profile=mcp-app`, asking in its `_meta.ui.csp` to reach an outside origin) shows
 the count, the tool input and the theme, has buttons that call `bump`, `reset` and
-`model_only`, and, as it starts, tries every way out of its sandbox that would not leave
+`model_only` and one that offers a chat message (`ui/message`), and, as it starts, tries every way out of its sandbox that would not leave
 the page (the parent's document, cookies, storage, fetch, an image, a WebSocket, a popup,
 a link opened by the host, and a `tools/call` posted straight to the top window), writing
 what happened into `#escapes`; its Leave button tries the rest (top navigation, a form).
@@ -87,7 +87,8 @@ body { margin: 0; padding: 12px; }
 <p id="input"></p>
 <p id="theme"></p>
 <p><button id="bump" type="button">Bump</button> <button id="reset" type="button">Reset</button>
-<button id="sneak" type="button">Sneak</button> <button id="leave" type="button">Leave</button></p>
+<button id="sneak" type="button">Sneak</button> <button id="leave" type="button">Leave</button>
+<button id="ask" type="button">Ask</button></p>
 <p id="status"></p>
 <pre id="escapes"></pre>
 <script>
@@ -134,6 +135,14 @@ async function call(name, args) {
 $("bump").addEventListener("click", () => call("bump", { by: 2 }));
 $("reset").addEventListener("click", () => call("reset", {}));
 $("sneak").addEventListener("click", () => call("model_only", {}));
+$("ask").addEventListener("click", async () => {
+  try {
+    await request("ui/message", { role: "user", content: { type: "text", text: "Why is the count " + $("count").textContent.split(" ")[1] + "?" } });
+    $("status").textContent = "message offered";
+  } catch (e) {
+    $("status").textContent = "message refused " + e.code;
+  }
+});
 // The ways out that would leave this page if they worked (so tried last, on request).
 $("leave").addEventListener("click", () => {
   try { window.top.location.href = BEACON + "?navigate"; } catch (e) {}

@@ -5,9 +5,11 @@
 //! built here too, so the shapes a page receives are tested natively.
 //!
 //! What the host offers a page: calling its own server's tools (`serverTools`),
-//! reading its server's resources (`serverResources`) and logging (`logging`). It does
-//! not offer opening links, sending chat messages or updating the model's context
-//! (those are refused with [`METHOD_NOT_FOUND`]), and it grants no network origin.
+//! reading its server's resources (`serverResources`), logging (`logging`), and
+//! offering a chat message (`ui/message`), which the host puts in the composer for the
+//! user to send or not (at most [`MAX_MESSAGES_PER_PAGE`], each within
+//! [`MAX_OFFERED_MESSAGE_CHARS`]). It does not offer opening links or updating the
+//! model's context (refused with [`METHOD_NOT_FOUND`]), and it grants no network origin.
 
 use serde_json::{Map, Value, json};
 
@@ -22,6 +24,10 @@ pub const MAX_MESSAGE_CHARS: usize = 512 * 1024;
 const MAX_ID_CHARS: usize = 100;
 /// The most characters of a method name.
 const MAX_METHOD_CHARS: usize = 100;
+/// The most messages one page may offer while it is shown.
+pub const MAX_MESSAGES_PER_PAGE: u32 = 5;
+/// The most characters of a message a page offers.
+pub const MAX_OFFERED_MESSAGE_CHARS: usize = 8_000;
 /// The most tool calls one page may make while it is shown.
 pub const MAX_CALLS_PER_PAGE: u32 = 50;
 /// The smallest and largest height, in CSS pixels, a page may ask for.
@@ -77,6 +83,11 @@ pub enum ViewRequest {
     },
     /// `ui/request-display-mode`.
     DisplayMode,
+    /// `ui/message`: a user message's text, offered for the composer.
+    Message {
+        /// The text (non-empty, within [`MAX_OFFERED_MESSAGE_CHARS`]).
+        text: String,
+    },
     /// `ping`.
     Ping,
     /// Anything else (`ui/open-link`, `ui/message`, `ui/update-model-context`, …):
@@ -174,6 +185,10 @@ fn request(method: &str, params: &Value) -> ViewRequest {
         "ui/initialize" => ViewRequest::Initialize,
         "ping" => ViewRequest::Ping,
         "ui/request-display-mode" => ViewRequest::DisplayMode,
+        "ui/message" => offered_message(params).map_or_else(
+            || invalid("ui/message needs a user message with text"),
+            |text| ViewRequest::Message { text },
+        ),
         "tools/call" => {
             let Some(name) = params
                 .get("name")
@@ -208,6 +223,29 @@ fn request(method: &str, params: &Value) -> ViewRequest {
             method: other.chars().take(MAX_METHOD_CHARS).collect(),
         },
     }
+}
+
+/// The text of a `ui/message`: role `user`, content a text block (or a list of them,
+/// joined), non-empty and within [`MAX_OFFERED_MESSAGE_CHARS`].
+fn offered_message(params: &Value) -> Option<String> {
+    if params.get("role").and_then(Value::as_str) != Some("user") {
+        return None;
+    }
+    let content = params.get("content")?;
+    let blocks: Vec<&Value> = match content {
+        Value::Array(blocks) => blocks.iter().collect(),
+        block => vec![block],
+    };
+    let mut texts = Vec::new();
+    for block in blocks {
+        if block.get("type").and_then(Value::as_str) != Some("text") {
+            return None;
+        }
+        texts.push(block.get("text").and_then(Value::as_str)?);
+    }
+    let text = texts.join("\n\n");
+    (!text.trim().is_empty() && text.chars().count() <= MAX_OFFERED_MESSAGE_CHARS)
+        .then(|| text.trim().to_string())
 }
 
 fn notification(method: &str, params: &Value) -> ViewNotification {

@@ -270,6 +270,35 @@ fn the_bridge_reads_only_json_rpc_from_a_page() {
         panic!("arguments that are not an object are refused");
     };
     assert_eq!(
+        read(json!({"jsonrpc": "2.0", "id": 4, "method": "ui/message",
+            "params": {"role": "user", "content": {"type": "text", "text": " Why 5? "}}})),
+        Ok(FromView::Request {
+            id: json!(4),
+            request: ViewRequest::Message {
+                text: "Why 5?".into()
+            }
+        })
+    );
+    for params in [
+        json!({"role": "assistant", "content": {"type": "text", "text": "x"}}),
+        json!({"role": "user", "content": {"type": "image", "data": "AA=="}}),
+        json!({"role": "user", "content": {"type": "text", "text": "  "}}),
+        json!({"role": "user", "content": {"type": "text", "text": "a".repeat(bridge::MAX_OFFERED_MESSAGE_CHARS + 1)}}),
+        json!({"role": "user"}),
+    ] {
+        let message = json!({"jsonrpc": "2.0", "id": 5, "method": "ui/message", "params": params});
+        assert!(
+            matches!(
+                read(message),
+                Ok(FromView::Request {
+                    request: ViewRequest::Invalid { .. },
+                    ..
+                })
+            ),
+            "{params}"
+        );
+    }
+    assert_eq!(
         read(
             json!({"jsonrpc": "2.0", "id": 3, "method": "ui/open-link", "params": {"url": "https://x"}})
         ),
