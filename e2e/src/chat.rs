@@ -225,6 +225,16 @@ pub async fn click_in_last(session: &AppSession, role: &str, label: &str) {
     );
 }
 
+/// The names of the tools a chat request body offers (OpenAI chat shape).
+pub fn offered_tools(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
+        .collect()
+}
+
 /// The body of every chat request (`…/chat/completions`) the fixture received, oldest
 /// first.
 pub fn chat_bodies(fixture: &ProviderFixture) -> Vec<Value> {

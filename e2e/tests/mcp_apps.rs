@@ -6,20 +6,11 @@
 //! every way out of the sandbox it tries fails, and after a reload it is shown again
 //! only when asked, from what was stored.
 
-use hearth_e2e::chat::{chat_bodies, open_latest, prepare, reload_in_theme, send};
+use hearth_e2e::chat::{chat_bodies, offered_tools, open_latest, prepare, reload_in_theme, send};
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
 use hearth_e2e::tool_peers::{install, mcp_app_server, mcp_url, peer_stats};
 use hearth_e2e::{AppSession, Browser};
 use serde_json::{Value, json};
-
-fn offered(body: &Value) -> Vec<String> {
-    body["tools"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
-        .collect()
-}
 
 /// How many times the server counted `name` (a tool's calls, or `beacon`).
 async fn count(port: u16, name: &str) -> u64 {
@@ -86,6 +77,29 @@ async fn page_until(session: &Browser, expression: &str) {
     }
 }
 
+/// Waits until the page's element `id` says `text`.
+async fn page_shows(session: &Browser, id: &str, text: &str) {
+    page_until(
+        session,
+        &format!(
+            "document.getElementById('{id}').textContent === {}",
+            json!(text)
+        ),
+    )
+    .await;
+}
+
+/// Nothing the page tried reached the server's beacon, and the app is still on its
+/// conversation.
+async fn nothing_left(session: &Browser, port: u16) {
+    assert_eq!(count(port, "beacon").await, 0, "a request left the sandbox");
+    let path = session.js("return location.pathname", vec![]).await;
+    assert!(
+        path.as_str().unwrap_or_default().starts_with("/c/"),
+        "the page navigated the app: {path}"
+    );
+}
+
 async fn click_in_page(session: &Browser, id: &str) {
     in_page(session, &format!("document.getElementById('{id}').click()")).await;
 }
@@ -119,7 +133,7 @@ async fn an_mcp_app_shows_its_result_and_its_calls_are_confirmed_like_a_model_s(
 
     // The model was offered the tools it may call, never those only the page may.
     let bodies = chat_bodies(&fixture);
-    let offered = offered(&bodies[0]);
+    let offered = offered_tools(&bodies[0]);
     assert!(
         offered.iter().any(|n| n.ends_with("show_counter")),
         "{offered:?}"
@@ -136,11 +150,7 @@ async fn an_mcp_app_shows_its_result_and_its_calls_are_confirmed_like_a_model_s(
     );
 
     // The handshake, then the call's input and its structured result.
-    page_until(
-        &session,
-        "document.getElementById('count').textContent === 'count 3'",
-    )
-    .await;
+    page_shows(&session, "count", "count 3").await;
     assert_eq!(
         in_page(
             &session,
@@ -196,16 +206,7 @@ async fn an_mcp_app_shows_its_result_and_its_calls_are_confirmed_like_a_model_s(
     assert_ne!(tried["open"], "[object Window]", "a popup opened: {tried}");
     assert_eq!(tried["openLink"], "refused -32601", "{tried}");
     tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-    assert_eq!(count(port, "beacon").await, 0, "a request left the sandbox");
-    assert!(
-        session
-            .js("return location.pathname", vec![])
-            .await
-            .as_str()
-            .unwrap()
-            .starts_with("/c/"),
-        "the page navigated the app"
-    );
+    nothing_left(&session, port).await;
     assert_eq!(
         count(port, "reset").await,
         0,
@@ -214,16 +215,8 @@ async fn an_mcp_app_shows_its_result_and_its_calls_are_confirmed_like_a_model_s(
 
     // An app tool runs (external: no question in this mode) and its result comes back.
     click_in_page(&session, "bump").await;
-    page_until(
-        &session,
-        "document.getElementById('status').textContent === 'bump done'",
-    )
-    .await;
-    page_until(
-        &session,
-        "document.getElementById('count').textContent === 'count 5'",
-    )
-    .await;
+    page_shows(&session, "status", "bump done").await;
+    page_shows(&session, "count", "count 5").await;
     assert_eq!(count(port, "bump").await, 1);
     assert_eq!(
         session.text_of(".mcp-app__activity").await,
@@ -234,11 +227,7 @@ async fn an_mcp_app_shows_its_result_and_its_calls_are_confirmed_like_a_model_s(
     // nothing is sent.
     let requests = chat_bodies(&fixture).len();
     click_in_page(&session, "ask").await;
-    page_until(
-        &session,
-        "document.getElementById('status').textContent === 'message offered'",
-    )
-    .await;
+    page_shows(&session, "status", "message offered").await;
     session
         .wait_until("document.getElementById('composer-input').value === 'Why is the count 5?'")
         .await;
@@ -277,8 +266,15 @@ async fn an_mcp_app_shows_its_result_and_its_calls_are_confirmed_like_a_model_s(
         0,
         "nothing runs before the user answers"
     );
+    // The question takes the focus (the page asked from inside its frame).
+    session
+        .wait_until("document.activeElement?.dataset.appAnswer === 'deny'")
+        .await;
     session.screenshot("mcp-app-confirm").await;
     session.click_by_script("[data-app-answer=deny]").await;
+    session
+        .wait_until("document.activeElement?.classList.contains('mcp-app__frame')")
+        .await;
     page_until(
         &session,
         "document.getElementById('status').textContent.startsWith('reset not run: The user denied')",
@@ -293,16 +289,8 @@ async fn an_mcp_app_shows_its_result_and_its_calls_are_confirmed_like_a_model_s(
     click_in_page(&session, "reset").await;
     session.wait_for("[data-app-confirm=reset]").await;
     session.click_by_script("[data-app-answer=once]").await;
-    page_until(
-        &session,
-        "document.getElementById('status').textContent === 'reset done'",
-    )
-    .await;
-    page_until(
-        &session,
-        "document.getElementById('count').textContent === 'count 0'",
-    )
-    .await;
+    page_shows(&session, "status", "reset done").await;
+    page_shows(&session, "count", "count 0").await;
     assert_eq!(count(port, "reset").await, 1);
     session.screenshot("mcp-app").await;
 
@@ -322,31 +310,14 @@ async fn an_mcp_app_shows_its_result_and_its_calls_are_confirmed_like_a_model_s(
     );
     session.click_by_script("[data-action=mcp-app-show]").await;
     session.wait_for(".mcp-app__frame").await;
-    page_until(
-        &session,
-        "document.getElementById('count').textContent === 'count 3'",
-    )
-    .await;
-    page_until(
-        &session,
-        "document.getElementById('theme').textContent === 'theme dark'",
-    )
-    .await;
+    page_shows(&session, "count", "count 3").await;
+    page_shows(&session, "theme", "theme dark").await;
     assert_eq!(count(port, "show_counter").await, 1);
     session.screenshot("mcp-app-dark").await;
     // The ways out that would leave the page: the app stays, and nothing arrives.
     click_in_page(&session, "leave").await;
     tokio::time::sleep(std::time::Duration::from_millis(800)).await;
-    assert!(
-        session
-            .js("return location.pathname", vec![])
-            .await
-            .as_str()
-            .unwrap()
-            .starts_with("/c/"),
-        "the page navigated the app"
-    );
-    assert_eq!(count(port, "beacon").await, 0, "a request left the sandbox");
+    nothing_left(&session, port).await;
     // Hidden again: the frame goes.
     session.click_by_script("[data-action=mcp-app-hide]").await;
     session

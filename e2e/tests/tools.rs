@@ -6,8 +6,8 @@
 //! install whose answer was lost in transit sent again and done once.
 
 use hearth_e2e::chat::{
-    chat_bodies, click_in_last, last_status, last_tool_calls, open_latest, open_latest_on_phone,
-    prepare, send,
+    chat_bodies, click_in_last, last_status, last_tool_calls, offered_tools, open_latest,
+    open_latest_on_phone, prepare, send,
 };
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
 use hearth_e2e::tool_peers::{
@@ -29,15 +29,6 @@ fn tool_messages(body: &Value) -> Vec<(String, String)> {
                 m["content"].as_str().unwrap_or_default().to_string(),
             )
         })
-        .collect()
-}
-
-fn offered(body: &Value) -> Vec<String> {
-    body["tools"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
         .collect()
 }
 
@@ -211,7 +202,7 @@ async fn a_model_calls_rest_and_mcp_tools_across_rounds_and_answers() {
     let bodies = chat_bodies(&fixture);
     assert_eq!(bodies.len(), 3);
     for body in &bodies {
-        let names = offered(body);
+        let names = offered_tools(body);
         assert!(
             names.contains(&"getPetById".to_string()) && names.contains(&echo),
             "{names:?}"
@@ -465,10 +456,10 @@ async fn a_model_that_keeps_calling_tools_gets_a_final_round_without_them() {
 
     let bodies = chat_bodies(&fixture);
     assert_eq!(bodies.len(), 21, "20 rounds with tools, then one without");
-    assert!(offered(&bodies[19]).contains(&"getPetById".to_string()));
+    assert!(offered_tools(&bodies[19]).contains(&"getPetById".to_string()));
     let last = &bodies[20];
     assert!(
-        offered(last).is_empty(),
+        offered_tools(last).is_empty(),
         "the final round offers no tools: {last}"
     );
     let system = last["messages"][0]["content"].as_str().unwrap_or_default();
@@ -776,7 +767,7 @@ async fn the_built_in_web_page_reader_never_reads_the_users_own_machine() {
     fixture.enqueue(Reply::text("No tools here."));
     send(&session, "Anything?").await;
     last_status(&session, "done").await;
-    assert!(offered(&chat_bodies(&fixture)[0]).is_empty());
+    assert!(offered_tools(&chat_bodies(&fixture)[0]).is_empty());
 
     session.open_settings_tab("tools").await;
     let switch = "#plugins-builtin [data-plugin-id='builtin:web-reader'] [data-plugin-switch]";
@@ -793,7 +784,7 @@ async fn the_built_in_web_page_reader_never_reads_the_users_own_machine() {
     send(&session, "When is the pet shop open?").await;
     replies_done(&session, 2).await;
     let bodies = chat_bodies(&fixture);
-    assert_eq!(offered(&bodies[1]), ["read_web_page"]);
+    assert_eq!(offered_tools(&bodies[1]), ["read_web_page"]);
     let told = tool_messages(bodies.last().unwrap());
     let answer = &told[0].1;
     assert!(answer.contains("not allowed"), "{answer}");
@@ -829,7 +820,7 @@ async fn a_reply_without_its_plugin_list_says_so_and_still_answers() {
     send(&session, "Hello").await;
     last_status(&session, "done").await;
     session.wait_for_toast("runs without your plugins").await;
-    assert!(offered(&chat_bodies(&fixture)[0]).is_empty());
+    assert!(offered_tools(&chat_bodies(&fixture)[0]).is_empty());
     session.finish().await;
 }
 
@@ -961,7 +952,7 @@ async fn a_server_whose_tools_change_is_listed_again_before_the_next_reply_and_o
     session
         .wait_for_toast("changed its tools: 1 new, 1 gone")
         .await;
-    let first = offered(&chat_bodies(&fixture)[0]);
+    let first = offered_tools(&chat_bodies(&fixture)[0]);
     let multiply = named(&first, "__multiply");
     assert!(
         first.contains(&add),
@@ -1050,7 +1041,7 @@ async fn a_server_that_hangs_while_its_tools_are_listed_again_does_not_hold_the_
     fixture.enqueue(Reply::text("Answered with the tools I had."));
     send(&session, "Still there?").await;
     last_status(&session, "done").await;
-    assert!(offered(&chat_bodies(&fixture)[0]).contains(&add));
+    assert!(offered_tools(&chat_bodies(&fixture)[0]).contains(&add));
     let seen = peer_stats(hanging.port).await;
     assert_eq!(
         seen["tools/list"], 2,

@@ -215,7 +215,20 @@ fn framed(host: Host, resource: AppResource) -> impl IntoView {
 fn confirm_card(host: Host, waiting: Waiting) -> impl IntoView {
     let i18n = use_i18n();
     let key = StoredValue::new(waiting.key.clone());
-    let answer = move |answer: Answer| key.with_value(|key| host.plugins.answer(key, answer));
+    // The page asked from inside its frame: the question takes the focus, and the answer
+    // gives it back to the frame.
+    let deny = NodeRef::<leptos::html::Button>::new();
+    request_animation_frame(move || {
+        if let Some(button) = deny.get_untracked() {
+            let _ = button.focus();
+        }
+    });
+    let answer = move |answer: Answer| {
+        key.with_value(|key| host.plugins.answer(key, answer));
+        if let Some(frame) = host.frame.get_untracked() {
+            let _ = frame.focus();
+        }
+    };
     let title_id = crate::browser::unique_id("mcp-app-confirm");
     let labelled_by = title_id.clone();
     let tool = waiting.tool.clone();
@@ -228,7 +241,7 @@ fn confirm_card(host: Host, waiting: Waiting) -> impl IntoView {
             </p>
             <pre class="tool-call__code">{waiting.arguments.clone()}</pre>
             <div class="confirm-card__actions">
-                <button type="button" class="button button--secondary button--small" data-app-answer="deny"
+                <button node_ref=deny type="button" class="button button--secondary button--small" data-app-answer="deny"
                     on:click=move |_| answer(Answer::Deny)>
                     {tr(Key::ToolDeny)}
                 </button>

@@ -17,7 +17,7 @@ use std::cell::RefCell;
 use std::collections::{BTreeSet, VecDeque};
 
 use hearth_core::chat::tools::ToolCallRecord;
-use hearth_core::plugin::mcp_app::{self, AppResource};
+use hearth_core::plugin::mcp_app::AppResource;
 use leptos::prelude::*;
 
 use crate::i18n::{Key, tr, use_i18n};
@@ -75,7 +75,7 @@ fn page_of(plugins: Plugins, call: &ToolCallRecord) -> Option<Page> {
         Some(Page {
             plugin_id: plugin.id.clone(),
             plugin_title: plugin.title.clone(),
-            uri: mcp_app::page_of(function)?.to_string(),
+            uri: function.app_page()?.to_string(),
             tool: function.tool.clone().unwrap_or_default(),
             description: function.description.clone(),
             input_schema: function.parameters.clone(),

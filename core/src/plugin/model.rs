@@ -121,7 +121,24 @@ pub struct PluginFunction {
     /// MCP Apps: the page that shows its results and who may call it
     /// ([`super::mcp_app`]); none: the model and the server's pages may.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub app: Option<super::mcp_app::AppLink>,
+    pub app: Option<super::mcp_app::link::AppLink>,
+}
+
+impl PluginFunction {
+    /// Whether the model may be offered it (a tool only MCP Apps' pages may call is not).
+    pub fn offered_to_model(&self) -> bool {
+        self.app.as_ref().is_none_or(|link| link.for_model)
+    }
+
+    /// Whether a page of its server may call it.
+    pub fn callable_by_app(&self) -> bool {
+        self.app.as_ref().is_none_or(|link| link.for_app)
+    }
+
+    /// The MCP App page that shows its results, if any.
+    pub fn app_page(&self) -> Option<&str> {
+        self.app.as_ref()?.resource_uri.as_deref()
+    }
 }
 
 fn yes() -> bool {

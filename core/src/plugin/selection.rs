@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use super::approval::{ApprovalKey, ConfirmMode};
-use super::model::{Plugin, Source};
+use super::model::{Plugin, PluginFunction, Source};
 use super::registry::{self, Collision};
 use super::risk::Risk;
 use super::tool_loop::MAX_TOOLS_OFFERED;
@@ -95,6 +95,19 @@ pub struct ToolTarget {
 }
 
 impl ToolTarget {
+    /// What a call to `function` of `plugin`, listed with `fingerprint`, runs.
+    pub fn new(plugin: &Plugin, function: &PluginFunction, fingerprint: String) -> Self {
+        Self {
+            plugin_id: plugin.id.clone(),
+            plugin_title: plugin.title.clone(),
+            function: function.name.clone(),
+            risk: function.risk,
+            fingerprint,
+            needs_auth: plugin.auth != super::model::Auth::None,
+            has_page: function.app_page().is_some(),
+        }
+    }
+
     /// What a session approval of this target is bound to.
     pub fn approval_key(&self) -> ApprovalKey {
         ApprovalKey {
@@ -161,7 +174,7 @@ pub fn toolset(
     };
     for (plugin, function) in offered {
         // A tool only an MCP App's page may call is never offered to the model.
-        if !super::mcp_app::offered_to_model(function) {
+        if !function.offered_to_model() {
             continue;
         }
         // A function the edge listed without a fingerprint cannot be called safely.
@@ -182,15 +195,7 @@ pub fn toolset(
         });
         set.targets.insert(
             function.name.clone(),
-            ToolTarget {
-                plugin_id: plugin.id.clone(),
-                plugin_title: plugin.title.clone(),
-                function: function.name.clone(),
-                risk: function.risk,
-                fingerprint: fingerprint.clone(),
-                needs_auth: plugin.auth != super::model::Auth::None,
-                has_page: super::mcp_app::page_of(function).is_some(),
-            },
+            ToolTarget::new(plugin, function, fingerprint.clone()),
         );
     }
     set

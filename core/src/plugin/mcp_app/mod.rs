@@ -2,8 +2,9 @@
 //! whose `_meta.ui.resourceUri` names a `ui://` resource has its result shown by that
 //! resource, an HTML page the host runs in a sandbox. The rules without I/O live here:
 //!
-//! - [`AppLink`]: what a tool's `_meta.ui` says (its page, and whether the model, the
-//!   page, or both may call it), read once at install and kept on the function;
+//! - [`AppLink`] (`link`): what a tool's `_meta.ui` says (its page, and whether the
+//!   model, the page, or both may call it), read once at install and kept on the
+//!   function (`PluginFunction::offered_to_model`, `callable_by_app`, `app_page`);
 //! - [`read_app_resource`]: a `resources/read` answer turned into the page's HTML
 //!   (the MCP Apps type only, bounded), and the network origins it asked for (never
 //!   granted: the sandbox has no network);
@@ -13,23 +14,21 @@
 //! - [`bridge`]: the JSON-RPC messages between the page and the host, read and written.
 
 pub mod bridge;
+pub mod link;
+
+pub use link::{AppLink, MAX_RESOURCE_URI_CHARS, UI_SCHEME, is_ui_uri};
 
 use base64::Engine;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::model::{Plugin, PluginFunction};
+use super::model::Plugin;
 use super::selection::{ToolPreferences, ToolTarget};
 use crate::api::RegisteredPlugin;
 
-/// The scheme of an app's page.
-pub const UI_SCHEME: &str = "ui://";
 /// The only type of page an app may have.
 pub const APP_MIME: &str = "text/html;profile=mcp-app";
 /// The most bytes of a page's HTML.
 pub const MAX_APP_HTML_BYTES: usize = 1024 * 1024;
-/// The most characters of a page's URI.
-pub const MAX_RESOURCE_URI_CHARS: usize = 2_048;
 /// The most origins kept of those a page asked for (they are shown, never granted).
 pub const MAX_ASKED_ORIGINS: usize = 12;
 /// The most characters of a call's structured content kept with the call for its page
@@ -37,100 +36,6 @@ pub const MAX_ASKED_ORIGINS: usize = 12;
 pub const MAX_KEPT_STRUCTURED_CHARS: usize = 64 * 1024;
 /// The most characters of one asked origin.
 const MAX_ORIGIN_CHARS: usize = 200;
-
-/// What a tool's `_meta.ui` says. Stored as `{"resourceUri"?, "forModel", "forApp"}`,
-/// read through `serde_json::Value` (whose reader every module has already: a derived
-/// reader of its own would grow the first load).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(from = "Value", into = "Value")]
-pub struct AppLink {
-    /// The `ui://` page that shows the tool's results, if it has one.
-    pub resource_uri: Option<String>,
-    /// Whether the model is offered the tool.
-    pub for_model: bool,
-    /// Whether a page of the same server may call it.
-    pub for_app: bool,
-}
-
-impl From<Value> for AppLink {
-    fn from(stored: Value) -> Self {
-        let said = |name: &str| stored.get(name).and_then(Value::as_bool).unwrap_or(true);
-        Self {
-            resource_uri: stored
-                .get("resourceUri")
-                .and_then(Value::as_str)
-                .filter(|uri| is_ui_uri(uri))
-                .map(str::to_string),
-            for_model: said("forModel"),
-            for_app: said("forApp"),
-        }
-    }
-}
-
-impl From<AppLink> for Value {
-    fn from(link: AppLink) -> Self {
-        let mut stored = serde_json::json!({"forModel": link.for_model, "forApp": link.for_app});
-        if let Some(uri) = link.resource_uri {
-            stored["resourceUri"] = Value::String(uri);
-        }
-        stored
-    }
-}
-
-impl AppLink {
-    /// The link of an MCP `tools/list` entry, if its `_meta` says anything of MCP Apps:
-    /// `_meta.ui.resourceUri` (or the deprecated `_meta["ui/resourceUri"]`) when it is a
-    /// `ui://` URI, and `_meta.ui.visibility` (both when absent; unknown entries ignored).
-    pub fn of_tool(tool: &Value) -> Option<Self> {
-        let meta = tool.get("_meta")?;
-        let ui = meta.get("ui");
-        let resource_uri = ui
-            .and_then(|ui| ui.get("resourceUri"))
-            .or_else(|| meta.get("ui/resourceUri"))
-            .and_then(Value::as_str)
-            .map(str::trim)
-            .filter(|uri| is_ui_uri(uri))
-            .map(str::to_string);
-        let visibility = ui
-            .and_then(|ui| ui.get("visibility"))
-            .and_then(Value::as_array);
-        if resource_uri.is_none() && visibility.is_none() {
-            return None;
-        }
-        let said =
-            |who: &str| visibility.is_none_or(|list| list.iter().any(|v| v.as_str() == Some(who)));
-        Some(Self {
-            resource_uri,
-            for_model: said("model"),
-            for_app: said("app"),
-        })
-    }
-}
-
-/// Whether `uri` is a usable `ui://` URI.
-pub fn is_ui_uri(uri: &str) -> bool {
-    uri.len() > UI_SCHEME.len()
-        && uri
-            .get(..UI_SCHEME.len())
-            .is_some_and(|s| s.eq_ignore_ascii_case(UI_SCHEME))
-        && uri.chars().count() <= MAX_RESOURCE_URI_CHARS
-        && !uri.chars().any(|c| c.is_control() || c.is_whitespace())
-}
-
-/// Whether the model may be offered `function` (a tool only apps may call is not).
-pub fn offered_to_model(function: &PluginFunction) -> bool {
-    function.app.as_ref().is_none_or(|link| link.for_model)
-}
-
-/// Whether a page may call `function`.
-pub fn callable_by_app(function: &PluginFunction) -> bool {
-    function.app.as_ref().is_none_or(|link| link.for_app)
-}
-
-/// The page that shows `function`'s results, if any.
-pub fn page_of(function: &PluginFunction) -> Option<&str> {
-    function.app.as_ref()?.resource_uri.as_deref()
-}
 
 /// The structured content of a call, as kept with the call for its page: JSON text of
 /// at most [`MAX_KEPT_STRUCTURED_CHARS`], else empty (none, or too large).
@@ -299,7 +204,7 @@ pub fn app_call_target(
         .iter()
         .find(|f| f.tool.as_deref() == Some(tool))
         .ok_or_else(no_such)?;
-    if !callable_by_app(function) {
+    if !function.callable_by_app() {
         return Err(AppCallRefused::NotForApps(tool.to_string()));
     }
     if !prefs.plugin_on(plugin)
@@ -311,16 +216,9 @@ pub fn app_call_target(
     let fingerprint = registered
         .fingerprints
         .get(&function.name)
-        .ok_or_else(no_such)?;
-    Ok(ToolTarget {
-        plugin_id: plugin.id.clone(),
-        plugin_title: plugin.title.clone(),
-        function: function.name.clone(),
-        risk: function.risk,
-        fingerprint: fingerprint.clone(),
-        needs_auth: plugin.auth != super::model::Auth::None,
-        has_page: page_of(function).is_some(),
-    })
+        .ok_or_else(no_such)?
+        .clone();
+    Ok(ToolTarget::new(plugin, function, fingerprint))
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@ use serde_json::{Value, json};
 
 use super::bridge::{self, FromView, ViewNotification, ViewRequest};
 use super::*;
-use crate::plugin::model::{Auth, McpInfo, Source};
+use crate::plugin::model::{Auth, McpInfo, PluginFunction, Source};
 use crate::plugin::risk::Risk;
 
 #[test]
@@ -71,9 +71,9 @@ fn mcp_import_keeps_the_link_and_only_the_model_visible_tools_are_offered() {
         json!({"name": "plain"}),
     ];
     let (functions, _) = crate::plugin::mcp::functions("counter", &tools, Vec::new());
-    assert_eq!(page_of(&functions[0]), Some("ui://counter/view"));
-    assert!(!offered_to_model(&functions[1]) && callable_by_app(&functions[1]));
-    assert!(offered_to_model(&functions[2]) && callable_by_app(&functions[2]));
+    assert_eq!(functions[0].app_page(), Some("ui://counter/view"));
+    assert!(!functions[1].offered_to_model() && functions[1].callable_by_app());
+    assert!(functions[2].offered_to_model() && functions[2].callable_by_app());
     let registered = registered(functions);
     let set = crate::plugin::selection::toolset(&[], &[registered], &ToolPreferences::default());
     let offered: Vec<&str> = set.specs.iter().map(|s| s.name.as_str()).collect();
