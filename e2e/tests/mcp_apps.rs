@@ -314,6 +314,37 @@ async fn an_mcp_app_shows_its_result_and_its_calls_are_confirmed_like_a_model_s(
     page_shows(&session, "theme", "theme dark").await;
     assert_eq!(count(port, "show_counter").await, 1);
     session.screenshot("mcp-app-dark").await;
+    // Light chosen from the top bar while the page shows: it is told.
+    session
+        .click_by_script(".topbar__actions [aria-haspopup=menu]")
+        .await;
+    session
+        .wait_until("[...document.querySelectorAll('[role=menu]')].some((m) => !m.hidden)")
+        .await;
+    session
+        .js(
+            "[...document.querySelectorAll('[role=menu]')].find((m) => !m.hidden)
+               .querySelectorAll('[role=menuitemradio]')[1].click()",
+            vec![],
+        )
+        .await;
+    page_shows(&session, "theme", "theme light").await;
+    // On a phone the page and its note fit the width.
+    session.resize(390, 844).await;
+    session
+        .wait_until(
+            "document.documentElement.scrollWidth <= window.innerWidth
+             && getComputedStyle(document.getElementById('sidebar')).visibility === 'hidden'",
+        )
+        .await;
+    session
+        .js(
+            "document.querySelector('.mcp-app').scrollIntoView({ block: 'start' })",
+            vec![],
+        )
+        .await;
+    session.screenshot("mcp-app-phone").await;
+    session.resize(1280, 900).await;
     // The ways out that would leave the page: the app stays, and nothing arrives.
     click_in_page(&session, "leave").await;
     tokio::time::sleep(std::time::Duration::from_millis(800)).await;
