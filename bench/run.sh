@@ -23,3 +23,6 @@ cargo run --quiet --locked --release -p hearth-bench --bin skills_bench -- docs/
 cargo run --quiet --locked --release -p hearth-bench --bin memory_bench -- docs/BENCHMARKS.md
 # What a resumable relay costs (the release server, a real Redis).
 cargo run --quiet --locked --release -p hearth-bench --bin relay_bench -- docs/BENCHMARKS.md
+# The sandboxes: a Mermaid diagram drawn (Mermaid's first start, then warm) and a 50 KB
+# HTML artifact previewed, in headless Chromium.
+cargo run --quiet --locked --release -p hearth-bench --bin sandbox_bench -- docs/BENCHMARKS.md
