@@ -4,7 +4,7 @@
 //! at the event level, before any HTML exists:
 //! - raw HTML in the source (`<script>`, `<img onerror>`, comments) becomes escaped text,
 //!   except a few formatting tags without attributes inside a paragraph (`<br>`, `<kbd>`,
-//!   `<sup>`, …, [`FORMATTING_TAGS`]), which are written as tags and closed with the
+//!   `<sup>`, …, [`formatting::FORMATTING_TAGS`]), which are written as tags and closed with the
 //!   element they were opened in;
 //!   an HTML block (CommonMark's block-level HTML) is that text inside a
 //!   [`HTML_BLOCK_OPEN`] element, which the page may replace with what
@@ -34,6 +34,7 @@
 //! escapes every character it writes, like the rest of this module.
 
 mod css_colour;
+mod formatting;
 pub mod highlight;
 #[cfg(feature = "html-blocks")]
 pub mod html_block;
@@ -49,6 +50,7 @@ use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 use pulldown_cmark_escape::{escape_href, escape_html};
 
 use crate::safe_url::{is_safe_image_src, is_safe_link_href};
+use formatting::{FormattingTag, formatting_tag};
 
 /// The most source bytes rendered at once; longer input is cut (with a marker) rather
 /// than freezing the page.
@@ -300,44 +302,6 @@ fn html_cost(event: &Event) -> usize {
         // `<input disabled="" type="checkbox" checked=""/>\n`, `<ol start="…">`,
         // `<blockquote class="markdown-alert-important">`
         _ => 64,
-    }
-}
-
-/// The inline HTML tags a source may use, without attributes: they format text and
-/// nothing else. Any other inline tag, or one of these with attributes, stays text.
-const FORMATTING_TAGS: &[&str] = &[
-    "b", "del", "em", "i", "ins", "kbd", "mark", "s", "small", "strong", "sub", "sup", "u",
-];
-
-/// An inline HTML tag the renderer writes as a tag.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum FormattingTag {
-    /// `<br>`, `<br/>`, `<br />`.
-    Break,
-    Open(&'static str),
-    Close(&'static str),
-}
-
-/// Reads `<kbd>`, `</kbd>` or `<br/>` (any case, no attributes); `None` for anything else.
-fn formatting_tag(html: &str) -> Option<FormattingTag> {
-    let inner = html.trim().strip_prefix('<')?.strip_suffix('>')?;
-    let (closing, inner) = match inner.strip_prefix('/') {
-        Some(rest) => (true, rest),
-        None => (false, inner),
-    };
-    let (self_closing, name) = match inner.strip_suffix('/') {
-        Some(rest) => (true, rest.trim_end()),
-        None => (false, inner),
-    };
-    let name = name.to_ascii_lowercase();
-    if name == "br" && !closing {
-        return Some(FormattingTag::Break);
-    }
-    let &tag = FORMATTING_TAGS.iter().find(|tag| **tag == name)?;
-    match (closing, self_closing) {
-        (false, false) => Some(FormattingTag::Open(tag)),
-        (true, false) => Some(FormattingTag::Close(tag)),
-        _ => None,
     }
 }
 
