@@ -2,13 +2,14 @@
 //! sandbox proxy, hands it the page once the proxy says it is ready (and is isolated),
 //! and answers the page's JSON-RPC (`hearth_core::plugin::mcp_app::bridge`): the
 //! handshake with the host context, then the call's arguments and result; its size;
-//! reads of its server's resources; a message it offers, put in the composer (never
+//! reads of its server's resources (at most [`bridge::MAX_READS_PER_PAGE`]); a message it offers, put in the composer (never
 //! sent by the page); and its tool calls, each resolved to its own
 //! server's tools that apps may call, confirmed under the user's mode exactly as a
 //! model's call (risk, session approvals bound to the fingerprint), executed through the
 //! edge with that fingerprint, one at a time and at most
 //! [`bridge::MAX_CALLS_PER_PAGE`]. A call waiting for the user is denied if the page
-//! goes away. Every message must come from this page's frame.
+//! goes away. Every message must come from this page's frame, and every answer fits
+//! what the proxy passes on (`bridge::fit`), so the page is never left waiting.
 
 use hearth_core::chat::tools::{ToolCallRecord, redact_arguments};
 use hearth_core::plugin::approval::{self, DENIED_RESULT, Decision, Offer};
@@ -82,6 +83,7 @@ struct Host {
     initialized: RwSignal<bool>,
     calls_made: StoredValue<u32>,
     messages_offered: StoredValue<u32>,
+    reads_made: StoredValue<u32>,
     busy: StoredValue<bool>,
     activity: RwSignal<Option<Activity>>,
     waiting: RwSignal<Option<Waiting>>,
@@ -107,6 +109,7 @@ pub fn AppHost(call: ToolCallRecord, page: Page) -> impl IntoView {
         initialized: RwSignal::new(false),
         calls_made: StoredValue::new(0),
         messages_offered: StoredValue::new(0),
+        reads_made: StoredValue::new(0),
         busy: StoredValue::new(false),
         activity: RwSignal::new(None),
         waiting: RwSignal::new(None),
@@ -297,8 +300,17 @@ async fn read_page(host: Host) {
     let _ = host.stage.try_set(stage);
 }
 
-/// Posts `message` to the proxy (which passes it to the page).
+/// Posts `message` to the proxy (which passes it to the page) if it fits what the proxy
+/// passes on (`bridge::fit`: an answer too large becomes an error saying so).
 fn post(host: Host, message: &Value) {
+    if let Some(message) = bridge::fit(message.clone()) {
+        post_to_proxy(host, &message);
+    }
+}
+
+/// Posts `message` to the proxy itself (the page's HTML, which may be larger than what
+/// the proxy passes on; it checks the page's own bound).
+fn post_to_proxy(host: Host, message: &Value) {
     let Some(window) = host
         .frame
         .try_get_untracked()
@@ -376,7 +388,7 @@ fn proxy_ready(host: Host, frame: &HtmlIFrameElement, text: &str, resource: AppR
         host.stage.set(Stage::NotStarted);
         return;
     }
-    post(
+    post_to_proxy(
         host,
         &bridge::notification_to_view(
             "ui/notifications/sandbox-resource-ready",
@@ -429,6 +441,18 @@ fn answer_request(host: Host, id: Value, request: ViewRequest) {
             post(host, &bridge::error(&id, bridge::INVALID_PARAMS, &reason));
         }
         ViewRequest::ReadResource { uri } => {
+            if host.reads_made.get_value() >= bridge::MAX_READS_PER_PAGE {
+                post(
+                    host,
+                    &bridge::error(
+                        &id,
+                        bridge::REFUSED,
+                        "This app has read the most resources it may.",
+                    ),
+                );
+                return;
+            }
+            host.reads_made.update_value(|n| *n += 1);
             leptos::task::spawn_local(async move {
                 let plugin_id = host.page.with_value(|p| p.plugin_id.clone());
                 let answer = match host

@@ -32,6 +32,8 @@ thread_local! {
     /// Calls whose page was shown this session: shown again when their card comes back
     /// (the message list unmounts what scrolls away).
     static SHOWN: RefCell<BTreeSet<String>> = const { RefCell::new(BTreeSet::new()) };
+    /// Whether a card asked for the plugin list this page.
+    static LISTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 fn kept_page(plugin_id: &str, uri: &str) -> Option<AppResource> {
@@ -94,8 +96,8 @@ pub fn CallApp(
 ) -> impl IntoView {
     let plugins = use_plugins();
     // After a reload the plugins are listed on first use: a card with a call of an
-    // installed plugin is such a use.
-    if call.plugin_id.is_some() {
+    // installed plugin is such a use, once per page (a long conversation has many).
+    if call.plugin_id.is_some() && !LISTED.with(|asked| asked.replace(true)) {
         leptos::task::spawn_local(async move { plugins.ensure_listed().await });
     }
     let call = StoredValue::new(call);
@@ -108,7 +110,17 @@ pub fn CallApp(
         }
     });
     let i18n = use_i18n();
-    let ready = crate::i18n::later_english_ready();
+    // Its sentences are in the later English, fetched only for a card that has a page
+    // (a conversation has many tool cards, few of them apps).
+    let ready = RwSignal::new(false);
+    Effect::new(move |_| {
+        if page.with(Option::is_some) && !ready.get_untracked() {
+            leptos::task::spawn_local(async move {
+                crate::i18n::load_later_english().await;
+                let _ = ready.try_set(true);
+            });
+        }
+    });
     move || {
         let page = page.get().filter(|_| ready.get())?;
         let title = i18n.t_with(Key::McpAppFrom, &[("plugin", &page.plugin_title)]);

@@ -13,7 +13,6 @@
 
 use serde_json::{Map, Value, json};
 
-use super::AppResourceError;
 use crate::plugin::result::ToolResult;
 
 /// The MCP Apps revision the host speaks.
@@ -28,6 +27,12 @@ const MAX_METHOD_CHARS: usize = 100;
 pub const MAX_MESSAGES_PER_PAGE: u32 = 5;
 /// The most characters of a message a page offers.
 pub const MAX_OFFERED_MESSAGE_CHARS: usize = 8_000;
+/// The most resource reads one page may ask for while it is shown.
+pub const MAX_READS_PER_PAGE: u32 = 50;
+/// The most bytes of the call's text sent to its page with its result: even with every
+/// character escaped six times over in JSON, and the structured content (at most
+/// 64 KiB), the notification stays within [`MAX_MESSAGE_CHARS`].
+pub const MAX_RESULT_TEXT_BYTES: usize = 64 * 1024;
 /// The most tool calls one page may make while it is shown.
 pub const MAX_CALLS_PER_PAGE: u32 = 50;
 /// The smallest and largest height, in CSS pixels, a page may ask for.
@@ -473,12 +478,42 @@ pub fn call_tool_result(text: &str, structured: Option<&Value>, is_error: bool) 
     result
 }
 
-/// `ui/notifications/tool-result`.
+/// `ui/notifications/tool-result`, its text cut to [`MAX_RESULT_TEXT_BYTES`] (marked
+/// with `…`).
 pub fn tool_result(text: &str, structured: Option<&Value>, is_error: bool) -> Value {
+    let cut = if text.len() > MAX_RESULT_TEXT_BYTES {
+        let at = (0..=MAX_RESULT_TEXT_BYTES)
+            .rev()
+            .find(|at| text.is_char_boundary(*at))
+            .unwrap_or(0);
+        format!("{}…", &text[..at])
+    } else {
+        text.to_string()
+    };
     notification_to_view(
         "ui/notifications/tool-result",
-        call_tool_result(text, structured, is_error),
+        call_tool_result(&cut, structured, is_error),
     )
+}
+
+/// `message` as it may be posted to a page: within [`MAX_MESSAGE_CHARS`] (the proxy
+/// drops a larger one, and the page would wait for its answer for ever). An answer too
+/// large becomes an error saying so; a notification too large is not sent.
+pub fn fit(message: Value) -> Option<Value> {
+    if message.to_string().len() <= MAX_MESSAGE_CHARS {
+        return Some(message);
+    }
+    match (message.get("id"), message.get("method")) {
+        (Some(id), None) => Some(error(
+            id,
+            REFUSED,
+            &format!(
+                "The answer is larger than the {} KiB a page may be sent.",
+                MAX_MESSAGE_CHARS / 1024
+            ),
+        )),
+        _ => None,
+    }
 }
 
 /// The answer to a page's `tools/call` that ran: what the edge returned (images as
@@ -502,14 +537,4 @@ pub fn call_not_run(id: &RequestId, why: &str) -> Value {
 /// `ui/resource-teardown`, sent before the host removes the page.
 pub fn teardown(id: u64) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "ui/resource-teardown", "params": {"reason": "closed"}})
-}
-
-/// The message the host shows for a page that could not be read.
-pub fn resource_error_code(error: &AppResourceError) -> &'static str {
-    match error {
-        AppResourceError::Missing(_) => "missing",
-        AppResourceError::WrongType(_) => "wrong_type",
-        AppResourceError::TooLarge => "too_large",
-        AppResourceError::NotText => "not_text",
-    }
 }

@@ -16,7 +16,7 @@
 pub mod bridge;
 pub mod link;
 
-pub use link::{AppLink, MAX_RESOURCE_URI_CHARS, UI_SCHEME, is_ui_uri};
+pub use link::{AppLink, MAX_RESOURCE_URI_CHARS};
 
 use base64::Engine;
 use serde_json::Value;

@@ -455,3 +455,36 @@ fn structured_content_is_kept_for_the_page_only_when_small() {
     assert_eq!(kept_structured(None), "");
     assert_eq!(stored_structured(""), None);
 }
+
+#[test]
+fn nothing_is_posted_to_a_page_that_its_proxy_would_drop() {
+    let small = bridge::result(&json!(1), json!({"ok": true}));
+    assert_eq!(bridge::fit(small.clone()), Some(small));
+    // An answer too large says so, under its id: the page is not left waiting.
+    let outcome = crate::plugin::result::ToolResult {
+        text: "a".repeat(bridge::MAX_MESSAGE_CHARS),
+        ..Default::default()
+    };
+    let answer = bridge::fit(bridge::call_answer(&json!("c7"), &outcome)).unwrap();
+    assert_eq!(answer["id"], "c7");
+    assert_eq!(answer["error"]["code"], bridge::REFUSED);
+    assert!(answer.to_string().len() < 1_000);
+    // A notification too large is not sent; the call's result is cut to fit.
+    let big =
+        bridge::notification_to_view("x", json!({"p": "a".repeat(bridge::MAX_MESSAGE_CHARS)}));
+    assert_eq!(bridge::fit(big), None);
+    for huge in [
+        "é".repeat(bridge::MAX_RESULT_TEXT_BYTES),
+        "\u{1}".repeat(bridge::MAX_RESULT_TEXT_BYTES * 2),
+    ] {
+        let structured = json!({"s": "\"".repeat(MAX_KEPT_STRUCTURED_CHARS / 2 - 20)});
+        assert!(!kept_structured(Some(&structured)).is_empty());
+        let sent = bridge::tool_result(&huge, Some(&structured), false);
+        let text = sent["params"]["content"][0]["text"].as_str().unwrap();
+        assert!(text.len() <= bridge::MAX_RESULT_TEXT_BYTES + '…'.len_utf8());
+        assert!(text.ends_with('…'));
+        assert!(bridge::fit(sent).is_some(), "the worst escaping still fits");
+    }
+    let short = bridge::tool_result("Count: 3", None, false);
+    assert_eq!(short["params"]["content"][0]["text"], "Count: 3");
+}
