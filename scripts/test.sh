@@ -7,7 +7,11 @@ source "$(dirname "$0")/env.sh"
 cd "$root"
 started=$(date +%s)
 # Each step says how far in it starts, so a slow CI run shows where its time went.
-step() { printf '\n\033[1m==> %s\033[0m (at %ss)\n' "$*" "$(( $(date +%s) - started ))"; }
+# It also says how much disk is left: a full disk fails a link with a bare "Bus error".
+step() {
+  printf '\n\033[1m==> %s\033[0m (at %ss, %s free)\n' "$*" "$(( $(date +%s) - started ))" \
+    "$(df -h --output=avail "$HEARTH_TARGET_DIR" 2>/dev/null | tail -1 | tr -d ' ')"
+}
 # A clean checkout gains nothing from incremental caches, and they cost gigabytes of disk.
 if [ -n "${HEARTH_CI_STARTED:-}" ]; then
   export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
@@ -24,6 +28,11 @@ cargo clippy --locked -p hearth-app -p hearth-render-worker -p hearth-search-wor
 
 step "4/6 Release build of the app (trunk build --release --offline)"
 trunk build --release --offline
+# On a clean checkout, the browser build's objects (gigabytes) are done with once dist/
+# holds the app: nothing after this step reads them. A developer's cache is kept.
+if [ -n "${HEARTH_CI_STARTED:-}" ]; then
+  rm -rf "$HEARTH_TARGET_DIR/wasm32-unknown-unknown"
+fi
 
 step "5/6 The server binary the e2e tests start"
 cargo build --locked -p hearth-server

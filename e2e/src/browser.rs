@@ -2,7 +2,8 @@
 //!
 //! Chromium runs with the flags this workplace requires (no sandbox as root, no
 //! background networking: the machine has no network beyond loopback), a fresh profile
-//! per session, and the browser console log enabled so tests can assert that a page
+//! per session (under the stack's [`crate::process::Profiles`], removed with it), and
+//! the browser console log enabled so tests can assert that a page
 //! produced no errors and no CSP violations.
 
 use std::time::{Duration, Instant};
@@ -85,6 +86,12 @@ impl Browser {
         let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
         let mut args: Vec<String> = CHROMIUM_FLAGS.iter().map(|s| s.to_string()).collect();
         args.extend(extra.iter().cloned());
+        if !extra
+            .iter()
+            .any(|flag| flag.starts_with("--user-data-dir="))
+        {
+            args.push(stack.profiles.next_flag());
+        }
         args.push(format!("--window-size={width},{height}"));
         let capabilities = json!({
             "browserName": "chrome",

@@ -2,8 +2,9 @@
 //! loopback port, each killed when its guard is dropped (also when a test panics).
 
 use std::net::TcpListener;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::paths;
@@ -231,13 +232,68 @@ pub fn start_peer(name: &str, spawn: impl Fn(u16) -> Command) -> Guard {
     }
 }
 
+/// The browser profiles of one stack's sessions, in a directory removed on drop.
+///
+/// ChromeDriver removes a profile it made only when its session is closed; a test that
+/// ends (or fails) with ChromeDriver killed left 35 to 60 MB in the temp directory per
+/// session, hundreds per suite run: enough to fill a CI machine's disk.
+#[derive(Debug)]
+pub struct Profiles {
+    root: PathBuf,
+    made: AtomicUsize,
+}
+
+impl Profiles {
+    fn new() -> Self {
+        let root = std::env::temp_dir().join(format!(
+            "hearth-e2e-profiles-{}-{}",
+            std::process::id(),
+            free_port()
+        ));
+        Self {
+            root,
+            made: AtomicUsize::new(0),
+        }
+    }
+
+    /// The Chromium flag for a fresh profile of the next session.
+    pub fn next_flag(&self) -> String {
+        let n = self.made.fetch_add(1, Ordering::Relaxed);
+        format!(
+            "--user-data-dir={}",
+            self.root.join(n.to_string()).display()
+        )
+    }
+
+    /// How many profiles were handed out.
+    pub fn made(&self) -> usize {
+        self.made.load(Ordering::Relaxed)
+    }
+
+    /// Where they live.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+}
+
+impl Drop for Profiles {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
 /// A server and a driver for one test.
+///
+/// Fields drop in order: the server, then ChromeDriver with its Chromium, and only then
+/// the profiles those browsers were writing.
 #[derive(Debug)]
 pub struct Stack {
     /// The hearth server.
     pub hearth: Hearth,
     /// ChromeDriver.
     pub driver: Guard,
+    /// The sessions' browser profiles.
+    pub profiles: Profiles,
 }
 
 impl Stack {
@@ -251,6 +307,7 @@ impl Stack {
         Self {
             hearth: Hearth::start(&paths::dist_dir(), env),
             driver: start_chromedriver(),
+            profiles: Profiles::new(),
         }
     }
 

@@ -685,7 +685,7 @@ async fn browser_speaking(stack: &hearth_e2e::Stack, accept_language: &str) -> B
 
 #[tokio::test]
 async fn a_japanese_first_load_is_japanese_from_the_first_render_and_fetches_only_japanese() {
-    let stack = hearth_e2e::Stack::start();
+    let stack = hearth_e2e::process::Stack::start();
     let browser = browser_speaking(&stack, "ja-JP,ja,en").await;
     browser.open_app("/").await;
     assert_eq!(
@@ -732,7 +732,7 @@ async fn a_japanese_first_load_is_japanese_from_the_first_render_and_fetches_onl
 
 #[tokio::test]
 async fn an_english_first_load_fetches_no_catalog() {
-    let stack = hearth_e2e::Stack::start();
+    let stack = hearth_e2e::process::Stack::start();
     let browser = browser_speaking(&stack, "en-US,en,ja").await;
     browser.open_app("/").await;
     assert_eq!(
@@ -769,7 +769,7 @@ fn key_ids() -> Vec<String> {
 
 #[tokio::test]
 async fn every_settings_tab_the_command_menu_and_the_palette_are_worded_in_every_locale() {
-    let stack = hearth_e2e::Stack::start();
+    let stack = hearth_e2e::process::Stack::start();
     let ids = key_ids();
     for (locale, providers_tab, palette_placeholder) in [
         ("en", "Providers", "Search titles and messages"),
@@ -886,7 +886,7 @@ async fn assert_only_the_blocked_catalog_failed(browser: &Browser) {
 
 #[tokio::test]
 async fn a_catalog_that_cannot_be_fetched_keeps_english_and_says_so() {
-    let stack = hearth_e2e::Stack::start();
+    let stack = hearth_e2e::process::Stack::start();
     let browser = browser_speaking(&stack, "en-US,en").await;
     browser.cdp("Network.enable", json!({})).await;
     browser
@@ -958,4 +958,25 @@ async fn logo_is_a_safe_image() {
         .wait_until("document.querySelector('img.sidebar__logo').naturalWidth > 0")
         .await;
     browser.finish().await;
+}
+
+#[tokio::test]
+async fn a_sessions_browser_profile_is_removed_with_its_stack_even_when_never_closed() {
+    let stack = hearth_e2e::process::Stack::start();
+    let browser = Browser::open(&stack, 800, 600).await;
+    browser.open_app("/").await;
+    let root = stack.profiles.root().to_path_buf();
+    assert_eq!(stack.profiles.made(), 1);
+    assert!(
+        root.join("0").join("Default").is_dir(),
+        "the browser writes its profile under the stack's directory, not ChromeDriver's own"
+    );
+    // A failing test never closes its session: dropping is all that happens.
+    drop(browser);
+    drop(stack);
+    assert!(
+        !root.exists(),
+        "the profile outlived the stack: {}",
+        root.display()
+    );
 }
