@@ -4,7 +4,7 @@
 //! start. The catalog tests check the result against the file.
 //!
 //! A sentence whose key only the settings dialog, the composer's command menu, the search
-//! palette or the diagrams use
+//! palette, the diagrams, MCP Apps or a reply's picture use
 //! (every `Key::Name` of it is under [`LATER_DIRS`]) is left empty here: their lazily
 //! loaded chunks fetch `locales/en.json` before they show
 //! (`crate::i18n::load_later_english`), so those sentences are not on the first screen's
@@ -14,9 +14,10 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// Where the code that may use a later sentence lives.
-const LATER_DIRS: [&str; 5] = [
+const LATER_DIRS: [&str; 6] = [
     "src/diagram/",
     "src/mcp_app/",
+    "src/picture.rs",
     "src/settings/",
     "src/shell/commands/",
     "src/search/palette.rs",

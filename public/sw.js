@@ -10,7 +10,7 @@
 // - the share target's POST /share: what was shared is kept in the "hearth-share" cache
 //   for the app to take, and the page is sent to /?share=<id>;
 // - the sandbox pages (SANDBOX_PAGES: the artifact preview, the diagram renderer, the
-//   MCP Apps proxy) from
+//   reply picture maker, the MCP Apps proxy) from
 //   the network, kept as they arrived (with their own policy, which the cache keeps
 //   with the page) so that previews and diagrams work offline.
 // It never answers or keeps anything else under /api/ (the edge: relays, streams, tools,
@@ -33,7 +33,7 @@ const KEEP_VERSIONS = 2;
 const MAX_SHARED_FILES = 10;
 // The edge's sandbox pages (server/src/sandbox): never the app's shell, always the page
 // with the policy the edge sent (an opaque origin, no network).
-const SANDBOX_PAGES = ["/sandbox/artifact", "/sandbox/diagram", "/sandbox/app"];
+const SANDBOX_PAGES = ["/sandbox/artifact", "/sandbox/diagram", "/sandbox/picture", "/sandbox/app"];
 // A share that no page took within this time is removed with the next one.
 const SHARE_TTL_MS = 60 * 60 * 1000;
 

@@ -14,6 +14,7 @@
 //! - [`render`]: Markdown rendering in a lazily started Web Worker.
 //! - [`diagram`]: a reply's Mermaid diagrams, drawn in a sandbox frame and shown as
 //!   images, full screen, saved as SVG or PNG.
+//! - [`picture`]: a reply saved as a PNG, drawn by the picture sandbox.
 //! - [`mcp_app`]: MCP Apps: a tool's `ui://` page shown under its call, in the app
 //!   sandbox, its tool calls confirmed like a model's.
 //! - [`search`]: global search: the index in a lazily started Web Worker, kept current
@@ -57,6 +58,7 @@ pub mod locks;
 pub mod mcp_app;
 pub mod memory;
 pub mod models;
+pub mod picture;
 pub mod plugins;
 pub mod preferences;
 pub mod providers;

@@ -135,12 +135,13 @@ async fn the_installed_app_works_offline_and_its_cache_holds_the_build_and_nothi
         .iter()
         .map(|u| u.as_str().unwrap().trim_start_matches(&origin).to_string())
         .collect();
-    // The build, and the sandbox pages as the edge sent them (previews, diagrams and
-    // MCP Apps work offline).
+    // The build, and the sandbox pages as the edge sent them (previews, diagrams, a
+    // reply's picture and MCP Apps work offline).
     let mut expected = listed.clone();
     expected.extend([
         "/sandbox/artifact".to_string(),
         "/sandbox/diagram".to_string(),
+        "/sandbox/picture".to_string(),
         "/sandbox/app".to_string(),
     ]);
     assert_eq!(held, expected);

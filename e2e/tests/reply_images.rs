@@ -291,6 +291,141 @@ async fn a_reply_reads_alone_and_saves_as_markdown_with_its_images() {
     );
 }
 
+/// A PNG's size and pixels (RGBA).
+fn png_pixels(bytes: &[u8]) -> (u32, u32, Vec<[u8; 4]>) {
+    let decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+    let mut reader = decoder.read_info().expect("a PNG");
+    let mut buffer = vec![0; reader.output_buffer_size().expect("a buffer size")];
+    let info = reader.next_frame(&mut buffer).expect("the PNG's pixels");
+    assert_eq!(
+        info.color_type,
+        png::ColorType::Rgba,
+        "a canvas PNG is RGBA"
+    );
+    let pixels = buffer[..info.buffer_size()]
+        .chunks_exact(4)
+        .map(|p| [p[0], p[1], p[2], p[3]])
+        .collect();
+    (info.width, info.height, pixels)
+}
+
+/// Saves the last reply as a PNG into `downloads` and returns its bytes (the file is
+/// removed), checking that the sandbox frame went.
+async fn save_png(session: &AppSession, downloads: &std::path::Path) -> Vec<u8> {
+    reply_menu(session, "Save as PNG").await;
+    let file = paths::downloaded_as(downloads, "png").await;
+    assert_eq!(
+        file.file_name().unwrap().to_str().unwrap(),
+        "Draw me two animals.png"
+    );
+    let bytes = std::fs::read(&file).unwrap();
+    std::fs::remove_file(&file).unwrap();
+    session
+        .wait_until("document.querySelectorAll('iframe.picture-sandbox').length === 0")
+        .await;
+    bytes
+}
+
+/// The pixels of the gradient test images (blue 128, red and green apart: nothing else
+/// in a reply's picture has that colour), and the dark ones (text in the light theme).
+fn gradient_and_dark_pixels(pixels: &[[u8; 4]]) -> (usize, usize) {
+    let gradient = pixels
+        .iter()
+        .filter(|[r, g, b, _]| b.abs_diff(128) <= 2 && r.abs_diff(*g) > 40)
+        .count();
+    let dark = pixels
+        .iter()
+        .filter(|[r, g, b, _]| *r < 90 && *g < 90 && *b < 90)
+        .count();
+    (gradient, dark)
+}
+
+#[tokio::test]
+async fn a_reply_saves_as_a_png_with_its_images_in_the_pages_theme() {
+    let fixture = ProviderFixture::start().await;
+    let session = animals_drawn(&fixture).await;
+    session
+        .wait_until(
+            "document.querySelectorAll('.message--assistant .reply-image img').length === 2",
+        )
+        .await;
+    let width = session
+        .js(
+            "return Math.round(Math.max(...[...[...document.querySelectorAll('.message--assistant')].at(-1)
+               .querySelectorAll('.message__markdown')].map((p) => p.getBoundingClientRect().width)))",
+            vec![],
+        )
+        .await
+        .as_u64()
+        .expect("a width") as u32;
+    let downloads = paths::scratch_dir("reply-png");
+    session.allow_downloads(&downloads).await;
+
+    // Light: twice the reply's width, on the light surface, the text and both images in.
+    let light = save_png(&session, &downloads).await;
+    assert_eq!(&light[..8], b"\x89PNG\r\n\x1a\n");
+    let (w, h, pixels) = png_pixels(&light);
+    assert_eq!(w, width * 2, "the picture is twice the reply's width");
+    assert!((100..4000).contains(&h), "height {h}");
+    assert_eq!(pixels[0], [255, 255, 255, 255], "the light surface");
+    std::fs::write(paths::artifacts_dir().join("reply-png-light.png"), &light).unwrap();
+    let (gradient, dark) = gradient_and_dark_pixels(&pixels);
+    // The cat (20 × 10) and the dog (30 × 10) at twice their size: 2,000 pixels, of
+    // which those off the grey diagonal count (about 1,250); either image alone is
+    // under 800.
+    assert!(
+        (1000..=2000).contains(&gradient),
+        "{gradient} pixels of the two images"
+    );
+    assert!(dark > 300, "{dark} pixels of text");
+
+    // Dark, after a reload: the dark surface, light text, the images again.
+    hearth_e2e::chat::reload_in_theme(&session, "dark").await;
+    open_latest(&session).await;
+    session
+        .wait_until(
+            "[...document.querySelectorAll('.message--assistant .reply-image img')].filter((i) => i.complete && i.naturalWidth).length === 2",
+        )
+        .await;
+    let dark_png = save_png(&session, &downloads).await;
+    std::fs::write(paths::artifacts_dir().join("reply-png-dark.png"), &dark_png).unwrap();
+    let (_, _, pixels) = png_pixels(&dark_png);
+    assert_eq!(pixels[0], [28, 26, 23, 255], "the dark surface (#1c1a17)");
+    let (gradient, _) = gradient_and_dark_pixels(&pixels);
+    assert!((1000..=2000).contains(&gradient), "{gradient}");
+    let light_text = pixels
+        .iter()
+        .filter(|[r, g, b, _]| *r > 200 && *g > 200 && *b > 190)
+        .count();
+    assert!(light_text > 300, "{light_text} pixels of light text");
+
+    // The sandbox refuses a reply taller than a picture can be, as "too large", and
+    // answers nobody but its parent.
+    let answer = session
+        .js_async(
+            "const done = arguments[arguments.length - 1];
+             const frame = document.createElement('iframe');
+             frame.src = '/sandbox/picture';
+             frame.className = 'picture-sandbox';
+             window.addEventListener('message', (event) => {
+               if (event.source !== frame.contentWindow || event.data?.hearth !== 'picture') return;
+               if (event.data.type === 'ready') {
+                 frame.contentWindow.postMessage({hearth: 'picture-png', id: 'tall', width: 600,
+                   theme: 'light', css: '', images: [],
+                   html: '<p style=\"height: 60000px\">tall</p>'}, '*');
+               } else {
+                 frame.remove();
+                 done([event.data.type, event.data.message]);
+               }
+             });
+             document.body.append(frame);",
+            vec![],
+        )
+        .await;
+    assert_eq!(answer, json!(["error", "too_large"]));
+    session.finish().await;
+}
+
 /// The pages of a PDF: its `/Type /Page` objects (not the `/Pages` tree).
 fn pdf_pages(pdf: &[u8]) -> usize {
     let text = String::from_utf8_lossy(pdf);

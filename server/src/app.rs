@@ -15,7 +15,17 @@ use crate::state::AppState;
 
 /// The whole edge as one router.
 pub fn router(state: AppState) -> Router {
+    // The sandbox pages, each with its own policy (`response_headers`): every one listed.
+    let sandbox_pages = crate::sandbox::PAGES
+        .into_iter()
+        .fold(Router::new(), |router, page| {
+            router.route(
+                page.path,
+                axum::routing::get(move || async move { page.respond() }),
+            )
+        });
     Router::new()
+        .merge(sandbox_pages)
         .nest(
             "/api",
             crate::api::router().layer(middleware::from_fn_with_state(
@@ -27,19 +37,6 @@ pub fn router(state: AppState) -> Router {
         .route(
             "/share",
             axum::routing::post(share_without_worker).fallback(serve_static),
-        )
-        // The sandbox pages, each with its own policy (`response_headers`).
-        .route(
-            crate::sandbox::ARTIFACT.path,
-            axum::routing::get(|| async { crate::sandbox::ARTIFACT.respond() }),
-        )
-        .route(
-            crate::sandbox::DIAGRAM.path,
-            axum::routing::get(|| async { crate::sandbox::DIAGRAM.respond() }),
-        )
-        .route(
-            crate::sandbox::APP.path,
-            axum::routing::get(|| async { crate::sandbox::APP.respond() }),
         )
         // Authorization servers fetch it: outside `/api` and its guard.
         .route(

@@ -360,3 +360,26 @@ async fn traversal_attempts_never_reach_the_filesystem() {
         assert!(!response.contains("root:x:"), "{path}: {response}");
     }
 }
+
+#[tokio::test]
+async fn every_sandbox_page_is_served_at_its_path_with_its_own_policy() {
+    let server = Server::start(&[]);
+    for page in hearth_server::sandbox::PAGES {
+        let response = client().get(server.url(page.path)).send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK, "{}", page.path);
+        let headers = response.headers().clone();
+        assert_eq!(
+            headers[header::CONTENT_SECURITY_POLICY],
+            page.csp,
+            "{}",
+            page.path
+        );
+        // The app frames it: never the app's `X-Frame-Options: DENY`.
+        assert!(
+            headers.get(header::X_FRAME_OPTIONS).is_none(),
+            "{}",
+            page.path
+        );
+        assert_eq!(response.text().await.unwrap(), page.html, "{}", page.path);
+    }
+}

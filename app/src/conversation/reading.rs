@@ -1,4 +1,5 @@
-//! A reply's own menu (Read, Save as Markdown, Print or save as PDF) and reading mode:
+//! A reply's own menu (Read, Save as Markdown, Save as PNG, Print or save as PDF) and
+//! reading mode:
 //! the reply's text and images alone, in a wide, calm column in a dialog (focus kept
 //! inside, Escape closes, focus goes back to the menu). The dialog is made the first time
 //! it is asked for, so a reply never read costs no nodes.
@@ -45,6 +46,15 @@ pub fn ReplyMenu(live: LiveMessage) -> impl IntoView {
             icon: Icon::Download,
             checked: None,
             on_select: Callback::new(save),
+        },
+        MenuItem {
+            label: Signal::derive(move || i18n.t(Key::MessageSavePng)),
+            icon: Icon::Image,
+            checked: None,
+            on_select: Callback::new(move |_| {
+                let title = live.record.with(|r| chat.list.title(&r.conversation_id));
+                crate::picture::save_reply(live.id(), title, toasts, i18n);
+            }),
         },
         MenuItem {
             label: Signal::derive(move || i18n.t(Key::MessagePrint)),

@@ -173,7 +173,7 @@ fn theme_name(dark: bool) -> &'static str {
 }
 
 /// Whether the page shows its dark theme (the choice on `<html>`, or the system's).
-fn page_is_dark() -> bool {
+pub fn page_is_dark() -> bool {
     let chosen = leptos::prelude::document()
         .document_element()
         .and_then(|root| root.get_attribute("data-theme"));

@@ -786,4 +786,8 @@ keys! {
     McpAppRefused => "mcp_app.refused",
     McpAppCallFailed => "mcp_app.call_failed",
     McpAppOffered => "mcp_app.offered",
+    MessageSavePng => "message.save_png",
+    PictureMaking => "picture.making",
+    PictureTooLarge => "picture.too_large",
+    PictureFailed => "picture.failed",
 }

@@ -4,6 +4,8 @@
 //!   HTML, SVG or JavaScript code block from a reply;
 //! - [`DIAGRAM`] (`GET /sandbox/diagram`, `diagram.html`): where the app has Mermaid
 //!   render a reply's diagrams to SVG, which it then shows as images;
+//! - [`PICTURE`] (`GET /sandbox/picture`, `picture.html`): where the app has a reply, as
+//!   it shows it, drawn as a PNG ("Save as PNG");
 //! - [`APP`] (`GET /sandbox/app`, `app.html`): the proxy in which an MCP App's page (a
 //!   tool's `ui://` resource) runs, in a nested frame, passing its JSON-RPC messages to
 //!   and from the app.
@@ -54,6 +56,17 @@ pub const DIAGRAM: Page = Page {
      frame-ancestors 'self'",
 };
 
+/// The page that draws a reply as a PNG.
+pub const PICTURE: Page = Page {
+    path: "/sandbox/picture",
+    html: include_str!("picture.html"),
+    csp: "sandbox allow-scripts; default-src 'none'; \
+     script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; \
+     font-src data:; worker-src 'none'; connect-src 'none'; frame-src 'none'; \
+     child-src 'none'; object-src 'none'; form-action 'none'; base-uri 'none'; \
+     frame-ancestors 'self'",
+};
+
 /// The MCP Apps proxy page. The page it shows inherits this policy: whatever origins
 /// an app's resource asks for (`_meta.ui.csp`), it reaches none.
 pub const APP: Page = Page {
@@ -67,7 +80,7 @@ pub const APP: Page = Page {
 };
 
 /// Every sandbox page.
-pub const PAGES: [Page; 3] = [ARTIFACT, DIAGRAM, APP];
+pub const PAGES: [Page; 4] = [ARTIFACT, DIAGRAM, PICTURE, APP];
 
 /// The sandbox page served at `path`, if any.
 pub fn page_at(path: &str) -> Option<Page> {
@@ -217,9 +230,29 @@ mod tests {
             light.trim(),
             dark.trim()
         );
-        assert!(
-            DIAGRAM.html.contains(&expected),
-            "{expected} is not in the diagram page"
-        );
+        for page in [DIAGRAM, PICTURE] {
+            assert!(
+                page.html.contains(&expected),
+                "{expected} is not in {}",
+                page.path
+            );
+        }
+    }
+
+    #[test]
+    fn the_picture_page_keeps_only_what_a_picture_shows_and_answers_only_its_parent() {
+        let html = PICTURE.html;
+        assert!(html.contains("event.source !== window.parent"));
+        let dropped = &html[html.find("const DROPPED").expect("DROPPED")..];
+        let dropped = &dropped[..dropped.find(";\n").expect("end of DROPPED")];
+        for element in [
+            "script", "iframe", "object", "embed", "form", "button", "link",
+        ] {
+            assert!(dropped.contains(element), "{element} is kept in a picture");
+        }
+        // Handlers go, images are only the blobs posted or `data:` URLs, links lead nowhere.
+        assert!(html.contains("name.startsWith(\"on\")"));
+        assert!(html.contains("/^data:image\\/(png|jpeg|gif|webp|avif|svg\\+xml)[;,]/i"));
+        assert!(html.contains("link.removeAttribute(\"href\")"));
     }
 }
