@@ -219,6 +219,7 @@ fn decode(protocol: Protocol, chunks: &[&[u8]]) -> Outcome {
                     id,
                     name,
                     arguments,
+                    ..
                 } => {
                     let slot = outcome.tools.entry(index).or_default();
                     if id.is_some() {

@@ -8,7 +8,7 @@ use std::time::Duration;
 use hearth_core::provider::build::build;
 use hearth_core::provider::models::{list_url, parse_list};
 use hearth_core::provider::request::{
-    ChatRequest, Endpoint, Message, ModelCapabilities, Part, ToolSpec, auth_headers,
+    ChatRequest, Endpoint, Message, ModelCapabilities, Part, PastToolCall, ToolSpec, auth_headers,
 };
 use hearth_core::provider::tool_calls::{ToolCall, ToolCallAssembler};
 use hearth_core::provider::{
@@ -406,6 +406,85 @@ async fn parallel_tool_calls_arrive_in_fragments_and_reassemble_by_index() {
             );
         }
     }
+}
+
+#[tokio::test]
+async fn gemini_signs_its_first_call_and_refuses_the_call_sent_back_unsigned() {
+    let fixture = ProviderFixture::start().await;
+    fixture.enqueue(
+        Reply::text("Checking both.")
+            .tool_call("weather", r#"{"city":"Paris"}"#)
+            .tool_call("weather", r#"{"city":"Rome"}"#),
+    );
+    let got = decode(
+        Protocol::Gemini,
+        send(&fixture, Protocol::Gemini, &conversation("Weather?")).await,
+    )
+    .await;
+    let signatures: Vec<&str> = got.calls.iter().map(|c| c.signature.as_str()).collect();
+    assert_eq!(signatures, ["Zml4dHVyZS1zaWduYXR1cmU=", ""]);
+
+    // The next round sends the calls back with their results: as the core builds it
+    // (signed), it is answered; without the signature, Gemini's 400.
+    let next_round = |signed: bool| {
+        let mut request = conversation("Weather?");
+        request.messages.push(Message::Assistant {
+            text: "Checking both.".into(),
+            tool_calls: got
+                .calls
+                .iter()
+                .map(|call| PastToolCall {
+                    id: call.id.clone(),
+                    name: call.name.clone(),
+                    arguments: call.raw_arguments.clone(),
+                    signature: if signed {
+                        call.signature.clone()
+                    } else {
+                        String::new()
+                    },
+                })
+                .collect(),
+        });
+        for call in &got.calls {
+            request.messages.push(Message::Tool {
+                call_id: call.id.clone(),
+                name: call.name.clone(),
+                content: "Sunny".into(),
+            });
+        }
+        request
+    };
+    let refused = send(&fixture, Protocol::Gemini, &next_round(false)).await;
+    assert_eq!(refused.status(), 400);
+    let body: Value = serde_json::from_str(&refused.text().await.unwrap()).unwrap();
+    assert_eq!(body["error"]["status"], "INVALID_ARGUMENT", "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("missing a thought_signature"),
+        "{body}"
+    );
+    fixture.enqueue(Reply::text("Sunny in both."));
+    let answered = decode(
+        Protocol::Gemini,
+        send(&fixture, Protocol::Gemini, &next_round(true)).await,
+    )
+    .await;
+    assert_eq!(answered.text, "Sunny in both.");
+    // An earlier turn's calls are not checked (a new user question starts a turn).
+    let mut later = next_round(false);
+    later.messages.push(Message::User {
+        parts: vec![Part::Text {
+            text: "And tomorrow?".into(),
+        }],
+    });
+    let got = decode(
+        Protocol::Gemini,
+        send(&fixture, Protocol::Gemini, &later).await,
+    )
+    .await;
+    assert_eq!(got.text, "Echo: And tomorrow?");
 }
 
 #[tokio::test]

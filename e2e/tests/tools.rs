@@ -1058,3 +1058,119 @@ async fn a_server_that_hangs_while_its_tools_are_listed_again_does_not_hold_the_
     );
     session.finish().await;
 }
+
+/// The request bodies of every Gemini chat call the fixture received.
+fn gemini_bodies(fixture: &ProviderFixture) -> Vec<Value> {
+    fixture
+        .requests()
+        .iter()
+        .filter(|r| r.method == "POST" && r.path.contains(":streamGenerateContent"))
+        .map(|r| r.json())
+        .collect()
+}
+
+/// The `thoughtSignature` of each function call a Gemini body sends back, in order
+/// (empty where a call has none).
+fn call_signatures(body: &Value) -> Vec<String> {
+    body["contents"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|content| content["parts"].as_array().into_iter().flatten())
+        .filter(|part| part.get("functionCall").is_some())
+        .map(|part| {
+            part["thoughtSignature"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect()
+}
+
+/// Gemini 3 refuses a request whose current turn sends a function call back without the
+/// `thoughtSignature` it came with (the fixture does too, with Gemini's 400): the
+/// signature is kept with the call, sent back in the next round and, stored with the
+/// reply, in the history of later questions.
+#[tokio::test]
+async fn a_gemini_calls_signature_goes_back_with_it_in_every_later_request() {
+    let pets = PetApi::start();
+    let fixture = ProviderFixture::start().await;
+    let session = AppSession::open(1280, 900).await;
+    session.open_settings_tab("providers").await;
+    hearth_e2e::chat::add_provider(
+        &session,
+        "gemini",
+        "Gem",
+        &fixture.base_url(hearth_core::provider::Protocol::Gemini),
+        Some("gem-key"),
+    )
+    .await;
+    hearth_e2e::chat::fetch_models(&session).await;
+    // Gemini's listing says nothing of tools: the user says the model takes them.
+    session.open_settings_tab("models").await;
+    session
+        .wait_for(".model-row[data-model=fixture-small]")
+        .await;
+    session
+        .click_by_script("button[aria-label='Edit fixture-small']")
+        .await;
+    session
+        .wait_for("#model-fixture-small-flag-tools")
+        .await
+        .select_by_value("yes")
+        .await
+        .expect("tools");
+    session
+        .click_by_script(".model-form button[type=submit]")
+        .await;
+    session
+        .wait_until("!document.getElementById('model-fixture-small-context')")
+        .await;
+    install(&session, "openapi-url", &pets.description_url(), "OpenAPI").await;
+    session.close_settings().await;
+    session
+        .js(
+            "const picker = document.getElementById('composer-model');
+             picker.value = [...picker.options].find((o) => o.value.endsWith('fixture-small')).value;
+             picker.dispatchEvent(new Event('change', { bubbles: true }));",
+            vec![],
+        )
+        .await;
+
+    fixture.enqueue(
+        Reply::text("Let me look.")
+            .tool_call("getPetById", r#"{"petId": 7}"#)
+            .tool_call("getPetById", r#"{"petId": 8}"#),
+    );
+    fixture.enqueue(Reply::text("Pet 7 is Rex and pet 8 is Tom."));
+    send(&session, "Who are pets 7 and 8?").await;
+    last_status(&session, "done").await;
+    let bodies = gemini_bodies(&fixture);
+    assert_eq!(
+        bodies.len(),
+        2,
+        "a refused round would be a third: {bodies:?}"
+    );
+    assert_eq!(
+        call_signatures(&bodies[1]),
+        ["Zml4dHVyZS1zaWduYXR1cmU=", ""],
+        "the first call's signature, as it came"
+    );
+
+    // Stored with the reply: after a reload, the next question's history carries it.
+    reopen(&session).await;
+    fixture.enqueue(Reply::text("Both are cats."));
+    send(&session, "What are they?").await;
+    session
+        .wait_until(
+            "[...document.querySelectorAll('.message--assistant')].at(-1)?.textContent.includes('Both are cats.')",
+        )
+        .await;
+    let bodies = gemini_bodies(&fixture);
+    assert_eq!(bodies.len(), 3);
+    assert_eq!(
+        call_signatures(&bodies[2]),
+        ["Zml4dHVyZS1zaWduYXR1cmU=", ""]
+    );
+    session.finish().await;
+}

@@ -30,6 +30,9 @@ pub const MAX_TOOL_DESCRIPTION_CHARS: usize = 16_000;
 pub const MAX_TOOL_SCHEMA_BYTES: usize = 64 * 1024;
 /// Most tool calls one earlier answer carries.
 pub const MAX_PAST_CALLS: usize = 64;
+/// Longest provider token of an earlier tool call (Gemini's `thoughtSignature`, base64),
+/// in characters.
+pub const MAX_SIGNATURE_CHARS: usize = 64 * 1024;
 /// Longest tool call id, in characters.
 pub const MAX_CALL_ID_CHARS: usize = 256;
 /// Longest arguments of an earlier tool call, in characters.
@@ -221,6 +224,11 @@ fn check_message(i: usize, message: &Message) -> Result<(), BoundError> {
                     &call.arguments,
                     MAX_ARGUMENT_CHARS,
                 )?;
+                longer(
+                    at(&format!("toolCalls[{c}].signature")),
+                    &call.signature,
+                    MAX_SIGNATURE_CHARS,
+                )?;
             }
         }
         Message::Tool {
@@ -265,6 +273,7 @@ mod tests {
                             id: "call_1".into(),
                             name: "lookup".into(),
                             arguments: "{}".into(),
+                            signature: String::new(),
                         }],
                     },
                     Message::Tool {
@@ -392,6 +401,21 @@ mod tests {
                             id: "c".into(),
                             name: "n".into(),
                             arguments: "x".repeat(MAX_ARGUMENT_CHARS + 1),
+                            signature: String::new(),
+                        }],
+                    }
+                }),
+            ),
+            (
+                "request.messages[1].toolCalls[0].signature",
+                Box::new(|r| {
+                    r.request.messages[1] = Message::Assistant {
+                        text: String::new(),
+                        tool_calls: vec![PastToolCall {
+                            id: "c".into(),
+                            name: "n".into(),
+                            arguments: "{}".into(),
+                            signature: "x".repeat(MAX_SIGNATURE_CHARS + 1),
                         }],
                     }
                 }),

@@ -96,6 +96,10 @@ pub struct ToolCallRecord {
     /// join the first load, where records are read.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub structured: String,
+    /// The provider's opaque token for the call (Gemini's `thoughtSignature`), sent
+    /// back with it in the following requests (empty: none).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub signature: String,
 }
 
 impl ToolCallRecord {
@@ -174,6 +178,7 @@ impl ToolRound {
                     id: call.id.clone(),
                     name: call.name.clone(),
                     arguments: past_arguments(&call.arguments),
+                    signature: call.signature.clone(),
                 })
                 .collect(),
         }];
@@ -403,6 +408,37 @@ mod tests {
             assert!(tool_calls[0].arguments.len() <= MAX_PAST_ARGUMENT_CHARS);
         }
         assert_eq!(past_arguments(r#"{"id":7}"#), r#"{"id":7}"#);
+    }
+
+    #[test]
+    fn a_calls_signature_is_stored_only_when_given_and_sent_back_with_it() {
+        let signed = ToolCallRecord {
+            signature: "c2ln".into(),
+            ..call("a", ToolCallStatus::Done, "ok")
+        };
+        let unsigned = call("b", ToolCallStatus::Done, "ok");
+        let stored = serde_json::to_value(&signed).unwrap();
+        assert_eq!(stored["signature"], "c2ln");
+        assert!(
+            serde_json::to_value(&unsigned)
+                .unwrap()
+                .get("signature")
+                .is_none()
+        );
+        // A record stored before signatures were kept reads as unsigned.
+        let mut older = serde_json::to_value(&unsigned).unwrap();
+        older.as_object_mut().unwrap().remove("signature");
+        let read: ToolCallRecord = serde_json::from_value(older).unwrap();
+        assert_eq!(read, unsigned);
+        let round = ToolRound {
+            calls: vec![signed, unsigned],
+            ..Default::default()
+        };
+        let Message::Assistant { tool_calls, .. } = &round.messages()[0] else {
+            panic!()
+        };
+        let signatures: Vec<&str> = tool_calls.iter().map(|c| c.signature.as_str()).collect();
+        assert_eq!(signatures, ["c2ln", ""]);
     }
 
     #[test]

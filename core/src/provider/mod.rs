@@ -243,6 +243,9 @@ pub enum StreamEvent {
         name: Option<String>,
         /// A fragment of the JSON arguments.
         arguments: String,
+        /// An opaque token the provider wants back with the call in the next request
+        /// (Gemini's `thoughtSignature`), when this fragment carries it.
+        signature: Option<String>,
     },
     /// An image.
     Image {

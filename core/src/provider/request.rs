@@ -98,6 +98,10 @@ pub struct PastToolCall {
     pub name: String,
     /// The JSON arguments, as text.
     pub arguments: String,
+    /// The provider's opaque token sent back with the call (Gemini's
+    /// `thoughtSignature`; empty: none).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub signature: String,
 }
 
 /// One message of the history.
@@ -359,6 +363,7 @@ pub(crate) mod fixtures {
                         id: "call_1".into(),
                         name: "weather".into(),
                         arguments: "{\"city\":\"Paris\"}".into(),
+                        signature: "c2lnLTE=".into(),
                     }],
                 },
                 Message::Tool {

@@ -52,6 +52,9 @@ pub struct ToolCall {
     pub raw_arguments: String,
     /// The parsed arguments, or why they cannot be used.
     pub arguments: Result<serde_json::Map<String, serde_json::Value>, ToolCallError>,
+    /// The provider's opaque token to send back with the call (empty: none).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub signature: String,
 }
 
 #[derive(Debug, Default)]
@@ -59,6 +62,7 @@ struct Partial {
     id: Option<String>,
     name: Option<String>,
     arguments: String,
+    signature: Option<String>,
     too_large: bool,
 }
 
@@ -82,6 +86,7 @@ impl ToolCallAssembler {
             id,
             name,
             arguments,
+            signature,
         } = event
         else {
             return;
@@ -96,6 +101,9 @@ impl ToolCallAssembler {
         }
         if let Some(name) = name.as_ref().filter(|name| !name.is_empty()) {
             call.name.get_or_insert_with(|| name.clone());
+        }
+        if let Some(signature) = signature.as_ref().filter(|s| !s.is_empty()) {
+            call.signature.get_or_insert_with(|| signature.clone());
         }
         if call.arguments.len() + arguments.len() > MAX_ARGUMENT_BYTES {
             call.too_large = true;
@@ -127,6 +135,7 @@ impl ToolCallAssembler {
                     name: partial.name.unwrap_or_default(),
                     raw_arguments: partial.arguments,
                     arguments,
+                    signature: partial.signature.unwrap_or_default(),
                 }
             })
             .collect()
@@ -159,6 +168,7 @@ mod tests {
             id: id.map(str::to_string),
             name: name.map(str::to_string),
             arguments: arguments.to_string(),
+            signature: None,
         }
     }
 

@@ -249,6 +249,7 @@ mod tests {
                 Value::Object(map) => Ok(map),
                 _ => Err(crate::provider::tool_calls::ToolCallError::NotAnObject),
             },
+            signature: String::new(),
         }
     }
 

@@ -1,6 +1,8 @@
 //! Gemini's shapes, as the fixture speaks them: `GenerateContentResponse` chunks
 //! (CRLF-framed) ending with a `finishReason`, its error bodies and in-stream error, and
-//! its `/v1beta/models` listing.
+//! its `/v1beta/models` listing. Like Gemini 3, it signs the first function call of a
+//! reply (`thoughtSignature`) and refuses with a 400 a request whose current turn sends
+//! a call back without it ([`unsigned_call`]).
 
 use serde_json::{Value, json};
 
@@ -46,6 +48,48 @@ pub(super) fn error_frame() -> String {
     )
 }
 
+/// The signature the fixture puts on the first function call of a reply.
+pub const SIGNATURE: &str = "Zml4dHVyZS1zaWduYXR1cmU=";
+
+/// Gemini 3's check of a request: in the current turn (the contents after the last user
+/// text), each model content's first function call must carry the signature it was
+/// given. The error message of the first that does not, as Gemini words it.
+pub(super) fn unsigned_call(request: &Value) -> Option<String> {
+    let contents = request["contents"].as_array()?;
+    let turn_start = contents
+        .iter()
+        .rposition(|content| {
+            content["role"].as_str().is_none_or(|role| role == "user")
+                && content["parts"]
+                    .as_array()
+                    .is_some_and(|parts| parts.iter().any(|part| part.get("text").is_some()))
+        })
+        .map_or(0, |at| at + 1);
+    contents[turn_start..]
+        .iter()
+        .enumerate()
+        .filter(|(_, content)| content["role"] == "model")
+        .find_map(|(position, content)| {
+            let first_call = content["parts"]
+                .as_array()?
+                .iter()
+                .find(|part| part.get("functionCall").is_some())?;
+            (first_call["thoughtSignature"] != SIGNATURE).then(|| {
+                format!(
+                    "Function call is missing a thought_signature in functionCall parts. This is \
+                     required for tools to work correctly, and missing thought_signature may \
+                     lead to degraded model performance. Additional data, function call \
+                     `default_api:{}` , position {}. Please refer to \
+                     https://ai.google.dev/gemini-api/docs/thought-signatures for more details.",
+                    first_call["functionCall"]["name"]
+                        .as_str()
+                        .unwrap_or_default(),
+                    turn_start + position + 1
+                )
+            })
+        })
+}
+
 /// Gemini `GenerateContentResponse` chunks (CRLF-framed, as Google sends them).
 pub(super) fn script(model: &str, reply: &Reply) -> Script {
     let mut script = Script::default();
@@ -77,10 +121,15 @@ pub(super) fn script(model: &str, reply: &Reply) -> Script {
         let calls: Vec<Value> = reply
             .tool_calls
             .iter()
-            .map(|(name, arguments)| {
+            .enumerate()
+            .map(|(index, (name, arguments))| {
                 let args = serde_json::from_str::<Value>(arguments)
                     .unwrap_or_else(|_| Value::String(arguments.clone()));
-                json!({"functionCall": {"name": name, "args": args}})
+                let mut part = json!({"functionCall": {"name": name, "args": args}});
+                if index == 0 {
+                    part["thoughtSignature"] = json!(SIGNATURE);
+                }
+                part
             })
             .collect();
         script.push(frame(&chunk(Value::Array(calls))), Kind::Delta);

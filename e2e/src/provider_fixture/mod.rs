@@ -614,6 +614,11 @@ fn chat(shared: &Arc<Shared>, protocol: Protocol, model: Option<&str>, body: &[u
         .map(str::to_string)
         .or_else(|| request["model"].as_str().map(str::to_string))
         .unwrap_or_else(|| DEFAULT_MODELS[0].to_string());
+    if protocol == Protocol::Gemini
+        && let Some(message) = gemini::unsigned_call(&request)
+    {
+        return error_response(protocol, 400, &message);
+    }
     let reply = lock(&shared.queue)
         .pop_front()
         .unwrap_or_else(|| Reply::text(format!("Echo: {}", last_user_text(protocol, &request))));

@@ -333,6 +333,7 @@ fn record_of(call: &ToolCall) -> ToolCallRecord {
         id: call.id.clone(),
         name: call.name.clone(),
         arguments: call.raw_arguments.clone(),
+        signature: call.signature.clone(),
         status: ToolCallStatus::Pending,
         ..Default::default()
     }

@@ -74,6 +74,7 @@ impl ProtocolParser for Parser {
                             id: block["id"].as_str().map(str::to_string),
                             name: block["name"].as_str().map(str::to_string),
                             arguments: String::new(),
+                            signature: None,
                         });
                     }
                     Some("text") => push_text(&mut out, block["text"].as_str(), false),
@@ -102,6 +103,7 @@ impl ProtocolParser for Parser {
                                 .as_str()
                                 .unwrap_or_default()
                                 .to_string(),
+                            signature: None,
                         });
                     }
                     _ => {}

@@ -52,7 +52,11 @@ fn body(context: &mut Context, request: &ChatRequest) -> Value {
                         .ok()
                         .filter(Value::is_object)
                         .unwrap_or_else(|| json!({}));
-                    parts.push(json!({"functionCall": {"name": call.name, "args": args}}));
+                    let mut part = json!({"functionCall": {"name": call.name, "args": args}});
+                    if !call.signature.is_empty() {
+                        part["thoughtSignature"] = json!(call.signature);
+                    }
+                    parts.push(part);
                 }
                 push("model", parts);
             }
@@ -135,6 +139,11 @@ mod tests {
             body["contents"][1]["parts"][1]["functionCall"]["args"]["city"],
             "Paris"
         );
+        // The call's signature goes back on its part, as Gemini 3 requires.
+        assert_eq!(
+            body["contents"][1]["parts"][1]["thoughtSignature"],
+            "c2lnLTE="
+        );
         assert_eq!(
             body["contents"][2]["parts"][0]["functionResponse"]["name"],
             "weather"
@@ -147,5 +156,41 @@ mod tests {
             body["tools"][0]["functionDeclarations"][0]["name"],
             "weather"
         );
+    }
+
+    #[test]
+    fn a_call_without_a_signature_sends_none_and_no_other_protocol_sends_one() {
+        let mut request = conversation();
+        if let crate::provider::request::Message::Assistant { tool_calls, .. } =
+            &mut request.messages[1]
+        {
+            tool_calls[0].signature.clear();
+        }
+        let built = build(
+            &endpoint(Protocol::Gemini, "https://g.example/v1beta", false),
+            &request,
+            &FULL,
+        )
+        .unwrap();
+        let part = &built.body["contents"][1]["parts"][1];
+        assert_eq!(part["functionCall"]["name"], "weather");
+        assert!(part.get("thoughtSignature").is_none(), "{part}");
+        let signed = conversation();
+        for protocol in [
+            Protocol::OpenAiChat,
+            Protocol::OpenAiResponses,
+            Protocol::Anthropic,
+        ] {
+            let built = build(
+                &endpoint(protocol, "https://p.example/v1", false),
+                &signed,
+                &FULL,
+            )
+            .unwrap();
+            assert!(
+                !built.body.to_string().contains("c2lnLTE="),
+                "{protocol:?} sent Gemini's signature"
+            );
+        }
     }
 }

@@ -108,6 +108,8 @@ impl ProtocolParser for Parser {
                         .get("args")
                         .map(Value::to_string)
                         .unwrap_or_else(|| "{}".to_string()),
+                    // Gemini 3 refuses a later request whose call lacks it.
+                    signature: part["thoughtSignature"].as_str().map(str::to_string),
                 });
             }
             if let Some(inline) = part.get("inlineData") {
@@ -156,7 +158,7 @@ mod tests {
     const THOUGHTS_TEXT_CALL: &str = concat!(
         "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"Thinking about **units**\", \"thought\": true}],\"role\": \"model\"},\"index\": 0}],\"usageMetadata\": {\"promptTokenCount\": 12,\"totalTokenCount\": 40,\"thoughtsTokenCount\": 28},\"modelVersion\": \"gemini-2.5-flash\"}\r\n\r\n",
         "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"Converting \u{00B0}C\"}],\"role\": \"model\"},\"index\": 0}],\"usageMetadata\": {\"promptTokenCount\": 12,\"candidatesTokenCount\": 3,\"thoughtsTokenCount\": 28}}\r\n\r\n",
-        "data: {\"candidates\": [{\"content\": {\"parts\": [{\"functionCall\": {\"name\": \"convert\",\"args\": {\"from\": \"C\", \"value\": 21.5}}}, {\"functionCall\": {\"name\": \"convert\",\"args\": {\"from\": \"F\", \"value\": 70}}}],\"role\": \"model\"},\"finishReason\": \"STOP\",\"index\": 0}],\"usageMetadata\": {\"promptTokenCount\": 12,\"candidatesTokenCount\": 30,\"thoughtsTokenCount\": 28,\"totalTokenCount\": 70}}\r\n\r\n",
+        "data: {\"candidates\": [{\"content\": {\"parts\": [{\"functionCall\": {\"name\": \"convert\",\"args\": {\"from\": \"C\", \"value\": 21.5}}, \"thoughtSignature\": \"Q2lnbmF0dXJl\"}, {\"functionCall\": {\"name\": \"convert\",\"args\": {\"from\": \"F\", \"value\": 70}}}],\"role\": \"model\"},\"finishReason\": \"STOP\",\"index\": 0}],\"usageMetadata\": {\"promptTokenCount\": 12,\"candidatesTokenCount\": 30,\"thoughtsTokenCount\": 28,\"totalTokenCount\": 70}}\r\n\r\n",
     );
 
     #[test]
@@ -168,6 +170,9 @@ mod tests {
         assert_eq!(got.calls[0].arguments.as_ref().unwrap()["value"], 21.5);
         assert_eq!(got.calls[1].arguments.as_ref().unwrap()["from"], "F");
         assert_eq!(got.calls[1].id, "call_1");
+        // Gemini 3 signs the first of parallel calls; the signature stays with its call.
+        assert_eq!(got.calls[0].signature, "Q2lnbmF0dXJl");
+        assert_eq!(got.calls[1].signature, "");
         assert_eq!(got.usage.input_tokens, Some(12));
         assert_eq!(got.usage.output_tokens, Some(58));
         assert_eq!(got.usage.reasoning_tokens, Some(28));

@@ -179,6 +179,7 @@ impl ProtocolParser for Parser {
                         .as_str()
                         .unwrap_or_default()
                         .to_string(),
+                    signature: None,
                 });
             }
             for image in delta["images"].as_array().into_iter().flatten() {

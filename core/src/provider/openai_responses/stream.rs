@@ -92,6 +92,7 @@ impl ProtocolParser for Parser {
                         id: item["call_id"].as_str().map(str::to_string),
                         name: item["name"].as_str().map(str::to_string),
                         arguments: item["arguments"].as_str().unwrap_or_default().to_string(),
+                        signature: None,
                     });
                 }
             }
@@ -108,6 +109,7 @@ impl ProtocolParser for Parser {
                     id: None,
                     name: None,
                     arguments: text("delta"),
+                    signature: None,
                 });
             }
             "response.output_item.done" => {
