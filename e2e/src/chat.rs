@@ -136,6 +136,30 @@ pub async fn prepare(session: &AppSession, fixture: &ProviderFixture, key: Optio
     choose_model(session, "fixture-small").await;
 }
 
+/// Adds the fixture as a Gemini provider (Settings › Providers), fetches its models and
+/// picks its `fixture-small` (Gemini's listing names its models: the option's value
+/// ends with the id).
+pub async fn prepare_gemini(session: &AppSession, fixture: &ProviderFixture) {
+    session.open_settings_tab("providers").await;
+    add_provider(
+        session,
+        "gemini",
+        "Gem",
+        &fixture.base_url(Protocol::Gemini),
+        Some("gem-key"),
+    )
+    .await;
+    fetch_models(session).await;
+    session
+        .js(
+            "const picker = document.getElementById('composer-model');
+             picker.value = [...picker.options].find((o) => o.value.endsWith('fixture-small')).value;
+             picker.dispatchEvent(new Event('change', { bubbles: true }));",
+            vec![],
+        )
+        .await;
+}
+
 /// In Settings › Providers (open, with one provider): fetches its models (the fixture
 /// lists two) and closes the settings.
 pub async fn fetch_models(session: &AppSession) {

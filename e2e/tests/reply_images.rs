@@ -7,12 +7,10 @@
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use fantoccini::key::Key;
-use hearth_core::provider::Protocol;
 use hearth_e2e::AppSession;
 use hearth_e2e::attach::gradient_png;
 use hearth_e2e::chat::{
-    self, add_provider, choose_menu_item, last_status, open_latest, open_reply_menu, reply_menu,
-    send,
+    self, choose_menu_item, last_status, open_latest, open_reply_menu, reply_menu, send,
 };
 use hearth_e2e::paths;
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
@@ -59,25 +57,7 @@ async fn count_object_urls(session: &AppSession) {
 /// A session whose model is the fixture's Gemini `fixture-small`.
 async fn gemini_session(fixture: &ProviderFixture) -> AppSession {
     let session = AppSession::open(1280, 900).await;
-    session.open_settings_tab("providers").await;
-    add_provider(
-        &session,
-        "gemini",
-        "Gem",
-        &fixture.base_url(Protocol::Gemini),
-        Some("gem-key"),
-    )
-    .await;
-    chat::fetch_models(&session).await;
-    // Gemini's listing names its models; the option's value ends with the id.
-    session
-        .js(
-            "const picker = document.getElementById('composer-model');
-             picker.value = [...picker.options].find((o) => o.value.endsWith('fixture-small')).value;
-             picker.dispatchEvent(new Event('change', { bubbles: true }));",
-            vec![],
-        )
-        .await;
+    chat::prepare_gemini(&session, fixture).await;
     session
 }
 

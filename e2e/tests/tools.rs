@@ -1096,16 +1096,7 @@ async fn a_gemini_calls_signature_goes_back_with_it_in_every_later_request() {
     let pets = PetApi::start();
     let fixture = ProviderFixture::start().await;
     let session = AppSession::open(1280, 900).await;
-    session.open_settings_tab("providers").await;
-    hearth_e2e::chat::add_provider(
-        &session,
-        "gemini",
-        "Gem",
-        &fixture.base_url(hearth_core::provider::Protocol::Gemini),
-        Some("gem-key"),
-    )
-    .await;
-    hearth_e2e::chat::fetch_models(&session).await;
+    hearth_e2e::chat::prepare_gemini(&session, &fixture).await;
     // Gemini's listing says nothing of tools: the user says the model takes them.
     session.open_settings_tab("models").await;
     session
@@ -1128,14 +1119,6 @@ async fn a_gemini_calls_signature_goes_back_with_it_in_every_later_request() {
         .await;
     install(&session, "openapi-url", &pets.description_url(), "OpenAPI").await;
     session.close_settings().await;
-    session
-        .js(
-            "const picker = document.getElementById('composer-model');
-             picker.value = [...picker.options].find((o) => o.value.endsWith('fixture-small')).value;
-             picker.dispatchEvent(new Event('change', { bubbles: true }));",
-            vec![],
-        )
-        .await;
 
     fixture.enqueue(
         Reply::text("Let me look.")
