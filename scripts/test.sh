@@ -10,7 +10,7 @@ started=$(date +%s)
 # It also says how much disk is left: a full disk fails a link with a bare "Bus error".
 step() {
   printf '\n\033[1m==> %s\033[0m (at %ss, %s free)\n' "$*" "$(( $(date +%s) - started ))" \
-    "$(df -h --output=avail "$HEARTH_TARGET_DIR" 2>/dev/null | tail -1 | tr -d ' ')"
+    "$(df -h --output=avail "$root" 2>/dev/null | tail -1 | tr -d ' ')"
 }
 # A clean checkout gains nothing from incremental caches, and they cost gigabytes of disk.
 if [ -n "${HEARTH_CI_STARTED:-}" ]; then
