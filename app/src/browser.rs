@@ -63,6 +63,35 @@ pub fn frame_is_isolated(frame: &web_sys::HtmlIFrameElement) -> bool {
     field(frame, "contentDocument").is_null()
 }
 
+/// A frame of sandbox page `src` (a path of the edge), out of sight (CSS `class`), in
+/// the body; `title` names it for assistive technology, which it is hidden from. No
+/// `sandbox` attribute: the browser lets no service worker answer a sandboxed frame's
+/// navigation, so with one the page could not come from the cache offline; the page's
+/// own policy makes its origin opaque, and [`frame_is_isolated`] is checked before
+/// anything is posted to it.
+pub fn hidden_sandbox_frame(
+    src: &str,
+    class: &str,
+    title: &str,
+) -> Option<web_sys::HtmlIFrameElement> {
+    use wasm_bindgen::JsCast;
+    let document = leptos::prelude::document();
+    let frame: web_sys::HtmlIFrameElement =
+        document.create_element("iframe").ok()?.unchecked_into();
+    for (name, value) in [
+        ("class", class),
+        ("referrerpolicy", "no-referrer"),
+        ("aria-hidden", "true"),
+        ("tabindex", "-1"),
+        ("title", title),
+        ("src", src),
+    ] {
+        frame.set_attribute(name, value).ok()?;
+    }
+    document.body()?.append_child(&frame).ok()?;
+    Some(frame)
+}
+
 /// Whether the system asks for a dark colour scheme.
 pub fn system_prefers_dark() -> bool {
     window()

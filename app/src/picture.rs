@@ -169,7 +169,8 @@ async fn sheet_text(href: &str) -> Option<String> {
 
 /// Has the sandbox draw `request`, in a frame of its own that goes afterwards.
 async fn draw(request: Object) -> Result<Blob, PictureError> {
-    let frame = make_frame().ok_or(PictureError::Failed)?;
+    let frame = browser::hidden_sandbox_frame(SANDBOX_PATH, "picture-sandbox", "picture maker")
+        .ok_or(PictureError::Failed)?;
     let answer = exchange(&frame, request).await;
     frame.remove();
     read_answer(&answer)
@@ -245,25 +246,6 @@ fn read_answer(answer: &JsValue) -> Result<Blob, PictureError> {
         }
         _ => Err(PictureError::Failed),
     }
-}
-
-/// The frame, out of sight, without a `sandbox` attribute (see `diagram::frame`: the
-/// page's own policy makes its origin opaque, and that is checked before anything is
-/// posted to it).
-fn make_frame() -> Option<HtmlIFrameElement> {
-    let frame: HtmlIFrameElement = document().create_element("iframe").ok()?.unchecked_into();
-    for (name, value) in [
-        ("class", "picture-sandbox"),
-        ("referrerpolicy", "no-referrer"),
-        ("aria-hidden", "true"),
-        ("tabindex", "-1"),
-        ("title", "picture maker"),
-        ("src", SANDBOX_PATH),
-    ] {
-        frame.set_attribute(name, value).ok()?;
-    }
-    document().body()?.append_child(&frame).ok()?;
-    Some(frame)
 }
 
 fn set(object: &Object, name: &str, value: &JsValue) {

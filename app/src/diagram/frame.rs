@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use hearth_core::diagram::{MAX_PNG_BYTES, MAX_SVG_BYTES, MERMAID_INTEGRITY, MERMAID_SCRIPT};
 use js_sys::{Object, Reflect};
-use leptos::prelude::{document, set_timeout, window};
+use leptos::prelude::{set_timeout, window};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
@@ -235,7 +235,9 @@ fn start() {
         }
         host.generation
     });
-    let Some(frame) = make_frame() else {
+    let Some(frame) =
+        crate::browser::hidden_sandbox_frame(SANDBOX_PATH, "diagram-sandbox", "diagram renderer")
+    else {
         fail_all(DrawError::Unavailable);
         return;
     };
@@ -274,27 +276,6 @@ fn start() {
         },
         START_TIMEOUT,
     );
-}
-
-/// The frame, without a `sandbox` attribute: the browser lets no service worker answer a
-/// sandboxed frame's navigation, so with one the page could not come from the cache
-/// offline. The page's own policy (`sandbox allow-scripts`, kept with it in the cache)
-/// makes its origin opaque, and nothing is posted to it before that is checked
-/// (`browser::frame_is_isolated`).
-fn make_frame() -> Option<HtmlIFrameElement> {
-    let frame: HtmlIFrameElement = document().create_element("iframe").ok()?.unchecked_into();
-    for (name, value) in [
-        ("class", "diagram-sandbox"),
-        ("referrerpolicy", "no-referrer"),
-        ("aria-hidden", "true"),
-        ("tabindex", "-1"),
-        ("title", "diagram renderer"),
-        ("src", SANDBOX_PATH),
-    ] {
-        frame.set_attribute(name, value).ok()?;
-    }
-    document().body()?.append_child(&frame).ok()?;
-    Some(frame)
 }
 
 /// Mermaid's text, fetched with its integrity checked (any other bytes fail the fetch).

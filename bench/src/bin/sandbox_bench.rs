@@ -5,7 +5,9 @@
 //!   the first of a page (Mermaid fetched with its integrity checked and started in the
 //!   diagram sandbox) and the next one on the same page;
 //! - a 50 KB HTML artifact: from the Preview click to the page shown in the artifact
-//!   sandbox (the first run also loads the preview's chunk).
+//!   sandbox (the first run also loads the preview's chunk);
+//! - Save as PNG of a long reply (text, a table, code): from the menu choice to the file
+//!   offered (the picture sandbox started, the reply laid out and drawn at 2×).
 //!
 //! Five pages, medians. Figures come from the page's clock (`performance.now`, checked
 //! every animation frame); nothing here asserts a time.
@@ -13,7 +15,7 @@
 use std::time::Duration;
 
 use hearth_e2e::AppSession;
-use hearth_e2e::chat::{last_status, ready, send};
+use hearth_e2e::chat::{last_status, open_reply_menu, ready, send};
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
 use serde_json::json;
 
@@ -118,6 +120,58 @@ async fn preview(session: &AppSession) -> f64 {
     shown.as_f64().unwrap_or(0.0)
 }
 
+/// Milliseconds from choosing Save as PNG in the last reply's menu to the file being
+/// offered (the download link's click, held back so no file is written), and the PNG's
+/// size in bytes.
+async fn save_png(session: &AppSession) -> (f64, f64) {
+    open_reply_menu(session).await;
+    session
+        .wait_until("[...document.querySelectorAll('.menu__item')].some((i) => i.textContent.trim() === 'Save as PNG')")
+        .await;
+    let got = session
+        .js_async(
+            "const done = arguments[arguments.length - 1];
+             const click = HTMLAnchorElement.prototype.click;
+             const size = URL.createObjectURL;
+             let bytes = 0;
+             URL.createObjectURL = (blob) => { bytes = blob.size; return size.call(URL, blob); };
+             let t0 = 0;
+             HTMLAnchorElement.prototype.click = function () {
+               if (!this.download.endsWith('.png')) return click.call(this);
+               const ms = performance.now() - t0;
+               HTMLAnchorElement.prototype.click = click;
+               URL.createObjectURL = size;
+               done([ms, bytes]);
+             };
+             t0 = performance.now();
+             [...document.querySelectorAll('.menu__item')]
+               .find((i) => i.textContent.trim() === 'Save as PNG').click();",
+            vec![],
+        )
+        .await;
+    (
+        got[0].as_f64().unwrap_or(0.0),
+        got[1].as_f64().unwrap_or(0.0),
+    )
+}
+
+/// A long reply: sections of prose with a table and a code block each.
+fn long_reply(sections: usize) -> String {
+    let mut text = String::new();
+    for s in 0..sections {
+        text.push_str(&format!(
+            "## Section {s}\n\nThis section explains step {s} of the plan in a few plain \
+             sentences, with **bold** and `code` inside, so that the picture has real text \
+             to lay out and draw across several lines of the reply.\n\n\
+             | item | count | note |\n|---|---:|---|\n| apples | {} | fresh |\n| pears | {} | ripe |\n\n\
+             ```rust\nfn step_{s}(input: u32) -> u32 {{\n    input * {s} + 1\n}}\n```\n\n",
+            s * 3,
+            s * 5
+        ));
+    }
+    text
+}
+
 /// An HTML page of about `bytes` (a styled table).
 fn page(bytes: usize) -> String {
     let mut html = String::from(
@@ -169,6 +223,17 @@ async fn main() {
         last_status(&session, "done").await;
         previews.push(preview(&session).await);
     }
+    let reply = long_reply(12);
+    fixture.enqueue(Reply::text(reply.clone()));
+    send(&session, "A long answer").await;
+    last_status(&session, "done").await;
+    let mut pictures = Vec::new();
+    let mut picture_bytes = 0.0;
+    for _ in 0..RUNS {
+        let (ms, bytes) = save_png(&session).await;
+        pictures.push(ms);
+        picture_bytes = bytes;
+    }
     session.finish().await;
     let first_preview = previews[0];
     let mut later_previews = previews[1..].to_vec();
@@ -180,7 +245,7 @@ async fn main() {
         "### The sandboxes\n\n{label}. Measured by `make bench` \
          (`bench/src/bin/sandbox_bench.rs`) in headless Chromium against the release build; \
          {RUNS} pages, medians (each run's figure after it).\n\n\
-         | measure | median | runs (ms) |\n|---|---:|---|\n{}\n{}\n{}\n| 50 KB HTML artifact: Preview click → shown, the page's first (its chunk loaded) | {first_preview:.0} ms | |\n\n\
+         | measure | median | runs (ms) |\n|---|---:|---|\n{}\n{}\n{}\n| 50 KB HTML artifact: Preview click → shown, the page's first (its chunk loaded) | {first_preview:.0} ms | |\n{}\n\n\
          A diagram's time runs from its reply being done to its picture on screen: the \
          first of a page includes fetching Mermaid (5.5 MB, 1.58 MB gzip; from the service \
          worker's cache once installed), checking its integrity and starting it in the \
@@ -190,6 +255,14 @@ async fn main() {
         row(
             "50 KB HTML artifact: Preview click → shown",
             &mut later_previews
+        ),
+        row(
+            &format!(
+                "Save as PNG, a reply of 12 sections ({} KB of Markdown; the PNG {:.0} KB): menu → file",
+                reply.len() / 1024,
+                picture_bytes / 1024.0
+            ),
+            &mut pictures
         ),
     );
     hearth_bench::record::write_section(&out, "sandbox", &body).expect("write the figures");
