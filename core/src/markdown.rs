@@ -305,6 +305,27 @@ fn html_cost(event: &Event) -> usize {
     }
 }
 
+/// The writer aligns a table column's cells with a `style` attribute, which the app's
+/// policy (`style-src 'self'`) refuses (an error in the console per cell, and the
+/// alignment lost): each becomes a class (`md-align-left`, `-center`, `-right`). Only the
+/// writer makes these exact tags: raw HTML in a reply is escaped, and HTML blocks carry
+/// their styles in another attribute.
+fn aligned_cells_as_classes(html: String) -> String {
+    if !html.contains(" style=\"text-align: ") {
+        return html;
+    }
+    let mut html = html;
+    for cell in ["th", "td"] {
+        for side in ["left", "center", "right"] {
+            html = html.replace(
+                &format!("<{cell} style=\"text-align: {side}\">"),
+                &format!("<{cell} class=\"md-align-{side}\">"),
+            );
+        }
+    }
+    html
+}
+
 /// Where a render may be cut: before a top-level block.
 #[derive(Debug, Clone, Copy, Default)]
 struct Cut {
@@ -557,6 +578,7 @@ pub fn render(source: &str, labels: &Labels) -> String {
     // An unclosed code fence at the end of a streaming reply is closed by the parser.
     let mut html = String::with_capacity(source.len() * 3 / 2);
     pulldown_cmark::html::push_html(&mut html, events.into_iter());
+    let mut html = aligned_cells_as_classes(html);
     debug_assert!(html.len() <= cost, "{} > {cost} for {source:?}", html.len());
     if let Some(at) = over {
         html.push_str(&block_error(

@@ -832,6 +832,38 @@ async fn hostile_markdown_in_a_reply_stays_inert() {
     session.finish().await;
 }
 
+/// A table's column alignment (`|:---|:---:|---:|`) shows, and logs nothing: the writer's
+/// inline `style` would be refused by the policy (an error per cell, alignment lost).
+#[tokio::test]
+async fn aligned_table_columns_show_aligned_without_a_policy_error() {
+    let fixture = ProviderFixture::start().await;
+    let session = ready(&fixture).await;
+    fixture.enqueue(Reply::text(
+        "| left | centre | right | plain |\n|:---|:---:|---:|---|\n| a | b | c | d |\n",
+    ));
+    send(&session, "A table").await;
+    last_status(&session, "done").await;
+    session
+        .wait_for(".message--assistant .markdown table td")
+        .await;
+    let aligned = session
+        .js(
+            "return [...document.querySelectorAll('.message--assistant .markdown table tr')]
+               .map((row) => [...row.children].map((cell) => getComputedStyle(cell).textAlign));",
+            vec![],
+        )
+        .await;
+    let expected = json!(["left", "center", "right"]);
+    for row in aligned.as_array().expect("rows") {
+        assert_eq!(
+            row.as_array().expect("cells")[..3],
+            expected.as_array().unwrap()[..],
+            "{aligned}"
+        );
+    }
+    session.finish().await;
+}
+
 #[tokio::test]
 async fn a_conversation_fits_a_phone_in_both_themes() {
     let fixture = ProviderFixture::start().await;

@@ -20,6 +20,45 @@ fn gfm_features_render() {
 }
 
 #[test]
+fn aligned_table_columns_are_classes_and_no_render_carries_a_style_attribute() {
+    let table =
+        html("| left | centre | right | none |\n|:---|:---:|---:|---|\n| a | b | c | d |\n");
+    for (cell, side) in [
+        ("th", "left"),
+        ("th", "center"),
+        ("th", "right"),
+        ("td", "left"),
+        ("td", "center"),
+        ("td", "right"),
+    ] {
+        assert!(
+            table.contains(&format!("<{cell} class=\"md-align-{side}\">")),
+            "{cell} {side}: {table}"
+        );
+    }
+    assert!(table.contains("<td>d</td>"), "{table}");
+    // Nothing the renderer writes has a `style` attribute: the app's policy refuses
+    // inline styles. Escaped text that looks like one is text.
+    for source in [
+        table.as_str(),
+        "| a |\n|--:|\n| 1 |\n\n<th style=\"text-align: left\">x</th>\n",
+        "`<td style=\"text-align: right\">` and <span style=\"color:red\">x</span>",
+        "$$x^2$$ and $y$\n\n```mermaid\nflowchart TD\n  A-->B\n```\n\n```html\n<p>x</p>\n```\n",
+        "- [x] done\n\n> [!NOTE]\n> note\n\n1. one\n\n[^1]: foot\n",
+        "$$\\color{red}{x} + \\textcolor{blue}{y} = \\frac{\\mathbf{a}}{\\left( b \\right)} \\hspace{1em} \\operatorname{f}(x) \\displaystyle\\sum_{i=0}^n i \\boxed{z} \\cancel{w} \\colorbox{yellow}{v}$$\n",
+    ] {
+        let out = html(source);
+        // Every tag's text, from `<` to `>` (escaped text has no `<`).
+        let styled = out
+            .split('<')
+            .skip(1)
+            .filter_map(|rest| rest.split_once('>').map(|(tag, _)| tag))
+            .find(|tag| tag.contains(" style="));
+        assert_eq!(styled, None, "{source:?} -> {out}");
+    }
+}
+
+#[test]
 fn raw_html_is_shown_as_text() {
     for payload in [
         "<script>alert(1)</script>",
