@@ -63,6 +63,17 @@ pub fn frame_is_isolated(frame: &web_sys::HtmlIFrameElement) -> bool {
     field(frame, "contentDocument").is_null()
 }
 
+/// Whether `event` was posted by the page now in `frame` (a sandbox page's origin is
+/// opaque: its window is no `instanceof Window` here, so it is compared as a value).
+pub fn sent_by(frame: &web_sys::HtmlIFrameElement, event: &web_sys::MessageEvent) -> bool {
+    match (frame.content_window(), event.source()) {
+        (Some(window), Some(source)) => {
+            wasm_bindgen::JsValue::from(source) == wasm_bindgen::JsValue::from(window)
+        }
+        _ => false,
+    }
+}
+
 /// A frame of sandbox page `src` (a path of the edge), out of sight (CSS `class`), in
 /// the body; `title` names it for assistive technology, which it is hidden from. No
 /// `sandbox` attribute: the browser lets no service worker answer a sandboxed frame's

@@ -191,12 +191,10 @@ async fn exchange(frame: &HtmlIFrameElement, request: Object) -> JsValue {
             let Some(event) = event.dyn_ref::<MessageEvent>() else {
                 return;
             };
-            let from_frame = match (frame.content_window(), event.source()) {
-                (Some(window), Some(source)) => JsValue::from(source) == JsValue::from(window),
-                _ => false,
-            };
             let data = event.data();
-            if !from_frame || field(&data, "hearth").as_string().as_deref() != Some("picture") {
+            if !browser::sent_by(&frame, event)
+                || field(&data, "hearth").as_string().as_deref() != Some("picture")
+            {
                 return;
             }
             match field(&data, "type").as_string().as_deref() {

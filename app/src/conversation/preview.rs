@@ -9,7 +9,6 @@
 //! run's id and have the expected shape. The dialog's body is a lazily loaded chunk.
 
 use leptos::prelude::*;
-use wasm_bindgen::JsValue;
 use web_sys::Element;
 
 use crate::browser::field;
@@ -104,14 +103,11 @@ fn preview_body(artifact: Artifact) -> AnyView {
     let is_script = artifact.kind == "js";
     let request = StoredValue::new(artifact);
     let listener = window_event_listener(leptos::ev::message, move |event| {
-        let Some(window) = frame.get_untracked().and_then(|f| f.content_window()) else {
+        let Some(frame_now) = frame.get_untracked() else {
             return;
         };
         // Only this dialog's frame, only this run (the frame says `ready` before it has one).
-        // A cross-origin window is no `instanceof Window` here: compared as a value.
-        let from_frame = event
-            .source()
-            .is_some_and(|source| JsValue::from(source) == JsValue::from(window.clone()));
+        let from_frame = crate::browser::sent_by(&frame_now, &event);
         let data = event.data();
         if !from_frame || field(&data, "hearth").as_string().as_deref() != Some("sandbox") {
             return;
@@ -122,10 +118,7 @@ fn preview_body(artifact: Artifact) -> AnyView {
         if kind == "ready" && run.is_none() {
             // The page's own policy makes its origin opaque; without it (a proxy removed
             // it?) it would share the app's, and gets no code.
-            if !frame
-                .get_untracked()
-                .is_some_and(|f| crate::browser::frame_is_isolated(&f))
-            {
+            if !crate::browser::frame_is_isolated(&frame_now) {
                 status.set(Status::Finished(Finish::Unavailable));
                 return;
             }
@@ -140,7 +133,9 @@ fn preview_body(artifact: Artifact) -> AnyView {
                     let _ = js_sys::Reflect::set(&message, &name.into(), &value.into());
                 }
             });
-            let _ = window.post_message(&message, "*");
+            if let Some(window) = frame_now.content_window() {
+                let _ = window.post_message(&message, "*");
+            }
             status.set(Status::Running);
             return;
         }

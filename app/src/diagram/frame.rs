@@ -377,15 +377,10 @@ fn fail_all(error: DrawError) {
 fn on_message(event: MessageEvent) {
     // Only the current frame, only its answers' shapes.
     let from_frame = HOST.with(|host| {
-        let host = host.borrow();
-        let window = host
+        host.borrow()
             .frame
             .as_ref()
-            .and_then(HtmlIFrameElement::content_window);
-        match (window, event.source()) {
-            (Some(window), Some(source)) => JsValue::from(source) == JsValue::from(window),
-            _ => false,
-        }
+            .is_some_and(|frame| crate::browser::sent_by(frame, &event))
     });
     let data = event.data();
     if !from_frame || field(&data, "hearth").as_string().as_deref() != Some("diagram") {

@@ -18,7 +18,6 @@ use hearth_core::plugin::mcp_app::{self, AppResource, app_call_target};
 use hearth_core::plugin::risk::Risk;
 use leptos::prelude::*;
 use serde_json::{Map, Value, json};
-use wasm_bindgen::JsValue;
 use web_sys::HtmlIFrameElement;
 
 use super::Page;
@@ -328,14 +327,8 @@ fn on_message(host: Host, event: &web_sys::MessageEvent) {
     let Some(frame) = host.frame.get_untracked() else {
         return;
     };
-    let Some(window) = frame.content_window() else {
-        return;
-    };
-    // Only this page's proxy. A cross-origin window is compared as a value.
-    let from_frame = event
-        .source()
-        .is_some_and(|source| JsValue::from(source) == JsValue::from(window));
-    if !from_frame {
+    // Only this page's proxy.
+    if !crate::browser::sent_by(&frame, event) {
         return;
     }
     let Some(text) = js_sys::JSON::stringify(&event.data())
