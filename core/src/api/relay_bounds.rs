@@ -32,7 +32,7 @@ pub const MAX_TOOL_SCHEMA_BYTES: usize = 64 * 1024;
 pub const MAX_PAST_CALLS: usize = 64;
 /// Longest provider token of an earlier tool call (Gemini's `thoughtSignature`, base64),
 /// in characters.
-pub const MAX_SIGNATURE_CHARS: usize = 64 * 1024;
+pub const MAX_SIGNATURE_CHARS: usize = crate::provider::tool_calls::MAX_SIGNATURE_BYTES;
 /// Longest tool call id, in characters.
 pub const MAX_CALL_ID_CHARS: usize = 256;
 /// Longest arguments of an earlier tool call, in characters.

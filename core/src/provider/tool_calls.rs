@@ -13,6 +13,9 @@ use super::StreamEvent;
 pub const MAX_CALLS_PER_ROUND: usize = 64;
 /// The largest argument text of one call.
 pub const MAX_ARGUMENT_BYTES: usize = 1024 * 1024;
+/// The longest signature kept with a call (Gemini's are a few kilobytes of base64); a
+/// longer one is not kept, and the provider says what it makes of the call without it.
+pub const MAX_SIGNATURE_BYTES: usize = 64 * 1024;
 
 /// Why a call cannot be executed as sent.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
@@ -102,7 +105,10 @@ impl ToolCallAssembler {
         if let Some(name) = name.as_ref().filter(|name| !name.is_empty()) {
             call.name.get_or_insert_with(|| name.clone());
         }
-        if let Some(signature) = signature.as_ref().filter(|s| !s.is_empty()) {
+        if let Some(signature) = signature
+            .as_ref()
+            .filter(|s| !s.is_empty() && s.len() <= MAX_SIGNATURE_BYTES)
+        {
             call.signature.get_or_insert_with(|| signature.clone());
         }
         if call.arguments.len() + arguments.len() > MAX_ARGUMENT_BYTES {
@@ -170,6 +176,33 @@ mod tests {
             arguments: arguments.to_string(),
             signature: None,
         }
+    }
+
+    #[test]
+    fn a_signature_is_kept_once_per_call_and_never_past_its_bound() {
+        let signed = |index: u32, signature: String| StreamEvent::ToolCall {
+            index,
+            id: Some(format!("c{index}")),
+            name: Some("search".into()),
+            arguments: "{}".into(),
+            signature: Some(signature),
+        };
+        let mut assembler = ToolCallAssembler::new();
+        for event in [
+            signed(0, "first".into()),
+            signed(0, "a later fragment's".into()),
+            signed(1, "x".repeat(MAX_SIGNATURE_BYTES)),
+            signed(2, "x".repeat(MAX_SIGNATURE_BYTES + 1)),
+            fragment(3, Some("c3"), Some("search"), "{}"),
+        ] {
+            assembler.apply(&event);
+        }
+        let lengths: Vec<usize> = assembler
+            .finish()
+            .iter()
+            .map(|call| call.signature.len())
+            .collect();
+        assert_eq!(lengths, [5, MAX_SIGNATURE_BYTES, 0, 0]);
     }
 
     #[test]
