@@ -75,8 +75,19 @@ pub async fn downloaded_as(dir: &std::path::Path, extension: &str) -> PathBuf {
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == extension))
             .collect();
-        if let [file] = done.as_slice() {
-            return file.clone();
+        // Chromium may create the file before it has written it: it counts once it has
+        // bytes that stay put and nothing is still downloading beside it.
+        let writing = std::fs::read_dir(dir)
+            .expect("read downloads")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .any(|p| p.extension().is_some_and(|x| x == "crdownload"));
+        if let ([file], false) = (done.as_slice(), writing) {
+            let size = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            let still = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
+            if size > 0 && size == still {
+                return file.clone();
+            }
         }
         assert!(
             std::time::Instant::now() < deadline,
