@@ -192,6 +192,7 @@ mod tests {
                         file: "m1.png".into(),
                         mime_type: "image/png".into(),
                     },
+                    signature: String::new(),
                 },
                 OutputImage {
                     round: 1,
@@ -199,6 +200,7 @@ mod tests {
                     kept: KeptImage::Remote {
                         url: "https://example.com/i.png".into(),
                     },
+                    signature: String::new(),
                 },
                 OutputImage {
                     round: 1,
@@ -207,6 +209,7 @@ mod tests {
                         file: "g1.png".into(),
                         mime_type: "image/png".into(),
                     },
+                    signature: String::new(),
                 },
             ],
             attachments: vec![

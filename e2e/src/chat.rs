@@ -160,6 +160,33 @@ pub async fn prepare_gemini(session: &AppSession, fixture: &ProviderFixture) {
         .await;
 }
 
+/// In Settings › Models: the user says `model` takes `flag` (`tools`, `vision`, …), saves,
+/// and closes the settings.
+pub async fn say_model_takes(session: &AppSession, model: &str, flag: &str) {
+    session.open_settings_tab("models").await;
+    session
+        .wait_for(&format!(".model-row[data-model={model}]"))
+        .await;
+    session
+        .click_by_script(&format!("button[aria-label='Edit {model}']"))
+        .await;
+    session
+        .wait_for(&format!("#model-{model}-flag-{flag}"))
+        .await
+        .select_by_value("yes")
+        .await
+        .expect("the flag's choice");
+    session
+        .click_by_script(".model-form button[type=submit]")
+        .await;
+    session
+        .wait_until(&format!(
+            "!document.getElementById('model-{model}-context')"
+        ))
+        .await;
+    session.close_settings().await;
+}
+
 /// In Settings › Providers (open, with one provider): fetches its models (the fixture
 /// lists two) and closes the settings.
 pub async fn fetch_models(session: &AppSession) {

@@ -63,6 +63,7 @@ fn conversation(text: &str) -> ChatRequest {
             Message::Assistant {
                 text: "An earlier answer".into(),
                 tool_calls: Vec::new(),
+                images: Vec::new(),
             },
             Message::User {
                 parts: vec![Part::Text { text: text.into() }],
@@ -155,7 +156,7 @@ impl Reader {
                 StreamEvent::Usage { usage } => self.got.usage.merge(usage),
                 StreamEvent::Finish { reason } => self.got.finish = Some(reason),
                 StreamEvent::Error { error } => self.got.error = Some(error),
-                StreamEvent::Image { image } => {
+                StreamEvent::Image { image, .. } => {
                     self.got.images.push((self.got.text.chars().count(), image));
                 }
             }
@@ -429,6 +430,7 @@ async fn gemini_signs_its_first_call_and_refuses_the_call_sent_back_unsigned() {
     let next_round = |signed: bool| {
         let mut request = conversation("Weather?");
         request.messages.push(Message::Assistant {
+            images: Vec::new(),
             text: "Checking both.".into(),
             tool_calls: got
                 .calls

@@ -7,13 +7,14 @@
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use fantoccini::key::Key;
+use hearth_core::provider::request::ANSWER_IMAGE_NOT_SENT;
 use hearth_e2e::AppSession;
 use hearth_e2e::attach::gradient_png;
 use hearth_e2e::chat::{
     self, choose_menu_item, last_status, open_latest, open_reply_menu, reply_menu, send,
 };
 use hearth_e2e::paths;
-use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
+use hearth_e2e::provider_fixture::{ProviderFixture, Reply, image_signature};
 use serde_json::{Value, json};
 
 /// The last reply's blocks in order: `text:<text>`, `image:<natural width>` or
@@ -152,6 +153,85 @@ async fn gemini_images_stand_in_their_places_survive_a_reload_and_free_their_url
     session
         .wait_until("!document.querySelector('.message--assistant') && liveBlobs.size === 0")
         .await;
+}
+
+/// The parts of the first model turn the fixture's newest Gemini request carried.
+fn first_model_parts(fixture: &ProviderFixture) -> Value {
+    let request = fixture
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "POST" && r.path.contains(":streamGenerateContent"))
+        .next_back()
+        .expect("a Gemini request");
+    let body = request.json();
+    body["contents"]
+        .as_array()
+        .and_then(|contents| contents.iter().find(|c| c["role"] == "model"))
+        .map(|content| content["parts"].clone())
+        .unwrap_or_else(|| panic!("no model turn in {body}"))
+}
+
+#[tokio::test]
+async fn a_gemini_reply_goes_back_with_its_images_and_their_signatures_after_a_reload() {
+    let fixture = ProviderFixture::start().await;
+    let session = animals_drawn(&fixture).await;
+    // Read back from the private file system, not from memory.
+    session.reload_app().await;
+    blocks_are(
+        &session,
+        &json!([
+            "text:Here is a cat.",
+            "image:20",
+            "text:Now a dog.",
+            "image:30",
+            "lost:not_an_image",
+            "text:That is all."
+        ]),
+    )
+    .await;
+    let ask = |question: &'static str, answer: &'static str| {
+        let session = &session;
+        let fixture = &fixture;
+        async move {
+            fixture.enqueue(Reply::text(answer));
+            send(session, question).await;
+            session
+                .wait_until(&format!(
+                    "[...document.querySelectorAll('.message--assistant')].at(-1)?.textContent.includes('{answer}')"
+                ))
+                .await;
+        }
+    };
+    // The fixture's listing says nothing of vision: the images are notes in their
+    // places, and no byte or signature goes.
+    ask("Make them blue", "Both are blue now.").await;
+    let note = json!({"text": ANSWER_IMAGE_NOT_SENT});
+    assert_eq!(
+        first_model_parts(&fixture),
+        json!([
+            {"text": "Here is a cat."}, note, {"text": " Now a dog."}, note,
+            {"text": " That is all."},
+        ])
+    );
+
+    // The user says the model sees images: the next request carries them.
+    chat::say_model_takes(&session, "fixture-small", "vision").await;
+    ask("Now green", "Both are green now.").await;
+    let (cat, dog, _) = animals();
+    // The first answer as the model sent it: the images in their places, each with its own
+    // signature, the dog as the PNG its bytes are; the SVG, never kept, is not sent.
+    assert_eq!(
+        first_model_parts(&fixture),
+        json!([
+            {"text": "Here is a cat."},
+            {"inlineData": {"mimeType": "image/png", "data": cat},
+             "thoughtSignature": image_signature(0)},
+            {"text": " Now a dog."},
+            {"inlineData": {"mimeType": "image/png", "data": dog},
+             "thoughtSignature": image_signature(1)},
+            {"text": " That is all."},
+        ])
+    );
 }
 
 #[tokio::test]

@@ -1098,25 +1098,7 @@ async fn a_gemini_calls_signature_goes_back_with_it_in_every_later_request() {
     let session = AppSession::open(1280, 900).await;
     hearth_e2e::chat::prepare_gemini(&session, &fixture).await;
     // Gemini's listing says nothing of tools: the user says the model takes them.
-    session.open_settings_tab("models").await;
-    session
-        .wait_for(".model-row[data-model=fixture-small]")
-        .await;
-    session
-        .click_by_script("button[aria-label='Edit fixture-small']")
-        .await;
-    session
-        .wait_for("#model-fixture-small-flag-tools")
-        .await
-        .select_by_value("yes")
-        .await
-        .expect("tools");
-    session
-        .click_by_script(".model-form button[type=submit]")
-        .await;
-    session
-        .wait_until("!document.getElementById('model-fixture-small-context')")
-        .await;
+    hearth_e2e::chat::say_model_takes(&session, "fixture-small", "tools").await;
     install(&session, "openapi-url", &pets.description_url(), "OpenAPI").await;
     session.close_settings().await;
 

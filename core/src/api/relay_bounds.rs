@@ -179,34 +179,48 @@ fn check_schema(i: usize, schema: &Value) -> Result<(), BoundError> {
     Ok(())
 }
 
+/// One part of a message (a question's, or an image of an earlier answer) at `field`.
+fn check_part(field: &str, part: &Part) -> Result<(), BoundError> {
+    match part {
+        Part::Text { text } => longer(format!("{field}.text"), text, MAX_MESSAGE_CHARS),
+        Part::Image { mime_type, .. } => {
+            longer(format!("{field}.mimeType"), mime_type, MAX_MIME_CHARS)?;
+            if mime_type.starts_with("image/") {
+                Ok(())
+            } else {
+                Err(BoundError {
+                    field: format!("{field}.mimeType"),
+                    problem: "is not an image type".into(),
+                })
+            }
+        }
+    }
+}
+
 fn check_message(i: usize, message: &Message) -> Result<(), BoundError> {
     let at = |field: &str| format!("request.messages[{i}].{field}");
     match message {
         Message::User { parts } => {
             more(at("parts"), parts.len(), MAX_PARTS)?;
             for (p, part) in parts.iter().enumerate() {
-                match part {
-                    Part::Text { text } => {
-                        longer(at(&format!("parts[{p}].text")), text, MAX_MESSAGE_CHARS)?
-                    }
-                    Part::Image { mime_type, .. } => {
-                        longer(
-                            at(&format!("parts[{p}].mimeType")),
-                            mime_type,
-                            MAX_MIME_CHARS,
-                        )?;
-                        if !mime_type.starts_with("image/") {
-                            return Err(BoundError {
-                                field: at(&format!("parts[{p}].mimeType")),
-                                problem: "is not an image type".into(),
-                            });
-                        }
-                    }
-                }
+                check_part(&at(&format!("parts[{p}]")), part)?;
             }
         }
-        Message::Assistant { text, tool_calls } => {
+        Message::Assistant {
+            text,
+            tool_calls,
+            images,
+        } => {
             longer(at("text"), text, MAX_MESSAGE_CHARS)?;
+            more(at("images"), images.len(), MAX_PARTS)?;
+            for (m, image) in images.iter().enumerate() {
+                check_part(&at(&format!("images[{m}].part")), &image.part)?;
+                longer(
+                    at(&format!("images[{m}].signature")),
+                    &image.signature,
+                    MAX_SIGNATURE_CHARS,
+                )?;
+            }
             more(at("toolCalls"), tool_calls.len(), MAX_PAST_CALLS)?;
             for (c, call) in tool_calls.iter().enumerate() {
                 longer(
@@ -248,7 +262,7 @@ fn check_message(i: usize, message: &Message) -> Result<(), BoundError> {
 mod tests {
     use super::*;
     use crate::provider::Protocol;
-    use crate::provider::request::{PastToolCall, ToolSpec};
+    use crate::provider::request::{PastImage, PastToolCall, ToolSpec};
     use serde_json::json;
 
     fn request() -> RelayRequest {
@@ -275,6 +289,7 @@ mod tests {
                             arguments: "{}".into(),
                             signature: String::new(),
                         }],
+                        images: vec![],
                     },
                     Message::Tool {
                         call_id: "call_1".into(),
@@ -292,6 +307,17 @@ mod tests {
                 reasoning_effort: None,
             },
             capabilities: ModelCapabilities::default(),
+        }
+    }
+
+    fn past_image(mime_type: &str, signature: &str) -> PastImage {
+        PastImage {
+            at: 0,
+            part: Part::Image {
+                mime_type: mime_type.into(),
+                data: "iVBOR".into(),
+            },
+            signature: signature.into(),
         }
     }
 
@@ -389,6 +415,56 @@ mod tests {
                     r.request.messages[1] = Message::Assistant {
                         text: "x".repeat(MAX_MESSAGE_CHARS + 1),
                         tool_calls: vec![],
+                        images: vec![],
+                    }
+                }),
+            ),
+            (
+                "request.messages[1].images",
+                Box::new(|r| {
+                    r.request.messages[1] = Message::Assistant {
+                        text: String::new(),
+                        tool_calls: vec![],
+                        images: vec![past_image("image/png", ""); MAX_PARTS + 1],
+                    }
+                }),
+            ),
+            (
+                "request.messages[1].images[1].part.mimeType",
+                Box::new(|r| {
+                    r.request.messages[1] = Message::Assistant {
+                        text: String::new(),
+                        tool_calls: vec![],
+                        images: vec![past_image("image/png", ""), past_image("text/html", "")],
+                    }
+                }),
+            ),
+            (
+                "request.messages[1].images[0].part.text",
+                Box::new(|r| {
+                    r.request.messages[1] = Message::Assistant {
+                        text: String::new(),
+                        tool_calls: vec![],
+                        images: vec![PastImage {
+                            at: 0,
+                            part: Part::Text {
+                                text: "x".repeat(MAX_MESSAGE_CHARS + 1),
+                            },
+                            signature: String::new(),
+                        }],
+                    }
+                }),
+            ),
+            (
+                "request.messages[1].images[0].signature",
+                Box::new(|r| {
+                    r.request.messages[1] = Message::Assistant {
+                        text: String::new(),
+                        tool_calls: vec![],
+                        images: vec![past_image(
+                            "image/png",
+                            &"x".repeat(MAX_SIGNATURE_CHARS + 1),
+                        )],
                     }
                 }),
             ),
@@ -403,6 +479,7 @@ mod tests {
                             arguments: "x".repeat(MAX_ARGUMENT_CHARS + 1),
                             signature: String::new(),
                         }],
+                        images: vec![],
                     }
                 }),
             ),
@@ -417,6 +494,7 @@ mod tests {
                             arguments: "{}".into(),
                             signature: "x".repeat(MAX_SIGNATURE_CHARS + 1),
                         }],
+                        images: vec![],
                     }
                 }),
             ),

@@ -217,6 +217,7 @@ mod tests {
                 file: file.into(),
                 mime_type: "image/png".into(),
             },
+            signature: String::new(),
         }
     }
 
@@ -247,6 +248,7 @@ mod tests {
                 kept: KeptImage::Remote {
                     url: "https://img.example/a b.png".into(),
                 },
+                signature: String::new(),
             },
             OutputImage {
                 round: 1,
@@ -254,6 +256,7 @@ mod tests {
                 kept: KeptImage::Lost {
                     reason: LostReason::NotAnImage,
                 },
+                signature: String::new(),
             },
         ];
         let markdown = message_markdown(&reply, &labels(), &url_of);

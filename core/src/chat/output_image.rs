@@ -34,6 +34,10 @@ pub struct OutputImage {
     pub at: u32,
     /// What is kept of it.
     pub kept: KeptImage,
+    /// The provider's opaque token sent back with it in later requests (Gemini's
+    /// `thoughtSignature`; empty: none).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub signature: String,
 }
 
 /// What a reply keeps of one image.
@@ -64,6 +68,13 @@ pub enum KeptImage {
         /// Why.
         reason: LostReason,
     },
+}
+
+impl KeptImage {
+    /// Whether its bytes are kept (in the file store or the record).
+    pub fn has_bytes(&self) -> bool {
+        matches!(self, Self::Stored { .. } | Self::Inline { .. })
+    }
 }
 
 /// Why an image of a reply could not be kept. Stored as a code; the app words it.
@@ -254,6 +265,7 @@ mod tests {
             kept: KeptImage::Remote {
                 url: "https://example.com/a.png".into(),
             },
+            signature: String::new(),
         }
     }
 
@@ -395,6 +407,7 @@ mod tests {
             kept: KeptImage::Lost {
                 reason: LostReason::TooMany,
             },
+            signature: String::new(),
         };
         let value = serde_json::to_value(&lost).unwrap();
         assert_eq!(

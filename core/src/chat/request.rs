@@ -15,13 +15,20 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use crate::attachment::Attachment;
 use crate::chat::compression::{self, Compression, PathMessage};
 use crate::chat::context_note::ContextNote;
+use crate::chat::output_image::KeptImage;
 use crate::chat::record::MessageRecord;
 use crate::chat::tools::{self, ToolRound};
 use crate::context::{self, Band, ContextError, IMAGE_TOKENS, Item, PlanInput, estimate_tokens};
 use crate::plugin::tool_loop::{Round, final_round_instruction};
 use crate::provider::request::{
-    ChatRequest, IMAGE_OMITTED, Message, ModelCapabilities, Part, ToolSpec,
+    ANSWER_IMAGE_NOT_SENT, ChatRequest, IMAGE_OMITTED, Message, ModelCapabilities, Part, PastImage,
+    ToolSpec,
 };
+
+/// Text that stands in for an image a model sent in an earlier answer whose bytes are no
+/// longer stored in this browser.
+pub const ANSWER_IMAGE_GONE: &str =
+    "[an image shown with this answer, no longer stored in this browser]";
 
 /// The instruction added (not stored) when the user asks to continue a reply.
 pub const CONTINUE_PROMPT: &str =
@@ -144,10 +151,13 @@ pub struct TurnRequest {
     pub continuation: Option<String>,
     /// What phase producers added, by band, most relevant first.
     pub context: Vec<(Band, Vec<ContextItem>)>,
-    /// The bytes of the attached images this request may carry, by attachment id
-    /// (loaded only for a model with vision; an image not here is named in text).
+    /// The bytes of the images this request may carry: attached ones by attachment id,
+    /// and those a model sent in an earlier answer by their stored file's name (loaded
+    /// only for a model with vision, the latter only where answers carry images; an image
+    /// not here is named in text).
     pub images: BTreeMap<String, InlineImage>,
-    /// The attached images that were wanted but are no longer stored in this browser.
+    /// The images that were wanted but are no longer stored in this browser, by the same
+    /// keys.
     pub missing_images: BTreeSet<String>,
 }
 
@@ -189,6 +199,7 @@ impl TurnRequest {
             current.push(Message::Assistant {
                 text: text.clone(),
                 tool_calls: Vec::new(),
+                images: Vec::new(),
             });
             current.push(user(CONTINUE_PROMPT));
         }
@@ -335,9 +346,10 @@ fn left_out(context: &[(Band, Vec<ContextItem>)], dropped: &[String]) -> Vec<Con
 /// The images a request may carry, and whether its model sees them.
 #[derive(Debug, Clone, Copy)]
 pub struct Images<'a> {
-    /// Loaded bytes, by attachment id.
+    /// Loaded bytes, by attachment id (or, for an image a model sent, its stored file's
+    /// name).
     pub loaded: &'a BTreeMap<String, InlineImage>,
-    /// Images no longer stored in this browser, by attachment id.
+    /// Images no longer stored in this browser, by the same keys.
     pub missing: &'a BTreeSet<String>,
     /// Whether the model takes images.
     pub vision: bool,
@@ -433,8 +445,57 @@ pub fn to_messages(record: &MessageRecord, images: Images<'_>) -> Vec<Message> {
     out.push(Message::Assistant {
         text: record.content.clone(),
         tool_calls: Vec::new(),
+        images: Vec::new(),
     });
+    // The rounds' answers come in order, the final text last: the n-th is round n.
+    let answers = out.iter_mut().filter_map(|message| match message {
+        Message::Assistant { images, .. } => Some(images),
+        _ => None,
+    });
+    for (round, carried) in answers.enumerate() {
+        *carried = answer_images(record, round as u32, images);
+    }
     out
+}
+
+/// The images reply `record` sent in round `round`, in order, as a request carries them
+/// back: the bytes where they were loaded (or kept in the record), otherwise a note; a
+/// link as the link; an image that was never kept not at all.
+fn answer_images(record: &MessageRecord, round: u32, images: Images<'_>) -> Vec<PastImage> {
+    record
+        .images
+        .iter()
+        .filter(|image| image.round == round)
+        .filter_map(|image| {
+            let part = match &image.kept {
+                KeptImage::Stored { file, .. } => match images.loaded.get(file) {
+                    Some(loaded) => Part::Image {
+                        mime_type: loaded.mime_type.clone(),
+                        data: loaded.data.clone(),
+                    },
+                    None if images.missing.contains(file) => Part::Text {
+                        text: ANSWER_IMAGE_GONE.to_string(),
+                    },
+                    None => Part::Text {
+                        text: ANSWER_IMAGE_NOT_SENT.to_string(),
+                    },
+                },
+                KeptImage::Inline { mime_type, data } => Part::Image {
+                    mime_type: mime_type.clone(),
+                    data: data.clone(),
+                },
+                KeptImage::Remote { url } => Part::Text {
+                    text: format!("[image: {url}]"),
+                },
+                KeptImage::Lost { .. } => return None,
+            };
+            Some(PastImage {
+                at: image.at,
+                part,
+                signature: image.signature.clone(),
+            })
+        })
+        .collect()
 }
 
 /// Tokens a stored message costs a request, its tool rounds and images included (an
@@ -445,13 +506,16 @@ pub fn message_tokens(record: &MessageRecord) -> u64 {
         .iter()
         .map(ToolRound::context_chars)
         .sum();
-    let images = record.attachments.iter().filter(|a| a.is_image()).count() as u64;
+    let images = record.attachments.iter().filter(|a| a.is_image()).count()
+        + record.images.iter().filter(|i| i.kept.has_bytes()).count();
+    let images = images as u64;
     estimate_tokens(&record.content) + (rounds as u64).div_ceil(4) + images * IMAGE_TOKENS
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chat::output_image::{LostReason, OutputImage};
     use crate::chat::record::Role;
     use crate::chat::tools::{ToolCallRecord, ToolCallStatus};
 
@@ -869,6 +933,171 @@ mod tests {
         let history = turn_history(&[question], "none", None).unwrap();
         let error = turn(history, Some(2000)).round(FINAL).unwrap_err();
         assert!(matches!(error, ContextError::BudgetExceeded { .. }));
+    }
+
+    fn drawn(round: u32, at: u32, kept: KeptImage) -> OutputImage {
+        OutputImage {
+            round,
+            at,
+            kept,
+            signature: format!("sig-{round}-{at}"),
+        }
+    }
+
+    fn stored(file: &str) -> KeptImage {
+        KeptImage::Stored {
+            file: file.into(),
+            mime_type: "image/png".into(),
+        }
+    }
+
+    #[test]
+    fn a_reply_goes_back_with_the_images_it_sent_each_in_its_round_and_place() {
+        let mut reply = message("r", Role::Assistant, "Here it is: and again.");
+        reply.tool_rounds = vec![ToolRound {
+            text: "Drawing first.".into(),
+            reasoning: String::new(),
+            calls: vec![ToolCallRecord {
+                id: "c".into(),
+                name: "f".into(),
+                arguments: "{}".into(),
+                status: ToolCallStatus::Done,
+                result: "ok".into(),
+                ..Default::default()
+            }],
+        }];
+        reply.images = vec![
+            drawn(0, 14, stored("a.png")),
+            drawn(1, 12, stored("b.png")),
+            drawn(1, 12, stored("gone.png")),
+            drawn(1, 22, stored("unloaded.png")),
+            drawn(
+                1,
+                22,
+                KeptImage::Inline {
+                    mime_type: "image/webp".into(),
+                    data: "UklG".into(),
+                },
+            ),
+            drawn(
+                1,
+                22,
+                KeptImage::Remote {
+                    url: "https://img.example/x.png".into(),
+                },
+            ),
+            drawn(
+                1,
+                22,
+                KeptImage::Lost {
+                    reason: LostReason::NotAnImage,
+                },
+            ),
+        ];
+        let loaded: BTreeMap<String, InlineImage> = ["a.png", "b.png"]
+            .into_iter()
+            .map(|file| {
+                (
+                    file.to_string(),
+                    InlineImage {
+                        mime_type: "image/png".into(),
+                        data: format!("bytes of {file}"),
+                    },
+                )
+            })
+            .collect();
+        let missing: BTreeSet<String> = ["gone.png".to_string()].into();
+        let messages = to_messages(
+            &reply,
+            Images {
+                loaded: &loaded,
+                missing: &missing,
+                vision: true,
+            },
+        );
+        let answers: Vec<&Vec<PastImage>> = messages
+            .iter()
+            .filter_map(|m| match m {
+                Message::Assistant { images, .. } => Some(images),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(answers.len(), 2, "{messages:?}");
+        let image = |data: &str, mime: &str| Part::Image {
+            mime_type: mime.into(),
+            data: data.into(),
+        };
+        let note = |text: &str| Part::Text { text: text.into() };
+        // The tool round's answer carries its one image; the final text the rest, in
+        // order, the lost one left out.
+        assert_eq!(
+            answers[0]
+                .iter()
+                .map(|i| (i.at, &i.part))
+                .collect::<Vec<_>>(),
+            vec![(14, &image("bytes of a.png", "image/png"))]
+        );
+        assert_eq!(
+            answers[1]
+                .iter()
+                .map(|i| (i.at, i.part.clone()))
+                .collect::<Vec<_>>(),
+            vec![
+                (12, image("bytes of b.png", "image/png")),
+                (12, note(ANSWER_IMAGE_GONE)),
+                (22, note(ANSWER_IMAGE_NOT_SENT)),
+                (22, image("UklG", "image/webp")),
+                (22, note("[image: https://img.example/x.png]")),
+            ]
+        );
+        // Each goes back with its own signature.
+        assert_eq!(answers[0][0].signature, "sig-0-14");
+        assert_eq!(
+            answers[1]
+                .iter()
+                .map(|i| i.signature.as_str())
+                .collect::<Vec<_>>(),
+            vec!["sig-1-12"; 2]
+                .into_iter()
+                .chain(vec!["sig-1-22"; 3])
+                .collect::<Vec<_>>()
+        );
+        // Each image with bytes costs what an attached one does.
+        let mut bare = reply.clone();
+        bare.images.clear();
+        assert_eq!(
+            message_tokens(&reply),
+            message_tokens(&bare) + 5 * IMAGE_TOKENS
+        );
+    }
+
+    #[test]
+    fn a_question_never_takes_a_replys_images_and_a_reply_without_any_sends_none() {
+        let mut question = message("q", Role::User, "draw");
+        question.images = vec![drawn(0, 0, stored("a.png"))];
+        let reply = message("r", Role::Assistant, "text only");
+        let none = BTreeMap::new();
+        let images = Images {
+            loaded: &none,
+            missing: &BTreeSet::new(),
+            vision: true,
+        };
+        assert_eq!(
+            to_messages(&question, images),
+            vec![Message::User {
+                parts: vec![Part::Text {
+                    text: "draw".into()
+                }]
+            }]
+        );
+        assert_eq!(
+            to_messages(&reply, images),
+            vec![Message::Assistant {
+                text: "text only".into(),
+                tool_calls: Vec::new(),
+                images: Vec::new(),
+            }]
+        );
     }
 
     #[test]

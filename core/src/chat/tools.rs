@@ -181,6 +181,7 @@ impl ToolRound {
                     signature: call.signature.clone(),
                 })
                 .collect(),
+            images: Vec::new(),
         }];
         out.extend(self.calls.iter().map(|call| Message::Tool {
             call_id: call.id.clone(),
@@ -326,7 +327,10 @@ mod tests {
         };
         let messages = round.messages();
         assert_eq!(messages.len(), 5);
-        let Message::Assistant { text, tool_calls } = &messages[0] else {
+        let Message::Assistant {
+            text, tool_calls, ..
+        } = &messages[0]
+        else {
             panic!("{messages:?}")
         };
         assert_eq!(text, "Looking");

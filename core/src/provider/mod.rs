@@ -52,6 +52,12 @@ pub enum Protocol {
 }
 
 impl Protocol {
+    /// Whether an earlier answer goes back with the images the model sent inside it:
+    /// Gemini's model turns take inline data; the others' answers are text only.
+    pub fn answers_carry_images(self) -> bool {
+        matches!(self, Self::Gemini)
+    }
+
     /// The wire name (`openai-chat`, `openai-responses`, `anthropic`, `gemini`), also
     /// used in BYOK contexts (`provider:<name>`).
     pub fn as_str(self) -> &'static str {
@@ -251,6 +257,9 @@ pub enum StreamEvent {
     Image {
         /// The image.
         image: ImageData,
+        /// An opaque token the provider wants back with the image in later requests
+        /// (Gemini's `thoughtSignature`), when its part carries one.
+        signature: Option<String>,
     },
     /// Token counts (may arrive more than once; later counts win field by field).
     Usage {

@@ -19,6 +19,8 @@ pub struct Collected {
     pub calls: Vec<ToolCall>,
     pub usage: Usage,
     pub images: Vec<ImageData>,
+    /// Each image's signature, in the same order ("" for none).
+    pub image_signatures: Vec<String>,
     pub finish: Option<FinishReason>,
     pub error: Option<ProviderError>,
     pub finish_was_last: bool,
@@ -33,7 +35,10 @@ fn collect(events: Vec<StreamEvent>, into: &mut Collected, calls: &mut ToolCallA
             StreamEvent::Reasoning { delta } => into.reasoning.push_str(&delta),
             StreamEvent::Refusal { delta } => into.refusal.push_str(&delta),
             StreamEvent::ToolCall { .. } => {}
-            StreamEvent::Image { image } => into.images.push(image),
+            StreamEvent::Image { image, signature } => {
+                into.images.push(image);
+                into.image_signatures.push(signature.unwrap_or_default());
+            }
             StreamEvent::Usage { usage } => into.usage.merge(usage),
             StreamEvent::Finish { reason } => {
                 assert!(into.finish.is_none(), "two finish events");

@@ -104,6 +104,22 @@ pub struct PastToolCall {
     pub signature: String,
 }
 
+/// An image the model itself sent inside an earlier answer, at its place. Gemini takes it
+/// back as the answer's image part (with its signature); every other protocol's answers
+/// are text only, so there it is [`ANSWER_IMAGE_NOT_SENT`] (or the note `part` is).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PastImage {
+    /// The byte offset of the answer's text it followed.
+    pub at: u32,
+    /// The image, or the note standing in for it (its bytes are gone, or it was a link).
+    pub part: Part,
+    /// The provider's opaque token sent back with the image (Gemini's
+    /// `thoughtSignature`; empty: none).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub signature: String,
+}
+
 /// One message of the history.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", tag = "role")]
@@ -120,6 +136,9 @@ pub enum Message {
         /// Calls made in that round.
         #[serde(default)]
         tool_calls: Vec<PastToolCall>,
+        /// The images it sent inside its text, in order of place.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        images: Vec<PastImage>,
     },
     /// The result of a tool call.
     Tool {
@@ -209,6 +228,10 @@ pub enum RequestError {
 /// image the app did not load for such a model, `chat::request`).
 pub const IMAGE_OMITTED: &str = "[image omitted: this model does not accept images]";
 
+/// Text that stands in for an image the model sent inside an earlier answer, where the
+/// protocol's answers cannot carry one.
+pub const ANSWER_IMAGE_NOT_SENT: &str = "[an image shown with this answer, not included here]";
+
 /// The versioned API root of `endpoint`, without a trailing slash. Anthropic's users
 /// enter `https://api.anthropic.com` or `…/v1`; both mean the `/v1` root.
 pub fn api_base(endpoint: &Endpoint) -> Result<String, RequestError> {
@@ -292,9 +315,74 @@ pub(crate) fn result_as_text(name: &str, content: &str) -> String {
     format!("[result of tool {name}]\n{content}")
 }
 
+/// A piece of an earlier answer, in order: a stretch of its text, or an image it sent.
+pub(crate) enum AnswerPiece<'a> {
+    Text(&'a str),
+    Image(&'a PastImage),
+}
+
+/// The answer `text` cut around its `images`, in order of place. An offset past the end
+/// or inside a character moves back to the nearest character boundary; empty stretches
+/// are left out.
+pub(crate) fn answer_pieces<'a>(text: &'a str, images: &'a [PastImage]) -> Vec<AnswerPiece<'a>> {
+    let mut placed: Vec<(usize, &PastImage)> = images
+        .iter()
+        .map(|image| {
+            let mut at = (image.at as usize).min(text.len());
+            while !text.is_char_boundary(at) {
+                at -= 1;
+            }
+            (at, image)
+        })
+        .collect();
+    placed.sort_by_key(|(at, _)| *at);
+    let mut pieces = Vec::new();
+    let mut from = 0;
+    for (at, image) in placed {
+        if at > from {
+            pieces.push(AnswerPiece::Text(&text[from..at]));
+        }
+        pieces.push(AnswerPiece::Image(image));
+        from = at;
+    }
+    if from < text.len() {
+        pieces.push(AnswerPiece::Text(&text[from..]));
+    }
+    pieces
+}
+
+/// An earlier answer as text only: each image it sent is its note, or
+/// [`ANSWER_IMAGE_NOT_SENT`] (for protocols whose answers carry no image).
+pub(crate) fn answer_text<'a>(text: &'a str, images: &[PastImage]) -> std::borrow::Cow<'a, str> {
+    if images.is_empty() {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + images.len() * 64);
+    for piece in answer_pieces(text, images) {
+        match piece {
+            AnswerPiece::Text(stretch) => out.push_str(stretch),
+            AnswerPiece::Image(image) => {
+                if !out.is_empty() && !out.ends_with('\n') {
+                    out.push('\n');
+                }
+                out.push_str(match &image.part {
+                    Part::Text { text } => text,
+                    Part::Image { .. } => ANSWER_IMAGE_NOT_SENT,
+                });
+                out.push('\n');
+            }
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// An assistant turn's text with its tool calls written out, for models without tools.
-pub(crate) fn assistant_text_with_calls(text: &str, calls: &[PastToolCall]) -> String {
-    let mut all = text.to_string();
+pub(crate) fn assistant_text_with_calls(
+    text: &str,
+    images: &[PastImage],
+    calls: &[PastToolCall],
+) -> String {
+    let mut all = answer_text(text, images).into_owned();
     for call in calls {
         if !all.is_empty() {
             all.push('\n');
@@ -358,6 +446,7 @@ pub(crate) mod fixtures {
                     ],
                 },
                 Message::Assistant {
+                    images: Vec::new(),
                     text: "Checking.".into(),
                     tool_calls: vec![PastToolCall {
                         id: "call_1".into(),

@@ -51,6 +51,12 @@ pub(super) fn error_frame() -> String {
 /// The signature the fixture puts on the first function call of a reply.
 pub const SIGNATURE: &str = "Zml4dHVyZS1zaWduYXR1cmU=";
 
+/// The signature the fixture puts on a reply's `index`-th image, as Gemini's image models
+/// sign theirs.
+pub fn image_signature(index: usize) -> String {
+    format!("Zml4dHVyZS1pbWFnZQ{index}")
+}
+
 /// Gemini 3's check of a request: in the current turn (the contents after the last user
 /// text), each model content's first function call must carry the signature it was
 /// given. The error message of the first that does not, as Gemini words it.
@@ -112,7 +118,10 @@ pub(super) fn script(model: &str, reply: &Reply) -> Script {
             Piece::Text(text) => json!({"text": text}),
             Piece::Image(index) => {
                 let image = &reply.images[index];
-                json!({"inlineData": {"mimeType": image.mime_type, "data": image.data}})
+                json!({
+                    "inlineData": {"mimeType": image.mime_type, "data": image.data},
+                    "thoughtSignature": image_signature(index),
+                })
             }
         };
         script.push(frame(&chunk(json!([part]))), Kind::Delta);

@@ -45,6 +45,7 @@ use hearth_core::provider::Protocol;
 use serde_json::{Value, json};
 use tokio::sync::{oneshot, watch};
 
+pub use gemini::image_signature;
 pub use images::PIXEL_PNG_BASE64;
 use images::images;
 

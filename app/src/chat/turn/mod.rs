@@ -146,7 +146,8 @@ async fn drive(
         }
     }
     if prepared.target.capabilities.vision {
-        let loaded = image_parts::load(&prepared.turn).await;
+        let (protocol, _) = prepared.target.provider.kind.protocol();
+        let loaded = image_parts::load(&prepared.turn, protocol.answers_carry_images()).await;
         prepared.turn.images = loaded.images;
         prepared.turn.missing_images = loaded.missing;
     }

@@ -118,9 +118,11 @@ impl Round {
                     failure = Some(GenerationError::provider_error(&error.message));
                 }
                 call @ StreamEvent::ToolCall { .. } => self.calls.apply(&call),
-                StreamEvent::Image { image } => {
+                StreamEvent::Image { image, signature } => {
                     reply.append(&std::mem::take(&mut text), &std::mem::take(&mut reasoning));
-                    reply.keep_image(&image).await;
+                    reply
+                        .keep_image(&image, signature.unwrap_or_default())
+                        .await;
                 }
             }
         }

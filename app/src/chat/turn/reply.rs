@@ -104,8 +104,8 @@ impl Reply {
 
     /// Keeps an image the model sent where the text stands now: its bytes in the private
     /// file system, or in the record when that fails, or why it could not be kept. Never
-    /// fails the reply.
-    pub async fn keep_image(&mut self, image: &ImageData) {
+    /// fails the reply. `signature`: the provider's token to send back with it ("" none).
+    pub async fn keep_image(&mut self, image: &ImageData, signature: String) {
         let at = self.live.content.with_untracked(String::len);
         let kept = if output_image::has_room(&self.images) {
             super::output_images::keep(image).await
@@ -118,6 +118,7 @@ impl Reply {
             round: u32::try_from(self.rounds.len()).unwrap_or(u32::MAX),
             at: u32::try_from(at).unwrap_or(u32::MAX),
             kept,
+            signature,
         });
         self.show(MessageStatus::Streaming);
     }

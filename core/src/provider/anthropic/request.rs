@@ -4,8 +4,8 @@
 use serde_json::{Map, Value, json};
 
 use crate::provider::request::{
-    ChatRequest, Context, Endpoint, Message, PartRef, assistant_text_with_calls, push_turn,
-    result_as_text,
+    ChatRequest, Context, Endpoint, Message, PartRef, answer_text, assistant_text_with_calls,
+    push_turn, result_as_text,
 };
 
 /// Output tokens asked of Anthropic when neither the request nor the model says.
@@ -41,7 +41,12 @@ fn body(context: &mut Context, request: &ChatRequest) -> Value {
                     .collect();
                 push("user", blocks);
             }
-            Message::Assistant { text, tool_calls } if tools => {
+            Message::Assistant {
+                text,
+                tool_calls,
+                images,
+            } if tools => {
+                let text = answer_text(text, images);
                 let mut blocks = Vec::new();
                 if !text.is_empty() {
                     blocks.push(json!({"type": "text", "text": text}));
@@ -55,9 +60,15 @@ fn body(context: &mut Context, request: &ChatRequest) -> Value {
                 }
                 push("assistant", blocks);
             }
-            Message::Assistant { text, tool_calls } => push(
+            Message::Assistant {
+                text,
+                tool_calls,
+                images,
+            } => push(
                 "assistant",
-                vec![json!({"type": "text", "text": assistant_text_with_calls(text, tool_calls)})],
+                vec![
+                    json!({"type": "text", "text": assistant_text_with_calls(text, images, tool_calls)}),
+                ],
             ),
             Message::Tool {
                 call_id, content, ..

@@ -4,8 +4,8 @@
 use serde_json::{Map, Value, json};
 
 use crate::provider::request::{
-    ChatRequest, Context, Endpoint, Message, PartRef, assistant_text_with_calls, insert_common,
-    push_turn, result_as_text,
+    ANSWER_IMAGE_NOT_SENT, AnswerPiece, ChatRequest, Context, Endpoint, Message, Part, PartRef,
+    PastImage, answer_pieces, assistant_text_with_calls, insert_common, push_turn, result_as_text,
 };
 
 /// The URL and body of a streamed request on `endpoint`, whose API root is `base`.
@@ -42,11 +42,12 @@ fn body(context: &mut Context, request: &ChatRequest) -> Value {
                     .collect();
                 push("user", parts);
             }
-            Message::Assistant { text, tool_calls } if tools => {
-                let mut parts = Vec::new();
-                if !text.is_empty() {
-                    parts.push(json!({"text": text}));
-                }
+            Message::Assistant {
+                text,
+                tool_calls,
+                images,
+            } if tools => {
+                let mut parts = answer_parts(context, text, images);
                 for call in tool_calls {
                     let args: Value = serde_json::from_str(&call.arguments)
                         .ok()
@@ -60,9 +61,18 @@ fn body(context: &mut Context, request: &ChatRequest) -> Value {
                 }
                 push("model", parts);
             }
-            Message::Assistant { text, tool_calls } => push(
+            Message::Assistant {
+                text,
+                tool_calls,
+                images,
+            } if tool_calls.is_empty() => push("model", answer_parts(context, text, images)),
+            Message::Assistant {
+                text,
+                tool_calls,
+                images,
+            } => push(
                 "model",
-                vec![json!({"text": assistant_text_with_calls(text, tool_calls)})],
+                vec![json!({"text": assistant_text_with_calls(text, images, tool_calls)})],
             ),
             Message::Tool { name, content, .. } if tools => push(
                 "user",
@@ -101,6 +111,32 @@ fn body(context: &mut Context, request: &ChatRequest) -> Value {
         );
     }
     Value::Object(body)
+}
+
+/// An earlier answer as Gemini's model parts: its text, and the images it sent in their
+/// places as inline data with their signatures (a note instead for a model without
+/// vision, or where the bytes were not kept).
+fn answer_parts(context: &Context, text: &str, images: &[PastImage]) -> Vec<Value> {
+    answer_pieces(text, images)
+        .into_iter()
+        .map(|piece| match piece {
+            AnswerPiece::Text(stretch) => json!({"text": stretch}),
+            AnswerPiece::Image(image) => {
+                match &image.part {
+                    Part::Image { mime_type, data } if context.capabilities.vision => {
+                        let mut part = json!({"inlineData": {"mimeType": mime_type, "data": data}});
+                        // The signature belongs to the image as sent, never to a note.
+                        if !image.signature.is_empty() {
+                            part["thoughtSignature"] = json!(image.signature);
+                        }
+                        part
+                    }
+                    Part::Image { .. } => json!({"text": ANSWER_IMAGE_NOT_SENT}),
+                    Part::Text { text } => json!({"text": text}),
+                }
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -192,5 +228,113 @@ mod tests {
                 "{protocol:?} sent Gemini's signature"
             );
         }
+    }
+
+    fn drawing() -> crate::provider::request::ChatRequest {
+        use crate::provider::request::{Message, Part, PastImage};
+        let text = |text: &str| Part::Text { text: text.into() };
+        crate::provider::request::ChatRequest {
+            model: "gemini-3-pro-image-preview".into(),
+            messages: vec![
+                Message::User {
+                    parts: vec![text("Draw a cat.")],
+                },
+                Message::Assistant {
+                    text: "A cat: here. 猫.".into(),
+                    tool_calls: Vec::new(),
+                    images: vec![
+                        // Past the end, and inside a character: each moves back to a
+                        // boundary; the order is the places', not the list's.
+                        PastImage {
+                            at: 99,
+                            part: text("[image: https://img.example/2.png]"),
+                            signature: "bm90ZS1zaWc=".into(),
+                        },
+                        PastImage {
+                            at: 7,
+                            part: Part::Image {
+                                mime_type: "image/png".into(),
+                                data: "Q0FUUE5H".into(),
+                            },
+                            signature: "aW1hZ2Utc2ln".into(),
+                        },
+                        PastImage {
+                            at: 15,
+                            part: Part::Image {
+                                mime_type: "image/png".into(),
+                                data: "U0VDT05E".into(),
+                            },
+                            signature: String::new(),
+                        },
+                    ],
+                },
+                Message::User {
+                    parts: vec![text("Make it blue.")],
+                },
+            ],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn an_answer_goes_back_with_its_images_in_place_and_their_signatures() {
+        let built = build(
+            &endpoint(Protocol::Gemini, "https://g.example/v1beta", false),
+            &drawing(),
+            &FULL,
+        )
+        .unwrap();
+        let model = &built.body["contents"][1];
+        assert_eq!(model["role"], "model");
+        assert_eq!(
+            model["parts"],
+            serde_json::json!([
+                {"text": "A cat: "},
+                {"inlineData": {"mimeType": "image/png", "data": "Q0FUUE5H"},
+                 "thoughtSignature": "aW1hZ2Utc2ln"},
+                {"text": "here. "},
+                {"inlineData": {"mimeType": "image/png", "data": "U0VDT05E"}},
+                {"text": "猫."},
+                {"text": "[image: https://img.example/2.png]"},
+            ])
+        );
+        assert_eq!(
+            built.body["contents"][2]["parts"][0]["text"],
+            "Make it blue."
+        );
+    }
+
+    #[test]
+    fn without_vision_or_outside_gemini_an_answers_images_are_notes_and_no_bytes_go() {
+        use crate::provider::request::ANSWER_IMAGE_NOT_SENT;
+        let plain = build(
+            &endpoint(Protocol::Gemini, "https://g.example/v1beta", false),
+            &drawing(),
+            &PLAIN,
+        )
+        .unwrap();
+        let parts = &plain.body["contents"][1]["parts"];
+        assert_eq!(parts[1], serde_json::json!({"text": ANSWER_IMAGE_NOT_SENT}));
+        for protocol in [
+            Protocol::OpenAiChat,
+            Protocol::OpenAiResponses,
+            Protocol::Anthropic,
+        ] {
+            let built = build(
+                &endpoint(protocol, "https://p.example/v1", false),
+                &drawing(),
+                &FULL,
+            )
+            .unwrap();
+            let body = built.body.to_string();
+            let expected = format!(
+                "A cat: \\n{ANSWER_IMAGE_NOT_SENT}\\nhere. \\n{ANSWER_IMAGE_NOT_SENT}\\n猫.\\n[image: https://img.example/2.png]\\n"
+            );
+            assert!(body.contains(&expected), "{protocol:?}: {body}");
+            for secret in ["Q0FUUE5H", "U0VDT05E", "aW1hZ2Utc2ln", "bm90ZS1zaWc="] {
+                assert!(!body.contains(secret), "{protocol:?} sent {secret}");
+            }
+        }
+        assert!(!plain.body.to_string().contains("Q0FUUE5H"));
     }
 }

@@ -10,6 +10,7 @@
 use serde_json::Value;
 
 use crate::provider::sse::SseEvent;
+use crate::provider::tool_calls::MAX_SIGNATURE_BYTES;
 use crate::provider::{
     FinishReason, ImageData, ProtocolParser, ProviderError, StreamError, StreamEvent, Usage, count,
     parse_json,
@@ -121,6 +122,12 @@ impl ProtocolParser for Parser {
                             .to_string(),
                         data: inline["data"].as_str().unwrap_or_default().to_string(),
                     },
+                    // Sent back with the image in later turns; a longer one than any call's
+                    // is not kept (it would make every later request too large).
+                    signature: part["thoughtSignature"]
+                        .as_str()
+                        .filter(|s| s.len() <= MAX_SIGNATURE_BYTES)
+                        .map(str::to_string),
                 });
             }
         }
@@ -153,6 +160,7 @@ impl ProtocolParser for Parser {
 #[cfg(test)]
 mod tests {
     use crate::provider::replay::every_split;
+    use crate::provider::tool_calls::MAX_SIGNATURE_BYTES;
     use crate::provider::{FinishReason, ImageData, Protocol, StreamError};
 
     const THOUGHTS_TEXT_CALL: &str = concat!(
@@ -192,6 +200,29 @@ mod tests {
             }]
         );
         assert_eq!(got.finish, Some(FinishReason::Length));
+        assert_eq!(got.image_signatures, vec![String::new()]);
+    }
+
+    #[test]
+    fn an_images_signature_comes_with_it_unless_it_is_past_the_bound() {
+        let part = |data: &str, signature: &str| {
+            format!(
+                "{{\"inlineData\":{{\"mimeType\":\"image/png\",\"data\":\"{data}\"}},\"thoughtSignature\":\"{signature}\"}}"
+            )
+        };
+        let long = "A".repeat(MAX_SIGNATURE_BYTES + 1);
+        let stream = format!(
+            "data: {{\"candidates\":[{{\"content\":{{\"parts\":[{},{},{{\"text\":\"Done\",\"thoughtSignature\":\"dGV4dA==\"}}]}},\"finishReason\":\"STOP\"}}]}}\n\n",
+            part("iVBORw0KGgo=", "aW1hZ2Ux"),
+            part("iVBORw0KGgp=", &long),
+        );
+        let got = every_split(Protocol::Gemini, &stream).unwrap();
+        assert_eq!(got.images.len(), 2);
+        assert_eq!(
+            got.image_signatures,
+            vec!["aW1hZ2Ux".to_string(), String::new()]
+        );
+        assert_eq!(got.text, "Done");
     }
 
     #[test]

@@ -5,8 +5,8 @@
 use serde_json::{Map, Value, json};
 
 use crate::provider::request::{
-    ChatRequest, Context, Endpoint, Message, PartRef, assistant_text_with_calls, insert_common,
-    result_as_text,
+    ChatRequest, Context, Endpoint, Message, PartRef, answer_text, assistant_text_with_calls,
+    insert_common, result_as_text,
 };
 
 /// The URL and body of a streamed request on `endpoint`, whose API root is `base`.
@@ -50,7 +50,12 @@ fn body(context: &mut Context, endpoint: &Endpoint, request: &ChatRequest) -> Va
                 };
                 messages.push(json!({"role": "user", "content": content}));
             }
-            Message::Assistant { text, tool_calls } if tools && !tool_calls.is_empty() => {
+            Message::Assistant {
+                text,
+                tool_calls,
+                images,
+            } if tools && !tool_calls.is_empty() => {
+                let text = answer_text(text, images);
                 messages.push(json!({
                     "role": "assistant",
                     "content": if text.is_empty() { Value::Null } else { json!(text) },
@@ -60,8 +65,12 @@ fn body(context: &mut Context, endpoint: &Endpoint, request: &ChatRequest) -> Va
                     })).collect::<Vec<_>>(),
                 }));
             }
-            Message::Assistant { text, tool_calls } => messages.push(
-                json!({"role": "assistant", "content": assistant_text_with_calls(text, tool_calls)}),
+            Message::Assistant {
+                text,
+                tool_calls,
+                images,
+            } => messages.push(
+                json!({"role": "assistant", "content": assistant_text_with_calls(text, images, tool_calls)}),
             ),
             Message::Tool { call_id, content, .. } if tools => messages.push(
                 json!({"role": "tool", "tool_call_id": call_id, "content": content}),

@@ -188,6 +188,7 @@ impl ProtocolParser for Parser {
                         image: ImageData::Url {
                             url: url.to_string(),
                         },
+                        signature: None,
                     });
                 }
             }

@@ -4,8 +4,8 @@
 use serde_json::{Map, Value, json};
 
 use crate::provider::request::{
-    ChatRequest, Context, Endpoint, Message, PartRef, assistant_text_with_calls, insert_common,
-    result_as_text,
+    ChatRequest, Context, Endpoint, Message, PartRef, answer_text, assistant_text_with_calls,
+    insert_common, result_as_text,
 };
 
 /// The URL and body of a streamed request on `endpoint`, whose API root is `base`.
@@ -37,7 +37,12 @@ fn body(context: &mut Context, request: &ChatRequest) -> Value {
                     .collect();
                 input.push(json!({"role": "user", "content": content}));
             }
-            Message::Assistant { text, tool_calls } if tools => {
+            Message::Assistant {
+                text,
+                tool_calls,
+                images,
+            } if tools => {
+                let text = answer_text(text, images);
                 if !text.is_empty() {
                     input.push(json!({"role": "assistant", "content": text}));
                 }
@@ -46,8 +51,12 @@ fn body(context: &mut Context, request: &ChatRequest) -> Value {
                         "name": call.name, "arguments": call.arguments}));
                 }
             }
-            Message::Assistant { text, tool_calls } => input.push(
-                json!({"role": "assistant", "content": assistant_text_with_calls(text, tool_calls)}),
+            Message::Assistant {
+                text,
+                tool_calls,
+                images,
+            } => input.push(
+                json!({"role": "assistant", "content": assistant_text_with_calls(text, images, tool_calls)}),
             ),
             Message::Tool { call_id, content, .. } if tools => input.push(
                 json!({"type": "function_call_output", "call_id": call_id, "output": content}),

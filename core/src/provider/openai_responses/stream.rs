@@ -125,6 +125,7 @@ impl ProtocolParser for Parser {
                             ),
                             data: data.to_string(),
                         },
+                        signature: None,
                     });
                 }
             }
