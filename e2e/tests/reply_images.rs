@@ -160,8 +160,7 @@ fn first_model_parts(fixture: &ProviderFixture) -> Value {
     let request = fixture
         .requests()
         .into_iter()
-        .filter(|r| r.method == "POST" && r.path.contains(":streamGenerateContent"))
-        .next_back()
+        .rfind(|r| r.method == "POST" && r.path.contains(":streamGenerateContent"))
         .expect("a Gemini request");
     let body = request.json();
     body["contents"]
