@@ -74,7 +74,9 @@ async fn request(id: &str) -> Option<Object> {
     let article = document()
         .query_selector(&format!("[data-message-id=\"{id}\"]"))
         .ok()??;
-    let parts = article.query_selector_all(".message__markdown").ok()?;
+    let parts = article
+        .query_selector_all(".message__markdown, .reply-sources")
+        .ok()?;
     let mut html = String::new();
     let mut width: f64 = 0.0;
     let mut names: Vec<String> = Vec::new();

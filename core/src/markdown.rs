@@ -33,6 +33,7 @@
 //! Code blocks are highlighted by their fence label ([`highlight`]); the highlighter
 //! escapes every character it writes, like the rest of this module.
 
+mod citations;
 mod css_colour;
 mod formatting;
 pub mod highlight;
@@ -374,7 +375,10 @@ pub fn render(source: &str, labels: &Labels) -> String {
     let mut inline_open: Vec<(usize, &'static str)> = Vec::new();
     let mut last_cut = Cut::default();
     let mut over: Option<Cut> = None;
-    let mut parser = Parser::new_ext(source, options()).into_offset_iter();
+    let parser = Parser::new_ext(source, options()).into_offset_iter();
+    // The first pass has read every definition: the numbered ones are citations' sources.
+    let numbered = citations::numbered(parser.reference_definitions());
+    let mut parser = citations::Pairs::new(parser, numbered);
     loop {
         let next = parser.next();
         cost += events[costed..].iter().map(html_cost).sum::<usize>();
@@ -458,10 +462,20 @@ pub fn render(source: &str, labels: &Labels) -> String {
                 _ => events.push(Event::Text(html)),
             },
             Event::Html(html) => events.push(Event::Text(html)),
-            Event::Start(Tag::Link { dest_url, .. }) => {
+            Event::Start(Tag::Link {
+                link_type,
+                dest_url,
+                title,
+                id,
+            }) => {
                 if is_safe_link_href(&dest_url) {
                     open.push(Open::Anchor);
-                    events.push(Event::Html(link_open(&dest_url).into()));
+                    let html = if citations::is_citation(link_type, &id) {
+                        citations::citation_open(&dest_url, &title)
+                    } else {
+                        link_open(&dest_url)
+                    };
+                    events.push(Event::Html(html.into()));
                 } else {
                     open.push(Open::Dropped);
                 }

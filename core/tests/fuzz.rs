@@ -198,6 +198,7 @@ struct Outcome {
     /// Per tool-call index: id, name and the joined argument fragments.
     tools: std::collections::BTreeMap<u32, (Option<String>, Option<String>, String)>,
     images: usize,
+    sources: Vec<String>,
     usage: Option<hearth_core::provider::Usage>,
     finishes: Vec<String>,
     errors: Vec<String>,
@@ -231,6 +232,7 @@ fn decode(protocol: Protocol, chunks: &[&[u8]]) -> Outcome {
                     slot.2.push_str(&arguments);
                 }
                 StreamEvent::Image { .. } => outcome.images += 1,
+                StreamEvent::Source { url, .. } => outcome.sources.push(url),
                 StreamEvent::Usage { usage } => {
                     let mut merged = outcome.usage.unwrap_or_default();
                     merged.merge(usage);

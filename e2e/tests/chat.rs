@@ -864,6 +864,97 @@ async fn aligned_table_columns_show_aligned_without_a_policy_error() {
     session.finish().await;
 }
 
+/// The last reply's citations (text, link, title, opens in a new tab without opener) and
+/// its sources list (number, name, site, link).
+const CITED: &str = "const m = [...document.querySelectorAll('.message--assistant')].at(-1);
+return {
+  citations: [...m.querySelectorAll('.markdown a.citation')].map((a) =>
+    [a.textContent, a.getAttribute('href'), a.title, a.target, a.rel]),
+  sources: [...m.querySelectorAll('.reply-sources__item')].map((li) => [
+    li.querySelector('.reply-sources__number').textContent,
+    li.querySelector('.reply-sources__name').textContent,
+    li.querySelector('.reply-sources__site')?.textContent ?? null,
+    li.querySelector('a')?.getAttribute('href') ?? null]),
+  text: m.querySelector('.markdown').textContent.trim(),
+};";
+
+#[tokio::test]
+async fn citations_link_to_the_replys_own_sources_and_survive_a_reload() {
+    let fixture = ProviderFixture::start().await;
+    let session = ready(&fixture).await;
+    // Perplexity's way: the sources beside the choices of every chunk, `[n]` counting
+    // them. The third is no web address: never kept, so `[3]` has no source.
+    fixture.enqueue(
+        Reply::text("Cats sleep 16 hours [1][2]. Dogs bark [3]. In code `arr[1]` stays.")
+            .source("https://cats.example/sleep", "Cat \"sleep\" <facts>")
+            .source("https://www.vets.example/", "")
+            .source("javascript:alert(1)", "Click me"),
+    );
+    send(&session, "How long do cats sleep?").await;
+    last_status(&session, "done").await;
+    let expected = json!({
+        "citations": [
+            ["1", "https://cats.example/sleep", "Cat \"sleep\" <facts>", "_blank",
+             "noopener noreferrer nofollow"],
+            ["2", "https://www.vets.example/", "vets.example", "_blank",
+             "noopener noreferrer nofollow"],
+        ],
+        "sources": [
+            ["1", "Cat \"sleep\" <facts>", "cats.example", "https://cats.example/sleep"],
+            ["2", "vets.example", null, "https://www.vets.example/"],
+        ],
+        "text": "Cats sleep 16 hours 12. Dogs bark [3]. In code arr[1] stays.",
+    });
+    session
+        .wait_until(&format!(
+            "JSON.stringify((() => {{ {CITED} }})()) === {}",
+            json!(expected.to_string())
+        ))
+        .await;
+    assert!(
+        !session
+            .text_of(".message--assistant")
+            .await
+            .contains("Click me"),
+        "an unsafe source is not shown"
+    );
+    session.screenshot("reply-sources").await;
+    // Stored with the reply.
+    session.reload_app().await;
+    open_latest(&session).await;
+    session
+        .wait_until(&format!(
+            "JSON.stringify((() => {{ {CITED} }})()) === {}",
+            json!(expected.to_string())
+        ))
+        .await;
+    session.finish().await;
+}
+
+#[tokio::test]
+async fn sources_that_come_after_the_text_turn_its_citations_into_links() {
+    let fixture = ProviderFixture::start().await;
+    let session = AppSession::open(1280, 900).await;
+    hearth_e2e::chat::prepare_gemini(&session, &fixture).await;
+    // Gemini's grounding names its pages in the last chunk, after every word.
+    fixture.enqueue(
+        Reply::text("Spain won Euro 2024 [1].\n\nThe final was in Berlin [2].")
+            .text_chunk_chars(4)
+            .source("https://uefa.example/euro-2024", "uefa.com")
+            .source("https://news.example/berlin", "news.example"),
+    );
+    send(&session, "Who won Euro 2024?").await;
+    last_status(&session, "done").await;
+    session
+        .wait_until(
+            "[...document.querySelectorAll('.message--assistant .markdown a.citation')]
+               .map((a) => a.textContent + ' ' + a.getAttribute('href')).join(',') ===
+             '1 https://uefa.example/euro-2024,2 https://news.example/berlin'",
+        )
+        .await;
+    session.finish().await;
+}
+
 #[tokio::test]
 async fn a_conversation_fits_a_phone_in_both_themes() {
     let fixture = ProviderFixture::start().await;

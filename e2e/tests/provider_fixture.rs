@@ -109,6 +109,8 @@ struct Decoded {
     calls: Vec<ToolCall>,
     /// Images as (the text's length in characters when it came, the image).
     images: Vec<(usize, ImageData)>,
+    /// Pages named, as (url, title), in order.
+    sources: Vec<(String, String)>,
     /// The length of every body chunk received.
     chunks: Vec<usize>,
     /// The body as received.
@@ -154,6 +156,7 @@ impl Reader {
                     index, arguments, ..
                 } => self.got.fragments.push((index, arguments)),
                 StreamEvent::Usage { usage } => self.got.usage.merge(usage),
+                StreamEvent::Source { url, title } => self.got.sources.push((url, title)),
                 StreamEvent::Finish { reason } => self.got.finish = Some(reason),
                 StreamEvent::Error { error } => self.got.error = Some(error),
                 StreamEvent::Image { image, .. } => {
@@ -539,6 +542,38 @@ async fn images_arrive_between_the_text_in_each_protocols_shape() {
             ],
             "{protocol:?}"
         );
+    }
+}
+
+#[tokio::test]
+async fn sources_arrive_as_perplexity_and_gemini_grounding_name_them() {
+    let fixture = ProviderFixture::start().await;
+    let expected = vec![
+        ("https://a.example/".to_string(), "A page".to_string()),
+        ("https://b.example/x".to_string(), String::new()),
+    ];
+    for protocol in [Protocol::OpenAiChat, Protocol::Gemini] {
+        fixture.enqueue(
+            Reply::text("Cited [1] and [2].")
+                .text_chunk_chars(4)
+                .source("https://a.example/", "A page")
+                .source("https://b.example/x", ""),
+        );
+        let got = decode(
+            protocol,
+            send(&fixture, protocol, &conversation("Cite")).await,
+        )
+        .await;
+        assert_eq!(got.failure, None, "{protocol:?}");
+        assert_eq!(got.text, "Cited [1] and [2].", "{protocol:?}");
+        // Each page once, although Perplexity repeats the list in every chunk.
+        assert_eq!(got.sources, expected, "{protocol:?}");
+        let raw = String::from_utf8_lossy(&got.raw);
+        let named = match protocol {
+            Protocol::Gemini => "groundingChunks",
+            _ => "search_results",
+        };
+        assert!(raw.contains(named), "{protocol:?}: {raw}");
     }
 }
 

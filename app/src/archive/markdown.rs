@@ -115,6 +115,7 @@ fn labels(i18n: I18n) -> Labels {
         image: i18n.t(Key::ReplyImageAlt),
         image_missing: i18n.t(Key::ExportImageMissing),
         attached: i18n.t(Key::ExportAttached),
+        sources: i18n.t(Key::ReplySources),
     }
 }
 

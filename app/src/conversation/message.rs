@@ -419,6 +419,7 @@ pub fn MessageView(
                     streaming=streaming
                 />
             </div>
+            {super::sources::list(live)}
             {markdown_actions.dialogs()}
             {super::memory::proposals(live)}
             {context_notes(live)}

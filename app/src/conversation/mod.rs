@@ -10,6 +10,7 @@
 //! - `archived`: the note under an archived conversation, with Unarchive.
 //! - `reading`: a reply's menu (Read, Save as Markdown, Print) and its reading mode;
 //!   `print`: the print view of one reply.
+//! - `sources`: the pages a reply draws on, numbered as its citations count them.
 //! - `round_text`: a round's text with the images the model sent in their places;
 //!   `stored_image`: an image kept in the private file system, on screen.
 
@@ -23,6 +24,7 @@ mod print;
 pub mod queue;
 mod reading;
 mod round_text;
+mod sources;
 mod stored_image;
 mod tool_calls;
 

@@ -1,5 +1,5 @@
 //! The print view of one reply ("Print or save as PDF"): a copy of what the reply shows
-//! (its text and images, already rendered and sanitised; no tool calls, reasoning or
+//! (its text, images and sources, already rendered and sanitised; no tool calls, reasoning or
 //! actions) placed beside the app, the only thing `@media print` shows while
 //! `<html class="printing">` is set, in the light scheme whatever the theme. It goes
 //! when printing ends.
@@ -19,7 +19,7 @@ pub fn print_reply(id: &str) {
     let (Ok(view), Some(body), Ok(parts)) = (
         document.create_element("div"),
         document.body(),
-        article.query_selector_all(".message__markdown"),
+        article.query_selector_all(".message__markdown, .reply-sources"),
     ) else {
         return;
     };

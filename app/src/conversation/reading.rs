@@ -100,6 +100,7 @@ fn Reading(live: LiveMessage) -> impl IntoView {
                 />
             </For>
             <RoundText live=live round=Signal::derive(move || rounds.get()) text=live.content streaming=streaming />
+            {super::sources::list(live)}
         </article>
         {markdown_actions.dialogs()}
     }

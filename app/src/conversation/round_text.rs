@@ -4,9 +4,11 @@
 //! last image are finished and rendered once; the text after it is the growing tail.
 //! An image shows from the private file system, from the record (when the file system
 //! refused it), as a link to open in a new tab (never loaded here), or as the reason it
-//! could not be kept.
+//! could not be kept. Every piece renders with the reply's source definitions before it
+//! (`hearth_core::chat::source`), so its citations are links to its sources.
 
 use hearth_core::chat::output_image::{self, Block, KeptImage, LostReason};
+use hearth_core::chat::source::reference_definitions;
 use hearth_core::safe_url::web_host;
 use leptos::prelude::*;
 
@@ -26,6 +28,9 @@ pub fn RoundText(
     #[prop(into)] streaming: Signal<bool>,
 ) -> impl IntoView {
     let round = Memo::new(move |_| u32::try_from(round.get()).unwrap_or(u32::MAX));
+    let sources = Signal::from(Memo::new(move |_| {
+        live.record.with(|r| reference_definitions(&r.sources()))
+    }));
     let has_images = Memo::new(move |_| {
         let round = round.get();
         live.record
@@ -33,9 +38,10 @@ pub fn RoundText(
     });
     move || {
         if has_images.get() {
-            view! { <WithImages live=live round=round text=text streaming=streaming /> }.into_any()
+            view! { <WithImages live=live round=round text=text streaming=streaming sources=sources /> }
+                .into_any()
         } else {
-            view! { <MarkdownBody text=text streaming=streaming /> }.into_any()
+            view! { <MarkdownBody text=text streaming=streaming prefix=sources /> }.into_any()
         }
     }
 }
@@ -53,6 +59,7 @@ fn WithImages(
     round: Memo<u32>,
     text: Signal<String>,
     streaming: Signal<bool>,
+    sources: Signal<String>,
 ) -> impl IntoView {
     // Laid out again when an image comes, not when the text grows: the text only grows
     // after the last image.
@@ -88,8 +95,11 @@ fn WithImages(
             .map(|block| match block {
                 Block::Text(range) => {
                     let part = t.get(range).unwrap_or_default().to_string();
-                    view! { <MarkdownBody text=Signal::stored(part) streaming=Signal::stored(false) /> }
-                        .into_any()
+                    view! {
+                        <MarkdownBody text=Signal::stored(part) streaming=Signal::stored(false)
+                            prefix=sources />
+                    }
+                    .into_any()
                 }
                 Block::Image(index) => {
                     let kept = live
@@ -103,7 +113,7 @@ fn WithImages(
     };
     view! {
         {finished}
-        <MarkdownBody text=tail streaming=streaming />
+        <MarkdownBody text=tail streaming=streaming prefix=sources />
     }
 }
 

@@ -790,4 +790,5 @@ keys! {
     PictureMaking => "picture.making",
     PictureTooLarge => "picture.too_large",
     PictureFailed => "picture.failed",
+    ReplySources => "reply.sources",
 }

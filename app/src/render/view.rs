@@ -97,7 +97,7 @@ struct Tail {
 /// Renders the current open tail, unless a render is already in flight (then the newest
 /// tail is rendered when that one answers).
 fn render_tail(
-    text: Signal<String>,
+    (text, prefix): (Signal<String>, Signal<String>),
     tail: Tail,
     progress: StoredValue<Progress, LocalStorage>,
     labels: StoredValue<Labels>,
@@ -116,8 +116,9 @@ fn render_tail(
         p.tail_dirty = false;
     });
     let rendered_from = source.clone();
+    let sent = prefix.with_untracked(|prefix| format!("{prefix}{source}"));
     labels.with_value(|names| {
-        client::render(&source, names, move |html| {
+        client::render(&sent, names, move |html| {
             let current = progress.try_update_value(|p| {
                 let current = p.generation == generation && p.done == start;
                 if current {
@@ -140,7 +141,7 @@ fn render_tail(
                     p.tail_dirty
                 });
                 if dirty == Some(true) {
-                    render_tail(text, tail, progress, labels);
+                    render_tail((text, prefix), tail, progress, labels);
                 }
             });
         });
@@ -167,7 +168,13 @@ pub fn MarkdownBody(
     /// Whether the text is still growing.
     #[prop(into)]
     streaming: Signal<bool>,
+    /// Markdown put before every block it renders, not shown itself: the reply's source
+    /// definitions, so that its citations resolve. When it changes, the text renders
+    /// again from the start.
+    #[prop(optional, into)]
+    prefix: Option<Signal<String>>,
 ) -> impl IntoView {
+    let prefix = prefix.unwrap_or_else(|| Signal::stored(String::new()));
     let labels = StoredValue::new(labels());
     let blocks: RwSignal<Vec<Slot>> = RwSignal::new(Vec::new());
     let tail = Tail {
@@ -214,7 +221,7 @@ pub fn MarkdownBody(
             owner.with_value(|owner| {
                 finish_block(
                     owner.as_ref(),
-                    text,
+                    (text, prefix),
                     (start, end),
                     streaming,
                     blocks,
@@ -227,12 +234,20 @@ pub fn MarkdownBody(
         if streaming && end < length {
             text.with_untracked(|t| tail.plain.set(t[end..].to_string()));
             tail.open.set(true);
-            render_tail(text, tail, progress, labels);
+            render_tail((text, prefix), tail, progress, labels);
         } else if tail.open.get_untracked() {
             tail.open.set(false);
             tail.html.set(None);
         }
     };
+    // New sources: every block renders again with them (their citations become links).
+    Effect::new(move |seen: Option<()>| {
+        prefix.track();
+        if seen.is_some() {
+            progress.update_value(|p| p.replaced = true);
+            update();
+        }
+    });
     // While the text streams it may grow many times a frame: the update runs once, on
     // the next frame. Otherwise (done, stopped, opened) at once.
     let frame_asked = StoredValue::new(false);
@@ -295,7 +310,7 @@ pub fn MarkdownBody(
 #[allow(clippy::too_many_arguments)]
 fn finish_block(
     owner: Option<&Owner>,
-    text: Signal<String>,
+    (text, prefix): (Signal<String>, Signal<String>),
     (start, end): (usize, usize),
     settled: bool,
     blocks: RwSignal<Vec<Slot>>,
@@ -349,9 +364,9 @@ fn finish_block(
     } else {
         let html = slot.html;
         let source = slot.plain.clone();
-        let text = Arc::clone(&source);
+        let sent = prefix.with_untracked(|prefix| format!("{prefix}{source}"));
         labels.with_value(|labels| {
-            client::render(&text, labels, move |answer| {
+            client::render(&sent, labels, move |answer| {
                 if let Some(answer) = answer.and_then(|answer| admit(answer, &source)) {
                     upgrade_blocks_in(Some(&answer));
                     let _ = html.try_set(Some(answer));

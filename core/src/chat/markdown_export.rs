@@ -20,6 +20,8 @@ pub struct Labels {
     pub image_missing: String,
     /// Before the names of a message's attached files.
     pub attached: String,
+    /// Before the numbered list of the pages a reply draws on.
+    pub sources: String,
 }
 
 impl Labels {
@@ -71,7 +73,33 @@ pub fn message_markdown(
             }
         }
     }
+    if let Some(list) = sources_markdown(&message.sources(), labels) {
+        parts.push(list);
+    }
     parts.join("\n\n")
+}
+
+/// A reply's sources as a numbered list of links, numbered as its citations `[n]` count
+/// them (a list, not reference definitions: a conversation's replies each number from 1).
+/// A source that is not a web address is left out of the links, its number kept.
+fn sources_markdown(sources: &[super::source::Source], labels: &Labels) -> Option<String> {
+    if sources.is_empty() {
+        return None;
+    }
+    let mut out = format!("**{}**\n", one_line(&labels.sources));
+    for (index, source) in sources.iter().enumerate() {
+        let name = one_line(&source.label()).replace(['[', ']'], "");
+        let line = if crate::safe_url::web_host(&source.url).is_some() {
+            format!(
+                "[{name}](<{}>)",
+                super::source::escape_destination(&source.url)
+            )
+        } else {
+            name
+        };
+        out.push_str(&format!("\n{}. {line}", index + 1));
+    }
+    Some(out)
 }
 
 /// The messages of the active path through `records` (in any order), root first;
@@ -195,6 +223,7 @@ mod tests {
             image: "Image {number}".into(),
             image_missing: "Image {number} is not included".into(),
             attached: "Attached:".into(),
+            sources: "Sources".into(),
         }
     }
 
@@ -267,6 +296,30 @@ mod tests {
              [Image 3](<https://img.example/ab.png>)\n\n*Image 4 is not included*"
         );
         assert!(!markdown.contains("thoughts"));
+    }
+
+    #[test]
+    fn a_replys_sources_follow_it_as_numbered_links() {
+        let mut reply = MessageRecord {
+            role: Some(Role::Assistant),
+            content: "Cats sleep [1][2].".into(),
+            ..Default::default()
+        };
+        let mut sources = Vec::new();
+        crate::chat::source::add(&mut sources, "https://a.example/p q", "A [page]");
+        crate::chat::source::add(&mut sources, "https://www.b.example/", "");
+        sources.push(crate::chat::source::Source {
+            url: "javascript:alert(1)".into(),
+            title: "Imported".into(),
+        });
+        reply.sources = crate::chat::source::encode(&sources);
+        assert_eq!(
+            message_markdown(&reply, &labels(), &|_| None),
+            "Cats sleep [1][2].\n\n**Sources**\n\
+             \n1. [A page](<https://a.example/p%20q>)\
+             \n2. [b.example](<https://www.b.example/>)\
+             \n3. Imported"
+        );
     }
 
     #[test]

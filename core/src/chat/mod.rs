@@ -17,6 +17,7 @@ pub mod peer_import;
 pub mod queue;
 pub mod record;
 pub mod request;
+pub mod source;
 pub mod title;
 pub mod tools;
 pub mod tree;

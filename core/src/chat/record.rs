@@ -88,6 +88,12 @@ pub struct MessageRecord {
     /// Images the model sent in the reply, each at its place in the text.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub images: Vec<super::output_image::OutputImage>,
+    /// The pages a reply draws on, numbered from 1 in their order (its citations `[n]`),
+    /// kept as JSON text ([`Self::sources`] reads it, `crate::chat::source::encode`
+    /// writes it): decoded only where shown, exported or sent, so reading and writing
+    /// messages carries no source code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sources: Option<String>,
     /// Files the user attached to a question (their bytes and text live in the
     /// browser's file store under the attachment's id).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -119,6 +125,12 @@ impl MessageRecord {
             parent_id: self.parent_id.clone(),
             active_child_id: self.active_child_id.clone(),
         }
+    }
+
+    /// The pages a reply draws on, in order (none when its record holds no readable
+    /// list).
+    pub fn sources(&self) -> Vec<super::source::Source> {
+        super::source::decode(self.sources.as_deref())
     }
 
     /// Whether it is the user's.

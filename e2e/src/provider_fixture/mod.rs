@@ -80,6 +80,7 @@ pub struct Reply {
     stall_after: Option<usize>,
     tool_calls: Vec<(String, String)>,
     images: Vec<ReplyImage>,
+    sources: Vec<(String, String)>,
 }
 
 /// An image a reply sends, after `after_chars` characters of its text.
@@ -118,6 +119,7 @@ impl Reply {
             stall_after: None,
             tool_calls: Vec::new(),
             images: Vec::new(),
+            sources: Vec::new(),
         }
     }
 
@@ -212,6 +214,16 @@ impl Reply {
             data: String::new(),
             link: Some(url.into()),
         });
+        self
+    }
+
+    /// Adds a page (`url`, `title`) the reply draws on, as the protocol names its
+    /// sources: OpenAI chat as Perplexity does (`search_results` with titles and
+    /// `citations`, the URLs its `[n]` count, beside the choices of every chunk), Gemini
+    /// as grounding (`groundingMetadata.groundingChunks` on the last chunk). The others
+    /// send none.
+    pub fn source(mut self, url: impl Into<String>, title: impl Into<String>) -> Self {
+        self.sources.push((url.into(), title.into()));
         self
     }
 

@@ -74,6 +74,14 @@ pub(super) fn script(model: &str, reply: &Reply) -> Script {
             // With `stream_options.include_usage`, OpenAI sends `usage: null` until the end.
             chunk["usage"] = Value::Null;
         }
+        if !reply.sources.is_empty() {
+            chunk["search_results"] = reply
+                .sources
+                .iter()
+                .map(|(url, title)| json!({"title": title, "url": url, "date": null}))
+                .collect();
+            chunk["citations"] = reply.sources.iter().map(|(url, _)| json!(url)).collect();
+        }
         format!("data: {chunk}\n\n")
     };
     let delta = |delta: Value| {

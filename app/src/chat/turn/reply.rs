@@ -8,6 +8,7 @@
 use hearth_core::chat::context_note::ContextNote;
 use hearth_core::chat::output_image::{self, KeptImage, LostReason, OutputImage};
 use hearth_core::chat::record::Timings;
+use hearth_core::chat::source::{self, Source};
 use hearth_core::chat::tools::{ToolCallRecord, ToolCallStatus, ToolRound};
 use hearth_core::chat::{GenerationError, MessageStatus, RunId, RunOutcome};
 use hearth_core::provider::tool_calls::ToolCall;
@@ -41,6 +42,8 @@ pub struct Reply {
     pub rounds: Vec<ToolRound>,
     /// The images the model sent, each at its place.
     pub images: Vec<OutputImage>,
+    /// The pages the reply draws on, numbered in this order.
+    pub sources: Vec<Source>,
     /// Tokens used so far.
     pub usage: Usage,
     /// Why the last round finished.
@@ -60,19 +63,20 @@ impl Reply {
         // Only the last reply's flushes (and merges) are kept.
         crate::browser::clear_measures(FLUSH_MEASURE);
         crate::browser::clear_measures(crate::storage::MERGE_MEASURE);
-        let (rounds, images) = match mode {
+        let (rounds, images, sources) = match mode {
             Mode::Fresh => {
                 live.content.set(String::new());
                 live.reasoning.set(String::new());
                 live.record.update(|r| {
                     r.memory = None;
                     r.images.clear();
+                    r.sources = None;
                 });
-                (Vec::new(), Vec::new())
+                (Vec::new(), Vec::new(), Vec::new())
             }
             Mode::Continue => live
                 .record
-                .with_untracked(|r| (r.tool_rounds.clone(), r.images.clone())),
+                .with_untracked(|r| (r.tool_rounds.clone(), r.images.clone(), r.sources())),
         };
         Self {
             run,
@@ -80,6 +84,7 @@ impl Reply {
             live,
             rounds,
             images,
+            sources,
             usage: Usage::default(),
             finish: None,
             notes: Vec::new(),
@@ -123,6 +128,15 @@ impl Reply {
         self.show(MessageStatus::Streaming);
     }
 
+    /// Adds a page the reply draws on (each page once, bounded: `hearth_core::chat::source`).
+    pub fn add_source(&mut self, url: &str, title: &str) {
+        let before = self.sources.clone();
+        source::add(&mut self.sources, url, title);
+        if self.sources != before {
+            self.show(MessageStatus::Streaming);
+        }
+    }
+
     /// The round's text and reasoning become a round that called `calls`; only the first
     /// `run` of them will run, the rest are skipped.
     pub fn open_tool_round(&mut self, calls: &[ToolCall], run: usize) {
@@ -155,6 +169,10 @@ impl Reply {
             }
             if r.images != self.images {
                 r.images = self.images.clone();
+            }
+            let sources = source::encode(&self.sources);
+            if r.sources != sources {
+                r.sources = sources;
             }
             r.status = status;
             r.generation_error = error.cloned();
@@ -240,6 +258,7 @@ impl Reply {
                     "reasoning": reasoning,
                     "toolRounds": self.rounds,
                     "images": self.images,
+                    "sources": source::encode(&self.sources),
                     "contextNotes": self.notes,
                     "skillInvocations": self.skills,
                     "memory": self.memory(),
@@ -272,6 +291,7 @@ impl Reply {
                     "reasoning": reasoning,
                     "toolRounds": self.rounds,
                     "images": self.images,
+                    "sources": source::encode(&self.sources),
                     "contextNotes": self.notes,
                     "skillInvocations": self.skills,
                     "memory": self.memory(),

@@ -10,7 +10,8 @@ use serde_json::Value;
 
 use crate::provider::sse::SseEvent;
 use crate::provider::{
-    FinishReason, ProtocolParser, ProviderError, StreamError, StreamEvent, Usage, count, parse_json,
+    FinishReason, ProtocolParser, ProviderError, SourcesSeen, StreamError, StreamEvent, Usage,
+    count, parse_json,
 };
 
 /// Parser state for one reply.
@@ -21,6 +22,7 @@ pub struct Parser {
     stop: Option<FinishReason>,
     done: bool,
     errored: bool,
+    sources: SourcesSeen,
 }
 
 fn stop_reason(reason: &str) -> FinishReason {
@@ -77,6 +79,13 @@ impl ProtocolParser for Parser {
                             signature: None,
                         });
                     }
+                    // The web search tool's results: the pages the answer may cite.
+                    Some("web_search_tool_result") => {
+                        for result in block["content"].as_array().into_iter().flatten() {
+                            self.sources
+                                .push(&mut out, &result["url"], &result["title"]);
+                        }
+                    }
                     Some("text") => push_text(&mut out, block["text"].as_str(), false),
                     Some("thinking") => push_text(&mut out, block["thinking"].as_str(), true),
                     _ => {}
@@ -87,6 +96,11 @@ impl ProtocolParser for Parser {
                 match delta["type"].as_str() {
                     Some("text_delta") => push_text(&mut out, delta["text"].as_str(), false),
                     Some("thinking_delta") => push_text(&mut out, delta["thinking"].as_str(), true),
+                    Some("citations_delta") => {
+                        let citation = &delta["citation"];
+                        self.sources
+                            .push(&mut out, &citation["url"], &citation["title"]);
+                    }
                     Some("input_json_delta") => {
                         let block = value["index"].as_u64().unwrap_or(u64::MAX);
                         let Some(&tool) = self.tool_of_block.get(&block) else {
@@ -166,6 +180,37 @@ fn push_text(out: &mut Vec<StreamEvent>, text: Option<&str>, reasoning: bool) {
 mod tests {
     use crate::provider::replay::every_split;
     use crate::provider::{FinishReason, Protocol, StreamError};
+
+    #[test]
+    fn web_search_results_and_citations_arrive_as_sources() {
+        let stream = concat!(
+            "event: message_start\n",
+            "data: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"role\":\"assistant\",\"content\":[],\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n\n",
+            "event: content_block_start\n",
+            "data: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"web_search_tool_result\",\"tool_use_id\":\"srvtoolu_1\",\"content\":[{\"type\":\"web_search_result\",\"title\":\"Tides\",\"url\":\"https://sea.example/tides\",\"encrypted_content\":\"x\"},{\"type\":\"web_search_result\",\"title\":\"Moon\",\"url\":\"https://moon.example/\",\"encrypted_content\":\"y\"}]}}\n\n",
+            "event: content_block_stop\n",
+            "data: {\"type\":\"content_block_stop\",\"index\":1}\n\n",
+            "event: content_block_start\n",
+            "data: {\"type\":\"content_block_start\",\"index\":2,\"content_block\":{\"type\":\"text\",\"text\":\"\",\"citations\":[]}}\n\n",
+            "event: content_block_delta\n",
+            "data: {\"type\":\"content_block_delta\",\"index\":2,\"delta\":{\"type\":\"citations_delta\",\"citation\":{\"type\":\"web_search_result_location\",\"cited_text\":\"High tide at noon\",\"url\":\"https://sea.example/tides\",\"title\":\"Tides\",\"encrypted_index\":\"z\"}}}\n\n",
+            "event: content_block_delta\n",
+            "data: {\"type\":\"content_block_delta\",\"index\":2,\"delta\":{\"type\":\"text_delta\",\"text\":\"High tide is at noon.\"}}\n\n",
+            "event: message_delta\n",
+            "data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":9}}\n\n",
+            "event: message_stop\n",
+            "data: {\"type\":\"message_stop\"}\n\n",
+        );
+        let got = every_split(Protocol::Anthropic, stream).unwrap();
+        assert_eq!(got.text, "High tide is at noon.");
+        assert_eq!(
+            got.sources,
+            vec![
+                ("https://sea.example/tides".to_string(), "Tides".to_string()),
+                ("https://moon.example/".to_string(), "Moon".to_string()),
+            ]
+        );
+    }
 
     const THINKING_AND_TOOLS: &str = concat!(
         "event: message_start\n",

@@ -12,8 +12,8 @@ use serde_json::Value;
 use crate::provider::sse::SseEvent;
 use crate::provider::tool_calls::MAX_SIGNATURE_BYTES;
 use crate::provider::{
-    FinishReason, ImageData, ProtocolParser, ProviderError, StreamError, StreamEvent, Usage, count,
-    parse_json,
+    FinishReason, ImageData, ProtocolParser, ProviderError, SourcesSeen, StreamError, StreamEvent,
+    Usage, count, parse_json,
 };
 
 /// Parser state for one reply.
@@ -22,6 +22,7 @@ pub struct Parser {
     next_tool: u32,
     finish: Option<FinishReason>,
     ended: bool,
+    sources: SourcesSeen,
 }
 
 fn finish_reason(reason: &str, called_tools: bool) -> FinishReason {
@@ -131,6 +132,15 @@ impl ProtocolParser for Parser {
                 });
             }
         }
+        // Grounding with Google Search: the pages the answer drew on.
+        for chunk in candidate["groundingMetadata"]["groundingChunks"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            let web = &chunk["web"];
+            self.sources.push(&mut out, &web["uri"], &web["title"]);
+        }
         if value.get("usageMetadata").is_some_and(Value::is_object) {
             let usage = usage(&value["usageMetadata"]);
             if !usage.is_empty() {
@@ -162,6 +172,31 @@ mod tests {
     use crate::provider::replay::every_split;
     use crate::provider::tool_calls::MAX_SIGNATURE_BYTES;
     use crate::provider::{FinishReason, ImageData, Protocol, StreamError};
+
+    #[test]
+    fn grounding_chunks_arrive_as_sources() {
+        let stream = concat!(
+            "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Spain won Euro 2024.\"}],\"role\":\"model\"},\"index\":0}]}\r\n\r\n",
+            "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"\"}],\"role\":\"model\"},\"finishReason\":\"STOP\",\"index\":0,\"groundingMetadata\":{\"webSearchQueries\":[\"euro 2024 winner\"],\"groundingChunks\":[{\"web\":{\"uri\":\"https://vertexaisearch.cloud.google.com/grounding-api-redirect/abc\",\"title\":\"uefa.com\"}},{\"web\":{\"uri\":\"https://vertexaisearch.cloud.google.com/grounding-api-redirect/def\",\"title\":\"bbc.com\"}}],\"groundingSupports\":[{\"segment\":{\"startIndex\":0,\"endIndex\":20,\"text\":\"Spain won Euro 2024.\"},\"groundingChunkIndices\":[0,1]}]}}]}\r\n\r\n",
+        );
+        let got = every_split(Protocol::Gemini, stream).unwrap();
+        assert_eq!(got.text, "Spain won Euro 2024.");
+        assert_eq!(
+            got.sources,
+            vec![
+                (
+                    "https://vertexaisearch.cloud.google.com/grounding-api-redirect/abc"
+                        .to_string(),
+                    "uefa.com".to_string()
+                ),
+                (
+                    "https://vertexaisearch.cloud.google.com/grounding-api-redirect/def"
+                        .to_string(),
+                    "bbc.com".to_string()
+                ),
+            ]
+        );
+    }
 
     const THOUGHTS_TEXT_CALL: &str = concat!(
         "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"Thinking about **units**\", \"thought\": true}],\"role\": \"model\"},\"index\": 0}],\"usageMetadata\": {\"promptTokenCount\": 12,\"totalTokenCount\": 40,\"thoughtsTokenCount\": 28},\"modelVersion\": \"gemini-2.5-flash\"}\r\n\r\n",

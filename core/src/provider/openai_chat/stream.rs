@@ -16,8 +16,8 @@ use serde_json::Value;
 
 use crate::provider::sse::SseEvent;
 use crate::provider::{
-    FinishReason, ImageData, ProtocolParser, ProviderError, StreamError, StreamEvent, Usage, count,
-    parse_json,
+    FinishReason, ImageData, ProtocolParser, ProviderError, SourcesSeen, StreamError, StreamEvent,
+    Usage, count, parse_json,
 };
 
 /// Parser state for one reply.
@@ -26,6 +26,7 @@ pub struct Parser {
     finish: Option<FinishReason>,
     done: bool,
     errored: bool,
+    sources: SourcesSeen,
 }
 
 fn finish_reason(reason: &str) -> FinishReason {
@@ -148,6 +149,15 @@ impl ProtocolParser for Parser {
             });
             return Ok(out);
         }
+        // Perplexity names its sources beside the choices, in every chunk: the search
+        // results with titles, and `citations` (the URLs its `[n]` count).
+        for result in chunk["search_results"].as_array().into_iter().flatten() {
+            self.sources
+                .push(&mut out, &result["url"], &result["title"]);
+        }
+        for url in chunk["citations"].as_array().into_iter().flatten() {
+            self.sources.push(&mut out, url, &Value::Null);
+        }
         let first_choice = chunk["choices"]
             .as_array()
             .and_then(|choices| choices.iter().find(|choice| is_first_choice(choice)));
@@ -192,6 +202,11 @@ impl ProtocolParser for Parser {
                     });
                 }
             }
+            // OpenAI's search models and OpenRouter's web plugin: `url_citation`s.
+            for annotation in delta["annotations"].as_array().into_iter().flatten() {
+                let cited = &annotation["url_citation"];
+                self.sources.push(&mut out, &cited["url"], &cited["title"]);
+            }
             if let Some(reason) = choice["finish_reason"].as_str() {
                 self.finish = Some(finish_reason(reason));
             }
@@ -223,6 +238,26 @@ impl ProtocolParser for Parser {
 mod tests {
     use crate::provider::replay::{Collected, every_split};
     use crate::provider::{FinishReason, Protocol, StreamError};
+
+    #[test]
+    fn perplexitys_repeated_citations_and_openais_annotations_are_each_source_once() {
+        let stream = concat!(
+            "data: {\"id\":\"p1\",\"model\":\"sonar\",\"citations\":[\"https://a.example/1\",\"https://b.example/2\"],\"search_results\":[{\"title\":\"A one\",\"url\":\"https://a.example/1\",\"date\":\"2025-01-01\"}],\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"Cats sleep [1]\"}}]}\n\n",
+            "data: {\"id\":\"p1\",\"model\":\"sonar\",\"citations\":[\"https://a.example/1\",\"https://b.example/2\"],\"choices\":[{\"index\":0,\"delta\":{\"content\":\" and purr [2].\"}}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"annotations\":[{\"type\":\"url_citation\",\"url_citation\":{\"start_index\":0,\"end_index\":4,\"title\":\"C page\",\"url\":\"https://c.example/\"}},{\"type\":\"url_citation\",\"url_citation\":{\"title\":\"again\",\"url\":\"https://b.example/2\"}}]},\"finish_reason\":\"stop\"}]}\n\n",
+            "data: [DONE]\n\n",
+        );
+        let got = every_split(Protocol::OpenAiChat, stream).unwrap();
+        assert_eq!(got.text, "Cats sleep [1] and purr [2].");
+        assert_eq!(
+            got.sources,
+            vec![
+                ("https://a.example/1".to_string(), "A one".to_string()),
+                ("https://b.example/2".to_string(), String::new()),
+                ("https://c.example/".to_string(), "C page".to_string()),
+            ]
+        );
+    }
 
     const TOOLS_AND_REASONING: &str = concat!(
         "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}\n\n",

@@ -11,8 +11,8 @@ use serde_json::Value;
 
 use crate::provider::sse::SseEvent;
 use crate::provider::{
-    FinishReason, ImageData, ProtocolParser, ProviderError, StreamError, StreamEvent, Usage, count,
-    parse_json,
+    FinishReason, ImageData, ProtocolParser, ProviderError, SourcesSeen, StreamError, StreamEvent,
+    Usage, count, parse_json,
 };
 
 /// Parser state for one reply.
@@ -21,6 +21,7 @@ pub struct Parser {
     tool_of_output: HashMap<u64, u32>,
     next_tool: u32,
     done: bool,
+    sources: SourcesSeen,
 }
 
 fn usage(value: &Value) -> Usage {
@@ -73,6 +74,14 @@ impl ProtocolParser for Parser {
                 out.push(StreamEvent::Reasoning {
                     delta: text("delta"),
                 })
+            }
+            // The web search tool's citations, as the text that cites them streams.
+            "response.output_text.annotation.added" => {
+                let annotation = &value["annotation"];
+                if annotation["type"].as_str() == Some("url_citation") {
+                    self.sources
+                        .push(&mut out, &annotation["url"], &annotation["title"]);
+                }
             }
             "response.reasoning_summary_part.done" => {
                 // Separate summary paragraphs, as the provider's own UI does.
@@ -182,6 +191,29 @@ impl ProtocolParser for Parser {
 mod tests {
     use crate::provider::replay::every_split;
     use crate::provider::{FinishReason, Protocol, StreamError};
+
+    #[test]
+    fn web_search_citations_arrive_as_sources() {
+        let stream = concat!(
+            "event: response.output_text.delta\n",
+            "data: {\"type\":\"response.output_text.delta\",\"output_index\":1,\"content_index\":0,\"delta\":\"Rain today.\"}\n\n",
+            "event: response.output_text.annotation.added\n",
+            "data: {\"type\":\"response.output_text.annotation.added\",\"output_index\":1,\"content_index\":0,\"annotation_index\":0,\"annotation\":{\"type\":\"url_citation\",\"start_index\":0,\"end_index\":10,\"title\":\"Forecast\",\"url\":\"https://weather.example/today\"}}\n\n",
+            "event: response.output_text.annotation.added\n",
+            "data: {\"type\":\"response.output_text.annotation.added\",\"annotation\":{\"type\":\"file_citation\",\"file_id\":\"file_1\",\"filename\":\"a.pdf\"}}\n\n",
+            "event: response.completed\n",
+            "data: {\"type\":\"response.completed\",\"response\":{\"status\":\"completed\",\"usage\":{\"input_tokens\":5,\"output_tokens\":3}}}\n\n",
+        );
+        let got = every_split(Protocol::OpenAiResponses, stream).unwrap();
+        assert_eq!(got.text, "Rain today.");
+        assert_eq!(
+            got.sources,
+            vec![(
+                "https://weather.example/today".to_string(),
+                "Forecast".to_string()
+            )]
+        );
+    }
 
     const REASONING_TEXT_AND_CALL: &str = concat!(
         "event: response.created\n",

@@ -1,0 +1,58 @@
+//! The sources under a reply: the pages it draws on, numbered as its citations `[n]`
+//! count them, each a link that opens in a new tab with its site named, for the user to
+//! judge before opening it. Nothing is fetched from them here (no favicon): a page loads
+//! nothing from another site. A source that is not a web address (a record from
+//! outside) is shown as text.
+
+use hearth_core::chat::MessageRecord;
+use hearth_core::chat::source::Source;
+use hearth_core::safe_url::web_host;
+use leptos::prelude::*;
+
+use crate::chat::LiveMessage;
+use crate::i18n::{Key, tr};
+
+/// The sources of reply `live`, when it has any.
+pub fn list(live: LiveMessage) -> impl IntoView {
+    move || {
+        let sources = live.record.with(MessageRecord::sources);
+        (!sources.is_empty()).then(|| {
+            let id = live.record.with_untracked(|r| format!("sources-{}", r.id));
+            let labelled_by = id.clone();
+            view! {
+                <section class="reply-sources" aria-labelledby=labelled_by>
+                    <h3 class="reply-sources__title" id=id>{tr(Key::ReplySources)}</h3>
+                    <ol class="reply-sources__list">
+                        {sources.into_iter().enumerate().map(|(index, source)| item(index, source))
+                            .collect_view()}
+                    </ol>
+                </section>
+            }
+        })
+    }
+}
+
+fn item(index: usize, source: Source) -> impl IntoView {
+    let number = (index + 1).to_string();
+    let label = source.label();
+    // A source without a title is named by its site: said once.
+    let site = Some(source.site()).filter(|site| *site != label);
+    let body = view! {
+        <span class="reply-sources__number">{number}</span>
+        <span class="reply-sources__name">{label}</span>
+        {site.map(|site| view! { <span class="reply-sources__site">{site}</span> })}
+    };
+    let link = web_host(&source.url).is_some().then(|| source.url.clone());
+    view! {
+        <li class="reply-sources__item">
+            {match link {
+                Some(url) => view! {
+                    <a class="reply-sources__link" href=url.clone() title=url target="_blank"
+                        rel="noopener noreferrer nofollow">{body}</a>
+                }
+                .into_any(),
+                None => view! { <span class="reply-sources__link">{body}</span> }.into_any(),
+            }}
+        </li>
+    }
+}
