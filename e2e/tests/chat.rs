@@ -928,6 +928,26 @@ async fn citations_link_to_the_replys_own_sources_and_survive_a_reload() {
             json!(expected.to_string())
         ))
         .await;
+    // Reading mode lists them too; the Markdown file ends with them as numbered links.
+    hearth_e2e::chat::reply_menu(&session, "Read").await;
+    session
+        .wait_until(
+            "document.querySelector('.dialog--reading')?.open &&
+             document.querySelectorAll('.reading a.citation').length === 2 &&
+             document.querySelectorAll('.reading .reply-sources__item').length === 2",
+        )
+        .await;
+    session.press(&[Key::Escape]).await;
+    let downloads = hearth_e2e::paths::scratch_dir("reply-sources-markdown");
+    session.allow_downloads(&downloads).await;
+    hearth_e2e::chat::reply_menu(&session, "Save as Markdown").await;
+    let file = hearth_e2e::paths::downloaded_as(&downloads, "md").await;
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "Cats sleep 16 hours [1][2]. Dogs bark [3]. In code `arr[1]` stays.\n\n\
+         **Sources**\n\n1. [Cat \"sleep\" <facts>](<https://cats.example/sleep>)\n\
+         2. [vets.example](<https://www.vets.example/>)"
+    );
     session.finish().await;
 }
 
