@@ -5,12 +5,13 @@
 
 use hearth_core::api::operations::OPERATION_ID_HEADER;
 use hearth_core::api::{
-    AccessSession, AccessVerifyRequest, ApiError, HealthReport, ModelListRequest,
+    AccessSession, AccessVerifyRequest, ApiError, ConfigProviders, HealthReport, ModelListRequest,
     ModelListResponse, PluginExecuteRequest, PluginExecuteResponse, PluginInstallRequest,
     PluginInstallResponse, PluginListResponse, PluginUninstallRequest, PublicConfig,
+    ServerProvider,
 };
 use hearth_core::byok::PublicKeyResponse;
-use leptos::prelude::window;
+use leptos::prelude::{lazy, window};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use wasm_bindgen::{JsCast, JsValue};
@@ -61,6 +62,16 @@ async fn send<T: DeserializeOwned>(
     path: &str,
     init: Option<&web_sys::RequestInit>,
 ) -> Result<T, EdgeError> {
+    let (status, text) = send_text(path, init).await?;
+    serde_json::from_str(&text).map_err(|_| EdgeError::Unexpected(status))
+}
+
+/// A request's successful answer as text, with its status; an error answer read as the
+/// edge's error shape.
+async fn send_text(
+    path: &str,
+    init: Option<&web_sys::RequestInit>,
+) -> Result<(u16, String), EdgeError> {
     let promise = match init {
         Some(init) => window().fetch_with_str_and_init(path, init),
         None => window().fetch_with_str(path),
@@ -76,12 +87,19 @@ async fn send<T: DeserializeOwned>(
         .await
         .map_err(|_| EdgeError::Unexpected(status))?;
     if response.ok() {
-        serde_json::from_str(&text).map_err(|_| EdgeError::Unexpected(status))
+        Ok((status, text))
     } else {
-        match serde_json::from_str::<ApiError>(&text) {
-            Ok(error) => Err(EdgeError::Api(error)),
-            Err(_) => Err(EdgeError::Unexpected(status)),
-        }
+        Err(error_answer(status, text).await)
+    }
+}
+
+/// An error answer read as the edge's error shape (in its own chunk: the first screen's
+/// calls succeed, and the error codes' reader is large).
+#[lazy]
+async fn error_answer(status: u16, text: String) -> EdgeError {
+    match serde_json::from_str::<ApiError>(&text) {
+        Ok(error) => EdgeError::Api(error),
+        Err(_) => EdgeError::Unexpected(status),
     }
 }
 
@@ -148,18 +166,38 @@ async fn post_operation<B: Serialize, T: DeserializeOwned>(
     answer
 }
 
-/// `GET /api/config`, asked once per page: the providers, the stream deadline and the
-/// About tab share the answer (a failed request is not kept, so a later call retries).
-pub async fn fetch_config() -> Result<PublicConfig, EdgeError> {
+/// `GET /api/config`'s answer as text, asked once per page (a failed request is not
+/// kept, so a later call retries). Each caller reads the part it needs: the first
+/// screen only the operator's providers ([`fetch_server_providers`]), so the code that
+/// reads the rest ([`fetch_config`]) loads with the screens that use it.
+async fn config_text() -> Result<std::rc::Rc<str>, EdgeError> {
     thread_local! {
-        static CONFIG: std::cell::RefCell<Option<PublicConfig>> = const { std::cell::RefCell::new(None) };
+        static CONFIG: std::cell::RefCell<Option<std::rc::Rc<str>>> = const { std::cell::RefCell::new(None) };
     }
-    if let Some(config) = CONFIG.with(|c| c.borrow().clone()) {
-        return Ok(config);
+    if let Some(text) = CONFIG.with(|c| c.borrow().clone()) {
+        return Ok(text);
     }
-    let config: PublicConfig = get_json("/api/config").await?;
-    CONFIG.with(|c| *c.borrow_mut() = Some(config.clone()));
-    Ok(config)
+    let (status, text) = send_text("/api/config", None).await?;
+    // Only an answer this app can read is kept.
+    serde_json::from_str::<ConfigProviders>(&text).map_err(|_| EdgeError::Unexpected(status))?;
+    let text: std::rc::Rc<str> = text.into();
+    CONFIG.with(|c| *c.borrow_mut() = Some(text.clone()));
+    Ok(text)
+}
+
+/// The operator's providers (`GET /api/config`, shared with [`fetch_config`]).
+pub async fn fetch_server_providers() -> Result<Vec<ServerProvider>, EdgeError> {
+    let text = config_text().await?;
+    serde_json::from_str::<ConfigProviders>(&text)
+        .map(|part| part.server_providers)
+        .map_err(|_| EdgeError::Unexpected(200))
+}
+
+/// `GET /api/config`, asked once per page: the providers, the stream deadline and the
+/// About tab share the answer.
+pub async fn fetch_config() -> Result<PublicConfig, EdgeError> {
+    let text = config_text().await?;
+    serde_json::from_str(&text).map_err(|_| EdgeError::Unexpected(200))
 }
 
 /// `GET /api/access/session`.

@@ -182,12 +182,9 @@ impl Providers {
                     providers.state.set(LoadState::Ready);
                     // The operator's providers, after the user's (an unreachable edge
                     // simply offers none).
-                    if let Ok(config) = crate::edge::fetch_config().await {
-                        let server: Vec<Provider> = config
-                            .server_providers
-                            .into_iter()
-                            .map(Provider::from_server)
-                            .collect();
+                    if let Ok(server) = crate::edge::fetch_server_providers().await {
+                        let server: Vec<Provider> =
+                            server.into_iter().map(Provider::from_server).collect();
                         if !server.is_empty() {
                             providers.list.update(|list| {
                                 list.retain(|p| p.server.is_none());

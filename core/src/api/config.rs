@@ -80,6 +80,17 @@ pub struct Capabilities {
     pub byok: bool,
 }
 
+/// The part of `GET /api/config`'s body the first screen reads (the operator's
+/// providers, for the model picker): read alone, it keeps the code that reads the rest
+/// of [`PublicConfig`] off the first load.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConfigProviders {
+    /// As [`PublicConfig::server_providers`].
+    #[serde(default)]
+    pub server_providers: Vec<super::ServerProvider>,
+}
+
 /// The body of `GET /api/config`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -181,5 +192,32 @@ mod tests {
         assert_eq!(value["deployment"]["sharedState"], json!("memory"));
         assert_eq!(value["capabilities"]["chatRelay"], json!(false));
         assert_eq!(value["capabilities"]["documentParse"], json!(false));
+    }
+
+    #[test]
+    fn the_first_screens_part_reads_the_providers_of_a_whole_config() {
+        let config = PublicConfig {
+            version: "0.1.0".into(),
+            deployment: DeploymentInfo {
+                mode: DeploymentMode::Hosted,
+                access_password_enabled: true,
+                shared_state: StoreState::Shared,
+            },
+            capabilities: Capabilities::default(),
+            server_providers: vec![super::super::ServerProvider {
+                id: "team".into(),
+                name: "Team".into(),
+                protocol: crate::provider::Protocol::Anthropic,
+                models: vec!["m".into()],
+            }],
+            stream_silence_secs: 90,
+            document_parse_max_bytes: 1234,
+        };
+        let text = serde_json::to_string(&config).unwrap();
+        let part: ConfigProviders = serde_json::from_str(&text).unwrap();
+        assert_eq!(part.server_providers, config.server_providers);
+        // An edge without operator providers says nothing of them.
+        let none: ConfigProviders = serde_json::from_str(r#"{"version":"0.1.0"}"#).unwrap();
+        assert!(none.server_providers.is_empty());
     }
 }

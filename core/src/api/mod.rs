@@ -17,8 +17,8 @@ pub mod relay_resume;
 
 pub use access::{AccessSession, AccessVerifyRequest, InvalidPasswordDetails, LockedDetails};
 pub use config::{
-    Capabilities, DEFAULT_STREAM_SILENCE_SECS, DeploymentInfo, DeploymentMode, PublicConfig,
-    StoreState,
+    Capabilities, ConfigProviders, DEFAULT_STREAM_SILENCE_SECS, DeploymentInfo, DeploymentMode,
+    PublicConfig, StoreState,
 };
 pub use error::{ApiError, ErrorCode};
 pub use health::{HealthReport, ServiceHealth, ServiceStatus};
