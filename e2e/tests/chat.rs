@@ -948,6 +948,22 @@ async fn citations_link_to_the_replys_own_sources_and_survive_a_reload() {
          **Sources**\n\n1. [Cat \"sleep\" <facts>](<https://cats.example/sleep>)\n\
          2. [vets.example](<https://www.vets.example/>)"
     );
+    // On a phone, in both themes, the list fits the screen.
+    session.resize(360, 780).await;
+    for theme in ["light", "dark"] {
+        open_latest_on_phone(&session, theme).await;
+        session
+            .wait_until("document.querySelectorAll('.message--assistant .reply-sources__item').length === 2")
+            .await;
+        let overflow = session
+            .js(
+                "return document.documentElement.scrollWidth - document.documentElement.clientWidth",
+                vec![],
+            )
+            .await;
+        assert_eq!(overflow, json!(0), "{theme}: the page scrolls sideways");
+        session.screenshot(&format!("reply-sources-phone-{theme}")).await;
+    }
     session.finish().await;
 }
 

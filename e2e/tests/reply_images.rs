@@ -83,6 +83,18 @@ fn animals_reply() -> Reply {
         .image(25, "image/svg+xml", svg)
 }
 
+/// The blocks [`animals_reply`] shows: the SVG is not an image it keeps.
+fn animals_blocks() -> Value {
+    json!([
+        "text:Here is a cat.",
+        "image:20",
+        "text:Now a dog.",
+        "image:30",
+        "lost:not_an_image",
+        "text:That is all."
+    ])
+}
+
 /// A Gemini session that asked for the animals and got [`animals_reply`].
 async fn animals_drawn(fixture: &ProviderFixture) -> AppSession {
     let session = gemini_session(fixture).await;
@@ -96,14 +108,7 @@ async fn animals_drawn(fixture: &ProviderFixture) -> AppSession {
 async fn gemini_images_stand_in_their_places_survive_a_reload_and_free_their_urls() {
     let fixture = ProviderFixture::start().await;
     let session = animals_drawn(&fixture).await;
-    let expected = json!([
-        "text:Here is a cat.",
-        "image:20",
-        "text:Now a dog.",
-        "image:30",
-        "lost:not_an_image",
-        "text:That is all."
-    ]);
+    let expected = animals_blocks();
     blocks_are(&session, &expected).await;
     session
         .wait_until("[...document.querySelectorAll('.message--assistant .markdown p')].at(-1)?.textContent === 'That is all.'")
@@ -176,18 +181,7 @@ async fn a_gemini_reply_goes_back_with_its_images_and_their_signatures_after_a_r
     let session = animals_drawn(&fixture).await;
     // Read back from the private file system, not from memory.
     session.reload_app().await;
-    blocks_are(
-        &session,
-        &json!([
-            "text:Here is a cat.",
-            "image:20",
-            "text:Now a dog.",
-            "image:30",
-            "lost:not_an_image",
-            "text:That is all."
-        ]),
-    )
-    .await;
+    blocks_are(&session, &animals_blocks()).await;
     let ask = |question: &'static str, answer: &'static str| {
         let session = &session;
         let fixture = &fixture;
