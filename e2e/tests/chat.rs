@@ -948,6 +948,25 @@ async fn citations_link_to_the_replys_own_sources_and_survive_a_reload() {
          **Sources**\n\n1. [Cat \"sleep\" <facts>](<https://cats.example/sleep>)\n\
          2. [vets.example](<https://www.vets.example/>)"
     );
+    // Copy takes the sources with the text (the clipboard is watched, not read).
+    session
+        .js(
+            "window.copied = null;
+             navigator.clipboard.writeText = (text) => { window.copied = text; return Promise.resolve(); };
+             [...document.querySelectorAll('.message--assistant')].at(-1)
+               .querySelector('.message__actions button[aria-label=\"Copy\"]').click();",
+            vec![],
+        )
+        .await;
+    session.wait_until("window.copied !== null").await;
+    assert_eq!(
+        session.js("return window.copied", vec![]).await,
+        json!(
+            "Cats sleep 16 hours [1][2]. Dogs bark [3]. In code `arr[1]` stays.\n\n\
+             **Sources**\n\n1. [Cat \"sleep\" <facts>](<https://cats.example/sleep>)\n\
+             2. [vets.example](<https://www.vets.example/>)"
+        )
+    );
     // On a phone, in both themes, the list fits the screen.
     session.resize(360, 780).await;
     for theme in ["light", "dark"] {
@@ -962,7 +981,9 @@ async fn citations_link_to_the_replys_own_sources_and_survive_a_reload() {
             )
             .await;
         assert_eq!(overflow, json!(0), "{theme}: the page scrolls sideways");
-        session.screenshot(&format!("reply-sources-phone-{theme}")).await;
+        session
+            .screenshot(&format!("reply-sources-phone-{theme}"))
+            .await;
     }
     session.finish().await;
 }

@@ -7,6 +7,7 @@
 //! fit, images a model without vision was not sent) under its text.
 
 use hearth_core::chat::context_note::ContextNote;
+use hearth_core::chat::markdown_export::sources_markdown;
 use hearth_core::chat::{MessageRecord, MessageStatus, Phase};
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
@@ -330,7 +331,16 @@ pub fn MessageView(
     let markdown_actions = MarkdownActions::new();
 
     let toasts = use_toasts();
-    let copy = move || copy_text(live.content.get_untracked(), toasts, i18n);
+    // A reply's sources go with its text, so that its citations still point somewhere.
+    let copy = move || {
+        let text = live.content.get_untracked();
+        let sources = live.record.with_untracked(MessageRecord::sources);
+        let text = match sources_markdown(&sources, &i18n.t(Key::ReplySources)) {
+            Some(list) => format!("{}\n\n{list}", text.trim_end()),
+            None => text,
+        };
+        copy_text(text, toasts, i18n)
+    };
     let delete = {
         let id = id.clone();
         move || chat.delete_message(id.clone())

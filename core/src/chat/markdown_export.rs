@@ -73,20 +73,22 @@ pub fn message_markdown(
             }
         }
     }
-    if let Some(list) = sources_markdown(&message.sources(), labels) {
+    if let Some(list) = sources_markdown(&message.sources(), &labels.sources) {
         parts.push(list);
     }
     parts.join("\n\n")
 }
 
-/// A reply's sources as a numbered list of links, numbered as its citations `[n]` count
-/// them (a list, not reference definitions: a conversation's replies each number from 1).
-/// A source that is not a web address is left out of the links, its number kept.
-fn sources_markdown(sources: &[super::source::Source], labels: &Labels) -> Option<String> {
+/// A reply's sources under `heading` as a numbered list of links, numbered as its
+/// citations `[n]` count them (a list, not reference definitions: a conversation's
+/// replies each number from 1); `None` without sources. A source that is not a web
+/// address is left out of the links, its number kept. Also what Copy adds to a reply's
+/// text.
+pub fn sources_markdown(sources: &[super::source::Source], heading: &str) -> Option<String> {
     if sources.is_empty() {
         return None;
     }
-    let mut out = format!("**{}**\n", one_line(&labels.sources));
+    let mut out = format!("**{}**\n", one_line(heading));
     for (index, source) in sources.iter().enumerate() {
         let name = one_line(&source.label()).replace(['[', ']'], "");
         let line = if crate::safe_url::web_host(&source.url).is_some() {
