@@ -99,15 +99,6 @@ pub fn App() -> impl IntoView {
     provide_context(search);
     let pwa = pwa::Pwa::new(chat);
     provide_context(pwa);
-    // Ctrl+K (⌘K on Apple keyboards) opens the search palette from anywhere.
-    let _ = window_event_listener(leptos::ev::keydown, move |event| {
-        let key = event.key();
-        if (event.ctrl_key() || event.meta_key()) && !event.alt_key() && (key == "k" || key == "K")
-        {
-            event.prevent_default();
-            search.open_palette();
-        }
-    });
     // A deep link `#settings/<tab>` opens the settings at that tab, on load and when the
     // hash changes (our own tab switches use replaceState, which fires no hashchange).
     let deep_tab = || {
@@ -120,7 +111,11 @@ pub fn App() -> impl IntoView {
         drawer_open: RwSignal::new(false),
         settings_open: RwSignal::new(initial.is_some()),
         settings_tab: RwSignal::new(initial.unwrap_or_default()),
+        sidebar_hidden: RwSignal::new(false),
+        shortcuts_open: RwSignal::new(false),
     };
+    // Ctrl+K (⌘K on Apple keyboards) searches, and the other shortcuts, from anywhere.
+    shell::shortcuts::listen(chat, search, shell);
     let _ = window_event_listener(leptos::ev::hashchange, move |_| {
         if let Some(tab) = deep_tab() {
             shell.settings_tab.set(tab);
@@ -165,7 +160,11 @@ pub fn App() -> impl IntoView {
     view! {
         <access_gate::AccessGate>
             <div class=move || {
-                if shell.drawer_open.get() { "shell shell--drawer-open" } else { "shell" }
+                match (shell.drawer_open.get(), shell.sidebar_hidden.get()) {
+                    (true, _) => "shell shell--drawer-open",
+                    (false, true) => "shell shell--sidebar-hidden",
+                    (false, false) => "shell",
+                }
             }>
                 <a class="skip-link" href=format!("#{COMPOSER_INPUT_ID}")>
                     {tr(Key::SkipToComposer)}
@@ -187,6 +186,7 @@ pub fn App() -> impl IntoView {
                 </main>
                 <settings::SettingsDialog />
                 {search::palette()}
+                {shell::shortcuts::dialog(shell)}
             </div>
         </access_gate::AccessGate>
         <ToastRegion />

@@ -41,6 +41,8 @@
 //! - [`search`]: the global search engine: tokenizer for every shipped locale, an
 //!   incremental inverted index per source with BM25, prefix, typo and phrase matching,
 //!   snippets, and a checked snapshot format.
+//! - [`shortcuts`]: the keyboard shortcuts: which key press runs which action, and how
+//!   each is written for the user.
 //! - [`slash`]: the composer's `/` and `@` menus: when the text asks for one, and
 //!   which entries match, best first.
 //! - [`template`]: prompt templates: typed `{{variables}}` read and filled, and the
@@ -70,6 +72,7 @@ pub mod preferences;
 pub mod provider;
 pub mod safe_url;
 pub mod search;
+pub mod shortcuts;
 pub mod skill;
 pub mod slash;
 pub mod stored_file;

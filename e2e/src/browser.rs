@@ -234,9 +234,10 @@ impl Browser {
             .expect("send keys");
     }
 
-    /// Presses Ctrl and `key` together on the focused element (a keyboard shortcut).
+    /// Presses Ctrl and `key` together on the focused element (a keyboard shortcut), and
+    /// lets go of Ctrl (ChromeDriver keeps a modifier down until told).
     pub async fn press_ctrl(&self, key: char) {
-        let chord = format!("{}{key}", char::from(Key::Control));
+        let chord = format!("{}{key}{}", char::from(Key::Control), char::from(Key::Null));
         self.client
             .active_element()
             .await
@@ -244,6 +245,22 @@ impl Browser {
             .send_keys(&chord)
             .await
             .expect("send the shortcut");
+    }
+
+    /// Presses `modifiers` and `key` together on the focused element (a chord such as
+    /// Ctrl+Shift+O), and lets go of the modifiers (ChromeDriver keeps them down until
+    /// told).
+    pub async fn press_chord(&self, modifiers: &[Key], key: char) {
+        let mut chord: String = modifiers.iter().map(|m| char::from(*m)).collect();
+        chord.push(key);
+        chord.push(char::from(Key::Null));
+        self.client
+            .active_element()
+            .await
+            .expect("a focused element")
+            .send_keys(&chord)
+            .await
+            .expect("send the chord");
     }
 
     /// A description of the focused element: its id, else its role and accessible name.

@@ -1,6 +1,7 @@
 //! The app shell in headless Chromium, against the real `hearth` binary serving the real
 //! release `dist/`: it renders, logs no errors and no CSP violations, and its theme,
-//! menu, dialog, drawer, toast and language behaviours work from the keyboard.
+//! menu, dialog, drawer, toast and language behaviours work from the keyboard, and so
+//! does every keyboard shortcut.
 
 use fantoccini::Locator;
 use fantoccini::key::Key;
@@ -979,4 +980,124 @@ async fn a_sessions_browser_profile_is_removed_with_its_stack_even_when_never_cl
         "the profile outlived the stack: {}",
         root.display()
     );
+}
+
+/// The shortcuts the dialog lists: each row's action and keys.
+const SHORTCUT_ROWS: &str =
+    "return [...document.querySelectorAll('.dialog--shortcuts .shortcuts__row')]
+  .map((row) => row.querySelector('dt').textContent + ': ' +
+    [...row.querySelectorAll('kbd')].map((k) => k.textContent).join('+'));";
+
+#[tokio::test]
+async fn every_keyboard_shortcut_works_from_the_keyboard_alone() {
+    let fixture = hearth_e2e::provider_fixture::ProviderFixture::start().await;
+    let session = hearth_e2e::chat::ready(&fixture).await;
+    fixture.enqueue(hearth_e2e::provider_fixture::Reply::text("First answer."));
+    hearth_e2e::chat::send(&session, "First question").await;
+    hearth_e2e::chat::last_status(&session, "done").await;
+
+    // Esc in the message box stops the reply being written; elsewhere it does not. (First:
+    // ChromeDriver may keep a chord's modifiers down for the keys typed after it.)
+    fixture.enqueue(
+        hearth_e2e::provider_fixture::Reply::text("one two three four five six")
+            .text_chunk_chars(4)
+            .stall_after(2),
+    );
+    hearth_e2e::chat::send(&session, "Count").await;
+    session
+        .wait_until("[...document.querySelectorAll('.message--assistant .markdown')].at(-1)?.textContent.includes('one two')")
+        .await;
+    session
+        .js(
+            "document.getElementById('sidebar-new-chat').focus()",
+            vec![],
+        )
+        .await;
+    session.press(&[Key::Escape]).await;
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    hearth_e2e::chat::last_status(&session, "streaming").await;
+    session
+        .js("document.getElementById('composer-input').focus()", vec![])
+        .await;
+    session.press(&[Key::Escape]).await;
+    hearth_e2e::chat::last_status(&session, "aborted").await;
+
+    // Ctrl+/: the dialog lists every shortcut with this keyboard's keys; Escape closes
+    // it and gives the focus back.
+    session
+        .js("document.getElementById('composer-input').focus()", vec![])
+        .await;
+    session.press_chord(&[Key::Control], '/').await;
+    session
+        .wait_until("document.querySelector('.dialog--shortcuts')?.open")
+        .await;
+    assert_eq!(
+        session.js(SHORTCUT_ROWS, vec![]).await,
+        json!([
+            "New chat: Ctrl+Shift+O",
+            "Search conversations: Ctrl+K",
+            "Go to the message box: Shift+Esc",
+            "Stop the reply (in the message box): Esc",
+            "Show or hide the sidebar: Ctrl+Shift+S",
+            "Show keyboard shortcuts: Ctrl+/",
+        ])
+    );
+    session.screenshot("shortcuts").await;
+    session.press(&[Key::Escape]).await;
+    session
+        .wait_until("!document.querySelector('.dialog--shortcuts').open")
+        .await;
+    assert_eq!(session.focused().await, "composer-input");
+
+    // Ctrl+Shift+O: a new chat, the cursor in its message box.
+    session.press_chord(&[Key::Control, Key::Shift], 'o').await;
+    session.wait_for(".empty-state").await;
+    assert_eq!(session.focused().await, "composer-input");
+
+    // Shift+Esc brings the cursor back to the message box from anywhere.
+    session
+        .js(
+            "document.getElementById('sidebar-new-chat').focus()",
+            vec![],
+        )
+        .await;
+    session
+        .press_chord(&[Key::Shift], char::from(Key::Escape))
+        .await;
+    session
+        .wait_until("document.activeElement?.id === 'composer-input'")
+        .await;
+
+    // Ctrl+K: search.
+    session.press_ctrl('k').await;
+    session
+        .wait_until("document.querySelector('.dialog--search')?.open")
+        .await;
+    session.press(&[Key::Escape]).await;
+    session
+        .wait_until("!document.querySelector('.dialog--search').open")
+        .await;
+
+    // Ctrl+Shift+S hides the sidebar (the top bar's button brings it back), and shows it.
+    let sidebar_shown = "getComputedStyle(document.getElementById('sidebar')).display !== 'none'";
+    session.press_chord(&[Key::Control, Key::Shift], 's').await;
+    session.wait_until(&format!("!({sidebar_shown})")).await;
+    session
+        .wait_until("getComputedStyle(document.getElementById('drawer-toggle')).display !== 'none'")
+        .await;
+    session.screenshot("sidebar-hidden").await;
+    session.press_chord(&[Key::Control, Key::Shift], 's').await;
+    session.wait_until(sidebar_shown).await;
+
+    // At phone width the same shortcut opens and closes the drawer.
+    session.resize(360, 780).await;
+    session.press_chord(&[Key::Control, Key::Shift], 's').await;
+    session
+        .wait_until("document.querySelector('.shell').classList.contains('shell--drawer-open')")
+        .await;
+    session.press_chord(&[Key::Control, Key::Shift], 's').await;
+    session
+        .wait_until("!document.querySelector('.shell').classList.contains('shell--drawer-open')")
+        .await;
+    session.finish().await;
 }

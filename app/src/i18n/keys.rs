@@ -791,4 +791,11 @@ keys! {
     PictureTooLarge => "picture.too_large",
     PictureFailed => "picture.failed",
     ReplySources => "reply.sources",
+    ShortcutsTitle => "shortcuts.title",
+    ShortcutsNewChat => "shortcuts.new_chat",
+    ShortcutsSearch => "shortcuts.search",
+    ShortcutsFocusComposer => "shortcuts.focus_composer",
+    ShortcutsStop => "shortcuts.stop",
+    ShortcutsToggleSidebar => "shortcuts.toggle_sidebar",
+    ShortcutsShow => "shortcuts.show",
 }

@@ -1,12 +1,16 @@
 //! The app shell a user sees first: the sidebar, the top bar, the conversation pane with
 //! its empty state, and the composer. On narrow screens the sidebar becomes a drawer.
-//! The address bar follows the open conversation ([`address`]); the composer's `/` menu
-//! and template form are [`commands`].
+//! On wide screens it can be hidden. The address bar follows the open conversation
+//! ([`address`]); the composer's `/` menu and template form are [`commands`]; the
+//! keyboard shortcuts and their dialog are [`shortcuts`] (the dialog in
+//! `shortcuts_dialog`, loaded on first use).
 
 pub mod address;
 mod commands;
 mod composer;
 mod empty_state;
+pub mod shortcuts;
+mod shortcuts_dialog;
 mod sidebar;
 mod topbar;
 
@@ -31,6 +35,10 @@ pub struct ShellState {
     pub settings_open: RwSignal<bool>,
     /// The settings tab to show (its slug; a deep link sets it).
     pub settings_tab: RwSignal<String>,
+    /// The sidebar is hidden (wide screens; the drawer is the phone's).
+    pub sidebar_hidden: RwSignal<bool>,
+    /// The shortcuts dialog is open.
+    pub shortcuts_open: RwSignal<bool>,
 }
 
 /// The shell's state.

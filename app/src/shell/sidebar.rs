@@ -30,6 +30,16 @@ pub fn Sidebar() -> impl IntoView {
             browser::focus_by_id(DRAWER_TOGGLE_ID);
         }
     };
+    // The close button: the drawer at phone width, the column otherwise (the top bar's
+    // toggle, shown while it is hidden, takes the focus).
+    let close = move || {
+        if super::shortcuts::phone_width() {
+            close_drawer();
+        } else {
+            shell.sidebar_hidden.set(true);
+            request_animation_frame(|| browser::focus_by_id(DRAWER_TOGGLE_ID));
+        }
+    };
     let on_keydown = move |event: KeyboardEvent| {
         if event.key() == "Escape" && shell.drawer_open.get_untracked() {
             event.prevent_default();
@@ -100,7 +110,7 @@ pub fn Sidebar() -> impl IntoView {
                     class="icon-button sidebar__close"
                     aria-label=tr(Key::SidebarClose)
                     title=tr(Key::SidebarClose)
-                    on:click=move |_| close_drawer()
+                    on:click=move |_| close()
                 >
                     {icon(Icon::Close)}
                 </button>
@@ -189,6 +199,16 @@ pub fn Sidebar() -> impl IntoView {
                 >
                     {icon(Icon::Sliders)}
                     <span>{tr(Key::SidebarSettings)}</span>
+                </button>
+                <button
+                    type="button"
+                    class="sidebar__item"
+                    aria-haspopup="dialog"
+                    aria-keyshortcuts="Control+/ Meta+/"
+                    on:click=move |_| shell.shortcuts_open.set(true)
+                >
+                    {icon(Icon::Keyboard)}
+                    <span>{tr(Key::ShortcutsTitle)}</span>
                 </button>
             </div>
         </nav>

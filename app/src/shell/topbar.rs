@@ -1,4 +1,5 @@
-//! The top bar of the main pane: the drawer toggle (phone width only), the conversation
+//! The top bar of the main pane: the sidebar's toggle (at phone width, or while the
+//! sidebar is hidden), the conversation
 //! title, the offline badge while the device is offline, and the theme menu.
 
 use leptos::prelude::*;
@@ -48,10 +49,21 @@ pub fn Topbar() -> impl IntoView {
                 id=DRAWER_TOGGLE_ID
                 class="icon-button topbar__drawer-toggle"
                 aria-controls="sidebar"
-                aria-expanded=move || shell.drawer_open.get().to_string()
+                aria-expanded=move || {
+                    let hidden = shell.sidebar_hidden.get();
+                    let open = shell.drawer_open.get();
+                    (if super::shortcuts::phone_width() { open } else { !hidden }).to_string()
+                }
                 aria-label=tr(Key::SidebarOpen)
                 title=tr(Key::SidebarOpen)
-                on:click=move |_| shell.drawer_open.set(true)
+                on:click=move |_| {
+                    if super::shortcuts::phone_width() {
+                        shell.drawer_open.set(true);
+                    } else {
+                        shell.sidebar_hidden.set(false);
+                        crate::browser::focus_by_id("sidebar-new-chat");
+                    }
+                }
             >
                 {icon(Icon::Menu)}
             </button>

@@ -37,6 +37,7 @@ pub enum Icon {
     Download,
     Book,
     Printer,
+    Keyboard,
 }
 
 fn paths(icon: Icon) -> &'static [&'static str] {
@@ -112,6 +113,7 @@ fn paths(icon: Icon) -> &'static [&'static str] {
         Icon::Download => &["M12 4v11", "M7 10l5 5 5-5", "M5 20h14"],
         Icon::Printer => &["M7 8V3h10v5", "M7 17H4v-7h16v7h-3", "M7 14h10v7H7z"],
         Icon::Book => &["M4 5a2 2 0 0 1 2-2h14v16H6a2 2 0 0 0-2 2z", "M4 5v16"],
+        Icon::Keyboard => &["M3 6h18v12H3z", "M7 10h.01M11 10h.01M15 10h.01M7 14h10"],
     }
 }
 
