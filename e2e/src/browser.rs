@@ -107,10 +107,19 @@ impl Browser {
             .connect(&stack.driver_url())
             .await
             .expect("a WebDriver session in Chromium");
-        Self {
+        let browser = Self {
             client,
             base: stack.hearth.url(),
-        }
+        };
+        // The resource timeline keeps 250 entries by default, and the app's own chunks
+        // fill it: a test counting a later fetch (Mermaid, a worker) would count none.
+        browser
+            .cdp(
+                "Page.addScriptToEvaluateOnNewDocument",
+                json!({"source": "performance.setResourceTimingBufferSize(10000)"}),
+            )
+            .await;
+        browser
     }
 
     /// Points the browser at `base` (a [`crate::tap::Tap`] in front of the server)
