@@ -243,17 +243,9 @@ impl Browser {
             .expect("send keys");
     }
 
-    /// Presses Ctrl and `key` together on the focused element (a keyboard shortcut), and
-    /// lets go of Ctrl (ChromeDriver keeps a modifier down until told).
+    /// Presses Ctrl and `key` together on the focused element (a keyboard shortcut).
     pub async fn press_ctrl(&self, key: char) {
-        let chord = format!("{}{key}{}", char::from(Key::Control), char::from(Key::Null));
-        self.client
-            .active_element()
-            .await
-            .expect("a focused element")
-            .send_keys(&chord)
-            .await
-            .expect("send the shortcut");
+        self.press_chord(&[Key::Control], key).await;
     }
 
     /// Presses `modifiers` and `key` together on the focused element (a chord such as
