@@ -32,6 +32,11 @@
 //!
 //! Code blocks are highlighted by their fence label ([`highlight`]); the highlighter
 //! escapes every character it writes, like the rest of this module.
+//!
+//! Long because: `render` is the one event loop that decides what may reach the page;
+//! its cases (links, images, code, math, HTML, formatting tags, the output budget) are
+//! kept in one place so that every event passes the same checks. Its pieces with one job
+//! live in the submodules.
 
 mod citations;
 mod css_colour;

@@ -130,9 +130,8 @@ impl Reply {
 
     /// Adds a page the reply draws on (each page once, bounded: `hearth_core::chat::source`).
     pub fn add_source(&mut self, url: &str, title: &str) {
-        let before = self.sources.clone();
-        source::add(&mut self.sources, url, title);
-        if self.sources != before {
+        // A page refused (unsafe, or past the bound) changes nothing on screen.
+        if source::add(&mut self.sources, url, title).is_some() {
             self.show(MessageStatus::Streaming);
         }
     }
