@@ -22,6 +22,9 @@
 //! - [`image_header`]: an image's size from its header, so no bomb is ever decoded.
 //! - [`launch`]: what a launch of the installed app asks for (a shortcut, a share, an
 //!   opened file), read from its URL, and the draft a share becomes.
+//! - [`knowledge`]: knowledge collections: files with their originals and extracted
+//!   text, the recovery rules (cancel, retry, reconcile, reparse), and the passages a
+//!   question finds in a conversation's collections.
 //! - [`locale`]: the locales Hearth ships and how a browser's language list maps onto them.
 //! - [`markdown`]: the one Markdown-to-HTML path for untrusted text, sanitised at the
 //!   event level, with code blocks highlighted by language, and the splitter that finds a
@@ -63,6 +66,7 @@ pub mod diagram;
 pub mod filetype;
 pub mod html_text;
 pub mod image_header;
+pub mod knowledge;
 pub mod launch;
 pub mod locale;
 pub mod markdown;

@@ -28,6 +28,7 @@ pub fn context_items(attachment: &Attachment, text: &str) -> Vec<ContextItem> {
                 origin: attachment.name.clone(),
                 text: passage.text,
                 missing: false,
+                cite: None,
             }
         })
         .collect()
@@ -42,6 +43,7 @@ pub fn missing_item(attachment: &Attachment) -> ContextItem {
         origin: attachment.name.clone(),
         text: "[This file's text is no longer stored in this browser.]".to_string(),
         missing: true,
+        cite: None,
     }
 }
 

@@ -313,6 +313,7 @@ mod tests {
         sources.push(crate::chat::source::Source {
             url: "javascript:alert(1)".into(),
             title: "Imported".into(),
+            passage: None,
         });
         reply.sources = crate::chat::source::encode(&sources);
         assert_eq!(

@@ -17,6 +17,7 @@ use crate::chat::compression::{self, Compression, PathMessage};
 use crate::chat::context_note::ContextNote;
 use crate::chat::output_image::KeptImage;
 use crate::chat::record::MessageRecord;
+use crate::chat::source::Source;
 use crate::chat::tools::{self, ToolRound};
 use crate::context::{self, Band, ContextError, IMAGE_TOKENS, Item, PlanInput, estimate_tokens};
 use crate::plugin::tool_loop::{Round, final_round_instruction};
@@ -55,6 +56,9 @@ pub struct ContextItem {
     /// The item stands for a file whose text is no longer stored in this browser (`text`
     /// says so): the reply names the file.
     pub missing: bool,
+    /// The source a citation of it leads to (a passage of a knowledge collection); such
+    /// items are numbered first, so that `[n]` in the answer is the reply's source `n`.
+    pub cite: Option<Source>,
 }
 
 impl ContextItem {
@@ -168,6 +172,9 @@ pub struct PlannedRound {
     pub request: ChatRequest,
     /// What it left out.
     pub notes: Vec<ContextNote>,
+    /// The sources of the items it carries that can be cited, numbered as the request
+    /// numbers them (from 1): the reply's first sources.
+    pub cited: Vec<Source>,
 }
 
 /// One round of a reply.
@@ -240,12 +247,15 @@ impl TurnRequest {
             .flat_map(|(_, ids)| ids)
             .map(String::as_str)
             .collect();
-        let kept: Vec<&ContextItem> = self
+        let mut kept: Vec<&ContextItem> = self
             .context
             .iter()
             .flat_map(|(_, items)| items)
             .filter(|item| kept_ids.contains(item.id.as_str()))
             .collect();
+        // Citable items first (a stable sort): their numbers are their sources'.
+        kept.sort_by_key(|item| item.cite.is_none());
+        let cited: Vec<Source> = kept.iter().filter_map(|item| item.cite.clone()).collect();
         let mut notes = left_out(&self.context, &plan.dropped_extras);
         if !kept.is_empty() {
             system = Some(join(system, context_section(&kept)));
@@ -288,6 +298,7 @@ impl TurnRequest {
                 ..Default::default()
             },
             notes,
+            cited,
         })
     }
 }
@@ -763,6 +774,42 @@ mod tests {
     }
 
     #[test]
+    fn citable_items_are_numbered_first_and_their_sources_come_in_that_order() {
+        let records = path(&["q"]);
+        let history = turn_history(&records, "none", None).unwrap();
+        let mut turn = turn(history, None);
+        let item = |id: &str, cite: bool| ContextItem {
+            id: id.into(),
+            source: format!("from {id}"),
+            origin: id.into(),
+            text: format!("text of {id}"),
+            missing: false,
+            cite: cite.then(|| Source {
+                url: String::new(),
+                title: id.into(),
+                passage: Some(crate::chat::source::SourcePassage {
+                    file: id.into(),
+                    ..Default::default()
+                }),
+            }),
+        };
+        turn.context = vec![
+            (Band::Attachments, vec![item("attached", false)]),
+            (Band::Rag, vec![item("k1", true), item("k2", true)]),
+        ];
+        let planned = turn.round(FINAL).unwrap();
+        let system = planned.request.system.unwrap();
+        let at = |needle: &str| system.find(needle).unwrap_or_else(|| panic!("{needle}"));
+        assert!(at("[1] from k1") < at("[2] from k2"));
+        assert!(at("[2] from k2") < at("[3] from attached"));
+        let titles: Vec<&str> = planned.cited.iter().map(|s| s.title.as_str()).collect();
+        assert_eq!(titles, vec!["k1", "k2"]);
+        // Without citable items, nothing is cited.
+        turn.context = vec![(Band::Attachments, vec![item("attached", false)])];
+        assert!(turn.round(FINAL).unwrap().cited.is_empty());
+    }
+
+    #[test]
     fn context_items_fill_their_band_and_the_rest_is_dropped() {
         let records = path(&["q"]);
         let history = turn_history(&records, "none", None).unwrap();
@@ -773,6 +820,7 @@ mod tests {
             origin: "doc".into(),
             text: "z".repeat(chars),
             missing: false,
+            cite: None,
         };
         // The rag band may take 14 % of the free budget (about 130 tokens here).
         turn.context = vec![(Band::Rag, vec![item("p1", 200), item("p2", 2000)])];
@@ -1111,6 +1159,7 @@ mod tests {
             origin: origin.into(),
             text: "z".repeat(chars),
             missing: false,
+            cite: None,
         };
         turn.context = vec![(
             Band::Attachments,

@@ -1,8 +1,9 @@
 //! The sources a reply cites: the web pages a provider's own search or grounding named
 //! while the reply streamed (OpenAI's `url_citation` annotations, Perplexity's
 //! `citations`, Anthropic's web search results and citations, Gemini's grounding chunks),
-//! numbered in the order they first came, each page once. Later the knowledge and web
-//! search phases add theirs the same way.
+//! numbered in the order they first came, each page once; and the passages of the
+//! user's knowledge collections its request carried ([`SourcePassage`], numbered first,
+//! as the request numbered them for the model).
 //!
 //! A citation in the text is the source's number in brackets (`[2]`). It becomes a link to
 //! the source only when this reply has a source of that number: the renderer is handed
@@ -26,16 +27,45 @@ pub const MAX_TITLE_CHARS: usize = 300;
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Source {
-    /// The page (an `http(s)` URL).
+    /// The page (an `http(s)` URL); empty for a passage of a collection.
     pub url: String,
-    /// Its title as the provider gave it (may be empty).
+    /// Its title as the provider gave it (may be empty); a passage's file and headings.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub title: String,
+    /// Where in a knowledge collection it is, for a passage.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub passage: Option<SourcePassage>,
+}
+
+/// Where a passage of a knowledge collection is: enough to open it again, and to know
+/// when the file changed since.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct SourcePassage {
+    /// The collection's id.
+    pub collection: String,
+    /// Its name when the passage was found.
+    pub collection_name: String,
+    /// The file's id.
+    pub file: String,
+    /// The version of the file's text the range is in.
+    pub version: u32,
+    /// Where the passage's own text starts in that text, in bytes.
+    pub start: u64,
+    /// Where it ends.
+    pub end: u64,
+    /// The page it starts on, when the file has pages.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page: Option<u32>,
 }
 
 impl Source {
-    /// The site it is on (`example.com`), for the user to judge it before opening it.
+    /// The site it is on (`example.com`), for the user to judge it before opening it;
+    /// a passage's collection.
     pub fn site(&self) -> String {
+        if let Some(passage) = &self.passage {
+            return passage.collection_name.clone();
+        }
         web_host(&self.url)
             .map(|host| {
                 host.strip_prefix("www.")
@@ -82,9 +112,45 @@ pub fn add(sources: &mut Vec<Source>, url: &str, title: &str) -> Option<usize> {
     sources.push(Source {
         url: url.to_string(),
         title,
+        passage: None,
     });
     Some(sources.len())
 }
+
+/// Adds the passage `source` (a [`Source`] with a passage) unless the same passage is
+/// there already or the list is full; its number (from 1), or `None` when not kept.
+pub fn add_passage(sources: &mut Vec<Source>, source: Source) -> Option<usize> {
+    let place = source.passage.as_ref()?;
+    if let Some(at) = sources
+        .iter()
+        .position(|s| s.passage.as_ref() == Some(place))
+    {
+        return Some(at + 1);
+    }
+    if sources.len() >= MAX_SOURCES {
+        return None;
+    }
+    let title = source.title.chars().take(MAX_TITLE_CHARS).collect();
+    sources.push(Source {
+        url: String::new(),
+        title,
+        passage: source.passage,
+    });
+    Some(sources.len())
+}
+
+/// Where a citation of source `number` leads: the page, or, for a passage, the reply's
+/// own list of sources (`#source-<n>`), where the app opens the passage.
+pub fn citation_target(source: &Source, number: usize) -> String {
+    if source.passage.is_some() {
+        format!("#{PASSAGE_ANCHOR}{number}")
+    } else {
+        source.url.clone()
+    }
+}
+
+/// What a passage's citation link points at, before its number.
+pub const PASSAGE_ANCHOR: &str = "source-";
 
 /// `sources` as a record keeps them (JSON text); `None` when there are none.
 pub fn encode(sources: &[Source]) -> Option<String> {
@@ -110,7 +176,7 @@ pub fn reference_definitions(sources: &[Source]) -> String {
         out.push_str(&format!(
             "[{}]: <{}> \"{}\"\n",
             index + 1,
-            escape_destination(&source.url),
+            escape_destination(&citation_target(source, index + 1)),
             escape_title(&source.label()),
         ));
     }
@@ -168,11 +234,13 @@ mod tests {
             vec![
                 Source {
                     url: "https://a.example/x".into(),
-                    title: "A page".into()
+                    title: "A page".into(),
+                    passage: None,
                 },
                 Source {
                     url: "https://b.example/y".into(),
-                    title: "B page".into()
+                    title: "B page".into(),
+                    passage: None,
                 },
             ]
         );
@@ -241,10 +309,12 @@ mod tests {
             Source {
                 url: "https://a.example/p q<r>".into(),
                 title: "Say \"hi\" \\ bye".into(),
+                passage: None,
             },
             Source {
                 url: "https://b.example/".into(),
                 title: String::new(),
+                passage: None,
             },
         ];
         assert_eq!(
@@ -253,5 +323,47 @@ mod tests {
              [2]: <https://b.example/> \"b.example\"\n\n"
         );
         assert_eq!(reference_definitions(&[]), "");
+    }
+
+    #[test]
+    fn a_passage_is_kept_once_and_its_citation_opens_it_in_the_reply() {
+        let passage = |file: &str| Source {
+            url: String::new(),
+            title: format!("{file}.md — Setup"),
+            passage: Some(SourcePassage {
+                collection: "c".into(),
+                collection_name: "Manuals".into(),
+                file: file.into(),
+                version: 1,
+                start: 0,
+                end: 10,
+                page: Some(2),
+            }),
+        };
+        let mut sources = Vec::new();
+        assert_eq!(add_passage(&mut sources, passage("a")), Some(1));
+        assert_eq!(add_passage(&mut sources, passage("b")), Some(2));
+        assert_eq!(add_passage(&mut sources, passage("a")), Some(1));
+        // A source without a passage is not one.
+        assert_eq!(add_passage(&mut sources, Source::default()), None);
+        assert_eq!(add(&mut sources, "https://w.example/", "Web"), Some(3));
+        assert_eq!(sources[0].site(), "Manuals");
+        let definitions = reference_definitions(&sources);
+        assert!(definitions.starts_with("[1]: <#source-1> \"a.md — Setup\"\n[2]: <#source-2>"));
+        assert!(definitions.contains("[3]: <https://w.example/> \"Web\""));
+        let back = decode(encode(&sources).as_deref());
+        assert_eq!(back, sources);
+        let html = crate::markdown::render(
+            &format!("{definitions}See [1] and [3]."),
+            &Default::default(),
+        );
+        assert!(
+            html.contains("<a class=\"citation\" href=\"#source-1\" title=\"a.md — Setup\">"),
+            "{html}"
+        );
+        assert!(
+            html.contains("href=\"https://w.example/\" title=\"Web\" target=\"_blank\""),
+            "{html}"
+        );
     }
 }

@@ -27,7 +27,12 @@ pub(super) fn citation_open(href: &str, title: &str) -> String {
     let _ = escape_href(&mut out, href);
     out.push_str("\" title=\"");
     let _ = escape_html(&mut out, title);
-    out.push_str("\" target=\"_blank\" rel=\"noopener noreferrer nofollow\">");
+    if href.starts_with('#') {
+        // A passage of the user's collections: the app opens it in place.
+        out.push_str("\">");
+    } else {
+        out.push_str("\" target=\"_blank\" rel=\"noopener noreferrer nofollow\">");
+    }
     out
 }
 

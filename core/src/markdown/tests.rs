@@ -205,10 +205,12 @@ fn a_citation_links_to_its_source_only_when_the_reply_has_one_of_that_number() {
         Source {
             url: "https://a.example/page".into(),
             title: "A \"quoted\" <title>".into(),
+            passage: None,
         },
         Source {
             url: "https://b.example/".into(),
             title: String::new(),
+            passage: None,
         },
     ];
     let text = "Cats sleep [1][2]. Dogs bark [3]. `arr[1]` stays.\n\n```\nx[2]\n```\n\n\

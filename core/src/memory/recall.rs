@@ -2,37 +2,25 @@
 //!
 //! The memories are indexed with the one full-text engine (`crate::search`, source
 //! `Memory`: tags as the title, the content as the body), and the question is asked one
-//! word at a time (a question's words are not all in any memory, so the engine's
-//! all-words query would find nothing): each memory's scores over the words add up,
-//! weighted by its importance. Memories of the highest importance always come; at most
+//! word at a time (`crate::search::question`): each memory's scores over the words add
+//! up, weighted by its importance. Memories of the highest importance always come; at most
 //! [`MAX_RECALLED`] memories and [`MAX_RECALL_CHARS`] characters in all.
 //!
 //! [`section`] is the text the system prompt carries them in: labelled as data the user
 //! saved, each as a quoted item, never as instructions to follow.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
 use super::{MAX_IMPORTANCE, Memory};
-use crate::search::token::{TokenKind, terms};
-use crate::search::{Document, Query, SearchIndex, SearchOptions, Source};
+use crate::search::question::word_scores;
+use crate::search::{Document, SearchIndex, Source};
 
 /// The most memories one turn carries.
 pub const MAX_RECALLED: usize = 8;
 /// The most characters of memories one turn carries.
 pub const MAX_RECALL_CHARS: usize = 4_000;
-/// The most words of a question asked about.
-const MAX_QUESTION_WORDS: usize = 32;
-
-/// Words too common to say what a question is about (English; Chinese and Japanese
-/// are matched by character pairs, where the index's own weighting is enough).
-const COMMON_WORDS: &[&str] = &[
-    "a", "about", "am", "an", "and", "are", "as", "at", "be", "but", "by", "can", "could", "did",
-    "do", "does", "for", "from", "had", "has", "have", "how", "i", "if", "in", "is", "it", "me",
-    "my", "of", "on", "or", "should", "so", "that", "the", "this", "to", "was", "we", "what",
-    "when", "where", "which", "who", "why", "will", "with", "would", "you", "your",
-];
 
 /// A memory a turn carried, as its reply records it.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -105,26 +93,11 @@ impl MemoryIndex {
     }
 
     fn scores<'a>(&self, memories: &'a [Memory], question: &str) -> HashMap<&'a str, f32> {
-        let by_id: HashMap<&str, &Memory> = memories.iter().map(|m| (m.id.as_str(), m)).collect();
-        let options = SearchOptions {
-            limit: crate::search::MAX_LIMIT,
-            sources: vec![Source::Memory],
-            title_only: false,
-        };
-        let mut scores: HashMap<&str, f32> = HashMap::new();
-        for word in question_words(question) {
-            // Closed by a space: the word is matched whole and, from five letters, one
-            // typo away (an open last word would be a prefix being typed).
-            let Ok(query) = Query::parse(&format!("{word} ")) else {
-                continue;
-            };
-            for hit in self.index.search(&query, &options).hits {
-                if let Some(memory) = by_id.get(hit.id.as_str()) {
-                    *scores.entry(memory.id.as_str()).or_default() += hit.score;
-                }
-            }
-        }
-        scores
+        let scores = word_scores(&self.index, Source::Memory, question);
+        memories
+            .iter()
+            .filter_map(|m| Some((m.id.as_str(), *scores.get(&m.id)?)))
+            .collect()
     }
 }
 
@@ -160,22 +133,6 @@ fn rank<'a>(memories: &'a [Memory], scores: HashMap<&str, f32>) -> Vec<&'a Memor
         out.push(memory);
     }
     out
-}
-
-/// The distinct words of `question` worth asking about, in order.
-fn question_words(question: &str) -> Vec<String> {
-    let mut seen = HashSet::new();
-    terms(question)
-        .into_iter()
-        .filter(|(term, _, kind)| match kind {
-            TokenKind::Word => term.chars().count() > 1 && !COMMON_WORDS.contains(&term.as_str()),
-            TokenKind::Pair => true,
-            TokenKind::Tail | TokenKind::Single => false,
-        })
-        .map(|(term, _, _)| term)
-        .filter(|term| seen.insert(term.clone()))
-        .take(MAX_QUESTION_WORDS)
-        .collect()
 }
 
 /// The record of `memories` carried by a turn.

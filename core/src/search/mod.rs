@@ -21,6 +21,8 @@
 //! - [`fold`](mod@fold): case and diacritic folding.
 //! - `token`: words, identifiers, numbers, CJK bigrams, positions and byte ranges.
 //! - [`query`](mod@query): the query language (documented there) and its limits.
+//! - [`question`](mod@question): a question asked one word at a time, scores added up
+//!   (recall of memories and knowledge passages).
 //! - `paged`: vectors in pages and byte lists in chunks, so no append copies much.
 //! - `postings`: the per-term posting lists (bit-packed once frozen, varints in tails).
 //! - `dict`: the sorted, front-coded term dictionary, prefix and one-edit expansion.
@@ -38,6 +40,7 @@ pub mod fold;
 mod paged;
 mod postings;
 pub mod query;
+pub mod question;
 mod rank;
 mod segment;
 mod snapshot;
