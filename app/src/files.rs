@@ -1,7 +1,8 @@
 //! Files in the browser's origin-private file system (OPFS): large binary data that does
 //! not belong in IndexedDB records, such as generated images (`images/`), attached files
-//! and their text (`attachments/`) and the saved search index (`search/`). Names are
-//! random and made here; a record refers to a file by its name only. Every operation is
+//! and their text (`attachments/`), the saved search index (`search/`) and knowledge
+//! collections (`knowledge/<collection>/<file>/{source,content}`, by path). Names are
+//! random and made here; a record refers to a file by its name (or path) only. Every operation is
 //! a typed error when OPFS is missing (an old browser, a private window) or full.
 
 use hearth_core::stored_file::FileDir;
@@ -67,27 +68,36 @@ async fn call(promise: js_sys::Promise) -> Result<JsValue, FileError> {
     JsFuture::from(promise).await.map_err(failure)
 }
 
-/// The directory `name` of the private file system, created when `create`.
-async fn directory(
-    name: &str,
-    create: bool,
-) -> Result<web_sys::FileSystemDirectoryHandle, FileError> {
+/// The private file system's root, when this browser has one here.
+async fn root() -> Result<web_sys::FileSystemDirectoryHandle, FileError> {
     let storage = window().navigator().storage();
     let has_opfs =
         js_sys::Reflect::has(&storage, &JsValue::from_str("getDirectory")).unwrap_or(false);
     if !has_opfs {
         return Err(FileError::Unavailable);
     }
-    let root: web_sys::FileSystemDirectoryHandle = call(storage.get_directory())
-        .await?
-        .dyn_into()
-        .map_err(|_| FileError::Unavailable)?;
-    let options = web_sys::FileSystemGetDirectoryOptions::new();
-    options.set_create(create);
-    call(root.get_directory_handle_with_options(name, &options))
+    call(storage.get_directory())
         .await?
         .dyn_into()
         .map_err(|_| FileError::Unavailable)
+}
+
+/// The directory `path` (`a` or `a/b/c`) of the private file system, each level created
+/// when `create`.
+async fn directory(
+    path: &str,
+    create: bool,
+) -> Result<web_sys::FileSystemDirectoryHandle, FileError> {
+    let mut directory = root().await?;
+    let options = web_sys::FileSystemGetDirectoryOptions::new();
+    options.set_create(create);
+    for name in path.split('/').filter(|n| !n.is_empty()) {
+        directory = call(directory.get_directory_handle_with_options(name, &options))
+            .await?
+            .dyn_into()
+            .map_err(|_| FileError::Unavailable)?;
+    }
+    Ok(directory)
 }
 
 /// A fresh file name with `extension`.
@@ -174,20 +184,95 @@ pub async fn remove(dir: &str, name: &str) -> Result<(), FileError> {
     }
 }
 
-/// Removes the directory `dir` and everything in it (delete all data).
+/// Removes the directory `dir` (`a` or `a/b`) and everything in it; one already gone is
+/// not an error.
 pub async fn remove_all(dir: &str) -> Result<(), FileError> {
-    let storage = window().navigator().storage();
-    if !js_sys::Reflect::has(&storage, &JsValue::from_str("getDirectory")).unwrap_or(false) {
-        return Ok(());
-    }
-    let root: web_sys::FileSystemDirectoryHandle = call(storage.get_directory())
-        .await?
-        .dyn_into()
-        .map_err(|_| FileError::Unavailable)?;
+    let (parent, name) = match dir.rsplit_once('/') {
+        Some((parent, name)) => (parent, name),
+        None => ("", dir),
+    };
+    let parent = match directory(parent, false).await {
+        Ok(parent) => parent,
+        Err(FileError::Missing | FileError::Unavailable) => return Ok(()),
+        Err(error) => return Err(error),
+    };
     let options = web_sys::FileSystemRemoveOptions::new();
     options.set_recursive(true);
-    match call(root.remove_entry_with_options(dir, &options)).await {
+    match call(parent.remove_entry_with_options(name, &options)).await {
         Ok(_) | Err(FileError::Missing) => Ok(()),
         Err(error) => Err(error),
     }
+}
+
+/// Every file under the directory `dir`, as paths from the root (`dir/a/b`); none when
+/// the directory is not there.
+pub async fn list_all(dir: &str) -> Result<Vec<String>, FileError> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.trim_end_matches('/').to_string()];
+    while let Some(path) = pending.pop() {
+        let handle = match directory(&path, false).await {
+            Ok(handle) => handle,
+            Err(FileError::Missing) => continue,
+            Err(error) => return Err(error),
+        };
+        for (name, is_directory) in entries(&handle).await? {
+            let child = format!("{path}/{name}");
+            if is_directory {
+                pending.push(child);
+            } else {
+                found.push(child);
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// The names in `directory`, each with whether it is a directory (its async iterator,
+/// walked through `entries()`).
+async fn entries(
+    directory: &web_sys::FileSystemDirectoryHandle,
+) -> Result<Vec<(String, bool)>, FileError> {
+    use js_sys::{Function, Promise, Reflect};
+    let unavailable = |_| FileError::Unavailable;
+    let entries: Function = Reflect::get(directory, &JsValue::from_str("entries"))
+        .map_err(unavailable)?
+        .dyn_into()
+        .map_err(|_| FileError::Unavailable)?;
+    let iterator = entries.call0(directory).map_err(failure)?;
+    let next: Function = Reflect::get(&iterator, &JsValue::from_str("next"))
+        .map_err(unavailable)?
+        .dyn_into()
+        .map_err(|_| FileError::Unavailable)?;
+    let mut out = Vec::new();
+    loop {
+        let step: Promise = next
+            .call0(&iterator)
+            .map_err(failure)?
+            .dyn_into()
+            .map_err(|_| FileError::Unavailable)?;
+        let step = call(step).await?;
+        if Reflect::get(&step, &JsValue::from_str("done"))
+            .ok()
+            .and_then(|d| d.as_bool())
+            .unwrap_or(true)
+        {
+            break;
+        }
+        let pair = js_sys::Array::from(
+            &Reflect::get(&step, &JsValue::from_str("value")).map_err(unavailable)?,
+        );
+        let name = pair.get(0).as_string().unwrap_or_default();
+        let kind = Reflect::get(&pair.get(1), &JsValue::from_str("kind"))
+            .ok()
+            .and_then(|k| k.as_string());
+        out.push((name, kind.as_deref() == Some("directory")));
+    }
+    Ok(out)
+}
+
+/// The directory and name of a stored path (`knowledge/c/f/source` →
+/// `knowledge/c/f`, `source`).
+pub fn split_path(path: &str) -> (&str, &str) {
+    path.rsplit_once('/').unwrap_or(("", path))
 }

@@ -54,6 +54,7 @@ pub mod envelope;
 pub mod files;
 pub mod http;
 pub mod i18n;
+pub mod knowledge;
 pub mod locks;
 pub mod mcp_app;
 pub mod memory;

@@ -71,6 +71,20 @@ fn add(draft: Draft, file: web_sys::File) {
 
 /// Shows why a file was not added.
 fn refuse(draft: Draft, code: &str, name: &str, detail: Option<&str>) {
+    draft.toasts.show(
+        ToastKind::Error,
+        refusal_text(draft.i18n, code, name, detail),
+    );
+}
+
+/// Why the file `name` was not read (a refusal's `code` and `detail`), in the user's
+/// language.
+pub fn refusal_text(
+    i18n: crate::i18n::I18n,
+    code: &str,
+    name: &str,
+    detail: Option<&str>,
+) -> String {
     let max = |bytes: u64| super::chips::size_label(bytes);
     let (key, values): (Key, Vec<(&str, String)>) = match code {
         "attach_too_many" => (
@@ -111,7 +125,5 @@ fn refuse(draft: Draft, code: &str, name: &str, detail: Option<&str>) {
     };
     let mut values: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
     values.push(("name", name));
-    draft
-        .toasts
-        .show(ToastKind::Error, draft.i18n.t_with(key, &values));
+    i18n.t_with(key, &values)
 }

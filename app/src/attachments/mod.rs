@@ -13,7 +13,7 @@
 //! only a message in the user's language; a file removed while it is read has its edge
 //! job cancelled and its stored bytes deleted.
 
-mod add;
+pub mod add;
 pub mod chips;
 mod image;
 pub mod read;

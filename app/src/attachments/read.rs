@@ -139,7 +139,7 @@ async fn forget_now(id: &str) {
 }
 
 async fn prepare_now(
-    reader: ReadFor,
+    reader_for: ReadFor,
     source: Source,
     id: &str,
     held: &[u64],
@@ -151,27 +151,16 @@ async fn prepare_now(
     let kind = sniff(&bytes, Some(&name)).map_err(|_| Refusal::new("attach_unknown_type"))?;
     let (text, mut notes) = match Reader::of(kind) {
         Reader::Image => return prepare_image(id, name, kind, bytes, held).await,
-        Reader::Browser => {
-            check_add(held, kind, bytes.len() as u64, browser_limits())?;
+        reader => {
+            check_document(kind, bytes.len() as u64, held).await?;
             files::save(ATTACHMENTS, id, &bytes).await?;
-            (browser_text(kind, &bytes), Vec::new())
-        }
-        Reader::Edge => {
-            let config = edge::fetch_config().await.ok();
-            let limits = AttachLimits {
-                edge_parser: config
-                    .as_ref()
-                    .is_some_and(|c| c.capabilities.document_parse),
-                edge_max_bytes: config.map_or(0, |c| c.document_parse_max_bytes),
-            };
-            check_add(held, kind, bytes.len() as u64, limits)?;
-            files::save(ATTACHMENTS, id, &bytes).await?;
-            reader.parsing(id);
-            let upload: web_sys::Blob = match chosen {
-                Some(file) => file.into(),
-                None => blob_of(&bytes)?,
-            };
-            edge_text(reader, id, &upload, &name).await?
+            if reader == Reader::Edge {
+                reader_for.parsing(id);
+            }
+            let upload = chosen.map(web_sys::Blob::from);
+            let extracted =
+                document_text(kind, &bytes, upload, &name, &|| reader_for.wants(id)).await?;
+            (extracted.text, extracted.notes)
         }
     };
     let (text, cut) = bounded_text(&text);
@@ -194,6 +183,61 @@ fn browser_limits() -> AttachLimits {
         edge_parser: false,
         edge_max_bytes: 0,
     }
+}
+
+/// Whether a document of `kind` and `size` bytes may be read next to files of sizes
+/// `held`: within the limits, and for a kind the browser does not read, with the edge's
+/// parser there and taking its size.
+pub async fn check_document(kind: FileKind, size: u64, held: &[u64]) -> Result<(), Refusal> {
+    let limits = match Reader::of(kind) {
+        Reader::Edge => {
+            let config = edge::fetch_config().await.ok();
+            AttachLimits {
+                edge_parser: config
+                    .as_ref()
+                    .is_some_and(|c| c.capabilities.document_parse),
+                edge_max_bytes: config.map_or(0, |c| c.document_parse_max_bytes),
+            }
+        }
+        _ => browser_limits(),
+    };
+    check_add(held, kind, size, limits)?;
+    Ok(())
+}
+
+/// A document's text, what the user should know about it, and where its pages start.
+pub struct Extracted {
+    /// The text (Markdown for parsed documents).
+    pub text: String,
+    /// Cuts and scanned pages.
+    pub notes: Vec<ParseNote>,
+    /// Where pages 1, 2, … start in `text`, in bytes (empty without pages).
+    pub page_starts: Vec<u64>,
+}
+
+/// The text of the document `bytes` of `kind` named `name`: decoded here for text kinds
+/// (HTML as its readable text), through the edge's parse job otherwise (`upload` is the
+/// file to send, made from the bytes when `None`); the job is cancelled once `wanted`
+/// says the file is no longer wanted.
+pub async fn document_text(
+    kind: FileKind,
+    bytes: &[u8],
+    upload: Option<web_sys::Blob>,
+    name: &str,
+    wanted: &dyn Fn() -> bool,
+) -> Result<Extracted, Refusal> {
+    if Reader::of(kind) != Reader::Edge {
+        return Ok(Extracted {
+            text: browser_text(kind, bytes),
+            notes: Vec::new(),
+            page_starts: Vec::new(),
+        });
+    }
+    let upload = match upload {
+        Some(upload) => upload,
+        None => blob_of(bytes)?,
+    };
+    edge_text(&upload, name, wanted).await
 }
 
 /// An image: scaled down, kept with its thumbnail.
@@ -226,7 +270,7 @@ fn blob_of(bytes: &[u8]) -> Result<web_sys::Blob, Refusal> {
     web_sys::Blob::new_with_u8_array_sequence(&parts).map_err(|_| Refusal::new("attach_unreadable"))
 }
 
-async fn read_bytes(file: &web_sys::File) -> Result<Vec<u8>, Refusal> {
+pub(crate) async fn read_bytes(file: &web_sys::File) -> Result<Vec<u8>, Refusal> {
     let buffer = JsFuture::from(file.array_buffer())
         .await
         .map_err(|_| Refusal::new("attach_unreadable"))?;
@@ -245,18 +289,17 @@ fn browser_text(kind: FileKind, bytes: &[u8]) -> String {
 }
 
 /// The text of a document, from the edge's parser; the job is cancelled when the file
-/// leaves the draft meanwhile.
+/// is no longer `wanted` meanwhile.
 async fn edge_text(
-    reader: ReadFor,
-    id: &str,
     file: &web_sys::Blob,
     name: &str,
-) -> Result<(String, Vec<ParseNote>), Refusal> {
+    wanted: &dyn Fn() -> bool,
+) -> Result<Extracted, Refusal> {
     let started = edge::start_doc_parse(file, name)
         .await
         .map_err(edge_refusal)?;
     for _ in 0..POLL_ATTEMPTS * 2 {
-        if !reader.wants(id) {
+        if !wanted() {
             let _ = edge::cancel_doc_parse(&started.job_id, &started.job_secret).await;
             return Err(Refusal::new("attach_removed"));
         }
@@ -267,8 +310,17 @@ async fn edge_text(
         {
             DocParseJob::Pending { .. } => continue,
             DocParseJob::Completed {
-                markdown, notes, ..
-            } => return Ok((markdown, notes)),
+                markdown,
+                notes,
+                pages,
+                ..
+            } => {
+                return Ok(Extracted {
+                    text: markdown,
+                    notes,
+                    page_starts: pages.iter().map(|p| p.offset).collect(),
+                });
+            }
             DocParseJob::Failed { error } => {
                 return Err(Refusal {
                     code: error.code,

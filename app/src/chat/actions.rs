@@ -195,6 +195,7 @@ impl Chat {
                     updated_at: created,
                     provider_id: Some(choice.provider_id.clone()),
                     model: Some(choice.model.clone()),
+                    knowledge: crate::knowledge::use_knowledge().take_new_chat(),
                     ..Default::default()
                 };
                 let id = record.id.clone();

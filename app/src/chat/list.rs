@@ -194,6 +194,24 @@ impl Conversations {
             .await
     }
 
+    /// The knowledge collections of conversation `id` (tracked).
+    pub fn knowledge(&self, id: &str) -> Vec<String> {
+        self.records.with(|list| {
+            list.iter()
+                .find(|c| c.id == id)
+                .map(|c| c.knowledge.clone())
+                .unwrap_or_default()
+        })
+    }
+
+    /// Sets the knowledge collections of conversation `id`.
+    pub async fn set_knowledge(&self, id: &str, ids: Vec<String>) -> Result<(), StorageError> {
+        self.merge(id, json!({ "knowledge": ids }), |c| {
+            c.knowledge = ids.clone()
+        })
+        .await
+    }
+
     /// Whether conversation `id` still has no title, neither automatic nor the user's.
     pub fn is_untitled(&self, id: &str) -> bool {
         self.records.with_untracked(|list| {

@@ -55,6 +55,32 @@ impl MarkdownActions {
         else {
             return;
         };
+        // A citation of a knowledge passage opens it: its source's button does.
+        if let Ok(Some(link)) = target.closest("a.citation[href^='#source-']") {
+            event.prevent_default();
+            let number = link
+                .get_attribute("href")
+                .unwrap_or_default()
+                .trim_start_matches("#source-")
+                .chars()
+                .filter(char::is_ascii_digit)
+                .collect::<String>();
+            let button = link
+                .closest("[data-message-id], .reading")
+                .ok()
+                .flatten()
+                .and_then(|reply| {
+                    reply
+                        .query_selector(&format!("[data-source-number='{number}']"))
+                        .ok()
+                        .flatten()
+                })
+                .and_then(|b| b.dyn_into::<web_sys::HtmlElement>().ok());
+            if let Some(button) = button {
+                button.click();
+            }
+            return;
+        }
         if let Ok(Some(button)) = target.closest("[data-action='preview-code']") {
             self.preview
                 .set(super::preview::Artifact::of_button(&button));

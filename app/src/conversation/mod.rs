@@ -19,6 +19,7 @@ pub mod list;
 mod markdown_actions;
 mod memory;
 pub mod message;
+mod passage;
 mod preview;
 mod print;
 pub mod queue;

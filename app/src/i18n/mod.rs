@@ -607,6 +607,9 @@ mod tests {
                 assert!(
                     path.contains("/src/settings/")
                         || path.contains("/src/diagram/")
+                        || path.contains("/src/knowledge/")
+                        || path.ends_with("/src/shell/collections.rs")
+                        || path.ends_with("/src/conversation/passage.rs")
                         || path.contains("/src/mcp_app/")
                         || path.ends_with("/src/picture.rs")
                         || path.contains("/src/shell/commands/")

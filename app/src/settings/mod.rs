@@ -7,6 +7,7 @@ mod data;
 mod deployment;
 mod general;
 mod health;
+mod knowledge;
 mod memory;
 mod models;
 mod providers;
@@ -38,6 +39,8 @@ pub enum Tab {
     Skills,
     /// Prompt templates and their versions.
     Templates,
+    /// Knowledge collections and their files.
+    Knowledge,
     /// Memory: the switches and every memory.
     Memory,
     /// The system prompt.
@@ -51,13 +54,14 @@ pub enum Tab {
 }
 
 impl Tab {
-    const ALL: [Tab; 11] = [
+    const ALL: [Tab; 12] = [
         Tab::General,
         Tab::Providers,
         Tab::Models,
         Tab::Tools,
         Tab::Skills,
         Tab::Templates,
+        Tab::Knowledge,
         Tab::Memory,
         Tab::System,
         Tab::Data,
@@ -73,6 +77,7 @@ impl Tab {
             Tab::Tools => Key::SettingsTabTools,
             Tab::Skills => Key::SettingsTabSkills,
             Tab::Templates => Key::SettingsTabTemplates,
+            Tab::Knowledge => Key::SettingsTabKnowledge,
             Tab::Memory => Key::SettingsTabMemory,
             Tab::System => Key::SettingsTabSystem,
             Tab::Data => Key::SettingsTabData,
@@ -95,6 +100,7 @@ impl Tab {
             Tab::Tools => "tools",
             Tab::Skills => "skills",
             Tab::Templates => "templates",
+            Tab::Knowledge => "knowledge",
             Tab::Memory => "memory",
             Tab::System => "system",
             Tab::Data => "data",
@@ -248,6 +254,7 @@ fn SettingsTabs() -> impl IntoView {
                     Tab::Tools => view! { <tools::PluginsPanel /> }.into_any(),
                     Tab::Skills => view! { <skills::SkillsPanel /> }.into_any(),
                     Tab::Templates => view! { <templates::TemplatesPanel /> }.into_any(),
+                    Tab::Knowledge => view! { <knowledge::KnowledgePanel /> }.into_any(),
                     Tab::Memory => view! { <memory::MemoryPanel /> }.into_any(),
                     Tab::System => view! { <system::SystemPanel /> }.into_any(),
                     Tab::Data => view! { <data::DataPanel /> }.into_any(),

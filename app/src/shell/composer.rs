@@ -49,6 +49,8 @@ pub fn Composer() -> impl IntoView {
     let has_files = Memo::new(move |_| draft.has_files());
 
     let chat = use_chat();
+    // The knowledge collections' chips, when this conversation uses any.
+    let uses_collections = Memo::new(move |_| !super::collections::in_use(chat).is_empty());
     // The models on offer and the effective choice are the chat's memos.
     let options = chat.choice.offered();
     // A message whose first write failed comes back, unless the user typed on; its
@@ -186,6 +188,11 @@ pub fn Composer() -> impl IntoView {
                 has_files
                     .get()
                     .then(|| lazy_view(draft_chips(draft), "attachment-chips--loading"))
+            }}
+            {move || {
+                uses_collections
+                    .get()
+                    .then(|| lazy_view(super::collections::chips(chat), "attachment-chips--loading"))
             }}
             {move || {
                 wants_commands

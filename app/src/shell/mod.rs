@@ -6,6 +6,7 @@
 //! `shortcuts_dialog`, loaded on first use).
 
 pub mod address;
+mod collections;
 mod commands;
 mod composer;
 mod empty_state;

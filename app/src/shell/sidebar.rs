@@ -135,6 +135,19 @@ pub fn Sidebar() -> impl IntoView {
                 <span>{tr(Key::SidebarSearch)}</span>
                 <kbd class="sidebar__kbd">{shortcut_label()}</kbd>
             </button>
+            <button
+                type="button"
+                id="sidebar-knowledge"
+                class="sidebar__item"
+                aria-haspopup="dialog"
+                on:click=move |_| {
+                    shell.settings_tab.set("knowledge".to_string());
+                    shell.settings_open.set(true);
+                }
+            >
+                {icon(Icon::Book)}
+                <span>{tr(Key::SidebarKnowledge)}</span>
+            </button>
             <h2 class="sidebar__heading">{tr(Key::SidebarConversations)}</h2>
             <FilterField filter=filter />
             <div class="sidebar__list">

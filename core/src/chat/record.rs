@@ -209,6 +209,9 @@ pub struct ConversationRecord {
     /// Data lists archived conversations).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub archived: bool,
+    /// The knowledge collections its questions are answered from (ids).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub knowledge: Vec<String>,
 }
 
 /// Whether `candidate` should replace `current`: a higher `rev`, or the same `rev` and a

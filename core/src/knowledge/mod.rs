@@ -554,14 +554,18 @@ impl KnowledgeLibrary {
         Ok(())
     }
 
-    /// Marks every file of every collection that was on its way in when the page went
-    /// (no run is in flight after a reload): a file whose next step can start from what
-    /// is stored is named to resume, others fail with `knowledge_interrupted`. The files
-    /// to resume, as (collection, file, stage).
-    pub fn interrupted(&mut self) -> Vec<(String, String, Stage)> {
+    /// Marks every file of every collection that was on its way in when its page went,
+    /// except those `busy` says another page is working on: a file whose next step can
+    /// start from what is stored is named to resume, others fail with
+    /// `knowledge_interrupted`. The files to resume, as (collection, file, stage).
+    pub fn interrupted(&mut self, busy: impl Fn(&str) -> bool) -> Vec<(String, String, Stage)> {
         let mut resume = Vec::new();
         for collection in &mut self.collections {
-            for file in collection.files.iter_mut().filter(|f| f.in_flight()) {
+            for file in collection
+                .files
+                .iter_mut()
+                .filter(|f| f.in_flight() && !busy(&f.id))
+            {
                 let from_stored = match file.stage {
                     Stage::Parse => !file.source_path.is_empty(),
                     Stage::Index => !file.content_path.is_empty(),

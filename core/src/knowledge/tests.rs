@@ -212,7 +212,18 @@ fn after_a_reload_what_can_resume_resumes_and_the_rest_is_marked() {
             })
             .unwrap();
     }
-    let resume = library.interrupted();
+    // A file another page is working on is left to it.
+    let before = library.clone();
+    let resume = library.interrupted(|id| id != "parse-no-source");
+    assert!(resume.is_empty());
+    let left = library
+        .collection("c0")
+        .unwrap()
+        .file("parse-no-source")
+        .unwrap();
+    assert_eq!(left.failure.as_ref().unwrap().code, "knowledge_interrupted");
+    library = before;
+    let resume = library.interrupted(|_| false);
     assert_eq!(
         resume,
         vec![
@@ -227,7 +238,7 @@ fn after_a_reload_what_can_resume_resumes_and_the_rest_is_marked() {
     }
     assert!(collection.file("done").unwrap().is_ready());
     // Asked again, nothing new is found.
-    assert_eq!(library.interrupted(), resume);
+    assert_eq!(library.interrupted(|_| false), resume);
 }
 
 #[test]

@@ -24,6 +24,7 @@
 mod after;
 mod attachments;
 mod image_parts;
+mod knowledge;
 mod memory;
 mod model;
 mod output_images;
@@ -101,10 +102,18 @@ pub async fn run(
     reply.finish(context, ending).await
 }
 
-/// Every context producer, in the order their phases run (attachments, then knowledge and
-/// web search as they land).
-fn producers() -> Vec<Box<dyn producer::PhaseProducer>> {
-    vec![Box::new(attachments::Attachments)]
+/// Every context producer, in the order their phases run (attachments, then the
+/// conversation's knowledge collections; web search as it lands).
+fn producers(context: TurnContext, conversation_id: &str) -> Vec<Box<dyn producer::PhaseProducer>> {
+    let collections = context
+        .list
+        .find(conversation_id)
+        .map(|c| c.knowledge)
+        .unwrap_or_default();
+    vec![
+        Box::new(attachments::Attachments),
+        Box::new(knowledge::Knowledge { collections }),
+    ]
 }
 
 /// Moves the reply through its phases; how it ends.
@@ -130,7 +139,7 @@ async fn drive(
     if signal.aborted() {
         return Ending::Stopped;
     }
-    for producer in producers() {
+    for producer in producers(context, &reply.conversation_id) {
         if !producer.applies(&prepared.turn) {
             continue;
         }
@@ -176,6 +185,7 @@ async fn drive(
         }) {
             Ok(planned) => {
                 reply.notes = planned.notes;
+                reply.cite(planned.cited);
                 planned.request
             }
             Err(error) => return Ending::Failed(GenerationError::context(&error)),

@@ -136,6 +136,18 @@ impl Reply {
         }
     }
 
+    /// Adds the passages the request numbered for the model (`[n]` is source `n`): only
+    /// while the reply has no sources yet, so the numbers stay the request's.
+    pub fn cite(&mut self, cited: Vec<hearth_core::chat::source::Source>) {
+        if !self.sources.is_empty() || cited.is_empty() {
+            return;
+        }
+        for passage in cited {
+            source::add_passage(&mut self.sources, passage);
+        }
+        self.show(MessageStatus::Streaming);
+    }
+
     /// The round's text and reasoning become a round that called `calls`; only the first
     /// `run` of them will run, the rest are skipped.
     pub fn open_tool_round(&mut self, calls: &[ToolCall], run: usize) {

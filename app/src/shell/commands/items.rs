@@ -1,7 +1,9 @@
 //! The menus' entries: for `/`, the composer's own commands, the templates, the MCP
-//! servers' prompts and the installed skills; for `@`, the MCP servers' resources. Each
+//! servers' prompts and the installed skills; for `@`, the knowledge collections and the
+//! MCP servers' resources. Each
 //! says what choosing it does ([`Action`]); the menu ranks and shows them.
 
+use hearth_core::knowledge::KnowledgeLibrary;
 use hearth_core::plugin::mcp_resource::McpResource;
 use hearth_core::skill::library::SkillLibrary;
 use hearth_core::template::library::{TemplateLibrary, command_from_title};
@@ -21,12 +23,20 @@ pub(super) enum Action {
     Templates,
     /// Opens Settings › Skills.
     Skills,
+    /// Opens Settings › Knowledge.
+    Knowledge,
     /// Uses the template with this id.
     Template(String),
     /// Fills and gets an MCP prompt.
     Prompt(Filling),
     /// Turns a skill on or off.
     Skill { id: String, active: bool },
+    /// Starts or stops answering this conversation from a knowledge collection.
+    Collection {
+        id: String,
+        name: String,
+        used: bool,
+    },
     /// Attaches an MCP resource.
     Resource {
         plugin_id: String,
@@ -75,6 +85,7 @@ pub(super) fn commands(
         builtin("search", Key::SlashSearch, Action::Search),
         builtin("templates", Key::SlashTemplates, Action::Templates),
         builtin("skills", Key::SlashSkills, Action::Skills),
+        builtin("knowledge", Key::SlashKnowledge, Action::Knowledge),
     ];
     let template = i18n.t(Key::SlashKindTemplate);
     for t in templates.iter().flat_map(|l| &l.templates) {
@@ -126,9 +137,32 @@ pub(super) fn commands(
     items
 }
 
-/// The `@` menu's entries: every listed resource of every server.
-pub(super) fn mentions(i18n: I18n, servers: &[Server]) -> Vec<Item> {
+/// The `@` menu's entries: the knowledge collections (`used`: those this conversation
+/// uses), then every listed resource of every server.
+pub(super) fn mentions(
+    i18n: I18n,
+    collections: Option<&KnowledgeLibrary>,
+    used: &[String],
+    servers: &[Server],
+) -> Vec<Item> {
     let mut items = Vec::new();
+    let (on, off) = (
+        i18n.t(Key::MentionKindCollectionOn),
+        i18n.t(Key::MentionKindCollection),
+    );
+    for collection in collections.iter().flat_map(|l| &l.collections) {
+        let used = used.contains(&collection.id);
+        items.push(Item {
+            command: slug(&collection.name, "collection"),
+            title: collection.name.clone(),
+            kind: if used { on.clone() } else { off.clone() },
+            action: Action::Collection {
+                id: collection.id.clone(),
+                name: collection.name.clone(),
+                used,
+            },
+        });
+    }
     for server in servers {
         let Listing::Resources(resources) = &server.listing else {
             continue;

@@ -2,7 +2,8 @@
 //! prompt, in their own lazily loaded chunk (the first `/` or `@` typed loads it). `/`
 //! lists the composer's own commands (new chat, search, templates, skills), the user's
 //! prompt templates, the installed MCP servers' prompts and the installed skills; `@`
-//! lists the servers' resources to attach ([`items`], [`mcp`]). Best match first
+//! lists the knowledge collections to answer from (`super::collections`) and the
+//! servers' resources to attach ([`items`], [`mcp`]). Best match first
 //! (`hearth_core::slash`); a listbox the text area points at (`aria-activedescendant`),
 //! so the keyboard never leaves the text: ↑ and ↓ move, Enter or Tab chooses, Escape
 //! closes it until the text changes. A template or prompt with variables or arguments
@@ -111,7 +112,9 @@ fn Menu(commands: Commands) -> impl IntoView {
     let chat = crate::chat::use_chat();
     let search = crate::search::use_search();
     let plugins = crate::plugins::use_plugins();
-    // Both are read the first time the menu opens, never at start; one that cannot be
+    let knowledge = crate::knowledge::use_knowledge();
+    let library = knowledge.library();
+    // Each is read the first time the menu opens, never at start; one that cannot be
     // read is said in the menu, not shown as having nothing.
     let unreadable = RwSignal::new(Vec::<String>::new());
     spawn_local(async move {
@@ -123,6 +126,9 @@ fn Menu(commands: Commands) -> impl IntoView {
         }
         if let Err(crate::skills::SkillsError::Unreadable(reason)) = skills.ensure_loaded().await {
             said.push(i18n.t_with(Key::SkillsReadFailed, &[("reason", &reason)]));
+        }
+        if let Err(error) = knowledge.load().await {
+            said.push(crate::knowledge::error_text(&error, i18n));
         }
         let _ = unreadable.try_set(said);
     });
@@ -159,7 +165,11 @@ fn Menu(commands: Commands) -> impl IntoView {
                 servers.with(|servers| items::commands(i18n, t.as_ref(), s.as_ref(), servers))
             })
         }),
-        Some(mcp::Offer::Resources) => servers.with(|servers| items::mentions(i18n, servers)),
+        Some(mcp::Offer::Resources) => {
+            let used = super::collections::in_use(chat);
+            library
+                .with(|l| servers.with(|servers| items::mentions(i18n, l.as_ref(), &used, servers)))
+        }
         None => Vec::new(),
     });
     let shown = Memo::new(move |_| {
@@ -224,7 +234,7 @@ fn Menu(commands: Commands) -> impl IntoView {
     let choose = move |item: Item| {
         match &item.action {
             // The `@word` goes; the rest of the text stays.
-            Action::Resource { .. } => {
+            Action::Resource { .. } | Action::Collection { .. } => {
                 if let Some(Asked::Mention { start, .. }) = asked.get_untracked() {
                     text.update(|t| t.truncate(start));
                 }
@@ -236,11 +246,11 @@ fn Menu(commands: Commands) -> impl IntoView {
                 chat.new_chat();
             }
             Action::Search => search.open_palette(),
-            Action::Templates | Action::Skills => {
-                let tab = if item.action == Action::Templates {
-                    "templates"
-                } else {
-                    "skills"
+            Action::Templates | Action::Skills | Action::Knowledge => {
+                let tab = match item.action {
+                    Action::Templates => "templates",
+                    Action::Skills => "skills",
+                    _ => "knowledge",
                 };
                 shell.settings_tab.set(tab.to_string());
                 shell.settings_open.set(true);
@@ -263,6 +273,9 @@ fn Menu(commands: Commands) -> impl IntoView {
                 server,
                 resource,
             } => attach::attach((plugins, draft, toasts, i18n), plugin_id, server, resource),
+            Action::Collection { id, name, used } => {
+                super::collections::set_used(chat, (i18n, toasts), id, name, !used);
+            }
             Action::Skill { id, active } => {
                 let title = item.title.clone();
                 spawn_local(async move {
@@ -344,7 +357,10 @@ fn Menu(commands: Commands) -> impl IntoView {
     });
 
     let option = move |(index, item): (usize, Item)| {
-        let sign = if matches!(item.action, Action::Resource { .. }) {
+        let sign = if matches!(
+            item.action,
+            Action::Resource { .. } | Action::Collection { .. }
+        ) {
             "@"
         } else {
             "/"
@@ -400,7 +416,7 @@ fn Menu(commands: Commands) -> impl IntoView {
                         {move || shown.get().into_iter().enumerate().map(option).collect_view()}
                     </ul>
                 </Show>
-                {move || (offer.get() == Some(mcp::Offer::Prompts)).then(|| {
+                {move || offer.get().is_some().then(|| {
                     unreadable.get().into_iter().map(|line| view! {
                         <p class="slash-menu__empty" role="alert" data-menu-unreadable="">{line}</p>
                     }).collect_view()
