@@ -286,6 +286,23 @@ pub fn offered_tools(body: &Value) -> Vec<String> {
         .collect()
 }
 
+/// The system prompt of a chat request body (empty without one).
+pub fn system_of(body: &Value) -> String {
+    body["messages"]
+        .as_array()
+        .and_then(|m| m.iter().find(|m| m["role"] == "system"))
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Types `text` into the composer (without sending).
+pub async fn type_in_composer(session: &AppSession, text: &str) {
+    let input = session.wait_for("#composer-input").await;
+    input.click().await.expect("focus the composer");
+    input.send_keys(text).await.expect("type");
+}
+
 /// The body of every chat request (`…/chat/completions`) the fixture received, oldest
 /// first.
 pub fn chat_bodies(fixture: &ProviderFixture) -> Vec<Value> {

@@ -8,19 +8,10 @@
 //! and come back with its import.
 
 use hearth_e2e::chat;
+use hearth_e2e::chat::system_of;
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
 use hearth_e2e::{AppSession, paths};
 use serde_json::Value;
-
-/// The system prompt of a chat request (empty without one).
-fn system_of(request: &Value) -> String {
-    request["messages"]
-        .as_array()
-        .and_then(|m| m.iter().find(|m| m["role"] == "system"))
-        .and_then(|m| m["content"].as_str())
-        .unwrap_or_default()
-        .to_string()
-}
 
 /// The names of the tools a chat request offered.
 fn tools_of(request: &Value) -> Vec<String> {

@@ -325,6 +325,7 @@ async fn dialog_traps_focus_closes_on_escape_and_returns_focus() {
         "tools",
         "skills",
         "templates",
+        "knowledge",
         "memory",
         "system",
         "data",
@@ -746,12 +747,13 @@ async fn an_english_first_load_fetches_no_catalog() {
 }
 
 /// The settings tabs, by slug.
-const SETTINGS_TABS: [&str; 10] = [
+const SETTINGS_TABS: [&str; 11] = [
     "general",
     "providers",
     "models",
     "tools",
     "skills",
+    "knowledge",
     "memory",
     "system",
     "data",

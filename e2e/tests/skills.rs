@@ -7,19 +7,10 @@
 //! or the English fallback), never an empty list; the catalogue follows the language.
 
 use hearth_e2e::chat;
+use hearth_e2e::chat::system_of;
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
 use hearth_e2e::{AppSession, paths};
 use serde_json::{Value, json};
-
-/// The system prompt of a chat request (empty without one).
-fn system_of(request: &Value) -> String {
-    request["messages"]
-        .as_array()
-        .and_then(|m| m.iter().find(|m| m["role"] == "system"))
-        .and_then(|m| m["content"].as_str())
-        .unwrap_or_default()
-        .to_string()
-}
 
 /// The names of the tools a chat request offered.
 fn tools_of(request: &Value) -> Vec<String> {

@@ -8,6 +8,7 @@
 
 use fantoccini::key::Key;
 use hearth_e2e::AppSession;
+use hearth_e2e::chat::type_in_composer;
 use hearth_e2e::chat::{self, last_status};
 use hearth_e2e::process::Guard;
 use hearth_e2e::provider_fixture::ProviderFixture;
@@ -15,13 +16,6 @@ use hearth_e2e::tool_peers::{
     fill_mcp_install, install, mcp_everything, mcp_revision_server, mcp_url, peer_stats,
 };
 use serde_json::{Value, json};
-
-/// Types `text` into the composer (without sending).
-async fn type_in_composer(session: &AppSession, text: &str) {
-    let input = session.wait_for("#composer-input").await;
-    input.click().await.expect("focus the composer");
-    input.send_keys(text).await.expect("type");
-}
 
 async fn composer_text(session: &AppSession) -> String {
     session
@@ -195,13 +189,13 @@ async fn the_slash_menu_runs_the_composers_own_commands_and_switches_skills_by_k
     session.wait_for("#slash-menu").await;
     assert_eq!(
         listed(&session).await,
-        vec!["new", "search", "templates", "skills"]
+        vec!["new", "search", "templates", "skills", "knowledge"]
     );
     assert_eq!(active_command(&session).await, json!("new"));
     session.press(&[Key::Down]).await;
     assert_eq!(active_command(&session).await, json!("search"));
     session.press(&[Key::Up, Key::Up]).await;
-    assert_eq!(active_command(&session).await, json!("skills"));
+    assert_eq!(active_command(&session).await, json!("knowledge"));
 
     // Escape closes it and keeps the text; a slash text nothing matches is sent as typed.
     session.press(&[Key::Escape]).await;
@@ -896,7 +890,7 @@ async fn an_unreadable_templates_record_is_said_in_the_menu_and_never_written_ov
     // The composer's own commands are still there.
     assert_eq!(
         listed(&session).await,
-        vec!["new", "search", "templates", "skills"]
+        vec!["new", "search", "templates", "skills", "knowledge"]
     );
     // Saving a template is refused rather than written over the record.
     session.press(&[Key::Escape]).await;

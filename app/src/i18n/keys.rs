@@ -859,4 +859,5 @@ keys! {
     KnowledgePassageReading => "knowledge.passage_reading",
     KnowledgePassageChanged => "knowledge.passage_changed",
     KnowledgePassageGone => "knowledge.passage_gone",
+    KnowledgeChipGone => "knowledge.chip_gone",
 }

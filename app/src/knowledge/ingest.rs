@@ -33,21 +33,9 @@ pub fn lock_name(file: &str) -> String {
     format!("{LOCK_PREFIX}{file}")
 }
 
-/// Starts the way in of `chosen` into `collection`.
-pub(super) fn spawn_upload(collection: String, chosen: web_sys::File) {
+/// Starts the way in of `chosen`, added to `collection` as file `id`.
+pub(super) fn spawn_upload(collection: String, id: String, chosen: web_sys::File) {
     spawn_local(async move {
-        let id = crate::browser::new_id();
-        let (name, size) = (chosen.name(), chosen.size() as u64);
-        let now = crate::browser::now();
-        let (c, f) = (collection.clone(), id.clone());
-        let added = DOCUMENT
-            .change(move |library| library.add_file(&c, f, &name, size, now))
-            .await;
-        if added.is_err() {
-            // Refused (a full collection, one deleted meanwhile): said by the caller's
-            // check before adding; nothing was stored.
-            return;
-        }
         let _lock = crate::locks::claim(&lock_name(&id)).await;
         let next = upload(&collection, &id, chosen).await;
         run_stages(&collection, &id, next).await;
@@ -188,7 +176,8 @@ async fn parse(collection: &str, file: &str) -> Option<Stage> {
     };
     let chars = text.chars().count() as u64;
     let pages = extracted.page_starts;
-    change_file(collection, file, move |f| {
+    let wrote = content != record.source_path;
+    let stored = change_file(collection, file, move |f| {
         f.content_path = content;
         f.chars = chars;
         f.notes = notes;
@@ -196,9 +185,17 @@ async fn parse(collection: &str, file: &str) -> Option<Stage> {
         f.edited = false;
         f.stage = Stage::Index;
     })
-    .await
-    .ok()
-    .map(|()| Stage::Index)
+    .await;
+    match stored {
+        Ok(()) => Some(Stage::Index),
+        // Cancelled while the text was being extracted: the text written goes too.
+        Err(_) => {
+            if wrote {
+                let _ = files::remove(&folder(collection, file), "content").await;
+            }
+            None
+        }
+    }
 }
 
 /// Stage 3: the text cut into passages; ready, or failed with nothing to find.

@@ -121,11 +121,31 @@ impl Knowledge {
         Ok(())
     }
 
-    /// Adds `chosen` to collection `collection`, each on its way in at once.
-    pub fn add_files(&self, collection: String, chosen: Vec<web_sys::File>) {
-        for file in chosen {
-            ingest::spawn_upload(collection.clone(), file);
+    /// Adds `chosen` to collection `collection`, all or none (a full collection takes
+    /// none, and says so); each then on its way in.
+    pub async fn add_files(
+        &self,
+        collection: String,
+        chosen: Vec<web_sys::File>,
+    ) -> Result<(), KnowledgeStoreError> {
+        let now = crate::browser::now();
+        let entries: Vec<(String, String, u64)> = chosen
+            .iter()
+            .map(|f| (crate::browser::new_id(), f.name(), f.size() as u64))
+            .collect();
+        let (c, records) = (collection.clone(), entries.clone());
+        DOCUMENT
+            .change(move |library| {
+                for (id, name, size) in records {
+                    library.add_file(&c, id, &name, size, now)?;
+                }
+                Ok(())
+            })
+            .await?;
+        for ((id, _, _), file) in entries.into_iter().zip(chosen) {
+            ingest::spawn_upload(collection.clone(), id, file);
         }
+        Ok(())
     }
 
     /// Cancels a file on its way in (or removes a file): its record goes, its work stops,

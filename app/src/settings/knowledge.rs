@@ -161,9 +161,15 @@ fn CollectionCard(id: String) -> impl IntoView {
         let id = id.clone();
         move |event: leptos::ev::Event| {
             let chosen = input_files(&event);
-            if !chosen.is_empty() {
-                knowledge.add_files(id.clone(), chosen);
+            if chosen.is_empty() {
+                return;
             }
+            let id = id.clone();
+            spawn_local(async move {
+                if let Err(error) = knowledge.add_files(id, chosen).await {
+                    toasts.show(ToastKind::Error, error_text(&error, i18n));
+                }
+            });
         }
     };
     let check = {

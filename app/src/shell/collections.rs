@@ -100,7 +100,7 @@ fn Chips(chat: Chat) -> impl IntoView {
             {move || shown().into_iter().map(|(id, name)| {
                 // A collection deleted since: said, and still removable.
                 let gone = name.is_none();
-                let name = name.unwrap_or_else(|| i18n.t(Key::KnowledgeErrorGone));
+                let name = name.unwrap_or_else(|| i18n.t(Key::KnowledgeChipGone));
                 let remove_label = i18n.t_with(Key::KnowledgeStopUsing, &[("name", &name)]);
                 let stop = {
                     let (id, name) = (id.clone(), name.clone());

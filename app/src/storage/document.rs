@@ -2,9 +2,12 @@
 //! book): read the first time something needs it, never at start; changed on a copy,
 //! stored, and only then shown; read again when another tab says it changed (a
 //! `BroadcastChannel` per document). The page's one copy lives in a thread-local
-//! [`DocumentCell`] owned by no component.
+//! [`DocumentCell`] owned by no component. Changes made at once in one page (three files
+//! added together, each recording its stages) take turns: each starts from the one
+//! before, so none is lost.
 
 use std::cell::RefCell;
+use std::rc::Rc;
 use std::thread::LocalKey;
 
 use leptos::prelude::*;
@@ -17,6 +20,8 @@ use super::{Db, SETTINGS};
 pub struct DocumentCell<T: 'static> {
     value: ArcRwSignal<Option<T>>,
     listening: RefCell<Option<web_sys::BroadcastChannel>>,
+    /// Held by the change being made: the next one waits, then starts from its result.
+    changing: Rc<futures::lock::Mutex<()>>,
 }
 
 impl<T: Send + Sync + 'static> Default for DocumentCell<T> {
@@ -24,6 +29,7 @@ impl<T: Send + Sync + 'static> Default for DocumentCell<T> {
         Self {
             value: ArcRwSignal::new(None),
             listening: RefCell::new(None),
+            changing: Rc::default(),
         }
     }
 }
@@ -106,11 +112,15 @@ where
     }
 
     /// Applies `change` to a copy, stores it, then shows it and tells the other tabs;
-    /// what `change` answered.
+    /// what `change` answered. A change made while another is under way waits for it
+    /// and starts from its result (two at once would each start from the same copy, and
+    /// the later write would lose the earlier change).
     pub async fn change<R, E>(
         &'static self,
         change: impl FnOnce(&mut T) -> Result<R, E>,
     ) -> Result<R, DocumentError<E>> {
+        let changing = self.cell.with(|cell| cell.changing.clone());
+        let _turn = changing.lock().await;
         let mut next = self.ensure_loaded().await?;
         let answer = change(&mut next).map_err(DocumentError::Refused)?;
         let db = Db::open()
