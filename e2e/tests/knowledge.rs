@@ -359,6 +359,20 @@ async fn a_collection_answers_a_conversation_with_passages_whose_citations_open_
         "{request}"
     );
 
+    // The sources at phone width, in the dark theme.
+    session.resize(360, 780).await;
+    hearth_e2e::chat::open_latest_on_phone(&session, "dark").await;
+    session
+        .wait_until("document.querySelectorAll('.reply-sources__passage').length >= 2")
+        .await;
+    session
+        .js(
+            "document.querySelector('.reply-sources').scrollIntoView({block: 'center'})",
+            vec![],
+        )
+        .await;
+    session.screenshot("knowledge-reply-phone-dark").await;
+
     let _ = std::fs::remove_dir_all(&dir);
     session.finish().await;
 }
