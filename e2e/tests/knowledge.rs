@@ -6,8 +6,9 @@
 //! `[n]` links open the cited passage, across a reload, and say so once the file's text
 //! changed; a conversation that stops using the collection sends none of it. A reload
 //! resumes a file left half-way and marks one that cannot resume; Check files deletes a
-//! stray file and extracts a lost text again; a file cancelled mid-parse and a deleted
-//! collection leave nothing stored.
+//! stray file and extracts a lost text again; a collection is renamed and recoloured (an
+//! empty name refused); a file cancelled mid-parse and a deleted collection leave nothing
+//! stored.
 
 use std::path::PathBuf;
 
@@ -527,6 +528,34 @@ async fn a_reload_resumes_or_marks_interrupted_files_and_a_check_cleans_up() {
     // Still gone once the edge's answer would have come.
     tokio::time::sleep(std::time::Duration::from_millis(2_500)).await;
     assert_eq!(stage_of(&session, "report.pdf").await, Value::Null);
+
+    // Edit: an empty name is refused under the field; a new name and colour are kept.
+    session
+        .click_by_script("[data-collection=\"c1\"] [data-knowledge-edit]")
+        .await;
+    let set = "const el = document.getElementById(arguments[0]);
+               el.value = arguments[1];
+               el.dispatchEvent(new Event(el.tagName === 'SELECT' ? 'change' : 'input', {bubbles: true}));";
+    session
+        .js(set, vec![json!("knowledge-edit-c1-name"), json!("")])
+        .await;
+    session.click_by_script("[data-knowledge-save]").await;
+    session
+        .wait_until("document.querySelector('[data-knowledge-edit-form] .field__error')?.textContent.includes('needs a name')")
+        .await;
+    session
+        .js(
+            set,
+            vec![json!("knowledge-edit-c1-name"), json!("Kitchen notes")],
+        )
+        .await;
+    session
+        .js(set, vec![json!("knowledge-edit-c1-colour"), json!("green")])
+        .await;
+    session.click_by_script("[data-knowledge-save]").await;
+    session
+        .wait_until("document.querySelector('[data-collection=\"c1\"] .knowledge-card__name')?.textContent === 'Kitchen notes' && document.querySelector('[data-collection=\"c1\"] .knowledge-card__dot--green') !== null && document.querySelector('[data-knowledge-edit-form]') === null")
+        .await;
 
     // Deleting the collection asks first, then leaves nothing.
     session

@@ -2,9 +2,10 @@
 //! (name, description, colour); each collection lists its files with where each is on
 //! its way in (storing, extracting text, indexing: a progress bar and Cancel), what
 //! failed and why (Retry when the stored files allow it), and Reparse (asking first over
-//! an edited text) and Remove; Add files, Check files (reconcile) and Delete (asking
-//! first) act on the whole collection. Every change goes through the store, which checks
-//! it in core; a refusal is said in the user's language.
+//! an edited text) and Remove; Add files, Check files (reconcile), Edit (name,
+//! description, colour) and Delete (asking first) act on the whole collection. Every
+//! change goes through the store, which checks it in core; a refusal is said in the
+//! user's language.
 
 use hearth_core::knowledge::{
     CollectionDraft, Colour, KnowledgeFile, MAX_COLLECTIONS, Reconciled, Stage,
@@ -78,38 +79,7 @@ pub fn KnowledgePanel() -> impl IntoView {
             {move || unreadable.get().map(|text| view! { <p class="field__error" role="alert">{text}</p> })}
             <form class="data-block" id="knowledge-form" on:submit=submit novalidate>
                 <h3 class="settings-subheading">{tr(Key::KnowledgeNew)}</h3>
-                <Field
-                    id="knowledge-name"
-                    label=tr(Key::KnowledgeName)
-                    value=Signal::derive(move || draft.with(|d| d.name.clone()))
-                    on_input=move |v| draft.update(|d| d.name = v)
-                    error=move || error.get()
-                    invalid=move || error.with(Option::is_some)
-                />
-                <Field
-                    id="knowledge-description"
-                    label=tr(Key::KnowledgeDescription)
-                    control=Control::Textarea(2)
-                    spellcheck=true
-                    value=Signal::derive(move || draft.with(|d| d.description.clone()))
-                    on_input=move |v| draft.update(|d| d.description = v)
-                />
-                <Field
-                    id="knowledge-colour"
-                    label=tr(Key::KnowledgeColour)
-                    control=Control::Select
-                    value=Signal::derive(move || draft.with(|d| d.colour.as_str().to_string()))
-                    on_input=move |v: String| draft.update(|d| {
-                        d.colour = Colour::ALL.into_iter().find(|c| c.as_str() == v).unwrap_or_default();
-                    })
-                >
-                    {Colour::ALL.into_iter().map(|colour| view! {
-                        <option value=colour.as_str()
-                            selected=move || draft.with(|d| d.colour == colour)>
-                            {tr(colour_key(colour))}
-                        </option>
-                    }).collect_view()}
-                </Field>
+                <DraftFields prefix="knowledge".to_string() draft error />
                 <div class="provider-form__actions">
                     <button type="submit" class="button button--primary" id="knowledge-create"
                         disabled=move || saving.get()>{tr(Key::KnowledgeCreate)}</button>
@@ -138,11 +108,56 @@ pub fn KnowledgePanel() -> impl IntoView {
     }
 }
 
+/// A collection's name, description and colour, as typed into `draft` (ids start with
+/// `prefix`); `error` is said under the name.
+#[component]
+fn DraftFields(
+    prefix: String,
+    draft: RwSignal<CollectionDraft>,
+    error: RwSignal<Option<String>>,
+) -> impl IntoView {
+    view! {
+        <Field
+            id=format!("{prefix}-name")
+            label=tr(Key::KnowledgeName)
+            value=Signal::derive(move || draft.with(|d| d.name.clone()))
+            on_input=move |v| draft.update(|d| d.name = v)
+            error=move || error.get()
+            invalid=move || error.with(Option::is_some)
+        />
+        <Field
+            id=format!("{prefix}-description")
+            label=tr(Key::KnowledgeDescription)
+            control=Control::Textarea(2)
+            spellcheck=true
+            value=Signal::derive(move || draft.with(|d| d.description.clone()))
+            on_input=move |v| draft.update(|d| d.description = v)
+        />
+        <Field
+            id=format!("{prefix}-colour")
+            label=tr(Key::KnowledgeColour)
+            control=Control::Select
+            value=Signal::derive(move || draft.with(|d| d.colour.as_str().to_string()))
+            on_input=move |v: String| draft.update(|d| {
+                d.colour = Colour::ALL.into_iter().find(|c| c.as_str() == v).unwrap_or_default();
+            })
+        >
+            {Colour::ALL.into_iter().map(|colour| view! {
+                <option value=colour.as_str()
+                    selected=move || draft.with(|d| d.colour == colour)>
+                    {tr(colour_key(colour))}
+                </option>
+            }).collect_view()}
+        </Field>
+    }
+}
+
 /// What the collection card is asking the user to confirm.
 #[derive(Clone, Copy, PartialEq)]
 enum Asking {
     Nothing,
     Delete,
+    Edit,
 }
 
 /// One collection: its files and what can be done with them.
@@ -157,6 +172,26 @@ fn CollectionCard(id: String) -> impl IntoView {
         move || library.with(|l| l.as_ref().and_then(|l| l.collection(&id)).cloned())
     };
     let asking = RwSignal::new(Asking::Nothing);
+    // The edit form's fields live here, not in the card's view, which is drawn again at
+    // every change of the library (a file's next stage).
+    let editing = RwSignal::new(CollectionDraft::default());
+    let edit_error = RwSignal::new(None::<String>);
+    let save = {
+        let id = id.clone();
+        move |event: SubmitEvent| {
+            event.prevent_default();
+            let (id, draft) = (id.clone(), editing.get_untracked());
+            spawn_local(async move {
+                match knowledge.update(id, draft).await {
+                    Ok(()) => {
+                        edit_error.set(None);
+                        asking.set(Asking::Nothing);
+                    }
+                    Err(error) => edit_error.set(Some(error_text(&error, i18n))),
+                }
+            });
+        }
+    };
     let add = {
         let id = id.clone();
         move |event: leptos::ev::Event| {
@@ -214,6 +249,13 @@ fn CollectionCard(id: String) -> impl IntoView {
             .collect::<Vec<_>>();
         let collection_id = collection.id.clone();
         let delete = delete.clone();
+        let save = save.clone();
+        let current = CollectionDraft {
+            name: collection.name.clone(),
+            description: collection.description.clone(),
+            colour: collection.colour,
+        };
+        let edit_prefix = format!("knowledge-edit-{}", collection.id);
         Some(view! {
             <li class="plugin-card knowledge-card" data-collection=collection.id.clone()>
                 <div class="knowledge-card__head">
@@ -241,9 +283,26 @@ fn CollectionCard(id: String) -> impl IntoView {
                     </label>
                     <button type="button" class="button button--secondary button--small" data-knowledge-check=""
                         on:click=check.clone()>{tr(Key::KnowledgeCheck)}</button>
+                    <button type="button" class="button button--secondary button--small" data-knowledge-edit=""
+                        on:click=move |_| {
+                            editing.set(current.clone());
+                            edit_error.set(None);
+                            asking.set(Asking::Edit);
+                        }>{tr(Key::ProviderEdit)}</button>
                     <button type="button" class="button button--secondary button--small" data-knowledge-delete=""
                         on:click=move |_| asking.set(Asking::Delete)>{tr(Key::KnowledgeDelete)}</button>
                 </div>
+                <Show when=move || asking.get() == Asking::Edit>
+                    <form class="data-block" data-knowledge-edit-form="" on:submit=save.clone() novalidate>
+                        <DraftFields prefix=edit_prefix.clone() draft=editing error=edit_error />
+                        <div class="provider-form__actions">
+                            <button type="button" class="button button--secondary"
+                                on:click=move |_| asking.set(Asking::Nothing)>{tr(Key::ProviderCancel)}</button>
+                            <button type="submit" class="button button--primary" data-knowledge-save="">
+                                {tr(Key::ProviderSave)}</button>
+                        </div>
+                    </form>
+                </Show>
                 <Show when=move || asking.get() == Asking::Delete>
                     <div class="confirm-box" role="group" aria-label=tr(Key::KnowledgeDelete)>
                         <p class="confirm-box__text">{i18n.t_with(Key::KnowledgeDeleteConfirm, &[
