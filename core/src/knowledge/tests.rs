@@ -2,6 +2,7 @@ use super::retrieve::{
     FileText, KnowledgeIndex, context_items, fingerprint, in_scope, passage_text,
 };
 use super::*;
+use crate::filetype::FileKind;
 
 fn draft(name: &str) -> CollectionDraft {
     CollectionDraft {
