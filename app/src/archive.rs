@@ -5,10 +5,11 @@
 //! the I/O around them.
 //!
 //! - [`DataService::export`]: every conversation, message, preference, user provider
-//!   (never a key, never an operator's provider), skill, memory and template, and every file the
-//!   messages refer to
-//!   (images, attachments, their texts and thumbnails), as one ZIP; the file is built in
-//!   the browser's blob storage one file at a time, never whole in memory.
+//!   (never a key, never an operator's provider), skill, memory, template and knowledge
+//!   collection, every file the messages refer to (images, attachments, their texts and
+//!   thumbnails) and every stored file of the collections (originals and extracted
+//!   texts), as one ZIP; the file is built in the browser's blob storage one file at a
+//!   time, never whole in memory.
 //! - [`DataService::prepare_import`] then [`DataService::import`]: the chosen file (a ZIP,
 //!   or a records-only JSON export of version 1, or another app's export: ChatGPT's or
 //!   Claude's ZIP or `conversations.json`, LobeChat's, Open WebUI's or NextChat's JSON,
@@ -20,7 +21,8 @@
 //!   (`crate::attachments::read`) and join their messages as attachments; one that cannot
 //!   be read is left out and counted. A failure anywhere else (a full disk among them)
 //!   removes the files this import wrote, so a failed import changes nothing. Providers
-//!   and preferences follow, then the settings documents (skills, memory, templates:
+//!   and preferences follow, then the settings documents (skills, memory, templates and
+//!   the knowledge library, whose files written for what it left out are deleted again:
 //!   [`documents`]), and what did not is reported, not dropped.
 //! - [`markdown`]: one message or one conversation as a Markdown file, with its images.
 //! - [`DataService::delete_all`]: every conversation, message and file they hold, never
@@ -39,11 +41,12 @@ use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
 use hearth_core::chat::archive::{Archive, ArchiveError, ImportPlan};
-use hearth_core::chat::export_file::{self, RECORDS_ENTRY};
+use hearth_core::chat::export_file::{self, CarriedFile, RECORDS_ENTRY};
 use hearth_core::chat::peer_import::{self, LocatedFile, Omitted, PeerReport, Records};
 use hearth_core::chat::{ConversationRecord, MessageRecord};
+use hearth_core::knowledge::transfer::Merged;
 use hearth_core::preferences::Preferences;
-use hearth_core::stored_file::{FileDir, StoredFile};
+use hearth_core::stored_file::FileDir;
 use hearth_core::zip_store::{self, DosTime, Entry, ZipWriter};
 use leptos::prelude::GetUntracked;
 use send_wrapper::SendWrapper;
@@ -106,6 +109,8 @@ pub enum PartialImport {
     Memory(crate::memory::MemoryStoreError),
     /// The templates were not stored.
     Templates(crate::templates::TemplatesError),
+    /// The knowledge collections were not stored (nor their files).
+    Knowledge(crate::knowledge::KnowledgeStoreError),
 }
 
 /// How many records a database holds, or an action touched.
@@ -132,6 +137,12 @@ pub struct Exported {
     pub memory_left_out: bool,
     /// The templates could not be read, so are not in it.
     pub templates_left_out: bool,
+    /// The knowledge collections could not be read, so are not in it.
+    pub knowledge_left_out: bool,
+    /// The knowledge collections it holds.
+    pub collections: usize,
+    /// The files (records) of those collections.
+    pub knowledge_files: usize,
 }
 
 /// A chosen export, read, checked and planned, waiting for the user's go-ahead.
@@ -143,9 +154,11 @@ pub struct PendingImport {
     /// What importing it writes.
     pub plan: ImportPlan,
     /// The files it carries that are not stored here yet, with their entries.
-    files: Vec<(StoredFile, Entry)>,
+    files: Vec<(CarriedFile, Entry)>,
     /// The files it carries that are stored here already.
     pub files_present: usize,
+    /// The knowledge collections it holds, and their files (records).
+    pub knowledge: Option<(usize, usize)>,
     /// Another app's images and files its messages carry, to be read as attachments.
     peer_files: Vec<LocatedFile>,
     /// The app it was exported from and what it held that is not imported, when it is
@@ -170,6 +183,7 @@ impl PartialEq for PendingImport {
             && self.files == other.files
             && self.peer_files == other.peer_files
             && self.files_present == other.files_present
+            && self.knowledge == other.knowledge
             && self.from == other.from
     }
 }
@@ -188,6 +202,8 @@ pub struct Imported {
     pub left_out: Omitted,
     /// What else did not come in.
     pub partial: Vec<PartialImport>,
+    /// What the knowledge collections' merge did, when the export had some.
+    pub knowledge: Option<Merged>,
 }
 
 /// How far a long action has come: files done, of files in all.
@@ -232,9 +248,9 @@ fn today() -> String {
 }
 
 /// Removes files an import wrote before it failed.
-async fn remove_files(written: &[StoredFile]) {
+async fn remove_files(written: &[CarriedFile]) {
     for file in written {
-        let _ = files::remove(file.dir.name(), &file.name).await;
+        let _ = files::remove(&file.folder(), file.name()).await;
     }
 }
 
@@ -291,7 +307,8 @@ impl DataService {
         );
         // A document that cannot be read does not stop the export of everything else;
         // the toast says it is not in it.
-        let left_out = documents::add_to(&mut archive, self.skills).await;
+        let added = documents::add_to(&mut archive, self.skills).await;
+        let left_out = added.left_out;
         let records = serde_json::to_vec(&archive).map_err(|e| DataError::Encode(e.to_string()))?;
         let mut exported = Exported {
             records: Counts {
@@ -301,6 +318,9 @@ impl DataService {
             skills_left_out: left_out.skills,
             memory_left_out: left_out.memory,
             templates_left_out: left_out.templates,
+            knowledge_left_out: left_out.knowledge,
+            collections: added.collections,
+            knowledge_files: added.knowledge_files,
             ..Exported::default()
         };
         drop(archive);
@@ -315,11 +335,21 @@ impl DataService {
         };
         add(RECORDS_ENTRY, &records)?;
         drop(records);
+        let referenced: Vec<CarriedFile> = referenced
+            .into_iter()
+            .map(CarriedFile::Message)
+            .chain(
+                added
+                    .knowledge_paths
+                    .into_iter()
+                    .map(CarriedFile::Knowledge),
+            )
+            .collect();
         for (done, file) in referenced.iter().enumerate() {
             progress(done, referenced.len());
-            match files::read(file.dir.name(), &file.name).await {
+            match files::read(&file.folder(), file.name()).await {
                 Ok(bytes) => {
-                    add(&export_file::entry_name(file), &bytes)?;
+                    add(&file.entry_name(), &bytes)?;
                     exported.files += 1;
                 }
                 Err(FileError::Missing) => exported.missing += 1,
@@ -399,7 +429,7 @@ impl DataService {
         let mut files = Vec::new();
         let mut files_present = 0;
         for (file, entry) in carried {
-            match files::exists(file.dir.name(), &file.name).await {
+            match files::exists(&file.folder(), file.name()).await {
                 Ok(true) => files_present += 1,
                 Ok(false) => files.push((file, entry)),
                 Err(error) => return Err(DataError::WriteFile(error)),
@@ -407,6 +437,7 @@ impl DataService {
         }
         Ok(PendingImport {
             file: source.name(),
+            knowledge: documents::knowledge_counts(&archive),
             archive,
             plan,
             files,
@@ -427,20 +458,20 @@ impl DataService {
         progress: Progress<'_>,
     ) -> Result<Imported, DataError> {
         let db = database().await?;
-        let mut written: Vec<StoredFile> = Vec::new();
+        let mut written: Vec<CarriedFile> = Vec::new();
         let total = pending.files.len();
         for (done, (file, entry)) in pending.files.iter().enumerate() {
             progress(done, total);
-            let dir = file.dir.name();
+            let dir = file.folder();
             let outcome = async {
-                if files::exists(dir, &file.name)
+                if files::exists(&dir, file.name())
                     .await
                     .map_err(DataError::WriteFile)?
                 {
                     return Ok(false);
                 }
                 let bytes = read_entry(&pending.source, entry).await?;
-                files::save(dir, &file.name, &bytes)
+                files::save(&dir, file.name(), &bytes)
                     .await
                     .map_err(DataError::WriteFile)?;
                 Ok(true)
@@ -465,7 +496,7 @@ impl DataService {
             progress(total + done, all);
             match read_peer_file(&pending.source, located, &plan).await {
                 Ok(Some((attachment, stored))) => {
-                    written.extend(stored);
+                    written.extend(stored.into_iter().map(CarriedFile::Message));
                     files_in += 1;
                     if let Some(message) = plan
                         .messages
@@ -514,7 +545,20 @@ impl DataService {
         {
             partial.push(PartialImport::Preferences(reason));
         }
-        documents::merge_from(&pending.archive, self.skills, &mut partial).await;
+        let knowledge_written: Vec<_> = written
+            .iter()
+            .filter_map(|file| match file {
+                CarriedFile::Knowledge(path) => Some(path.clone()),
+                CarriedFile::Message(_) => None,
+            })
+            .collect();
+        let knowledge = documents::merge_from(
+            &pending.archive,
+            self.skills,
+            &knowledge_written,
+            &mut partial,
+        )
+        .await;
         self.chat.after_bulk_change().await;
         Ok(Imported {
             written: Counts {
@@ -525,6 +569,7 @@ impl DataService {
             skipped: pending.plan.skipped,
             left_out,
             partial,
+            knowledge,
         })
     }
 

@@ -13,6 +13,8 @@
 //!   tests of a full disk.
 //! - [`attach`]: attaching files in the composer, and images made to attach.
 //! - [`chat`]: driving the chat against the provider fixture (tests and benchmarks).
+//! - [`knowledge`]: knowledge collections: making one, a file's stage, what is stored
+//!   under `knowledge/`, and seeding a library as another page would have left it.
 //! - [`browser`]: a WebDriver session with the flags this machine needs, plus helpers
 //!   for waiting, keys, screenshots and the browser's console log.
 //! - [`provider_fixture`]: a fake model provider on 127.0.0.1 speaking each protocol's
@@ -27,6 +29,7 @@ pub mod attach;
 pub mod browser;
 pub mod chat;
 pub mod disk;
+pub mod knowledge;
 pub mod paths;
 pub mod process;
 pub mod provider_fixture;

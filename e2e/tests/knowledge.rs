@@ -12,9 +12,9 @@
 
 use std::path::PathBuf;
 
-use hearth_e2e::AppSession;
 use hearth_e2e::chat::{chat_bodies, last_status, ready, send};
 use hearth_e2e::chat::{system_of, type_in_composer};
+use hearth_e2e::knowledge::{create, seed, stage_of, state_text, stored, wait_stage};
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
 use serde_json::{Value, json};
 
@@ -24,82 +24,6 @@ mod pdf;
 
 fn scratch(name: &str) -> PathBuf {
     hearth_e2e::paths::scratch_dir(&format!("knowledge-{name}"))
-}
-
-/// Makes collection `name` in Settings › Knowledge (open); its id.
-async fn create(session: &AppSession, name: &str, description: &str) -> String {
-    session.fill("#knowledge-name", name).await;
-    session.fill("#knowledge-description", description).await;
-    session.click_by_script("#knowledge-create").await;
-    let found = format!(
-        "return [...document.querySelectorAll('[data-collection]')]
-           .find((c) => c.querySelector('.knowledge-card__name')?.textContent === {name:?})
-           ?.dataset.collection ?? null"
-    );
-    session
-        .wait_until(&format!("(() => {{ {found} }})() !== null"))
-        .await;
-    session
-        .js(&found, vec![])
-        .await
-        .as_str()
-        .expect("the collection's id")
-        .to_string()
-}
-
-/// Where file `name` is on its way in (`upload`, `parse`, `index`, `ready`, `failed`).
-async fn stage_of(session: &AppSession, name: &str) -> Value {
-    session
-        .js(
-            "return document.querySelector(`[data-knowledge-file=\"${arguments[0]}\"]`)?.dataset.stage ?? null",
-            vec![json!(name)],
-        )
-        .await
-}
-
-/// Waits until file `name` is at `stage`.
-async fn wait_stage(session: &AppSession, name: &str, stage: &str) {
-    session
-        .wait_until(&format!(
-            "document.querySelector('[data-knowledge-file=\"{name}\"]')?.dataset.stage === '{stage}'"
-        ))
-        .await;
-}
-
-/// The text shown for file `name`'s state.
-async fn state_text(session: &AppSession, name: &str) -> String {
-    session
-        .js(
-            "return document.querySelector(`[data-knowledge-file=\"${arguments[0]}\"] .knowledge-file__state`)?.textContent ?? ''",
-            vec![json!(name)],
-        )
-        .await
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
-}
-
-/// Every file stored under `knowledge/` in OPFS, as paths.
-async fn stored(session: &AppSession) -> Vec<String> {
-    let value = session
-        .js_async(
-            "const done = arguments[arguments.length - 1];
-             (async () => {
-               const root = await navigator.storage.getDirectory();
-               const out = [];
-               const walk = async (dir, path) => {
-                 for await (const [name, handle] of dir.entries()) {
-                   if (handle.kind === 'directory') await walk(handle, path + '/' + name);
-                   else out.push(path + '/' + name);
-                 }
-               };
-               try { await walk(await root.getDirectoryHandle('knowledge'), 'knowledge'); } catch (e) {}
-               return out.sort();
-             })().then(done, (e) => done(String(e)));",
-            vec![],
-        )
-        .await;
-    serde_json::from_value(value).unwrap_or_default()
 }
 
 const ROSES: &str = "# Roses\n\nA short guide to the garden's roses.\n\n## Pruning\n\nPrune roses in late winter, just above an outward-facing bud, with clean shears.\n\n## Feeding\n\nFeed them with compost in spring.\n";
@@ -380,33 +304,6 @@ async fn a_collection_answers_a_conversation_with_passages_whose_citations_open_
 
 /// Writes the library record and files into the browser's storage as a page closed
 /// mid-work would have left them.
-const SEED: &str = r#"
-const [library, files, done] = [arguments[0], arguments[1], arguments[arguments.length - 1]];
-(async () => {
-  const root = await navigator.storage.getDirectory();
-  for (const [path, text] of files) {
-    let dir = root;
-    const parts = path.split('/');
-    const name = parts.pop();
-    for (const part of parts) dir = await dir.getDirectoryHandle(part, { create: true });
-    const handle = await dir.getFileHandle(name, { create: true });
-    const writable = await handle.createWritable();
-    await writable.write(text);
-    await writable.close();
-  }
-  await new Promise((ok, fail) => {
-    const open = indexedDB.open('hearth');
-    open.onsuccess = () => {
-      const tx = open.result.transaction(['settings'], 'readwrite');
-      tx.objectStore('settings').put(JSON.stringify(library), 'knowledge');
-      tx.oncomplete = ok;
-      tx.onerror = () => fail(tx.error);
-    };
-    open.onerror = () => fail(open.error);
-  });
-  return true;
-})().then(done, (e) => done(String(e)));
-"#;
 
 #[tokio::test]
 async fn a_reload_resumes_or_marks_interrupted_files_and_a_check_cleans_up() {
@@ -438,10 +335,7 @@ async fn a_reload_resumes_or_marks_interrupted_files_and_a_check_cleans_up() {
         ],
         [format!("{folder}/stray/source"), "left behind"],
     ]);
-    assert_eq!(
-        session.js_async(SEED, vec![library, files]).await,
-        json!(true)
-    );
+    seed(&session, library, files).await;
     session.goto("/").await;
     // `/knowledge` opens Settings › Knowledge, by keyboard alone.
     type_in_composer(&session, "/knowle").await;

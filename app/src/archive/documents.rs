@@ -1,12 +1,15 @@
 //! The settings documents that travel with an export beside the conversations: the
-//! skill library, the memory book and the prompt templates. For an export each is read
-//! and added, or left out and said when it cannot be read (the rest still goes); for an
-//! import each is merged by its own rules, and a failure is said beside the
-//! conversations that did come in.
+//! skill library, the memory book, the prompt templates and the knowledge library (whose
+//! stored files travel too). For an export each is read and added, or left out and said
+//! when it cannot be read (the rest still goes); for an import each is merged by its own
+//! rules, and a failure is said beside the conversations that did come in.
 
 use hearth_core::chat::archive::Archive;
+use hearth_core::knowledge::KnowledgeLibrary;
+use hearth_core::knowledge::transfer::{KnowledgePath, Merged};
 
 use super::PartialImport;
+use crate::storage::document::DocumentError;
 
 /// Which documents an export had to leave out (unreadable).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -14,15 +17,45 @@ pub(super) struct LeftOut {
     pub skills: bool,
     pub memory: bool,
     pub templates: bool,
+    pub knowledge: bool,
 }
 
-/// Adds the documents to `archive`; which were left out.
-pub(super) async fn add_to(archive: &mut Archive, skills: crate::skills::Skills) -> LeftOut {
+/// What adding the documents to an export did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct Added {
+    /// The documents left out.
+    pub left_out: LeftOut,
+    /// The knowledge collections and their files (records) it holds.
+    pub collections: usize,
+    pub knowledge_files: usize,
+    /// The stored files of the knowledge collections, to carry beside the records.
+    pub knowledge_paths: Vec<KnowledgePath>,
+}
+
+/// The collections and files (records) of an export's knowledge library, when it has
+/// one that reads.
+pub(super) fn knowledge_counts(archive: &Archive) -> Option<(usize, usize)> {
+    let library: KnowledgeLibrary = serde_json::from_value(archive.knowledge.clone()?).ok()?;
+    let files = library.collections.iter().map(|c| c.files.len()).sum();
+    Some((library.collections.len(), files))
+}
+
+/// Adds the documents to `archive`.
+pub(super) async fn add_to(archive: &mut Archive, skills: crate::skills::Skills) -> Added {
+    let mut added = Added::default();
+    match crate::knowledge::use_knowledge().for_export().await {
+        Ok((library, paths)) if !library.collections.is_empty() => {
+            added.collections = library.collections.len();
+            added.knowledge_files = library.collections.iter().map(|c| c.files.len()).sum();
+            added.knowledge_paths = paths;
+            archive.knowledge = serde_json::to_value(&library).ok();
+        }
+        Ok(_) => {}
+        Err(_) => added.left_out.knowledge = true,
+    }
     let library = skills.ensure_loaded().await;
-    let mut left_out = LeftOut {
-        skills: library.is_err(),
-        ..LeftOut::default()
-    };
+    let left_out = &mut added.left_out;
+    left_out.skills = library.is_err();
     archive.skills = library
         .ok()
         .filter(|library| *library != Default::default())
@@ -38,15 +71,19 @@ pub(super) async fn add_to(archive: &mut Archive, skills: crate::skills::Skills)
         .ok()
         .filter(|templates| !templates.templates.is_empty())
         .and_then(|templates| serde_json::to_value(&templates).ok());
-    left_out
+    added
 }
 
 /// Merges the documents of `archive` into this browser's; each failure joins `partial`.
+/// `knowledge_written` are the knowledge files the import wrote (those no record ends
+/// up referring to are deleted). What the knowledge library's merge did, when the
+/// archive had one.
 pub(super) async fn merge_from(
     archive: &Archive,
     skills: crate::skills::Skills,
+    knowledge_written: &[KnowledgePath],
     partial: &mut Vec<PartialImport>,
-) {
+) -> Option<Merged> {
     // Skills: those not installed here come in (within the bounds); a skill this
     // browser has keeps its local version.
     if let Some(value) = archive.skills.clone() {
@@ -84,6 +121,26 @@ pub(super) async fn merge_from(
         };
         if let Err(reason) = merged {
             partial.push(PartialImport::Templates(reason));
+        }
+    }
+    // Knowledge: untrusted, merged collection by collection; the files written for
+    // what did not come in are deleted again.
+    let knowledge = crate::knowledge::use_knowledge();
+    let merged = archive.knowledge.clone().map(|incoming| {
+        serde_json::from_value::<KnowledgeLibrary>(incoming)
+            .map_err(|error| DocumentError::Unreadable(error.to_string()))
+    });
+    let merged = match merged {
+        Some(Ok(library)) => Some(knowledge.merge(library).await),
+        Some(Err(unreadable)) => Some(Err(unreadable)),
+        None => None,
+    };
+    knowledge.remove_unreferenced(knowledge_written).await;
+    match merged? {
+        Ok(merged) => Some(merged),
+        Err(reason) => {
+            partial.push(PartialImport::Knowledge(reason));
+            None
         }
     }
 }

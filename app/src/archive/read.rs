@@ -5,7 +5,7 @@
 
 use hearth_core::attachment::Attachment;
 use hearth_core::chat::archive::{ArchiveError, ImportPlan, MAX_ARCHIVE_BYTES};
-use hearth_core::chat::export_file::{self, RECORDS_ENTRY};
+use hearth_core::chat::export_file::{self, CarriedFile, RECORDS_ENTRY};
 use hearth_core::chat::peer_import::{self, LocatedFile, PeerBytes, Records};
 use hearth_core::stored_file::{FileDir, StoredFile};
 use hearth_core::stored_file::{attachment_text_name, attachment_thumbnail_name};
@@ -44,7 +44,7 @@ pub(super) fn records(bytes: Vec<u8>) -> Result<Records, DataError> {
 /// ZIP's whole directory (where its messages' files are found).
 pub(super) struct Package {
     pub records: Records,
-    pub files: Vec<(StoredFile, Entry)>,
+    pub files: Vec<(CarriedFile, Entry)>,
     pub foreign: Vec<Entry>,
 }
 

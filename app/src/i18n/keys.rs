@@ -860,4 +860,10 @@ keys! {
     KnowledgePassageChanged => "knowledge.passage_changed",
     KnowledgePassageGone => "knowledge.passage_gone",
     KnowledgeChipGone => "knowledge.chip_gone",
+    DataExportKnowledge => "data.export_knowledge",
+    DataExportKnowledgeLeftOut => "data.export_knowledge_left_out",
+    DataImportKnowledge => "data.import_knowledge",
+    DataImportedKnowledge => "data.imported_knowledge",
+    DataImportKnowledgeLeftOut => "data.import_knowledge_left_out",
+    DataImportKnowledgeFailed => "data.import_knowledge_failed",
 }

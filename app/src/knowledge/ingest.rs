@@ -17,6 +17,7 @@
 use hearth_core::attachment::{Reader, bounded_text};
 use hearth_core::chunk::{ChunkSettings, chunk};
 use hearth_core::filetype::sniff;
+use hearth_core::knowledge::transfer::{KnowledgePath, Part};
 use hearth_core::knowledge::{Failure, KnowledgeFile, Stage};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -93,8 +94,9 @@ fn record(collection: &str, file: &str) -> Option<KnowledgeFile> {
     })
 }
 
-fn folder(collection: &str, file: &str) -> String {
-    format!("{}/{collection}/{file}", hearth_core::knowledge::ROOT)
+/// Where `part` of file `file` is stored.
+fn stored_at(collection: &str, file: &str, part: Part) -> KnowledgePath {
+    KnowledgePath::new(collection, file, part)
 }
 
 /// Stage 1: the original stored; the next stage.
@@ -122,11 +124,12 @@ async fn upload(collection: &str, file: &str, chosen: web_sys::File) -> Option<S
     if let Err(refusal) = check_document(kind, bytes.len() as u64, &[]).await {
         return fail(collection, file, Stage::Upload, refusal).await;
     }
-    let dir = folder(collection, file);
-    if let Err(error) = files::save(&dir, "source", &bytes).await {
+    let at = stored_at(collection, file, Part::Source);
+    let dir = at.folder();
+    if let Err(error) = files::save(&dir, at.part.name(), &bytes).await {
         return fail(collection, file, Stage::Upload, error.into()).await;
     }
-    let source = format!("{dir}/source");
+    let source = at.path();
     let stored = change_file(collection, file, move |f| {
         f.kind = Some(kind);
         f.size = bytes.len() as u64;
@@ -168,11 +171,11 @@ async fn parse(collection: &str, file: &str) -> Option<Stage> {
     let content = if KnowledgeFile::text_is_source(kind) {
         record.source_path.clone()
     } else {
-        let dir = folder(collection, file);
-        if let Err(error) = files::save(&dir, "content", text.as_bytes()).await {
+        let at = stored_at(collection, file, Part::Content);
+        if let Err(error) = files::save(&at.folder(), at.part.name(), text.as_bytes()).await {
             return fail(collection, file, Stage::Parse, error.into()).await;
         }
-        format!("{dir}/content")
+        at.path()
     };
     let chars = text.chars().count() as u64;
     let pages = extracted.page_starts;
@@ -191,7 +194,8 @@ async fn parse(collection: &str, file: &str) -> Option<Stage> {
         // Cancelled while the text was being extracted: the text written goes too.
         Err(_) => {
             if wrote {
-                let _ = files::remove(&folder(collection, file), "content").await;
+                let at = stored_at(collection, file, Part::Content);
+                let _ = files::remove(&at.folder(), at.part.name()).await;
             }
             None
         }

@@ -17,6 +17,7 @@ pub mod retrieval;
 
 use std::cell::Cell;
 
+use hearth_core::knowledge::transfer::{KnowledgePath, Merged};
 use hearth_core::knowledge::{
     CollectionDraft, KnowledgeError, KnowledgeLibrary, Reconciled, Stage,
 };
@@ -215,6 +216,44 @@ impl Knowledge {
             ingest::spawn_from(collection.clone(), file.clone(), Stage::Parse);
         }
         Ok(found)
+    }
+
+    /// The library as an export carries it (files on their way in marked interrupted:
+    /// `KnowledgeLibrary::for_export`), with the stored files its records refer to.
+    pub async fn for_export(
+        &self,
+    ) -> Result<(KnowledgeLibrary, Vec<KnowledgePath>), KnowledgeStoreError> {
+        let library = self.load().await?.for_export();
+        let paths = library.stored_paths();
+        Ok((library, paths))
+    }
+
+    /// Brings an import's library in (`KnowledgeLibrary::merge`: untrusted, checked,
+    /// bounded).
+    pub async fn merge(&self, incoming: KnowledgeLibrary) -> Result<Merged, KnowledgeStoreError> {
+        self.load().await?;
+        DOCUMENT
+            .change(move |library| Ok::<_, KnowledgeError>(library.merge(incoming)))
+            .await
+    }
+
+    /// Deletes those of `written` (files an import wrote) that no record refers to: the
+    /// files of what a merge left out, or of everything when it failed.
+    pub async fn remove_unreferenced(&self, written: &[KnowledgePath]) {
+        if written.is_empty() {
+            return;
+        }
+        // A record stored here may refer to a file that was lost and came back.
+        let _ = self.load().await;
+        let strays: Vec<&KnowledgePath> = DOCUMENT.value().with_untracked(|library| {
+            written
+                .iter()
+                .filter(|at| !library.as_ref().is_some_and(|l| l.refers_to(&at.path())))
+                .collect()
+        });
+        for stray in strays {
+            let _ = files::remove(&stray.folder(), stray.part.name()).await;
+        }
     }
 
     /// The extracted text of file `file` of `collection`.

@@ -7,6 +7,7 @@
 
 use hearth_core::chat::archive::{ArchiveError, MAX_ARCHIVE_BYTES};
 use hearth_core::chat::peer_import::{Omission, Omitted};
+use hearth_core::knowledge::transfer::Merged;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
@@ -112,6 +113,26 @@ fn left_out_message(i18n: I18n, omitted: &Omitted) -> String {
     i18n.t_with(Key::DataImportLeftOut, &[("items", &items.join(" · "))])
 }
 
+/// What an import did with the knowledge collections, in a sentence or two.
+fn knowledge_message(i18n: I18n, merged: &Merged) -> String {
+    let done = i18n.t_with(
+        Key::DataImportedKnowledge,
+        &[
+            ("collections", &merged.collections.to_string()),
+            ("files", &merged.files.to_string()),
+            ("present", &merged.present.to_string()),
+        ],
+    );
+    if merged.left_out == 0 {
+        return done;
+    }
+    let left_out = i18n.t_with(
+        Key::DataImportKnowledgeLeftOut,
+        &[("count", &merged.left_out.to_string())],
+    );
+    format!("{done} {left_out}")
+}
+
 /// What to tell the user about the parts of an import that did not come in.
 fn partial_message(i18n: I18n, partial: &[PartialImport]) -> String {
     let reasons: Vec<String> = partial
@@ -136,6 +157,10 @@ fn partial_message(i18n: I18n, partial: &[PartialImport]) -> String {
             PartialImport::Templates(why) => i18n.t_with(
                 Key::DataImportTemplatesFailed,
                 &[("reason", &super::templates::error_text(why, i18n))],
+            ),
+            PartialImport::Knowledge(why) => i18n.t_with(
+                Key::DataImportKnowledgeFailed,
+                &[("reason", &crate::knowledge::error_text(why, i18n))],
             ),
         })
         .collect();
@@ -223,6 +248,18 @@ pub fn DataPanel() -> impl IntoView {
                     if written.templates_left_out {
                         text = format!("{text} {}", i18n.t(Key::DataExportTemplatesLeftOut));
                     }
+                    if written.knowledge_left_out {
+                        text = format!("{text} {}", i18n.t(Key::DataExportKnowledgeLeftOut));
+                    } else if written.collections > 0 {
+                        let knowledge = i18n.t_with(
+                            Key::DataExportKnowledge,
+                            &[
+                                ("collections", &written.collections.to_string()),
+                                ("files", &written.knowledge_files.to_string()),
+                            ],
+                        );
+                        text = format!("{text} {knowledge}");
+                    }
                     toasts.show(ToastKind::Info, text);
                 }
                 Err(problem) => error.set(Some(problem)),
@@ -297,10 +334,13 @@ pub fn DataPanel() -> impl IntoView {
                         ],
                     );
                     // Files that could not be read after all are said, not dropped.
-                    let text = match left_out_message(i18n, &imported.left_out) {
+                    let mut text = match left_out_message(i18n, &imported.left_out) {
                         left if left.is_empty() => done,
                         left => format!("{done} {left}"),
                     };
+                    if let Some(merged) = imported.knowledge {
+                        text = format!("{text} {}", knowledge_message(i18n, &merged));
+                    }
                     toasts.show(ToastKind::Info, text);
                 }
                 Err(problem) => error.set(Some(problem)),
@@ -446,6 +486,17 @@ pub fn DataPanel() -> impl IntoView {
                         Some(view! {
                             <div class="confirm-box" role="group" aria-labelledby="data-import-summary">
                                 <p class="confirm-box__text" id="data-import-summary">{summary}</p>
+                                {pending.knowledge.map(|(collections, files)| view! {
+                                    <p class="confirm-box__text" id="data-import-knowledge">
+                                        {i18n.t_with(
+                                            Key::DataImportKnowledge,
+                                            &[
+                                                ("collections", &collections.to_string()),
+                                                ("files", &files.to_string()),
+                                            ],
+                                        )}
+                                    </p>
+                                })}
                                 {(!left_out.is_empty()).then(|| view! {
                                     <p class="confirm-box__text" id="data-import-left-out">{left_out}</p>
                                 })}

@@ -65,6 +65,11 @@ pub struct Archive {
     /// as JSON like the skills: repaired and merged template by template where imported.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub templates: Option<Value>,
+    /// The knowledge library record (`crate::knowledge::KnowledgeLibrary`), kept as JSON
+    /// like the skills: merged collection by collection, as untrusted input, where
+    /// imported (`KnowledgeLibrary::merge`); its files travel beside the records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub knowledge: Option<Value>,
 }
 
 /// Why an archive was refused. Nothing is written when any of these is returned.
@@ -113,6 +118,7 @@ impl Archive {
             skills: None,
             memory: None,
             templates: None,
+            knowledge: None,
         }
     }
 

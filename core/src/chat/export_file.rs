@@ -1,6 +1,8 @@
 //! The export file: a ZIP of stored entries ([`crate::zip_store`]) holding the records as
 //! [`RECORDS_ENTRY`] (an [`Archive`](super::archive::Archive) in JSON) and, beside them,
-//! every file the messages refer to as `files/<directory>/<name>`, byte for byte.
+//! every file the messages refer to as `files/<directory>/<name>` and every file of the
+//! knowledge collections as `files/knowledge/<collection>/<file>/<part>`, byte for byte
+//! ([`CarriedFile`]).
 //!
 //! What an entry may be called, how large it may be and how many there may be is decided
 //! here from the central directory, before a byte of any entry is read: an archive that
@@ -12,6 +14,7 @@ use std::collections::BTreeSet;
 
 use super::archive::{ArchiveError, MAX_ARCHIVE_BYTES};
 use super::record::MessageRecord;
+use crate::knowledge::transfer::KnowledgePath;
 use crate::stored_file::{FileDir, StoredFile, is_safe_name, message_files};
 use crate::zip_store::Entry;
 
@@ -36,9 +39,41 @@ pub fn is_zip(first: &[u8]) -> bool {
     first.starts_with(b"PK\x03\x04") || first.starts_with(b"PK\x05\x06")
 }
 
+/// A file an export carries.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CarriedFile {
+    /// A file a message refers to.
+    Message(StoredFile),
+    /// A stored file of a knowledge collection.
+    Knowledge(KnowledgePath),
+}
+
+impl CarriedFile {
+    /// The folder of the private file system it lives in.
+    pub fn folder(&self) -> String {
+        match self {
+            Self::Message(file) => file.dir.name().to_string(),
+            Self::Knowledge(path) => path.folder(),
+        }
+    }
+
+    /// Its name in that folder.
+    pub fn name(&self) -> &str {
+        match self {
+            Self::Message(file) => &file.name,
+            Self::Knowledge(path) => path.part.name(),
+        }
+    }
+
+    /// The entry name it is stored under.
+    pub fn entry_name(&self) -> String {
+        format!("{FILES_FOLDER}/{}/{}", self.folder(), self.name())
+    }
+}
+
 /// The entry name `file` is stored under.
 pub fn entry_name(file: &StoredFile) -> String {
-    format!("{FILES_FOLDER}/{}/{}", file.dir.name(), file.name)
+    CarriedFile::Message(file.clone()).entry_name()
 }
 
 /// Every file the `messages` refer to, each once, in a stable order.
@@ -55,7 +90,7 @@ pub struct Contents {
     /// The records' entry.
     pub records: Entry,
     /// Each file and the entry that holds it, in the archive's order.
-    pub files: Vec<(StoredFile, Entry)>,
+    pub files: Vec<(CarriedFile, Entry)>,
 }
 
 impl Contents {
@@ -81,7 +116,7 @@ pub fn contents(entries: Vec<Entry>) -> Result<Contents, ArchiveError> {
             records = Some(entry);
             continue;
         }
-        let Some(file) = stored_file(&entry.name) else {
+        let Some(file) = carried_file(&entry.name) else {
             return inconsistent(format!("{} is not a file Hearth exports", entry.name));
         };
         if entry.size > MAX_FILE_BYTES {
@@ -102,13 +137,17 @@ pub fn contents(entries: Vec<Entry>) -> Result<Contents, ArchiveError> {
 }
 
 /// The file an entry called `name` holds, if it is one Hearth would write.
-fn stored_file(name: &str) -> Option<StoredFile> {
-    let mut parts = name.split('/');
-    let (folder, dir, file) = (parts.next()?, parts.next()?, parts.next()?);
-    if folder != FILES_FOLDER || parts.next().is_some() || !is_safe_name(file) {
+fn carried_file(name: &str) -> Option<CarriedFile> {
+    let path = name.strip_prefix(FILES_FOLDER)?.strip_prefix('/')?;
+    if let Some(knowledge) = KnowledgePath::parse(path) {
+        return Some(CarriedFile::Knowledge(knowledge));
+    }
+    let (dir, file) = path.split_once('/')?;
+    if file.contains('/') || !is_safe_name(file) {
         return None;
     }
-    Some(StoredFile::new(FileDir::from_name(dir)?, file))
+    let dir = FileDir::from_name(dir)?;
+    Some(CarriedFile::Message(StoredFile::new(dir, file)))
 }
 
 #[cfg(test)]
@@ -137,6 +176,7 @@ mod tests {
             ("files/images/a1.png", 3),
             (RECORDS_ENTRY, 10),
             ("files/attachments/b2.thumb", 4),
+            ("files/knowledge/c1/f1/content", 5),
         ]))
         .unwrap();
         assert_eq!(found.records.name, RECORDS_ENTRY);
@@ -147,14 +187,21 @@ mod tests {
                 .map(|(f, _)| f.clone())
                 .collect::<Vec<_>>(),
             [
-                StoredFile::new(FileDir::Images, "a1.png"),
-                StoredFile::new(FileDir::Attachments, "b2.thumb"),
+                CarriedFile::Message(StoredFile::new(FileDir::Images, "a1.png")),
+                CarriedFile::Message(StoredFile::new(FileDir::Attachments, "b2.thumb")),
+                CarriedFile::Knowledge(KnowledgePath::new(
+                    "c1",
+                    "f1",
+                    crate::knowledge::transfer::Part::Content
+                )),
             ]
         );
-        assert_eq!(found.file_bytes(), 7);
-        for file in found.files.iter().map(|(f, _)| f) {
-            assert_eq!(stored_file(&entry_name(file)).as_ref(), Some(file));
+        assert_eq!(found.file_bytes(), 12);
+        for (file, entry) in &found.files {
+            assert_eq!(file.entry_name(), entry.name);
+            assert_eq!(carried_file(&file.entry_name()).as_ref(), Some(file));
         }
+        assert_eq!(found.files[2].0.folder(), "knowledge/c1/f1");
     }
 
     #[test]
@@ -168,6 +215,12 @@ mod tests {
             "other.json",
             "__MACOSX/files/images/a.png",
             "/files/images/a.png",
+            "files/knowledge/c1/f1/other",
+            "files/knowledge/c1/../../attachments/source",
+            "files/knowledge/c1/f1/source/x",
+            "files/knowledge/c1/f1",
+            "files/knowledge/.c1/f1/source",
+            "files/attachments/knowledge/c1",
         ] {
             match contents(entries(&[(RECORDS_ENTRY, 2), (name, 1)])) {
                 Err(ArchiveError::Inconsistent(why)) => assert!(why.contains(name), "{why}"),

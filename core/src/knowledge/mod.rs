@@ -13,11 +13,14 @@
 //!   original is gone), [`KnowledgeFile::reparse_needs_confirmation`] (an edited
 //!   extraction is not overwritten unasked), and [`KnowledgeLibrary::interrupted`] (what
 //!   a reload finds in flight).
+//! - [`transfer`]: the library in an export and an import (the stored files it carries,
+//!   an imported library merged as untrusted input).
 //! - [`retrieve`]: the passages a question finds in the collections a conversation uses,
 //!   through `crate::search`, as context items that carry their citation.
 
 mod file;
 pub mod retrieve;
+pub mod transfer;
 
 pub use file::{Failure, KnowledgeFile, Stage};
 
@@ -105,11 +108,6 @@ impl Collection {
     /// The folder its files live in.
     pub fn folder(&self) -> String {
         format!("{ROOT}/{}", self.id)
-    }
-
-    /// The folder of its file `file`.
-    pub fn file_folder(&self, file: &str) -> String {
-        format!("{ROOT}/{}/{file}", self.id)
     }
 
     /// Its file `id`.
@@ -498,26 +496,7 @@ impl KnowledgeLibrary {
         self.collections.truncate(MAX_COLLECTIONS);
         let mut names: Vec<String> = Vec::new();
         for collection in &mut self.collections {
-            let mut name: String = collection
-                .name
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ")
-                .chars()
-                .take(MAX_NAME_CHARS)
-                .collect();
-            if name.is_empty() {
-                name = collection.id.chars().take(MAX_NAME_CHARS).collect();
-            }
-            let base = name.clone();
-            let mut n = 2;
-            while names.contains(&name.to_lowercase()) {
-                name = format!(
-                    "{} ({n})",
-                    base.chars().take(MAX_NAME_CHARS - 6).collect::<String>()
-                );
-                n += 1;
-            }
+            let name = unique_name(&collection.name, &collection.id, &names);
             names.push(name.to_lowercase());
             collection.name = name;
             collection.description = collection
@@ -529,6 +508,28 @@ impl KnowledgeLibrary {
         }
         self
     }
+}
+
+/// `name` with its spaces normalised and bounded (`fallback` when that leaves nothing),
+/// numbered until it is none of `taken` (lower-case names).
+fn unique_name(name: &str, fallback: &str, taken: &[String]) -> String {
+    let bounded = |text: &str| -> String {
+        let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        words.chars().take(MAX_NAME_CHARS).collect()
+    };
+    let mut base = bounded(name);
+    if base.is_empty() {
+        base = bounded(fallback);
+    }
+    let mut name = base.clone();
+    let mut n = 2;
+    while taken.contains(&name.to_lowercase()) {
+        let suffix = format!(" ({n})");
+        let room = MAX_NAME_CHARS - suffix.chars().count();
+        name = format!("{}{suffix}", base.chars().take(room).collect::<String>());
+        n += 1;
+    }
+    name
 }
 
 /// The collections a conversation uses, as stored on it: known ids only, each once,

@@ -24,11 +24,11 @@ fn ready_file(library: &mut KnowledgeLibrary, collection: &str, id: &str, name: 
     library
         .add_file(collection, id.into(), name, 10, 2.0)
         .unwrap();
-    let folder = library.collection(collection).unwrap().file_folder(id);
+    let source = transfer::KnowledgePath::new(collection, id, transfer::Part::Source).path();
     library
         .change_file(collection, id, |f| {
             f.kind = Some(FileKind::Markdown);
-            f.source_path = format!("{folder}/source");
+            f.source_path = source;
             f.content_path = f.source_path.clone();
             f.stage = Stage::Ready;
         })
