@@ -540,16 +540,17 @@ fn export_zip_reading_is_bounded_and_checked() {
     use hearth_core::zip_store::{
         DosTime, TAIL_BYTES, find_directory, read_all, read_directory, write_all,
     };
-    let entries: [(&str, &[u8]); 3] = [
+    let entries: [(&str, &[u8]); 4] = [
         (
             RECORDS_ENTRY,
             br#"{"format":"hearth-export","version":2,"exportedAt":0}"#,
         ),
         ("files/images/0a1b.png", b"\x89PNG not really"),
         ("files/attachments/0a1b.md", b"# notes"),
+        ("files/knowledge/c1/f1/source", b"# a collection's file"),
     ];
     let valid = write_all(&entries, DosTime::from_unix_ms(0.0)).unwrap();
-    assert_eq!(read_all(&valid).unwrap().len(), 3);
+    assert_eq!(read_all(&valid).unwrap().len(), 4);
     check!()
         .with_type::<Vec<(u16, u8, u8)>>()
         .for_each(|edits| {
@@ -578,6 +579,21 @@ fn export_zip_reading_is_bounded_and_checked() {
                 let _ = contents(listed);
             }
         });
+}
+
+#[test]
+fn a_knowledge_path_reads_back_only_as_hearth_writes_it() {
+    use hearth_core::knowledge::transfer::KnowledgePath;
+    check!().with_type::<String>().for_each(|text| {
+        if let Some(at) = KnowledgePath::parse(text) {
+            // Exactly what it names, inside `knowledge/`, never climbing out.
+            assert_eq!(&at.path(), text);
+            let climbs = text
+                .split('/')
+                .any(|part| part.is_empty() || part.starts_with('.'));
+            assert!(text.starts_with("knowledge/") && !climbs, "{text:?}");
+        }
+    });
 }
 
 #[test]
