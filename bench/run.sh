@@ -23,6 +23,8 @@ cargo run --quiet --locked --release -p hearth-bench --bin skills_bench -- docs/
 cargo run --quiet --locked --release -p hearth-bench --bin memory_bench -- docs/BENCHMARKS.md
 # What knowledge retrieval costs a turn (1,000 documents), natively.
 cargo run --quiet --locked --release -p hearth-bench --bin knowledge_bench -- docs/BENCHMARKS.md
+# The same library in the browser: the search worker reads and indexes it off the page.
+cargo run --quiet --locked --release -p hearth-bench --bin knowledge_browser -- docs/BENCHMARKS.md
 # What a resumable relay costs (the release server, a real Redis).
 cargo run --quiet --locked --release -p hearth-bench --bin relay_bench -- docs/BENCHMARKS.md
 # The sandboxes: a Mermaid diagram drawn (Mermaid's first start, then warm) and a 50 KB

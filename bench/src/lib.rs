@@ -8,6 +8,7 @@
 //!
 //! - [`bundle`]: the critical-path transfer size of the release app: every script,
 //!   stylesheet and wasm file `index.html` loads before the app can start.
+//! - [`knowledge_corpus`]: the deterministic library of the knowledge benchmarks.
 //! - [`record`]: writes a figure table into its marked section of `docs/BENCHMARKS.md`.
 //! - [`search_corpus`]: the deterministic messages and queries of the search benchmark
 //!   (`src/bin/search_bench.rs`, `search_bench`).
@@ -16,5 +17,6 @@
 //!   their sections; `tests/bundle_budget.rs` fails past the shell's gzip budget.
 
 pub mod bundle;
+pub mod knowledge_corpus;
 pub mod record;
 pub mod search_corpus;

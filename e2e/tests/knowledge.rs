@@ -178,6 +178,13 @@ async fn a_collection_answers_a_conversation_with_passages_whose_citations_open_
             .any(|s| s.contains("roses.md — Roses › Pruning")),
         "{sources:?}"
     );
+    // Found by their words alone, and said so.
+    assert!(
+        session
+            .text_of(".message--assistant [data-knowledge-lexical]")
+            .await
+            .contains("matching words"),
+    );
     session.screenshot("knowledge-reply").await;
 
     // A citation opens the passage it cites: the text of source 1.

@@ -2,7 +2,9 @@
 //! Markdown file and a PDF (its original and its extracted text) is exported beside the
 //! conversations, every stored file byte for byte in the ZIP (read with another ZIP
 //! implementation); deleted and imported again, it comes back whole, its files byte for
-//! byte, and answers a conversation; a second import changes nothing and says so. An
+//! byte, and answers a conversation; a second import changes nothing and says so; a
+//! library that cannot be read is said on the conversation's chip and fails a question
+//! rather than answer without it. An
 //! export whose records point a file at another file (a message's attachment) is
 //! imported without that record, and the file the ZIP carried for it is not kept.
 
@@ -156,6 +158,38 @@ async fn an_export_carries_the_collections_and_an_import_brings_them_back_byte_f
     let system = system_of(&request);
     assert!(system.contains("Garden › mower.pdf"), "{system}");
     assert!(system.contains("spark plug lead"), "{system}");
+
+    // A library that cannot be read: the conversation's chip says so (never "deleted"),
+    // and a question fails with its reason rather than answer without the collection.
+    let broken = session
+        .js_async(
+            "const done = arguments[arguments.length - 1];
+             const open = indexedDB.open('hearth');
+             open.onsuccess = () => {
+               const tx = open.result.transaction(['settings'], 'readwrite');
+               tx.objectStore('settings').put('{not a library', 'knowledge');
+               tx.oncomplete = () => done(true);
+               tx.onerror = () => done(String(tx.error));
+             };",
+            vec![],
+        )
+        .await;
+    assert_eq!(broken, json!(true));
+    session.reload_app().await;
+    session
+        .wait_until(&format!(
+            "document.querySelector('[data-collection-chip=\"{garden}\"]')?.textContent.includes('the library could not be read')"
+        ))
+        .await;
+    let asked = chat_bodies(&fixture).len();
+    send(&session, "And the roses?").await;
+    last_status(&session, "error").await;
+    assert_eq!(
+        chat_bodies(&fixture).len(),
+        asked,
+        "nothing was sent without it"
+    );
+    session.screenshot("knowledge-library-unreadable").await;
 
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&downloads);

@@ -13,6 +13,7 @@ use web_sys::DedicatedWorkerGlobalScope;
 
 use crate::file;
 use crate::index::{Index, query_error};
+use crate::knowledge;
 use crate::opfs::{self, Stored};
 use crate::records::{self, Fields};
 
@@ -79,6 +80,7 @@ async fn run(request: &JsValue) -> Option<Object> {
         "search" => search(seq, request),
         "save" => save(seq, request).await,
         "stats" => stats(seq),
+        "passages" => passages(seq, request).await,
         _ => Answer::new("error", seq).with("error", "unknown op"),
     };
     CURRENT.with(|current| current.set(None));
@@ -211,4 +213,13 @@ fn stats(seq: f64) -> Answer {
     Answer::new("stats", seq)
         .with("documents", documents as f64)
         .with("heapBytes", heap as f64)
+        .with("passages", knowledge::passages_kept() as f64)
+}
+
+async fn passages(seq: f64, request: &JsValue) -> Answer {
+    let asked = request.text("asked").unwrap_or_default();
+    match knowledge::passages(&asked).await {
+        Some(found) => Answer::new("passages", seq).with("found", found.as_str()),
+        None => Answer::new("passages", seq).with("error", "request"),
+    }
 }

@@ -18,7 +18,8 @@
 //! | `{op: "clear", seq}` | `{op: "cleared", seq, error?}` |
 //! | `{op: "search", seq, query, limit, titleOnly}` | `{op: "results", seq, total, parents, groups, error?}` |
 //! | `{op: "save", seq, covers}` | `{op: "saved", seq, ok, covers, bytes, error?}` |
-//! | `{op: "stats", seq}` | `{op: "stats", seq, documents, heapBytes}` |
+//! | `{op: "stats", seq}` | `{op: "stats", seq, documents, heapBytes, passages}` |
+//! | `{op: "passages", seq, asked}` | `{op: "passages", seq, found, error?}` |
 //! | anything else | `{op: "error", seq, error: "unknown op"}` |
 //!
 //! - **open** replaces whatever the worker holds with the saved file
@@ -44,6 +45,12 @@
 //!   `io`, with the request's `covers`. `bytes`: the file's size. The file is written to
 //!   `conversations.idx.tmp` and moved over the old one where file handles can move,
 //!   else in place (a torn write then fails the snapshot's checksum on open).
+//! - **passages** answers a question of a conversation's knowledge collections:
+//!   `asked` is the JSON of `hearth_core::knowledge::ask::Asked` (the question and the
+//!   files in scope), `found` the JSON of `Answered` (the passages, and the files whose
+//!   text could not be read or did not fit). The texts are read from the private file
+//!   system here, at each file's `contentPath`; the index is kept while the files in
+//!   scope do not change (`knowledge`). A request that does not read: `error: "request"`.
 //!
 //! A file another worker holds (a sync access handle is exclusive) is waited for, under
 //! a second in all, before `busy`.
@@ -55,6 +62,7 @@
 mod dispatch;
 mod file;
 mod index;
+mod knowledge;
 mod opfs;
 mod records;
 

@@ -1,5 +1,6 @@
 //! The snapshot file in the origin private file system (`search/conversations.idx`),
-//! read and written through sync access handles, which only workers have.
+//! read and written through sync access handles, which only workers have; and a
+//! knowledge file's text read by its path (`knowledge/…`), as the page stored it.
 //!
 //! Every call into the file system goes through [`call`] (a method looked up by name and
 //! applied), so a browser without some part of the API gives an error code rather than a
@@ -70,8 +71,8 @@ fn create(create: bool) -> JsValue {
     options.into()
 }
 
-/// The search directory, created when `make` (else `None` when there is none).
-async fn directory(make: bool) -> Result<Option<JsValue>, Code> {
+/// The origin's root directory.
+async fn root() -> Result<JsValue, Code> {
     let global = js_sys::global();
     let storage = Reflect::get(&global, &JsValue::from_str("navigator"))
         .and_then(|navigator| Reflect::get(&navigator, &JsValue::from_str("storage")))
@@ -79,9 +80,52 @@ async fn directory(make: bool) -> Result<Option<JsValue>, Code> {
     if storage.is_undefined() || storage.is_null() {
         return Err("unavailable");
     }
-    let root = call(&storage, "getDirectory", &[])
+    call(&storage, "getDirectory", &[])
         .await
-        .map_err(|_| "unavailable")?;
+        .map_err(|_| "unavailable")
+}
+
+/// The text of the file at `path` (folders and name, `/` between), read as UTF-8 (a
+/// byte-order mark dropped); `missing` when it is not there.
+pub async fn read_text(path: &str) -> Result<String, Code> {
+    let mut directory = root().await?;
+    let mut parts: Vec<&str> = path.split('/').collect();
+    let name = parts.pop().unwrap_or_default();
+    let failed = |error: JsValue| {
+        if not_found(&error) {
+            "missing"
+        } else {
+            code(&error)
+        }
+    };
+    for part in parts {
+        directory = call(
+            &directory,
+            "getDirectoryHandle",
+            &[&JsValue::from_str(part), &create(false)],
+        )
+        .await
+        .map_err(failed)?;
+    }
+    let handle = call(
+        &directory,
+        "getFileHandle",
+        &[&JsValue::from_str(name), &create(false)],
+    )
+    .await
+    .map_err(failed)?;
+    let file = call(&handle, "getFile", &[]).await.map_err(failed)?;
+    let text = call(&file, "text", &[]).await.map_err(failed)?;
+    let text = text.as_string().ok_or("io")?;
+    Ok(match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_string(),
+        None => text,
+    })
+}
+
+/// The search directory, created when `make` (else `None` when there is none).
+async fn directory(make: bool) -> Result<Option<JsValue>, Code> {
+    let root = root().await?;
     match call(
         &root,
         "getDirectoryHandle",

@@ -1,7 +1,8 @@
 //! The sources under a reply: the pages it draws on, numbered as its citations `[n]`
 //! count them, each a link that opens in a new tab with its site named, for the user to
 //! judge before opening it; a passage of the user's knowledge collections is a button
-//! that opens it (`super::passage`), and its `[n]` in the text opens the same. Nothing
+//! that opens it (`super::passage`), and its `[n]` in the text opens the same; a note
+//! under them says they were found by their words alone (no embedding model). Nothing
 //! is fetched from them here (no favicon): a page loads nothing from another site. A
 //! source that is not a web address (a record from outside) is shown as text.
 
@@ -17,6 +18,8 @@ use crate::i18n::{Key, tr};
 pub fn list(live: LiveMessage) -> impl IntoView {
     move || {
         let sources = live.record.with(MessageRecord::sources);
+        // Passages are found by their words alone (no embedding model): said under them.
+        let lexical = sources.iter().any(|source| source.passage.is_some());
         (!sources.is_empty()).then(|| {
             let id = live.record.with_untracked(|r| format!("sources-{}", r.id));
             let labelled_by = id.clone();
@@ -28,6 +31,11 @@ pub fn list(live: LiveMessage) -> impl IntoView {
                         {sources.into_iter().enumerate().map(|(index, source)| item(index, source, opened))
                             .collect_view()}
                     </ol>
+                    {lexical.then(|| view! {
+                        <p class="reply-sources__note" data-knowledge-lexical="">
+                            {tr(Key::KnowledgeLexicalOnly)}
+                        </p>
+                    })}
                     {move || opened.with(Option::is_some).then(|| view! {
                         <super::passage::PassageDialog shown=opened />
                     })}

@@ -31,6 +31,7 @@ pub fn key_of(code: &ErrorCode) -> Key {
         ErrorCode::ResponseSizeLimit => Key::ErrorResponseSizeLimit,
         ErrorCode::ContextBudgetExceeded => Key::ErrorContextBudgetExceeded,
         ErrorCode::Offline => Key::ErrorOffline,
+        ErrorCode::KnowledgeUnavailable => Key::ErrorKnowledgeUnavailable,
         ErrorCode::Edge(_) => Key::ErrorEdge,
         ErrorCode::Other(_) => Key::ErrorOther,
     }

@@ -866,4 +866,7 @@ keys! {
     DataImportedKnowledge => "data.imported_knowledge",
     DataImportKnowledgeLeftOut => "data.import_knowledge_left_out",
     DataImportKnowledgeFailed => "data.import_knowledge_failed",
+    KnowledgeLexicalOnly => "knowledge.lexical_only",
+    KnowledgeChipUnreadable => "knowledge.chip_unreadable",
+    ErrorKnowledgeUnavailable => "error.generation.knowledge_unavailable",
 }

@@ -7,12 +7,13 @@
 //! the worker and the palette's view come in lazily loaded chunks on first use (the
 //! palette opening, or typing in the sidebar filter).
 //!
-//! - `client`: the worker, its requests and answers.
+//! - `client`: the worker, its requests and answers (knowledge retrieval asks it too:
+//!   `crate::knowledge::retrieval`).
 //! - `indexer`: snapshot, first build, catch-up and saves.
 //! - `found`: queries and the passages shown for their results.
 //! - `palette`: the search palette (Ctrl+K / ⌘K).
 
-mod client;
+pub(crate) mod client;
 pub mod found;
 mod indexer;
 mod palette;

@@ -72,35 +72,56 @@ pub fn chips(chat: Chat) -> AnyView {
     view! { <Show when=move || worded.get()><Chips chat /></Show> }.into_any()
 }
 
+/// What a chip says of its collection.
+enum Named {
+    /// Its name.
+    Name(String),
+    /// Deleted since it was chosen.
+    Gone,
+    /// The library could not be read, so it is not known.
+    Unreadable,
+}
+
 #[component]
 fn Chips(chat: Chat) -> impl IntoView {
     let knowledge = use_knowledge();
     let i18n = use_i18n();
     let toasts = use_toasts();
+    let unreadable = RwSignal::new(false);
     spawn_local(async move {
-        let _ = knowledge.load().await;
+        if knowledge.load().await.is_err() {
+            unreadable.set(true);
+        }
     });
     let library = knowledge.library();
+    // Nothing until the library is read (a chip never says "deleted" while loading).
     let shown = move || {
         let ids = in_use(chat);
-        library.with(|library| {
-            ids.into_iter()
+        let failed = unreadable.get();
+        library.with(|library| match library {
+            None if !failed => Vec::new(),
+            None => ids.into_iter().map(|id| (id, Named::Unreadable)).collect(),
+            Some(library) => ids
+                .into_iter()
                 .map(|id| {
-                    let name = library
-                        .as_ref()
-                        .and_then(|l| l.collection(&id))
-                        .map(|c| c.name.clone());
-                    (id, name)
+                    let named = library
+                        .collection(&id)
+                        .map_or(Named::Gone, |c| Named::Name(c.name.clone()));
+                    (id, named)
                 })
-                .collect::<Vec<_>>()
+                .collect(),
         })
     };
     view! {
         <ul class="attachment-chips collection-chips" aria-label=tr(Key::KnowledgeChipsLabel)>
-            {move || shown().into_iter().map(|(id, name)| {
-                // A collection deleted since: said, and still removable.
-                let gone = name.is_none();
-                let name = name.unwrap_or_else(|| i18n.t(Key::KnowledgeChipGone));
+            {move || shown().into_iter().map(|(id, named)| {
+                // A collection deleted since, or not known: said, and still removable.
+                let gone = !matches!(named, Named::Name(_));
+                let name = match named {
+                    Named::Name(name) => name,
+                    Named::Gone => i18n.t(Key::KnowledgeChipGone),
+                    Named::Unreadable => i18n.t(Key::KnowledgeChipUnreadable),
+                };
                 let remove_label = i18n.t_with(Key::KnowledgeStopUsing, &[("name", &name)]);
                 let stop = {
                     let (id, name) = (id.clone(), name.clone());

@@ -13,88 +13,12 @@
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use hearth_bench::record;
+use hearth_bench::{knowledge_corpus, record};
 use hearth_core::knowledge::retrieve::{FileText, KnowledgeIndex, context_items, in_scope};
-use hearth_core::knowledge::{CollectionDraft, KnowledgeLibrary, Stage};
 
 const DOCUMENTS: usize = 1_000;
 const COLLECTIONS: usize = 4;
 const RUNS: usize = 200;
-
-const WORDS: [&str; 48] = [
-    "garden",
-    "invoice",
-    "marathon",
-    "violin",
-    "kubernetes",
-    "sourdough",
-    "mortgage",
-    "kyoto",
-    "chemistry",
-    "podcast",
-    "pruning",
-    "compost",
-    "ledger",
-    "tempo",
-    "cluster",
-    "starter",
-    "interest",
-    "temple",
-    "reaction",
-    "episode",
-    "shears",
-    "budget",
-    "interval",
-    "bow",
-    "container",
-    "oven",
-    "principal",
-    "shrine",
-    "catalyst",
-    "microphone",
-    "soil",
-    "receipt",
-    "stretch",
-    "string",
-    "deployment",
-    "crust",
-    "refinance",
-    "lantern",
-    "molecule",
-    "guest",
-    "season",
-    "audit",
-    "recovery",
-    "rosin",
-    "ingress",
-    "hydration",
-    "escrow",
-    "pagoda",
-];
-
-/// Document `n`: headed sections of sentences drawn from the vocabulary.
-fn document(n: usize) -> String {
-    let mut out = format!("# Document {n}\n\n");
-    let mut seed = n as u64 * 2_654_435_761 + 1;
-    let mut next = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed % WORDS.len() as u64) as usize
-    };
-    for section in 0..10 {
-        out.push_str(&format!("## Section {section} on {}\n\n", WORDS[next()]));
-        for _ in 0..4 {
-            let sentence: Vec<&str> = (0..12).map(|_| WORDS[next()]).collect();
-            out.push_str(&format!(
-                "The {} notes: {}.\n\n",
-                WORDS[next()],
-                sentence.join(" ")
-            ));
-        }
-    }
-    out
-}
 
 fn percentile(samples: &mut [Duration], p: f64) -> Duration {
     samples.sort();
@@ -104,31 +28,8 @@ fn percentile(samples: &mut [Duration], p: f64) -> Duration {
 fn main() {
     let out = record::out_file();
     let label = record::label();
-    let mut library = KnowledgeLibrary::default();
-    for c in 0..COLLECTIONS {
-        let draft = CollectionDraft {
-            name: format!("Collection {c}"),
-            ..CollectionDraft::default()
-        };
-        library
-            .create(format!("c{c}"), &draft, 0.0)
-            .expect("a collection");
-    }
-    let texts: Vec<String> = (0..DOCUMENTS).map(document).collect();
-    for n in 0..DOCUMENTS {
-        let collection = format!("c{}", n % COLLECTIONS);
-        let id = format!("f{n}");
-        library
-            .add_file(&collection, id.clone(), &format!("doc-{n}.md"), 1, n as f64)
-            .expect("a file");
-        library
-            .change_file(&collection, &id, |f| {
-                f.source_path = format!("knowledge/{collection}/{id}/source");
-                f.content_path = f.source_path.clone();
-                f.stage = Stage::Ready;
-            })
-            .expect("ready");
-    }
+    let library = knowledge_corpus::library(DOCUMENTS, COLLECTIONS);
+    let texts: Vec<String> = (0..DOCUMENTS).map(knowledge_corpus::document).collect();
     let bytes: usize = texts.iter().map(String::len).sum();
     let entries: Vec<FileText> = library
         .collections

@@ -77,6 +77,7 @@ codes! {
     ResponseSizeLimit => "RESPONSE_SIZE_LIMIT",
     ContextBudgetExceeded => "CONTEXT_BUDGET_EXCEEDED",
     Offline => "OFFLINE",
+    KnowledgeUnavailable => "KNOWLEDGE_UNAVAILABLE",
 }
 
 fn edge_code_name(code: crate::api::ErrorCode) -> String {
@@ -218,6 +219,12 @@ impl GenerationError {
     /// turn again once the network is back.
     pub fn offline() -> Self {
         Self::of(ErrorCode::Offline, true)
+    }
+
+    /// The conversation's knowledge collections could not be searched (their library
+    /// unreadable, or the search worker failed): nothing was sent without them.
+    pub fn knowledge_unavailable(why: &str) -> Self {
+        Self::of(ErrorCode::KnowledgeUnavailable, true).detailed(Some(why))
     }
 
     /// The provider's stream carried an error.

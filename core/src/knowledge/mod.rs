@@ -15,9 +15,12 @@
 //!   a reload finds in flight).
 //! - [`transfer`]: the library in an export and an import (the stored files it carries,
 //!   an imported library merged as untrusted input).
+//! - [`ask`]: a question asked of a scope, as the page sends it to the search worker and
+//!   the answer it gets back, and the index either side keeps (bounded in size).
 //! - [`retrieve`]: the passages a question finds in the collections a conversation uses,
 //!   through `crate::search`, as context items that carry their citation.
 
+pub mod ask;
 mod file;
 pub mod retrieve;
 pub mod transfer;

@@ -11,6 +11,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use serde::{Deserialize, Serialize};
+
 use super::{Collection, KnowledgeFile};
 use crate::chat::request::ContextItem;
 use crate::chat::source::{Source, SourcePassage};
@@ -32,7 +34,8 @@ pub struct FileText<'a> {
 }
 
 /// One passage of a file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Passage {
     /// `<file>@<version>#<n>`.
     pub id: String,

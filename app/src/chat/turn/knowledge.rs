@@ -1,8 +1,10 @@
 //! The knowledge phase (`rag`): the passages the question finds in the conversation's
 //! knowledge collections (`crate::knowledge::retrieval`), for the planner's knowledge
-//! band, each carrying its citation; a file whose text cannot be read stands in as one
-//! item saying so, and the reply names it. A library that cannot be read fails the
-//! reply with its reason rather than answering as if the collections were empty.
+//! band, each carrying its citation; a file whose text cannot be read, or that is past
+//! the bound of what one question searches, stands in as one item saying so, and the
+//! reply names it. A library that cannot be read, or a search worker that fails, fails
+//! the reply (`KNOWLEDGE_UNAVAILABLE`, with its reason) rather than answering as if the
+//! collections were empty.
 
 use futures::future::LocalBoxFuture;
 use hearth_core::chat::request::{ContextItem, TurnRequest};
@@ -51,15 +53,27 @@ async fn passages(
 ) -> Result<Vec<ContextItem>, GenerationError> {
     let found = crate::knowledge::retrieval::passages(&collections, &question)
         .await
-        .map_err(|error| GenerationError::internal(&format!("knowledge: {error:?}")))?;
+        .map_err(|error| GenerationError::knowledge_unavailable(&error.to_string()))?;
     let mut items = found.items;
-    items.extend(found.unreadable.into_iter().map(|name| ContextItem {
+    let left_out = |name: String, why: &str| ContextItem {
         id: format!("knowledge:{name}@missing"),
         source: name.clone(),
         origin: name,
-        text: "[This file's text is no longer stored in this browser.]".to_string(),
+        text: why.to_string(),
         missing: true,
         cite: None,
+    };
+    items.extend(found.unreadable.into_iter().map(|name| {
+        left_out(
+            name,
+            "[This file's text is no longer stored in this browser.]",
+        )
+    }));
+    items.extend(found.over_budget.into_iter().map(|name| {
+        left_out(
+            name,
+            "[This file was not searched: the collections hold more text than one question searches.]",
+        )
     }));
     Ok(items)
 }

@@ -1,0 +1,72 @@
+//! The knowledge index: the passages a question finds in a conversation's collections
+//! (`hearth_core::knowledge::ask`). The page sends the question and the files in scope;
+//! the texts are read here from the private file system, so neither the reading nor
+//! the indexing (hundreds of milliseconds for thousands of files) runs on the page. The
+//! index is kept while the files do not change.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use hearth_core::knowledge::ask::{Asked, KeptIndex};
+use js_sys::{Array, Promise};
+use wasm_bindgen::JsValue;
+use wasm_bindgen_futures::{JsFuture, future_to_promise};
+
+use crate::opfs;
+
+thread_local! {
+    /// The index of the last scope asked.
+    static KEPT: RefCell<KeptIndex> = RefCell::default();
+}
+
+/// Answers `asked` (JSON of an `Asked`) with JSON of an `Answered`; `None` when it does
+/// not read. Requests run one at a time, so the kept index is taken out meanwhile. The
+/// texts are read [`AT_ONCE`] files at a time (each read waits on the file system, not
+/// on this thread).
+pub async fn passages(asked: &str) -> Option<String> {
+    let asked: Asked = serde_json::from_str(asked).ok()?;
+    let mut kept = KEPT.with(RefCell::take);
+    let texts = RefCell::new(read_all(kept.paths_to_read(&asked)).await);
+    let answered = kept
+        .answer_reading(&asked, |path| {
+            std::future::ready(texts.borrow_mut().remove(&path))
+        })
+        .await;
+    KEPT.with(|slot| slot.replace(kept));
+    serde_json::to_string(&answered).ok()
+}
+
+/// How many files are read at once.
+const AT_ONCE: usize = 32;
+
+/// The texts of `paths` that could be read, by path.
+async fn read_all(paths: Vec<String>) -> HashMap<String, String> {
+    let mut texts = HashMap::new();
+    for batch in paths.chunks(AT_ONCE) {
+        let reads: Array = batch
+            .iter()
+            .map(|path| {
+                let path = path.clone();
+                future_to_promise(async move {
+                    Ok(opfs::read_text(&path)
+                        .await
+                        .map_or(JsValue::NULL, JsValue::from))
+                })
+            })
+            .collect();
+        let Ok(read) = JsFuture::from(Promise::all(&reads)).await else {
+            continue;
+        };
+        for (path, text) in batch.iter().zip(Array::from(&read).iter()) {
+            if let Some(text) = text.as_string() {
+                texts.insert(path.clone(), text);
+            }
+        }
+    }
+    texts
+}
+
+/// How many passages the kept index holds.
+pub fn passages_kept() -> usize {
+    KEPT.with(|kept| kept.borrow().passages())
+}
