@@ -9,6 +9,7 @@
 //! - [`bundle`]: the critical-path transfer size of the release app: every script,
 //!   stylesheet and wasm file `index.html` loads before the app can start.
 //! - [`knowledge_corpus`]: the deterministic library of the knowledge benchmarks.
+//! - [`page`]: scripts the browser benchmarks run in the page (main-thread gaps).
 //! - [`record`]: writes a figure table into its marked section of `docs/BENCHMARKS.md`.
 //! - [`search_corpus`]: the deterministic messages and queries of the search benchmark
 //!   (`src/bin/search_bench.rs`, `search_bench`).
@@ -18,5 +19,6 @@
 
 pub mod bundle;
 pub mod knowledge_corpus;
+pub mod page;
 pub mod record;
 pub mod search_corpus;

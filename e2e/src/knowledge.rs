@@ -1,5 +1,5 @@
-//! Driving knowledge collections in tests: making one in Settings › Knowledge, waiting
-//! for a file's stage, reading what is stored under `knowledge/` in the private file
+//! Driving knowledge collections in tests: making one in Settings › Knowledge, using one
+//! with `@`, waiting for a file's stage, reading what is stored under `knowledge/` in the private file
 //! system (paths, or paths with their SHA-256 hashed in the page), and seeding a library
 //! record and files directly, as a closed page or another browser would have left them.
 
@@ -28,6 +28,22 @@ pub async fn create(session: &AppSession, name: &str, description: &str) -> Stri
         .as_str()
         .expect("the collection's id")
         .to_string()
+}
+
+/// In the composer: types `typed` (`@` and the start of a name), waits for the `@`
+/// menu's entry `slug`, and takes it (Enter): the conversation then answers from
+/// collection `name`, as the toast says.
+pub async fn use_collection(session: &AppSession, typed: &str, slug: &str, name: &str) {
+    crate::chat::type_in_composer(session, typed).await;
+    session
+        .wait_until(&format!(
+            "document.querySelector('#slash-menu [data-slash-command=\"{slug}\"]') !== null"
+        ))
+        .await;
+    session.press(&[fantoccini::key::Key::Enter]).await;
+    session
+        .wait_for_toast(&format!("This conversation now answers from {name}."))
+        .await;
 }
 
 /// Where file `name` is on its way in (`upload`, `parse`, `index`, `ready`, `failed`).

@@ -11,6 +11,7 @@
 //! - [`process`]: child processes on free loopback ports, killed on drop.
 //! - [`disk`]: a small tmpfs for the browser profile and a script that fills it, for
 //!   tests of a full disk.
+//! - [`export`]: an export file read with another ZIP implementation, and hashes.
 //! - [`attach`]: attaching files in the composer, and images made to attach.
 //! - [`chat`]: driving the chat against the provider fixture (tests and benchmarks).
 //! - [`knowledge`]: knowledge collections: making one, a file's stage, what is stored
@@ -29,6 +30,7 @@ pub mod attach;
 pub mod browser;
 pub mod chat;
 pub mod disk;
+pub mod export;
 pub mod knowledge;
 pub mod paths;
 pub mod process;

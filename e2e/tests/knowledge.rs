@@ -14,7 +14,9 @@ use std::path::PathBuf;
 
 use hearth_e2e::chat::{chat_bodies, last_status, ready, send};
 use hearth_e2e::chat::{system_of, type_in_composer};
-use hearth_e2e::knowledge::{create, seed, stage_of, state_text, stored, wait_stage};
+use hearth_e2e::knowledge::{
+    create, seed, stage_of, state_text, stored, use_collection, wait_stage,
+};
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
 use serde_json::{Value, json};
 
@@ -109,16 +111,7 @@ async fn a_collection_answers_a_conversation_with_passages_whose_citations_open_
     session.close_settings().await;
 
     // `@gar` lists the collection; Enter uses it here and the chip says so.
-    type_in_composer(&session, "@gar").await;
-    session
-        .wait_until(
-            "document.querySelector('#slash-menu [data-slash-command=\"garden\"]') !== null",
-        )
-        .await;
-    session.press(&[fantoccini::key::Key::Enter]).await;
-    session
-        .wait_for_toast("This conversation now answers from Garden.")
-        .await;
+    use_collection(&session, "@gar", "garden", "Garden").await;
     session
         .wait_until(&format!(
             "document.querySelector('[data-collection-chip=\"{garden}\"]')?.textContent.includes('Garden')"

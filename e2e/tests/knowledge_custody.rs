@@ -12,8 +12,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use hearth_e2e::AppSession;
-use hearth_e2e::chat::{chat_bodies, last_status, ready, send, system_of, type_in_composer};
-use hearth_e2e::knowledge::{create, stored, stored_hashes, wait_stage};
+use hearth_e2e::chat::{chat_bodies, last_status, ready, send, system_of};
+use hearth_e2e::export::{sha256_hex, zip_entries};
+use hearth_e2e::knowledge::{create, stored, stored_hashes, use_collection, wait_stage};
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
 use serde_json::{Value, json};
 
@@ -22,28 +23,6 @@ use serde_json::{Value, json};
 mod pdf;
 
 const ROSES: &str = "# Roses\n\nPrune roses in late winter, just above an outward-facing bud.\n";
-
-/// Every entry of the ZIP at `path`, read with the `zip` crate, by name.
-fn zip_entries(path: &Path) -> BTreeMap<String, Vec<u8>> {
-    let file = std::fs::File::open(path).expect("open the export");
-    let mut archive = zip::ZipArchive::new(file).expect("the export is a ZIP");
-    (0..archive.len())
-        .map(|i| {
-            let mut entry = archive.by_index(i).expect("an entry");
-            let mut bytes = Vec::new();
-            std::io::Read::read_to_end(&mut entry, &mut bytes).expect("read an entry");
-            (entry.name().expect("a UTF-8 name").to_string(), bytes)
-        })
-        .collect()
-}
-
-fn sha256_hex(bytes: &[u8]) -> String {
-    use sha2::Digest as _;
-    sha2::Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
 
 /// Chooses `file` in Settings › Data, waits for the plan to name its knowledge, and
 /// imports it.
@@ -141,16 +120,7 @@ async fn an_export_carries_the_collections_and_an_import_brings_them_back_byte_f
 
     // The imported collection answers a conversation from its files.
     session.close_settings().await;
-    type_in_composer(&session, "@gar").await;
-    session
-        .wait_until(
-            "document.querySelector('#slash-menu [data-slash-command=\"garden\"]') !== null",
-        )
-        .await;
-    session.press(&[fantoccini::key::Key::Enter]).await;
-    session
-        .wait_for_toast("This conversation now answers from Garden.")
-        .await;
+    use_collection(&session, "@gar", "garden", "Garden").await;
     fixture.enqueue(Reply::text("Remove the spark plug lead first [1]."));
     send(&session, "How do I sharpen the mower blade?").await;
     last_status(&session, "done").await;

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use hearth_e2e::attach::{attach, gradient_png, ready_chips};
 use hearth_e2e::chat::{last_status, messages, prepare, ready, send};
 use hearth_e2e::disk::{FILL_THE_DISK, FREE_THE_DISK, SmallDisk};
+use hearth_e2e::export::{sha256_hex, zip_entries};
 use hearth_e2e::paths::scratch_dir;
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
 use hearth_e2e::{AppSession, Browser, Stack};
@@ -29,29 +30,6 @@ async fn export(session: &AppSession, downloads: &Path) -> PathBuf {
         .await;
     session.click_by_script("#data-export").await;
     hearth_e2e::paths::downloaded(downloads).await
-}
-
-/// Every entry of the ZIP at `path`, read with the `zip` crate (another implementation
-/// than the app's), by name.
-fn zip_entries(path: &Path) -> BTreeMap<String, Vec<u8>> {
-    let file = std::fs::File::open(path).expect("open the export");
-    let mut archive = zip::ZipArchive::new(file).expect("the export is a ZIP");
-    (0..archive.len())
-        .map(|i| {
-            let mut entry = archive.by_index(i).expect("an entry");
-            let mut bytes = Vec::new();
-            std::io::Read::read_to_end(&mut entry, &mut bytes).expect("read an entry");
-            (entry.name().expect("a UTF-8 name").to_string(), bytes)
-        })
-        .collect()
-}
-
-fn sha256_hex(bytes: &[u8]) -> String {
-    use sha2::Digest as _;
-    sha2::Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 /// `dir/name` → SHA-256 of every file in the private file system's `images` and

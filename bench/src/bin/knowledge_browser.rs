@@ -13,7 +13,7 @@
 
 use std::time::Duration;
 
-use hearth_bench::{knowledge_corpus, record};
+use hearth_bench::{knowledge_corpus, page, record};
 use hearth_e2e::chat::{chat_bodies, last_status, ready, send};
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
 use serde_json::{Value, json};
@@ -23,23 +23,6 @@ const DOCUMENTS: usize = 1_000;
 const SEED_BATCH: usize = 100;
 /// Questions answered by the kept index.
 const WARM: usize = 10;
-
-/// Starts recording the gaps between the main thread's tasks (a message-channel ping
-/// answered as soon as the thread is free).
-const GAPS: &str = r#"
-const gaps = { max: 0, over16: 0, last: performance.now(), on: true };
-window.__gaps = gaps;
-const channel = new MessageChannel();
-channel.port1.onmessage = () => {
-  const now = performance.now();
-  const gap = now - gaps.last;
-  if (gap > gaps.max) gaps.max = gap;
-  if (gap > 16) gaps.over16 += 1;
-  gaps.last = now;
-  if (gaps.on) channel.port2.postMessage(0);
-};
-channel.port2.postMessage(0);
-"#;
 
 /// Keeps the durations of the app's `hearth:knowledge:passages` measures as they are
 /// taken (the timeline itself may be cut at a soft navigation), each with the longest
@@ -68,7 +51,7 @@ async fn ask(
     fixture: &ProviderFixture,
     question: &str,
 ) -> (f64, f64) {
-    session.js(GAPS, vec![]).await;
+    session.js(page::GAPS, vec![]).await;
     let before = chat_bodies(fixture).len();
     fixture.enqueue(Reply::text("From the library [1]."));
     send(session, question).await;
@@ -115,16 +98,7 @@ async fn main() {
     }
     session.reload_app().await;
     session.js(OBSERVE, vec![]).await;
-    hearth_e2e::chat::type_in_composer(&session, "@Libr").await;
-    session
-        .wait_until(
-            "document.querySelector('#slash-menu [data-slash-command=\"library\"]') !== null",
-        )
-        .await;
-    session.press(&[fantoccini::key::Key::Enter]).await;
-    session
-        .wait_for_toast("This conversation now answers from Library.")
-        .await;
+    hearth_e2e::knowledge::use_collection(&session, "@Libr", "library", "Library").await;
 
     let (cold, cold_gap) = ask(
         &session,

@@ -13,6 +13,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use hearth_bench::page;
 use hearth_bench::search_corpus::{self, KINDS};
 use hearth_e2e::AppSession;
 use serde_json::{Value, json};
@@ -41,23 +42,6 @@ open.onsuccess = () => {
   tx.oncomplete = () => done(true);
   tx.onerror = () => done(String(tx.error));
 };
-"#;
-
-/// Starts recording the gaps between the main thread's tasks (a message-channel ping
-/// answered as soon as the thread is free: a long gap is a long task).
-const GAPS: &str = r#"
-const gaps = { max: 0, over16: 0, last: performance.now(), on: true };
-window.__gaps = gaps;
-const channel = new MessageChannel();
-channel.port1.onmessage = () => {
-  const now = performance.now();
-  const gap = now - gaps.last;
-  if (gap > gaps.max) gaps.max = gap;
-  if (gap > 16) gaps.over16 += 1;
-  gaps.last = now;
-  if (gaps.on) channel.port2.postMessage(0);
-};
-channel.port2.postMessage(0);
 "#;
 
 /// Whether the worker's snapshot is in OPFS, and its size.
@@ -168,7 +152,7 @@ async fn main() {
     session.wait_for(".conversation-item__open").await;
 
     // The first build.
-    session.js(GAPS, vec![]).await;
+    session.js(page::GAPS, vec![]).await;
     open_palette(&session).await;
     wait_for(
         &session,
