@@ -25,8 +25,9 @@ pub(super) struct LeftOut {
 pub(super) struct Added {
     /// The documents left out.
     pub left_out: LeftOut,
-    /// The knowledge collections and their files (records) it holds.
+    /// The knowledge collections it holds.
     pub collections: usize,
+    /// The files (records) of those collections.
     pub knowledge_files: usize,
     /// The stored files of the knowledge collections, to carry beside the records.
     pub knowledge_paths: Vec<KnowledgePath>,
