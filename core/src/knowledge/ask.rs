@@ -1,8 +1,7 @@
-//! A question asked of the files in a conversation's scope, wherever it is answered: in
-//! the search worker (the page sends an [`Asked`] and gets an [`Answered`] back, as JSON)
-//! or, where no worker runs, in the page. Either side keeps its index in a
-//! [`KeptIndex`], which says whether the scope's texts must be read again and answers
-//! from them.
+//! A question asked of the files in a conversation's scope: the page sends an [`Asked`]
+//! to the search worker and gets an [`Answered`] back, as JSON. The worker keeps its
+//! index in a [`KeptIndex`], which says whether the scope's texts must be read again
+//! (and which paths may be read) and answers from them.
 //!
 //! What is indexed at once is bounded: the files in scope are taken in order until their
 //! texts reach [`MAX_INDEXED_CHARS`]; the rest are named as left out, never dropped
@@ -16,8 +15,8 @@ use super::retrieve::{FileText, KnowledgeIndex, Passage, fingerprint, in_scope};
 use super::transfer::KnowledgePath;
 use super::{Collection, KnowledgeFile};
 
-/// The most characters of text indexed for one scope (about 32 M: an index and its
-/// passages take about three times that in memory).
+/// The most characters of text indexed for one scope (about 32 M; the index keeps each
+/// passage's text beside its postings, so the worker's memory is a multiple of this).
 pub const MAX_INDEXED_CHARS: u64 = 32 * 1024 * 1024;
 
 /// A question and the files it is asked of.
@@ -39,8 +38,12 @@ impl Asked {
                 Some(at) => at,
                 None => {
                     collections.push(Collection {
+                        id: collection.id.clone(),
+                        name: collection.name.clone(),
+                        description: collection.description.clone(),
+                        colour: collection.colour,
                         files: Vec::new(),
-                        ..(*collection).clone()
+                        created_at: collection.created_at,
                     });
                     collections.len() - 1
                 }
