@@ -71,7 +71,11 @@ fn wait_for_port(child: &mut Child, port: u16, name: &str) -> Result<(), String>
         if let Ok(Some(status)) = child.try_wait() {
             return Err(format!("{name} exited before listening: {status}"));
         }
-        if listening::listens_on(child.id(), port) {
+        // Its own socket, and reachable where every client here connects: a child that
+        // binds `::1` before `127.0.0.1` (ChromeDriver) is not ready in between.
+        if listening::listens_on(child.id(), port)
+            && std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+        {
             return Ok(());
         }
         std::thread::sleep(Duration::from_millis(30));
@@ -342,6 +346,32 @@ mod tests {
             .spawn()
             .unwrap();
         let outcome = wait_for_port(&mut child, port, "child");
+        assert!(
+            outcome
+                .as_ref()
+                .is_err_and(|why| why.contains("exited before listening")),
+            "{outcome:?}"
+        );
+    }
+
+    #[test]
+    fn a_child_listening_only_on_ipv6_loopback_is_not_started() {
+        // It holds the port, but not where the clients here connect (127.0.0.1).
+        let port = free_port();
+        let script = format!(
+            "import socket, time\n\
+             s = socket.socket(socket.AF_INET6)\n\
+             s.bind(('::1', {port}))\n\
+             s.listen()\n\
+             time.sleep(1)\n"
+        );
+        let mut child = Command::new("python3")
+            .args(["-c", &script])
+            .spawn()
+            .unwrap();
+        let outcome = wait_for_port(&mut child, port, "child");
+        let _ = child.kill();
+        let _ = child.wait();
         assert!(
             outcome
                 .as_ref()
