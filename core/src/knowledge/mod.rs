@@ -35,6 +35,8 @@ pub const MAX_COLLECTIONS: usize = 100;
 pub const MAX_FILES: usize = 1_000;
 /// The longest collection name, in characters.
 pub const MAX_NAME_CHARS: usize = 80;
+/// The longest file name kept, in characters (a longer one is cut).
+pub const MAX_FILE_NAME_CHARS: usize = 255;
 /// The longest description, in characters.
 pub const MAX_DESCRIPTION_CHARS: usize = 500;
 /// The most collections one conversation uses.
@@ -333,7 +335,7 @@ impl KnowledgeLibrary {
         }
         collection.files.push(KnowledgeFile {
             id,
-            name: name.chars().take(255).collect(),
+            name: name.chars().take(MAX_FILE_NAME_CHARS).collect(),
             kind: None,
             size,
             version: 1,

@@ -9,7 +9,9 @@
 
 use std::collections::HashSet;
 
-use super::{Failure, KnowledgeFile, KnowledgeLibrary, MAX_COLLECTIONS, MAX_FILES, ROOT};
+use super::{
+    Failure, KnowledgeFile, KnowledgeLibrary, MAX_COLLECTIONS, MAX_FILE_NAME_CHARS, MAX_FILES, ROOT,
+};
 use crate::stored_file::is_safe_name;
 
 /// Which of a file's two stored files.
@@ -170,6 +172,7 @@ impl KnowledgeLibrary {
                 } else {
                     files_here.insert(file.id.clone());
                     settle(&mut file);
+                    file.name = file.name.chars().take(MAX_FILE_NAME_CHARS).collect();
                     files.push(file);
                 }
             }
@@ -461,6 +464,16 @@ mod tests {
             }
         );
         assert_eq!(full, before);
+    }
+
+    #[test]
+    fn an_imported_file_name_is_bounded() {
+        let mut incoming = exported();
+        incoming.collections[0].files[0].name = "n".repeat(10_000);
+        let mut library = KnowledgeLibrary::default();
+        library.merge(incoming);
+        let name = &library.collection("c1").unwrap().file("f1").unwrap().name;
+        assert_eq!(name.chars().count(), MAX_FILE_NAME_CHARS);
     }
 
     #[test]
