@@ -25,6 +25,7 @@
 //!   the knowledge library, whose files written for what it left out are deleted again:
 //!   [`documents`]), and what did not is reported, not dropped.
 //! - [`markdown`]: one message or one conversation as a Markdown file, with its images.
+//! - [`outcome`]: what the actions end in (errors, counts, what an export or import did).
 //! - [`DataService::delete_all`]: every conversation, message and file they hold, never
 //!   while a reply is streaming.
 //!
@@ -33,18 +34,20 @@
 
 mod documents;
 pub mod markdown;
+mod outcome;
 mod read;
+
+pub use outcome::{Counts, DataError, Exported, Imported, PartialImport};
 
 use self::read::{Package, read_entry, read_json, read_package, read_peer_file, read_range};
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
-use hearth_core::chat::archive::{Archive, ArchiveError, ImportPlan};
+use hearth_core::chat::archive::{Archive, ImportPlan};
 use hearth_core::chat::export_file::{self, CarriedFile, RECORDS_ENTRY};
 use hearth_core::chat::peer_import::{self, LocatedFile, Omitted, PeerReport, Records};
 use hearth_core::chat::{ConversationRecord, MessageRecord};
-use hearth_core::knowledge::transfer::Merged;
 use hearth_core::preferences::Preferences;
 use hearth_core::stored_file::FileDir;
 use hearth_core::zip_store::{self, DosTime, Entry, ZipWriter};
@@ -54,96 +57,9 @@ use send_wrapper::SendWrapper;
 use crate::browser::{self, BlobBuilder};
 use crate::chat::{Chat, use_chat};
 use crate::files::{self, FileError};
-use crate::preferences::{Prefs, SaveError, use_prefs};
+use crate::preferences::{Prefs, use_prefs};
 use crate::providers::{Provider, Providers, use_providers};
-use crate::storage::{Batch, CONVERSATIONS, Db, MESSAGES, StorageError};
-
-/// Why a data action did not happen. Nothing was changed when one is returned, except
-/// where a variant says otherwise.
-#[derive(Debug, Clone, PartialEq)]
-pub enum DataError {
-    /// The database cannot be opened in this browser (private mode, blocked storage).
-    Unavailable(StorageError),
-    /// A read or the write failed (a full quota among them).
-    Storage(StorageError),
-    /// The chosen file is not an export this Hearth can read.
-    Archive(ArchiveError),
-    /// The chosen file could not be read (it changed or went away since it was chosen).
-    Unreadable,
-    /// The export could not be written.
-    Encode(String),
-    /// The browser refused to save the file.
-    Download(crate::browser::DownloadError),
-    /// A file the messages refer to could not be read for the export.
-    ReadFile(FileError),
-    /// A file of the import could not be written (the ones written are removed again).
-    WriteFile(FileError),
-    /// The conversations are deleted but their files could not all be removed.
-    DeleteFiles(FileError),
-    /// A reply is streaming; deleting everything under it is refused.
-    Streaming,
-}
-
-impl From<ArchiveError> for DataError {
-    fn from(error: ArchiveError) -> Self {
-        Self::Archive(error)
-    }
-}
-
-impl From<zip_store::ZipError> for DataError {
-    fn from(error: zip_store::ZipError) -> Self {
-        Self::Archive(error.into())
-    }
-}
-
-/// What an import could not bring in, beside the conversations (which are in).
-#[derive(Debug, Clone, PartialEq)]
-pub enum PartialImport {
-    /// The providers were not stored.
-    Providers(crate::providers::ProvidersError),
-    /// The preferences were not stored.
-    Preferences(SaveError),
-    /// The skills were not stored.
-    Skills(crate::skills::SkillsError),
-    /// The memories were not stored.
-    Memory(crate::memory::MemoryStoreError),
-    /// The templates were not stored.
-    Templates(crate::templates::TemplatesError),
-    /// The knowledge collections were not stored (nor their files).
-    Knowledge(crate::knowledge::KnowledgeStoreError),
-}
-
-/// How many records a database holds, or an action touched.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Counts {
-    /// Conversations.
-    pub conversations: usize,
-    /// Messages.
-    pub messages: usize,
-}
-
-/// What an export holds.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Exported {
-    /// Its records.
-    pub records: Counts,
-    /// The files it carries.
-    pub files: usize,
-    /// Files the messages refer to that were no longer stored, so are not in it.
-    pub missing: usize,
-    /// The skills could not be read, so are not in it.
-    pub skills_left_out: bool,
-    /// The memory could not be read, so is not in it.
-    pub memory_left_out: bool,
-    /// The templates could not be read, so are not in it.
-    pub templates_left_out: bool,
-    /// The knowledge collections could not be read, so are not in it.
-    pub knowledge_left_out: bool,
-    /// The knowledge collections it holds.
-    pub collections: usize,
-    /// The files (records) of those collections.
-    pub knowledge_files: usize,
-}
+use crate::storage::{Batch, CONVERSATIONS, Db, MESSAGES};
 
 /// A chosen export, read, checked and planned, waiting for the user's go-ahead.
 #[derive(Debug, Clone)]
@@ -186,24 +102,6 @@ impl PartialEq for PendingImport {
             && self.knowledge == other.knowledge
             && self.from == other.from
     }
-}
-
-/// What an import did.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Imported {
-    /// Conversations and messages written.
-    pub written: Counts,
-    /// Files written (of another app's export: attachments, each with its text or
-    /// thumbnail).
-    pub files: usize,
-    /// Records left alone because the stored copy is as new or newer.
-    pub skipped: usize,
-    /// Another app's images and files that could not be read after all.
-    pub left_out: Omitted,
-    /// What else did not come in.
-    pub partial: Vec<PartialImport>,
-    /// What the knowledge collections' merge did, when the export had some.
-    pub knowledge: Option<Merged>,
 }
 
 /// How far a long action has come: files done, of files in all.
