@@ -80,28 +80,7 @@ pub async fn state_text(session: &AppSession, name: &str) -> String {
 
 /// Every file stored under `knowledge/`, by path, with the SHA-256 of its bytes (hex).
 pub async fn stored_hashes(session: &AppSession) -> BTreeMap<String, String> {
-    let value = session
-        .js_async(
-            "const done = arguments[arguments.length - 1];
-             (async () => {
-               const root = await navigator.storage.getDirectory();
-               const out = {};
-               const walk = async (dir, path) => {
-                 for await (const [name, handle] of dir.entries()) {
-                   if (handle.kind === 'directory') { await walk(handle, path + '/' + name); continue; }
-                   const bytes = await (await handle.getFile()).arrayBuffer();
-                   const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
-                   out[path + '/' + name] =
-                     [...hash].map((b) => b.toString(16).padStart(2, '0')).join('');
-                 }
-               };
-               try { await walk(await root.getDirectoryHandle('knowledge'), 'knowledge'); } catch (e) {}
-               return out;
-             })().then(done, (e) => done(String(e)));",
-            vec![],
-        )
-        .await;
-    serde_json::from_value(value.clone()).unwrap_or_else(|_| panic!("stored: {value}"))
+    crate::export::stored_hashes(session, &["knowledge"]).await
 }
 
 /// Every file stored under `knowledge/`, as sorted paths.

@@ -8,12 +8,11 @@
 //! export whose records point a file at another file (a message's attachment) is
 //! imported without that record, and the file the ZIP carried for it is not kept.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use hearth_e2e::AppSession;
 use hearth_e2e::chat::{chat_bodies, last_status, ready, send, system_of};
-use hearth_e2e::export::{sha256_hex, zip_entries};
+use hearth_e2e::export::{carried_hashes, zip_entries};
 use hearth_e2e::knowledge::{create, stored, stored_hashes, use_collection, wait_stage};
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
 use serde_json::{Value, json};
@@ -74,14 +73,7 @@ async fn an_export_carries_the_collections_and_an_import_brings_them_back_byte_f
         .wait_for_toast("Knowledge collections: 1, with 2 files.")
         .await;
     let entries = zip_entries(&file);
-    let carried: BTreeMap<String, String> = entries
-        .iter()
-        .filter_map(|(name, bytes)| {
-            name.strip_prefix("files/")
-                .map(|path| (path.to_string(), sha256_hex(bytes)))
-        })
-        .collect();
-    assert_eq!(carried, before);
+    assert_eq!(carried_hashes(&entries), before);
     let records: Value = serde_json::from_slice(&entries["hearth-export.json"]).unwrap();
     let collection = &records["knowledge"]["collections"][0];
     assert_eq!(collection["name"], "Garden");

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use hearth_e2e::attach::{attach, gradient_png, ready_chips};
 use hearth_e2e::chat::{last_status, messages, prepare, ready, send};
 use hearth_e2e::disk::{FILL_THE_DISK, FREE_THE_DISK, SmallDisk};
-use hearth_e2e::export::{sha256_hex, zip_entries};
+use hearth_e2e::export::{carried_hashes, zip_entries};
 use hearth_e2e::paths::scratch_dir;
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
 use hearth_e2e::{AppSession, Browser, Stack};
@@ -35,28 +35,7 @@ async fn export(session: &AppSession, downloads: &Path) -> PathBuf {
 /// `dir/name` → SHA-256 of every file in the private file system's `images` and
 /// `attachments`, hashed in the page.
 async fn stored_file_hashes(session: &AppSession) -> BTreeMap<String, String> {
-    let hashes = session
-        .js_async(
-            "const done = arguments[arguments.length - 1];
-             (async () => {
-               const root = await navigator.storage.getDirectory();
-               const out = {};
-               for (const dirName of ['images', 'attachments']) {
-                 let dir;
-                 try { dir = await root.getDirectoryHandle(dirName); } catch (e) { continue; }
-                 for await (const [name, handle] of dir.entries()) {
-                   const bytes = await (await handle.getFile()).arrayBuffer();
-                   const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
-                   out[dirName + '/' + name] =
-                     [...hash].map((b) => b.toString(16).padStart(2, '0')).join('');
-                 }
-               }
-               return out;
-             })().then(done, (e) => done(String(e)));",
-            vec![],
-        )
-        .await;
-    serde_json::from_value(hashes.clone()).unwrap_or_else(|_| panic!("hashes: {hashes}"))
+    hearth_e2e::export::stored_hashes(session, &["images", "attachments"]).await
 }
 
 async fn counts(session: &AppSession) -> String {
@@ -214,14 +193,7 @@ async fn an_export_carries_every_file_and_an_import_gives_them_back_byte_for_byt
         .await;
     // Every file is in the archive, byte for byte, under its directory and name.
     let entries = zip_entries(&file);
-    let carried: BTreeMap<String, String> = entries
-        .iter()
-        .filter_map(|(name, bytes)| {
-            name.strip_prefix("files/")
-                .map(|path| (path.to_string(), sha256_hex(bytes)))
-        })
-        .collect();
-    assert_eq!(carried, before);
+    assert_eq!(carried_hashes(&entries), before);
     assert_eq!(entries.len(), 5, "the records and the four files");
     let records: Value = serde_json::from_slice(&entries["hearth-export.json"]).unwrap();
     // Records come out in key order (random ids): find the question.
