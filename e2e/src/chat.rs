@@ -229,6 +229,44 @@ pub async fn choose_model(session: &AppSession, model: &str) {
         .await;
 }
 
+/// Selects the option of `<select id>` whose text is `text`, and waits until it holds.
+pub async fn choose_option(session: &AppSession, id: &str, text: &str) {
+    let value = session
+        .js(
+            "return [...document.querySelectorAll(`#${arguments[0]} option`)]
+               .find((o) => o.textContent === arguments[1])?.value ?? null",
+            vec![json!(id), json!(text)],
+        )
+        .await;
+    let value = value.as_str().expect("the option exists");
+    session
+        .wait_for(&format!("#{id}"))
+        .await
+        .select_by_value(value)
+        .await
+        .expect("choose");
+    session
+        .wait_until(&format!(
+            "document.getElementById({}).value === {}",
+            json!(id),
+            json!(value)
+        ))
+        .await;
+}
+
+/// In Settings › Tools (open), switches the built-in plugin `id` on (by script: a
+/// toast may cover the switch) and waits until it is on.
+pub async fn switch_on_builtin(session: &AppSession, id: &str) {
+    let switch = format!("#plugins-builtin [data-plugin-id='{id}'] [data-plugin-switch]");
+    session.click_by_script(&switch).await;
+    session
+        .wait_until(&format!(
+            "document.querySelector({}).checked",
+            json!(switch)
+        ))
+        .await;
+}
+
 /// Types `text` into the composer and presses Enter.
 pub async fn send(session: &AppSession, text: &str) {
     let input = session.wait_for("#composer-input").await;

@@ -1,11 +1,13 @@
 //! Reading an export file outside the app: its entries with another ZIP implementation
 //! than the app's (the `zip` crate), and the SHA-256 of bytes, to compare what was
-//! exported with what the browser stores (hashed in the page: [`stored_hashes`]).
+//! exported with what the browser stores (hashed in the page: [`stored_hashes`]);
+//! exporting and importing from Settings › Data; a settings document read or written
+//! straight in IndexedDB.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::AppSession;
 
@@ -74,4 +76,71 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
+}
+
+/// Exports everything from Settings › Data into the scratch folder `name`; the folder
+/// (to remove when done) and the downloaded file.
+pub async fn export_all(session: &AppSession, name: &str) -> (PathBuf, PathBuf) {
+    let downloads = crate::paths::scratch_dir(name);
+    session.allow_downloads(&downloads).await;
+    session.open_settings_tab("data").await;
+    session.wait_for("#data-export").await;
+    session.click_by_script("#data-export").await;
+    let file = crate::paths::downloaded(&downloads).await;
+    (downloads, file)
+}
+
+/// The records (`hearth-export.json`) of the export at `path`.
+pub fn records(path: &Path) -> Value {
+    serde_json::from_slice(&zip_entries(path)["hearth-export.json"]).expect("the records")
+}
+
+/// Imports the export at `path` from Settings › Data and waits until it is in.
+pub async fn import_all(session: &AppSession, path: &Path) {
+    session.open_settings_tab("data").await;
+    session.choose_files("#data-import-file", &[path]).await;
+    session.wait_for("#data-import-summary").await;
+    session.click_by_script("#data-import-confirm").await;
+    session
+        .wait_until("!document.getElementById('data-import-summary')")
+        .await;
+}
+
+/// Writes `text` as the settings document `key` (a record another version, or a damaged
+/// disk, left), straight into IndexedDB.
+pub async fn put_settings_record(session: &AppSession, key: &str, text: &str) {
+    let put = session
+        .js_async(
+            "const [text, key, done] = arguments;
+             const open = indexedDB.open('hearth');
+             open.onsuccess = () => {
+               const tx = open.result.transaction('settings', 'readwrite');
+               tx.objectStore('settings').put(text, key);
+               tx.oncomplete = () => { open.result.close(); done(true); };
+               tx.onerror = () => done(false);
+             };
+             open.onerror = () => done(false);",
+            vec![json!(text), json!(key)],
+        )
+        .await;
+    assert_eq!(
+        put,
+        json!(true),
+        "the settings record {key} was not written"
+    );
+}
+
+/// The settings document `key` as stored in IndexedDB.
+pub async fn settings_record(session: &AppSession, key: &str) -> Value {
+    session
+        .js_async(
+            "const [key, done] = arguments;
+             const open = indexedDB.open('hearth');
+             open.onsuccess = () => {
+               const get = open.result.transaction('settings').objectStore('settings').get(key);
+               get.onsuccess = () => { open.result.close(); done(get.result ?? null); };
+             };",
+            vec![json!(key)],
+        )
+        .await
 }

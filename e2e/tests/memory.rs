@@ -7,10 +7,10 @@
 //! and proposals off, requests say nothing about memory; memories travel in the export
 //! and come back with its import.
 
+use hearth_e2e::AppSession;
 use hearth_e2e::chat;
 use hearth_e2e::chat::system_of;
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
-use hearth_e2e::{AppSession, paths};
 use serde_json::Value;
 
 /// The names of the tools a chat request offered.
@@ -261,19 +261,8 @@ async fn memories_are_recalled_as_data_proposed_reviewed_and_switched_off_per_co
     assert!(!system_of(&requests[requests.len() - 1]).contains("vegetarian and cooks"));
 
     // The memories travel in the export and come back with its import.
-    let downloads = paths::scratch_dir("memory-export");
-    session.allow_downloads(&downloads).await;
-    session.open_settings_tab("data").await;
-    session.click_by_script("#data-export").await;
-    let file = paths::downloaded(&downloads).await;
-    let mut zip = zip::ZipArchive::new(std::fs::File::open(&file).unwrap()).unwrap();
-    let mut records = String::new();
-    std::io::Read::read_to_string(
-        &mut zip.by_name("hearth-export.json").unwrap(),
-        &mut records,
-    )
-    .unwrap();
-    let exported: Value = serde_json::from_str(&records).unwrap();
+    let (downloads, file) = hearth_e2e::export::export_all(&session, "memory-export").await;
+    let exported = hearth_e2e::export::records(&file);
     let contents: Vec<&str> = exported["memory"]["memories"]
         .as_array()
         .expect("the memories are exported")
@@ -286,13 +275,7 @@ async fn memories_are_recalled_as_data_proposed_reviewed_and_switched_off_per_co
         .click_by_script("#memory-list [data-memory]:first-child [data-memory-forget]")
         .await;
     session.wait_for("#memory-empty").await;
-    session.open_settings_tab("data").await;
-    session.choose_files("#data-import-file", &[&file]).await;
-    session.wait_for("#data-import-summary").await;
-    session.click_by_script("#data-import-confirm").await;
-    session
-        .wait_until("!document.getElementById('data-import-summary')")
-        .await;
+    hearth_e2e::export::import_all(&session, &file).await;
     session.open_settings_tab("memory").await;
     session
         .wait_until("document.querySelectorAll('#memory-list [data-memory]').length === 1")

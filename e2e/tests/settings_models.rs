@@ -24,31 +24,6 @@ async fn facts_of(session: &AppSession, model: &str) -> String {
         .to_string()
 }
 
-/// Selects the option of `<select id>` whose text is `text`, and waits until it holds.
-async fn choose_option(session: &AppSession, id: &str, text: &str) {
-    let value = session
-        .js(
-            "return [...document.querySelectorAll(`#${arguments[0]} option`)]
-               .find((o) => o.textContent === arguments[1])?.value ?? null",
-            vec![json!(id), json!(text)],
-        )
-        .await;
-    let value = value.as_str().expect("the option exists");
-    session
-        .wait_for(&format!("#{id}"))
-        .await
-        .select_by_value(value)
-        .await
-        .expect("choose");
-    session
-        .wait_until(&format!(
-            "document.getElementById({}).value === {}",
-            json!(id),
-            json!(value)
-        ))
-        .await;
-}
-
 fn chat_requests(fixture: &ProviderFixture) -> Vec<Recorded> {
     fixture
         .requests()
@@ -229,8 +204,8 @@ async fn the_system_prompt_title_model_and_default_model_shape_new_chats() {
 
     // Title model and default model.
     session.open_settings_tab("models").await;
-    choose_option(&session, "settings-title-model", "fixture-small").await;
-    choose_option(&session, "settings-default-model", "fixture-large").await;
+    hearth_e2e::chat::choose_option(&session, "settings-title-model", "fixture-small").await;
+    hearth_e2e::chat::choose_option(&session, "settings-default-model", "fixture-large").await;
     session.close_settings().await;
 
     fixture.enqueue(Reply::text("Arr, sort it with `sort()`.").chunk_bytes(5));
@@ -356,7 +331,7 @@ async fn a_compression_model_folds_older_turns_into_a_summary_the_next_run_sends
     let fixture = ProviderFixture::start().await;
     let session = ready(&fixture).await;
     session.open_settings_tab("models").await;
-    choose_option(&session, "settings-compression-model", "fixture-small").await;
+    hearth_e2e::chat::choose_option(&session, "settings-compression-model", "fixture-small").await;
     session.close_settings().await;
 
     for n in 1..=13 {

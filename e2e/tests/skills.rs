@@ -468,20 +468,8 @@ async fn skills_travel_in_the_export_and_come_back_with_an_import() {
         .wait_for("#skills-installed [data-skill='custom-house-style']")
         .await;
 
-    let downloads = paths::scratch_dir("skills-export");
-    session.allow_downloads(&downloads).await;
-    session.open_settings_tab("data").await;
-    session.click_by_script("#data-export").await;
-    let file = paths::downloaded(&downloads).await;
-    let zip = std::fs::File::open(&file).unwrap();
-    let mut zip = zip::ZipArchive::new(zip).unwrap();
-    let mut records = String::new();
-    std::io::Read::read_to_string(
-        &mut zip.by_name("hearth-export.json").unwrap(),
-        &mut records,
-    )
-    .unwrap();
-    let exported: Value = serde_json::from_str(&records).unwrap();
+    let (downloads, file) = hearth_e2e::export::export_all(&session, "skills-export").await;
+    let exported = hearth_e2e::export::records(&file);
     let ids: Vec<&str> = exported["skills"]["installed"]
         .as_array()
         .unwrap()
@@ -502,13 +490,7 @@ async fn skills_travel_in_the_export_and_come_back_with_an_import() {
             .await;
     }
     session.wait_for("#skills-installed-empty").await;
-    session.open_settings_tab("data").await;
-    session.choose_files("#data-import-file", &[&file]).await;
-    session.wait_for("#data-import-summary").await;
-    session.click_by_script("#data-import-confirm").await;
-    session
-        .wait_until("!document.getElementById('data-import-summary')")
-        .await;
+    hearth_e2e::export::import_all(&session, &file).await;
     session.open_settings_tab("skills").await;
     session
         .wait_for("#skills-installed [data-skill='custom-house-style']")
@@ -523,21 +505,7 @@ async fn skills_travel_in_the_export_and_come_back_with_an_import() {
 async fn a_damaged_library_is_said_and_never_written_over() {
     let session = AppSession::open(1280, 900).await;
     // The library record as another version (or a damaged disk) left it: not readable.
-    let put = session
-        .js_async(
-            "const done = arguments[arguments.length - 1];
-             const open = indexedDB.open('hearth');
-             open.onsuccess = () => {
-               const tx = open.result.transaction('settings', 'readwrite');
-               tx.objectStore('settings').put('{\"installed\": 7', 'skills');
-               tx.oncomplete = () => { open.result.close(); done(true); };
-               tx.onerror = () => done(false);
-             };
-             open.onerror = () => done(false);",
-            vec![],
-        )
-        .await;
-    assert_eq!(put, json!(true));
+    hearth_e2e::export::put_settings_record(&session, "skills", "{\"installed\": 7").await;
     session.reload_app().await;
     session.open_settings_tab("skills").await;
     session.wait_for_toast("Skills unreadable").await;
@@ -550,17 +518,7 @@ async fn a_damaged_library_is_said_and_never_written_over() {
         .wait_until("performance.getEntriesByType('resource').some((e) => e.name.endsWith('/data/skills/en/proofread.md'))
                      && document.querySelector(\"[data-catalog-skill='proofread'] [data-skill-install]\")?.getAttribute('aria-busy') === 'false'")
         .await;
-    let stored = session
-        .js_async(
-            "const done = arguments[arguments.length - 1];
-             const open = indexedDB.open('hearth');
-             open.onsuccess = () => {
-               const get = open.result.transaction('settings').objectStore('settings').get('skills');
-               get.onsuccess = () => { open.result.close(); done(get.result); };
-             };",
-            vec![],
-        )
-        .await;
+    let stored = hearth_e2e::export::settings_record(&session, "skills").await;
     assert_eq!(
         stored,
         json!("{\"installed\": 7"),

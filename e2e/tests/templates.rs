@@ -409,19 +409,8 @@ async fn templates_travel_in_the_export_versions_included_and_come_back_with_an_
     session.click_by_script("#template-editor-save").await;
     session.wait_for("[data-template-versions]").await;
 
-    let downloads = hearth_e2e::paths::scratch_dir("templates-export");
-    session.allow_downloads(&downloads).await;
-    session.open_settings_tab("data").await;
-    session.click_by_script("#data-export").await;
-    let file = hearth_e2e::paths::downloaded(&downloads).await;
-    let mut zip = zip::ZipArchive::new(std::fs::File::open(&file).unwrap()).unwrap();
-    let mut records = String::new();
-    std::io::Read::read_to_string(
-        &mut zip.by_name("hearth-export.json").unwrap(),
-        &mut records,
-    )
-    .unwrap();
-    let exported: Value = serde_json::from_str(&records).unwrap();
+    let (downloads, file) = hearth_e2e::export::export_all(&session, "templates-export").await;
+    let exported = hearth_e2e::export::records(&file);
     let template = &exported["templates"]["templates"][0];
     assert_eq!(template["command"], json!("bug-report"));
     assert_eq!(
@@ -435,13 +424,7 @@ async fn templates_travel_in_the_export_versions_included_and_come_back_with_an_
         .click_by_script("[data-template] [data-template-delete]")
         .await;
     session.wait_for("#templates-empty").await;
-    session.open_settings_tab("data").await;
-    session.choose_files("#data-import-file", &[&file]).await;
-    session.wait_for("#data-import-summary").await;
-    session.click_by_script("#data-import-confirm").await;
-    session
-        .wait_until("!document.getElementById('data-import-summary')")
-        .await;
+    hearth_e2e::export::import_all(&session, &file).await;
     session.open_settings_tab("templates").await;
     session.wait_for("[data-template]").await;
     assert_eq!(
@@ -867,21 +850,7 @@ async fn an_unreadable_templates_record_is_said_in_the_menu_and_never_written_ov
     let session = AppSession::open(1280, 900).await;
     // The templates record as a damaged disk (or another version) left it.
     let damaged = "{\"templates\": 7";
-    let put = session
-        .js_async(
-            "const done = arguments[arguments.length - 1];
-             const open = indexedDB.open('hearth');
-             open.onsuccess = () => {
-               const tx = open.result.transaction('settings', 'readwrite');
-               tx.objectStore('settings').put(arguments[0], 'templates');
-               tx.oncomplete = () => { open.result.close(); done(true); };
-               tx.onerror = () => done(false);
-             };
-             open.onerror = () => done(false);",
-            vec![json!(damaged)],
-        )
-        .await;
-    assert_eq!(put, json!(true));
+    hearth_e2e::export::put_settings_record(&session, "templates", damaged).await;
     session.reload_app().await;
     type_in_composer(&session, "/").await;
     session
@@ -904,17 +873,9 @@ async fn an_unreadable_templates_record_is_said_in_the_menu_and_never_written_ov
     session
         .wait_until("document.getElementById('template-editor-error').textContent.includes('Templates unreadable')")
         .await;
-    let stored = session
-        .js_async(
-            "const done = arguments[arguments.length - 1];
-             const open = indexedDB.open('hearth');
-             open.onsuccess = () => {
-               const get = open.result.transaction('settings').objectStore('settings').get('templates');
-               get.onsuccess = () => { open.result.close(); done(get.result); };
-             };",
-            vec![],
-        )
-        .await;
-    assert_eq!(stored, json!(damaged));
+    assert_eq!(
+        hearth_e2e::export::settings_record(&session, "templates").await,
+        json!(damaged)
+    );
     session.finish().await;
 }

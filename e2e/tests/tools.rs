@@ -509,16 +509,7 @@ async fn the_image_generator_draws_with_the_chosen_model_and_keeps_the_image() {
     let session = AppSession::open(1280, 900).await;
     prepare(&session, &fixture, None).await;
     session.open_settings_tab("tools").await;
-    let card = "#plugins-builtin [data-plugin-id='builtin:image-generator']";
-    // By script: the "Provider saved" toast may cover the switch.
-    session
-        .click_by_script(&format!("{card} [data-plugin-switch]"))
-        .await;
-    session
-        .wait_until(&format!(
-            "document.querySelector(\"{card} [data-plugin-switch]\").checked"
-        ))
-        .await;
+    hearth_e2e::chat::switch_on_builtin(&session, "builtin:image-generator").await;
     let value = session
         .js(
             "return [...document.querySelectorAll('#image-model option')]
@@ -770,11 +761,7 @@ async fn the_built_in_web_page_reader_never_reads_the_users_own_machine() {
     assert!(offered_tools(&chat_bodies(&fixture)[0]).is_empty());
 
     session.open_settings_tab("tools").await;
-    let switch = "#plugins-builtin [data-plugin-id='builtin:web-reader'] [data-plugin-switch]";
-    session.click_by_script(switch).await;
-    session
-        .wait_until(&format!("document.querySelector(\"{switch}\").checked"))
-        .await;
+    hearth_e2e::chat::switch_on_builtin(&session, "builtin:web-reader").await;
     session.close_settings().await;
     fixture.enqueue(Reply::text("").tool_call(
         "read_web_page",
