@@ -11,6 +11,14 @@ fn local_storage() -> Option<web_sys::Storage> {
     window().local_storage().ok().flatten()
 }
 
+/// Runs `task` under the current reactive owner (`leptos::task::spawn_local_scoped`),
+/// boxed: that function is generic over the future, and each future type copied its
+/// task code into the first load (`docs/NOTES.md`, code splitting).
+pub fn spawn_scoped(task: impl std::future::Future<Output = ()> + 'static) {
+    let task: std::pin::Pin<Box<dyn std::future::Future<Output = ()>>> = Box::pin(task);
+    leptos::task::spawn_local_scoped(task);
+}
+
 /// A new random id (16 hex digits, from `crypto.getRandomValues`): providers' ids, and
 /// anything else the app names at random.
 pub fn new_id() -> String {

@@ -108,8 +108,8 @@ impl ChatDb {
     /// Runs `task` under the chat's own owner (see `root`).
     pub fn spawn(&self, task: impl std::future::Future<Output = ()> + 'static) {
         match self.root.get_value() {
-            Some(root) => root.with(|| leptos::task::spawn_local_scoped(task)),
-            None => leptos::task::spawn_local_scoped(task),
+            Some(root) => root.with(|| crate::browser::spawn_scoped(task)),
+            None => crate::browser::spawn_scoped(task),
         }
     }
 

@@ -61,7 +61,7 @@ fn open_address(chat: Chat, toasts: Toasts, i18n: I18n) {
 /// a lazily loaded chunk (the first screen does not wait for it: a page opened at
 /// `/c/<id>` waits for the conversation list anyway).
 pub fn follow(chat: Chat, toasts: Toasts, i18n: I18n) {
-    leptos::task::spawn_local_scoped(follow_lazily(chat, toasts, i18n));
+    crate::browser::spawn_scoped(follow_lazily(chat, toasts, i18n));
 }
 
 #[lazy]

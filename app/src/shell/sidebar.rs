@@ -281,7 +281,7 @@ impl TitleFilter {
             if !ready {
                 return;
             }
-            leptos::task::spawn_local_scoped(async move {
+            crate::browser::spawn_scoped(async move {
                 let matches = titles_matching(search, text).await;
                 if asked.try_get_value() == Some(mine) {
                     filter.matches.set(matches);

@@ -4,6 +4,7 @@
 //! torn down and rebuilt when one of them reloads (which would lose focus and state).
 
 use std::future::Future;
+use std::pin::Pin;
 
 use leptos::either::Either;
 use leptos::prelude::*;
@@ -14,10 +15,20 @@ pub fn lazy_view(
     load: impl Future<Output = AnyView> + 'static,
     placeholder_class: &'static str,
 ) -> impl IntoView {
+    shown_when_loaded(Box::pin(load), placeholder_class)
+}
+
+/// [`lazy_view`] over a boxed future: one copy of this code serves every lazy view
+/// (generic over each chunk's future, it was copied into the first load once per call
+/// site).
+fn shown_when_loaded(
+    load: Pin<Box<dyn Future<Output = AnyView>>>,
+    placeholder_class: &'static str,
+) -> impl IntoView {
     let slot = StoredValue::new_local(None::<AnyView>);
     let ready = RwSignal::new(false);
     // A scoped task keeps the current owner, so the view finds its contexts.
-    leptos::task::spawn_local_scoped(async move {
+    crate::browser::spawn_scoped(async move {
         let view = load.await;
         if slot.try_set_value(Some(view)).is_none() {
             let _ = ready.try_set(true);
