@@ -10,6 +10,8 @@
 //!   from a path only when the id is one Hearth could have made.
 //! - [`api`]: the request and response types of the edge routes, and the one JSON error
 //!   shape every route answers with (`{error, code, statusCode, details?, retryAfter?}`).
+//! - [`assistant`]: assistants (ready-made starts for a conversation: instructions, model,
+//!   tools, skills, an opening message), the built-in catalogues and the user's library.
 //! - [`byok`]: BYOK envelope format, bounds, contexts and the plaintext-secret check.
 //! - [`chat`]: the message tree (branches, active path, delete with undo), the generation
 //!   state machine with stale-run protection, and the queue of messages sent mid-reply.
@@ -52,11 +54,14 @@
 //!   library that keeps them with their earlier versions.
 //! - [`stored_file`]: the files a message refers to in the browser's private file
 //!   system, and which names a file brought in from outside may have.
+//! - [`workspace`]: workspaces (instructions, a default model, tools, skills and
+//!   collections for their conversations) and the one assembly of a turn's system prompt.
 //! - [`zip_store`]: ZIP files of stored entries, written and read a piece at a time,
 //!   every offset bounded (the export file's container).
 
 pub mod address;
 pub mod api;
+pub mod assistant;
 pub mod attachment;
 pub mod byok;
 pub mod chat;
@@ -82,4 +87,5 @@ pub mod slash;
 pub mod stored_file;
 pub mod template;
 pub mod url_policy;
+pub mod workspace;
 pub mod zip_store;

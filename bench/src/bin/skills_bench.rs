@@ -2,7 +2,7 @@
 //! installed (about 2 KB of instructions each) and the 20 active ones the library
 //! allows. Times a turn's assembly (`hearth_core::skill::turn`: the plan, the system
 //! prompt with every active skill, and the request in which the model chooses among
-//! them) and reading the stored library record back (JSON, then every skill checked
+//! them; and in a workspace that names its own skills) and reading the stored library record back (JSON, then every skill checked
 //! again by `SkillLibrary::repaired`, as the app does once per page). Records the
 //! `skills` section of the benchmarks file; the budget is 5 ms for the assembly.
 //!
@@ -14,8 +14,9 @@ use std::time::{Duration, Instant};
 use hearth_bench::record;
 use hearth_core::skill::library::{MAX_ACTIVE, Origin, SkillLibrary};
 use hearth_core::skill::normalise::TextSkill;
-use hearth_core::skill::turn::{SkillPlan, plan, selection_request, with_skills};
+use hearth_core::skill::turn::{SkillPlan, plan, plan_of, selection_request, with_skills};
 use hearth_core::skill::{Activation, Category, SkillMeta};
+use hearth_core::workspace::Workspace;
 
 const INSTALLED: usize = 1_000;
 const RUNS: usize = 200;
@@ -103,6 +104,29 @@ fn main() {
     };
     let (inject, inject_worst) = time(|| assemble(&library, false));
     let (choose, choose_worst) = time(|| assemble(&library, true));
+    // A workspace that names its own 20 skills: they are found among the installed
+    // (`hearth_core::workspace::scope::active_skills`), then every one injected.
+    let workspace = Workspace {
+        skills: Some(
+            (0..MAX_ACTIVE)
+                .map(|i| format!("skill-{}", i * (INSTALLED / MAX_ACTIVE) + 11))
+                .collect(),
+        ),
+        ..Default::default()
+    };
+    let (scoped, scoped_worst) = time(|| {
+        let active = hearth_core::workspace::scope::active_skills(
+            &library,
+            hearth_core::workspace::scope::limits(None, Some(&workspace)),
+        );
+        match plan_of(active, &library, false) {
+            SkillPlan::Inject(skills) => {
+                let texts: Vec<&TextSkill> = skills.iter().map(|s| &s.skill).collect();
+                with_skills(Some("Be brief.".into()), &texts).map_or(0, |s| s.len())
+            }
+            _ => 0,
+        }
+    });
     let stored = serde_json::to_string(&library).expect("serialises");
     let (reload, reload_worst) = time(|| {
         let read: SkillLibrary = serde_json::from_str(&stored).expect("reads");
@@ -119,11 +143,14 @@ fn main() {
          |---|---:|---:|\n\
          | a turn's assembly, every active skill injected | {:.3} ms | {:.3} ms |\n\
          | a turn's assembly, the model choosing (selection request + 4 injected) | {:.3} ms | {:.3} ms |\n\
+         | a turn's assembly in a workspace naming its own {MAX_ACTIVE} skills (found, then injected) | {:.3} ms | {:.3} ms |\n\
          | reading the library record ({:.1} MiB) and checking every skill, once per page | {:.1} ms | {:.1} ms |\n",
         ms(inject),
         ms(inject_worst),
         ms(choose),
         ms(choose_worst),
+        ms(scoped),
+        ms(scoped_worst),
         stored.len() as f64 / (1024.0 * 1024.0),
         ms(reload),
         ms(reload_worst),

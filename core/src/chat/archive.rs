@@ -70,6 +70,16 @@ pub struct Archive {
     /// imported (`KnowledgeLibrary::merge`); its files travel beside the records.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub knowledge: Option<Value>,
+    /// The workspaces record (`crate::workspace::WorkspaceLibrary`), kept as JSON like
+    /// the templates: repaired and merged workspace by workspace where imported; the
+    /// conversations name theirs by id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workspaces: Option<Value>,
+    /// The assistants record (`crate::assistant::AssistantLibrary`: the user's own and
+    /// the recently used), kept as JSON like the workspaces: repaired and merged where
+    /// imported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub assistants: Option<Value>,
 }
 
 /// Why an archive was refused. Nothing is written when any of these is returned.
@@ -119,6 +129,8 @@ impl Archive {
             memory: None,
             templates: None,
             knowledge: None,
+            workspaces: None,
+            assistants: None,
         }
     }
 
@@ -353,6 +365,51 @@ mod tests {
         let older = serde_json::to_string(&sample()).unwrap();
         assert!(!older.contains("memory"));
         assert_eq!(Archive::parse(&older).unwrap().memory, None);
+    }
+
+    #[test]
+    fn the_workspaces_travel_with_the_export_and_their_conversations_name_them() {
+        use crate::workspace::{WorkspaceDraft, WorkspaceLibrary};
+        let mut library = WorkspaceLibrary::default();
+        let draft = WorkspaceDraft {
+            name: "Research".into(),
+            system_prompt: "Cite sources.".into(),
+            knowledge: vec!["k".into()],
+            ..Default::default()
+        };
+        library.add("w".into(), draft, 1.0).unwrap();
+        let mut archive = sample();
+        archive.conversations[0].workspace_id = Some("w".into());
+        archive.conversations[0].system_prompt = "Be formal.".into();
+        archive.workspaces = Some(serde_json::to_value(&library).unwrap());
+        let parsed = Archive::parse(&serde_json::to_string(&archive).unwrap()).unwrap();
+        let back: WorkspaceLibrary = serde_json::from_value(parsed.workspaces.unwrap()).unwrap();
+        assert_eq!(back, library);
+        assert_eq!(parsed.conversations[0].workspace_id.as_deref(), Some("w"));
+        assert_eq!(parsed.conversations[0].system_prompt, "Be formal.");
+    }
+
+    #[test]
+    fn the_assistants_travel_with_the_export_and_their_conversations_name_them() {
+        use crate::assistant::{AssistantDraft, AssistantLibrary};
+        let mut library = AssistantLibrary::default();
+        let draft = AssistantDraft {
+            name: "Tutor".into(),
+            prompt: "Teach.".into(),
+            opening: "Hello!".into(),
+            ..Default::default()
+        };
+        library.add("a".into(), draft, 1.0).unwrap();
+        let tutor = library.get("a").unwrap().clone();
+        library.used(&tutor, 2.0).unwrap();
+        let mut archive = sample();
+        archive.conversations[0].assistant_id = Some("a".into());
+        archive.conversations[0].system_prompt = "Teach.".into();
+        archive.assistants = Some(serde_json::to_value(&library).unwrap());
+        let parsed = Archive::parse(&serde_json::to_string(&archive).unwrap()).unwrap();
+        let back: AssistantLibrary = serde_json::from_value(parsed.assistants.unwrap()).unwrap();
+        assert_eq!(back, library);
+        assert_eq!(parsed.conversations[0].assistant_id.as_deref(), Some("a"));
     }
 
     #[test]

@@ -109,6 +109,10 @@ pub struct MessageRecord {
     /// is shown or changed, so reading and writing messages carries no memory code.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<String>,
+    /// The instructions a reply was written with (`crate::workspace::prompt::AppliedPrompt`:
+    /// the user's, the workspace's, the conversation's), kept as JSON text like `memory`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompts: Option<String>,
     /// Creation time, ms since the epoch.
     pub created_at: f64,
     /// Last change, ms since the epoch.
@@ -212,6 +216,18 @@ pub struct ConversationRecord {
     /// The knowledge collections its questions are answered from (ids).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub knowledge: Vec<String>,
+    /// The workspace it belongs to (`crate::workspace`); none, or one deleted since:
+    /// no workspace.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workspace_id: Option<String>,
+    /// Its own instructions, joined to its turns' system prompt after the user's and
+    /// the workspace's (`crate::workspace::prompt`).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub system_prompt: String,
+    /// The assistant it was started with (`crate::assistant`; its instructions became
+    /// the conversation's own); one deleted since: none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub assistant_id: Option<String>,
 }
 
 /// Whether `candidate` should replace `current`: a higher `rev`, or the same `rev` and a
@@ -284,6 +300,24 @@ mod tests {
         let old: ConversationRecord =
             serde_json::from_str(r#"{"id":"c","title":"t","pinned":true}"#).unwrap();
         assert!(!old.archived && old.pinned);
+    }
+
+    #[test]
+    fn a_workspace_and_own_instructions_are_stored_only_when_set() {
+        let plain = serde_json::to_value(ConversationRecord::default()).unwrap();
+        assert!(plain.get("workspaceId").is_none() && plain.get("systemPrompt").is_none());
+        let placed = ConversationRecord {
+            workspace_id: Some("w".into()),
+            system_prompt: "Be formal.".into(),
+            ..Default::default()
+        };
+        let stored = serde_json::to_value(&placed).unwrap();
+        assert_eq!(stored["workspaceId"], "w");
+        assert_eq!(stored["systemPrompt"], "Be formal.");
+        let back: ConversationRecord = serde_json::from_value(stored).unwrap();
+        assert_eq!(back, placed);
+        let reply = serde_json::to_value(MessageRecord::default()).unwrap();
+        assert!(reply.get("prompts").is_none(), "{reply}");
     }
 
     #[test]

@@ -59,7 +59,16 @@ pub enum SkillPlan<'a> {
 
 /// The plan for a turn on a model that does (or does not) take tools.
 pub fn plan(library: &SkillLibrary, model_takes_tools: bool) -> SkillPlan<'_> {
-    let active = library.active_skills();
+    plan_of(library.active_skills(), library, model_takes_tools)
+}
+
+/// The plan for a turn with `active` skills of `library` (its own active set, or the
+/// ones a workspace names: `crate::workspace::scope::active_skills`).
+pub fn plan_of<'a>(
+    active: Vec<&'a InstalledSkill>,
+    library: &SkillLibrary,
+    model_takes_tools: bool,
+) -> SkillPlan<'a> {
     if active.is_empty() {
         SkillPlan::Nothing
     } else if library.auto_select && model_takes_tools {
