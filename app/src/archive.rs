@@ -21,9 +21,10 @@
 //!   (`crate::attachments::read`) and join their messages as attachments; one that cannot
 //!   be read is left out and counted. A failure anywhere else (a full disk among them)
 //!   removes the files this import wrote, so a failed import changes nothing. Providers
-//!   and preferences follow, then the settings documents (skills, memory, templates and
-//!   the knowledge library, whose files written for what it left out are deleted again:
-//!   [`documents`]), and what did not is reported, not dropped.
+//!   and preferences follow, then the settings documents (skills, memory, templates,
+//!   workspaces, assistants and the knowledge library, whose files written for what it
+//!   left out are deleted again: [`documents`]), and what did not is reported, not
+//!   dropped.
 //! - [`markdown`]: one message or one conversation as a Markdown file, with its images.
 //! - [`outcome`]: what the actions end in (errors, counts, what an export or import did).
 //! - [`DataService::delete_all`]: every conversation, message and file they hold, never
@@ -216,6 +217,8 @@ impl DataService {
             skills_left_out: left_out.skills,
             memory_left_out: left_out.memory,
             templates_left_out: left_out.templates,
+            workspaces_left_out: left_out.workspaces,
+            assistants_left_out: left_out.assistants,
             knowledge_left_out: left_out.knowledge,
             collections: added.collections,
             knowledge_files: added.knowledge_files,
@@ -452,7 +455,7 @@ impl DataService {
             .collect();
         let knowledge = documents::merge_from(
             &pending.archive,
-            self.skills,
+            (self.skills, self.chat.workspace),
             &knowledge_written,
             &mut partial,
         )

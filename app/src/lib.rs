@@ -20,6 +20,12 @@
 //! - [`search`]: global search: the index in a lazily started Web Worker, kept current
 //!   through the search journal, and the search palette.
 //! - [`settings`]: the settings dialog and its tabs.
+//! - [`assistants`]: the user's assistants, the built-in catalogue, the one a new chat
+//!   starts with, and starting a chat with one.
+//! - [`workspaces`]: the user's workspaces, the current one (the sidebar lists its
+//!   conversations) and the dialog that moves a conversation.
+//! - [`catalogue`]: the catalogues served with the app (skills, assistants), the saved
+//!   copy of each and the line that says where the list on screen came from.
 //! - [`templates`]: the user's prompt templates (the `/` menu and Settings › Templates).
 //! - [`ui`]: shared primitives with correct keyboard and focus behaviour: `Dialog`,
 //!   `Menu`, `Toast`, `Field`, `ModelPicker`, `SafeImage`, icons.
@@ -44,8 +50,10 @@
 
 pub mod access_gate;
 pub mod archive;
+pub mod assistants;
 pub mod attachments;
 pub mod browser;
+pub mod catalogue;
 pub mod chat;
 pub mod conversation;
 pub mod diagram;
@@ -74,6 +82,7 @@ pub mod templates;
 pub mod theme;
 pub mod ui;
 pub mod vault;
+pub mod workspaces;
 
 use leptos::prelude::*;
 
@@ -114,6 +123,7 @@ pub fn App() -> impl IntoView {
         settings_tab: RwSignal::new(initial.unwrap_or_default()),
         sidebar_hidden: RwSignal::new(false),
         shortcuts_open: RwSignal::new(false),
+        placing: RwSignal::new(None),
     };
     // Ctrl+K (⌘K on Apple keyboards) searches, and the other shortcuts, from anywhere.
     shell::shortcuts::listen(chat, search, shell);

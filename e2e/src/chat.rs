@@ -267,6 +267,22 @@ pub async fn switch_on_builtin(session: &AppSession, id: &str) {
         .await;
 }
 
+/// The stored conversation records, as JSON.
+pub async fn stored_conversations(session: &crate::Browser) -> Vec<Value> {
+    let found = session
+        .js_async(
+            "const done = arguments[arguments.length - 1];
+             const open = indexedDB.open('hearth');
+             open.onsuccess = () => {
+               const all = open.result.transaction('conversations').objectStore('conversations').getAll();
+               all.onsuccess = () => { open.result.close(); done(all.result); };
+             };",
+            vec![],
+        )
+        .await;
+    found.as_array().cloned().unwrap_or_default()
+}
+
 /// Types `text` into the composer and presses Enter.
 pub async fn send(session: &AppSession, text: &str) {
     let input = session.wait_for("#composer-input").await;

@@ -13,6 +13,7 @@
 //!   tests of a full disk.
 //! - [`export`]: an export file read with another ZIP implementation, and hashes.
 //! - [`attach`]: attaching files in the composer, and images made to attach.
+//! - [`catalogue`]: making the app's catalogue requests fail on purpose.
 //! - [`chat`]: driving the chat against the provider fixture (tests and benchmarks).
 //! - [`knowledge`]: knowledge collections: making one, a file's stage, what is stored
 //!   under `knowledge/`, and seeding a library as another page would have left it.
@@ -28,6 +29,7 @@
 
 pub mod attach;
 pub mod browser;
+pub mod catalogue;
 pub mod chat;
 pub mod disk;
 pub mod export;

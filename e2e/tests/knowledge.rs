@@ -448,7 +448,7 @@ async fn a_reload_resumes_or_marks_interrupted_files_and_a_check_cleans_up() {
         .await;
     session.click_by_script("[data-knowledge-save]").await;
     session
-        .wait_until("document.querySelector('[data-collection=\"c1\"] .knowledge-card__name')?.textContent === 'Kitchen notes' && document.querySelector('[data-collection=\"c1\"] .knowledge-card__dot--green') !== null && document.querySelector('[data-knowledge-edit-form]') === null")
+        .wait_until("document.querySelector('[data-collection=\"c1\"] .knowledge-card__name')?.textContent === 'Kitchen notes' && document.querySelector('[data-collection=\"c1\"] .colour-dot--green') !== null && document.querySelector('[data-knowledge-edit-form]') === null")
         .await;
 
     // Deleting the collection asks first, then leaves nothing.

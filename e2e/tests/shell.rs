@@ -325,6 +325,8 @@ async fn dialog_traps_focus_closes_on_escape_and_returns_focus() {
         "tools",
         "skills",
         "templates",
+        "assistants",
+        "workspaces",
         "knowledge",
         "memory",
         "system",

@@ -327,20 +327,6 @@ async fn skill_files_are_imported_as_text_and_scripted_ones_refused_by_their_rul
     session.finish().await;
 }
 
-/// A script Chromium runs before every document: requests for the skill catalogues
-/// fail with 503 while `localStorage['fail-skills']` names a path prefix they start with.
-const FAILING_CATALOGUES: &str = "(() => {
-  const fetch = window.fetch.bind(window);
-  window.fetch = async (input, init) => {
-    const url = new URL(typeof input === 'string' ? input : input.url, location.href);
-    const failing = localStorage.getItem('fail-skills');
-    if (failing && url.pathname.startsWith(failing)) {
-      return new Response('unavailable', { status: 503 });
-    }
-    return fetch(input, init);
-  };
-})();";
-
 async fn catalogue_state(session: &AppSession) -> String {
     session.text_of("#skills-catalog-state").await
 }
@@ -362,7 +348,7 @@ async fn a_catalogue_that_cannot_be_fetched_says_so_and_never_shows_an_empty_lis
     session
         .cdp(
             "Page.addScriptToEvaluateOnNewDocument",
-            json!({ "source": FAILING_CATALOGUES }),
+            json!({ "source": hearth_e2e::catalogue::FAILING_CATALOGUES }),
         )
         .await;
     session

@@ -1,7 +1,7 @@
 //! The settings documents that travel with an export beside the conversations: the
-//! skill library, the memory book, the prompt templates and the knowledge library (whose
-//! stored files travel too). For an export each is read and added, or left out and said
-//! when it cannot be read (the rest still goes); for an import each is merged by its own
+//! skill library, the memory book, the prompt templates, the workspaces, the assistants
+//! and the knowledge library (whose stored files travel too). For an export each is read
+//! and added, or left out and said when it cannot be read (the rest still goes); for an import each is merged by its own
 //! rules, and a failure is said beside the conversations that did come in.
 
 use hearth_core::chat::archive::Archive;
@@ -17,6 +17,8 @@ pub(super) struct LeftOut {
     pub skills: bool,
     pub memory: bool,
     pub templates: bool,
+    pub workspaces: bool,
+    pub assistants: bool,
     pub knowledge: bool,
 }
 
@@ -72,6 +74,18 @@ pub(super) async fn add_to(archive: &mut Archive, skills: crate::skills::Skills)
         .ok()
         .filter(|templates| !templates.templates.is_empty())
         .and_then(|templates| serde_json::to_value(&templates).ok());
+    let workspaces = crate::workspaces::use_workspaces().ensure_loaded().await;
+    left_out.workspaces = workspaces.is_err();
+    archive.workspaces = workspaces
+        .ok()
+        .filter(|workspaces| !workspaces.workspaces.is_empty())
+        .and_then(|workspaces| serde_json::to_value(&workspaces).ok());
+    let assistants = crate::assistants::use_assistants().ensure_loaded().await;
+    left_out.assistants = assistants.is_err();
+    archive.assistants = assistants
+        .ok()
+        .filter(|assistants| !assistants.custom.is_empty() || !assistants.recent.is_empty())
+        .and_then(|assistants| serde_json::to_value(&assistants).ok());
     added
 }
 
@@ -81,7 +95,7 @@ pub(super) async fn add_to(archive: &mut Archive, skills: crate::skills::Skills)
 /// archive had one.
 pub(super) async fn merge_from(
     archive: &Archive,
-    skills: crate::skills::Skills,
+    (skills, current): (crate::skills::Skills, crate::workspaces::CurrentWorkspace),
     knowledge_written: &[KnowledgePath],
     partial: &mut Vec<PartialImport>,
 ) -> Option<Merged> {
@@ -122,6 +136,41 @@ pub(super) async fn merge_from(
         };
         if let Err(reason) = merged {
             partial.push(PartialImport::Templates(reason));
+        }
+    }
+    // Workspaces: those whose id and name are free here come in; the conversations
+    // name theirs by id.
+    if let Some(value) = archive.workspaces.clone() {
+        let merged = match serde_json::from_value::<hearth_core::workspace::WorkspaceLibrary>(value)
+        {
+            Ok(library) => {
+                crate::workspaces::use_workspaces()
+                    .change(current, move |l| Ok(l.merge(library)))
+                    .await
+            }
+            Err(error) => Err(crate::workspaces::WorkspacesError::Unreadable(
+                error.to_string(),
+            )),
+        };
+        if let Err(reason) = merged {
+            partial.push(PartialImport::Workspaces(reason));
+        }
+    }
+    // Assistants: the user's own whose id is free here, and recent ones not remembered.
+    if let Some(value) = archive.assistants.clone() {
+        let merged = match serde_json::from_value::<hearth_core::assistant::AssistantLibrary>(value)
+        {
+            Ok(library) => {
+                crate::assistants::use_assistants()
+                    .change(move |l| Ok(l.merge(library)))
+                    .await
+            }
+            Err(error) => Err(crate::assistants::AssistantsError::Unreadable(
+                error.to_string(),
+            )),
+        };
+        if let Err(reason) = merged {
+            partial.push(PartialImport::Assistants(reason));
         }
     }
     // Knowledge: untrusted, merged collection by collection; the files written for

@@ -62,6 +62,10 @@ pub enum PartialImport {
     Memory(crate::memory::MemoryStoreError),
     /// The templates were not stored.
     Templates(crate::templates::TemplatesError),
+    /// The workspaces were not stored.
+    Workspaces(crate::workspaces::WorkspacesError),
+    /// The assistants were not stored.
+    Assistants(crate::assistants::AssistantsError),
     /// The knowledge collections were not stored (nor their files).
     Knowledge(crate::knowledge::KnowledgeStoreError),
 }
@@ -90,6 +94,10 @@ pub struct Exported {
     pub memory_left_out: bool,
     /// The templates could not be read, so are not in it.
     pub templates_left_out: bool,
+    /// The workspaces could not be read, so are not in it.
+    pub workspaces_left_out: bool,
+    /// The assistants could not be read, so are not in it.
+    pub assistants_left_out: bool,
     /// The knowledge collections could not be read, so are not in it.
     pub knowledge_left_out: bool,
     /// The knowledge collections it holds.

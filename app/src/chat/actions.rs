@@ -4,13 +4,12 @@
 //! opening and starting a chat, and the bulk changes of the Data tab.
 
 use hearth_core::attachment::Attachment;
-use hearth_core::chat::{
-    ConversationRecord, MessageRecord, MessageStatus, QueuedMessage, Role, RunOutcome,
-};
+use hearth_core::chat::{ConversationRecord, MessageStatus, QueuedMessage, RunOutcome};
 use hearth_core::preferences::ModelRef;
 use leptos::prelude::*;
 
 use super::live::LiveMessage;
+use super::records::{question_record, reply_record};
 use super::tabs::ReplyLock;
 use super::turn::{self, Mode};
 use super::undo::Undo;
@@ -74,11 +73,14 @@ impl Chat {
     /// user chose one.
     pub fn new_chat(&self) {
         self.open.show_new();
-        let default = self
-            .turn
-            .prefs
-            .value
-            .with_untracked(|p| p.default_model.clone());
+        self.assistant.clear();
+        // The workspace's model first, then the user's default.
+        let default = self.workspace.model().or_else(|| {
+            self.turn
+                .prefs
+                .value
+                .with_untracked(|p| p.default_model.clone())
+        });
         if default.is_some() {
             self.choice.pick(default);
         }
@@ -189,6 +191,9 @@ impl Chat {
                 let Some(lock) = self.claim(&id).await else {
                     return false;
                 };
+                // The assistant the new chat started with: named, its instructions the
+                // conversation's own.
+                let assistant = self.assistant.take();
                 let record = ConversationRecord {
                     id,
                     created_at: created,
@@ -196,6 +201,12 @@ impl Chat {
                     provider_id: Some(choice.provider_id.clone()),
                     model: Some(choice.model.clone()),
                     knowledge: crate::knowledge::use_knowledge().take_new_chat(),
+                    workspace_id: self.workspace.id_untracked(),
+                    assistant_id: assistant.as_ref().map(|a| a.id.clone()),
+                    system_prompt: assistant
+                        .as_ref()
+                        .map(|a| a.prompt.clone())
+                        .unwrap_or_default(),
                     ..Default::default()
                 };
                 let id = record.id.clone();
@@ -204,7 +215,7 @@ impl Chat {
                 // The new chat's queue moves to the conversation.
                 self.runs.adopt_new_chat_queue(&id);
                 self.open.show(Some(id.clone()), Vec::new());
-                (id, lock, Some(record))
+                (id, lock, Some((record, assistant)))
             }
         };
         let parent = self.open.active_leaf();
@@ -217,16 +228,20 @@ impl Chat {
         };
         let records = vec![question, reply];
         let inserted = match &new {
-            Some(conversation) => self.open.insert_first(conversation, records, change).await,
+            Some((conversation, _)) => self.open.insert_first(conversation, records, change).await,
             None => self.open.insert(&conversation_id, records, change).await,
         }
         .is_ok();
         if inserted {
             self.start_reply(conversation_id, &reply_id, Mode::Fresh, lock);
-        } else if new.is_some() {
-            // Nothing was stored: back to the new chat, with no conversation left behind.
+        } else if let Some((_, assistant)) = new {
+            // Nothing was stored: back to the new chat (with its assistant), with no
+            // conversation left behind.
             self.list.forget(&conversation_id);
             self.open.show(None, Vec::new());
+            if let Some(assistant) = assistant {
+                self.assistant.set(assistant);
+            }
         }
         inserted
     }
@@ -507,44 +522,6 @@ impl Chat {
     pub async fn after_bulk_change(&self) {
         super::broadcast::announce_all();
         self.reload_all().await;
-    }
-}
-
-/// The user's message `text`, below `parent`.
-fn question_record(
-    conversation_id: &str,
-    parent: Option<String>,
-    text: String,
-    attachments: Vec<Attachment>,
-) -> MessageRecord {
-    let at = now();
-    MessageRecord {
-        id: new_id(),
-        conversation_id: conversation_id.to_string(),
-        parent_id: parent,
-        role: Some(Role::User),
-        content: text,
-        attachments,
-        created_at: at,
-        updated_at: at,
-        ..Default::default()
-    }
-}
-
-/// A reply about to be written by `choice`, below `parent`.
-fn reply_record(conversation_id: &str, parent: Option<String>, choice: &ModelRef) -> MessageRecord {
-    let at = now();
-    MessageRecord {
-        id: new_id(),
-        conversation_id: conversation_id.to_string(),
-        parent_id: parent,
-        role: Some(Role::Assistant),
-        status: MessageStatus::Streaming,
-        provider_id: Some(choice.provider_id.clone()),
-        model: Some(choice.model.clone()),
-        created_at: at,
-        updated_at: at,
-        ..Default::default()
     }
 }
 

@@ -212,6 +212,22 @@ impl Conversations {
         .await
     }
 
+    /// Moves conversation `id` to `workspace_id` (`None`: no workspace) and gives it
+    /// `system_prompt` as its own instructions, in one write.
+    pub async fn set_placement(
+        &self,
+        id: &str,
+        workspace_id: Option<String>,
+        system_prompt: String,
+    ) -> Result<(), StorageError> {
+        let fields = json!({ "workspaceId": workspace_id, "systemPrompt": system_prompt });
+        self.merge(id, fields, |c| {
+            c.workspace_id = workspace_id.clone();
+            c.system_prompt = system_prompt.clone();
+        })
+        .await
+    }
+
     /// Whether conversation `id` still has no title, neither automatic nor the user's.
     pub fn is_untitled(&self, id: &str) -> bool {
         self.records.with_untracked(|list| {

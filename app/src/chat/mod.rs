@@ -61,6 +61,10 @@ pub struct Chat {
     pub runs: Runs,
     /// The model new messages go to.
     pub choice: ModelChoice,
+    /// The workspace the sidebar is in (new chats go to it).
+    pub workspace: crate::workspaces::CurrentWorkspace,
+    /// The assistant the new chat starts with, if any.
+    pub assistant: crate::assistants::opening::NewChatAssistant,
     /// The replies other tabs write, and this tab's claims.
     tabs: tabs::Tabs,
     /// A message whose sending failed before anything was stored; the composer takes it
@@ -127,6 +131,8 @@ impl Chat {
             open,
             runs,
             choice: ModelChoice::new(offered, default),
+            workspace: crate::workspaces::CurrentWorkspace::load(),
+            assistant: crate::assistants::opening::NewChatAssistant::new(),
             tabs,
             unsent: RwSignal::new(None),
             undo: undo::UndoSlot::new(store, toasts, i18n),

@@ -91,6 +91,25 @@ fn details_text(record: &MessageRecord, i18n: crate::i18n::I18n) -> Vec<(String,
     if let Some(model) = &record.model {
         rows.push((i18n.t(Key::MessageDetailModel), model.clone()));
     }
+    let prompts = hearth_core::workspace::prompt::decode(record.prompts.as_deref());
+    if !prompts.is_empty() {
+        use hearth_core::workspace::prompt::PromptLevel;
+        let names: Vec<String> = prompts
+            .iter()
+            .map(|p| match p.level {
+                PromptLevel::Global => i18n.t(Key::MessageDetailPromptGlobal),
+                PromptLevel::Workspace => i18n.t_with(
+                    Key::MessageDetailPromptWorkspace,
+                    &[("name", p.name.as_deref().unwrap_or_default())],
+                ),
+                PromptLevel::Conversation => match &p.name {
+                    Some(name) => i18n.t_with(Key::MessageDetailPromptAssistant, &[("name", name)]),
+                    None => i18n.t(Key::MessageDetailPromptConversation),
+                },
+            })
+            .collect();
+        rows.push((i18n.t(Key::MessageDetailPrompts), names.join(" · ")));
+    }
     let ms = |value: Option<u64>| {
         value
             .map(|ms| format!("{:.2} s", ms as f64 / 1000.0))

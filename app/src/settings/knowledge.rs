@@ -20,8 +20,8 @@ use crate::knowledge::{error_text, use_knowledge};
 use crate::ui::field::{Control, Field};
 use crate::ui::toast::{ToastKind, Toasts, use_toasts};
 
-/// A colour's label.
-fn colour_key(colour: Colour) -> Key {
+/// A colour's label (collections and workspaces).
+pub(super) fn colour_key(colour: Colour) -> Key {
     match colour {
         Colour::Accent => Key::KnowledgeColourAccent,
         Colour::Green => Key::KnowledgeColourGreen,
@@ -38,6 +38,8 @@ pub fn KnowledgePanel() -> impl IntoView {
     let knowledge = use_knowledge();
     let i18n = use_i18n();
     let toasts = use_toasts();
+    // The collections' colour dots (`sidebar.css`, linked by the sidebar's button too).
+    let _ = crate::ui::lazy_styles::ready(crate::ui::lazy_styles::Sheet::Sidebar);
     // Read on first open; a library that cannot be read is said, never shown as empty.
     let unreadable = RwSignal::new(None::<String>);
     spawn_local(async move {
@@ -238,10 +240,7 @@ fn CollectionCard(id: String) -> impl IntoView {
         let name = collection.name.clone();
         let ready = collection.ready().count();
         let count = collection.files.len();
-        let colour = format!(
-            "knowledge-card__dot knowledge-card__dot--{}",
-            collection.colour.as_str()
-        );
+        let colour = format!("colour-dot colour-dot--{}", collection.colour.as_str());
         let rows = collection
             .files
             .iter()

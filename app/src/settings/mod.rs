@@ -3,6 +3,7 @@
 
 mod about;
 mod archived;
+mod assistants;
 mod data;
 mod deployment;
 mod general;
@@ -15,6 +16,7 @@ mod skills;
 mod system;
 mod templates;
 mod tools;
+mod workspaces;
 
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
@@ -39,6 +41,10 @@ pub enum Tab {
     Skills,
     /// Prompt templates and their versions.
     Templates,
+    /// Assistants: recently used, the user's own, the built-in catalogue.
+    Assistants,
+    /// Workspaces: their instructions and defaults.
+    Workspaces,
     /// Knowledge collections and their files.
     Knowledge,
     /// Memory: the switches and every memory.
@@ -54,13 +60,15 @@ pub enum Tab {
 }
 
 impl Tab {
-    const ALL: [Tab; 12] = [
+    const ALL: [Tab; 14] = [
         Tab::General,
         Tab::Providers,
         Tab::Models,
         Tab::Tools,
         Tab::Skills,
         Tab::Templates,
+        Tab::Assistants,
+        Tab::Workspaces,
         Tab::Knowledge,
         Tab::Memory,
         Tab::System,
@@ -77,6 +85,8 @@ impl Tab {
             Tab::Tools => Key::SettingsTabTools,
             Tab::Skills => Key::SettingsTabSkills,
             Tab::Templates => Key::SettingsTabTemplates,
+            Tab::Assistants => Key::SettingsTabAssistants,
+            Tab::Workspaces => Key::SettingsTabWorkspaces,
             Tab::Knowledge => Key::SettingsTabKnowledge,
             Tab::Memory => Key::SettingsTabMemory,
             Tab::System => Key::SettingsTabSystem,
@@ -100,6 +110,8 @@ impl Tab {
             Tab::Tools => "tools",
             Tab::Skills => "skills",
             Tab::Templates => "templates",
+            Tab::Assistants => "assistants",
+            Tab::Workspaces => "workspaces",
             Tab::Knowledge => "knowledge",
             Tab::Memory => "memory",
             Tab::System => "system",
@@ -254,6 +266,8 @@ fn SettingsTabs() -> impl IntoView {
                     Tab::Tools => view! { <tools::PluginsPanel /> }.into_any(),
                     Tab::Skills => view! { <skills::SkillsPanel /> }.into_any(),
                     Tab::Templates => view! { <templates::TemplatesPanel /> }.into_any(),
+                    Tab::Assistants => view! { <assistants::AssistantsPanel /> }.into_any(),
+                    Tab::Workspaces => view! { <workspaces::WorkspacesPanel /> }.into_any(),
                     Tab::Knowledge => view! { <knowledge::KnowledgePanel /> }.into_any(),
                     Tab::Memory => view! { <memory::MemoryPanel /> }.into_any(),
                     Tab::System => view! { <system::SystemPanel /> }.into_any(),

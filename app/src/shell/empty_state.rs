@@ -1,6 +1,8 @@
 //! What the conversation pane shows before a conversation exists: a welcome that says
 //! what to do next. With a model on offer (the user's, or one the operator configured)
 //! that is simply to ask; without one, it is to add a provider, with the way to Settings.
+//! A new chat started with an assistant is greeted by it instead (its name and opening
+//! message, as text), with a way to chat without it.
 
 use leptos::prelude::*;
 
@@ -15,6 +17,31 @@ pub fn EmptyState() -> impl IntoView {
     let shell = use_shell();
     let offered = use_chat().choice.offered();
     let ready = move || offered.with(|groups| !groups.is_empty());
+    let assistant = use_chat().assistant;
+    move || match assistant.get() {
+        Some(opening) => view! {
+            <div class="empty-state" id="empty-assistant">
+                <span class="empty-state__emoji" aria-hidden="true">
+                    {if opening.emoji.is_empty() { "🤖".to_string() } else { opening.emoji }}
+                </span>
+                <h2 class="empty-state__title">{opening.name}</h2>
+                <p class="empty-state__body empty-state__greeting">{opening.greeting}</p>
+                <button type="button" class="button button--secondary button--small"
+                    id="empty-assistant-dismiss" on:click=move |_| assistant.clear()>
+                    {tr(Key::EmptyAssistantDismiss)}
+                </button>
+            </div>
+        }
+        .into_any(),
+        None => welcome(shell, ready).into_any(),
+    }
+}
+
+/// The welcome of a plain new chat.
+fn welcome(
+    shell: crate::shell::ShellState,
+    ready: impl Fn() -> bool + Send + Sync + 'static,
+) -> impl IntoView {
     view! {
         <div class="empty-state">
             <SafeImage src="/icons/icon.svg" alt="" class="empty-state__mark" />

@@ -14,6 +14,7 @@ pub mod shortcuts;
 mod shortcuts_dialog;
 mod sidebar;
 mod topbar;
+mod workspace_button;
 
 use leptos::prelude::*;
 
@@ -21,6 +22,7 @@ pub use composer::Composer;
 pub use empty_state::EmptyState;
 pub use sidebar::Sidebar;
 pub use topbar::Topbar;
+pub use workspace_button::BUTTON_ID as WORKSPACE_BUTTON_ID;
 
 /// The id of the composer's text area (the skip link's and "New chat"'s target).
 pub const COMPOSER_INPUT_ID: &str = "composer-input";
@@ -40,6 +42,8 @@ pub struct ShellState {
     pub sidebar_hidden: RwSignal<bool>,
     /// The shortcuts dialog is open.
     pub shortcuts_open: RwSignal<bool>,
+    /// The conversation whose workspace and instructions dialog is open.
+    pub placing: RwSignal<Option<String>>,
 }
 
 /// The shell's state.

@@ -54,13 +54,15 @@ pub fn Sidebar() -> impl IntoView {
     };
     let shown = RwSignal::new(PAGE);
     let filter = TitleFilter::new();
+    let workspace = chat.workspace;
+    let i18n = use_i18n();
     // (title, pinned) of each row shown, by id: a change costs one pass over the rows
     // shown, and each row reads its own entry.
     let summaries = Memo::new(move |_| {
         filter.matches.with(|matches| {
             chat.list.with(|list| {
                 list.iter()
-                    .filter(|c| listed(c, matches))
+                    .filter(|c| listed(c, matches) && workspace.lists(c.workspace_id.as_deref()))
                     .take(shown.get())
                     .map(|c| (c.id.clone(), (c.title.clone(), c.pinned)))
                     .collect::<HashMap<_, _>>()
@@ -71,7 +73,7 @@ pub fn Sidebar() -> impl IntoView {
         filter.matches.with(|matches| {
             chat.list.with(|list| {
                 list.iter()
-                    .filter(|c| listed(c, matches))
+                    .filter(|c| listed(c, matches) && workspace.lists(c.workspace_id.as_deref()))
                     .take(shown.get())
                     .map(|c| c.id.clone())
                     .collect::<Vec<_>>()
@@ -80,8 +82,11 @@ pub fn Sidebar() -> impl IntoView {
     };
     let more = move || {
         let total = filter.matches.with(|matches| {
-            chat.list
-                .with(|list| list.iter().filter(|c| listed(c, matches)).count())
+            chat.list.with(|list| {
+                list.iter()
+                    .filter(|c| listed(c, matches) && workspace.lists(c.workspace_id.as_deref()))
+                    .count()
+            })
         });
         total > shown.get()
     };
@@ -148,11 +153,27 @@ pub fn Sidebar() -> impl IntoView {
                 {icon(Icon::Book)}
                 <span>{tr(Key::SidebarKnowledge)}</span>
             </button>
-            <h2 class="sidebar__heading">{tr(Key::SidebarConversations)}</h2>
+            <button
+                type="button"
+                id="sidebar-assistants"
+                class="sidebar__item"
+                aria-haspopup="dialog"
+                on:click=move |_| {
+                    shell.settings_tab.set("assistants".to_string());
+                    shell.settings_open.set(true);
+                }
+            >
+                {icon(Icon::Sparkles)}
+                <span>{tr(Key::SidebarAssistants)}</span>
+            </button>
+            <super::workspace_button::WorkspaceButton />
             <FilterField filter=filter />
             <div class="sidebar__list">
-                <Show when=move || filter.matches.with(Option::is_some) && summaries.with(HashMap::is_empty)>
-                    <p class="sidebar__filter-empty" role="status">{tr(Key::SidebarFilterNone)}</p>
+                // Nothing matches the filter, or the workspace has no conversations yet.
+                <Show when=move || (filter.matches.with(Option::is_some) || workspace.id().is_some()) && summaries.with(HashMap::is_empty)>
+                    <p class="sidebar__filter-empty" role="status" id="sidebar-list-empty">
+                        {move || i18n.t(if filter.matches.with(Option::is_some) { Key::SidebarFilterNone } else { Key::WorkspacesNoConversations })}
+                    </p>
                 </Show>
                 <Show
                     when=move || chat.list.with(|list| list.iter().any(|c| !c.archived))
@@ -388,8 +409,9 @@ fn ConversationItem(id: String, summaries: Memo<HashMap<String, (String, bool)>>
     let input_id = format!("rename-{id}");
     let toasts = crate::ui::toast::use_toasts();
     let items = {
-        let (rename_input, pin_id, export_id, archive_id, delete_id) = (
+        let (rename_input, pin_id, place_id, export_id, archive_id, delete_id) = (
             input_id.clone(),
+            id.clone(),
             id.clone(),
             id.clone(),
             id.clone(),
@@ -424,6 +446,12 @@ fn ConversationItem(id: String, summaries: Memo<HashMap<String, (String, bool)>>
                     chat.list
                         .set_pinned(pin_id.clone(), !record.with_untracked(|(_, p)| *p))
                 }),
+            },
+            MenuItem {
+                label: Signal::derive(move || i18n.t(Key::PlacementTitle)),
+                icon: Icon::Folder,
+                checked: None,
+                on_select: Callback::new(move |_| shell.placing.set(Some(place_id.clone()))),
             },
             MenuItem {
                 label: Signal::derive(move || i18n.t(Key::ConversationExportMarkdown)),

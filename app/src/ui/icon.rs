@@ -38,6 +38,11 @@ pub enum Icon {
     Book,
     Printer,
     Keyboard,
+    ChevronDown,
+    Folder,
+    Briefcase,
+    Code,
+    Sparkles,
 }
 
 fn paths(icon: Icon) -> &'static [&'static str] {
@@ -114,6 +119,16 @@ fn paths(icon: Icon) -> &'static [&'static str] {
         Icon::Printer => &["M7 8V3h10v5", "M7 17H4v-7h16v7h-3", "M7 14h10v7H7z"],
         Icon::Book => &["M4 5a2 2 0 0 1 2-2h14v16H6a2 2 0 0 0-2 2z", "M4 5v16"],
         Icon::Keyboard => &["M3 6h18v12H3z", "M7 10h.01M11 10h.01M15 10h.01M7 14h10"],
+        Icon::ChevronDown => &["M6 9l6 6 6-6"],
+        Icon::Folder => {
+            &["M3 6a1 1 0 0 1 1-1h5l2 2h9a1 1 0 0 1 1 1v10a1 1 0 0 1-1 1H4a1 1 0 0 1-1-1z"]
+        }
+        Icon::Briefcase => &["M3 8h18v11H3z", "M8 8V5h8v3", "M3 13h18"],
+        Icon::Code => &["M8 7l-5 5 5 5", "M16 7l5 5-5 5", "M14 4l-4 16"],
+        Icon::Sparkles => &[
+            "M10 4l1.8 4.7L16.5 10.5l-4.7 1.8L10 17l-1.8-4.7L3.5 10.5l4.7-1.8z",
+            "M18 14l.9 2.1L21 17l-2.1.9L18 20l-.9-2.1L15 17l2.1-.9z",
+        ],
     }
 }
 

@@ -1,10 +1,11 @@
 //! Stylesheets outside the first load, for views that load lazily: `panels.css` (the
-//! settings dialog, the search palette, the password screen) and `conversation.css` (the
-//! messages). The first view that needs one links it; each view shows its content once
-//! [`ready`] says its stylesheet is here, so none is ever shown unstyled. A stylesheet
-//! that does not arrive (offline without the service worker's copy) counts as here once
-//! it has failed: the view shows rather than never. Only the lazy views' own chunks use
-//! this, so the first load carries none of it.
+//! settings dialog, the search palette, the password screen), `conversation.css` (the
+//! messages) and `sidebar.css` (the sidebar's workspace button and menu). The first view
+//! that needs one links it; each view shows its content once [`ready`] says its
+//! stylesheet is here, so none is ever shown unstyled. A stylesheet that does not arrive
+//! (offline without the service worker's copy) counts as here once it has failed: the
+//! view shows rather than never. Only the lazy views' own chunks use this, so the first
+//! load carries none of it.
 
 use leptos::prelude::*;
 use wasm_bindgen::JsValue;
@@ -17,6 +18,8 @@ pub enum Sheet {
     Panels,
     /// The messages of the open conversation.
     Conversation,
+    /// The sidebar's workspace button and menu.
+    Sidebar,
 }
 
 impl Sheet {
@@ -24,14 +27,15 @@ impl Sheet {
         match self {
             Sheet::Panels => "/panels.css",
             Sheet::Conversation => "/conversation.css",
+            Sheet::Sidebar => "/sidebar.css",
         }
     }
 }
 
 thread_local! {
     /// Whether each sheet has loaded (or failed); `None` until it is linked.
-    static READY: std::cell::RefCell<[Option<ArcRwSignal<bool>>; 2]> =
-        const { std::cell::RefCell::new([None, None]) };
+    static READY: std::cell::RefCell<[Option<ArcRwSignal<bool>>; 3]> =
+        const { std::cell::RefCell::new([None, None, None]) };
 }
 
 /// Whether `sheet` is here; links it the first time it is asked.

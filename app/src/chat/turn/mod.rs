@@ -4,6 +4,11 @@
 //!
 //! - `prepare`: the model's provider, key and capabilities, and the question with its
 //!   history (`hearth_core::chat::request`).
+//! - `workspace`: the conversation's workspace, and the system prompt made from the
+//!   user's, the workspace's and the conversation's instructions (recorded on the
+//!   reply); its tools, skills and collections go to the phases that own them.
+//! - `assistant`: the assistant the conversation started with; its tools and skills
+//!   limit the turn before the workspace's.
 //! - `skills`: the user's active skills (or those the model chooses among them) joined to
 //!   the system prompt, and recorded on the reply.
 //! - `memory`: the memories the question is about, joined to the system prompt as data
@@ -22,6 +27,7 @@
 //!   is done.
 
 mod after;
+mod assistant;
 mod attachments;
 mod image_parts;
 mod knowledge;
@@ -33,11 +39,14 @@ mod producer;
 mod reply;
 mod skills;
 mod tools;
+mod workspace;
 
+use hearth_core::chat::ConversationRecord;
 use hearth_core::chat::request::RoundShape;
 use hearth_core::chat::{GenerationError, MessageStatus, Phase, RunOutcome};
 use hearth_core::plugin::selection::Toolset;
 use hearth_core::plugin::tool_loop::{Budget, Round};
+use hearth_core::workspace::Workspace;
 
 use super::list::Conversations;
 use super::live::LiveMessage;
@@ -103,13 +112,15 @@ pub async fn run(
 }
 
 /// Every context producer, in the order their phases run (attachments, then the
-/// conversation's knowledge collections; web search as it lands).
-fn producers(context: TurnContext, conversation_id: &str) -> Vec<Box<dyn producer::PhaseProducer>> {
-    let collections = context
-        .list
-        .find(conversation_id)
-        .map(|c| c.knowledge)
+/// workspace's and the conversation's knowledge collections; web search as it lands).
+fn producers(
+    conversation: Option<&ConversationRecord>,
+    workspace: Option<&Workspace>,
+) -> Vec<Box<dyn producer::PhaseProducer>> {
+    let own = conversation
+        .map(|c| c.knowledge.as_slice())
         .unwrap_or_default();
+    let collections = hearth_core::workspace::scope::collections(workspace, own);
     vec![
         Box::new(attachments::Attachments),
         Box::new(knowledge::Knowledge { collections }),
@@ -125,21 +136,32 @@ async fn drive(
 ) -> Ending {
     let signal = controller.signal();
     let record = reply.live.snapshot();
+    let conversation = context.list.find(&reply.conversation_id);
+    let workspace = workspace::of(context, conversation.as_ref()).await;
+    let assistant = assistant::of(context, conversation.as_ref()).await;
     let mut prepared = match prepare::prepare(context, &record, mode).await {
         Ok(prepared) => prepared,
         Err(error) => return Ending::Failed(error),
     };
-    reply.skills = skills::apply(context, &mut prepared, &record, mode).await;
+    let prompts = workspace::instruct(
+        &mut prepared,
+        workspace.as_ref(),
+        assistant.as_ref(),
+        conversation.as_ref(),
+    );
+    let limits = hearth_core::workspace::scope::limits(assistant.as_ref(), workspace.as_ref());
+    reply.skills = skills::apply(context, &mut prepared, &record, mode, limits).await;
     let memory = memory::apply(context, &mut prepared, &record).await;
     // A continuation keeps the record its reply was written with (proposals included).
     if mode == Mode::Fresh {
         reply.set_memory(memory.memory);
+        reply.set_prompts(prompts);
     }
     reply.show(MessageStatus::Streaming);
     if signal.aborted() {
         return Ending::Stopped;
     }
-    for producer in producers(context, &reply.conversation_id) {
+    for producer in producers(conversation.as_ref(), workspace.as_ref()) {
         if !producer.applies(&prepared.turn) {
             continue;
         }
@@ -163,7 +185,7 @@ async fn drive(
     // Tools only for a model that takes them, and never on a continuation (it finishes
     // the text it was writing).
     let toolset = if prepared.target.capabilities.tools && mode == Mode::Fresh {
-        let mut toolset = tools::toolset(context).await;
+        let mut toolset = tools::toolset(context, limits).await;
         if memory.propose {
             hearth_core::memory::proposal::offer(&mut toolset);
         }

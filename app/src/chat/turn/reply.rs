@@ -69,6 +69,7 @@ impl Reply {
                 live.reasoning.set(String::new());
                 live.record.update(|r| {
                     r.memory = None;
+                    r.prompts = None;
                     r.images.clear();
                     r.sources = None;
                 });
@@ -203,6 +204,12 @@ impl Reply {
     /// `crate::memory` reads and writes it).
     pub fn set_memory(&self, memory: Option<String>) {
         self.live.record.update(|r| r.memory = memory);
+    }
+
+    /// Records which instructions the reply's request carried (its `prompts` record,
+    /// JSON text: `hearth_core::workspace::prompt` reads and writes it).
+    pub fn set_prompts(&self, prompts: Option<String>) {
+        self.live.record.update(|r| r.prompts = prompts);
     }
 
     /// Changes what the reply's record keeps of memory (shown at once, stored with the

@@ -3,15 +3,19 @@
 //! them through the internal `select_text_skills` tool (a task call: nothing shown or
 //! stored while it runs); otherwise every active skill applies. Their instructions join
 //! the system prompt after the user's own, and the reply records which were applied and
-//! how. A continuation keeps the skills its reply was written with. With no active
+//! how; a conversation's assistant or workspace may name its own skills instead of the
+//! user's active ones. A continuation keeps the skills its reply was written with. With no active
 //! skills nothing changes and nothing mentions skills; a library that cannot be read is
 //! said in a toast and the answer goes ahead without skills.
 
 use hearth_core::chat::MessageRecord;
 use hearth_core::preferences::ModelRef;
 use hearth_core::skill::library::InstalledSkill;
-use hearth_core::skill::turn::{SkillPlan, applied, chosen, plan, selection_request, with_skills};
+use hearth_core::skill::turn::{
+    SkillPlan, applied, chosen, plan_of, selection_request, with_skills,
+};
 use hearth_core::skill::{AppliedSkill, SkillMode, TextSkill};
+use hearth_core::workspace::scope::{Limits, active_skills};
 
 use super::prepare::Prepared;
 use super::{Mode, TurnContext};
@@ -23,6 +27,7 @@ pub(super) async fn apply(
     prepared: &mut Prepared,
     record: &MessageRecord,
     mode: Mode,
+    limits: Limits<'_>,
 ) -> Vec<AppliedSkill> {
     let library = match context.skills.ensure_loaded().await {
         Ok(library) => library,
@@ -41,13 +46,15 @@ pub(super) async fn apply(
             return Vec::new();
         }
     };
+    // An assistant or workspace that names its skills applies those.
+    let active = active_skills(&library, limits);
     let (skills, record_of): (Vec<&InstalledSkill>, Vec<AppliedSkill>) = match mode {
         Mode::Continue => record
             .skill_invocations
             .iter()
             .filter_map(|a| library.get(&a.id).map(|skill| (skill, a.clone())))
             .unzip(),
-        Mode::Fresh => match plan(&library, prepared.target.capabilities.tools) {
+        Mode::Fresh => match plan_of(active, &library, prepared.target.capabilities.tools) {
             SkillPlan::Nothing => (Vec::new(), Vec::new()),
             SkillPlan::Inject(skills) => {
                 let record_of = applied(&skills, SkillMode::Manual);

@@ -40,8 +40,12 @@ use crate::ui::toast::ToastKind;
 /// How often a waiting call looks for the user's answer, in ms.
 const ANSWER_POLL_MS: i32 = 100;
 
-/// The tools a reply offers now: the edge's plugins under the user's switches.
-pub(super) async fn toolset(context: TurnContext) -> Toolset {
+/// The tools a reply offers now: the edge's plugins under the user's switches, or only
+/// those its conversation's assistant or workspace names.
+pub(super) async fn toolset(
+    context: TurnContext,
+    limits: hearth_core::workspace::scope::Limits<'_>,
+) -> Toolset {
     context.plugins.ensure_listed().await;
     // Without the list, the reply goes ahead without installed tools; say so rather
     // than leave the user wondering why none was used.
@@ -61,6 +65,11 @@ pub(super) async fn toolset(context: TurnContext) -> Toolset {
     }
     let builtins = context.plugins.builtins.get_untracked();
     let installed = context.plugins.installed.get_untracked();
+    let ids = builtins
+        .iter()
+        .chain(&installed)
+        .map(|r| r.plugin.id.as_str());
+    let prefs = hearth_core::workspace::scope::tool_preferences(&prefs, limits, ids);
     selection::toolset(&builtins, &installed, &prefs)
 }
 

@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::{category_key, error_text};
+use crate::catalogue::CatalogStatus;
 use crate::i18n::{Key, tr, use_i18n};
 use crate::skills::catalog::{self, CatalogState};
 use crate::skills::use_skills;
@@ -17,21 +18,8 @@ use crate::ui::toast::{ToastKind, use_toasts};
 pub(super) fn CatalogSection() -> impl IntoView {
     let i18n = use_i18n();
     // Where the list on screen came from; this tab's alone (nothing else shows it).
-    let state = RwSignal::new(CatalogState::Loading);
-    let load = move || {
-        let tag = i18n.locale().tag().to_string();
-        state.set(CatalogState::Loading);
-        spawn_local(async move {
-            let loaded = catalog::load(&tag).await;
-            // The tab may have closed meanwhile.
-            let _ = state.try_set(loaded);
-        });
-    };
-    // Again whenever the language changes.
-    Effect::new(move |_| {
-        let _ = i18n.locale();
-        untrack(load);
-    });
+    let (state, reload) =
+        crate::catalogue::use_catalogue(|tag| async move { catalog::load(&tag).await });
     let words = RwSignal::new(String::new());
     let category = RwSignal::new(None::<Category>);
     let shown = move || {
@@ -54,59 +42,6 @@ pub(super) fn CatalogSection() -> impl IntoView {
     let locale_shown = move || match state.get() {
         CatalogState::Fallback { .. } => "en".to_string(),
         _ => i18n.locale().tag().to_string(),
-    };
-    let status = move || {
-        let date = |ms: f64| {
-            js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(ms))
-                .to_locale_date_string(i18n.locale().tag(), &wasm_bindgen::JsValue::UNDEFINED)
-                .as_string()
-                .unwrap_or_default()
-        };
-        let (key, values, retry) = match state.get() {
-            CatalogState::Loading => (Key::SkillsCatalogLoading, Vec::new(), false),
-            CatalogState::Fresh(_) => return None,
-            CatalogState::Saved {
-                fetched_at,
-                stale,
-                error,
-                ..
-            } => (
-                if stale {
-                    Key::SkillsCatalogStale
-                } else {
-                    Key::SkillsCatalogSaved
-                },
-                vec![("date", date(fetched_at)), ("reason", error.to_string())],
-                true,
-            ),
-            CatalogState::Fallback { error, .. } => (
-                Key::SkillsCatalogFallback,
-                vec![("reason", error.to_string())],
-                true,
-            ),
-            CatalogState::Failed(error) => (
-                Key::SkillsCatalogFailed,
-                vec![("reason", error.to_string())],
-                true,
-            ),
-        };
-        let values: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        let text = i18n.t_with(key, &values);
-        let kind = if key == Key::SkillsCatalogLoading {
-            "status"
-        } else {
-            "alert"
-        };
-        Some(view! {
-            <div class="notice notice--warning skills-catalog-state" role=kind id="skills-catalog-state"
-                data-state=format!("{key:?}")>
-                <span>{text}</span>
-                {retry.then(|| view! {
-                    <button type="button" class="button button--secondary button--small" id="skills-catalog-retry"
-                        on:click=move |_| load()>{tr(Key::MessageRetry)}</button>
-                })}
-            </div>
-        })
     };
     let categories = Category::ALL
         .into_iter()
@@ -131,7 +66,8 @@ pub(super) fn CatalogSection() -> impl IntoView {
                     {categories}
                 </select>
             </div>
-            {status}
+            <CatalogStatus state id="skills-catalog" failed=Key::SkillsCatalogFailed
+                retry=reload />
             <ul class="plugin-list registry-list" id="skills-catalog">
                 <For each=shown key=|s| s.id.clone() let:meta>
                     <CatalogRow meta locale=Signal::derive(locale_shown) />
