@@ -6,7 +6,7 @@
 
 use axum::Router;
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 
@@ -64,9 +64,18 @@ async fn serve_static(State(state): State<AppState>, request: Request) -> Respon
     if is_api_path(path) {
         return crate::api::unknown_route().await.into_response();
     }
-    state
-        .assets
-        .respond(request.method(), path, request.headers())
+    let assets = &state.assets;
+    if assets.is_ready(path, request.headers()) {
+        return assets.respond(request.method(), path, request.headers());
+    }
+    // The first request for a large file's gzip compresses it: off the async workers.
+    let assets = std::sync::Arc::clone(assets);
+    let (parts, _) = request.into_parts();
+    tokio::task::spawn_blocking(move || {
+        assets.respond(&parts.method, parts.uri.path(), &parts.headers)
+    })
+    .await
+    .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
 }
 
 /// The most of a missed share's body the edge drains before it answers.

@@ -1,7 +1,10 @@
 //! The release `dist/` directory, loaded into memory once at start-up and served from
 //! there: correct MIME types (`application/wasm` above all), hashed assets cached as
 //! immutable, everything else revalidated by ETag, Brotli or gzip chosen by
-//! `Accept-Encoding`, and `index.html` for client-side routes. A directory may be packed
+//! `Accept-Encoding`, and `index.html` for client-side routes. A file's gzip is made
+//! when a client first asks for it and kept ([`StaticAssets::is_ready`] says whether a
+//! request would have to wait for that): start-up reads files and nothing more, and a
+//! file nobody fetches (the diagram library, say) is never compressed. A directory may be packed
 //! ([`pack`]): a file stored only as `name.br` (or `name.gz`) is served as `name`, and its
 //! Brotli (or gzip) is sent as it is to the clients that take it.
 //!
@@ -12,10 +15,12 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use axum::body::Body;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
 use sha2::{Digest, Sha256};
 
 use crate::content_coding::{accepts, gzip};
@@ -61,9 +66,11 @@ pub enum LoadError {
 /// One file of `dist/`, ready to send.
 #[derive(Debug)]
 struct Asset {
-    body: Vec<u8>,
-    gzip: Option<Vec<u8>>,
-    brotli: Option<Vec<u8>>,
+    body: Bytes,
+    /// Made on the first request that takes gzip (or read from a packed `name.gz`);
+    /// `None` when gzip would not make the file smaller or its type is not compressible.
+    gzip: OnceLock<Option<Bytes>>,
+    brotli: Option<Bytes>,
     content_type: &'static str,
     etag: HeaderValue,
     cache_control: &'static str,
@@ -116,6 +123,28 @@ impl StaticAssets {
         self.files.is_empty()
     }
 
+    /// Whether answering `path` for a client sending `headers` is a lookup only: false
+    /// when the answer needs a gzip not made yet, which takes a while for a large file
+    /// (call [`Self::respond`] off the async runtime then).
+    pub fn is_ready(&self, path: &str, headers: &HeaderMap) -> bool {
+        self.asset(path).is_none_or(|asset| {
+            asset.gzip.get().is_some()
+                || (asset.brotli.is_some() && accepts(headers, "br"))
+                || !accepts(headers, "gzip")
+        })
+    }
+
+    /// The asset `path` names (`index.html` for a client route).
+    fn asset(&self, path: &str) -> Option<&Asset> {
+        let key = path.trim_start_matches('/');
+        let key = if key.is_empty() { "index.html" } else { key };
+        match self.files.get(key) {
+            Some(asset) => Some(asset),
+            None if is_client_route(key) => self.files.get("index.html"),
+            None => None,
+        }
+    }
+
     /// Answers a GET or HEAD for `path` (the URL path, without the query).
     pub fn respond(&self, method: &Method, path: &str, headers: &HeaderMap) -> Response {
         if method != Method::GET && method != Method::HEAD {
@@ -126,14 +155,10 @@ impl StaticAssets {
                 .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
             return response;
         }
-        let key = path.trim_start_matches('/');
-        let key = if key.is_empty() { "index.html" } else { key };
-        let asset = match self.files.get(key) {
-            Some(asset) => asset,
-            None if is_client_route(key) => &self.files["index.html"],
-            None => return (StatusCode::NOT_FOUND, "Not Found").into_response(),
-        };
-        asset.respond(method, headers)
+        match self.asset(path) {
+            Some(asset) => asset.respond(method, headers),
+            None => (StatusCode::NOT_FOUND, "Not Found").into_response(),
+        }
     }
 }
 
@@ -144,20 +169,34 @@ impl Asset {
         let digest = Sha256::digest(&body);
         let etag = HeaderValue::from_str(&format!("\"{}\"", hex(&digest[..12])))
             .unwrap_or_else(|_| HeaderValue::from_static("\"0\""));
-        let gzip = gzip.or_else(|| smaller_gzip(relative, &body));
+        let gzip = match gzip {
+            Some(packed) => OnceLock::from(Some(Bytes::from(packed))),
+            None if is_compressible(content_type) => OnceLock::new(),
+            None => OnceLock::from(None),
+        };
         let cache_control = if has_content_hash(relative) {
             IMMUTABLE
         } else {
             REVALIDATE
         };
         Self {
-            body,
+            body: Bytes::from(body),
             gzip,
-            brotli,
+            brotli: brotli.map(Bytes::from),
             content_type,
             etag,
             cache_control,
         }
+    }
+
+    /// The gzip, made now if this is the first request for it.
+    fn gzip(&self) -> Option<&Bytes> {
+        self.gzip
+            .get_or_init(|| {
+                let compressed = gzip(&self.body);
+                (compressed.len() < self.body.len()).then(|| Bytes::from(compressed))
+            })
+            .as_ref()
     }
 
     fn respond(&self, method: &Method, headers: &HeaderMap) -> Response {
@@ -172,10 +211,12 @@ impl Asset {
                 .body(Body::empty())
                 .unwrap_or_default();
         }
-        let (bytes, coding) = match (&self.brotli, &self.gzip) {
-            (Some(compressed), _) if accepts(headers, "br") => (compressed, Some("br")),
-            (_, Some(compressed)) if accepts(headers, "gzip") => (compressed, Some("gzip")),
-            _ => (&self.body, None),
+        let (bytes, coding) = match &self.brotli {
+            Some(compressed) if accepts(headers, "br") => (compressed, Some("br")),
+            _ => match accepts(headers, "gzip").then(|| self.gzip()).flatten() {
+                Some(compressed) => (compressed, Some("gzip")),
+                None => (&self.body, None),
+            },
         };
         if let Some(coding) = coding {
             builder = builder.header(header::CONTENT_ENCODING, coding);
@@ -277,14 +318,6 @@ pub fn content_type(name: &str) -> &'static str {
         Some("txt") => "text/plain; charset=utf-8",
         _ => "application/octet-stream",
     }
-}
-
-/// The gzip of `body` when `relative` names a compressible type and compressing saves
-/// bytes; `None` otherwise (also for a packed file, which is stored as Brotli only).
-fn smaller_gzip(relative: &str, body: &[u8]) -> Option<Vec<u8>> {
-    is_compressible(content_type(relative))
-        .then(|| gzip(body))
-        .filter(|compressed| compressed.len() < body.len())
 }
 
 fn is_compressible(content_type: &str) -> bool {
@@ -416,5 +449,48 @@ mod tests {
         assert_eq!(send("gzip, deflate, br"), (Some("br".into()), 2));
         assert_eq!(send("gzip"), (Some("gzip".into()), 2));
         assert_eq!(send("identity"), (None, body.len()));
+    }
+
+    #[test]
+    fn a_files_gzip_is_made_on_the_first_request_that_takes_it_and_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = "let answer = 42; ".repeat(200);
+        std::fs::write(dir.path().join("index.html"), "<p>hi</p>").unwrap();
+        std::fs::write(dir.path().join("a.js"), &script).unwrap();
+        std::fs::write(dir.path().join("tiny.js"), "1").unwrap();
+        std::fs::write(dir.path().join("i.png"), script.as_bytes()).unwrap();
+        let assets = StaticAssets::load(dir.path()).unwrap();
+        let accepting = |value: &'static str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::ACCEPT_ENCODING, HeaderValue::from_static(value));
+            headers
+        };
+        let coding = |path: &str, headers: &HeaderMap| {
+            let response = assets.respond(&Method::GET, path, headers);
+            response
+                .headers()
+                .get(header::CONTENT_ENCODING)
+                .map(|v| v.to_str().unwrap().to_string())
+        };
+        let gzip = accepting("gzip");
+        // Loading compressed nothing; a client without gzip never makes one.
+        assert!(!assets.is_ready("/a.js", &gzip));
+        assert!(assets.is_ready("/a.js", &accepting("identity")));
+        assert_eq!(coding("/a.js", &accepting("identity")), None);
+        assert!(!assets.is_ready("/a.js", &gzip));
+        // The first gzip request makes it; later ones only look it up.
+        assert_eq!(coding("/a.js", &gzip).as_deref(), Some("gzip"));
+        assert!(assets.is_ready("/a.js", &gzip));
+        assert_eq!(coding("/a.js", &gzip).as_deref(), Some("gzip"));
+        // A file gzip does not shrink is sent plain, and that is remembered too.
+        assert_eq!(coding("/tiny.js", &gzip), None);
+        assert!(assets.is_ready("/tiny.js", &gzip));
+        // An image is never compressed; unknown paths and client routes answer at once.
+        assert!(assets.is_ready("/i.png", &gzip));
+        assert_eq!(coding("/i.png", &gzip), None);
+        assert!(assets.is_ready("/missing.js", &gzip));
+        assert!(!assets.is_ready("/settings", &gzip));
+        assert_eq!(coding("/settings", &gzip), None, "index.html is too small");
+        assert!(assets.is_ready("/", &gzip));
     }
 }

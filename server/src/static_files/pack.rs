@@ -206,16 +206,9 @@ pub fn pack(from: &Path, to: &Path) -> Result<PackReport, PackError> {
         bytes_in: 0,
         bytes_out: 0,
     };
-    for (relative, content) in &source {
+    let compressed = compress_all(&source);
+    for ((relative, content), compressed) in source.iter().zip(compressed) {
         report.bytes_in += content.body.len() as u64;
-        let compressed = is_compressible(content_type(relative))
-            .then(|| {
-                content
-                    .brotli
-                    .clone()
-                    .unwrap_or_else(|| brotli(&content.body))
-            })
-            .filter(|compressed| compressed.len() < content.body.len());
         let (name, bytes) = match &compressed {
             Some(br) => {
                 report.packed += 1;
@@ -239,6 +232,55 @@ pub fn pack(from: &Path, to: &Path) -> Result<PackReport, PackError> {
         ));
     }
     Ok(report)
+}
+
+/// Each file's Brotli (in `source`'s order) when its type is compressible and Brotli
+/// makes it smaller. Brotli at its best is slow (seconds for the diagram library), so
+/// the files are shared among one thread per core, the largest taken first.
+fn compress_all(source: &BTreeMap<String, Content>) -> Vec<Option<Vec<u8>>> {
+    let files: Vec<(&String, &Content)> = source.iter().collect();
+    let mut order: Vec<usize> = (0..files.len()).collect();
+    order.sort_by_key(|&at| std::cmp::Reverse(files[at].1.body.len()));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let mut results: Vec<Option<Vec<u8>>> = vec![None; files.len()];
+    let done: Vec<(usize, Option<Vec<u8>>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let taken = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(&at) = order.get(taken) else {
+                            return done;
+                        };
+                        let (relative, content) = files[at];
+                        let compressed = is_compressible(content_type(relative))
+                            .then(|| {
+                                content
+                                    .brotli
+                                    .clone()
+                                    .unwrap_or_else(|| brotli(&content.body))
+                            })
+                            .filter(|compressed| compressed.len() < content.body.len());
+                        done.push((at, compressed));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|worker| {
+                worker
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    });
+    for (at, compressed) in done {
+        results[at] = compressed;
+    }
+    results
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<(), PackError> {
