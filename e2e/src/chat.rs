@@ -269,15 +269,20 @@ pub async fn switch_on_builtin(session: &AppSession, id: &str) {
 
 /// The stored conversation records, as JSON.
 pub async fn stored_conversations(session: &crate::Browser) -> Vec<Value> {
+    stored_records(session, "conversations").await
+}
+
+/// Every record of the database's object store `store`, as JSON.
+pub async fn stored_records(session: &crate::Browser, store: &str) -> Vec<Value> {
     let found = session
         .js_async(
-            "const done = arguments[arguments.length - 1];
+            "const [store, done] = arguments;
              const open = indexedDB.open('hearth');
              open.onsuccess = () => {
-               const all = open.result.transaction('conversations').objectStore('conversations').getAll();
+               const all = open.result.transaction(store).objectStore(store).getAll();
                all.onsuccess = () => { open.result.close(); done(all.result); };
              };",
-            vec![],
+            vec![json!(store)],
         )
         .await;
     found.as_array().cloned().unwrap_or_default()
@@ -346,6 +351,19 @@ pub fn system_of(body: &Value) -> String {
         .as_array()
         .and_then(|m| m.iter().find(|m| m["role"] == "system"))
         .and_then(|m| m["content"].as_str())
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// The composer's text.
+pub async fn composer_text(session: &AppSession) -> String {
+    session
+        .js(
+            "return document.getElementById('composer-input').value",
+            vec![],
+        )
+        .await
+        .as_str()
         .unwrap_or_default()
         .to_string()
 }

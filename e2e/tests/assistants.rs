@@ -134,6 +134,37 @@ async fn an_assistant_greets_starts_the_conversation_and_shapes_its_requests() {
     assert_eq!(system_of(&plain), "Be brief.");
     assert!(offered_tools(&plain).is_empty(), "the user's switches");
 
+    // `/` offers the assistants: typed, the translator starts a chat of its own.
+    chat::type_in_composer(&session, "/transla").await;
+    session
+        .wait_until(
+            "document.querySelector('#slash-option-0')?.dataset.slashCommand === 'translator'",
+        )
+        .await;
+    assert!(
+        session
+            .text_of("#slash-option-0")
+            .await
+            .contains("Assistant"),
+        "said to be an assistant"
+    );
+    session.press(&[fantoccini::key::Key::Enter]).await;
+    session
+        .wait_until(
+            "document.getElementById('empty-assistant')?.textContent.includes('Translator')",
+        )
+        .await;
+    assert_eq!(
+        session
+            .js(
+                "return document.querySelectorAll('.message').length",
+                vec![]
+            )
+            .await,
+        json!(0),
+        "a new chat"
+    );
+
     // Recently used, first.
     open_assistants(&session).await;
     session

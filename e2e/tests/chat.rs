@@ -1314,7 +1314,7 @@ async fn a_server_configured_provider_chats_through_the_edge_and_its_key_stays_t
     assert_eq!(
         session
             .js(
-                "return document.querySelectorAll('.empty-state .button').length",
+                "return document.querySelectorAll('.empty-state .button[aria-haspopup=dialog]').length",
                 vec![]
             )
             .await,

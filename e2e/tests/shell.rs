@@ -387,7 +387,7 @@ async fn dialog_traps_focus_closes_on_escape_and_returns_focus() {
     assert_eq!(
         browser
             .js(
-                "return document.activeElement === document.querySelector('.empty-state .button')",
+                "return document.activeElement === document.querySelector('.empty-state .button[aria-haspopup=dialog]')",
                 vec![]
             )
             .await,

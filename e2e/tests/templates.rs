@@ -8,26 +8,14 @@
 
 use fantoccini::key::Key;
 use hearth_e2e::AppSession;
-use hearth_e2e::chat::type_in_composer;
 use hearth_e2e::chat::{self, last_status};
+use hearth_e2e::chat::{composer_text, type_in_composer};
 use hearth_e2e::process::Guard;
 use hearth_e2e::provider_fixture::ProviderFixture;
 use hearth_e2e::tool_peers::{
     fill_mcp_install, install, mcp_everything, mcp_revision_server, mcp_url, peer_stats,
 };
 use serde_json::{Value, json};
-
-async fn composer_text(session: &AppSession) -> String {
-    session
-        .js(
-            "return document.getElementById('composer-input').value",
-            vec![],
-        )
-        .await
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
-}
 
 /// The commands the menu lists, in order.
 async fn listed(session: &AppSession) -> Vec<String> {
@@ -109,12 +97,13 @@ async fn a_template_is_found_by_slash_filled_by_keyboard_and_its_text_is_what_is
     session.screenshot("templates-settings").await;
     session.close_settings().await;
 
-    // `/tra` lists it first; the text area points at it; Enter opens its form.
+    // `/tra` lists it first (then the built-in translator assistant, once its catalogue
+    // is here); the text area points at it; Enter opens its form.
     type_in_composer(&session, "/tra").await;
     session
-        .wait_for("#slash-menu [data-slash-command='translate']")
+        .wait_for("#slash-menu [data-slash-command='translator']")
         .await;
-    assert_eq!(listed(&session).await, vec!["translate".to_string()]);
+    assert_eq!(listed(&session).await, vec!["translate", "translator"]);
     assert_eq!(active_command(&session).await, json!("translate"));
     assert_eq!(
         session
@@ -184,18 +173,38 @@ async fn the_slash_menu_runs_the_composers_own_commands_and_switches_skills_by_k
     let fixture = ProviderFixture::start().await;
     let session = chat::ready(&fixture).await;
 
-    // A slash alone lists the composer's commands; arrows move and wrap.
+    // A slash alone lists the composer's commands, then the assistants (once their
+    // catalogue is here); arrows move and wrap.
     type_in_composer(&session, "/").await;
-    session.wait_for("#slash-menu").await;
+    session
+        .wait_for("#slash-menu [data-slash-command='interview-coach']")
+        .await;
     assert_eq!(
         listed(&session).await,
-        vec!["new", "search", "templates", "skills", "knowledge"]
+        vec![
+            "new",
+            "temporary",
+            "search",
+            "templates",
+            "skills",
+            "knowledge",
+            "writing-partner",
+            "code-reviewer",
+            "data-analyst",
+            "translator",
+            "study-tutor",
+            "planner",
+            "email-helper",
+            "research-reader",
+            "brainstormer",
+            "interview-coach"
+        ]
     );
     assert_eq!(active_command(&session).await, json!("new"));
     session.press(&[Key::Down]).await;
-    assert_eq!(active_command(&session).await, json!("search"));
+    assert_eq!(active_command(&session).await, json!("temporary"));
     session.press(&[Key::Up, Key::Up]).await;
-    assert_eq!(active_command(&session).await, json!("knowledge"));
+    assert_eq!(active_command(&session).await, json!("interview-coach"));
 
     // Escape closes it and keeps the text; a slash text nothing matches is sent as typed.
     session.press(&[Key::Escape]).await;
@@ -858,8 +867,15 @@ async fn an_unreadable_templates_record_is_said_in_the_menu_and_never_written_ov
         .await;
     // The composer's own commands are still there.
     assert_eq!(
-        listed(&session).await,
-        vec!["new", "search", "templates", "skills", "knowledge"]
+        listed(&session).await[..6],
+        [
+            "new",
+            "temporary",
+            "search",
+            "templates",
+            "skills",
+            "knowledge"
+        ]
     );
     // Saving a template is refused rather than written over the record.
     session.press(&[Key::Escape]).await;

@@ -391,3 +391,141 @@ async fn workspaces_travel_in_the_export_and_come_back_with_an_import() {
     let _ = std::fs::remove_dir_all(&downloads);
     session.finish().await;
 }
+
+/// How many stored messages say `text`.
+async fn stored_messages_saying(session: &AppSession, text: &str) -> usize {
+    chat::stored_records(session, "messages")
+        .await
+        .iter()
+        .filter(|m| m["content"].as_str().is_some_and(|c| c.contains(text)))
+        .count()
+}
+
+/// A temporary chat (the new chat's switch, or `/temporary`) is answered like any other
+/// but never reaches the database or the export, has no address, refuses files and is
+/// gone after a reload; "Keep this chat" stores it, messages and all.
+#[tokio::test]
+async fn a_temporary_chat_is_never_stored_is_gone_after_a_reload_and_can_be_kept() {
+    let fixture = ProviderFixture::start().await;
+    let session = chat::ready(&fixture).await;
+    chat::ask(&session, "An ordinary question").await;
+    assert_eq!(stored_conversations(&session).await.len(), 1);
+
+    // A new chat made temporary: said before the first message and after it.
+    session.click_by_script("#sidebar-new-chat").await;
+    session.wait_for("#temporary-toggle").await;
+    session.click_by_script("#temporary-toggle").await;
+    session
+        .wait_until(
+            "document.getElementById('temporary-toggle').getAttribute('aria-pressed') === 'true'",
+        )
+        .await;
+    let hint = session.text_of("#temporary-hint").await;
+    assert!(hint.contains("never saved"), "{hint}");
+    session.screenshot("temporary-new-chat").await;
+    chat::ask(&session, "A question nobody keeps").await;
+    session.wait_for("#temporary-note").await;
+    session
+        .wait_for(".conversation-item--current .conversation-item__badge")
+        .await;
+    assert_eq!(
+        session
+            .js(
+                "return document.getElementById('composer-attach').disabled",
+                vec![]
+            )
+            .await,
+        json!(true),
+        "no files in a temporary chat"
+    );
+    session.screenshot("temporary-chat").await;
+    assert_eq!(
+        session.js("return location.pathname", vec![]).await,
+        json!("/"),
+        "no address that a reload would not find"
+    );
+    // Answered and named, yet nothing of it reached the database or the export.
+    assert_eq!(listed(&session).await, 2);
+    assert_eq!(stored_conversations(&session).await.len(), 1);
+    assert_eq!(
+        stored_messages_saying(&session, "A question nobody keeps").await,
+        0
+    );
+    let (_, archive) = export_all(&session, "temporary").await;
+    let exported = records(&archive).to_string();
+    assert!(!exported.contains("A question nobody keeps"), "{exported}");
+    session.close_settings().await;
+
+    // Gone with the page, and nothing said about it.
+    session.reload_app().await;
+    session
+        .wait_until(
+            "document.querySelectorAll('.conversation-list .conversation-item').length === 1",
+        )
+        .await;
+    assert_eq!(
+        session
+            .js(
+                "return document.querySelector('.conversation-item__badge, .toast__message') === null",
+                vec![]
+            )
+            .await,
+        json!(true)
+    );
+
+    // Kept: stored as any other conversation, messages and all, and there after a reload.
+    // This one is started from the keyboard: `/temporary`.
+    session.wait_for("#temporary-toggle").await;
+    assert_eq!(
+        session
+            .js(
+                "return document.getElementById('temporary-toggle').getAttribute('aria-pressed')",
+                vec![]
+            )
+            .await,
+        json!("false"),
+        "a reload starts with ordinary chats"
+    );
+    chat::type_in_composer(&session, "/tempor").await;
+    session
+        .wait_until(
+            "document.querySelector('#slash-option-0')?.dataset.slashCommand === 'temporary'",
+        )
+        .await;
+    session.press(&[Key::Enter]).await;
+    session
+        .wait_until(
+            "document.getElementById('temporary-toggle')?.getAttribute('aria-pressed') === 'true'",
+        )
+        .await;
+    assert_eq!(chat::composer_text(&session).await, "");
+    chat::ask(&session, "A question worth keeping").await;
+    session.wait_for("#temporary-note").await;
+    session.click_by_script("#temporary-keep").await;
+    session
+        .wait_for_toast("The chat is saved like any other conversation.")
+        .await;
+    session
+        .wait_until("document.getElementById('temporary-note') === null")
+        .await;
+    session
+        .wait_until("location.pathname.startsWith('/c/')")
+        .await;
+    let stored = stored_conversations(&session).await;
+    assert_eq!(stored.len(), 2);
+    assert!(
+        stored.iter().all(|c| c.get("temporary").is_none()),
+        "{stored:?}"
+    );
+    assert_eq!(
+        stored_messages_saying(&session, "A question worth keeping").await,
+        2,
+        "the question and its (echoing) reply"
+    );
+    session.reload_app().await;
+    session
+        .wait_until(
+            "document.querySelectorAll('.conversation-list .conversation-item').length === 2",
+        )
+        .await;
+}

@@ -69,6 +69,37 @@ impl Chat {
             .show(ToastKind::Info, i18n.t(Key::ChatReplyElsewhere));
     }
 
+    /// Whether the open chat is temporary (tracked): the open conversation's mark, or the
+    /// user's choice for a new chat.
+    pub fn temporary_open(&self) -> bool {
+        match self.open.current() {
+            Some(id) => self.list.temporary(&id),
+            None => self.temporary.get(),
+        }
+    }
+
+    /// [`Self::temporary_open`], untracked.
+    pub fn temporary_open_untracked(&self) -> bool {
+        untrack(|| self.temporary_open())
+    }
+
+    /// Stores the open temporary chat as any other conversation, and says so.
+    pub fn keep_temporary(&self) {
+        let Some(id) = self.open.current_untracked() else {
+            return;
+        };
+        let chat = *self;
+        self.store.spawn(async move {
+            if let Some(record) = chat.store.keep(&id).await {
+                chat.list.add(record);
+                let i18n = chat.turn.i18n;
+                chat.turn
+                    .toasts
+                    .show(ToastKind::Info, i18n.t(Key::TemporaryKept));
+            }
+        });
+    }
+
     /// Starts a new, empty chat (stored on the first send), on the default model when the
     /// user chose one.
     pub fn new_chat(&self) {
@@ -207,6 +238,7 @@ impl Chat {
                         .as_ref()
                         .map(|a| a.prompt.clone())
                         .unwrap_or_default(),
+                    temporary: self.temporary.get_untracked(),
                     ..Default::default()
                 };
                 let id = record.id.clone();
@@ -450,11 +482,10 @@ impl Chat {
         self.runs.stop(&id);
         let chat = *self;
         self.store.spawn(async move {
-            let Some(db) = chat.store.get() else { return };
             let Some(record) = chat.list.find(&id) else {
                 return;
             };
-            let Ok(messages) = super::records::of_conversation(db, id.clone()).await else {
+            let Ok(messages) = chat.store.messages_of(&id).await else {
                 return;
             };
             let mut batch = Batch::new();
@@ -462,7 +493,7 @@ impl Chat {
             for message in &messages {
                 batch.delete(MESSAGES, &message.id);
             }
-            if chat.store.write(&batch).await.is_err() {
+            if chat.store.write(batch).await.is_err() {
                 return;
             }
             chat.list.forget(&id);
@@ -480,26 +511,7 @@ impl Chat {
         let Some(undo) = self.undo.take() else {
             return;
         };
-        let chat = *self;
-        self.store.spawn(async move {
-            match undo {
-                Undo::Messages {
-                    conversation_id,
-                    removed,
-                    records,
-                } => chat.open.restore(&conversation_id, removed, records).await,
-                Undo::Conversation { record, messages } => {
-                    let mut batch = Batch::new();
-                    batch.put(CONVERSATIONS, &record);
-                    for message in &messages {
-                        batch.put(MESSAGES, message);
-                    }
-                    if chat.store.write(&batch).await.is_ok() {
-                        chat.list.add(record);
-                    }
-                }
-            }
-        });
+        self.store.spawn(super::undo::take_back(*self, undo));
     }
 
     /// Reads the conversation list again after many records changed at once (an import,

@@ -59,10 +59,14 @@ impl Conversations {
         })
     }
 
-    /// Replaces the whole list (the first load, a bulk change).
+    /// Replaces the whole list of stored conversations (the first load, a bulk change);
+    /// the temporary chats, never stored, stay.
     pub fn replace_all(&self, mut list: Vec<ConversationRecord>) {
-        sort(&mut list);
-        self.records.set(list);
+        self.records.update(|shown| {
+            list.extend(shown.drain(..).filter(|c| c.temporary));
+            sort(&mut list);
+            *shown = list;
+        });
     }
 
     /// Reads every conversation from the database.
@@ -133,7 +137,7 @@ impl Conversations {
     ) -> Result<(), StorageError> {
         let mut batch = Batch::new();
         batch.merge(CONVERSATIONS, id, fields);
-        self.store.write(&batch).await?;
+        self.store.write(batch).await?;
         self.touch(id, change);
         Ok(())
     }
@@ -180,6 +184,12 @@ impl Conversations {
     pub fn archived(&self, id: &str) -> bool {
         self.records
             .with(|list| list.iter().any(|c| c.id == id && c.archived))
+    }
+
+    /// Whether conversation `id` is a temporary chat (tracked).
+    pub fn temporary(&self, id: &str) -> bool {
+        self.records
+            .with(|list| list.iter().any(|c| c.id == id && c.temporary))
     }
 
     /// Whether memory is off in conversation `id` (tracked).

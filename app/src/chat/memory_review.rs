@@ -49,7 +49,7 @@ impl Chat {
             json!({"memory": memory, "updatedAt": crate::browser::now()}),
         );
         // The memory is kept either way; the record shows the answer on the next read.
-        let _ = self.store.write(&batch).await;
+        let _ = self.store.write(batch).await;
         Ok(())
     }
 }

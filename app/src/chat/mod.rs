@@ -35,6 +35,7 @@ mod sync;
 mod tabs;
 mod target;
 mod task;
+mod temporary;
 pub mod transport;
 mod turn;
 mod undo;
@@ -65,6 +66,8 @@ pub struct Chat {
     pub workspace: crate::workspaces::CurrentWorkspace,
     /// The assistant the new chat starts with, if any.
     pub assistant: crate::assistants::opening::NewChatAssistant,
+    /// Whether the new chat is a temporary one (kept in this tab's memory only).
+    pub temporary: RwSignal<bool>,
     /// The replies other tabs write, and this tab's claims.
     tabs: tabs::Tabs,
     /// A message whose sending failed before anything was stored; the composer takes it
@@ -133,6 +136,7 @@ impl Chat {
             choice: ModelChoice::new(offered, default),
             workspace: crate::workspaces::CurrentWorkspace::load(),
             assistant: crate::assistants::opening::NewChatAssistant::new(),
+            temporary: RwSignal::new(false),
             tabs,
             unsent: RwSignal::new(None),
             undo: undo::UndoSlot::new(store, toasts, i18n),
@@ -169,8 +173,8 @@ impl Chat {
             // The chunk that reads message records is not on the first load; fetch it
             // now, while the user looks at the list, so the first conversation opened
             // does not wait for it (reading a conversation that does not exist).
-            if let Some(db) = store.get() {
-                let _ = records::of_conversation(db, String::new()).await;
+            if store.get().is_some() {
+                let _ = store.messages_of("").await;
             }
         });
         chat

@@ -101,10 +101,7 @@ impl OpenConversation {
         self.found.set(None);
         let ticket = self.ask();
         self.store.spawn(async move {
-            let Some(db) = open.store.wait().await else {
-                return;
-            };
-            let records = match super::records::of_conversation(db, id.clone()).await {
+            let records = match open.store.messages_of(&id).await {
                 Ok(records) => records,
                 Err(error) => return open.store.show_error(error),
             };
@@ -192,10 +189,7 @@ impl OpenConversation {
         let open = *self;
         let ticket = self.ask();
         self.store.spawn(async move {
-            let Some(db) = open.store.wait().await else {
-                return;
-            };
-            match super::records::of_conversation(db, id.clone()).await {
+            match open.store.messages_of(&id).await {
                 Ok(records) if open.still_asked(ticket) => open.show(Some(id), records),
                 Ok(_) => {}
                 Err(error) => open.store.show_error(error),
@@ -388,7 +382,7 @@ impl OpenConversation {
             json!({ "activeRootId": after.active_root(), "updatedAt": at }),
         );
         self.store
-            .write(batch)
+            .write(std::mem::take(batch))
             .await
             .map_err(TreeChangeError::Storage)?;
         for node in after.records() {
@@ -453,7 +447,7 @@ impl OpenConversation {
         for id in &removed.ids {
             deletes.delete(MESSAGES, id);
         }
-        self.store.write(&deletes).await.ok()?;
+        self.store.write(deletes).await.ok()?;
         self.remove_live(&removed.ids);
         Some((removed, records))
     }

@@ -1,5 +1,6 @@
 //! The message records of a turn as it starts (the user's question, the reply about to
-//! be written), and reading message records back from the database, in a lazily loaded
+//! be written), and reading message records back from the database (or the tab's
+//! memory, for a temporary chat), in a lazily loaded
 //! chunk: their deserialisers (tool rounds, typed errors, usage, timings) are large and
 //! the first screen, which lists conversations only, never needs them.
 
@@ -9,13 +10,39 @@ use hearth_core::preferences::ModelRef;
 use leptos::prelude::*;
 
 use crate::browser::{new_id, now};
-use crate::storage::{BY_CONVERSATION, Db, MESSAGES, StorageError};
+use crate::storage::memory::MemoryRecords;
+use crate::storage::{BY_CONVERSATION, CONVERSATIONS, Db, MESSAGES, StorageError};
 
-/// Every message of conversation `id`.
+/// Every message of conversation `id`: from `memory` for a temporary chat.
 #[lazy]
-pub async fn of_conversation(db: Db, id: String) -> Result<Vec<MessageRecord>, StorageError> {
+pub async fn of_conversation(
+    db: Db,
+    memory: StoredValue<MemoryRecords, LocalStorage>,
+    id: String,
+) -> Result<Vec<MessageRecord>, StorageError> {
+    if let Some(records) = temporary_messages(memory, &id) {
+        return Ok(records);
+    }
     db.records_by::<MessageRecord>(MESSAGES, BY_CONVERSATION, &id)
         .await
+}
+
+/// The messages of conversation `id` when it is a temporary chat (kept in `memory`).
+fn temporary_messages(
+    memory: StoredValue<MemoryRecords, LocalStorage>,
+    id: &str,
+) -> Option<Vec<MessageRecord>> {
+    let records = memory.try_with_value(|memory| {
+        memory
+            .holds(CONVERSATIONS, id)
+            .then(|| memory.by(MESSAGES, BY_CONVERSATION, id))
+    })??;
+    Some(
+        records
+            .into_iter()
+            .filter_map(|record| serde_json::from_value(record).ok())
+            .collect(),
+    )
 }
 
 /// Message `id`, if it is stored.

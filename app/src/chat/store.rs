@@ -1,11 +1,17 @@
 //! The chat's handle on IndexedDB: opening it, writing a `Batch` (and announcing it to
 //! other tabs), the storage problem to show, and the app-wide owner the chat's tasks run
-//! under. Every chat write goes through [`ChatDb::write`].
+//! under. Every chat write goes through [`ChatDb::write`]. The records of temporary chats
+//! are split off every write into this tab's memory ([`MemoryRecords`], handled by
+//! `super::temporary`) and read back from there: they never reach the database, another
+//! tab or the search index.
 
 use leptos::prelude::*;
 
-use super::broadcast;
-use crate::storage::{Batch, Db, StorageError};
+use hearth_core::chat::{ConversationRecord, MessageRecord};
+
+use super::{broadcast, temporary};
+use crate::storage::memory::MemoryRecords;
+use crate::storage::{Batch, CONVERSATIONS, Db, StorageError};
 
 /// The chat's database handle.
 #[derive(Clone, Copy)]
@@ -20,6 +26,8 @@ pub struct ChatDb {
     /// Counts the chat changes this tab saw (its own writes, other tabs' announcements,
     /// bulk changes): what keeps derived views such as the search index current.
     changes: RwSignal<u64>,
+    /// The temporary chats' records.
+    memory: StoredValue<MemoryRecords, LocalStorage>,
 }
 
 impl Default for ChatDb {
@@ -37,6 +45,7 @@ impl ChatDb {
             error: RwSignal::new(None),
             root: StoredValue::new_local(Owner::current()),
             changes: RwSignal::new(0),
+            memory: StoredValue::new_local(MemoryRecords::default()),
         }
     }
 
@@ -140,23 +149,61 @@ impl ChatDb {
         self.db.get_value()
     }
 
-    /// Writes `batch`; a failure is shown to the user and returned.
-    pub async fn write(&self, batch: &Batch) -> Result<(), StorageError> {
+    /// Writes `batch`; a failure is shown to the user and returned. Writes to temporary
+    /// chats go to this tab's memory instead, after the rest was stored.
+    pub async fn write(&self, batch: Batch) -> Result<(), StorageError> {
+        // Without a temporary chat, nothing to split (and none of its code is loaded).
+        if !batch.puts_marked(CONVERSATIONS, "temporary") && !self.has_temporary() {
+            return self.store(batch).await;
+        }
+        let (stored, kept) = temporary::split(self.memory, batch).await;
+        self.store(stored).await?;
+        temporary::apply(self.memory, kept).await;
+        Ok(())
+    }
+
+    /// Writes `batch` to the database and announces it to other tabs; a failure is
+    /// shown to the user and returned.
+    async fn store(&self, batch: Batch) -> Result<(), StorageError> {
+        if batch.is_empty() {
+            return Ok(());
+        }
         let Some(db) = self.get() else {
             let error = StorageError::Unavailable("not open".into());
             self.error.set(Some(error.clone()));
             return Err(error);
         };
-        match db.apply(batch).await {
-            Ok(()) => {
-                broadcast::announce(batch);
-                self.note_change();
-                Ok(())
-            }
-            Err(error) => {
-                self.error.set(Some(error.clone()));
-                Err(error)
-            }
+        if let Err(error) = db.apply(&batch).await {
+            self.error.set(Some(error.clone()));
+            return Err(error);
         }
+        broadcast::announce(&batch);
+        self.note_change();
+        Ok(())
+    }
+
+    /// Whether this tab holds a temporary chat.
+    pub fn has_temporary(&self) -> bool {
+        self.memory.with_value(|memory| !memory.is_empty())
+    }
+
+    /// Every message of conversation `id` (from memory for a temporary chat).
+    pub async fn messages_of(&self, id: &str) -> Result<Vec<MessageRecord>, StorageError> {
+        let Some(db) = self.wait().await else {
+            return Err(StorageError::Unavailable("not open".into()));
+        };
+        super::records::of_conversation(db, self.memory, id.to_string()).await
+    }
+
+    /// Stores temporary chat `id` as any other conversation, messages and all, and
+    /// returns its record; `None` (it stays temporary) when it is not one or the write
+    /// failed.
+    pub async fn keep(&self, id: &str) -> Option<ConversationRecord> {
+        let (record, keep, back) = temporary::take(self.memory, id.to_string()).await?;
+        if self.store(keep).await.is_ok() {
+            return Some(record);
+        }
+        temporary::apply(self.memory, back).await;
+        None
     }
 }

@@ -11,6 +11,7 @@ use leptos::prelude::*;
 
 use super::store::ChatDb;
 use crate::i18n::{I18n, Key};
+use crate::storage::{Batch, CONVERSATIONS, MESSAGES};
 use crate::ui::toast::{ToastAction, Toasts};
 
 /// What the last delete removed.
@@ -108,17 +109,35 @@ async fn forget_files(store: ChatDb, undo: Undo) {
         Undo::Conversation { .. } => HashSet::new(),
         Undo::Messages {
             conversation_id, ..
-        } => {
-            let Some(db) = store.wait().await else {
-                return;
-            };
-            match super::records::of_conversation(db, conversation_id.clone()).await {
-                Ok(rest) => rest.iter().flat_map(message_files).collect(),
-                Err(_) => return,
-            }
-        }
+        } => match store.messages_of(conversation_id).await {
+            Ok(rest) => rest.iter().flat_map(message_files).collect(),
+            Err(_) => return,
+        },
     };
     for file in files.iter().filter(|f| !kept.contains(f)) {
         let _ = crate::files::remove(file.dir.name(), &file.name).await;
+    }
+}
+
+/// Puts back what `undo` removed: the messages where they were, or the conversation with
+/// its messages. In its own lazily loaded chunk: only an Undo click needs it.
+#[lazy]
+pub async fn take_back(chat: super::Chat, undo: Undo) {
+    match undo {
+        Undo::Messages {
+            conversation_id,
+            removed,
+            records,
+        } => chat.open.restore(&conversation_id, removed, records).await,
+        Undo::Conversation { record, messages } => {
+            let mut batch = Batch::new();
+            batch.put(CONVERSATIONS, &record);
+            for message in &messages {
+                batch.put(MESSAGES, message);
+            }
+            if chat.store.write(batch).await.is_ok() {
+                chat.list.add(record);
+            }
+        }
     }
 }

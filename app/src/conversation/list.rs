@@ -206,6 +206,7 @@ pub fn MessageList() -> impl IntoView {
                 <For each=move || window.get().0 key=|id| id.clone() children=row />
                 <div class="message-list__spacer" node_ref=below></div>
                 {super::archived::archived_note()}
+                {super::temporary::temporary_note()}
                 {super::memory::memory_off_note()}
             </div>
         </div>

@@ -27,6 +27,7 @@ mod reading;
 mod round_text;
 mod sources;
 mod stored_image;
+mod temporary;
 mod tool_calls;
 
 use leptos::prelude::*;

@@ -971,4 +971,13 @@ keys! {
     DataImportAssistantsFailed => "data.import_assistants_failed",
     DataExportAssistantsLeftOut => "data.export_assistants_left_out",
     EmptyAssistantDismiss => "empty.assistant_dismiss",
+    TemporaryToggle => "temporary.toggle",
+    TemporaryHint => "temporary.hint",
+    TemporaryNote => "temporary.note",
+    TemporaryKeep => "temporary.keep",
+    TemporaryKept => "temporary.kept",
+    TemporaryNoFiles => "temporary.no_files",
+    TemporaryBadge => "temporary.badge",
+    SlashTemporary => "slash.temporary",
+    SlashKindAssistant => "slash.kind.assistant",
 }

@@ -3,7 +3,8 @@
 //! second tab) opens that conversation once the list has loaded; one this browser does
 //! not have is said in a toast and leaves a new chat at `/`. Switching conversations adds
 //! a history entry, so Back and Forward move between them; a new chat becoming a
-//! conversation, or a conversation deleted, replaces its entry instead.
+//! conversation, or a conversation deleted, replaces its entry instead. A temporary chat
+//! keeps `/` until it is kept.
 
 use hearth_core::address::{conversation_in, path_of};
 use leptos::prelude::*;
@@ -79,21 +80,25 @@ async fn follow_lazily(chat: Chat, toasts: Toasts, i18n: I18n) {
         });
         true
     });
-    // Changes of the open conversation, into the address.
-    Effect::new(move |previous: Option<Option<String>>| {
+    // Changes of the open conversation, into the address. A temporary chat has none (a
+    // reload would find nothing there) until it is kept.
+    Effect::new(move |previous: Option<(Option<String>, bool)>| {
         let current = chat.open.current();
-        if let Some(previous) = previous
-            && previous != current
+        let temporary = current.as_deref().is_some_and(|id| chat.list.temporary(id));
+        if let Some((previous, was_temporary)) = previous
+            && (previous != current || was_temporary != temporary)
         {
-            let path = path_of(current.as_deref());
+            let path = path_of(current.as_deref().filter(|_| !temporary));
             if path != pathname() {
                 // A conversation left for another (or for a new chat) stays reachable
                 // by Back; a new chat that became a conversation, or one deleted, not.
-                let push = untrack(|| previous.is_some_and(|id| chat.list.find(&id).is_some()));
+                let push = untrack(|| {
+                    previous.is_some_and(|id| chat.list.find(&id).is_some_and(|c| !c.temporary))
+                });
                 set_path(&path, push);
             }
         }
-        current
+        (current, temporary)
     });
     let _ = window_event_listener(leptos::ev::popstate, move |_| {
         open_address(chat, toasts, i18n);

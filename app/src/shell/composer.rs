@@ -144,15 +144,30 @@ pub fn Composer() -> impl IntoView {
         event.prevent_default();
         send();
     };
+    // A temporary chat keeps nothing on the device, files included: they are refused,
+    // and the user is told.
+    let temporary = move || chat.temporary_open();
+    let refused = move |transfer: Option<&web_sys::DataTransfer>| {
+        let files = transfer.is_some_and(|t| t.files().is_some_and(|f| f.length() > 0));
+        let refused = files && chat.temporary_open_untracked();
+        if refused {
+            toasts.show(ToastKind::Info, i18n.t(Key::TemporaryNoFiles));
+        }
+        refused
+    };
     let on_paste = move |event: ClipboardEvent| {
-        if draft.add_transfer(event.clipboard_data()) {
+        let transfer = event.clipboard_data();
+        if refused(transfer.as_ref()) || draft.add_transfer(transfer) {
             event.prevent_default();
         }
     };
     let on_drop = move |event: DragEvent| {
         event.prevent_default();
         dragging.set(false);
-        draft.add_transfer(event.data_transfer());
+        let transfer = event.data_transfer();
+        if !refused(transfer.as_ref()) {
+            draft.add_transfer(transfer);
+        }
     };
     let on_dragover = move |event: DragEvent| {
         let has_files = event
@@ -227,8 +242,17 @@ pub fn Composer() -> impl IntoView {
                     type="button"
                     id="composer-attach"
                     class="icon-button"
-                    aria-label=tr(Key::ComposerAttach)
-                    title=tr(Key::ComposerAttach)
+                    disabled=temporary
+                    aria-label=move || if temporary() {
+                        i18n.t(Key::TemporaryNoFiles)
+                    } else {
+                        i18n.t(Key::ComposerAttach)
+                    }
+                    title=move || if temporary() {
+                        i18n.t(Key::TemporaryNoFiles)
+                    } else {
+                        i18n.t(Key::ComposerAttach)
+                    }
                     on:click=move |_| {
                         if let Some(input) = document()
                             .get_element_by_id("composer-attach-input")

@@ -2,13 +2,15 @@
 //! what to do next. With a model on offer (the user's, or one the operator configured)
 //! that is simply to ask; without one, it is to add a provider, with the way to Settings.
 //! A new chat started with an assistant is greeted by it instead (its name and opening
-//! message, as text), with a way to chat without it.
+//! message, as text), with a way to chat without it. Either way the user can make the new
+//! chat a temporary one, which is kept in this tab only.
 
 use leptos::prelude::*;
 
 use crate::chat::use_chat;
 use crate::i18n::{Key, tr};
 use crate::shell::use_shell;
+use crate::ui::lazy::lazy_view;
 use crate::ui::safe_image::SafeImage;
 
 /// The welcome shown in an empty conversation.
@@ -30,6 +32,7 @@ pub fn EmptyState() -> impl IntoView {
                     id="empty-assistant-dismiss" on:click=move |_| assistant.clear()>
                     {tr(Key::EmptyAssistantDismiss)}
                 </button>
+                {lazy_view(temporary_toggle(), "temporary-toggle--loading")}
             </div>
         }
         .into_any(),
@@ -62,6 +65,27 @@ fn welcome(
             >
                 <p class="empty-state__body">{tr(Key::EmptyBodyReady)}</p>
             </Show>
+            {lazy_view(temporary_toggle(), "temporary-toggle--loading")}
         </div>
     }
+}
+
+/// The switch that makes the new chat temporary, and what that means while it is on. In
+/// its own lazily loaded chunk: the first screen shows without it for a moment.
+#[lazy]
+fn temporary_toggle() -> AnyView {
+    let temporary = use_chat().temporary;
+    view! {
+        <button type="button" id="temporary-toggle"
+            class="button button--secondary button--small temporary-toggle"
+            aria-pressed=move || temporary.get().to_string()
+            on:click=move |_| temporary.update(|on| *on = !*on)>
+            {tr(Key::TemporaryToggle)}
+        </button>
+        <p class="empty-state__body" id="temporary-hint" role="status"
+            hidden=move || !temporary.get()>
+            {tr(Key::TemporaryHint)}
+        </p>
+    }
+    .into_any()
 }

@@ -56,7 +56,7 @@ pub fn Sidebar() -> impl IntoView {
     let filter = TitleFilter::new();
     let workspace = chat.workspace;
     let i18n = use_i18n();
-    // (title, pinned) of each row shown, by id: a change costs one pass over the rows
+    // (title, pinned, temporary) of each row shown, by id: a change costs one pass over the rows
     // shown, and each row reads its own entry.
     let summaries = Memo::new(move |_| {
         filter.matches.with(|matches| {
@@ -64,7 +64,7 @@ pub fn Sidebar() -> impl IntoView {
                 list.iter()
                     .filter(|c| listed(c, matches) && workspace.lists(c.workspace_id.as_deref()))
                     .take(shown.get())
-                    .map(|c| (c.id.clone(), (c.title.clone(), c.pinned)))
+                    .map(|c| (c.id.clone(), (c.title.clone(), c.pinned, c.temporary)))
                     .collect::<HashMap<_, _>>()
             })
         })
@@ -375,18 +375,21 @@ fn FilterField(filter: TitleFilter) -> impl IntoView {
 
 /// One conversation in the sidebar.
 #[component]
-fn ConversationItem(id: String, summaries: Memo<HashMap<String, (String, bool)>>) -> impl IntoView {
+fn ConversationItem(
+    id: String,
+    summaries: Memo<HashMap<String, (String, bool, bool)>>,
+) -> impl IntoView {
     let chat = use_chat();
     let shell = use_shell();
     let i18n = use_i18n();
     let renaming = RwSignal::new(false);
-    // (title, pinned) of this row's record, as it changes.
+    // (title, pinned, temporary) of this row's record, as it changes.
     let record = {
         let id = id.clone();
         Memo::new(move |_| summaries.with(|all| all.get(&id).cloned().unwrap_or_default()))
     };
     let title = move || {
-        record.with(|(title, _)| {
+        record.with(|(title, ..)| {
             if title.is_empty() {
                 i18n.t(Key::ConversationUntitled)
             } else {
@@ -394,7 +397,8 @@ fn ConversationItem(id: String, summaries: Memo<HashMap<String, (String, bool)>>
             }
         })
     };
-    let pinned = move || record.with(|(_, pinned)| *pinned);
+    let pinned = move || record.with(|(_, pinned, _)| *pinned);
+    let temporary = move || record.with(|(.., temporary)| *temporary);
     let current = {
         let id = id.clone();
         move || chat.open.is_open(&id)
@@ -444,7 +448,7 @@ fn ConversationItem(id: String, summaries: Memo<HashMap<String, (String, bool)>>
                 checked: None,
                 on_select: Callback::new(move |_| {
                     chat.list
-                        .set_pinned(pin_id.clone(), !record.with_untracked(|(_, p)| *p))
+                        .set_pinned(pin_id.clone(), !record.with_untracked(|(_, p, _)| *p))
                 }),
             },
             MenuItem {
@@ -508,6 +512,11 @@ fn ConversationItem(id: String, summaries: Memo<HashMap<String, (String, bool)>>
                             >
                                 {move || pinned().then(|| icon(Icon::Pin))}
                                 <span class="conversation-item__title">{title}</span>
+                                {move || temporary().then(|| view! {
+                                    <span class="conversation-item__badge">
+                                        {tr(Key::TemporaryBadge)}
+                                    </span>
+                                })}
                             </button>
                         }
                     }
@@ -517,7 +526,7 @@ fn ConversationItem(id: String, summaries: Memo<HashMap<String, (String, bool)>>
                 <input
                     id=input_id.clone()
                     class="conversation-item__rename"
-                    prop:value=move || record.with_untracked(|(title, _)| title.clone())
+                    prop:value=move || record.with_untracked(|(title, ..)| title.clone())
                     on:keydown=on_key.clone()
                     // A row removed while renaming blurs its field after its signals are gone.
                     on:blur=move |_| {

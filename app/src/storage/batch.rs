@@ -52,6 +52,26 @@ impl Batch {
         self
     }
 
+    /// Writes `record`, a JSON object that carries its key (`id`), to `store`.
+    pub fn put_json(&mut self, store: &'static str, record: &serde_json::Value) -> &mut Self {
+        self.writes.push(Write::Put {
+            store,
+            key: record["id"].as_str().unwrap_or_default().to_string(),
+            json: record.to_string(),
+        });
+        self
+    }
+
+    /// Whether a put to `store` writes a record whose top-level boolean `field` is true.
+    /// (A record's JSON is serde's, without spaces; a string that quotes `"field":true`
+    /// is written with its quotes escaped, so it is never taken for the field.)
+    pub fn puts_marked(&self, store: &str, field: &str) -> bool {
+        let mark = format!("\"{field}\":true");
+        self.writes.iter().any(|write| {
+            matches!(write, Write::Put { store: s, json, .. } if *s == store && json.contains(&mark))
+        })
+    }
+
     /// Every (store, key) the batch writes, in order.
     pub fn keys(&self) -> Vec<(&'static str, String)> {
         self.writes
@@ -85,6 +105,21 @@ impl Batch {
             key: key.to_string(),
         });
         self
+    }
+
+    /// Moves the writes `take` picks out of this batch into the returned one, in order.
+    /// `take` sees each write's store, key and, for a put, the record as JSON.
+    pub fn split_off(&mut self, mut take: impl FnMut(&str, &str, Option<&str>) -> bool) -> Self {
+        let (taken, kept) = std::mem::take(&mut self.writes)
+            .into_iter()
+            .partition(|write| match write {
+                Write::Put { store, key, json } => take(store, key, Some(json)),
+                Write::Delete { store, key } | Write::Merge { store, key, .. } => {
+                    take(store, key, None)
+                }
+            });
+        self.writes = kept;
+        Self { writes: taken }
     }
 
     /// Whether there is nothing to write.

@@ -93,6 +93,7 @@ fn let_go_on_upgrade(database: Database) -> Database {
 mod batch;
 pub mod document;
 pub mod journal;
+pub mod memory;
 mod schema;
 
 pub use batch::Batch;

@@ -228,6 +228,11 @@ pub struct ConversationRecord {
     /// the conversation's own); one deleted since: none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub assistant_id: Option<String>,
+    /// A temporary chat: it and its messages live only in the tab's memory, are never
+    /// written to the database, exported or indexed, and are gone with the tab (unless
+    /// the user keeps it, which stores it as any other conversation).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub temporary: bool,
 }
 
 /// Whether `candidate` should replace `current`: a higher `rev`, or the same `rev` and a

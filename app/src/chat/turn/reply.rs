@@ -261,7 +261,7 @@ impl Reply {
             &self.live.id(),
             json!({"toolRounds": rounds, "updatedAt": now()}),
         );
-        let _ = store.write(&batch).await;
+        let _ = store.write(batch).await;
     }
 
     /// Writes the partial reply (the 500 ms flush), measured as `hearth:flush` (the
@@ -286,7 +286,7 @@ impl Reply {
             })
         });
         batch.merge(MESSAGES, &self.live.id(), fields);
-        let _ = store.write(&batch).await;
+        let _ = store.write(batch).await;
         crate::browser::measure(FLUSH_MEASURE, FLUSH_START);
     }
 
@@ -323,7 +323,7 @@ impl Reply {
             })
         });
         batch.merge(MESSAGES, &self.live.id(), fields);
-        let _ = context.store.write(&batch).await;
+        let _ = context.store.write(batch).await;
         if ending == Ending::Done {
             let question = self
                 .live
@@ -363,7 +363,7 @@ pub async fn not_started(store: ChatDb, live: LiveMessage) {
             "updatedAt": now(),
         }),
     );
-    let _ = store.write(&batch).await;
+    let _ = store.write(batch).await;
 }
 
 /// A call as first recorded, before anything ran.

@@ -1,8 +1,10 @@
 //! The menus' entries: for `/`, the composer's own commands, the templates, the MCP
-//! servers' prompts and the installed skills; for `@`, the knowledge collections and the
+//! servers' prompts, the installed skills and the assistants (the user's own, then the
+//! built-in ones); for `@`, the knowledge collections and the
 //! MCP servers' resources. Each
 //! says what choosing it does ([`Action`]); the menu ranks and shows them.
 
+use hearth_core::assistant::Assistant;
 use hearth_core::knowledge::KnowledgeLibrary;
 use hearth_core::plugin::mcp_resource::McpResource;
 use hearth_core::skill::library::SkillLibrary;
@@ -17,6 +19,10 @@ use crate::i18n::{I18n, Key};
 pub(super) enum Action {
     /// Starts a new chat.
     New,
+    /// Starts a new temporary chat.
+    Temporary,
+    /// Starts a new chat with this assistant.
+    Assistant(Box<Assistant>),
     /// Opens the search palette.
     Search,
     /// Opens Settings › Templates.
@@ -71,6 +77,7 @@ pub(super) fn commands(
     i18n: I18n,
     templates: Option<&TemplateLibrary>,
     skills: Option<&SkillLibrary>,
+    assistants: &[Assistant],
     servers: &[Server],
 ) -> Vec<Item> {
     let action = i18n.t(Key::SlashKindAction);
@@ -82,6 +89,7 @@ pub(super) fn commands(
     };
     let mut items = vec![
         builtin("new", Key::SlashNew, Action::New),
+        builtin("temporary", Key::SlashTemporary, Action::Temporary),
         builtin("search", Key::SlashSearch, Action::Search),
         builtin("templates", Key::SlashTemplates, Action::Templates),
         builtin("skills", Key::SlashSkills, Action::Skills),
@@ -134,7 +142,32 @@ pub(super) fn commands(
             });
         }
     }
+    let assistant = i18n.t(Key::SlashKindAssistant);
+    for a in assistants {
+        items.push(Item {
+            command: slug(&a.name, &a.id),
+            title: if a.emoji.is_empty() {
+                a.name.clone()
+            } else {
+                format!("{} {}", a.emoji, a.name)
+            },
+            kind: assistant.clone(),
+            action: Action::Assistant(Box::new(a.clone())),
+        });
+    }
     items
+}
+
+/// The assistants `/` offers: the user's own, then the built-in ones (`catalogue`), each
+/// id once.
+pub(super) fn assistants(own: &[Assistant], catalogue: &[Assistant]) -> Vec<Assistant> {
+    let mut all = own.to_vec();
+    for a in catalogue {
+        if !all.iter().any(|mine| mine.id == a.id) {
+            all.push(a.clone());
+        }
+    }
+    all
 }
 
 /// The `@` menu's entries: the knowledge collections (`used`: those this conversation

@@ -1,7 +1,8 @@
 //! The composer's `/` and `@` menus and the form that fills a template or an MCP
 //! prompt, in their own lazily loaded chunk (the first `/` or `@` typed loads it). `/`
-//! lists the composer's own commands (new chat, search, templates, skills), the user's
-//! prompt templates, the installed MCP servers' prompts and the installed skills; `@`
+//! lists the composer's own commands (new chat, temporary chat, search, templates,
+//! skills), the user's prompt templates, the installed MCP servers' prompts, the
+//! installed skills and the assistants (choosing one starts a chat with it); `@`
 //! lists the knowledge collections to answer from (`super::collections`) and the
 //! servers' resources to attach ([`items`], [`mcp`]). Best match first
 //! (`hearth_core::slash`); a listbox the text area points at (`aria-activedescendant`),
@@ -114,6 +115,11 @@ fn Menu(commands: Commands) -> impl IntoView {
     let plugins = crate::plugins::use_plugins();
     let knowledge = crate::knowledge::use_knowledge();
     let library = knowledge.library();
+    let assistants = crate::assistants::use_assistants();
+    let own = assistants.library();
+    let (catalogue, _) = crate::catalogue::use_catalogue(|tag| async move {
+        crate::assistants::catalog::load(&tag).await
+    });
     // Each is read the first time the menu opens, never at start; one that cannot be
     // read is said in the menu, not shown as having nothing.
     let unreadable = RwSignal::new(Vec::<String>::new());
@@ -129,6 +135,11 @@ fn Menu(commands: Commands) -> impl IntoView {
         }
         if let Err(error) = knowledge.load().await {
             said.push(crate::knowledge::error_text(&error, i18n));
+        }
+        if let Err(error @ crate::assistants::AssistantsError::Unreadable(_)) =
+            assistants.ensure_loaded().await
+        {
+            said.push(crate::assistants::words::error_text(&error, i18n));
         }
         let _ = unreadable.try_set(said);
     });
@@ -160,11 +171,23 @@ fn Menu(commands: Commands) -> impl IntoView {
             .unwrap_or_default()
     });
     let items = Memo::new(move |_| match offer.get() {
-        Some(mcp::Offer::Prompts) => templates.library().with(|t| {
-            skills.library().with(|s| {
-                servers.with(|servers| items::commands(i18n, t.as_ref(), s.as_ref(), servers))
+        Some(mcp::Offer::Prompts) => {
+            let offered = own.with(|own| {
+                catalogue.with(|state| {
+                    items::assistants(
+                        own.as_ref().map_or(&[], |l| &l.custom),
+                        state.shown().map_or(&[], |c| &c.assistants),
+                    )
+                })
+            });
+            templates.library().with(|t| {
+                skills.library().with(|s| {
+                    servers.with(|servers| {
+                        items::commands(i18n, t.as_ref(), s.as_ref(), &offered, servers)
+                    })
+                })
             })
-        }),
+        }
         Some(mcp::Offer::Resources) => {
             let used = super::collections::in_use(chat);
             library
@@ -244,6 +267,13 @@ fn Menu(commands: Commands) -> impl IntoView {
         match item.action {
             Action::New => {
                 chat.new_chat();
+            }
+            Action::Temporary => {
+                chat.new_chat();
+                chat.temporary.set(true);
+            }
+            Action::Assistant(assistant) => {
+                crate::assistants::start::start(*assistant, chat, shell, toasts, i18n);
             }
             Action::Search => search.open_palette(),
             Action::Templates | Action::Skills | Action::Knowledge => {
@@ -420,6 +450,17 @@ fn Menu(commands: Commands) -> impl IntoView {
                     unreadable.get().into_iter().map(|line| view! {
                         <p class="slash-menu__empty" role="alert" data-menu-unreadable="">{line}</p>
                     }).collect_view()
+                })}
+                {move || (offer.get() == Some(mcp::Offer::Prompts)).then(|| {
+                    catalogue.with(|state| match state {
+                        crate::catalogue::CatalogState::Failed(error) => Some(i18n.t_with(
+                            Key::AssistantsCatalogFailed,
+                            &[("reason", &error.to_string())],
+                        )),
+                        _ => None,
+                    }).map(|line| view! {
+                        <p class="slash-menu__empty" role="status" id="slash-menu-assistants">{line}</p>
+                    })
                 })}
                 {move || notes.get().into_iter().map(|(plugin_id, line)| view! {
                     <p class="slash-menu__empty" role="status" data-mcp-state=plugin_id>{line}</p>
