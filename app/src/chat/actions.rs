@@ -83,19 +83,26 @@ impl Chat {
         untrack(|| self.temporary_open())
     }
 
-    /// Stores the open temporary chat as any other conversation, and says so.
+    /// Stores the open temporary chat as any other conversation, and says so; when it
+    /// cannot be stored, it stays temporary and that is said too.
     pub fn keep_temporary(&self) {
         let Some(id) = self.open.current_untracked() else {
             return;
         };
         let chat = *self;
         self.store.spawn(async move {
-            if let Some(record) = chat.store.keep(&id).await {
-                chat.list.add(record);
-                let i18n = chat.turn.i18n;
-                chat.turn
+            let i18n = chat.turn.i18n;
+            match chat.store.keep(&id).await {
+                Some(record) => {
+                    chat.list.add(record);
+                    chat.turn
+                        .toasts
+                        .show(ToastKind::Info, i18n.t(Key::TemporaryKept));
+                }
+                None => chat
+                    .turn
                     .toasts
-                    .show(ToastKind::Info, i18n.t(Key::TemporaryKept));
+                    .show(ToastKind::Error, i18n.t(Key::TemporaryKeepFailed)),
             }
         });
     }

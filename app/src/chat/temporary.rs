@@ -17,13 +17,18 @@ use crate::storage::{BY_CONVERSATION, Batch, CONVERSATIONS, MESSAGES};
 
 type Memory = StoredValue<MemoryRecords, LocalStorage>;
 
-/// `batch` as (what the database stores, what stays in memory).
+/// `batch` as (what the database stores, what stays in memory). A tab whose memory is
+/// gone (the app torn down) can no longer tell a temporary chat's writes apart: it
+/// stores nothing rather than risk storing one.
 #[lazy]
-pub async fn split(memory: Memory, mut batch: Batch) -> (Batch, Batch) {
-    let temporary = memory
-        .try_with_value(|memory| split_temporary(memory, &mut batch))
-        .unwrap_or_default();
-    (batch, temporary)
+pub async fn split(memory: Memory, batch: Batch) -> (Batch, Batch) {
+    memory
+        .try_with_value(move |memory| {
+            let mut batch = batch;
+            let temporary = split_temporary(memory, &mut batch);
+            (batch, temporary)
+        })
+        .unwrap_or_default()
 }
 
 /// Applies `batch` to the temporary chats.

@@ -980,4 +980,5 @@ keys! {
     TemporaryBadge => "temporary.badge",
     SlashTemporary => "slash.temporary",
     SlashKindAssistant => "slash.kind.assistant",
+    TemporaryKeepFailed => "temporary.keep_failed",
 }
