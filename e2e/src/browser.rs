@@ -185,6 +185,25 @@ impl Browser {
         self.wait_until_within(expression, WAIT).await;
     }
 
+    /// Polls the JavaScript `expression` until its value is `expected`; if it never is,
+    /// the last value seen is reported beside the one expected.
+    pub async fn wait_for_value(&self, expression: &str, expected: &Value) {
+        let deadline = Instant::now() + WAIT;
+        let script = format!("return ({expression});");
+        loop {
+            let seen = match self.client.execute(&script, vec![]).await {
+                Ok(value) if value == *expected => return,
+                Ok(value) => value.to_string(),
+                Err(error) => format!("an error: {error}"),
+            };
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for `{expression}` to be {expected}; last seen: {seen}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
     /// Stores `locale` as the user's language choice, reloads, and waits until the page
     /// is in it.
     pub async fn reload_in(&self, locale: &str) {

@@ -419,6 +419,90 @@ async fn a_reload_mid_stream_reopens_the_reply_interrupted_with_what_was_saved()
     session.finish().await;
 }
 
+/// Reloads the page the moment the last reply shows it ended (done, stopped or failed),
+/// with the page's thread kept busy for a while first, as a slow machine's is: whatever
+/// the reply had not stored by then is lost.
+async fn reload_when_the_reply_ends(session: &AppSession) {
+    session
+        .js(
+            "window.reloadArmed = true;
+             new MutationObserver((changes, observer) => {
+               const ended = changes.some((c) => c.target.matches('.message--assistant')
+                 && ['done', 'aborted', 'error'].includes(c.target.dataset.status));
+               if (!ended) return;
+               observer.disconnect();
+               location.reload();
+               const start = performance.now();
+               while (performance.now() - start < 300) {}
+             }).observe(document.body,
+               { subtree: true, attributes: true, attributeFilter: ['data-status'] });",
+            vec![],
+        )
+        .await;
+}
+
+/// Waits for the reload [`reload_when_the_reply_ends`] makes, then reopens the chat.
+async fn reopened_after_the_reload(session: &AppSession) {
+    session.wait_until("window.reloadArmed === undefined").await;
+    session.wait_for("#composer-input").await;
+    open_latest(session).await;
+}
+
+#[tokio::test]
+async fn a_reply_shown_ended_is_stored_even_when_the_page_goes_that_moment() {
+    let fixture = ProviderFixture::start().await;
+    let session = ready(&fixture).await;
+    // Done: all of it, done.
+    fixture.enqueue(Reply::text("one two three four five").text_chunk_chars(4));
+    reload_when_the_reply_ends(&session).await;
+    send(&session, "Count").await;
+    reopened_after_the_reload(&session).await;
+    last_status(&session, "done").await;
+    assert_eq!(
+        messages(&session).await[1],
+        json!(["assistant", "done", "one two three four five"])
+    );
+
+    // Stopped: what arrived, stopped.
+    fixture.enqueue(
+        Reply::text("six seven eight nine")
+            .text_chunk_chars(4)
+            .stall_after(2),
+    );
+    send(&session, "More").await;
+    session
+        .wait_until("[...document.querySelectorAll('.message--assistant .markdown')].at(-1)?.textContent.includes('six sev')")
+        .await;
+    reload_when_the_reply_ends(&session).await;
+    session.wait_for(".composer__stop").await;
+    session
+        .js("document.querySelector('.composer__stop').click()", vec![])
+        .await;
+    reopened_after_the_reload(&session).await;
+    last_status(&session, "aborted").await;
+    assert_eq!(
+        messages(&session).await[3],
+        json!(["assistant", "aborted", "six seve"])
+    );
+
+    // Failed: what arrived, with its error.
+    fixture.enqueue(
+        Reply::text("ten eleven twelve")
+            .text_chunk_chars(4)
+            .error_after(2),
+    );
+    reload_when_the_reply_ends(&session).await;
+    send(&session, "Again").await;
+    reopened_after_the_reload(&session).await;
+    last_status(&session, "error").await;
+    assert_eq!(
+        messages(&session).await[5],
+        json!(["assistant", "error", "ten elev"])
+    );
+    session.wait_for(".message--assistant .status-block").await;
+    session.finish().await;
+}
+
 #[tokio::test]
 async fn deleting_a_message_or_a_conversation_can_be_undone() {
     let fixture = ProviderFixture::start().await;

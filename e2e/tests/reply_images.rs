@@ -34,10 +34,7 @@ return [...m.querySelectorAll('.message__markdown > .markdown, .message__markdow
 
 async fn blocks_are(session: &AppSession, expected: &Value) {
     session
-        .wait_until(&format!(
-            "JSON.stringify((() => {{ {BLOCKS} }})()) === {}",
-            json!(expected.to_string())
-        ))
+        .wait_for_value(&format!("(() => {{ {BLOCKS} }})()"), expected)
         .await;
 }
 

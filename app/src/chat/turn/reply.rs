@@ -54,6 +54,8 @@ pub struct Reply {
     pub skills: Vec<AppliedSkill>,
     started: f64,
     first_token: Option<f64>,
+    /// When the reply ended (the total its record and its screen say).
+    ended: Option<f64>,
 }
 
 impl Reply {
@@ -92,6 +94,7 @@ impl Reply {
             skills: live.record.with_untracked(|r| r.skill_invocations.clone()),
             started: now(),
             first_token: None,
+            ended: None,
         }
     }
 
@@ -247,7 +250,8 @@ impl Reply {
         let ms = |at: f64| (at - self.started).max(0.0) as u64;
         Timings {
             first_token_ms: self.first_token.map(ms),
-            total_ms: (status != MessageStatus::Streaming).then(|| ms(now())),
+            total_ms: (status != MessageStatus::Streaming)
+                .then(|| ms(self.ended.unwrap_or_else(now))),
         }
     }
 
@@ -290,17 +294,17 @@ impl Reply {
         crate::browser::measure(FLUSH_MEASURE, FLUSH_START);
     }
 
-    /// Ends the reply: shown final (its actions are available from now on), its run
-    /// over, stored, and once done, the conversation titled and compressed in the
-    /// background. How it ended, for the queue.
-    pub async fn finish(self, context: TurnContext, ending: Ending) -> RunOutcome {
+    /// Ends the reply: stored, then shown final (its actions are available from now on)
+    /// and its run over, and once done, the conversation titled and compressed in the
+    /// background. Stored first: a reply the screen shows ended is on disk, so a reload
+    /// or a closed tab at that moment keeps all of it. How it ended, for the queue.
+    pub async fn finish(mut self, context: TurnContext, ending: Ending) -> RunOutcome {
+        self.ended = Some(now());
         let (status, error) = match &ending {
             Ending::Done => (MessageStatus::Done, None),
             Ending::Stopped => (MessageStatus::Aborted, None),
             Ending::Failed(error) => (MessageStatus::Error, Some(error.clone())),
         };
-        self.show_with(status, error.as_ref());
-        let kept = context.runs.end(&self.conversation_id, self.run, &ending);
         let mut batch = Batch::new();
         let fields = self.live.content.with_untracked(|content| {
             self.live.reasoning.with_untracked(|reasoning| {
@@ -324,6 +328,8 @@ impl Reply {
         });
         batch.merge(MESSAGES, &self.live.id(), fields);
         let _ = context.store.write(batch).await;
+        self.show_with(status, error.as_ref());
+        let kept = context.runs.end(&self.conversation_id, self.run, &ending);
         if ending == Ending::Done {
             let question = self
                 .live
@@ -349,10 +355,6 @@ impl Reply {
 /// shown and stored as failed, so it can be retried.
 pub async fn not_started(store: ChatDb, live: LiveMessage) {
     let error = GenerationError::internal("another reply of this conversation was running");
-    live.record.update(|r| {
-        r.status = MessageStatus::Error;
-        r.generation_error = Some(error.clone());
-    });
     let mut batch = Batch::new();
     batch.merge(
         MESSAGES,
@@ -364,6 +366,11 @@ pub async fn not_started(store: ChatDb, live: LiveMessage) {
         }),
     );
     let _ = store.write(batch).await;
+    // Shown once stored, as [`Reply::finish`] does.
+    live.record.update(|r| {
+        r.status = MessageStatus::Error;
+        r.generation_error = Some(error);
+    });
 }
 
 /// A call as first recorded, before anything ran.
