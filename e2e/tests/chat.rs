@@ -503,6 +503,118 @@ async fn a_reply_shown_ended_is_stored_even_when_the_page_goes_that_moment() {
     session.finish().await;
 }
 
+/// The user and assistant texts of the newest chat request, oldest first.
+fn sent_turns(fixture: &ProviderFixture) -> Vec<String> {
+    let bodies = hearth_e2e::chat::chat_bodies(fixture);
+    let last = bodies.last().expect("a chat request");
+    last["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .filter(|m| m["role"] != "system")
+        .map(|m| {
+            let text = match &m["content"] {
+                serde_json::Value::String(text) => text.as_str(),
+                parts => parts[0]["text"].as_str().unwrap_or_default(),
+            };
+            format!("{}:{text}", m["role"].as_str().unwrap_or_default())
+        })
+        .collect()
+}
+
+/// Runs `/clear` from the composer by keyboard.
+async fn slash_clear(session: &AppSession) {
+    hearth_e2e::chat::type_in_composer(session, "/clear").await;
+    session
+        .wait_until("document.getElementById('composer-input').getAttribute('aria-activedescendant') !== null")
+        .await;
+    session.press(&[Key::Enter]).await;
+}
+
+#[tokio::test]
+async fn clear_starts_the_context_again_until_the_user_brings_it_back() {
+    let fixture = ProviderFixture::start().await;
+    let session = ready(&fixture).await;
+    // A new chat has nothing to clear, and says so.
+    slash_clear(&session).await;
+    session
+        .wait_for_toast("Nothing to clear: this chat has no messages yet.")
+        .await;
+    fixture.enqueue(Reply::text("First answer"));
+    hearth_e2e::chat::ask(&session, "First question").await;
+
+    slash_clear(&session).await;
+    session
+        .wait_for_toast("Context cleared: the messages above are no longer sent to the model.")
+        .await;
+    let reply_id = session
+        .js(
+            "return [...document.querySelectorAll('.message--assistant')].at(-1).dataset.messageId",
+            vec![],
+        )
+        .await;
+    assert_eq!(
+        session
+            .js(
+                "return document.querySelector('.context-break')?.dataset.contextBreak",
+                vec![]
+            )
+            .await,
+        reply_id,
+        "the line stands under the last message"
+    );
+    fixture.enqueue(Reply::text("Second answer"));
+    hearth_e2e::chat::ask(&session, "Second question").await;
+    assert_eq!(sent_turns(&fixture), ["user:Second question"]);
+
+    // Kept with the conversation: after a reload the line is there and still applies.
+    session.reload_app().await;
+    open_latest(&session).await;
+    session.wait_for(".context-break").await;
+    session.screenshot("context-break").await;
+    fixture.enqueue(Reply::text("Third answer"));
+    hearth_e2e::chat::ask(&session, "Third question").await;
+    assert_eq!(
+        sent_turns(&fixture),
+        [
+            "user:Second question",
+            "assistant:Second answer",
+            "user:Third question"
+        ]
+    );
+
+    // Brought back by keyboard: the whole conversation is sent again.
+    session
+        .js(
+            "document.querySelector('.context-break__restore').focus()",
+            vec![],
+        )
+        .await;
+    session.press(&[Key::Enter]).await;
+    session
+        .wait_for_toast("The messages above are sent to the model again.")
+        .await;
+    session
+        .wait_until("!document.querySelector('.context-break')")
+        .await;
+    fixture.enqueue(Reply::text("Fourth answer"));
+    hearth_e2e::chat::ask(&session, "Fourth question").await;
+    assert_eq!(
+        sent_turns(&fixture),
+        [
+            "user:First question",
+            "assistant:First answer",
+            "user:Second question",
+            "assistant:Second answer",
+            "user:Third question",
+            "assistant:Third answer",
+            "user:Fourth question"
+        ]
+    );
+    session.assert_no_console_errors().await;
+    session.finish().await;
+}
+
 #[tokio::test]
 async fn deleting_a_message_or_a_conversation_can_be_undone() {
     let fixture = ProviderFixture::start().await;

@@ -184,6 +184,7 @@ async fn the_slash_menu_runs_the_composers_own_commands_and_switches_skills_by_k
         vec![
             "new",
             "temporary",
+            "clear",
             "search",
             "templates",
             "skills",
@@ -203,7 +204,9 @@ async fn the_slash_menu_runs_the_composers_own_commands_and_switches_skills_by_k
     assert_eq!(active_command(&session).await, json!("new"));
     session.press(&[Key::Down]).await;
     assert_eq!(active_command(&session).await, json!("temporary"));
-    session.press(&[Key::Up, Key::Up]).await;
+    session.press(&[Key::Down]).await;
+    assert_eq!(active_command(&session).await, json!("clear"));
+    session.press(&[Key::Up, Key::Up, Key::Up]).await;
     assert_eq!(active_command(&session).await, json!("interview-coach"));
 
     // Escape closes it and keeps the text; a slash text nothing matches is sent as typed.
@@ -867,10 +870,11 @@ async fn an_unreadable_templates_record_is_said_in_the_menu_and_never_written_ov
         .await;
     // The composer's own commands are still there.
     assert_eq!(
-        listed(&session).await[..6],
+        listed(&session).await[..7],
         [
             "new",
             "temporary",
+            "clear",
             "search",
             "templates",
             "skills",

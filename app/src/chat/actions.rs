@@ -507,7 +507,10 @@ impl Chat {
             if chat.open.is_open_untracked(&id) {
                 chat.new_chat();
             }
-            let undo = Undo::Conversation { record, messages };
+            let undo = Undo::Conversation {
+                record: Box::new(record),
+                messages,
+            };
             chat.undo
                 .offer(undo, Key::ChatConversationDeleted, move || chat.undo());
         });

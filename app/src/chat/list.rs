@@ -1,10 +1,12 @@
 //! The conversation list of the sidebar: every conversation's record, pinned first, then
-//! most recent first; renaming, pinning, archiving, titles and compression summaries. Deleting (with
+//! most recent first; renaming, pinning, archiving, titles, compression summaries and
+//! context breaks (`/clear`). Deleting (with
 //! Undo) crosses into the open conversation and the runs, so it is the chat's
 //! (`actions`); this store only holds and writes the records.
 
 use hearth_core::chat::ConversationRecord;
 use hearth_core::chat::compression::Compression;
+use hearth_core::chat::context_break;
 use leptos::prelude::*;
 use serde_json::json;
 
@@ -250,6 +252,39 @@ impl Conversations {
     pub async fn set_auto_title(&self, id: &str, title: String) -> Result<(), StorageError> {
         let fields = json!({ "title": title });
         self.merge(id, fields, |c| c.title = title).await
+    }
+
+    /// The messages of conversation `id` after which its context starts again (tracked).
+    pub fn context_breaks(&self, id: &str) -> Vec<String> {
+        self.records.with(|list| {
+            list.iter()
+                .find(|c| c.id == id)
+                .map(|c| c.context_breaks.clone())
+                .unwrap_or_default()
+        })
+    }
+
+    /// Starts conversation `id`'s context again after message `after_id` (`on`), or
+    /// takes that break back.
+    pub async fn set_context_break(
+        &self,
+        id: &str,
+        after_id: &str,
+        on: bool,
+    ) -> Result<(), StorageError> {
+        let current = self.records.with_untracked(|list| {
+            list.iter()
+                .find(|c| c.id == id)
+                .map(|c| c.context_breaks.clone())
+                .unwrap_or_default()
+        });
+        let breaks = if on {
+            context_break::add(current, after_id)
+        } else {
+            context_break::remove(current, after_id)
+        };
+        let fields = json!({ "contextBreaks": breaks });
+        self.merge(id, fields, |c| c.context_breaks = breaks).await
     }
 
     /// Stores the summary of a conversation's older turns.

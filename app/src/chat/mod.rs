@@ -9,6 +9,8 @@
 //! - `choice`: the model new messages go to.
 //! - `undo`: the last delete and its toast.
 //! - `memory_review`: the user's answer to a memory the model proposed.
+//! - `context`: `/clear` (the context starts again after the last message) and taking it
+//!   back.
 //! - `actions`: send, regenerate, retry, continue, edit, delete, undo: they cross the
 //!   stores above.
 //! - `turn`: one reply as a pipeline of phases; `transport` opens model streams (the
@@ -21,6 +23,7 @@
 mod actions;
 mod broadcast;
 mod choice;
+mod context;
 mod images;
 mod list;
 mod live;

@@ -28,7 +28,7 @@ pub enum Undo {
     /// A conversation.
     Conversation {
         /// Its record.
-        record: ConversationRecord,
+        record: Box<ConversationRecord>,
         /// Its messages.
         messages: Vec<MessageRecord>,
     },
@@ -131,12 +131,12 @@ pub async fn take_back(chat: super::Chat, undo: Undo) {
         } => chat.open.restore(&conversation_id, removed, records).await,
         Undo::Conversation { record, messages } => {
             let mut batch = Batch::new();
-            batch.put(CONVERSATIONS, &record);
+            batch.put(CONVERSATIONS, &*record);
             for message in &messages {
                 batch.put(MESSAGES, message);
             }
             if chat.store.write(batch).await.is_ok() {
-                chat.list.add(record);
+                chat.list.add(*record);
             }
         }
     }

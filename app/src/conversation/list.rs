@@ -177,11 +177,13 @@ pub fn MessageList() -> impl IntoView {
             }
         });
         let row_id = id.clone();
+        let break_id = id.clone();
         let found_id = id.clone();
         let found = move || chat.open.found().as_deref() == Some(found_id.as_str());
         view! {
             <div class="message-row" class:message-row--found=found data-row=row_id node_ref=node>
                 <MessageView id=id />
+                {super::context_break::context_break(break_id)}
             </div>
         }
     };

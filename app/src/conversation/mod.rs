@@ -8,6 +8,8 @@
 //! - `memory`: the memories a reply used and proposes, and memory's switch for the
 //!   conversation.
 //! - `archived`: the note under an archived conversation, with Unarchive.
+//! - `context_break`: the line under the message after which `/clear` started the
+//!   context again, with the way back.
 //! - `reading`: a reply's menu (Read, Save as Markdown, Print) and its reading mode;
 //!   `print`: the print view of one reply.
 //! - `sources`: the pages a reply draws on, numbered as its citations count them.
@@ -15,6 +17,7 @@
 //!   `stored_image`: an image kept in the private file system, on screen.
 
 mod archived;
+mod context_break;
 pub mod list;
 mod markdown_actions;
 mod memory;

@@ -981,4 +981,10 @@ keys! {
     SlashTemporary => "slash.temporary",
     SlashKindAssistant => "slash.kind.assistant",
     TemporaryKeepFailed => "temporary.keep_failed",
+    SlashClear => "slash.clear",
+    ContextCleared => "context_break.cleared",
+    ContextBreakNote => "context_break.note",
+    ContextBreakRestore => "context_break.restore",
+    ContextBreakRestored => "context_break.restored",
+    ContextBreakEmpty => "context_break.empty",
 }

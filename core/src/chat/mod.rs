@@ -2,11 +2,12 @@
 //! the queue of messages sent while a reply streams, the errors stored on a message, the
 //! stored records of conversations and messages, the export archive (and other chat
 //! apps' exports read into it), how task models title a conversation and compress its
-//! older turns, the tool calls a reply made and the images it sent.
+//! older turns, where `/clear` starts its context again, the tool calls a reply made and the images it sent.
 
 pub mod archive;
 pub mod attachment_context;
 pub mod compression;
+pub mod context_break;
 pub mod context_note;
 pub mod error;
 pub mod export_file;

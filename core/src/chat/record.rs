@@ -233,6 +233,10 @@ pub struct ConversationRecord {
     /// the user keeps it, which stores it as any other conversation).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub temporary: bool,
+    /// The messages after which its context starts again (`/clear`,
+    /// `super::context_break`): a turn sends nothing before the last of them on its path.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub context_breaks: Vec<String>,
 }
 
 /// Whether `candidate` should replace `current`: a higher `rev`, or the same `rev` and a

@@ -14,6 +14,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use crate::attachment::Attachment;
 use crate::chat::compression::{self, Compression, PathMessage};
+use crate::chat::context_break;
 use crate::chat::context_note::ContextNote;
 use crate::chat::output_image::KeptImage;
 use crate::chat::record::MessageRecord;
@@ -95,11 +96,13 @@ pub struct NothingToAnswer;
 
 /// The history of the reply `reply_id` from `path` (the active path's records, root
 /// first; the reply itself and what follows it are left out). Empty replies are skipped;
-/// a `compression` summary replaces the older turns it covers while the message it
-/// reaches is on this path.
+/// nothing before the last of the conversation's context `breaks` on this path goes
+/// (`super::context_break`); a `compression` summary replaces the older turns it covers
+/// while the message it reaches is on this path, after that break.
 pub fn turn_history(
     path: &[MessageRecord],
     reply_id: &str,
+    breaks: &[String],
     compression: Option<&Compression>,
 ) -> Result<TurnHistory, NothingToAnswer> {
     let end = path
@@ -113,7 +116,8 @@ pub fn turn_history(
     let Some((newest, earlier)) = history.split_last() else {
         return Err(NothingToAnswer);
     };
-    let earlier: Vec<MessageRecord> = earlier.iter().map(|m| (*m).clone()).collect();
+    let cleared = context_break::start(earlier.iter().map(|m| m.id.as_str()), breaks);
+    let earlier: Vec<MessageRecord> = earlier[cleared..].iter().map(|m| (*m).clone()).collect();
     let (summary, start) = {
         let view = path_view(&earlier);
         match compression::applied(&view, compression) {
@@ -599,7 +603,7 @@ mod tests {
     fn the_history_stops_before_the_reply_and_skips_empty_replies() {
         let mut records = path(&["q1", "", "q2", "reply being written", "later"]);
         records[3].id = "reply".into();
-        let history = turn_history(&records, "reply", None).unwrap();
+        let history = turn_history(&records, "reply", &[], None).unwrap();
         assert_eq!(history.newest.id, "m2");
         let ids: Vec<&str> = history.earlier.iter().map(|m| m.id.as_str()).collect();
         assert_eq!(ids, ["m0"], "the empty reply m1 is not sent");
@@ -610,8 +614,11 @@ mod tests {
     fn a_reply_with_nothing_before_it_has_nothing_to_answer() {
         let mut records = path(&["x"]);
         records[0].id = "reply".into();
-        assert_eq!(turn_history(&records, "reply", None), Err(NothingToAnswer));
-        assert_eq!(turn_history(&[], "reply", None), Err(NothingToAnswer));
+        assert_eq!(
+            turn_history(&records, "reply", &[], None),
+            Err(NothingToAnswer)
+        );
+        assert_eq!(turn_history(&[], "reply", &[], None), Err(NothingToAnswer));
     }
 
     #[test]
@@ -621,7 +628,7 @@ mod tests {
             summary: "they greeted".into(),
             through_message_id: "m1".into(),
         };
-        let history = turn_history(&records, "none", Some(&compression)).unwrap();
+        let history = turn_history(&records, "none", &[], Some(&compression)).unwrap();
         let ids: Vec<&str> = history.earlier.iter().map(|m| m.id.as_str()).collect();
         assert_eq!(ids, ["m2", "m3"]);
         assert_eq!(history.summary.as_deref(), Some("they greeted"));
@@ -637,9 +644,44 @@ mod tests {
             summary: "elsewhere".into(),
             through_message_id: "other-branch".into(),
         };
-        let history = turn_history(&records, "none", Some(&compression)).unwrap();
+        let history = turn_history(&records, "none", &[], Some(&compression)).unwrap();
         assert_eq!(history.earlier.len(), 2);
         assert_eq!(history.summary, None);
+    }
+
+    #[test]
+    fn nothing_before_a_context_break_on_the_path_is_sent_nor_a_summary_of_it() {
+        let records = path(&["q1", "a1", "q2", "a2", "q3"]);
+        let breaks = vec!["m1".to_string()];
+        let history = turn_history(&records, "none", &breaks, None).unwrap();
+        let request = turn(history, None).round(FINAL).unwrap().request;
+        assert_eq!(texts(&request), ["q2", "A:a2", "q3"]);
+        // A summary of turns before the break goes with them.
+        let before = Compression {
+            summary: "they greeted".into(),
+            through_message_id: "m1".into(),
+        };
+        let history = turn_history(&records, "none", &breaks, Some(&before)).unwrap();
+        assert_eq!(history.summary, None);
+        assert_eq!(history.earlier.len(), 2);
+        // One made after it still stands in for what it covers.
+        let after = Compression {
+            summary: "they asked twice".into(),
+            through_message_id: "m2".into(),
+        };
+        let history = turn_history(&records, "none", &breaks, Some(&after)).unwrap();
+        assert_eq!(history.summary.as_deref(), Some("they asked twice"));
+        let ids: Vec<&str> = history.earlier.iter().map(|m| m.id.as_str()).collect();
+        assert_eq!(ids, ["m3"]);
+        // The last break counts; one off the path (another branch) does not.
+        let history = turn_history(&records, "none", &["m3".into(), "elsewhere".into()], None);
+        assert!(history.unwrap().earlier.is_empty());
+        let history = turn_history(&records, "none", &["elsewhere".into()], None).unwrap();
+        assert_eq!(history.earlier.len(), 4);
+        // A break after the question itself never leaves the turn without it.
+        let history = turn_history(&records, "none", &["m4".into()], None).unwrap();
+        assert_eq!(history.newest.id, "m4");
+        assert_eq!(history.earlier.len(), 4);
     }
 
     #[test]
@@ -647,7 +689,7 @@ mod tests {
         // 400 ASCII characters are 100 tokens a message.
         let long = "x".repeat(400);
         let records = path(&[&long, &long, &long, &long, "q"]);
-        let history = turn_history(&records, "none", None).unwrap();
+        let history = turn_history(&records, "none", &[], None).unwrap();
         // Window 300 − 10 output: the newest turn (200) fits beside the question, the
         // oldest does not, and never half a turn.
         let request = turn(history, Some(300)).round(FINAL).unwrap().request;
@@ -659,7 +701,7 @@ mod tests {
     #[test]
     fn a_question_larger_than_the_window_is_refused_not_cut() {
         let records = path(&[&"y".repeat(4000)]);
-        let history = turn_history(&records, "none", None).unwrap();
+        let history = turn_history(&records, "none", &[], None).unwrap();
         let error = turn(history, Some(100)).round(FINAL).unwrap_err();
         assert!(matches!(error, ContextError::BudgetExceeded { .. }));
     }
@@ -667,7 +709,7 @@ mod tests {
     #[test]
     fn the_final_round_of_a_reply_with_tools_says_to_answer() {
         let records = path(&["q"]);
-        let history = turn_history(&records, "none", None).unwrap();
+        let history = turn_history(&records, "none", &[], None).unwrap();
         let tools = vec![ToolSpec {
             name: "lookup".into(),
             description: "finds".into(),
@@ -706,7 +748,7 @@ mod tests {
     #[test]
     fn tool_rounds_and_a_continuation_follow_the_question() {
         let records = path(&["q"]);
-        let history = turn_history(&records, "none", None).unwrap();
+        let history = turn_history(&records, "none", &[], None).unwrap();
         let mut turn = turn(history, None);
         turn.continuation = Some("half an ans".into());
         let rounds = vec![ToolRound {
@@ -776,7 +818,7 @@ mod tests {
     #[test]
     fn citable_items_are_numbered_first_and_their_sources_come_in_that_order() {
         let records = path(&["q"]);
-        let history = turn_history(&records, "none", None).unwrap();
+        let history = turn_history(&records, "none", &[], None).unwrap();
         let mut turn = turn(history, None);
         let item = |id: &str, cite: bool| ContextItem {
             id: id.into(),
@@ -812,7 +854,7 @@ mod tests {
     #[test]
     fn context_items_fill_their_band_and_the_rest_is_dropped() {
         let records = path(&["q"]);
-        let history = turn_history(&records, "none", None).unwrap();
+        let history = turn_history(&records, "none", &[], None).unwrap();
         let mut turn = turn(history, Some(1000));
         let item = |id: &str, chars: usize| ContextItem {
             id: id.into(),
@@ -865,7 +907,7 @@ mod tests {
         let mut records = path(&["look", "a cat", "and this?"]);
         records[0].attachments = vec![image("i0", "old.png")];
         records[2].attachments = vec![image("i1", "cat.png"), image("i2", "gone.png")];
-        let history = turn_history(&records, "none", None).unwrap();
+        let history = turn_history(&records, "none", &[], None).unwrap();
         let mut turn = turn(history, None);
         turn.capabilities.vision = true;
         let loaded = InlineImage {
@@ -935,7 +977,7 @@ mod tests {
             ..image("d1", "report.pdf")
         };
         records[0].attachments = vec![doc.clone(), image("i1", "photo.png")];
-        let history = turn_history(&records, "none", None).unwrap();
+        let history = turn_history(&records, "none", &[], None).unwrap();
         let mut turn = turn(history, None);
         turn.context = vec![(
             Band::Attachments,
@@ -978,7 +1020,7 @@ mod tests {
         question.attachments = vec![image("i", "a.png"), image("j", "b.png")];
         assert_eq!(message_tokens(&question), bare + 2 * IMAGE_TOKENS);
         // An image too large for the window is refused like any too-large question.
-        let history = turn_history(&[question], "none", None).unwrap();
+        let history = turn_history(&[question], "none", &[], None).unwrap();
         let error = turn(history, Some(2000)).round(FINAL).unwrap_err();
         assert!(matches!(error, ContextError::BudgetExceeded { .. }));
     }
@@ -1151,7 +1193,7 @@ mod tests {
     #[test]
     fn passages_that_do_not_fit_are_named_in_a_note() {
         let records = path(&["q"]);
-        let history = turn_history(&records, "none", None).unwrap();
+        let history = turn_history(&records, "none", &[], None).unwrap();
         let mut turn = turn(history, Some(1000));
         let item = |id: &str, origin: &str, chars: usize| ContextItem {
             id: id.into(),

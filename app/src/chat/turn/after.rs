@@ -4,6 +4,7 @@
 //! conversation has grown past the threshold, `hearth_core::chat::compression`).
 
 use hearth_core::chat::compression;
+use hearth_core::chat::context_break;
 use hearth_core::chat::request::path_view;
 use hearth_core::chat::{MessageRecord, MessageStatus};
 use leptos::prelude::*;
@@ -47,17 +48,20 @@ pub async fn compress(context: TurnContext, conversation_id: &str) {
     if !context.open.is_open_untracked(conversation_id) {
         return;
     }
-    let current = context
+    let (breaks, current) = context
         .list
         .find(conversation_id)
-        .and_then(|c| c.compression);
+        .map(|c| (c.context_breaks, c.compression))
+        .unwrap_or_default();
     let messages: Vec<MessageRecord> = context
         .open
         .path_records()
         .into_iter()
         .filter(|m| m.is_user() || m.status == MessageStatus::Done)
         .collect();
-    let view = path_view(&messages);
+    // Only the turns after the last context break are sent, so only they are folded.
+    let cleared = context_break::start(messages.iter().map(|m| m.id.as_str()), &breaks);
+    let view = path_view(&messages[cleared..]);
     let Some(through) = compression::due(&view, current.as_ref()) else {
         return;
     };

@@ -1,7 +1,7 @@
 //! What a reply's rounds share, gathered once before the first: the model's provider,
 //! key and capabilities, the user's system prompt, and the question with the history the
-//! request may carry (`hearth_core::chat::request`, with the conversation's compression
-//! summary standing in for older turns).
+//! request may carry (`hearth_core::chat::request`: from the conversation's last context
+//! break on, with its compression summary standing in for older turns).
 
 use hearth_core::chat::request::{TurnRequest, turn_history};
 use hearth_core::chat::{GenerationError, MessageRecord};
@@ -30,13 +30,14 @@ pub async fn prepare(
         model: reply.model.clone().unwrap_or_default(),
     };
     let target = context.targets.resolve(&model).await?;
-    let compression = context
-        .list
-        .find(&reply.conversation_id)
-        .and_then(|c| c.compression);
+    let conversation = context.list.find(&reply.conversation_id);
+    let (breaks, compression) = conversation
+        .map(|c| (c.context_breaks, c.compression))
+        .unwrap_or_default();
     let history = turn_history(
         &context.open.path_records(),
         &reply.id,
+        &breaks,
         compression.as_ref(),
     )
     .map_err(|_| GenerationError::no_messages())?;

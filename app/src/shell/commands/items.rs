@@ -21,6 +21,8 @@ pub(super) enum Action {
     New,
     /// Starts a new temporary chat.
     Temporary,
+    /// Starts the open conversation's context again after its last message.
+    Clear,
     /// Starts a new chat with this assistant.
     Assistant(Box<Assistant>),
     /// Opens the search palette.
@@ -90,6 +92,7 @@ pub(super) fn commands(
     let mut items = vec![
         builtin("new", Key::SlashNew, Action::New),
         builtin("temporary", Key::SlashTemporary, Action::Temporary),
+        builtin("clear", Key::SlashClear, Action::Clear),
         builtin("search", Key::SlashSearch, Action::Search),
         builtin("templates", Key::SlashTemplates, Action::Templates),
         builtin("skills", Key::SlashSkills, Action::Skills),

@@ -272,6 +272,7 @@ fn Menu(commands: Commands) -> impl IntoView {
                 chat.new_chat();
                 chat.temporary.set(true);
             }
+            Action::Clear => chat.clear_context(),
             Action::Assistant(assistant) => {
                 crate::assistants::start::start(*assistant, chat, shell, toasts, i18n);
             }
