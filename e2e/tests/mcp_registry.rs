@@ -1,8 +1,9 @@
 //! Browsing the MCP registry from Settings › Tools: the edge fetches the registry over
 //! real HTTPS (a registry served here with a certificate from a CA made for the test;
 //! the edge trusts it through `SSL_CERT_FILE`), the tab shows a page, pages on, says why
-//! a server cannot be installed, and fills the install form from a server it can reach
-//! (its endpoint, and the header its key goes in).
+//! a server cannot be installed, fills the install form from a server it can reach (its
+//! endpoint, and the header its key goes in), and says a failed registry in the user's
+//! language instead of showing it as empty.
 
 #[allow(dead_code)]
 #[path = "../../server/tests/support/tls.rs"]
@@ -24,6 +25,13 @@ const PAGE_2: &str = include_str!("../../server/tests/data/mcp_registry/page-2.j
 const PAGE_1_CURSOR: &str = "io.github.legacy/events:1.0.0";
 
 async fn servers(Query(params): Query<HashMap<String, String>>) -> impl IntoResponse {
+    if params.get("search").map(String::as_str) == Some("broken") {
+        return (
+            axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+            [(header::CONTENT_TYPE, "application/json")],
+            r#"{"error":"database down"}"#,
+        );
+    }
     let body = match (
         params.get("search"),
         params.get("cursor").map(String::as_str),
@@ -32,7 +40,11 @@ async fn servers(Query(params): Query<HashMap<String, String>>) -> impl IntoResp
         (None, Some(PAGE_1_CURSOR)) => PAGE_2,
         (None, _) => PAGE_1,
     };
-    ([(header::CONTENT_TYPE, "application/json")], body)
+    (
+        axum::http::StatusCode::OK,
+        [(header::CONTENT_TYPE, "application/json")],
+        body,
+    )
 }
 
 fn names(rows: &serde_json::Value) -> Vec<String> {
@@ -121,5 +133,41 @@ async fn the_registry_is_browsed_paged_and_fills_the_install_form() {
     search.send_keys("nothing like this").await.expect("type");
     session.click_by_script("#registry-search-submit").await;
     session.wait_for("#registry-empty").await;
+
+    // A registry that fails is said, in the user's language, and never shown as "no
+    // servers match".
+    session.fill("#registry-search", "broken").await;
+    session.click_by_script("#registry-search-submit").await;
+    let failed = "document.getElementById('registry-error')?.textContent";
+    let empty = "!document.getElementById('registry-empty')";
+    session
+        .wait_for_value(
+            failed,
+            &json!("The registry could not be browsed: The remote service answered with an error."),
+        )
+        .await;
+    assert_eq!(
+        session.js(&format!("return {empty}"), vec![]).await,
+        json!(true)
+    );
+    session.close_settings().await;
+    session.reload_in("ja").await;
+    session.open_settings_tab("tools").await;
+    session.fill("#registry-search", "broken").await;
+    session.click_by_script("#registry-search-submit").await;
+    session
+        .wait_for_value(
+            failed,
+            &json!("レジストリを閲覧できませんでした：リモートサービスがエラーを返しました。"),
+        )
+        .await;
+    assert_eq!(
+        session.js(&format!("return {empty}"), vec![]).await,
+        json!(true)
+    );
+    // The browser logs the edge's 502 for the failed page; nothing else.
+    session
+        .assert_no_console_errors_but(|m| m.contains("search=broken") && m.contains("502"))
+        .await;
     session.finish().await;
 }

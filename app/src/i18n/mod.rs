@@ -31,8 +31,12 @@
 //!
 //! The tests below read all three files from the source tree, and fail on a key missing
 //! from any locale, an unknown key, or mismatched `{placeholders}`.
+//!
+//! `errors` and `edge_errors` put a reply's stored failure and a failed call to the edge
+//! in the user's language.
 
 mod catalog;
+pub mod edge_errors;
 pub mod errors;
 mod keys;
 

@@ -412,7 +412,7 @@ pub(super) fn Choices(
                             (Which::Skills, false, _) => i18n.t(Key::WorkspacesNoSkills),
                             (Which::Tools, _, crate::plugins::ListState::Failed(error)) => i18n.t_with(
                                 Key::PluginsListFailed,
-                                &[("reason", &crate::plugins::CallError::Edge(error).to_string())],
+                                &[("reason", &crate::i18n::edge_errors::describe(&i18n, &error))],
                             ),
                             (Which::Tools, _, _) => i18n.t(Key::WorkspacesNoTools),
                         };

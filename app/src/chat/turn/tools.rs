@@ -54,7 +54,10 @@ pub(super) async fn toolset(
             ToastKind::Info,
             context.i18n.t_with(
                 Key::ToolsUnavailable,
-                &[("reason", &CallError::Edge(error).to_string())],
+                &[(
+                    "reason",
+                    &crate::i18n::edge_errors::describe(&context.i18n, &error),
+                )],
             ),
         );
     }

@@ -27,7 +27,7 @@ use leptos::task::spawn_local;
 
 use super::deployment::{CapabilityNotes, Place, use_capabilities};
 use crate::i18n::{I18n, Key, tr, use_i18n};
-use crate::plugins::{CallError, ListState, risk_key, use_plugins};
+use crate::plugins::{ListState, risk_key, use_plugins};
 use crate::preferences::{Prefs, use_prefs};
 use crate::ui::field::{Control, Field};
 use crate::ui::toast::{ToastKind, Toasts, use_toasts};
@@ -87,7 +87,7 @@ pub fn PluginsPanel() -> impl IntoView {
                 .into_any(),
                 ListState::Failed(error) => view! {
                     <p class="notice notice--warning" role="alert" id="plugins-failed">
-                        {i18n.t_with(Key::PluginsListFailed, &[("reason", &CallError::Edge(error).to_string())])}
+                        {i18n.t_with(Key::PluginsListFailed, &[("reason", &crate::i18n::edge_errors::describe(&i18n, &error))])}
                     </p>
                 }
                 .into_any(),

@@ -10,7 +10,6 @@ use leptos::task::spawn_local;
 use super::install::{Draft, InstallKind};
 use crate::edge::EdgeError;
 use crate::i18n::{Key, tr, use_i18n};
-use crate::plugins::CallError;
 
 /// Browsing the official MCP registry through the edge: a search, a page of servers
 /// (their text shown as text), more pages on demand, and for a server Hearth can reach
@@ -126,7 +125,7 @@ pub(super) fn RegistrySection(draft: Draft) -> impl IntoView {
                     {tr(Key::RegistryBrowse)}
                 </button>
             </form>
-            <p class="field__error" role="alert" id="registry-error">{move || error.get().map(|e| CallError::Edge(e).to_string())}</p>
+            <p class="field__error" role="alert" id="registry-error">{move || error.get().map(|e| i18n.t_with(Key::RegistryFailed, &[("reason", &crate::i18n::edge_errors::describe(&i18n, &e))]))}</p>
             <Show when=move || busy.get()>
                 <p class="field__hint" role="status">{tr(Key::RegistryLoading)}</p>
             </Show>
