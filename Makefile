@@ -10,9 +10,9 @@ build:
 	scripts/setup.sh build
 	scripts/build.sh
 
-## The whole test suite (installs Chromium and ChromeDriver on first use).
+## The whole test suite (installs its tools, Chromium and ChromeDriver on first use:
+## scripts/test.sh runs scripts/setup.sh test beside the native build).
 test:
-	scripts/setup.sh test
 	scripts/test.sh
 
 ## Record benchmark figures in docs/BENCHMARKS.md.

@@ -2,7 +2,8 @@
 # Installs what building (and, with `test`, testing) Hearth needs, and skips whatever is
 # already present at the right version. Safe to run again and again.
 #
-#   scripts/setup.sh build   wasm32 target, wasm-bindgen-cli, trunk, wasm-split-cli, wasm-opt
+#   scripts/setup.sh toolchain   the wasm32 target, rustfmt and clippy
+#   scripts/setup.sh build   the above, wasm-bindgen-cli, trunk, wasm-split-cli, wasm-opt
 #   scripts/setup.sh test    the above, plus Chromium and ChromeDriver for the e2e tests and
 #                            redis-server for the shared-store tests, openssl for
 #                            their TLS certificates, and the MCP peers (npm
@@ -53,6 +54,26 @@ need_command() { # need_command COMMAND DEBIAN_PACKAGE
   fi
 }
 
+step "Rust toolchain pieces"
+if rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  skip "wasm32-unknown-unknown target present"
+else
+  rustup target add wasm32-unknown-unknown
+fi
+for component in rustfmt clippy; do
+  if rustup component list --installed | grep -q "^$component"; then
+    skip "$component present"
+  else
+    rustup component add "$component"
+  fi
+done
+
+# The toolchain's pieces alone (scripts/test.sh starts the native build with them while
+# the rest installs).
+if [ "$mode" = "toolchain" ]; then
+  exit 0
+fi
+
 step "System packages"
 need_command node nodejs
 need_command npm npm
@@ -68,20 +89,6 @@ if [ "${#apt_packages[@]}" -gt 0 ]; then
   as_root apt-get update -q
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q --no-install-recommends "${apt_packages[@]}"
 fi
-
-step "Rust toolchain pieces"
-if rustup target list --installed | grep -qx wasm32-unknown-unknown; then
-  skip "wasm32-unknown-unknown target present"
-else
-  rustup target add wasm32-unknown-unknown
-fi
-for component in rustfmt clippy; do
-  if rustup component list --installed | grep -q "^$component"; then
-    skip "$component present"
-  else
-    rustup component add "$component"
-  fi
-done
 
 step "wasm-bindgen-cli $WASM_BINDGEN_VERSION"
 if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" = "$WASM_BINDGEN_VERSION" ]; then
