@@ -206,14 +206,20 @@ impl Conversations {
             .await
     }
 
-    /// The knowledge collections of conversation `id` (tracked).
-    pub fn knowledge(&self, id: &str) -> Vec<String> {
+    /// What `read` takes from conversation `id`'s record (tracked; the default without
+    /// one).
+    fn read<T: Default>(&self, id: &str, read: impl Fn(&ConversationRecord) -> T) -> T {
         self.records.with(|list| {
             list.iter()
                 .find(|c| c.id == id)
-                .map(|c| c.knowledge.clone())
+                .map(read)
                 .unwrap_or_default()
         })
+    }
+
+    /// The knowledge collections of conversation `id` (tracked).
+    pub fn knowledge(&self, id: &str) -> Vec<String> {
+        self.read(id, |c| c.knowledge.clone())
     }
 
     /// Sets the knowledge collections of conversation `id`.
@@ -256,12 +262,7 @@ impl Conversations {
 
     /// The messages of conversation `id` after which its context starts again (tracked).
     pub fn context_breaks(&self, id: &str) -> Vec<String> {
-        self.records.with(|list| {
-            list.iter()
-                .find(|c| c.id == id)
-                .map(|c| c.context_breaks.clone())
-                .unwrap_or_default()
-        })
+        self.read(id, |c| c.context_breaks.clone())
     }
 
     /// Starts conversation `id`'s context again after message `after_id` (`on`), or
@@ -272,12 +273,7 @@ impl Conversations {
         after_id: &str,
         on: bool,
     ) -> Result<(), StorageError> {
-        let current = self.records.with_untracked(|list| {
-            list.iter()
-                .find(|c| c.id == id)
-                .map(|c| c.context_breaks.clone())
-                .unwrap_or_default()
-        });
+        let current = untrack(|| self.context_breaks(id));
         let breaks = if on {
             context_break::add(current, after_id)
         } else {
