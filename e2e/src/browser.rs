@@ -151,14 +151,23 @@ impl Browser {
         self.wait_for("#composer-input").await;
     }
 
-    /// Waits until `css` matches an element, and returns it.
+    /// Waits until `css` matches an element, and returns it. A lookup that fails for
+    /// another reason than "no such element" (ChromeDriver answers "aborted by
+    /// navigation" while the page is being replaced, as after a sign-in redirect) counts
+    /// as not yet; the last error is reported if the element never comes.
     pub async fn wait_for(&self, css: &str) -> Element {
-        self.client
-            .wait()
-            .at_most(WAIT)
-            .for_element(Locator::Css(css))
-            .await
-            .unwrap_or_else(|error| panic!("no element matches `{css}`: {error}"))
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let error = match self.client.find(Locator::Css(css)).await {
+                Ok(element) => return element,
+                Err(error) => error.to_string(),
+            };
+            assert!(
+                Instant::now() < deadline,
+                "no element matches `{css}`: {error}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
     }
 
     /// Runs `script` (a function body; `arguments` holds `args`) and returns its value.
