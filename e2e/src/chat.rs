@@ -399,13 +399,18 @@ pub fn user_texts(fixture: &ProviderFixture) -> Vec<String> {
                 .iter()
                 .rev()
                 .find(|m| m["role"] == "user")
-                .map(|m| match &m["content"] {
-                    Value::String(text) => text.clone(),
-                    parts => parts[0]["text"].as_str().unwrap_or_default().to_string(),
-                })
+                .map(message_text)
                 .unwrap_or_default()
         })
         .collect()
+}
+
+/// The text of an OpenAI-style request message: its content string, or its first part's.
+pub fn message_text(message: &Value) -> String {
+    match &message["content"] {
+        Value::String(text) => text.clone(),
+        parts => parts[0]["text"].as_str().unwrap_or_default().to_string(),
+    }
 }
 
 /// Opens the most recent conversation from the sidebar.

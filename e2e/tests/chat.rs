@@ -513,10 +513,7 @@ fn sent_turns(fixture: &ProviderFixture) -> Vec<String> {
         .iter()
         .filter(|m| m["role"] != "system")
         .map(|m| {
-            let text = match &m["content"] {
-                serde_json::Value::String(text) => text.as_str(),
-                parts => parts[0]["text"].as_str().unwrap_or_default(),
-            };
+            let text = hearth_e2e::chat::message_text(m);
             format!("{}:{text}", m["role"].as_str().unwrap_or_default())
         })
         .collect()
