@@ -79,7 +79,7 @@ need_command node nodejs
 need_command npm npm
 need_command gzip gzip
 if [ "$mode" = "test" ]; then
-  need_command chromium chromium
+  need_command chromium-headless-shell chromium-headless-shell
   need_command chromedriver chromium-driver
   need_command redis-server redis-server
   need_command openssl openssl

@@ -78,8 +78,13 @@ if [ -n "${HEARTH_CI_STARTED:-}" ]; then
   rm -rf "$HEARTH_TARGET_DIR/wasm32-unknown-unknown"
 fi
 
-step "4/5 The server binary the e2e tests start"
-native cargo build --locked -p hearth-server
+# Every test binary, and the server binary the e2e tests start (target/debug/hearth):
+# built by the same command as the tests, so with the same features. A `cargo build -p
+# hearth-server` here resolved features for the server alone and compiled 108 of its
+# dependencies (aws-lc, the PDF and Office parsers, hyper, axum, …) a second time on a
+# clean checkout. On a clean checkout step 2 has built all of this already.
+step "4/5 The test binaries and the server the e2e tests start (cargo test --no-run)"
+native cargo test --locked --workspace --no-run
 
 step "5/5 Tests: core, app, server (real sockets), e2e (headless Chromium)"
 log="$(mktemp)"

@@ -30,11 +30,6 @@ impl SmallDisk {
         );
         Self { dir }
     }
-
-    /// The Chromium flag that puts the profile on this disk.
-    pub fn profile_flag(&self) -> String {
-        format!("--user-data-dir={}", self.dir.join("profile").display())
-    }
 }
 
 impl Drop for SmallDisk {

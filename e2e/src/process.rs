@@ -4,7 +4,6 @@
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::paths;
@@ -193,13 +192,15 @@ impl Hearth {
     }
 }
 
-/// Starts ChromeDriver (`CHROMEDRIVER`, default `chromedriver` on PATH).
-pub fn start_chromedriver() -> Guard {
+/// Starts ChromeDriver (`CHROMEDRIVER`, default `chromedriver` on PATH). The profiles it
+/// makes for its sessions go under `profiles` (its temporary directory).
+pub fn start_chromedriver(profiles: &Path) -> Guard {
     let binary = std::env::var("CHROMEDRIVER").unwrap_or_else(|_| "chromedriver".to_string());
     let (child, port) = start_on_free_port("chromedriver", |port| {
         let mut command = Command::new(&binary);
         command
             .arg(format!("--port={port}"))
+            .env("TMPDIR", profiles)
             .stdout(Stdio::null())
             .stderr(Stdio::null());
         // Its own process group, so that dropping the guard also ends the Chromium it
@@ -207,7 +208,7 @@ pub fn start_chromedriver() -> Guard {
         #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
         command.spawn().unwrap_or_else(|error| {
-            panic!("cannot start {binary}: {error}. Install Debian's chromium and chromium-driver (scripts/setup.sh does)")
+            panic!("cannot start {binary}: {error}. Install Debian's chromium-headless-shell and chromium-driver (scripts/setup.sh does)")
         })
     });
     Guard {
@@ -238,40 +239,34 @@ pub fn start_peer(name: &str, spawn: impl Fn(u16) -> Command) -> Guard {
 
 /// The browser profiles of one stack's sessions, in a directory removed on drop.
 ///
-/// ChromeDriver removes a profile it made only when its session is closed; a test that
-/// ends (or fails) with ChromeDriver killed left 35 to 60 MB in the temp directory per
-/// session, hundreds per suite run: enough to fill a CI machine's disk.
+/// ChromeDriver makes a fresh profile per session in its temporary directory, which the
+/// stack points here, and removes it only when the session is closed; a test that ends
+/// (or fails) with ChromeDriver killed left 35 to 60 MB in the temp directory per
+/// session, hundreds per suite run: enough to fill a CI machine's disk. (The profile is
+/// ChromeDriver's own rather than a `--user-data-dir`: given one, it opens the headless
+/// shell with no page, and the session is never created.)
 #[derive(Debug)]
 pub struct Profiles {
     root: PathBuf,
-    made: AtomicUsize,
 }
 
 impl Profiles {
-    fn new() -> Self {
-        let root = std::env::temp_dir().join(format!(
+    fn new_under(parent: &Path) -> Self {
+        let root = parent.join(format!(
             "hearth-e2e-profiles-{}-{}",
             std::process::id(),
             free_port()
         ));
-        Self {
-            root,
-            made: AtomicUsize::new(0),
-        }
+        std::fs::create_dir_all(&root).expect("a directory for the browser profiles");
+        Self { root }
     }
 
-    /// The Chromium flag for a fresh profile of the next session.
-    pub fn next_flag(&self) -> String {
-        let n = self.made.fetch_add(1, Ordering::Relaxed);
-        format!(
-            "--user-data-dir={}",
-            self.root.join(n.to_string()).display()
-        )
-    }
-
-    /// How many profiles were handed out.
-    pub fn made(&self) -> usize {
-        self.made.load(Ordering::Relaxed)
+    /// What ChromeDriver made here so far (per session, the profile and a scratch
+    /// directory).
+    pub fn made(&self) -> Vec<PathBuf> {
+        std::fs::read_dir(&self.root)
+            .map(|entries| entries.flatten().map(|entry| entry.path()).collect())
+            .unwrap_or_default()
     }
 
     /// Where they live.
@@ -308,10 +303,20 @@ impl Stack {
 
     /// Like [`Stack::start`], with extra environment for `hearth`.
     pub fn start_with_env(env: &[(&str, &str)]) -> Self {
+        Self::start_with(env, &std::env::temp_dir())
+    }
+
+    /// Like [`Stack::start`], with the browsers' profiles under `parent` (a small disk).
+    pub fn start_with_profiles_under(parent: &Path) -> Self {
+        Self::start_with(&[], parent)
+    }
+
+    fn start_with(env: &[(&str, &str)], profiles_parent: &Path) -> Self {
+        let profiles = Profiles::new_under(profiles_parent);
         Self {
             hearth: Hearth::start(&paths::dist_dir(), env),
-            driver: start_chromedriver(),
-            profiles: Profiles::new(),
+            driver: start_chromedriver(profiles.root()),
+            profiles,
         }
     }
 

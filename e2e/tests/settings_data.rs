@@ -349,8 +349,8 @@ const FULL_DISK_BOUND: std::time::Duration = std::time::Duration::from_secs(60);
 #[tokio::test]
 async fn a_full_disk_refuses_an_import_whole_and_says_what_to_do() {
     let disk = SmallDisk::mount(96);
-    let stack = Stack::start();
-    let browser = Browser::open_with(&stack, 1280, 900, &[disk.profile_flag()]).await;
+    let stack = Stack::start_with_profiles_under(&disk.dir);
+    let browser = Browser::open(&stack, 1280, 900).await;
     browser.open_app("/").await;
     let session = AppSession { browser, stack };
     let fixture = ProviderFixture::start().await;

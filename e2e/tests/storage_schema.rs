@@ -234,8 +234,8 @@ async fn a_version_2_database_is_upgraded_with_a_backup_of_every_record_it_rewri
 #[tokio::test]
 async fn a_failed_upgrade_leaves_the_old_data_usable_and_runs_again_later() {
     let disk = SmallDisk::mount(96);
-    let stack = Stack::start();
-    let browser = Browser::open_with(&stack, 1280, 800, &[disk.profile_flag()]).await;
+    let stack = Stack::start_with_profiles_under(&disk.dir);
+    let browser = Browser::open(&stack, 1280, 800).await;
     browser.goto("/api/health").await;
     // Forty replies left streaming, 40 KB each: backing them up needs room.
     assert_eq!(
