@@ -185,6 +185,21 @@ pub fn check_add(
     if size > max {
         return Err(AttachError::TooLarge { max });
     }
+    check_room(held, size)
+}
+
+/// Whether a copy of a file attached before (read then, its kind's own limits met), of
+/// `size` bytes, may join files of `held` sizes: the count and total limits.
+pub fn check_reuse(held: &[u64], size: u64) -> Result<(), AttachError> {
+    if held.len() >= MAX_ATTACHMENTS {
+        return Err(AttachError::TooMany {
+            max: MAX_ATTACHMENTS,
+        });
+    }
+    check_room(held, size)
+}
+
+fn check_room(held: &[u64], size: u64) -> Result<(), AttachError> {
     if held.iter().sum::<u64>() + size > MAX_TOTAL_BYTES {
         return Err(AttachError::TotalTooLarge {
             max: MAX_TOTAL_BYTES,
@@ -301,6 +316,27 @@ mod tests {
         edge_parser: true,
         edge_max_bytes: 1000,
     };
+
+    #[test]
+    fn a_copy_of_an_earlier_file_meets_the_count_and_total_limits_only() {
+        // Larger than a text file may be when first read: its kind's limit was met then.
+        assert_eq!(check_reuse(&[], MAX_TEXT_BYTES + 1), Ok(()));
+        let full = vec![1; MAX_ATTACHMENTS];
+        assert_eq!(
+            check_reuse(&full, 1),
+            Err(AttachError::TooMany {
+                max: MAX_ATTACHMENTS
+            })
+        );
+        let nearly = [MAX_TOTAL_BYTES - 10];
+        assert_eq!(check_reuse(&nearly, 10), Ok(()));
+        assert_eq!(
+            check_reuse(&nearly, 11),
+            Err(AttachError::TotalTooLarge {
+                max: MAX_TOTAL_BYTES
+            })
+        );
+    }
 
     #[test]
     fn kinds_are_read_where_they_can_be() {

@@ -1,9 +1,9 @@
 //! Adding files to the draft, in its own lazily loaded chunk: the count limit, a chip
-//! per file while it is read (`super::read`), and each refusal as a toast in the user's
-//! language.
+//! per file while it is read (`super::read`) or copied (a file an earlier message
+//! carries, chosen with `@`), and each refusal as a toast in the user's language.
 
 use hearth_core::attachment::{
-    AttachError, MAX_ATTACHMENTS, MAX_IMAGE_SEND_BYTES, MAX_TOTAL_BYTES,
+    AttachError, Attachment, MAX_ATTACHMENTS, MAX_IMAGE_SEND_BYTES, MAX_TOTAL_BYTES, check_reuse,
 };
 use hearth_core::image_header::MAX_IMAGE_PIXELS;
 use leptos::prelude::*;
@@ -67,6 +67,51 @@ fn add(draft: Draft, file: web_sys::File) {
             }
         }
     });
+}
+
+/// Adds a copy of `attachment`, a file an earlier message of this chat carries: its
+/// stored original, text and thumbnail copied under a new id, so that the draft and that
+/// message each own theirs (removing one never takes the other's bytes). The count and
+/// total limits apply; its text was read when it was first attached.
+#[lazy]
+pub async fn add_copy(draft: Draft, attachment: Attachment) {
+    let name = attachment.name.clone();
+    let held: Vec<u64> = draft
+        .files
+        .with_untracked(|files| files.iter().map(|f| f.size).collect());
+    if let Err(error) = check_reuse(&held, attachment.size) {
+        refuse(draft, error.code(), &name, None);
+        return;
+    }
+    let id = crate::files::new_name("att").replace(".att", "");
+    draft.files.update(|files| {
+        files.push(DraftFile {
+            id: id.clone(),
+            name: name.clone(),
+            size: attachment.size,
+            state: DraftState::Reading,
+        });
+    });
+    let copied = read::copy(&attachment.id, &id).await;
+    let wanted = draft.contains(&id);
+    match copied {
+        Ok(()) if wanted => draft.files.update(|files| {
+            if let Some(entry) = files.iter_mut().find(|f| f.id == id) {
+                entry.state = DraftState::Ready(Attachment {
+                    id: id.clone(),
+                    ..attachment
+                });
+            }
+        }),
+        // Removed while it was copied: the copy goes.
+        Ok(()) => read::forget(id).await,
+        Err(refusal) => {
+            draft.files.update(|files| files.retain(|f| f.id != id));
+            if wanted {
+                refuse(draft, &refusal.code, &name, refusal.detail.as_deref());
+            }
+        }
+    }
 }
 
 /// Shows why a file was not added.

@@ -73,6 +73,11 @@ impl Draft {
         self.files.get()
     }
 
+    /// The files (untracked).
+    pub fn files_untracked(&self) -> Vec<DraftFile> {
+        self.files.get_untracked()
+    }
+
     /// Whether any file is still being read (tracked).
     pub fn is_busy(&self) -> bool {
         self.files.with(|files| {
@@ -102,6 +107,12 @@ impl Draft {
         if !files.is_empty() {
             leptos::task::spawn_local(add::add_files(*self, files));
         }
+    }
+
+    /// Adds a copy of `attachment`, a file an earlier message of this chat carries (in
+    /// the adding chunk: `add::add_copy`).
+    pub fn add_copy(&self, attachment: Attachment) {
+        leptos::task::spawn_local(add::add_copy(*self, attachment));
     }
 
     /// Adds the files of a paste or a drop (`DataTransfer`); whether there were any.

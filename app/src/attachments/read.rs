@@ -132,6 +132,33 @@ pub async fn forget(id: String) {
     forget_now(&id).await;
 }
 
+/// Copies what is stored for attachment `from` to attachment `to`: the original, its
+/// text and an image's thumbnail, those it has. Nothing of `to` is left when a step
+/// fails (the original gone: `attach_storage_failed` with the file store's words).
+pub(super) async fn copy(from: &str, to: &str) -> Result<(), Refusal> {
+    let copied = copy_now(from, to).await;
+    if copied.is_err() {
+        forget_now(to).await;
+    }
+    copied
+}
+
+async fn copy_now(from: &str, to: &str) -> Result<(), Refusal> {
+    let original = files::read(ATTACHMENTS, from).await?;
+    files::save(ATTACHMENTS, to, &original).await?;
+    for (source, target) in [
+        (text_name(from), text_name(to)),
+        (thumbnail_name(from), thumbnail_name(to)),
+    ] {
+        match files::read(ATTACHMENTS, &source).await {
+            Ok(bytes) => files::save(ATTACHMENTS, &target, &bytes).await?,
+            Err(FileError::Missing) => {}
+            Err(other) => return Err(other.into()),
+        }
+    }
+    Ok(())
+}
+
 async fn forget_now(id: &str) {
     let _ = files::remove(ATTACHMENTS, id).await;
     let _ = files::remove(ATTACHMENTS, &text_name(id)).await;

@@ -246,6 +246,32 @@ impl Conversations {
         .await
     }
 
+    /// The assistant and the own instructions of conversation `id` (untracked; `None`
+    /// when it is not listed).
+    pub fn assistant_and_prompt(&self, id: &str) -> Option<(Option<String>, String)> {
+        self.records.with_untracked(|list| {
+            list.iter()
+                .find(|c| c.id == id)
+                .map(|c| (c.assistant_id.clone(), c.system_prompt.clone()))
+        })
+    }
+
+    /// Hands conversation `id` to `assistant_id` (`None`: to no assistant) with
+    /// `system_prompt` as its own instructions, in one write.
+    pub async fn set_assistant(
+        &self,
+        id: &str,
+        assistant_id: Option<String>,
+        system_prompt: String,
+    ) -> Result<(), StorageError> {
+        let fields = json!({ "assistantId": assistant_id, "systemPrompt": system_prompt });
+        self.merge(id, fields, |c| {
+            c.assistant_id = assistant_id.clone();
+            c.system_prompt = system_prompt.clone();
+        })
+        .await
+    }
+
     /// Whether conversation `id` still has no title, neither automatic nor the user's.
     pub fn is_untitled(&self, id: &str) -> bool {
         self.records.with_untracked(|list| {

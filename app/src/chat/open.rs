@@ -175,6 +175,21 @@ impl OpenConversation {
             .collect()
     }
 
+    /// The files the active path's messages carry, root first (tracked: the path and
+    /// the messages' records).
+    pub fn path_attachments(&self) -> Vec<hearth_core::attachment::Attachment> {
+        let path = self.path.get();
+        let messages = self.messages.with(|m| {
+            path.iter()
+                .filter_map(|id| m.get(id).copied())
+                .collect::<Vec<_>>()
+        });
+        messages
+            .iter()
+            .flat_map(|live| live.record.with(|r| r.attachments.clone()))
+            .collect()
+    }
+
     /// The active leaf (where a new message goes).
     pub fn active_leaf(&self) -> Option<String> {
         self.tree.with_untracked(MessageTree::active_leaf)

@@ -1,11 +1,14 @@
 //! The menus' entries: for `/`, the composer's own commands, the templates, the MCP
 //! servers' prompts, the installed skills and the assistants (the user's own, then the
-//! built-in ones); for `@`, the knowledge collections and the
-//! MCP servers' resources. Each
-//! says what choosing it does ([`Action`]); the menu ranks and shows them.
+//! built-in ones); for `@`, everything the chat can reach ([`Reachable`]): this chat's
+//! earlier files, the knowledge collections, the plugins, the assistants and the MCP
+//! servers' resources. Each says what choosing it does ([`Action`]); the menu ranks and
+//! shows them.
 
 use hearth_core::assistant::Assistant;
+use hearth_core::attachment::Attachment;
 use hearth_core::knowledge::KnowledgeLibrary;
+use hearth_core::plugin::Plugin;
 use hearth_core::plugin::mcp_resource::McpResource;
 use hearth_core::skill::library::SkillLibrary;
 use hearth_core::template::library::{TemplateLibrary, command_from_title};
@@ -51,6 +54,49 @@ pub(super) enum Action {
         server: String,
         resource: McpResource,
     },
+    /// Attaches a file an earlier message of this chat carries.
+    File(Box<Attachment>),
+    /// Turns a plugin on or off.
+    Plugin { id: String, title: String, on: bool },
+    /// Hands the open chat to this assistant (with no chat open, starts one with it).
+    HandOver(Box<Assistant>),
+}
+
+impl Action {
+    /// What kind of entry it is, for the page (`data-slash-kind`).
+    pub(super) fn kind(&self) -> &'static str {
+        match self {
+            Self::New
+            | Self::Temporary
+            | Self::Clear
+            | Self::Search
+            | Self::Templates
+            | Self::Skills
+            | Self::Knowledge => "command",
+            Self::Assistant(_) => "assistant",
+            Self::Template(_) => "template",
+            Self::Prompt(_) => "prompt",
+            Self::Skill { .. } => "skill",
+            Self::Collection { .. } => "collection",
+            Self::Resource { .. } => "resource",
+            Self::File(_) => "file",
+            Self::Plugin { .. } => "plugin",
+            Self::HandOver(_) => "hand-over",
+        }
+    }
+
+    /// Whether it is chosen with `@` (the `@word` goes, the rest of the text stays)
+    /// rather than `/`.
+    pub(super) fn is_mention(&self) -> bool {
+        matches!(
+            self,
+            Self::Resource { .. }
+                | Self::Collection { .. }
+                | Self::File(_)
+                | Self::Plugin { .. }
+                | Self::HandOver(_)
+        )
+    }
 }
 
 /// One entry of a menu.
@@ -149,11 +195,7 @@ pub(super) fn commands(
     for a in assistants {
         items.push(Item {
             command: slug(&a.name, &a.id),
-            title: if a.emoji.is_empty() {
-                a.name.clone()
-            } else {
-                format!("{} {}", a.emoji, a.name)
-            },
+            title: titled(a),
             kind: assistant.clone(),
             action: Action::Assistant(Box::new(a.clone())),
         });
@@ -173,21 +215,40 @@ pub(super) fn assistants(own: &[Assistant], catalogue: &[Assistant]) -> Vec<Assi
     all
 }
 
-/// The `@` menu's entries: the knowledge collections (`used`: those this conversation
-/// uses), then every listed resource of every server.
-pub(super) fn mentions(
-    i18n: I18n,
-    collections: Option<&KnowledgeLibrary>,
-    used: &[String],
-    servers: &[Server],
-) -> Vec<Item> {
-    let mut items = Vec::new();
+/// What `@` offers besides the servers' resources.
+pub(super) struct Reachable<'a> {
+    /// The files this chat's messages carry, newest first, each once.
+    pub files: &'a [Attachment],
+    /// The knowledge collections.
+    pub collections: Option<&'a KnowledgeLibrary>,
+    /// The collections this conversation uses.
+    pub used: &'a [String],
+    /// Every plugin, built-in or installed, and whether it is on.
+    pub plugins: &'a [(Plugin, bool)],
+    /// The assistants (the user's own, then the built-in ones).
+    pub assistants: &'a [Assistant],
+}
+
+/// The `@` menu's entries: this chat's files, the knowledge collections, the plugins,
+/// the assistants, then every listed resource of every server.
+pub(super) fn mentions(i18n: I18n, reachable: Reachable<'_>, servers: &[Server]) -> Vec<Item> {
+    let file = i18n.t(Key::MentionKindFile);
+    let mut items: Vec<Item> = reachable
+        .files
+        .iter()
+        .map(|attachment| Item {
+            command: slug(&attachment.name, "file"),
+            title: attachment.name.clone(),
+            kind: file.clone(),
+            action: Action::File(Box::new(attachment.clone())),
+        })
+        .collect();
     let (on, off) = (
         i18n.t(Key::MentionKindCollectionOn),
         i18n.t(Key::MentionKindCollection),
     );
-    for collection in collections.iter().flat_map(|l| &l.collections) {
-        let used = used.contains(&collection.id);
+    for collection in reachable.collections.iter().flat_map(|l| &l.collections) {
+        let used = reachable.used.contains(&collection.id);
         items.push(Item {
             command: slug(&collection.name, "collection"),
             title: collection.name.clone(),
@@ -197,6 +258,31 @@ pub(super) fn mentions(
                 name: collection.name.clone(),
                 used,
             },
+        });
+    }
+    let (on, off) = (
+        i18n.t(Key::MentionKindPluginOn),
+        i18n.t(Key::MentionKindPlugin),
+    );
+    for (plugin, is_on) in reachable.plugins {
+        items.push(Item {
+            command: slug(&plugin.title, "plugin"),
+            title: plugin.title.clone(),
+            kind: if *is_on { on.clone() } else { off.clone() },
+            action: Action::Plugin {
+                id: plugin.id.clone(),
+                title: plugin.title.clone(),
+                on: *is_on,
+            },
+        });
+    }
+    let assistant = i18n.t(Key::MentionKindAssistant);
+    for a in reachable.assistants {
+        items.push(Item {
+            command: slug(&a.name, &a.id),
+            title: titled(a),
+            kind: assistant.clone(),
+            action: Action::HandOver(Box::new(a.clone())),
         });
     }
     for server in servers {
@@ -218,4 +304,25 @@ pub(super) fn mentions(
         }
     }
     items
+}
+
+/// An assistant's name, after its emoji when it has one.
+fn titled(a: &Assistant) -> String {
+    if a.emoji.is_empty() {
+        a.name.clone()
+    } else {
+        format!("{} {}", a.emoji, a.name)
+    }
+}
+
+/// The files of a chat (`carried`, in the order its messages carry them, root first),
+/// newest first, each once.
+pub(super) fn chat_files(carried: &[Attachment]) -> Vec<Attachment> {
+    let mut files: Vec<Attachment> = Vec::new();
+    for attachment in carried.iter().rev() {
+        if !files.iter().any(|f| f.id == attachment.id) {
+            files.push(attachment.clone());
+        }
+    }
+    files
 }

@@ -3,8 +3,10 @@
 //! lists the composer's own commands (new chat, temporary chat, search, templates,
 //! skills), the user's prompt templates, the installed MCP servers' prompts, the
 //! installed skills and the assistants (choosing one starts a chat with it); `@`
-//! lists the knowledge collections to answer from (`super::collections`) and the
-//! servers' resources to attach ([`items`], [`mcp`]). Best match first
+//! lists everything the chat can reach: this chat's earlier files to attach again, the
+//! knowledge collections to answer from (`super::collections`), the plugins to turn on
+//! or off and the assistants to hand the chat to ([`mention`]), and the servers'
+//! resources to attach ([`items`], [`mcp`]). Best match first
 //! (`hearth_core::slash`); a listbox the text area points at (`aria-activedescendant`),
 //! so the keyboard never leaves the text: ↑ and ↓ move, Enter or Tab chooses, Escape
 //! closes it until the text changes. A template or prompt with variables or arguments
@@ -15,6 +17,7 @@ mod attach;
 mod form;
 mod items;
 mod mcp;
+mod mention;
 
 use hearth_core::plugin::mcp_prompt::McpPrompt;
 use hearth_core::slash::{self, Entry};
@@ -113,6 +116,7 @@ fn Menu(commands: Commands) -> impl IntoView {
     let chat = crate::chat::use_chat();
     let search = crate::search::use_search();
     let plugins = crate::plugins::use_plugins();
+    let prefs = crate::preferences::use_prefs();
     let knowledge = crate::knowledge::use_knowledge();
     let library = knowledge.library();
     let assistants = crate::assistants::use_assistants();
@@ -170,16 +174,19 @@ fn Menu(commands: Commands) -> impl IntoView {
             .map(|offer| mcp::servers(plugins, offer))
             .unwrap_or_default()
     });
+    let offered_assistants = move || {
+        own.with(|own| {
+            catalogue.with(|state| {
+                items::assistants(
+                    own.as_ref().map_or(&[], |l| &l.custom),
+                    state.shown().map_or(&[], |c| &c.assistants),
+                )
+            })
+        })
+    };
     let items = Memo::new(move |_| match offer.get() {
         Some(mcp::Offer::Prompts) => {
-            let offered = own.with(|own| {
-                catalogue.with(|state| {
-                    items::assistants(
-                        own.as_ref().map_or(&[], |l| &l.custom),
-                        state.shown().map_or(&[], |c| &c.assistants),
-                    )
-                })
-            });
+            let offered = offered_assistants();
             templates.library().with(|t| {
                 skills.library().with(|s| {
                     servers.with(|servers| {
@@ -190,8 +197,36 @@ fn Menu(commands: Commands) -> impl IntoView {
         }
         Some(mcp::Offer::Resources) => {
             let used = super::collections::in_use(chat);
-            library
-                .with(|l| servers.with(|servers| items::mentions(i18n, l.as_ref(), &used, servers)))
+            let files = items::chat_files(&chat.open.path_attachments());
+            let listed: Vec<_> = plugins
+                .builtins
+                .get()
+                .into_iter()
+                .chain(plugins.installed.get())
+                .map(|r| r.plugin)
+                .collect();
+            let switched: Vec<_> = prefs.value.with(|p| {
+                listed
+                    .into_iter()
+                    .map(|plugin| {
+                        let on = p.tools.plugin_on(&plugin);
+                        (plugin, on)
+                    })
+                    .collect()
+            });
+            let offered = offered_assistants();
+            library.with(|l| {
+                servers.with(|servers| {
+                    let reachable = items::Reachable {
+                        files: &files,
+                        collections: l.as_ref(),
+                        used: &used,
+                        plugins: &switched,
+                        assistants: &offered,
+                    };
+                    items::mentions(i18n, reachable, servers)
+                })
+            })
         }
         None => Vec::new(),
     });
@@ -216,10 +251,21 @@ fn Menu(commands: Commands) -> impl IntoView {
     // What the menu says of servers still being asked, or that failed.
     let notes = Memo::new(move |_| {
         let mentions = offer.get() == Some(mcp::Offer::Resources);
+        // Without the plugins' list there are no plugins (nor servers) to offer: said.
+        let unlisted = match plugins.state.get() {
+            crate::plugins::ListState::Failed(error) if mentions => Some((
+                "plugins".to_string(),
+                i18n.t_with(
+                    Key::MentionPluginsFailed,
+                    &[("reason", &crate::i18n::edge_errors::describe(&i18n, &error))],
+                ),
+            )),
+            _ => None,
+        };
         servers.with(|servers| {
-            servers
-                .iter()
-                .filter_map(|server| {
+            unlisted
+                .into_iter()
+                .chain(servers.iter().filter_map(|server| {
                     let (asking, failed) = if mentions {
                         (Key::MentionResourcesAsking, Key::MentionResourcesFailed)
                     } else {
@@ -233,7 +279,7 @@ fn Menu(commands: Commands) -> impl IntoView {
                         _ => return None,
                     };
                     Some((server.plugin_id.clone(), line))
-                })
+                }))
                 .collect::<Vec<_>>()
         })
     });
@@ -255,14 +301,13 @@ fn Menu(commands: Commands) -> impl IntoView {
 
     let draft = commands.draft;
     let choose = move |item: Item| {
-        match &item.action {
+        if item.action.is_mention() {
             // The `@word` goes; the rest of the text stays.
-            Action::Resource { .. } | Action::Collection { .. } => {
-                if let Some(Asked::Mention { start, .. }) = asked.get_untracked() {
-                    text.update(|t| t.truncate(start));
-                }
+            if let Some(Asked::Mention { start, .. }) = asked.get_untracked() {
+                text.update(|t| t.truncate(start));
             }
-            _ => text.set(String::new()),
+        } else {
+            text.set(String::new());
         }
         match item.action {
             Action::New => {
@@ -304,6 +349,15 @@ fn Menu(commands: Commands) -> impl IntoView {
                 server,
                 resource,
             } => attach::attach((plugins, draft, toasts, i18n), plugin_id, server, resource),
+            Action::File(attachment) => {
+                mention::attach_file((draft, toasts, i18n), *attachment);
+            }
+            Action::Plugin { id, title, on } => {
+                mention::switch_plugin((prefs, toasts, i18n), id, title, on);
+            }
+            Action::HandOver(assistant) => {
+                mention::hand_over((chat, shell, toasts, i18n), *assistant);
+            }
             Action::Collection { id, name, used } => {
                 super::collections::set_used(chat, (i18n, toasts), id, name, !used);
             }
@@ -388,14 +442,7 @@ fn Menu(commands: Commands) -> impl IntoView {
     });
 
     let option = move |(index, item): (usize, Item)| {
-        let sign = if matches!(
-            item.action,
-            Action::Resource { .. } | Action::Collection { .. }
-        ) {
-            "@"
-        } else {
-            "/"
-        };
+        let sign = if item.action.is_mention() { "@" } else { "/" };
         let selected = move || active.get() == index;
         let chosen = item.clone();
         view! {
@@ -403,6 +450,7 @@ fn Menu(commands: Commands) -> impl IntoView {
                 class:search-result--active=selected
                 aria-selected=move || selected().to_string()
                 data-slash-command=item.command.clone()
+                data-slash-kind=item.action.kind()
                 // Keeps the focus in the text area.
                 on:mousedown=|event| event.prevent_default()
                 on:click=move |_| choose(chosen.clone())>
