@@ -198,3 +198,73 @@ async fn files_plugins_and_assistants_are_mentioned_with_at_by_keyboard() {
     session.assert_no_console_errors().await;
     session.finish().await;
 }
+
+#[tokio::test]
+async fn a_plugin_list_that_fails_is_said_in_every_place_never_shown_as_no_plugins() {
+    let (session, tap) = AppSession::open_through_tap(1280, 900).await;
+    // Every answer to the plugins' list is lost on its way back, as on a dead link.
+    tap.lose_every_answer_to("GET /api/plugins/list ");
+    let failed = "document.getElementById('plugins-failed')?.textContent ?? ''";
+    for (locale, said, mention_said) in [
+        (
+            "en",
+            "The plugins could not be listed: ",
+            "The plugins could not be listed: ",
+        ),
+        (
+            "ja",
+            "プラグインを一覧できませんでした：",
+            "プラグインを取得できませんでした：",
+        ),
+    ] {
+        if locale != "en" {
+            session.reload_in(locale).await;
+        }
+        // Settings › Tools says so, with the reason, and lists nothing as if there were
+        // no plugins.
+        session.open_settings_tab("tools").await;
+        session
+            .wait_until(&format!("({failed}).startsWith({})", json!(said)))
+            .await;
+        let text = session.js(&format!("return {failed}"), vec![]).await;
+        let reason = text.as_str().unwrap_or_default().trim_start_matches(said);
+        assert!(!reason.trim().is_empty(), "the reason is said: {text}");
+        assert_eq!(
+            session
+                .js(
+                    "return document.querySelectorAll('#plugins-installed, #plugins-builtin').length",
+                    vec![]
+                )
+                .await,
+            json!(0),
+            "no list stands for the one that failed"
+        );
+        session.close_settings().await;
+        // The `@` menu says so too, and still offers what does not need the list.
+        type_in_composer(&session, "@").await;
+        session
+            .wait_until(&format!(
+                "document.querySelector(\"#slash-menu-wrap [data-mcp-state='plugins'], .slash-menu [data-mcp-state='plugins']\")?.textContent.startsWith({})",
+                json!(mention_said)
+            ))
+            .await;
+        assert_eq!(
+            session
+                .js(
+                    "return document.querySelectorAll(\"#slash-menu [data-slash-kind='plugin']\").length",
+                    vec![]
+                )
+                .await,
+            json!(0)
+        );
+        session
+            .wait_for("#slash-menu [data-slash-kind='hand-over']")
+            .await;
+        session.screenshot(&format!("mentions-plugins-failed-{locale}")).await;
+        session.press(&[Key::Backspace]).await;
+    }
+    session
+        .assert_no_console_errors_but(|m| m.contains("/api/plugins/list"))
+        .await;
+    session.finish().await;
+}
