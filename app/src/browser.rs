@@ -153,14 +153,21 @@ pub fn active_element() -> Option<web_sys::HtmlElement> {
         .and_then(|element| element.dyn_into::<web_sys::HtmlElement>().ok())
 }
 
-/// Moves focus to the element with `id`, if there is one.
+/// Moves focus to the element with `id`, if there is one. An element that has the focus
+/// already is blurred and focused again: `focus()` alone does nothing to it, and when the
+/// page's selection had moved elsewhere meanwhile (into a dialog since closed), typed
+/// text went nowhere; focusing it anew puts the selection back inside it.
 pub fn focus_by_id(id: &str) {
-    if let Some(element) = document()
+    let Some(element) = document()
         .get_element_by_id(id)
         .and_then(|element| element.dyn_into::<web_sys::HtmlElement>().ok())
-    {
-        let _ = element.focus();
+    else {
+        return;
+    };
+    if document().active_element().as_ref() == Some(element.as_ref()) {
+        let _ = element.blur();
     }
+    let _ = element.focus();
 }
 
 /// A document-unique id for ARIA relationships (`prefix-N`).

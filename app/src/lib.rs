@@ -124,6 +124,7 @@ pub fn App() -> impl IntoView {
         sidebar_hidden: RwSignal::new(false),
         shortcuts_open: RwSignal::new(false),
         placing: RwSignal::new(None),
+        reveal: RwSignal::new(None),
     };
     // Ctrl+K (⌘K on Apple keyboards) searches, and the other shortcuts, from anywhere.
     shell::shortcuts::listen(chat, search, shell);

@@ -155,6 +155,19 @@ impl Browser {
             .expect("navigate");
     }
 
+    /// Sets the value of the field `css` as typing would (an `input` and a `change`
+    /// event), in one step.
+    pub async fn set_value(&self, css: &str, text: &str) {
+        self.js(
+            "const el = document.querySelector(arguments[0]);
+             el.value = arguments[1];
+             el.dispatchEvent(new Event('input', {bubbles: true}));
+             el.dispatchEvent(new Event('change', {bubbles: true}));",
+            vec![json!(css), json!(text)],
+        )
+        .await;
+    }
+
     /// Reloads and waits for the app to mount again.
     pub async fn reload_app(&self) {
         self.client.refresh().await.expect("reload");

@@ -220,15 +220,9 @@ async fn an_assistant_greets_starts_the_conversation_and_shapes_its_requests() {
     session
         .wait_until("document.getElementById('composer-model').value.endsWith('fixture-large')")
         .await;
-    // Clicked first: here (after the editor), the composer has focus but headless
-    // Chromium does not take typed text into it until it is clicked (docs/NOTES.md,
-    // Assistants); the built-in start above types without a click.
-    session
-        .wait_for("#composer-input")
-        .await
-        .click()
-        .await
-        .expect("click the composer");
+    // Typed straight away, no click: after the editor, the composer once had the focus
+    // but the page's selection elsewhere, and took no typed text (docs/NOTES.md,
+    // Assistants).
     chat::ask(&session, "Je suis allé au marché.").await;
     let body = chat_bodies(&fixture).last().cloned().unwrap();
     assert_eq!(body["model"], "fixture-large", "the assistant's model");

@@ -26,19 +26,6 @@ fn tools_of(request: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// Sets a form control's value as typing would (an `input` event).
-async fn type_into(session: &AppSession, css: &str, text: &str) {
-    session
-        .js(
-            "const el = document.querySelector(arguments[0]);
-             el.value = arguments[1];
-             el.dispatchEvent(new Event('input', {bubbles: true}));
-             el.dispatchEvent(new Event('change', {bubbles: true}));",
-            vec![css.into(), text.into()],
-        )
-        .await;
-}
-
 /// The memories listed in Settings › Memory (open), newest first.
 async fn listed(session: &AppSession) -> Vec<String> {
     let value = session
@@ -84,13 +71,10 @@ async fn memories_are_recalled_as_data_proposed_reviewed_and_switched_off_per_co
     session
         .wait_until("document.querySelector('#memory-form .field__error')?.textContent.includes('Write what to remember')")
         .await;
-    type_into(
-        &session,
-        "#memory-content",
-        "The user's cat is called Marmalade.",
-    )
-    .await;
-    type_into(&session, "#memory-tags", "pets, Cat").await;
+    session
+        .set_value("#memory-content", "The user's cat is called Marmalade.")
+        .await;
+    session.set_value("#memory-tags", "pets, Cat").await;
     session.click_by_script("#memory-save").await;
     session
         .wait_until("document.querySelectorAll('#memory-list [data-memory]').length === 1")
@@ -100,17 +84,14 @@ async fn memories_are_recalled_as_data_proposed_reviewed_and_switched_off_per_co
         ["The user's cat is called Marmalade."]
     );
     // The same fact again is refused, not repeated.
-    type_into(
-        &session,
-        "#memory-content",
-        "the user's cat is called marmalade",
-    )
-    .await;
+    session
+        .set_value("#memory-content", "the user's cat is called marmalade")
+        .await;
     session.click_by_script("#memory-save").await;
     session
         .wait_until("document.querySelector('#memory-form .field__error')?.textContent.includes('remembered already')")
         .await;
-    type_into(&session, "#memory-content", "").await;
+    session.set_value("#memory-content", "").await;
     // The model may propose memories from now on.
     session.click_by_script("#memory-propose").await;
     session
@@ -166,12 +147,12 @@ async fn memories_are_recalled_as_data_proposed_reviewed_and_switched_off_per_co
     session
         .click_by_script(".memory-proposal [data-proposal-edit]")
         .await;
-    type_into(
-        &session,
-        ".memory-proposal textarea",
-        "The user is vegetarian and cooks at home.",
-    )
-    .await;
+    session
+        .set_value(
+            ".memory-proposal textarea",
+            "The user is vegetarian and cooks at home.",
+        )
+        .await;
     session
         .click_by_script(".memory-proposal [data-proposal-save]")
         .await;

@@ -53,6 +53,12 @@ async fn toast_says(session: &AppSession, words: &str) {
         .await;
 }
 
+/// Checks that the stored chat names the assistant `id`.
+async fn assert_chat_assistant(session: &AppSession, id: &str) {
+    let conversation = &stored_conversations(session).await[0];
+    assert_eq!(conversation["assistantId"], json!(id), "{conversation}");
+}
+
 /// The last chat request the fixture received.
 fn last_body(fixture: &ProviderFixture) -> Value {
     chat_bodies(fixture).pop().expect("a chat request")
@@ -82,6 +88,10 @@ async fn files_plugins_and_assistants_are_mentioned_with_at_by_keyboard() {
     type_in_composer(&session, "@").await;
     session
         .wait_until("!!document.querySelector(\"#slash-menu [data-slash-command='notes-md']\")")
+        .await;
+    // The assistants' catalogue arrives a moment later.
+    session
+        .wait_for("#slash-menu [data-slash-kind='hand-over']")
         .await;
     let kinds = session
         .js(
@@ -152,12 +162,7 @@ async fn files_plugins_and_assistants_are_mentioned_with_at_by_keyboard() {
         "Translator answers this chat from your next message",
     )
     .await;
-    let conversation = &stored_conversations(&session).await[0];
-    assert_eq!(
-        conversation["assistantId"],
-        json!("translator"),
-        "{conversation}"
-    );
+    assert_chat_assistant(&session, "translator").await;
     fixture.enqueue(Reply::text("Bonjour."));
     ask(&session, "Hello, in French").await;
     assert!(
@@ -182,12 +187,7 @@ async fn files_plugins_and_assistants_are_mentioned_with_at_by_keyboard() {
         "The chat's earlier assistant and instructions are back.",
     )
     .await;
-    let conversation = &stored_conversations(&session).await[0];
-    assert_eq!(
-        conversation["assistantId"],
-        json!("translator"),
-        "{conversation}"
-    );
+    assert_chat_assistant(&session, "translator").await;
     fixture.enqueue(Reply::text("Bonjour encore."));
     ask(&session, "Hello again").await;
     let system = system_of(&last_body(&fixture));
@@ -260,7 +260,9 @@ async fn a_plugin_list_that_fails_is_said_in_every_place_never_shown_as_no_plugi
         session
             .wait_for("#slash-menu [data-slash-kind='hand-over']")
             .await;
-        session.screenshot(&format!("mentions-plugins-failed-{locale}")).await;
+        session
+            .screenshot(&format!("mentions-plugins-failed-{locale}"))
+            .await;
         session.press(&[Key::Backspace]).await;
     }
     session

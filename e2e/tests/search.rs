@@ -2,7 +2,8 @@
 //! finds text on a conversation's active branch and never on an inactive one, opens a
 //! result at its message in a 10,000-message conversation, finds Chinese and Japanese,
 //! answers after a reload from the snapshot the worker saved in OPFS (without building
-//! again), finds a message another tab wrote, and the sidebar filter matches titles only.
+//! again), finds a message another tab wrote, and the sidebar filter matches titles only;
+//! it finds memories and workspaces too, and opens each where it lives.
 
 use fantoccini::key::Key;
 use hearth_e2e::AppSession;
@@ -394,3 +395,97 @@ navigator.storage.getDirectory()
   .then((file) => file.getFile())
   .then((file) => done(file.size), () => done(0));
 "#;
+
+#[tokio::test]
+async fn the_palette_finds_memories_and_workspaces_and_opens_each_where_it_lives() {
+    let session = AppSession::open(1280, 900).await;
+    // A memory and a workspace, made where the user makes them.
+    session.open_settings_tab("memory").await;
+    session.wait_for("#memory-panel").await;
+    session
+        .set_value("#memory-content", "The user's cat is called Marmalade.")
+        .await;
+    session.set_value("#memory-tags", "pets").await;
+    session.click_by_script("#memory-save").await;
+    session
+        .wait_until("document.querySelectorAll('#memory-list [data-memory]').length === 1")
+        .await;
+    session.open_settings_tab("workspaces").await;
+    session.wait_for("#workspaces-empty").await;
+    session.click_by_script("#workspaces-new").await;
+    session.fill("#workspace-editor-name", "Garden club").await;
+    session
+        .fill("#workspace-editor-prompt", "Answer about roses and soil.")
+        .await;
+    session.click_by_script("#workspace-editor-save").await;
+    session.wait_for_toast("Workspace saved.").await;
+    session.close_settings().await;
+
+    // A memory: found by its words, highlighted, labelled; Enter shows it in Settings.
+    search(&session, "marmalade").await;
+    wait_for_results(&session, 1).await;
+    assert_eq!(
+        results(&session).await,
+        json!([["pets", "The user's cat is called Marmalade.", ["Marmalade"]]])
+    );
+    assert_eq!(
+        session
+            .js(
+                "return document.querySelector('.search-result').dataset.searchKind",
+                vec![]
+            )
+            .await,
+        json!("memory")
+    );
+    session
+        .wait_until("document.querySelector('.search-palette__status').textContent.includes('memories and workspaces: 1')")
+        .await;
+    session.screenshot("search-memory").await;
+    session.press(&[Key::Enter]).await;
+    session
+        .wait_until(
+            "(() => { const card = document.querySelector('#memory-list .plugin-card--found');
+                      return !!card && document.activeElement === card.querySelector('[data-memory-edit]'); })()",
+        )
+        .await;
+    session.close_settings().await;
+
+    // A workspace: found by its instructions; Enter makes it the current one.
+    search(&session, "roses").await;
+    wait_for_results(&session, 1).await;
+    assert_eq!(
+        results(&session).await,
+        json!([["Garden club", "Answer about roses and soil.", ["roses"]]])
+    );
+    session.press(&[Key::Enter]).await;
+    session
+        .wait_until(
+            "document.getElementById('sidebar-workspace')?.textContent.includes('Garden club')",
+        )
+        .await;
+    assert_eq!(
+        session
+            .js(
+                "return !!document.querySelector('dialog.dialog--search')?.open",
+                vec![]
+            )
+            .await,
+        json!(false)
+    );
+
+    // Nothing matching anywhere says so; in Japanese the kinds are Japanese.
+    search(&session, "volcano").await;
+    wait_for_no_results(&session, "volcano").await;
+    session.press(&[Key::Escape]).await;
+    session.reload_in("ja").await;
+    search(&session, "marmalade").await;
+    wait_for_results(&session, 1).await;
+    assert_eq!(
+        session
+            .text_of(".search-result[data-search-kind='memory'] .search-result__date")
+            .await,
+        "メモリー"
+    );
+    session.assert_no_console_errors().await;
+    session.finish().await;
+}

@@ -1029,4 +1029,8 @@ keys! {
     MentionHandedOver => "mention.handed_over",
     MentionHandOverFailed => "mention.hand_over_failed",
     MentionHandOverUndone => "mention.hand_over_undone",
+    SearchKindMemory => "search.kind.memory",
+    SearchKindWorkspace => "search.kind.workspace",
+    SearchOthersCount => "search.others_count",
+    SearchOthersUnreadable => "search.others_unreadable",
 }

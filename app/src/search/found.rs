@@ -2,7 +2,7 @@
 //! the matching message is read back from the database and cut around its best match
 //! (`hearth_core::search::snippet`), with the ranges to highlight.
 
-use hearth_core::search::{Query, QueryError, snippet};
+use hearth_core::search::{Query, QueryError, Snippet, snippet};
 use js_sys::Array;
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -133,7 +133,11 @@ pub fn passage(query: &str, text: &str) -> Passage {
     let Ok(query) = Query::parse(query) else {
         return Passage::default();
     };
-    let cut = snippet(&query, text, PASSAGE_BYTES);
+    passage_of(snippet(&query, text, PASSAGE_BYTES))
+}
+
+/// A cut text as pieces to show, highlighted or not.
+pub fn passage_of(cut: Snippet) -> Passage {
     let mut pieces = Vec::new();
     let mut at = 0;
     for (start, end) in cut.highlights {

@@ -12,10 +12,12 @@
 //! - `indexer`: snapshot, first build, catch-up and saves.
 //! - `found`: queries and the passages shown for their results.
 //! - `palette`: the search palette (Ctrl+K / ⌘K).
+//! - `others`: the memories and workspaces the palette also finds, searched in the page.
 
 pub(crate) mod client;
 pub mod found;
 mod indexer;
+mod others;
 mod palette;
 
 use leptos::prelude::*;

@@ -1,6 +1,7 @@
 //! The search palette: a modal dialog with a combobox (the query) and a listbox of
-//! conversations (title, date, the matching passage highlighted). Arrow keys move
-//! through the results, Enter or a click opens one at its message. The empty, preparing,
+//! conversations (title, date, the matching passage highlighted), then of memories and
+//! workspaces (`super::others`). Arrow keys move through the results, Enter or a click
+//! opens one (a conversation at its message). The empty, preparing,
 //! indexing, no-results and error states each say what they are. All of it is in a lazily
 //! loaded chunk, mounted the first time the palette opens (`search::palette`).
 
@@ -8,6 +9,7 @@ use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 
 use super::found::{self, FindError, Found, FoundConversation, Passage};
+use super::others::{self, Other};
 use super::{Phase, Status, use_search};
 use crate::chat::use_chat;
 use crate::i18n::{Key, tr, use_i18n};
@@ -48,6 +50,13 @@ fn PaletteBody() -> impl IntoView {
     let active = RwSignal::new(0_usize);
     // Answers to older queries are dropped.
     let asked = StoredValue::new(0_u64);
+    // The memories and workspaces, read as the palette opens; what could not be.
+    let unreadable = RwSignal::new(Vec::<String>::new());
+    leptos::task::spawn_local_scoped(async move {
+        let said = others::load(i18n).await;
+        let _ = unreadable.try_set(said);
+    });
+    let found_others = Memo::new(move |_| others::find(&query.get()));
 
     // Asks again when the query changes, when the index becomes ready, and when it
     // changes (a message written here or in another tab).
@@ -87,12 +96,13 @@ fn PaletteBody() -> impl IntoView {
             .collect(),
         _ => Vec::new(),
     };
-    let count = move || {
+    let conversations = move || {
         answer.with(|a| match a {
             Some((_, Ok(found))) => found.results.len(),
             _ => 0,
         })
     };
+    let count = move || conversations() + found_others.with(Vec::len);
     let open_at = move |index: usize| {
         let chosen = answer.with_untracked(|a| match a {
             Some((_, Ok(found))) => found.results.get(index).cloned(),
@@ -101,6 +111,14 @@ fn PaletteBody() -> impl IntoView {
         if let Some(result) = chosen {
             search.palette_open.set(false);
             search.open_result(result.id, result.message);
+            return;
+        }
+        let other = index
+            .checked_sub(conversations())
+            .and_then(|n| found_others.with_untracked(|o| o.get(n).cloned()));
+        if let Some(other) = other {
+            search.palette_open.set(false);
+            others::open(&other);
         }
     };
     let on_keydown = move |event: KeyboardEvent| {
@@ -157,16 +175,29 @@ fn PaletteBody() -> impl IntoView {
             (Some(Err(FindError::Unavailable | FindError::Lost)), _) => {
                 i18n.t(Key::SearchUnavailable)
             }
-            (Some(Ok(found)), _) if found.results.is_empty() => i18n.t_with(
-                Key::SearchNoResults,
-                &[(
-                    "query",
-                    &answer.with_untracked(|a| a.as_ref().map(|a| a.0.clone()).unwrap_or_default()),
-                )],
-            ),
-            (Some(Ok(found)), _) => i18n.t_with(
+            (Some(Ok(found)), _)
+                if found.results.is_empty() && found_others.with(Vec::is_empty) =>
+            {
+                i18n.t_with(
+                    Key::SearchNoResults,
+                    &[(
+                        "query",
+                        &answer.with_untracked(|a| {
+                            a.as_ref().map(|a| a.0.clone()).unwrap_or_default()
+                        }),
+                    )],
+                )
+            }
+            (Some(Ok(found)), _) if found_others.with(Vec::is_empty) => i18n.t_with(
                 Key::SearchResultCount,
                 &[("count", &found.conversations.to_string())],
+            ),
+            (Some(Ok(found)), _) => i18n.t_with(
+                Key::SearchOthersCount,
+                &[
+                    ("count", &found.conversations.to_string()),
+                    ("others", &found_others.with(Vec::len).to_string()),
+                ],
             ),
         }
     };
@@ -215,9 +246,105 @@ fn PaletteBody() -> impl IntoView {
                         on_open=Callback::new(open_at)
                     />
                 </For>
+                {move || {
+                    let first = conversations();
+                    found_others
+                        .get()
+                        .into_iter()
+                        .enumerate()
+                        .map(|(n, other)| view! {
+                            <OtherOption
+                                index=first + n
+                                other=other
+                                active=active
+                                on_open=Callback::new(open_at)
+                            />
+                        })
+                        .collect_view()
+                }}
             </ul>
+            {move || unreadable.get().into_iter().map(|line| view! {
+                <p class="search-palette__status" role="alert" data-search-unreadable="">{line}</p>
+            }).collect_view()}
         </div>
     }
+}
+
+/// A memory or a workspace found: what it is, and the passage that matched.
+#[component]
+fn OtherOption(
+    index: usize,
+    other: Other,
+    active: RwSignal<usize>,
+    on_open: Callback<usize>,
+) -> impl IntoView {
+    let kind = match other.source {
+        hearth_core::search::Source::Workspaces => Key::SearchKindWorkspace,
+        _ => Key::SearchKindMemory,
+    };
+    let kind_name = match other.source {
+        hearth_core::search::Source::Workspaces => "workspace",
+        _ => "memory",
+    };
+    view! {
+        <OptionRow index active on_open kind=kind_name>
+            <div class="search-result__head">
+                <span class="search-result__title">{other.title.clone()}</span>
+                <span class="search-result__date">{tr(kind)}</span>
+            </div>
+            <p class="search-result__passage">{pieces(other.passage)}</p>
+        </OptionRow>
+    }
+}
+
+/// One option of the listbox: made active by the arrows or the pointer, opened by a
+/// click; `kind` names what it is for the page (`data-search-kind`).
+#[component]
+fn OptionRow(
+    index: usize,
+    active: RwSignal<usize>,
+    on_open: Callback<usize>,
+    kind: &'static str,
+    children: Children,
+) -> impl IntoView {
+    let selected = move || active.get() == index;
+    view! {
+        <li
+            id=option_id(index)
+            class="search-result"
+            class:search-result--active=selected
+            role="option"
+            aria-selected=move || if selected() { "true" } else { "false" }
+            data-search-kind=kind
+            on:click=move |_| on_open.run(index)
+            on:mousemove=move |_| {
+                if active.get_untracked() != index {
+                    active.set(index);
+                }
+            }
+        >
+            {children()}
+        </li>
+    }
+}
+
+/// A passage's pieces, the matches marked.
+fn pieces(passage: Passage) -> Vec<AnyView> {
+    let mut nodes = Vec::new();
+    if passage.cut_start {
+        nodes.push(view! { <span>"…"</span> }.into_any());
+    }
+    for (text, highlighted) in passage.pieces {
+        nodes.push(if highlighted {
+            view! { <mark>{text}</mark> }.into_any()
+        } else {
+            view! { <span>{text}</span> }.into_any()
+        });
+    }
+    if passage.cut_end {
+        nodes.push(view! { <span>"…"</span> }.into_any());
+    }
+    nodes
 }
 
 /// One result: the conversation's title and date, and the passage that matched.
@@ -266,41 +393,10 @@ fn ResultOption(
                 .unwrap_or_default()
         }
     };
-    let selected = move || active.get() == index;
-    let pieces = move || {
-        passage.get().map(|passage| {
-            let mut nodes = Vec::new();
-            if passage.cut_start {
-                nodes.push(view! { <span>"…"</span> }.into_any());
-            }
-            for (text, highlighted) in passage.pieces {
-                nodes.push(if highlighted {
-                    view! { <mark>{text}</mark> }.into_any()
-                } else {
-                    view! { <span>{text}</span> }.into_any()
-                });
-            }
-            if passage.cut_end {
-                nodes.push(view! { <span>"…"</span> }.into_any());
-            }
-            nodes
-        })
-    };
+    let pieces = move || passage.get().map(pieces);
     let partial = result.partial;
     view! {
-        <li
-            id=option_id(index)
-            class="search-result"
-            class:search-result--active=selected
-            role="option"
-            aria-selected=move || if selected() { "true" } else { "false" }
-            on:click=move |_| on_open.run(index)
-            on:mousemove=move |_| {
-                if active.get_untracked() != index {
-                    active.set(index);
-                }
-            }
-        >
+        <OptionRow index active on_open kind="conversation">
             <div class="search-result__head">
                 <span class="search-result__title">{title}</span>
                 <time class="search-result__date">{date}</time>
@@ -309,6 +405,6 @@ fn ResultOption(
             <Show when=move || partial>
                 <p class="search-result__note">{tr(Key::SearchPartial)}</p>
             </Show>
-        </li>
+        </OptionRow>
     }
 }

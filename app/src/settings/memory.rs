@@ -2,6 +2,8 @@
 //! without asking, a form to add or edit a memory (kind, importance, tags), and every
 //! memory with its source, Edit and Forget. Every change goes through the memory store
 //! (`crate::memory`), which checks it in core; a refusal is said in the user's language.
+//! A memory the search palette opened is scrolled to and its Edit button focused
+//! (`ShellState::reveal`).
 
 use hearth_core::memory::{
     MAX_IMPORTANCE, MAX_MEMORIES, MIN_IMPORTANCE, Memory, MemoryDraft, MemoryKind, MemorySource,
@@ -267,8 +269,26 @@ fn MemoryCard(memory: Memory, form: RwSignal<Form>) -> impl IntoView {
         }
     };
     let tags = memory.draft.tags.join(", ");
+    // Shown first when the search palette opened it: scrolled to, its Edit focused.
+    let edit_button = NodeRef::<leptos::html::Button>::new();
+    let shell = crate::shell::use_shell();
+    let found = RwSignal::new(false);
+    {
+        let id = memory.id.clone();
+        Effect::new(move |_| {
+            if shell.reveal.with(|r| r.as_deref() == Some(id.as_str()))
+                && let Some(button) = edit_button.get()
+            {
+                shell.reveal.set(None);
+                found.set(true);
+                button.scroll_into_view_with_bool(false);
+                let _ = button.focus();
+            }
+        });
+    }
     view! {
-        <li class="plugin-card" data-memory=memory.id.clone()>
+        <li class="plugin-card" class:plugin-card--found=move || found.get()
+            data-memory=memory.id.clone()>
             <p class="memory-card__content">{memory.draft.content.clone()}</p>
             <p class="plugin-card__meta">
                 {tr(kind_key(memory.draft.kind))}
@@ -280,7 +300,7 @@ fn MemoryCard(memory: Memory, form: RwSignal<Form>) -> impl IntoView {
             </p>
             <div class="skill-card__actions">
                 <button type="button" class="button button--secondary button--small" data-memory-edit=""
-                    aria-label=label(Key::ProviderEdit) on:click=edit>{tr(Key::ProviderEdit)}</button>
+                    node_ref=edit_button aria-label=label(Key::ProviderEdit) on:click=edit>{tr(Key::ProviderEdit)}</button>
                 <button type="button" class="button button--secondary button--small" data-memory-forget=""
                     aria-label=label(Key::MemoryForget) on:click=forget>{tr(Key::MemoryForget)}</button>
             </div>

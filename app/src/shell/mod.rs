@@ -44,6 +44,9 @@ pub struct ShellState {
     pub shortcuts_open: RwSignal<bool>,
     /// The conversation whose workspace and instructions dialog is open.
     pub placing: RwSignal<Option<String>>,
+    /// The item a settings tab shows first and focuses, once (a memory the search
+    /// palette opened).
+    pub reveal: RwSignal<Option<String>>,
 }
 
 /// The shell's state.

@@ -1,0 +1,129 @@
+//! The palette's other sources: the user's memories and workspaces, read when the
+//! palette opens and searched in the page with the one engine
+//! (`hearth_core::search::local`), listed after the conversations. Opening a memory
+//! shows it in Settings › Memory (scrolled to, its Edit focused); opening a workspace
+//! makes it the current one, so the sidebar lists its conversations. A source that cannot
+//! be read is said, never shown as having nothing.
+
+use hearth_core::search::Source;
+use hearth_core::search::local::{LocalDocument, search_local};
+use leptos::prelude::*;
+
+use super::found::Passage;
+use crate::i18n::{I18n, Key};
+
+/// How many memories and workspaces the palette lists.
+pub const RESULTS: usize = 10;
+/// The most characters of a memory without tags shown as its title.
+const TITLE_CHARS: usize = 60;
+
+/// What was found in the other sources.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Other {
+    /// What it is.
+    pub source: Source,
+    /// Its id.
+    pub id: String,
+    /// A workspace's name; a memory's tags (or the start of what it says).
+    pub title: String,
+    /// The passage that matched.
+    pub passage: Passage,
+}
+
+/// Reads the memories and the workspaces (each once per page); what could not be read,
+/// in the user's language.
+pub async fn load(i18n: I18n) -> Vec<String> {
+    let mut said = Vec::new();
+    if let Err(error) = crate::memory::run(crate::memory::Op::Load).await {
+        said.push(i18n.t_with(
+            Key::SearchOthersUnreadable,
+            &[
+                ("what", &i18n.t(Key::SettingsTabMemory)),
+                ("reason", &crate::memory::error_text(&error, i18n)),
+            ],
+        ));
+    }
+    if let Err(error) = crate::workspaces::use_workspaces().ensure_loaded().await {
+        said.push(i18n.t_with(
+            Key::SearchOthersUnreadable,
+            &[
+                ("what", &i18n.t(Key::SettingsTabWorkspaces)),
+                ("reason", &crate::workspaces::reason(&error)),
+            ],
+        ));
+    }
+    said
+}
+
+/// The memories and workspaces matching `query`, best first (tracked: the memories and
+/// the workspaces as they are read or change).
+pub fn find(query: &str) -> Vec<Other> {
+    if query.trim().is_empty() {
+        return Vec::new();
+    }
+    let mut documents: Vec<LocalDocument> = crate::memory::use_memories().book().with(|book| {
+        book.iter()
+            .flat_map(|b| &b.memories)
+            .map(LocalDocument::memory)
+            .collect()
+    });
+    let workspaces = crate::workspaces::use_workspaces().library();
+    workspaces.with(|library| {
+        documents.extend(
+            library
+                .iter()
+                .flat_map(|l| &l.workspaces)
+                .map(LocalDocument::workspace),
+        )
+    });
+    // A query the language refuses is said by the conversations' answer already.
+    let Ok(hits) = search_local(&documents, query, RESULTS) else {
+        return Vec::new();
+    };
+    hits.into_iter()
+        .map(|hit| {
+            // A workspace's name; a memory's tags, or the start of what it says.
+            let document = documents
+                .iter()
+                .find(|d| d.source == hit.source && d.id == hit.id);
+            let title = match document {
+                Some(d) if !d.title.is_empty() => d.title.clone(),
+                Some(d) => d.body.chars().take(TITLE_CHARS).collect(),
+                None => String::new(),
+            };
+            Other {
+                source: hit.source,
+                id: hit.id,
+                title,
+                passage: super::found::passage_of(hit.snippet),
+            }
+        })
+        .collect()
+}
+
+/// Opens `other`: a memory in Settings › Memory, a workspace as the current one.
+pub fn open(other: &Other) {
+    let shell = crate::shell::use_shell();
+    match other.source {
+        Source::Workspaces => {
+            let workspace = crate::workspaces::use_workspaces()
+                .library()
+                .with_untracked(|library| {
+                    library
+                        .iter()
+                        .flat_map(|l| &l.workspaces)
+                        .find(|w| w.id == other.id)
+                        .map(crate::workspaces::summary)
+                });
+            if let Some(summary) = workspace {
+                crate::chat::use_chat().workspace.set(Some(summary));
+                shell.drawer_open.set(false);
+            }
+        }
+        _ => {
+            shell.reveal.set(Some(other.id.clone()));
+            shell.settings_tab.set("memory".to_string());
+            shell.settings_open.set(true);
+        }
+    }
+}
