@@ -195,6 +195,20 @@ async fn files_plugins_and_assistants_are_mentioned_with_at_by_keyboard() {
         system.contains("professional translator") && !system.contains("planning assistant"),
         "the translator's instructions are back: {system}"
     );
+    // With no chat open, an assistant starts one, greeting as `/` would.
+    session.click_by_script("#sidebar-new-chat").await;
+    session
+        .wait_until("document.querySelectorAll('.message').length === 0")
+        .await;
+    let option = mention(&session, "", "@planner", "planner").await;
+    assert!(option.contains("Assistant · starts a new chat"), "{option}");
+    session.press(&[Key::Enter]).await;
+    session.wait_for("#empty-assistant").await;
+    assert_eq!(
+        stored_conversations(&session).await.len(),
+        1,
+        "nothing stored yet"
+    );
     session.assert_no_console_errors().await;
     session.finish().await;
 }

@@ -1033,4 +1033,5 @@ keys! {
     SearchKindWorkspace => "search.kind.workspace",
     SearchOthersCount => "search.others_count",
     SearchOthersUnreadable => "search.others_unreadable",
+    MentionKindAssistantNew => "mention.kind.assistant_new",
 }

@@ -227,6 +227,8 @@ pub(super) struct Reachable<'a> {
     pub plugins: &'a [(Plugin, bool)],
     /// The assistants (the user's own, then the built-in ones).
     pub assistants: &'a [Assistant],
+    /// Whether a chat is open (an assistant takes it over; otherwise one starts).
+    pub chat_open: bool,
 }
 
 /// The `@` menu's entries: this chat's files, the knowledge collections, the plugins,
@@ -276,7 +278,11 @@ pub(super) fn mentions(i18n: I18n, reachable: Reachable<'_>, servers: &[Server])
             },
         });
     }
-    let assistant = i18n.t(Key::MentionKindAssistant);
+    let assistant = i18n.t(if reachable.chat_open {
+        Key::MentionKindAssistant
+    } else {
+        Key::MentionKindAssistantNew
+    });
     for a in reachable.assistants {
         items.push(Item {
             command: slug(&a.name, &a.id),

@@ -223,6 +223,7 @@ fn Menu(commands: Commands) -> impl IntoView {
                         used: &used,
                         plugins: &switched,
                         assistants: &offered,
+                        chat_open: chat.open.current().is_some(),
                     };
                     items::mentions(i18n, reachable, servers)
                 })
