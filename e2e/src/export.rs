@@ -13,12 +13,15 @@ use crate::AppSession;
 
 /// Every file under the private file system's folders `dirs` (at any depth), by path
 /// (`images/<name>`, `knowledge/<c>/<f>/source`), with the SHA-256 of its bytes, hashed
-/// in the page. A folder that does not exist holds nothing.
+/// in the page. A folder that does not exist holds nothing. A file or folder that goes
+/// while it is walked (the app replacing or cleaning up a file at that moment) means the
+/// store was changing: the walk starts again, up to 20 times 100 ms apart, so what is
+/// returned is one whole state, never half of two.
 pub async fn stored_hashes(session: &AppSession, dirs: &[&str]) -> BTreeMap<String, String> {
     let value = session
         .js_async(
             "const [dirs, done] = [arguments[0], arguments[arguments.length - 1]];
-             (async () => {
+             const once = async () => {
                const root = await navigator.storage.getDirectory();
                const out = {};
                const walk = async (dir, path) => {
@@ -36,6 +39,14 @@ pub async fn stored_hashes(session: &AppSession, dirs: &[&str]) -> BTreeMap<Stri
                  await walk(dir, name);
                }
                return out;
+             };
+             (async () => {
+               for (let attempt = 0; ; attempt++) {
+                 try { return await once(); } catch (e) {
+                   if (e.name !== 'NotFoundError' || attempt === 19) throw e;
+                   await new Promise((wake) => setTimeout(wake, 100));
+                 }
+               }
              })().then(done, (e) => done(String(e)));",
             vec![json!(dirs)],
         )
