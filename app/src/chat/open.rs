@@ -175,19 +175,18 @@ impl OpenConversation {
             .collect()
     }
 
-    /// The files the active path's messages carry, root first (tracked: the path and
-    /// the messages' records).
+    /// The files the active path's messages carry, root first (tracked: the path only;
+    /// a message's files never change once it is sent, and tracking every record would
+    /// recompute on each flush of a streaming reply).
     pub fn path_attachments(&self) -> Vec<hearth_core::attachment::Attachment> {
-        let path = self.path.get();
-        let messages = self.messages.with(|m| {
-            path.iter()
-                .filter_map(|id| m.get(id).copied())
-                .collect::<Vec<_>>()
-        });
-        messages
-            .iter()
-            .flat_map(|live| live.record.with(|r| r.attachments.clone()))
-            .collect()
+        self.path.with(|path| {
+            self.messages.with_untracked(|m| {
+                path.iter()
+                    .filter_map(|id| m.get(id))
+                    .flat_map(|live| live.record.with_untracked(|r| r.attachments.clone()))
+                    .collect()
+            })
+        })
     }
 
     /// The active leaf (where a new message goes).

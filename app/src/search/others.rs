@@ -64,7 +64,7 @@ pub fn find(query: &str) -> Vec<Other> {
     let mut documents: Vec<LocalDocument> = crate::memory::use_memories().book().with(|book| {
         book.iter()
             .flat_map(|b| &b.memories)
-            .map(LocalDocument::memory)
+            .map(hearth_core::memory::Memory::search_document)
             .collect()
     });
     let workspaces = crate::workspaces::use_workspaces().library();
@@ -73,7 +73,7 @@ pub fn find(query: &str) -> Vec<Other> {
             library
                 .iter()
                 .flat_map(|l| &l.workspaces)
-                .map(LocalDocument::workspace),
+                .map(hearth_core::workspace::Workspace::search_document),
         )
     });
     // A query the language refuses is said by the conversations' answer already.

@@ -278,13 +278,9 @@ fn OtherOption(
     active: RwSignal<usize>,
     on_open: Callback<usize>,
 ) -> impl IntoView {
-    let kind = match other.source {
-        hearth_core::search::Source::Workspaces => Key::SearchKindWorkspace,
-        _ => Key::SearchKindMemory,
-    };
-    let kind_name = match other.source {
-        hearth_core::search::Source::Workspaces => "workspace",
-        _ => "memory",
+    let (kind, kind_name) = match other.source {
+        hearth_core::search::Source::Workspaces => (Key::SearchKindWorkspace, "workspace"),
+        _ => (Key::SearchKindMemory, "memory"),
     };
     view! {
         <OptionRow index active on_open kind=kind_name>

@@ -112,6 +112,20 @@ pub struct Memory {
     pub updated_at: f64,
 }
 
+impl Memory {
+    /// What of it is searchable (recall and the search palette): its tags as the title,
+    /// its content as the body.
+    pub fn search_document(&self) -> crate::search::local::LocalDocument {
+        crate::search::local::LocalDocument {
+            source: crate::search::Source::Memory,
+            id: self.id.clone(),
+            title: self.draft.tags.join(" "),
+            body: self.draft.content.clone(),
+            timestamp: self.updated_at as i64,
+        }
+    }
+}
+
 /// What memory did for one reply, as its record keeps it (`MessageRecord::memory`).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{MAX_IMPORTANCE, Memory};
 use crate::search::question::word_scores;
-use crate::search::{Document, SearchIndex, Source};
+use crate::search::{SearchIndex, Source};
 
 /// The most memories one turn carries.
 pub const MAX_RECALLED: usize = 8;
@@ -66,17 +66,9 @@ impl MemoryIndex {
     pub fn build(memories: &[Memory]) -> Self {
         let mut index = SearchIndex::new();
         for memory in memories {
-            let document = Document {
-                id: memory.id.clone(),
-                source: Source::Memory,
-                parent: memory.id.clone(),
-                position: String::new(),
-                title: memory.draft.tags.join(" "),
-                body: memory.draft.content.clone(),
-                timestamp: memory.updated_at as i64,
-            };
-            // A memory the index refuses (an id past its bound) is simply not recalled.
-            let _ = index.upsert(&document);
+            // What of a memory is searchable is the palette's too. One the index
+            // refuses (an id past its bound) is simply not recalled.
+            let _ = index.upsert(&memory.search_document().document());
         }
         // Compacted, the terms are in the sorted dictionary that typo matching walks.
         index.compact(Source::Memory);

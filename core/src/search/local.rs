@@ -1,12 +1,11 @@
 //! The small local sources the search palette finds besides conversations: the user's
-//! memories and workspaces. They are a few hundred records at most and already in the
+//! memories and workspaces (each says what of it is searchable:
+//! `Memory::search_document`, `Workspace::search_document`). They are a few hundred records at most and already in the
 //! page, so they are indexed with the same engine for each query ([`search_local`]):
 //! the same query language, ranking (title boosted, recency as the tie-breaker), typo
 //! matching and highlighted snippets as conversations get, and nothing to keep current.
 
 use super::{Document, Query, QueryError, SearchIndex, SearchOptions, Snippet, Source, snippet};
-use crate::memory::Memory;
-use crate::workspace::Workspace;
 
 /// The most bytes of a hit's snippet.
 pub const SNIPPET_BYTES: usize = 160;
@@ -27,25 +26,16 @@ pub struct LocalDocument {
 }
 
 impl LocalDocument {
-    /// A memory: its tags as the title, its content as the body.
-    pub fn memory(memory: &Memory) -> Self {
-        Self {
-            source: Source::Memory,
-            id: memory.id.clone(),
-            title: memory.draft.tags.join(" "),
-            body: memory.draft.content.clone(),
-            timestamp: memory.updated_at as i64,
-        }
-    }
-
-    /// A workspace: its name as the title, its instructions as the body.
-    pub fn workspace(workspace: &Workspace) -> Self {
-        Self {
-            source: Source::Workspaces,
-            id: workspace.id.clone(),
-            title: workspace.name.clone(),
-            body: workspace.system_prompt.clone(),
-            timestamp: workspace.updated_at as i64,
+    /// As the index takes it: its own parent, at no position.
+    pub fn document(&self) -> Document {
+        Document {
+            id: self.id.clone(),
+            source: self.source,
+            parent: self.id.clone(),
+            position: String::new(),
+            title: self.title.clone(),
+            body: self.body.clone(),
+            timestamp: self.timestamp,
         }
     }
 }
@@ -73,17 +63,8 @@ pub fn search_local(
     let mut index = SearchIndex::new();
     let mut sources = Vec::new();
     for document in documents {
-        let indexed = Document {
-            id: document.id.clone(),
-            source: document.source,
-            parent: document.id.clone(),
-            position: String::new(),
-            title: document.title.clone(),
-            body: document.body.clone(),
-            timestamp: document.timestamp,
-        };
         // A record the index refuses (an id past its bound) is simply not found.
-        if index.upsert(&indexed).is_ok() && !sources.contains(&document.source) {
+        if index.upsert(&document.document()).is_ok() && !sources.contains(&document.source) {
             sources.push(document.source);
         }
     }

@@ -143,6 +143,18 @@ impl Workspace {
         }
     }
 
+    /// What of it is searchable (the search palette): its name as the title, its
+    /// instructions as the body.
+    pub fn search_document(&self) -> crate::search::local::LocalDocument {
+        crate::search::local::LocalDocument {
+            source: crate::search::Source::Workspaces,
+            id: self.id.clone(),
+            title: self.name.clone(),
+            body: self.system_prompt.clone(),
+            timestamp: self.updated_at as i64,
+        }
+    }
+
     /// Its instructions, trimmed; `None` when there are none.
     pub fn instructions(&self) -> Option<&str> {
         Some(self.system_prompt.trim()).filter(|p| !p.is_empty())

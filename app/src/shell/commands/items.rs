@@ -324,11 +324,11 @@ fn titled(a: &Assistant) -> String {
 /// The files of a chat (`carried`, in the order its messages carry them, root first),
 /// newest first, each once.
 pub(super) fn chat_files(carried: &[Attachment]) -> Vec<Attachment> {
-    let mut files: Vec<Attachment> = Vec::new();
-    for attachment in carried.iter().rev() {
-        if !files.iter().any(|f| f.id == attachment.id) {
-            files.push(attachment.clone());
-        }
-    }
-    files
+    let mut seen = std::collections::HashSet::new();
+    carried
+        .iter()
+        .rev()
+        .filter(|attachment| seen.insert(attachment.id.as_str()))
+        .cloned()
+        .collect()
 }
