@@ -461,13 +461,22 @@ impl Browser {
         .await
     }
 
-    /// Chooses `paths` in the file input `css` (as a picker would).
+    /// Chooses `paths` in the file input `css` as a picker would: once it takes a choice
+    /// (not disabled).
     pub async fn choose_files(&self, css: &str, paths: &[&std::path::Path]) {
         let joined = paths
             .iter()
             .map(|p| p.to_str().expect("a UTF-8 path"))
             .collect::<Vec<_>>()
             .join("\n");
+        // ChromeDriver sets the files of a disabled input too, which no user can: a test
+        // that chose the next file while an import still ran (the input disabled) had
+        // that import's end wipe out the new file's summary.
+        self.wait_until(&format!(
+            "document.querySelector({})?.disabled === false",
+            json!(css)
+        ))
+        .await;
         self.wait_for(css)
             .await
             .send_keys(&joined)
