@@ -77,6 +77,7 @@ async fn run(request: &JsValue) -> Option<Object> {
         "index" => index(seq, request),
         "forget" => forget(seq, request),
         "clear" => clear(seq).await,
+        "compact" => compact(seq),
         "search" => search(seq, request),
         "save" => save(seq, request).await,
         "stats" => stats(seq),
@@ -136,6 +137,15 @@ fn forget(seq: f64, request: &JsValue) -> Answer {
     Answer::new("forgotten", seq)
         .with("id", id.as_str())
         .with("removed", removed as f64)
+}
+
+fn compact(seq: f64) -> Answer {
+    let documents = INDEX.with(|held| {
+        let mut held = held.borrow_mut();
+        held.compact();
+        held.documents()
+    });
+    Answer::new("compacted", seq).with("documents", documents as f64)
 }
 
 async fn clear(seq: f64) -> Answer {

@@ -16,6 +16,7 @@
 //! | `{op: "index", seq, conversation, messages}` | `{op: "indexed", seq, id, documents, partial}` |
 //! | `{op: "forget", seq, id}` | `{op: "forgotten", seq, id, removed}` |
 //! | `{op: "clear", seq}` | `{op: "cleared", seq, error?}` |
+//! | `{op: "compact", seq}` | `{op: "compacted", seq, documents}` |
 //! | `{op: "search", seq, query, limit, titleOnly}` | `{op: "results", seq, total, parents, groups, error?}` |
 //! | `{op: "save", seq, covers}` | `{op: "saved", seq, ok, covers, bytes, error?}` |
 //! | `{op: "stats", seq}` | `{op: "stats", seq, documents, heapBytes, passages}` |
@@ -34,6 +35,9 @@
 //! - **forget** removes a conversation's documents; `removed`: how many.
 //! - **clear** empties the index and deletes the saved file (`error` when the file could
 //!   not be deleted).
+//! - **compact** freezes what was added since the last compaction (the page asks once a
+//!   build is done: the index then takes about a quarter of the memory, and queries no
+//!   longer scan the terms added since).
 //! - **search** answers the best `limit` conversations, each
 //!   `{conversation, message, title, partial, timestamp, matches, score}`: its best
 //!   document (`message` is a message id, or the conversation's id when `title`: the
