@@ -3,7 +3,8 @@
 //! result at its message in a 10,000-message conversation, finds Chinese and Japanese,
 //! answers after a reload from the snapshot the worker saved in OPFS (without building
 //! again), finds a message another tab wrote, and the sidebar filter matches titles only;
-//! it finds memories and workspaces too, and opens each where it lives.
+//! it finds memories, workspaces and knowledge collections too, and opens each where it
+//! lives.
 
 use fantoccini::key::Key;
 use hearth_e2e::AppSession;
@@ -397,7 +398,7 @@ navigator.storage.getDirectory()
 "#;
 
 #[tokio::test]
-async fn the_palette_finds_memories_and_workspaces_and_opens_each_where_it_lives() {
+async fn the_palette_finds_memories_workspaces_and_collections_and_opens_each_where_it_lives() {
     let session = AppSession::open(1280, 900).await;
     // A memory and a workspace, made where the user makes them.
     session.open_settings_tab("memory").await;
@@ -419,6 +420,10 @@ async fn the_palette_finds_memories_and_workspaces_and_opens_each_where_it_lives
         .await;
     session.click_by_script("#workspace-editor-save").await;
     session.wait_for_toast("Workspace saved.").await;
+    session.open_settings_tab("knowledge").await;
+    session.wait_for("#knowledge-name").await;
+    let collection =
+        hearth_e2e::knowledge::create(&session, "Tax papers", "Receipts for the accountant").await;
     session.close_settings().await;
 
     // A memory: found by its words, highlighted, labelled; Enter shows it in Settings.
@@ -438,7 +443,7 @@ async fn the_palette_finds_memories_and_workspaces_and_opens_each_where_it_lives
         json!("memory")
     );
     session
-        .wait_until("document.querySelector('.search-palette__status').textContent.includes('memories and workspaces: 1')")
+        .wait_until("document.querySelector('.search-palette__status').textContent.includes('memories, workspaces and collections: 1')")
         .await;
     session.screenshot("search-memory").await;
     session.press(&[Key::Enter]).await;
@@ -472,6 +477,28 @@ async fn the_palette_finds_memories_and_workspaces_and_opens_each_where_it_lives
             .await,
         json!(false)
     );
+
+    // A collection: found by its description; Enter shows it in Settings › Knowledge.
+    search(&session, "accountant").await;
+    wait_for_results(&session, 1).await;
+    assert_eq!(
+        results(&session).await,
+        json!([["Tax papers", "Receipts for the accountant", ["accountant"]]])
+    );
+    assert_eq!(
+        session
+            .text_of(".search-result[data-search-kind='knowledge'] .search-result__date")
+            .await,
+        "Knowledge collection"
+    );
+    session.press(&[Key::Enter]).await;
+    session
+        .wait_until(&format!(
+            "(() => {{ const card = document.querySelector('[data-collection=\"{collection}\"].plugin-card--found');
+                      return !!card && document.activeElement === card.querySelector('[data-knowledge-edit]'); }})()"
+        ))
+        .await;
+    session.close_settings().await;
 
     // Nothing matching anywhere says so; in Japanese the kinds are Japanese.
     search(&session, "volcano").await;

@@ -1034,4 +1034,5 @@ keys! {
     SearchOthersCount => "search.others_count",
     SearchOthersUnreadable => "search.others_unreadable",
     MentionKindAssistantNew => "mention.kind.assistant_new",
+    SearchKindKnowledge => "search.kind.knowledge",
 }

@@ -1,9 +1,10 @@
-//! The palette's other sources: the user's memories and workspaces, read when the
-//! palette opens and searched in the page with the one engine
+//! The palette's other sources: the user's memories, workspaces and knowledge
+//! collections, read when the palette opens and searched in the page with the one engine
 //! (`hearth_core::search::local`), listed after the conversations. Opening a memory
-//! shows it in Settings › Memory (scrolled to, its Edit focused); opening a workspace
-//! makes it the current one, so the sidebar lists its conversations. A source that cannot
-//! be read is said, never shown as having nothing.
+//! shows it in Settings › Memory (scrolled to, its Edit focused), a collection in
+//! Settings › Knowledge the same way; opening a workspace makes it the current one, so
+//! the sidebar lists its conversations. A source that cannot be read is said, never shown
+//! as having nothing.
 
 use hearth_core::search::Source;
 use hearth_core::search::local::{LocalDocument, search_local};
@@ -12,7 +13,7 @@ use leptos::prelude::*;
 use super::found::Passage;
 use crate::i18n::{I18n, Key};
 
-/// How many memories and workspaces the palette lists.
+/// How many memories, workspaces and collections the palette lists.
 pub const RESULTS: usize = 10;
 /// The most characters of a memory without tags shown as its title.
 const TITLE_CHARS: usize = 60;
@@ -30,8 +31,8 @@ pub struct Other {
     pub passage: Passage,
 }
 
-/// Reads the memories and the workspaces (each once per page); what could not be read,
-/// in the user's language.
+/// Reads the memories, the workspaces and the knowledge library (each once per page);
+/// what could not be read, in the user's language.
 pub async fn load(i18n: I18n) -> Vec<String> {
     let mut said = Vec::new();
     if let Err(error) = crate::memory::run(crate::memory::Op::Load).await {
@@ -52,11 +53,20 @@ pub async fn load(i18n: I18n) -> Vec<String> {
             ],
         ));
     }
+    if let Err(error) = crate::knowledge::use_knowledge().load().await {
+        said.push(i18n.t_with(
+            Key::SearchOthersUnreadable,
+            &[
+                ("what", &i18n.t(Key::SettingsTabKnowledge)),
+                ("reason", &crate::knowledge::error_text(&error, i18n)),
+            ],
+        ));
+    }
     said
 }
 
-/// The memories and workspaces matching `query`, best first (tracked: the memories and
-/// the workspaces as they are read or change).
+/// The memories, workspaces and collections matching `query`, best first (tracked: each
+/// source as it is read or changes).
 pub fn find(query: &str) -> Vec<Other> {
     if query.trim().is_empty() {
         return Vec::new();
@@ -74,6 +84,14 @@ pub fn find(query: &str) -> Vec<Other> {
                 .iter()
                 .flat_map(|l| &l.workspaces)
                 .map(hearth_core::workspace::Workspace::search_document),
+        )
+    });
+    crate::knowledge::use_knowledge().library().with(|library| {
+        documents.extend(
+            library
+                .iter()
+                .flat_map(|l| &l.collections)
+                .map(hearth_core::knowledge::Collection::search_document),
         )
     });
     // A query the language refuses is said by the conversations' answer already.
@@ -101,7 +119,8 @@ pub fn find(query: &str) -> Vec<Other> {
         .collect()
 }
 
-/// Opens `other`: a memory in Settings › Memory, a workspace as the current one.
+/// Opens `other`: a memory in Settings › Memory, a collection in Settings › Knowledge,
+/// a workspace as the current one.
 pub fn open(other: &Other) {
     let shell = crate::shell::use_shell();
     match other.source {
@@ -120,9 +139,14 @@ pub fn open(other: &Other) {
                 shell.drawer_open.set(false);
             }
         }
-        _ => {
+        source => {
+            let tab = if source == Source::Knowledge {
+                "knowledge"
+            } else {
+                "memory"
+            };
             shell.reveal.set(Some(other.id.clone()));
-            shell.settings_tab.set("memory".to_string());
+            shell.settings_tab.set(tab.to_string());
             shell.settings_open.set(true);
         }
     }

@@ -270,7 +270,7 @@ fn PaletteBody() -> impl IntoView {
     }
 }
 
-/// A memory or a workspace found: what it is, and the passage that matched.
+/// A memory, a workspace or a collection found: what it is, and the passage that matched.
 #[component]
 fn OtherOption(
     index: usize,
@@ -280,6 +280,7 @@ fn OtherOption(
 ) -> impl IntoView {
     let (kind, kind_name) = match other.source {
         hearth_core::search::Source::Workspaces => (Key::SearchKindWorkspace, "workspace"),
+        hearth_core::search::Source::Knowledge => (Key::SearchKindKnowledge, "knowledge"),
         _ => (Key::SearchKindMemory, "memory"),
     };
     view! {

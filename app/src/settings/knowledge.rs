@@ -5,7 +5,8 @@
 //! an edited text) and Remove; Add files, Check files (reconcile), Edit (name,
 //! description, colour) and Delete (asking first) act on the whole collection. Every
 //! change goes through the store, which checks it in core; a refusal is said in the
-//! user's language.
+//! user's language. A collection the search palette opened is scrolled to, its Edit
+//! focused.
 
 use hearth_core::knowledge::{
     CollectionDraft, Colour, KnowledgeFile, MAX_COLLECTIONS, Reconciled, Stage,
@@ -13,6 +14,7 @@ use hearth_core::knowledge::{
 use leptos::ev::SubmitEvent;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use wasm_bindgen::JsCast;
 
 use crate::attachments::input_files;
 use crate::i18n::{I18n, Key, tr, use_i18n};
@@ -162,6 +164,33 @@ enum Asking {
     Edit,
 }
 
+/// Whether the search palette opened collection `id` (`ShellState::reveal`): then it is
+/// scrolled to and its Edit focused, once.
+fn reveal_when_asked(id: String) -> RwSignal<bool> {
+    let shell = crate::shell::use_shell();
+    let found = RwSignal::new(false);
+    Effect::new(move |_| {
+        if !shell.reveal.with(|r| r.as_deref() == Some(id.as_str())) {
+            return;
+        }
+        shell.reveal.set(None);
+        found.set(true);
+        let selector = format!("[data-collection=\"{id}\"] [data-knowledge-edit]");
+        request_animation_frame(move || {
+            let button = document()
+                .query_selector(&selector)
+                .ok()
+                .flatten()
+                .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
+            if let Some(button) = button {
+                button.scroll_into_view_with_bool(false);
+                let _ = button.focus();
+            }
+        });
+    });
+    found
+}
+
 /// One collection: its files and what can be done with them.
 #[component]
 fn CollectionCard(id: String) -> impl IntoView {
@@ -233,6 +262,7 @@ fn CollectionCard(id: String) -> impl IntoView {
             });
         }
     };
+    let found = reveal_when_asked(id.clone());
     let file_input = format!("knowledge-add-{id}");
     let file_input_label = file_input.clone();
     move || {
@@ -256,7 +286,8 @@ fn CollectionCard(id: String) -> impl IntoView {
         };
         let edit_prefix = format!("knowledge-edit-{}", collection.id);
         Some(view! {
-            <li class="plugin-card knowledge-card" data-collection=collection.id.clone()>
+            <li class="plugin-card knowledge-card" class:plugin-card--found=move || found.get()
+                data-collection=collection.id.clone()>
                 <div class="knowledge-card__head">
                     <span class=colour aria-hidden="true"></span>
                     <h4 class="knowledge-card__name">{name.clone()}</h4>

@@ -124,6 +124,19 @@ impl Collection {
     pub fn ready(&self) -> impl Iterator<Item = &KnowledgeFile> {
         self.files.iter().filter(|f| f.is_ready())
     }
+
+    /// What of it the search palette finds: its name as the title, its description and
+    /// its files' names as the body (the files' texts are searched by a conversation's
+    /// questions, in the search worker).
+    pub fn search_document(&self) -> crate::search::local::LocalDocument {
+        crate::search::local::LocalDocument::with_names(
+            crate::search::Source::Knowledge,
+            (&self.id, &self.name),
+            &self.description,
+            self.files.iter().map(|file| file.name.as_str()),
+            self.created_at,
+        )
+    }
 }
 
 /// A new collection's name and words.

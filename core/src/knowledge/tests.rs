@@ -463,3 +463,24 @@ fn a_passage_knows_its_page() {
 }
 
 mod ask;
+
+#[test]
+fn the_palette_finds_a_collection_by_its_name_description_and_files() {
+    let mut library = library_with(&["Tax papers"]);
+    library.collections[0].description = "Receipts for the accountant".into();
+    ready_file(&mut library, "c0", "f1", "invoice-march.pdf");
+    let documents: Vec<_> = library
+        .collections
+        .iter()
+        .map(Collection::search_document)
+        .collect();
+    assert_eq!(documents[0].source, crate::search::Source::Knowledge);
+    assert_eq!(documents[0].title, "Tax papers");
+    for query in ["tax", "accountant", "invoice"] {
+        let hits = crate::search::local::search_local(&documents, query, 5).unwrap();
+        assert_eq!(hits.len(), 1, "{query}");
+        assert_eq!(hits[0].id, "c0");
+    }
+    let none = crate::search::local::search_local(&documents, "volcano", 5).unwrap();
+    assert!(none.is_empty());
+}

@@ -1,7 +1,8 @@
 //! The small local sources the search palette finds besides conversations: the user's
-//! memories and workspaces (each says what of it is searchable:
-//! `Memory::search_document`, `Workspace::search_document`). They are a few hundred records at most and already in the
-//! page, so they are indexed with the same engine for each query ([`search_local`]):
+//! memories, workspaces and knowledge collections (each says what of it is searchable:
+//! `Memory::search_document`, `Workspace::search_document`,
+//! `Collection::search_document`). They are a few hundred records at most and already in
+//! the page, so they are indexed with the same engine for each query ([`search_local`]):
 //! the same query language, ranking (title boosted, recency as the tie-breaker), typo
 //! matching and highlighted snippets as conversations get, and nothing to keep current.
 
@@ -13,7 +14,8 @@ pub const SNIPPET_BYTES: usize = 160;
 /// One record to search.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LocalDocument {
-    /// Which source it is from ([`Source::Memory`] or [`Source::Workspaces`]).
+    /// Which source it is from ([`Source::Memory`], [`Source::Workspaces`] or
+    /// [`Source::Knowledge`]).
     pub source: Source,
     /// Its id.
     pub id: String,
@@ -26,6 +28,29 @@ pub struct LocalDocument {
 }
 
 impl LocalDocument {
+    /// A record of `source` whose body is `text` then each of `names` on a line of its
+    /// own (a workspace's or a collection's files), last changed at `timestamp` (ms).
+    pub fn with_names<'a>(
+        source: Source,
+        (id, title): (&str, &str),
+        text: &str,
+        names: impl IntoIterator<Item = &'a str>,
+        timestamp: f64,
+    ) -> Self {
+        let mut body = text.to_string();
+        for name in names {
+            body.push('\n');
+            body.push_str(name);
+        }
+        Self {
+            source,
+            id: id.to_string(),
+            title: title.to_string(),
+            body,
+            timestamp: timestamp as i64,
+        }
+    }
+
     /// As the index takes it: its own parent, at no position.
     pub fn document(&self) -> Document {
         Document {

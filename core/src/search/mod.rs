@@ -19,8 +19,8 @@
 //! - [`conversation`](mod@conversation): what of a conversation is indexed (its title
 //!   and the messages on its active path).
 //! - [`fold`](mod@fold): case and diacritic folding.
-//! - [`local`](mod@local): memories and workspaces, indexed for each query where they
-//!   live (the palette's other sources).
+//! - [`local`](mod@local): memories, workspaces and collections, indexed for each query
+//!   where they live (the palette's other sources).
 //! - `token`: words, identifiers, numbers, CJK bigrams, positions and byte ranges.
 //! - [`query`](mod@query): the query language (documented there) and its limits.
 //! - [`question`](mod@question): a question asked one word at a time, scores added up
