@@ -7,8 +7,8 @@
 //! - [`DataService::export`]: every conversation, message, preference, user provider
 //!   (never a key, never an operator's provider), skill, memory, template and knowledge
 //!   collection, every file the messages refer to (images, attachments, their texts and
-//!   thumbnails) and every stored file of the collections (originals and extracted
-//!   texts), as one ZIP; the file is built in the browser's blob storage one file at a
+//!   thumbnails), every stored file of the collections (originals and extracted texts)
+//!   and of the workspaces, as one ZIP; the file is built in the browser's blob storage one file at a
 //!   time, never whole in memory.
 //! - [`DataService::prepare_import`] then [`DataService::import`]: the chosen file (a ZIP,
 //!   or a records-only JSON export of version 1, or another app's export: ChatGPT's or
@@ -245,6 +245,12 @@ impl DataService {
                     .into_iter()
                     .map(CarriedFile::Knowledge),
             )
+            .chain(
+                added
+                    .workspace_files
+                    .into_iter()
+                    .map(CarriedFile::Workspace),
+            )
             .collect();
         for (done, file) in referenced.iter().enumerate() {
             progress(done, referenced.len());
@@ -446,17 +452,10 @@ impl DataService {
         {
             partial.push(PartialImport::Preferences(reason));
         }
-        let knowledge_written: Vec<_> = written
-            .iter()
-            .filter_map(|file| match file {
-                CarriedFile::Knowledge(path) => Some(path.clone()),
-                CarriedFile::Message(_) => None,
-            })
-            .collect();
         let knowledge = documents::merge_from(
             &pending.archive,
             (self.skills, self.chat.workspace),
-            &knowledge_written,
+            &written,
             &mut partial,
         )
         .await;

@@ -1,6 +1,7 @@
 //! Files in the browser's origin-private file system (OPFS): large binary data that does
 //! not belong in IndexedDB records, such as generated images (`images/`), attached files
-//! and their text (`attachments/`), the saved search index (`search/`) and knowledge
+//! and their text (`attachments/`), workspaces' files (`workspace-files/`), the saved
+//! search index (`search/`) and knowledge
 //! collections (`knowledge/<collection>/<file>/{source,content}`, by path). Names are
 //! random and made here; a record refers to a file by its name (or path) only. Every operation is
 //! a typed error when OPFS is missing (an old browser, a private window) or full.
@@ -19,6 +20,10 @@ pub const SEARCH: &str = "search";
 /// sent), a document's extracted text as `<id>.md`, an image's thumbnail as
 /// `<id>.thumb` (the names are `hearth_core::stored_file`'s).
 pub const ATTACHMENTS: &str = FileDir::Attachments.name();
+
+/// Workspaces' files: the original as `<id>`, its text as `<id>.md`
+/// (`hearth_core::workspace::files`).
+pub const WORKSPACE_FILES: &str = hearth_core::workspace::files::FOLDER;
 
 pub use hearth_core::stored_file::{attachment_text_name, attachment_thumbnail_name};
 
@@ -149,6 +154,15 @@ pub async fn blob(dir: &str, name: &str) -> Result<web_sys::Blob, FileError> {
         .await?
         .dyn_into()
         .map_err(|_| FileError::Missing)
+}
+
+/// When `dir/name` was last written, ms since the epoch.
+pub async fn modified_ms(dir: &str, name: &str) -> Result<f64, FileError> {
+    let file = blob(dir, name).await?;
+    js_sys::Reflect::get(&file, &JsValue::from_str("lastModified"))
+        .ok()
+        .and_then(|m| m.as_f64())
+        .ok_or(FileError::Missing)
 }
 
 /// An object URL of `dir/name` (revoke it with `Url::revoke_object_url` when done).

@@ -1,5 +1,6 @@
-//! Files attached to a message: what a message keeps of each ([`Attachment`]), how the
-//! composer decides it may add one ([`check_add`]), where its text comes from
+//! Files attached to a message or kept by a workspace: what is kept of each
+//! ([`Attachment`]), how many and which a holder takes ([`Bounds`]), how the composer or
+//! the workspace editor decides it may add one ([`check_add`]), where its text comes from
 //! ([`Reader`]: the browser for text kinds, the edge's parse jobs for documents). How its
 //! text enters a turn is `chat::attachment_context`.
 
@@ -30,6 +31,27 @@ pub const THUMBNAIL_SIDE: u32 = 256;
 /// The most images one request carries (the newest; older ones are named in text).
 pub const MAX_IMAGES_PER_REQUEST: usize = 16;
 
+/// How many files one holder (a message, a workspace) takes, how many bytes together,
+/// and whether images are among them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bounds {
+    /// The most files.
+    pub max_files: usize,
+    /// The most bytes of all of them together.
+    pub max_total: u64,
+    /// Whether images are taken (a workspace's files are read as text only).
+    pub images: bool,
+}
+
+impl Bounds {
+    /// A message's: [`MAX_ATTACHMENTS`] files, [`MAX_TOTAL_BYTES`], images too.
+    pub const MESSAGE: Bounds = Bounds {
+        max_files: MAX_ATTACHMENTS,
+        max_total: MAX_TOTAL_BYTES,
+        images: true,
+    };
+}
+
 /// What a message keeps of an attached file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -53,6 +75,20 @@ pub struct Attachment {
 }
 
 impl Attachment {
+    /// A file `id` of `kind` and `size` bytes named `<id>.txt`, for tests.
+    #[cfg(test)]
+    pub(crate) fn test_file(id: &str, kind: FileKind, size: u64) -> Self {
+        Self {
+            id: id.into(),
+            name: format!("{id}.txt"),
+            kind,
+            size,
+            text_chars: size,
+            notes: Vec::new(),
+            pixels: None,
+        }
+    }
+
     /// Whether it is an image (sent as itself to models that see, never as text).
     pub fn is_image(&self) -> bool {
         self.kind.is_image()
@@ -90,8 +126,8 @@ impl Reader {
 /// language.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AttachError {
-    /// The message already has [`MAX_ATTACHMENTS`].
-    #[error("a message can carry at most {max} files")]
+    /// The holder already has its most files ([`Bounds::max_files`]).
+    #[error("at most {max} files can be kept here")]
     TooMany {
         /// The limit.
         max: usize,
@@ -102,7 +138,7 @@ pub enum AttachError {
         /// The limit.
         max: u64,
     },
-    /// With it, the message's files would be over [`MAX_TOTAL_BYTES`].
+    /// With it, the holder's files would be over [`Bounds::max_total`].
     #[error("the files together would be larger than {max} bytes")]
     TotalTooLarge {
         /// The limit.
@@ -111,6 +147,9 @@ pub enum AttachError {
     /// Its bytes are no kind Hearth reads.
     #[error("the file's type is not one Hearth can read")]
     UnknownType,
+    /// An image, where only files read as text are kept (a workspace's).
+    #[error("images cannot be kept here, only documents and text")]
+    ImageNotTaken,
     /// Documents need the edge's parser, and this deployment has none.
     #[error("this server cannot read documents of this type")]
     NoParser,
@@ -143,6 +182,7 @@ impl AttachError {
             Self::TooLarge { .. } => "attach_too_large",
             Self::TotalTooLarge { .. } => "attach_total_too_large",
             Self::UnknownType => "attach_unknown_type",
+            Self::ImageNotTaken => "attach_image_not_taken",
             Self::NoParser => "attach_no_parser",
             Self::Empty => "attach_empty",
             Self::ImageUnreadable => "attach_image_unreadable",
@@ -159,24 +199,29 @@ pub struct AttachLimits {
     pub edge_parser: bool,
     /// The largest file the edge parses.
     pub edge_max_bytes: u64,
+    /// The holder's bounds.
+    pub bounds: Bounds,
 }
 
-/// Whether a file of `kind` and `size` may join files of `held` sizes.
+/// Whether a file of `kind` and `size` may join files of `held` sizes in a holder of
+/// `limits.bounds`.
 pub fn check_add(
     held: &[u64],
     kind: FileKind,
     size: u64,
     limits: AttachLimits,
 ) -> Result<(), AttachError> {
-    if held.len() >= MAX_ATTACHMENTS {
+    let bounds = limits.bounds;
+    if held.len() >= bounds.max_files {
         return Err(AttachError::TooMany {
-            max: MAX_ATTACHMENTS,
+            max: bounds.max_files,
         });
     }
     if size == 0 {
         return Err(AttachError::Empty);
     }
     let max = match Reader::of(kind) {
+        Reader::Image if !bounds.images => return Err(AttachError::ImageNotTaken),
         Reader::Browser => MAX_TEXT_BYTES,
         Reader::Edge if !limits.edge_parser => return Err(AttachError::NoParser),
         Reader::Edge => limits.edge_max_bytes,
@@ -185,25 +230,23 @@ pub fn check_add(
     if size > max {
         return Err(AttachError::TooLarge { max });
     }
-    check_room(held, size)
+    check_room(held, size, bounds.max_total)
 }
 
 /// Whether a copy of a file attached before (read then, its kind's own limits met), of
-/// `size` bytes, may join files of `held` sizes: the count and total limits.
+/// `size` bytes, may join a message's files of `held` sizes: the count and total limits.
 pub fn check_reuse(held: &[u64], size: u64) -> Result<(), AttachError> {
     if held.len() >= MAX_ATTACHMENTS {
         return Err(AttachError::TooMany {
             max: MAX_ATTACHMENTS,
         });
     }
-    check_room(held, size)
+    check_room(held, size, MAX_TOTAL_BYTES)
 }
 
-fn check_room(held: &[u64], size: u64) -> Result<(), AttachError> {
-    if held.iter().sum::<u64>() + size > MAX_TOTAL_BYTES {
-        return Err(AttachError::TotalTooLarge {
-            max: MAX_TOTAL_BYTES,
-        });
+fn check_room(held: &[u64], size: u64, max: u64) -> Result<(), AttachError> {
+    if held.iter().sum::<u64>() + size > max {
+        return Err(AttachError::TotalTooLarge { max });
     }
     Ok(())
 }
@@ -315,6 +358,7 @@ mod tests {
     const LIMITS: AttachLimits = AttachLimits {
         edge_parser: true,
         edge_max_bytes: 1000,
+        bounds: Bounds::MESSAGE,
     };
 
     #[test]
@@ -386,6 +430,33 @@ mod tests {
             check_add(&[], FileKind::Text, MAX_TEXT_BYTES + 1, LIMITS).map_err(|e| e.code()),
             Err("attach_too_large")
         );
+    }
+
+    #[test]
+    fn a_holders_own_bounds_decide_the_count_the_total_and_images() {
+        let documents_only = AttachLimits {
+            bounds: Bounds {
+                max_files: 2,
+                max_total: 100,
+                images: false,
+            },
+            ..LIMITS
+        };
+        assert_eq!(check_add(&[1], FileKind::Text, 10, documents_only), Ok(()));
+        assert_eq!(
+            check_add(&[1, 1], FileKind::Text, 10, documents_only),
+            Err(AttachError::TooMany { max: 2 })
+        );
+        assert_eq!(
+            check_add(&[50], FileKind::Markdown, 51, documents_only),
+            Err(AttachError::TotalTooLarge { max: 100 })
+        );
+        for image in [FileKind::Png, FileKind::Jpeg, FileKind::Gif] {
+            let refused = check_add(&[], image, 10, documents_only);
+            assert_eq!(refused, Err(AttachError::ImageNotTaken));
+            assert_eq!(check_add(&[], image, 10, LIMITS), Ok(()));
+        }
+        assert_eq!(AttachError::ImageNotTaken.code(), "attach_image_not_taken");
     }
 
     #[test]

@@ -106,14 +106,18 @@ pub fn records(path: &Path) -> Value {
     serde_json::from_slice(&zip_entries(path)["hearth-export.json"]).expect("the records")
 }
 
-/// Imports the export at `path` from Settings › Data and waits until it is in.
+/// Imports the export at `path` from Settings › Data and waits until it is in: the
+/// summary goes as the import starts, the file input is enabled again once it ended.
 pub async fn import_all(session: &AppSession, path: &Path) {
     session.open_settings_tab("data").await;
     session.choose_files("#data-import-file", &[path]).await;
     session.wait_for("#data-import-summary").await;
     session.click_by_script("#data-import-confirm").await;
     session
-        .wait_until("!document.getElementById('data-import-summary')")
+        .wait_until(
+            "!document.getElementById('data-import-summary') && \
+             document.getElementById('data-import-file')?.disabled === false",
+        )
         .await;
 }
 

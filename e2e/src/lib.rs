@@ -39,6 +39,7 @@ pub mod process;
 pub mod provider_fixture;
 pub mod tap;
 pub mod tool_peers;
+pub mod workspace;
 
 pub use browser::Browser;
 pub use process::{Hearth, Stack};

@@ -14,6 +14,7 @@ use hearth_e2e::chat::{
 };
 use hearth_e2e::export::{export_all, import_all, put_settings_record, records, settings_record};
 use hearth_e2e::provider_fixture::ProviderFixture;
+use hearth_e2e::workspace::choose_workspace;
 use hearth_e2e::{AppSession, Browser};
 use serde_json::{Value, json};
 
@@ -27,44 +28,6 @@ async fn listed(session: &Browser) -> usize {
         .await
         .as_u64()
         .unwrap_or(0) as usize
-}
-
-/// Opens the sidebar's workspace menu from the keyboard and chooses the item whose
-/// `data-workspace-choice` is `id` ("" for all conversations) with the arrow keys.
-async fn choose_workspace(session: &AppSession, id: &str) {
-    session
-        .js(
-            "document.getElementById('sidebar-workspace').focus()",
-            vec![],
-        )
-        .await;
-    session.press(&[Key::Down]).await;
-    session
-        .wait_until("document.activeElement?.closest('#workspace-menu') !== null")
-        .await;
-    for _ in 0..8 {
-        let on = session
-            .js(
-                "return document.activeElement?.dataset.workspaceChoice ?? null",
-                vec![],
-            )
-            .await;
-        if on == json!(id) {
-            break;
-        }
-        session.press(&[Key::Down]).await;
-    }
-    session.press(&[Key::Enter]).await;
-    session
-        .wait_until("document.getElementById('workspace-menu')?.hidden !== false")
-        .await;
-    assert_eq!(
-        session
-            .js("return document.activeElement?.id", vec![])
-            .await,
-        json!("sidebar-workspace"),
-        "focus goes back to the button"
-    );
 }
 
 /// Opens "Workspace and instructions…" from the menu of the sidebar's conversation

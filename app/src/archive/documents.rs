@@ -1,10 +1,14 @@
 //! The settings documents that travel with an export beside the conversations: the
 //! skill library, the memory book, the prompt templates, the workspaces, the assistants
-//! and the knowledge library (whose stored files travel too). For an export each is read
-//! and added, or left out and said when it cannot be read (the rest still goes); for an import each is merged by its own
-//! rules, and a failure is said beside the conversations that did come in.
+//! and the knowledge library (the workspaces' and the collections' stored files travel
+//! too). For an export each is read and added, or left out and said when it cannot be
+//! read (the rest still goes); for an import each is merged by its own rules, and a
+//! failure is said beside the conversations that did come in.
+
+use std::collections::BTreeSet;
 
 use hearth_core::chat::archive::Archive;
+use hearth_core::chat::export_file::CarriedFile;
 use hearth_core::knowledge::KnowledgeLibrary;
 use hearth_core::knowledge::transfer::{KnowledgePath, Merged};
 
@@ -33,6 +37,8 @@ pub(super) struct Added {
     pub knowledge_files: usize,
     /// The stored files of the knowledge collections, to carry beside the records.
     pub knowledge_paths: Vec<KnowledgePath>,
+    /// The stored files of the workspaces, to carry beside the records.
+    pub workspace_files: Vec<String>,
 }
 
 /// The collections and files (records) of an export's knowledge library, when it has
@@ -57,13 +63,13 @@ pub(super) async fn add_to(archive: &mut Archive, skills: crate::skills::Skills)
         Err(_) => added.left_out.knowledge = true,
     }
     let library = skills.ensure_loaded().await;
-    let left_out = &mut added.left_out;
-    left_out.skills = library.is_err();
+    added.left_out.skills = library.is_err();
     archive.skills = library
         .ok()
         .filter(|library| *library != Default::default())
         .and_then(|library| serde_json::to_value(&library).ok());
     let memory = crate::memory::run(crate::memory::Op::Export).await;
+    let left_out = &mut added.left_out;
     left_out.memory = memory.is_err();
     if let Ok(crate::memory::Answer::Exported(value)) = memory {
         archive.memory = value;
@@ -76,6 +82,9 @@ pub(super) async fn add_to(archive: &mut Archive, skills: crate::skills::Skills)
         .and_then(|templates| serde_json::to_value(&templates).ok());
     let workspaces = crate::workspaces::use_workspaces().ensure_loaded().await;
     left_out.workspaces = workspaces.is_err();
+    if let Ok(library) = &workspaces {
+        added.workspace_files = library.stored_files().into_iter().collect();
+    }
     archive.workspaces = workspaces
         .ok()
         .filter(|workspaces| !workspaces.workspaces.is_empty())
@@ -90,13 +99,13 @@ pub(super) async fn add_to(archive: &mut Archive, skills: crate::skills::Skills)
 }
 
 /// Merges the documents of `archive` into this browser's; each failure joins `partial`.
-/// `knowledge_written` are the knowledge files the import wrote (those no record ends
-/// up referring to are deleted). What the knowledge library's merge did, when the
-/// archive had one.
+/// `written` are the files the import wrote: the knowledge and workspace files no
+/// record ends up referring to are deleted. What the knowledge library's merge did,
+/// when the archive had one.
 pub(super) async fn merge_from(
     archive: &Archive,
     (skills, current): (crate::skills::Skills, crate::workspaces::CurrentWorkspace),
-    knowledge_written: &[KnowledgePath],
+    written: &[CarriedFile],
     partial: &mut Vec<PartialImport>,
 ) -> Option<Merged> {
     // Skills: those not installed here come in (within the bounds); a skill this
@@ -156,6 +165,7 @@ pub(super) async fn merge_from(
             partial.push(PartialImport::Workspaces(reason));
         }
     }
+    forget_unreferenced_workspace_files(written).await;
     // Assistants: the user's own whose id is free here, and recent ones not remembered.
     if let Some(value) = archive.assistants.clone() {
         let merged = match serde_json::from_value::<hearth_core::assistant::AssistantLibrary>(value)
@@ -185,7 +195,14 @@ pub(super) async fn merge_from(
         Some(Err(unreadable)) => Some(Err(unreadable)),
         None => None,
     };
-    knowledge.remove_unreferenced(knowledge_written).await;
+    let knowledge_written: Vec<KnowledgePath> = written
+        .iter()
+        .filter_map(|file| match file {
+            CarriedFile::Knowledge(path) => Some(path.clone()),
+            _ => None,
+        })
+        .collect();
+    knowledge.remove_unreferenced(&knowledge_written).await;
     match merged? {
         Ok(merged) => Some(merged),
         Err(reason) => {
@@ -193,4 +210,28 @@ pub(super) async fn merge_from(
             None
         }
     }
+}
+
+/// Deletes the workspace files this import `written` that no workspace refers to (those
+/// of a workspace that did not come in: its name taken here, the library full).
+async fn forget_unreferenced_workspace_files(written: &[CarriedFile]) {
+    let written: BTreeSet<String> = written
+        .iter()
+        .filter_map(|file| match file {
+            CarriedFile::Workspace(name) => Some(name.clone()),
+            _ => None,
+        })
+        .collect();
+    if written.is_empty() {
+        return;
+    }
+    // A library that cannot be read keeps them: better an unused file than a lost one.
+    let Ok(library) = crate::workspaces::use_workspaces().ensure_loaded().await else {
+        return;
+    };
+    let unreferenced = written
+        .difference(&library.stored_files())
+        .cloned()
+        .collect();
+    crate::workspaces::files::forget(unreferenced).await;
 }

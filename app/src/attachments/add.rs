@@ -2,9 +2,7 @@
 //! per file while it is read (`super::read`) or copied (a file an earlier message
 //! carries, chosen with `@`), and each refusal as a toast in the user's language.
 
-use hearth_core::attachment::{
-    AttachError, Attachment, MAX_ATTACHMENTS, MAX_IMAGE_SEND_BYTES, MAX_TOTAL_BYTES, check_reuse,
-};
+use hearth_core::attachment::{AttachError, Attachment, MAX_IMAGE_SEND_BYTES, check_reuse};
 use hearth_core::image_header::MAX_IMAGE_PIXELS;
 use leptos::prelude::*;
 
@@ -24,11 +22,10 @@ pub async fn add_files(draft: Draft, files: Vec<web_sys::File>) {
 /// Adds one file: a chip at once, then its reading.
 fn add(draft: Draft, file: web_sys::File) {
     let name = file.name();
-    if draft.files.with_untracked(Vec::len) >= MAX_ATTACHMENTS {
-        let too_many = AttachError::TooMany {
-            max: MAX_ATTACHMENTS,
-        };
-        refuse(draft, too_many.code(), &name, None);
+    let max = draft.holder.bounds().max_files;
+    if draft.files.with_untracked(Vec::len) >= max {
+        let too_many = AttachError::TooMany { max };
+        refuse(draft, too_many.code(), &name, Some(&max.to_string()));
         return;
     }
     let id = crate::files::new_name("att").replace(".att", "");
@@ -53,14 +50,10 @@ fn add(draft: Draft, file: web_sys::File) {
         )
         .await;
         match outcome {
-            Ok(attachment) => draft.files.update(|files| {
-                if let Some(entry) = files.iter_mut().find(|f| f.id == id) {
-                    entry.state = DraftState::Ready(attachment);
-                }
-            }),
+            Ok(attachment) => draft.set_state(&id, DraftState::Ready(attachment)),
             Err(refusal) => {
                 let was_wanted = draft.contains(&id);
-                draft.files.update(|files| files.retain(|f| f.id != id));
+                draft.files.try_update(|files| files.retain(|f| f.id != id));
                 if was_wanted {
                     refuse(draft, &refusal.code, &name, refusal.detail.as_deref());
                 }
@@ -80,7 +73,8 @@ pub async fn add_copy(draft: Draft, attachment: Attachment) {
         .files
         .with_untracked(|files| files.iter().map(|f| f.size).collect());
     if let Err(error) = check_reuse(&held, attachment.size) {
-        refuse(draft, error.code(), &name, None);
+        let refusal = read::Refusal::from(error);
+        refuse(draft, &refusal.code, &name, refusal.detail.as_deref());
         return;
     }
     let id = crate::files::new_name("att").replace(".att", "");
@@ -95,16 +89,15 @@ pub async fn add_copy(draft: Draft, attachment: Attachment) {
     let copied = read::copy(&attachment.id, &id).await;
     let wanted = draft.contains(&id);
     match copied {
-        Ok(()) if wanted => draft.files.update(|files| {
-            if let Some(entry) = files.iter_mut().find(|f| f.id == id) {
-                entry.state = DraftState::Ready(Attachment {
-                    id: id.clone(),
-                    ..attachment
-                });
-            }
-        }),
+        Ok(()) if wanted => draft.set_state(
+            &id,
+            DraftState::Ready(Attachment {
+                id: id.clone(),
+                ..attachment
+            }),
+        ),
         // Removed while it was copied: the copy goes.
-        Ok(()) => read::forget(id).await,
+        Ok(()) => read::forget(draft.holder.folder(), id).await,
         Err(refusal) => {
             draft.files.update(|files| files.retain(|f| f.id != id));
             if wanted {
@@ -122,8 +115,8 @@ fn refuse(draft: Draft, code: &str, name: &str, detail: Option<&str>) {
     );
 }
 
-/// Why the file `name` was not read (a refusal's `code` and `detail`), in the user's
-/// language.
+/// Why the file `name` was not read (a refusal's `code` and `detail`: a limit's number
+/// for a count, bytes for a size), in the user's language.
 pub fn refusal_text(
     i18n: crate::i18n::I18n,
     code: &str,
@@ -131,19 +124,12 @@ pub fn refusal_text(
     detail: Option<&str>,
 ) -> String {
     let max = |bytes: u64| super::chips::size_label(bytes);
+    let limit = || detail.and_then(|d| d.parse::<u64>().ok()).unwrap_or(0);
     let (key, values): (Key, Vec<(&str, String)>) = match code {
-        "attach_too_many" => (
-            Key::AttachTooMany,
-            vec![("max", MAX_ATTACHMENTS.to_string())],
-        ),
-        "attach_too_large" => (
-            Key::AttachTooLarge,
-            vec![("max", max(detail.and_then(|d| d.parse().ok()).unwrap_or(0)))],
-        ),
-        "attach_total_too_large" => (
-            Key::AttachTotalTooLarge,
-            vec![("max", max(MAX_TOTAL_BYTES))],
-        ),
+        "attach_too_many" => (Key::AttachTooMany, vec![("max", limit().to_string())]),
+        "attach_too_large" => (Key::AttachTooLarge, vec![("max", max(limit()))]),
+        "attach_total_too_large" => (Key::AttachTotalTooLarge, vec![("max", max(limit()))]),
+        "attach_image_not_taken" => (Key::AttachImageNotTaken, vec![]),
         "attach_unknown_type" | "file_type_unknown" | "parse_unsupported" => {
             (Key::AttachUnknownType, vec![])
         }

@@ -49,6 +49,10 @@ pub fn DraftChips(
     let i18n = use_i18n();
     let chat = use_chat();
     let unseen = move || draft.has_images() && chat.chosen_sees_images() == Some(false);
+    let list_label = match draft.holder() {
+        super::Holder::Message => Key::AttachList,
+        super::Holder::Workspace => Key::WorkspacesFilesList,
+    };
     view! {
         <Show when=unseen>
             <p class="attachment-warning" id="attachment-no-vision" role="status">
@@ -57,7 +61,7 @@ pub fn DraftChips(
             </p>
         </Show>
         <Show when=move || draft.has_files()>
-            <ul class="attachment-chips" aria-label=tr(Key::AttachList)>
+            <ul class="attachment-chips" aria-label=tr(list_label)>
                 <For each=move || draft.files() key=|file| (file.id.clone(), matches!(file.state, DraftState::Ready(_)), matches!(file.state, DraftState::Parsing)) let:file>
                     {
                         let id = file.id.clone();

@@ -1,10 +1,11 @@
-//! Files attached in the composer, until the message that carries them is sent: the
-//! draft's list ([`Draft`]), each file's way from the user's disk to an
-//! [`Attachment`] (`read`, in its own lazily loaded chunk: bytes, type by bytes, limits,
-//! the original and its text into the browser's file store, the edge's parser for
-//! documents, `image` for images), `add` (its lazily loaded entry: the draft's list,
-//! refusals in the user's language) and the chips that show them (`chips`, with
-//! `thumbnail` for images).
+//! Files attached in the composer, until the message that carries them is sent, or in
+//! a workspace's editor, until it is saved: the draft's list ([`Draft`], for a
+//! [`Holder`]: where its files are stored, its bounds), each file's way from the user's
+//! disk to an [`Attachment`] (`read`, in its own lazily loaded chunk: bytes, type by
+//! bytes, limits, the original and its text into the browser's file store, the edge's
+//! parser for documents, `image` for images), `add` (its lazily loaded entry: the
+//! draft's list, refusals in the user's language) and the chips that show them
+//! (`chips`, with `thumbnail` for images).
 //!
 //! An import of another app's export reads the images and files its messages carry
 //! through the same `read` (`crate::archive`).
@@ -19,7 +20,7 @@ mod image;
 pub mod read;
 mod thumbnail;
 
-use hearth_core::attachment::Attachment;
+use hearth_core::attachment::{Attachment, Bounds};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -50,22 +51,67 @@ pub struct DraftFile {
     pub state: DraftState,
 }
 
-/// The composer's attached files.
+/// Who the files of a draft are for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Holder {
+    /// A message (the composer): any kind, images too.
+    Message,
+    /// A workspace (its editor): documents and text only, in their own folder
+    /// (`hearth_core::workspace::files`).
+    Workspace,
+}
+
+impl Holder {
+    /// The folder of the browser's file store its files are kept in.
+    pub fn folder(self) -> &'static str {
+        match self {
+            Self::Message => crate::files::ATTACHMENTS,
+            Self::Workspace => crate::files::WORKSPACE_FILES,
+        }
+    }
+
+    /// How many files, how many bytes and which kinds it takes.
+    pub fn bounds(self) -> Bounds {
+        match self {
+            Self::Message => Bounds::MESSAGE,
+            Self::Workspace => hearth_core::workspace::files::BOUNDS,
+        }
+    }
+}
+
+/// The files being attached (the composer's, or a workspace editor's).
 #[derive(Clone, Copy)]
 pub struct Draft {
     files: RwSignal<Vec<DraftFile>>,
+    /// Ids of files a stored holder refers to (a saved workspace's): removing one from
+    /// the draft keeps its bytes (saving decides).
+    kept: StoredValue<Vec<String>>,
+    holder: Holder,
     i18n: I18n,
     toasts: Toasts,
 }
 
 impl Draft {
-    /// An empty draft that reports refusals with `toasts` in `i18n`'s language.
+    /// An empty draft of the composer that reports refusals with `toasts` in `i18n`'s
+    /// language.
     pub fn new(i18n: I18n, toasts: Toasts) -> Self {
+        Self::for_holder(Holder::Message, i18n, toasts)
+    }
+
+    /// An empty draft for `holder`.
+    pub fn for_holder(holder: Holder, i18n: I18n, toasts: Toasts) -> Self {
         Self {
             files: RwSignal::new(Vec::new()),
+            kept: StoredValue::new(Vec::new()),
+            holder,
             i18n,
             toasts,
         }
+    }
+
+    /// Who its files are for.
+    pub fn holder(&self) -> Holder {
+        self.holder
     }
 
     /// The files (tracked).
@@ -129,20 +175,28 @@ impl Draft {
 
     /// Marks `id` as waiting for the edge's parser.
     fn set_parsing(&self, id: &str) {
-        self.files.update(|files| {
+        self.set_state(id, DraftState::Parsing);
+    }
+
+    /// Sets the state of `id` (nothing once the draft is gone: an editor closed while
+    /// its files were read).
+    fn set_state(&self, id: &str, state: DraftState) {
+        self.files.try_update(|files| {
             if let Some(entry) = files.iter_mut().find(|f| f.id == id) {
-                entry.state = DraftState::Parsing;
+                entry.state = state;
             }
         });
     }
 
-    /// Whether `id` is still in the draft (not removed meanwhile).
+    /// Whether `id` is still in the draft (not removed meanwhile, the draft not gone).
     fn contains(&self, id: &str) -> bool {
         self.files
-            .with_untracked(|files| files.iter().any(|f| f.id == id))
+            .try_with_untracked(|files| files.iter().any(|f| f.id == id))
+            .unwrap_or(false)
     }
 
-    /// Removes `id` (a file still being read stops, and its stored bytes go).
+    /// Removes `id` (a file still being read stops, and its stored bytes go, unless a
+    /// stored holder refers to it: [`Draft::keep`]).
     pub fn remove(&self, id: &str) {
         let ready = self.files.with_untracked(|files| {
             files
@@ -150,9 +204,10 @@ impl Draft {
                 .any(|f| f.id == id && matches!(f.state, DraftState::Ready(_)))
         });
         self.files.update(|files| files.retain(|f| f.id != id));
-        if ready {
-            let id = id.to_string();
-            leptos::task::spawn_local(async move { read::forget(id).await });
+        let kept = self.kept.with_value(|kept| kept.iter().any(|k| k == id));
+        if ready && !kept {
+            let (folder, id) = (self.holder.folder(), id.to_string());
+            leptos::task::spawn_local(async move { read::forget(folder, id).await });
         }
     }
 
@@ -175,6 +230,33 @@ impl Draft {
                 });
             }
         });
+    }
+
+    /// Shows the files a stored holder refers to (a saved workspace's), ready; removing
+    /// one keeps its bytes, which are the holder's.
+    pub fn keep(&self, attachments: Vec<Attachment>) {
+        self.kept
+            .update_value(|kept| kept.extend(attachments.iter().map(|a| a.id.clone())));
+        self.restore(attachments);
+    }
+
+    /// The ready files (untracked), the draft unchanged.
+    pub fn ready_untracked(&self) -> Vec<Attachment> {
+        self.files.with_untracked(|files| {
+            files
+                .iter()
+                .filter_map(|f| match &f.state {
+                    DraftState::Ready(attachment) => Some(attachment.clone()),
+                    _ => None,
+                })
+                .collect()
+        })
+    }
+
+    /// Empties the draft without deleting anything: files still being read stop and
+    /// their bytes go; ready ones are the caller's to keep or forget.
+    pub fn clear(&self) {
+        self.files.try_update(Vec::clear);
     }
 
     /// The ready files, leaving the draft empty (the message now owns them).

@@ -10,7 +10,7 @@
 
 use hearth_core::api::doc_parse::{DocParseJob, POLL_ATTEMPTS, ParseNote};
 use hearth_core::attachment::{
-    AttachError, AttachLimits, Attachment, Reader, bounded_text, check_add,
+    AttachError, AttachLimits, Attachment, Bounds, Reader, bounded_text, check_add,
 };
 use hearth_core::filetype::{FileKind, sniff};
 use leptos::prelude::*;
@@ -49,7 +49,10 @@ impl Refusal {
 impl From<AttachError> for Refusal {
     fn from(error: AttachError) -> Self {
         let detail = match &error {
-            AttachError::TooLarge { max } => Some(max.to_string()),
+            AttachError::TooLarge { max } | AttachError::TotalTooLarge { max } => {
+                Some(max.to_string())
+            }
+            AttachError::TooMany { max } => Some(max.to_string()),
             _ => None,
         };
         Self {
@@ -93,6 +96,22 @@ impl ReadFor {
             draft.set_parsing(id);
         }
     }
+
+    /// Where its files are kept.
+    fn folder(self) -> &'static str {
+        match self {
+            Self::Draft(draft) => draft.holder().folder(),
+            Self::Import => ATTACHMENTS,
+        }
+    }
+
+    /// How many files and which kinds it takes.
+    fn bounds(self) -> Bounds {
+        match self {
+            Self::Draft(draft) => draft.holder().bounds(),
+            Self::Import => Bounds::MESSAGE,
+        }
+    }
 }
 
 /// A file to read.
@@ -118,7 +137,7 @@ pub async fn prepare(
 ) -> Result<Attachment, Refusal> {
     let outcome = prepare_now(reader, source, &id, &held).await;
     if outcome.is_err() || !reader.wants(&id) {
-        forget_now(&id).await;
+        forget_now(reader.folder(), &id).await;
     }
     match outcome {
         Ok(_) if !reader.wants(&id) => Err(Refusal::new("attach_removed")),
@@ -126,10 +145,10 @@ pub async fn prepare(
     }
 }
 
-/// Deletes what was stored for attachment `id`.
+/// Deletes what was stored for attachment `id` in `folder`.
 #[lazy]
-pub async fn forget(id: String) {
-    forget_now(&id).await;
+pub async fn forget(folder: &'static str, id: String) {
+    forget_now(folder, &id).await;
 }
 
 /// Copies what is stored for attachment `from` to attachment `to`: the original, its
@@ -138,7 +157,7 @@ pub async fn forget(id: String) {
 pub(super) async fn copy(from: &str, to: &str) -> Result<(), Refusal> {
     let copied = copy_now(from, to).await;
     if copied.is_err() {
-        forget_now(to).await;
+        forget_now(ATTACHMENTS, to).await;
     }
     copied
 }
@@ -159,10 +178,10 @@ async fn copy_now(from: &str, to: &str) -> Result<(), Refusal> {
     Ok(())
 }
 
-async fn forget_now(id: &str) {
-    let _ = files::remove(ATTACHMENTS, id).await;
-    let _ = files::remove(ATTACHMENTS, &text_name(id)).await;
-    let _ = files::remove(ATTACHMENTS, &thumbnail_name(id)).await;
+async fn forget_now(folder: &str, id: &str) {
+    let _ = files::remove(folder, id).await;
+    let _ = files::remove(folder, &text_name(id)).await;
+    let _ = files::remove(folder, &thumbnail_name(id)).await;
 }
 
 async fn prepare_now(
@@ -176,11 +195,14 @@ async fn prepare_now(
         Source::Bytes { name, bytes } => (name, bytes, None),
     };
     let kind = sniff(&bytes, Some(&name)).map_err(|_| Refusal::new("attach_unknown_type"))?;
+    let (bounds, folder) = (reader_for.bounds(), reader_for.folder());
     let (text, mut notes) = match Reader::of(kind) {
-        Reader::Image => return prepare_image(id, name, kind, bytes, held).await,
+        Reader::Image if bounds.images => {
+            return prepare_image(id, name, kind, bytes, held).await;
+        }
         reader => {
-            check_document(kind, bytes.len() as u64, held).await?;
-            files::save(ATTACHMENTS, id, &bytes).await?;
+            check_document(kind, bytes.len() as u64, held, bounds).await?;
+            files::save(folder, id, &bytes).await?;
             if reader == Reader::Edge {
                 reader_for.parsing(id);
             }
@@ -192,7 +214,7 @@ async fn prepare_now(
     };
     let (text, cut) = bounded_text(&text);
     notes.extend(cut);
-    files::save(ATTACHMENTS, &text_name(id), text.as_bytes()).await?;
+    files::save(folder, &text_name(id), text.as_bytes()).await?;
     Ok(Attachment {
         id: id.to_string(),
         name,
@@ -204,18 +226,25 @@ async fn prepare_now(
     })
 }
 
-/// Limits for what the browser reads itself (the edge is not involved).
-fn browser_limits() -> AttachLimits {
+/// Limits for what the browser reads itself (the edge is not involved), in a holder of
+/// `bounds`.
+fn browser_limits(bounds: Bounds) -> AttachLimits {
     AttachLimits {
         edge_parser: false,
         edge_max_bytes: 0,
+        bounds,
     }
 }
 
 /// Whether a document of `kind` and `size` bytes may be read next to files of sizes
-/// `held`: within the limits, and for a kind the browser does not read, with the edge's
-/// parser there and taking its size.
-pub async fn check_document(kind: FileKind, size: u64, held: &[u64]) -> Result<(), Refusal> {
+/// `held` in a holder of `bounds`: within the limits, and for a kind the browser does not
+/// read, with the edge's parser there and taking its size.
+pub async fn check_document(
+    kind: FileKind,
+    size: u64,
+    held: &[u64],
+    bounds: Bounds,
+) -> Result<(), Refusal> {
     let limits = match Reader::of(kind) {
         Reader::Edge => {
             let config = edge::fetch_config().await.ok();
@@ -224,9 +253,10 @@ pub async fn check_document(kind: FileKind, size: u64, held: &[u64]) -> Result<(
                     .as_ref()
                     .is_some_and(|c| c.capabilities.document_parse),
                 edge_max_bytes: config.map_or(0, |c| c.document_parse_max_bytes),
+                bounds,
             }
         }
-        _ => browser_limits(),
+        _ => browser_limits(bounds),
     };
     check_add(held, kind, size, limits)?;
     Ok(())
@@ -276,7 +306,7 @@ async fn prepare_image(
     held: &[u64],
 ) -> Result<Attachment, Refusal> {
     let size = bytes.len() as u64;
-    check_add(held, kind, size, browser_limits())?;
+    check_add(held, kind, size, browser_limits(Bounds::MESSAGE))?;
     let image = super::image::prepare(kind, bytes).await?;
     files::save(ATTACHMENTS, id, &image.bytes).await?;
     files::save(ATTACHMENTS, &thumbnail_name(id), &image.thumbnail).await?;

@@ -1034,5 +1034,12 @@ keys! {
     SearchOthersCount => "search.others_count",
     SearchOthersUnreadable => "search.others_unreadable",
     MentionKindAssistantNew => "mention.kind.assistant_new",
+    AttachImageNotTaken => "attach.error.image_not_taken",
+    WorkspacesFieldFiles => "workspaces.field.files",
+    WorkspacesFieldFilesHint => "workspaces.field.files_hint",
+    WorkspacesFilesAdd => "workspaces.files.add",
+    WorkspacesFilesList => "workspaces.files.list",
+    WorkspacesFileCount => "workspaces.file_count",
+    WorkspacesErrorTooManyFiles => "workspaces.error.too_many_files",
     SearchKindKnowledge => "search.kind.knowledge",
 }

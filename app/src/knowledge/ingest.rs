@@ -121,7 +121,14 @@ async fn upload(collection: &str, file: &str, chosen: web_sys::File) -> Option<S
     if Reader::of(kind) == Reader::Image {
         return fail(collection, file, Stage::Upload, refused("knowledge_image")).await;
     }
-    if let Err(refusal) = check_document(kind, bytes.len() as u64, &[]).await {
+    if let Err(refusal) = check_document(
+        kind,
+        bytes.len() as u64,
+        &[],
+        hearth_core::attachment::Bounds::MESSAGE,
+    )
+    .await
+    {
         return fail(collection, file, Stage::Upload, refusal).await;
     }
     let at = stored_at(collection, file, Part::Source);

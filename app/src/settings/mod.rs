@@ -16,6 +16,7 @@ mod skills;
 mod system;
 mod templates;
 mod tools;
+mod workspace_files;
 mod workspaces;
 
 use leptos::ev::KeyboardEvent;

@@ -3,7 +3,8 @@
 //! workspace). The editor holds the name, colour and icon, the instructions, the model a
 //! new chat there starts with, and what its conversations use: the user's tool switches
 //! or only the tools chosen here, the user's active skills or only those chosen here,
-//! and the knowledge collections every conversation there is answered from.
+//! the knowledge collections every conversation there is answered from, and its files
+//! (`super::workspace_files`).
 
 use std::collections::BTreeSet;
 
@@ -18,6 +19,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::knowledge::colour_key;
+use super::workspace_files::{Files, WorkspaceFiles};
 use crate::i18n::{Key, tr, use_i18n};
 use crate::ui::field::{Control, Field};
 use crate::ui::model_picker::{ModelGroup, ModelOption, ModelPicker};
@@ -148,6 +150,10 @@ fn WorkspaceCard(workspace: Workspace, editing: RwSignal<Editing>) -> impl IntoV
         let count = workspace.knowledge.len().to_string();
         sets.push(i18n.t_with(Key::WorkspacesCollectionCount, &[("count", &count)]));
     }
+    if !workspace.files.is_empty() {
+        let count = workspace.files.len().to_string();
+        sets.push(i18n.t_with(Key::WorkspacesFileCount, &[("count", &count)]));
+    }
     let edit_id = id.clone();
     view! {
         <li class="plugin-card workspace-card" data-workspace=id.clone()>
@@ -191,12 +197,19 @@ fn WorkspaceEditor(open: Option<String>, editing: RwSignal<Editing>) -> impl Int
     let plugins = RwSignal::new(start.plugins.clone());
     let skills = RwSignal::new(start.skills.clone());
     let knowledge = RwSignal::new(start.knowledge.clone());
+    let files = Files::new(start.files.clone());
+    on_cleanup(move || files.close());
     let error = RwSignal::new(None::<String>);
     let saving = RwSignal::new(false);
     request_animation_frame(|| crate::browser::focus_by_id("workspace-editor-name"));
     let submit = move |event: SubmitEvent| {
         event.prevent_default();
         if saving.get_untracked() {
+            return;
+        }
+        if files.busy() {
+            error.set(Some(i18n.t(Key::AttachBusy)));
+            crate::browser::focus_by_id("workspace-editor-error");
             return;
         }
         let draft = WorkspaceDraft {
@@ -208,6 +221,7 @@ fn WorkspaceEditor(open: Option<String>, editing: RwSignal<Editing>) -> impl Int
             plugins: plugins.get_untracked(),
             skills: skills.get_untracked(),
             knowledge: knowledge.get_untracked(),
+            files: files.chosen(),
         };
         let id = open.clone();
         saving.set(true);
@@ -216,6 +230,7 @@ fn WorkspaceEditor(open: Option<String>, editing: RwSignal<Editing>) -> impl Int
             saving.set(false);
             match outcome {
                 Ok(_) => {
+                    files.stored();
                     error.set(None);
                     editing.set(None);
                     toasts.show(ToastKind::Info, i18n.t(Key::WorkspacesSaved));
@@ -265,6 +280,7 @@ fn WorkspaceEditor(open: Option<String>, editing: RwSignal<Editing>) -> impl Int
             <Choices which=Which::Tools chosen=plugins prefix="workspace" />
             <Choices which=Which::Skills chosen=skills prefix="workspace" />
             <Collections chosen=knowledge />
+            <WorkspaceFiles files />
             <p class="field__error" role="alert" id="workspace-editor-error" tabindex="-1">{move || error.get()}</p>
             <div class="provider-form__actions">
                 <button type="button" class="button button--secondary" id="workspace-editor-cancel"

@@ -9,13 +9,17 @@
 //! - `button`: the sidebar's workspace button; `switch`: its menu.
 //! - `placement`: a conversation's workspace and its own instructions, as a dialog.
 //! - `words`: a workspace's icon, and a failure in the user's language.
+//! - `files`: the custody of workspaces' stored files (what a change or a deletion
+//!   leaves behind is deleted).
 
 pub mod button;
 pub mod current;
+pub mod files;
 pub mod placement;
 pub mod switch;
 pub mod words;
 
+use hearth_core::workspace::files::left_behind;
 use hearth_core::workspace::{Workspace, WorkspaceDraft, WorkspaceError, WorkspaceLibrary};
 use leptos::prelude::*;
 
@@ -87,7 +91,9 @@ impl Workspaces {
 
     /// The library, read from storage the first time (no record is an empty library).
     pub async fn ensure_loaded(&self) -> Result<WorkspaceLibrary, WorkspacesError> {
-        Ok(DOCUMENT.ensure_loaded::<WorkspaceError>().await?)
+        let library = DOCUMENT.ensure_loaded::<WorkspaceError>().await?;
+        files::sweep_once(&library);
+        Ok(library)
     }
 
     /// Applies `change` to a copy of the library, stores it, then shows it; the current
@@ -107,7 +113,8 @@ impl Workspaces {
         Ok(out)
     }
 
-    /// Saves the editor's workspace: a change of `id`, or a new one; its id.
+    /// Saves the editor's workspace: a change of `id`, or a new one; its id. The stored
+    /// files the change no longer refers to are deleted once it is stored.
     pub async fn save(
         &self,
         current: CurrentWorkspace,
@@ -115,25 +122,43 @@ impl Workspaces {
         draft: WorkspaceDraft,
     ) -> Result<String, WorkspacesError> {
         let now = crate::browser::now();
-        self.change(current, move |library| match id {
-            Some(id) => library.update(&id, draft, now).map(|()| id),
-            None => {
-                let id = crate::browser::new_id();
-                library.add(id.clone(), draft, now).map(|()| id)
-            }
-        })
-        .await
+        let (saved_id, before, after) = self
+            .change(current, move |library| {
+                let before = id
+                    .as_deref()
+                    .and_then(|id| library.get(id))
+                    .map(|w| w.files.clone())
+                    .unwrap_or_default();
+                let id = match id {
+                    Some(id) => library.update(&id, draft, now).map(|()| id)?,
+                    None => {
+                        let id = crate::browser::new_id();
+                        library.add(id.clone(), draft, now).map(|()| id)?
+                    }
+                };
+                let after = library
+                    .get(&id)
+                    .map(|w| w.files.clone())
+                    .unwrap_or_default();
+                Ok((id, before, after))
+            })
+            .await?;
+        files::forget(left_behind(&before, &after)).await;
+        Ok(saved_id)
     }
 
     /// Removes the workspace `id` (its conversations stay, in no workspace); it, for an
-    /// Undo.
+    /// Undo. Its stored files go once the Undo has passed.
     pub async fn remove(
         &self,
         current: CurrentWorkspace,
         id: String,
     ) -> Result<Workspace, WorkspacesError> {
-        self.change(current, move |library| library.remove(&id))
-            .await
+        let removed = self
+            .change(current, move |library| library.remove(&id))
+            .await?;
+        files::forget_after_undo(removed.clone());
+        Ok(removed)
     }
 }
 

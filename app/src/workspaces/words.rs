@@ -3,9 +3,12 @@
 //! every view that shows one waits for them).
 
 use hearth_core::preferences::MAX_SYSTEM_PROMPT_CHARS;
-use hearth_core::workspace::{MAX_NAME_CHARS, MAX_WORKSPACES, WorkspaceError, WorkspaceIcon};
+use hearth_core::workspace::{
+    MAX_NAME_CHARS, MAX_WORKSPACES, WorkspaceError, WorkspaceIcon, files,
+};
 
 use super::WorkspacesError;
+use crate::attachments::chips::size_label;
 use crate::i18n::{I18n, Key};
 use crate::ui::icon::Icon;
 
@@ -40,6 +43,13 @@ pub fn error_text(error: &WorkspacesError, i18n: I18n) -> String {
                 ],
             ),
             WorkspaceError::TooManyNamed => i18n.t(Key::WorkspacesErrorTooManyNamed),
+            WorkspaceError::TooManyFiles => i18n.t_with(
+                Key::WorkspacesErrorTooManyFiles,
+                &[
+                    ("max", &files::MAX_FILES.to_string()),
+                    ("size", &size_label(files::MAX_TOTAL_BYTES)),
+                ],
+            ),
             WorkspaceError::TooMany => i18n.t_with(
                 Key::WorkspacesErrorTooMany,
                 &[("max", &MAX_WORKSPACES.to_string())],

@@ -1,8 +1,8 @@
 //! The export file: a ZIP of stored entries ([`crate::zip_store`]) holding the records as
 //! [`RECORDS_ENTRY`] (an [`Archive`](super::archive::Archive) in JSON) and, beside them,
-//! every file the messages refer to as `files/<directory>/<name>` and every file of the
-//! knowledge collections as `files/knowledge/<collection>/<file>/<part>`, byte for byte
-//! ([`CarriedFile`]).
+//! every file the messages refer to as `files/<directory>/<name>`, every file of the
+//! knowledge collections as `files/knowledge/<collection>/<file>/<part>` and every
+//! workspace's file as `files/workspace-files/<name>`, byte for byte ([`CarriedFile`]).
 //!
 //! What an entry may be called, how large it may be and how many there may be is decided
 //! here from the central directory, before a byte of any entry is read: an archive that
@@ -16,6 +16,7 @@ use super::archive::{ArchiveError, MAX_ARCHIVE_BYTES};
 use super::record::MessageRecord;
 use crate::knowledge::transfer::KnowledgePath;
 use crate::stored_file::{FileDir, StoredFile, is_safe_name, message_files};
+use crate::workspace::files as workspace_files;
 use crate::zip_store::Entry;
 
 /// The entry that holds the records.
@@ -46,6 +47,8 @@ pub enum CarriedFile {
     Message(StoredFile),
     /// A stored file of a knowledge collection.
     Knowledge(KnowledgePath),
+    /// A stored file of a workspace's (its name in `crate::workspace::files::FOLDER`).
+    Workspace(String),
 }
 
 impl CarriedFile {
@@ -54,6 +57,7 @@ impl CarriedFile {
         match self {
             Self::Message(file) => file.dir.name().to_string(),
             Self::Knowledge(path) => path.folder(),
+            Self::Workspace(_) => workspace_files::FOLDER.to_string(),
         }
     }
 
@@ -62,6 +66,7 @@ impl CarriedFile {
         match self {
             Self::Message(file) => &file.name,
             Self::Knowledge(path) => path.part.name(),
+            Self::Workspace(name) => name,
         }
     }
 
@@ -146,6 +151,9 @@ fn carried_file(name: &str) -> Option<CarriedFile> {
     if file.contains('/') || !is_safe_name(file) {
         return None;
     }
+    if dir == workspace_files::FOLDER {
+        return workspace_files::is_stored_name(file).then(|| CarriedFile::Workspace(file.into()));
+    }
     let dir = FileDir::from_name(dir)?;
     Some(CarriedFile::Message(StoredFile::new(dir, file)))
 }
@@ -177,6 +185,7 @@ mod tests {
             (RECORDS_ENTRY, 10),
             ("files/attachments/b2.thumb", 4),
             ("files/knowledge/c1/f1/content", 5),
+            ("files/workspace-files/d4.md", 6),
         ]))
         .unwrap();
         assert_eq!(found.records.name, RECORDS_ENTRY);
@@ -194,9 +203,10 @@ mod tests {
                     "f1",
                     crate::knowledge::transfer::Part::Content
                 )),
+                CarriedFile::Workspace("d4.md".into()),
             ]
         );
-        assert_eq!(found.file_bytes(), 12);
+        assert_eq!(found.file_bytes(), 18);
         for (file, entry) in &found.files {
             assert_eq!(file.entry_name(), entry.name);
             assert_eq!(carried_file(&file.entry_name()).as_ref(), Some(file));
@@ -221,6 +231,10 @@ mod tests {
             "files/knowledge/c1/f1",
             "files/knowledge/.c1/f1/source",
             "files/attachments/knowledge/c1",
+            "files/workspace-files/a.thumb",
+            "files/workspace-files/a.b.md",
+            "files/workspace-files/../images/a.png",
+            "files/workspace-files/sub/a",
         ] {
             match contents(entries(&[(RECORDS_ENTRY, 2), (name, 1)])) {
                 Err(ArchiveError::Inconsistent(why)) => assert!(why.contains(name), "{why}"),

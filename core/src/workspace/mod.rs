@@ -9,7 +9,10 @@
 //! - `prompt`: the system prompt of a turn, from the user's, the workspace's and the
 //!   conversation's instructions, and which of them applied.
 //! - `scope`: what a workspace changes in a turn (tools, skills, collections).
+//! - `files`: its files (documents read into every turn): bounds, and which stored
+//!   files a change leaves behind.
 
+pub mod files;
 pub mod prompt;
 pub mod scope;
 #[cfg(test)]
@@ -19,6 +22,7 @@ use std::collections::{BTreeSet, HashSet};
 
 use serde::{Deserialize, Serialize};
 
+use crate::attachment::Attachment;
 pub use crate::knowledge::Colour;
 use crate::preferences::{MAX_SYSTEM_PROMPT_CHARS, ModelRef};
 
@@ -101,6 +105,10 @@ pub struct Workspace {
     /// own.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub knowledge: Vec<String>,
+    /// Its files, read into every turn of its conversations after their own files
+    /// (stored in `files::FOLDER`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<Attachment>,
     /// When it was made, ms since the epoch.
     pub created_at: f64,
     /// When it last changed, ms since the epoch.
@@ -126,6 +134,8 @@ pub struct WorkspaceDraft {
     pub skills: Option<BTreeSet<String>>,
     /// The collections.
     pub knowledge: Vec<String>,
+    /// The files.
+    pub files: Vec<Attachment>,
 }
 
 impl Workspace {
@@ -140,19 +150,20 @@ impl Workspace {
             plugins: self.plugins.clone(),
             skills: self.skills.clone(),
             knowledge: self.knowledge.clone(),
+            files: self.files.clone(),
         }
     }
 
     /// What of it is searchable (the search palette): its name as the title, its
-    /// instructions as the body.
+    /// instructions and its files' names as the body.
     pub fn search_document(&self) -> crate::search::local::LocalDocument {
-        crate::search::local::LocalDocument {
-            source: crate::search::Source::Workspaces,
-            id: self.id.clone(),
-            title: self.name.clone(),
-            body: self.system_prompt.clone(),
-            timestamp: self.updated_at as i64,
-        }
+        crate::search::local::LocalDocument::with_names(
+            crate::search::Source::Workspaces,
+            (&self.id, &self.name),
+            &self.system_prompt,
+            self.files.iter().map(|file| file.name.as_str()),
+            self.updated_at,
+        )
     }
 
     /// Its instructions, trimmed; `None` when there are none.
@@ -186,6 +197,10 @@ pub enum WorkspaceError {
     /// collections than a conversation may use.
     #[error("a workspace names at most {MAX_NAMED} tools, {skills} skills and {collections} collections", skills = crate::skill::library::MAX_ACTIVE, collections = crate::knowledge::MAX_ATTACHED)]
     TooManyNamed,
+    /// More than `files::MAX_FILES` files, or more than `files::MAX_TOTAL_BYTES`
+    /// together.
+    #[error("a workspace keeps at most {max} files, {mb} MB together", max = files::MAX_FILES, mb = files::MAX_TOTAL_BYTES / (1024 * 1024))]
+    TooManyFiles,
     /// Already [`MAX_WORKSPACES`] workspaces.
     #[error("at most {MAX_WORKSPACES} workspaces can be kept")]
     TooMany,
@@ -195,7 +210,7 @@ pub enum WorkspaceError {
 }
 
 /// A draft that keeps the rules: the name trimmed, the lists bounded and without
-/// repeats or empty ids.
+/// repeats or empty ids, the files without what no workspace holds.
 fn checked(mut draft: WorkspaceDraft) -> Result<WorkspaceDraft, WorkspaceError> {
     draft.name = draft.name.trim().to_string();
     if draft.name.is_empty() || draft.name.chars().count() > MAX_NAME_CHARS {
@@ -222,6 +237,8 @@ fn checked(mut draft: WorkspaceDraft) -> Result<WorkspaceDraft, WorkspaceError> 
     {
         set.retain(|id| !id.is_empty());
     }
+    draft.files =
+        files::kept(std::mem::take(&mut draft.files)).map_err(|_| WorkspaceError::TooManyFiles)?;
     if draft
         .model
         .as_ref()
@@ -320,6 +337,7 @@ impl WorkspaceLibrary {
         let mut ids = HashSet::new();
         let mut names = HashSet::new();
         self.workspaces.retain_mut(|w| {
+            w.files = files::fitting(std::mem::take(&mut w.files));
             let Ok(draft) = checked(w.draft()) else {
                 return false;
             };
@@ -331,6 +349,11 @@ impl WorkspaceLibrary {
         self.workspaces.truncate(MAX_WORKSPACES);
         let dropped = before - self.workspaces.len();
         (self, dropped)
+    }
+
+    /// Every stored file its workspaces refer to (`files::FOLDER`).
+    pub fn stored_files(&self) -> BTreeSet<String> {
+        files::stored_names(self.workspaces.iter().flat_map(|w| &w.files))
     }
 
     /// Adds another library's workspaces (an import): those whose id and name are not
@@ -355,5 +378,6 @@ fn fill(workspace: &mut Workspace, draft: WorkspaceDraft, now: f64) {
     workspace.plugins = draft.plugins;
     workspace.skills = draft.skills;
     workspace.knowledge = draft.knowledge;
+    workspace.files = draft.files;
     workspace.updated_at = now;
 }

@@ -4,6 +4,7 @@ use std::collections::BTreeSet;
 
 use super::prompt::{AppliedPrompt, Instructions, PromptLevel, assemble, decode, encode};
 use super::*;
+use crate::attachment::Attachment;
 
 fn draft(name: &str) -> WorkspaceDraft {
     WorkspaceDraft {
@@ -475,4 +476,97 @@ fn a_conversations_instructions_are_named_after_its_assistant_while_they_are_its
         ..Default::default()
     });
     assert!(cleared.applied.is_empty());
+}
+
+fn file(id: &str, kind: crate::filetype::FileKind, size: u64) -> Attachment {
+    Attachment::test_file(id, kind, size)
+}
+
+#[test]
+fn a_workspaces_files_are_documents_within_their_bounds() {
+    use crate::filetype::FileKind::{Markdown, Pdf, Png, Text};
+    use files::{MAX_FILES, MAX_TOTAL_BYTES};
+    let mut library = WorkspaceLibrary::default();
+    let mut d = draft("Docs");
+    d.files = vec![
+        file("a1", Text, 10),
+        file("a1", Text, 10),
+        file("p1", Png, 10),
+        file("../x", Text, 10),
+        file("b.md", Markdown, 10),
+        file("c2", Pdf, 20),
+    ];
+    library.add("w1".into(), d, 1.0).unwrap();
+    let ids: Vec<&str> = library.workspaces[0]
+        .files
+        .iter()
+        .map(|f| f.id.as_str())
+        .collect();
+    assert_eq!(
+        ids,
+        ["a1", "c2"],
+        "repeats, images and ids that cannot name a stored file are not kept"
+    );
+
+    let mut many = draft("Many");
+    many.files = (0..=MAX_FILES)
+        .map(|i| file(&format!("f{i}"), Text, 1))
+        .collect();
+    assert_eq!(
+        library.add("w2".into(), many.clone(), 1.0),
+        Err(WorkspaceError::TooManyFiles)
+    );
+    many.files.pop();
+    library.add("w2".into(), many, 1.0).unwrap();
+
+    let mut heavy = draft("Heavy");
+    heavy.files = vec![
+        file("h1", Pdf, MAX_TOTAL_BYTES / 2),
+        file("h2", Pdf, MAX_TOTAL_BYTES / 2 + 1),
+    ];
+    let before = library.clone();
+    assert_eq!(
+        library.add("w3".into(), heavy, 1.0),
+        Err(WorkspaceError::TooManyFiles)
+    );
+    assert_eq!(library, before, "a refused change changes nothing");
+}
+
+#[test]
+fn a_stored_workspace_over_its_file_bounds_is_mended_not_dropped() {
+    use crate::filetype::FileKind::Text;
+    let mut workspace = Workspace {
+        id: "w1".into(),
+        name: "Crowded".into(),
+        ..Default::default()
+    };
+    workspace.files = (0..30).map(|i| file(&format!("f{i}"), Text, 1)).collect();
+    workspace
+        .files
+        .push(file("huge", Text, files::MAX_TOTAL_BYTES));
+    let (library, dropped) = WorkspaceLibrary {
+        workspaces: vec![workspace],
+    }
+    .repaired();
+    assert_eq!(dropped, 0);
+    let kept = &library.workspaces[0].files;
+    assert_eq!(kept.len(), files::MAX_FILES);
+    assert_eq!(kept[0].id, "f0", "the first ones are kept");
+    assert!(kept.iter().all(|f| f.id != "huge"));
+}
+
+#[test]
+fn a_workspace_is_found_by_its_files_names() {
+    let mut workspace = Workspace {
+        id: "w1".into(),
+        name: "Legal".into(),
+        system_prompt: "Be precise.".into(),
+        ..Default::default()
+    };
+    workspace
+        .files
+        .push(file("contract", crate::filetype::FileKind::Pdf, 1));
+    let document = workspace.search_document();
+    assert!(document.body.contains("Be precise."));
+    assert!(document.body.contains("contract.txt"));
 }

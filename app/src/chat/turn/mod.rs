@@ -111,8 +111,9 @@ pub async fn run(
     reply.finish(context, ending).await
 }
 
-/// Every context producer, in the order their phases run (attachments, then the
-/// workspace's and the conversation's knowledge collections; web search as it lands).
+/// Every context producer, in the order their phases run (the conversation's and its
+/// workspace's files, then the workspace's and the conversation's knowledge collections;
+/// web search as it lands).
 fn producers(
     conversation: Option<&ConversationRecord>,
     workspace: Option<&Workspace>,
@@ -121,8 +122,9 @@ fn producers(
         .map(|c| c.knowledge.as_slice())
         .unwrap_or_default();
     let collections = hearth_core::workspace::scope::collections(workspace, own);
+    let workspace_files = workspace.map(|w| w.files.clone()).unwrap_or_default();
     vec![
-        Box::new(attachments::Attachments),
+        Box::new(attachments::Attachments { workspace_files }),
         Box::new(knowledge::Knowledge { collections }),
     ]
 }
