@@ -247,6 +247,47 @@ pub fn measure(name: &str, start: &str) {
     }
 }
 
+/// Adds a `performance.measure` named `name` lasting `duration_ms` and ending now: a
+/// time measured elsewhere (a worker's), for the benchmarks.
+pub fn record_measure(name: &str, duration_ms: f64) {
+    let Some(performance) = window().performance() else {
+        return;
+    };
+    let end = performance.now();
+    let options = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&options, &"start".into(), &(end - duration_ms).into());
+    let _ = js_sys::Reflect::set(&options, &"end".into(), &end.into());
+    let measure = js_sys::Reflect::get(&performance, &"measure".into())
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+    if let Some(measure) = measure {
+        let _ = measure.call2(&performance, &name.into(), &options);
+    }
+}
+
+/// Adds a `performance.mark` named `name` at `at` (the page's clock, ms).
+pub fn mark_at(name: &str, at: f64) {
+    let Some(performance) = window().performance() else {
+        return;
+    };
+    let options = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&options, &"startTime".into(), &at.into());
+    let mark = js_sys::Reflect::get(&performance, &"mark".into())
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+    if let Some(mark) = mark {
+        let _ = mark.call2(&performance, &name.into(), &options);
+    }
+}
+
+/// The page's clock in milliseconds since it started (`performance.now()`; 0 without
+/// one).
+pub fn clock() -> f64 {
+    window()
+        .performance()
+        .map_or(0.0, |performance| performance.now())
+}
+
 /// Drops the measures named `name` (so a long session keeps a bounded number).
 pub fn clear_measures(name: &str) {
     if let Some(performance) = window().performance() {

@@ -1,6 +1,6 @@
 //! The requests: queued and run one at a time, in the order they came (a file operation
 //! waits on promises, and the next request must not start meanwhile), each answered
-//! with its `seq`.
+//! with its `seq` and the time it took here (`busyMs`, for the benchmarks' breakdown).
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -8,8 +8,9 @@ use std::collections::VecDeque;
 use hearth_core::search::SearchOptions;
 use hearth_core::search::conversation::MessageText;
 use js_sys::{Array, Object, Reflect};
+use wasm_bindgen::JsCast;
 use wasm_bindgen::JsValue;
-use web_sys::DedicatedWorkerGlobalScope;
+use web_sys::{DedicatedWorkerGlobalScope, WorkerGlobalScope};
 
 use crate::file;
 use crate::index::{Index, query_error};
@@ -68,10 +69,29 @@ fn field(request: &JsValue, name: &str) -> JsValue {
     Reflect::get(request, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED)
 }
 
+/// The worker's clock, in milliseconds (0 where there is none).
+pub fn now() -> f64 {
+    js_sys::global()
+        .dyn_into::<WorkerGlobalScope>()
+        .ok()
+        .and_then(|scope| scope.performance())
+        .map_or(0.0, |performance| performance.now())
+}
+
+/// When the worker's clock started (`performance.timeOrigin`, ms since the epoch).
+pub fn origin() -> f64 {
+    js_sys::global()
+        .dyn_into::<WorkerGlobalScope>()
+        .ok()
+        .and_then(|scope| scope.performance())
+        .map_or(0.0, |performance| performance.time_origin())
+}
+
 /// Runs `request`; `None` (no answer) when it has no numeric `seq` to answer with.
 async fn run(request: &JsValue) -> Option<Object> {
     let seq = request.number("seq")?;
     CURRENT.with(|current| current.set(Some(seq)));
+    let started = now();
     let answer = match request.text("op").unwrap_or_default().as_str() {
         "open" => open(seq).await,
         "index" => index(seq, request),
@@ -85,13 +105,16 @@ async fn run(request: &JsValue) -> Option<Object> {
         _ => Answer::new("error", seq).with("error", "unknown op"),
     };
     CURRENT.with(|current| current.set(None));
-    Some(answer.0)
+    Some(answer.with("busyMs", now() - started).0)
 }
 
 /// Replaces the index with the saved one (or an empty one when there is none or it is
 /// refused).
 async fn open(seq: f64) -> Answer {
-    let (index, covers, error) = match opfs::load().await {
+    let started = now();
+    let loaded = opfs::load().await;
+    let read = now();
+    let (index, covers, error) = match loaded {
         Ok(Some(bytes)) => match Index::restore(&bytes) {
             Ok((index, covers)) => (Some(index), covers, None),
             Err(code) => (None, 0, Some(code)),
@@ -100,13 +123,16 @@ async fn open(seq: f64) -> Answer {
         Err(code) => (None, 0, Some(code)),
     };
     let restored = index.is_some();
+    let restore_ms = now() - read;
     let index = index.unwrap_or_default();
     let documents = index.documents();
     INDEX.with(|held| *held.borrow_mut() = index);
     let answer = Answer::new("opened", seq)
         .with("restored", restored)
         .with("covers", covers as f64)
-        .with("documents", documents as f64);
+        .with("documents", documents as f64)
+        .with("readMs", read - started)
+        .with("restoreMs", restore_ms);
     match error {
         Some(code) => answer.with("error", code),
         None => answer,
@@ -114,6 +140,7 @@ async fn open(seq: f64) -> Answer {
 }
 
 fn index(seq: f64, request: &JsValue) -> Answer {
+    let started = now();
     let conversation = records::conversation(&field(request, "conversation"));
     let messages = field(request, "messages");
     let messages: Vec<MessageText> = if Array::is_array(&messages) {
@@ -124,8 +151,10 @@ fn index(seq: f64, request: &JsValue) -> Answer {
     } else {
         Vec::new()
     };
+    let read_ms = now() - started;
     let indexed = INDEX.with(|held| held.borrow_mut().replace(&conversation, &messages));
     Answer::new("indexed", seq)
+        .with("readMs", read_ms)
         .with("id", conversation.id.as_str())
         .with("documents", indexed.documents as f64)
         .with("partial", indexed.partial)

@@ -6,14 +6,16 @@
 //! indexes, and saves it to the origin private file system so a reload does not rebuild
 //! it. What of a conversation is indexed is `hearth_core::search::conversation`.
 //!
-//! Once its handler is installed it posts `{ready: true}`. Requests are plain objects
+//! Once its handler is installed it posts `{ready: true, startedMs}` (how long it took to
+//! start, by its own clock). Requests are plain objects
 //! with an `op` and a numeric `seq`, run one at a time in the order they came; every
-//! answer carries the request's `seq` (a request without one is ignored).
+//! answer carries the request's `seq` (a request without one is ignored) and `busyMs`,
+//! the time the worker spent on it (the benchmarks' breakdown of a build and a reopen).
 //!
 //! | request | answer |
 //! |---|---|
-//! | `{op: "open", seq}` | `{op: "opened", seq, restored, covers, documents, error?}` |
-//! | `{op: "index", seq, conversation, messages}` | `{op: "indexed", seq, id, documents, partial}` |
+//! | `{op: "open", seq}` | `{op: "opened", seq, restored, covers, documents, readMs, restoreMs, error?}` |
+//! | `{op: "index", seq, conversation, messages}` | `{op: "indexed", seq, id, documents, partial, readMs}` |
 //! | `{op: "forget", seq, id}` | `{op: "forgotten", seq, id, removed}` |
 //! | `{op: "clear", seq}` | `{op: "cleared", seq, error?}` |
 //! | `{op: "compact", seq}` | `{op: "compacted", seq, documents}` |
@@ -27,11 +29,13 @@
 //!   (`search/conversations.idx`: `"HSIX0001"`, `covers` as u64 LE, the snapshot). No
 //!   file: `restored: false, covers: 0`. A file refused, or no file system: `restored:
 //!   false, covers: 0` and `error` (`corrupt`, `version`, `tooLarge`, `busy`,
-//!   `unavailable`, `io`), and the index is empty: rebuild it.
+//!   `unavailable`, `io`), and the index is empty: rebuild it. `readMs` and `restoreMs`:
+//!   the time reading the file and restoring the index from it took.
 //! - **index** takes the conversation and its messages as stored (camelCase; see
 //!   `records`; a message whose `conversationId` names another conversation is skipped)
 //!   and replaces every document of that conversation. `documents`: how many it has now;
-//!   `partial`: one was cut at a length limit.
+//!   `partial`: one was cut at a length limit; `readMs`: the time reading the posted
+//!   records into texts took (the rest of `busyMs` is indexing).
 //! - **forget** removes a conversation's documents; `removed`: how many.
 //! - **clear** empties the index and deletes the saved file (`error` when the file could
 //!   not be deleted).
@@ -103,5 +107,16 @@ fn main() {
     // Messages posted before this handler existed were dropped; the page waits for this.
     let ready = Object::new();
     let _ = Reflect::set(&ready, &JsValue::from_str("ready"), &JsValue::TRUE);
+    // How long the worker took to start (its clock starts when the page created it).
+    let _ = Reflect::set(
+        &ready,
+        &JsValue::from_str("startedMs"),
+        &JsValue::from_f64(dispatch::now()),
+    );
+    let _ = Reflect::set(
+        &ready,
+        &JsValue::from_str("originMs"),
+        &JsValue::from_f64(dispatch::origin()),
+    );
     let _ = scope.post_message(&ready);
 }

@@ -2,6 +2,9 @@
 //! IndexedDB) into the texts core indexes: only the fields search needs, and a missing
 //! or wrongly typed field reads as empty, never as an error.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+
 use hearth_core::chat::Role;
 use hearth_core::search::conversation::{ConversationText, MessageText};
 use js_sys::Reflect;
@@ -10,23 +13,33 @@ use wasm_bindgen::JsValue;
 /// Read access to one field of a record.
 pub trait Fields {
     /// The field's value when it is a string.
-    fn text(&self, name: &str) -> Option<String>;
+    fn text(&self, name: &'static str) -> Option<String>;
     /// The field's value when it is a finite number.
-    fn number(&self, name: &str) -> Option<f64>;
+    fn number(&self, name: &'static str) -> Option<f64>;
+}
+
+thread_local! {
+    /// Field names as JS strings, made once: a build reads eight fields of 100,000
+    /// messages, and making each name anew took the records' reading from 0.5 s to 0.7 s.
+    static KEYS: RefCell<HashMap<&'static str, JsValue>> = RefCell::default();
+}
+
+/// Field `name` of `record`.
+fn get(record: &JsValue, name: &'static str) -> Option<JsValue> {
+    KEYS.with(|keys| {
+        let mut keys = keys.borrow_mut();
+        let key = keys.entry(name).or_insert_with(|| JsValue::from_str(name));
+        Reflect::get(record, key).ok()
+    })
 }
 
 impl Fields for JsValue {
-    fn text(&self, name: &str) -> Option<String> {
-        Reflect::get(self, &JsValue::from_str(name))
-            .ok()?
-            .as_string()
+    fn text(&self, name: &'static str) -> Option<String> {
+        get(self, name)?.as_string()
     }
 
-    fn number(&self, name: &str) -> Option<f64> {
-        Reflect::get(self, &JsValue::from_str(name))
-            .ok()?
-            .as_f64()
-            .filter(|v| v.is_finite())
+    fn number(&self, name: &'static str) -> Option<f64> {
+        get(self, name)?.as_f64().filter(|v| v.is_finite())
     }
 }
 
@@ -77,11 +90,11 @@ mod tests {
     use super::*;
 
     impl Fields for Value {
-        fn text(&self, name: &str) -> Option<String> {
+        fn text(&self, name: &'static str) -> Option<String> {
             self.get(name)?.as_str().map(str::to_string)
         }
 
-        fn number(&self, name: &str) -> Option<f64> {
+        fn number(&self, name: &'static str) -> Option<f64> {
             self.get(name)?.as_f64().filter(|v| v.is_finite())
         }
     }

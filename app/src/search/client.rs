@@ -107,6 +107,7 @@ fn start(state: &mut State) -> bool {
     let Some(url) = worker_url() else {
         return false;
     };
+    crate::browser::mark("hearth:search:worker-created");
     let Ok(worker) = Worker::new(&url) else {
         return false;
     };
@@ -128,9 +129,24 @@ fn start(state: &mut State) -> bool {
     true
 }
 
+/// Marks when the worker's clock started (`hearth:search:worker-began`) and measures how
+/// long it took to start (`hearth:search:worker-start`), from its `ready`: the
+/// benchmarks' breakdown of a reopen.
+fn note_start(ready: &JsValue) {
+    let started = get(ready, "startedMs").and_then(|v| v.as_f64());
+    crate::browser::record_measure("hearth:search:worker-start", started.unwrap_or(0.0));
+    if let Some(origin) = get(ready, "originMs").and_then(|v| v.as_f64()) {
+        let page = leptos::prelude::window()
+            .performance()
+            .map_or(0.0, |p| p.time_origin());
+        crate::browser::mark_at("hearth:search:worker-began", origin - page);
+    }
+}
+
 fn on_message(epoch: u32, data: &JsValue) {
     let flag = |name| get(data, name).and_then(|v| v.as_bool()) == Some(true);
     if flag("ready") {
+        note_start(data);
         STATE.with(|state| {
             let mut state = state.borrow_mut();
             if state.epoch != epoch {

@@ -98,6 +98,11 @@ async fn bring_up(search: Search, chat: Chat) -> Result<(), Stop> {
         return Err(Stop::Worker(WorkerError::Unavailable));
     };
     let opened = client::request(op("open", &[])).await?;
+    crate::browser::record_measure("hearth:search:open-read", client::number(&opened, "readMs"));
+    crate::browser::record_measure(
+        "hearth:search:open-restore",
+        client::number(&opened, "restoreMs"),
+    );
     STATE.with(|state| {
         let mut state = state.borrow_mut();
         *state = State {
@@ -143,11 +148,42 @@ fn last() -> f64 {
     STATE.with(|state| state.borrow().last)
 }
 
+/// Where a build's time went, for the benchmarks (`performance` measures named
+/// `hearth:search:build-*`): the page waiting for IndexedDB, the worker reading the
+/// records it was posted and indexing them, and the compaction.
+#[derive(Default)]
+struct BuildTimes {
+    reads: f64,
+    worker: f64,
+    records: f64,
+}
+
+impl BuildTimes {
+    /// Counts the worker's time for `answer` (an `indexed` answer).
+    fn answered(&mut self, answer: &JsValue) {
+        self.worker += client::number(answer, "busyMs");
+        self.records += client::number(answer, "readMs");
+    }
+
+    fn record(&self, compacted: &JsValue) {
+        crate::browser::record_measure("hearth:search:build-reads", self.reads);
+        crate::browser::record_measure("hearth:search:build-worker", self.worker);
+        crate::browser::record_measure("hearth:search:build-records", self.records);
+        crate::browser::record_measure(
+            "hearth:search:build-compact",
+            client::number(compacted, "busyMs"),
+        );
+    }
+}
+
 /// Indexes everything stored, from nothing.
 async fn build(search: Search, db: &Db) -> Result<(), Stop> {
+    let mut times = BuildTimes::default();
     let counter = db.journal_counter().await?;
     client::request(op("clear", &[])).await?;
+    let read_from = crate::browser::clock();
     let conversations = db.all_raw(CONVERSATIONS).await?;
+    times.reads += crate::browser::clock() - read_from;
     let total = conversations.len();
     search.set_status(Status::Indexing { done: 0, total });
     let no_messages = Array::new();
@@ -158,21 +194,23 @@ async fn build(search: Search, db: &Db) -> Result<(), Stop> {
         if flight.len() >= IN_FLIGHT * 8
             && let Some(answer) = flight.pop_front()
         {
-            client::wait(answer).await?;
+            times.answered(&client::wait(answer).await?);
         }
     }
     for answer in flight.drain(..) {
-        client::wait(answer).await?;
+        times.answered(&client::wait(answer).await?);
     }
     for (done, conversation) in conversations.iter().enumerate() {
         let id = client::text(conversation, "id").unwrap_or_default();
+        let read_from = crate::browser::clock();
         let messages = db.raw_by(MESSAGES, BY_CONVERSATION, &id).await?;
+        times.reads += crate::browser::clock() - read_from;
         let messages: Array = messages.into_iter().collect();
         flight.push_back(client::post(index_request(conversation, &messages))?);
         if flight.len() >= IN_FLIGHT
             && let Some(answer) = flight.pop_front()
         {
-            client::wait(answer).await?;
+            times.answered(&client::wait(answer).await?);
         }
         search.set_status(Status::Indexing {
             done: done + 1,
@@ -180,11 +218,12 @@ async fn build(search: Search, db: &Db) -> Result<(), Stop> {
         });
     }
     for answer in flight.drain(..) {
-        client::wait(answer).await?;
+        times.answered(&client::wait(answer).await?);
     }
     // Frozen at once: queries then expand prefixes and typos in the sorted dictionary
     // instead of scanning every term the build added, and the index shrinks to a quarter.
-    client::request(op("compact", &[])).await?;
+    let compacted = client::request(op("compact", &[])).await?;
+    times.record(&compacted);
     STATE.with(|state| {
         let mut state = state.borrow_mut();
         state.last = counter;

@@ -54,8 +54,22 @@ navigator.storage.getDirectory()
   .then((file) => done(file.size), () => done(0));
 "#;
 
+/// The time of the app's mark `name`, as a JS expression (parenthesised: `a ?? null - b
+/// ?? null` would read as `a ?? (null - b) ?? null`, the first mark's absolute time).
 fn mark_at(name: &str) -> String {
-    format!("performance.getEntriesByName('{name}')[0]?.startTime ?? null")
+    format!("(performance.getEntriesByName('{name}')[0]?.startTime ?? null)")
+}
+
+/// The duration of the app's measure `name` (times the worker reported), as JS.
+fn measured(name: &str) -> String {
+    format!("(performance.getEntriesByName('{name}')[0]?.duration ?? null)")
+}
+
+/// Reads the measures `names` of the page, in milliseconds (NaN when missing).
+async fn durations<const N: usize>(session: &AppSession, names: [&str; N]) -> [f64; N] {
+    let list = names.map(measured).join(", ");
+    let read = session.js(&format!("return [{list}];"), vec![]).await;
+    std::array::from_fn(|i| read[i].as_f64().unwrap_or(f64::NAN))
 }
 
 async fn wait_for(session: &AppSession, expression: &str, timeout: Duration) {
@@ -174,6 +188,16 @@ async fn main() {
         .await;
     let build_ms =
         build["built"].as_f64().unwrap_or(f64::NAN) - build["start"].as_f64().unwrap_or(0.0);
+    let [reads, worker, records, compact] = durations(
+        &session,
+        [
+            "hearth:search:build-reads",
+            "hearth:search:build-worker",
+            "hearth:search:build-records",
+            "hearth:search:build-compact",
+        ],
+    )
+    .await;
 
     // Queries, each kind apart.
     let mut by_kind: Vec<(&str, Vec<f64>)> = KINDS.iter().map(|k| (*k, Vec::new())).collect();
@@ -223,6 +247,27 @@ async fn main() {
         .await
         .as_f64()
         .unwrap_or(f64::NAN);
+    let created = session
+        .js(
+            &format!(
+                "return {} - {};",
+                mark_at("hearth:search:worker-began"),
+                mark_at("hearth:search:worker-created")
+            ),
+            vec![],
+        )
+        .await
+        .as_f64()
+        .unwrap_or(f64::NAN);
+    let [worker_start, file_read, restore] = durations(
+        &session,
+        [
+            "hearth:search:worker-start",
+            "hearth:search:open-read",
+            "hearth:search:open-restore",
+        ],
+    )
+    .await;
     let after_reload = query(&session, &queries[0].1).await;
     session.browser.close().await;
 
@@ -256,6 +301,18 @@ async fn main() {
          | snapshot in OPFS | {:.1} MiB ({:.0} % of the text) | |\n\
          | reopen after a reload (worker start + snapshot read) | {reopened:.0} ms | ≤ 200 ms ({}) |\n\
          | first query after the reload | {after_reload:.2} ms | |\n\n\
+         Where the time went (the worker's own clock for its parts):\n\n\
+         | part | time |\n|---|---:|\n\
+         | build: the page waiting for IndexedDB's reads | {reads:.0} ms |\n\
+         | build: the worker busy with the records posted to it | {worker:.0} ms |\n\
+         | … of which reading the posted records into texts | {records:.0} ms |\n\
+         | … and indexing them | {:.0} ms |\n\
+         | build: the compaction at its end | {compact:.0} ms |\n\
+         | reopen: the worker's thread made (the page's request → the worker's clock starting) | {created:.0} ms |\n\
+         | reopen: the worker starting (its script and wasm loaded and compiled) | {worker_start:.0} ms |\n\
+         | reopen: reading the snapshot's file | {file_read:.0} ms |\n\
+         | reopen: restoring the index from it | {restore:.0} ms |\n\
+         | reopen: the rest (posts between the page and the worker, the journal's check) | {:.0} ms |\n\n\
          | query kind | p50 | p95 | max |\n|---|---:|---:|---:|\n{rows}",
         corpus.documents.len(),
         build_ms,
@@ -269,7 +326,30 @@ async fn main() {
         snapshot_bytes / 1_048_576.0,
         snapshot_bytes / corpus.text_bytes as f64 * 100.0,
         met(reopened <= 200.0),
+        worker - records,
+        reopened - created - worker_start - file_read - restore,
     );
     hearth_bench::record::write_section(&out, "search-browser", &body).expect("write the figures");
     println!("{body}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{mark_at, measured};
+
+    /// Each figure is a whole operand: `a ?? null - b ?? null` would subtract from
+    /// `null`, not from the first mark.
+    #[test]
+    fn marks_and_measures_are_whole_operands() {
+        for expression in [mark_at("a"), measured("a")] {
+            assert!(
+                expression.starts_with('(') && expression.ends_with(')'),
+                "{expression}"
+            );
+            assert_eq!(
+                expression.matches('(').count(),
+                expression.matches(')').count()
+            );
+        }
+    }
 }
