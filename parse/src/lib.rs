@@ -16,7 +16,8 @@
 //! - [`output`]: `Parsed`, `Page`, `Note`, and the capped writer every parser appends to.
 //! - `archive`: ZIP safety, the one reader of every ZIP-based format.
 //! - `xml`: the XML event reader the XML-based formats share; `ooxml`: what DOCX,
-//!   XLSX and PPTX share (relationships); `table`: Markdown tables.
+//!   XLSX and PPTX share (relationships); `table`: Markdown tables; `numfmt`: which
+//!   spreadsheet styles show dates and times, and serial numbers as ISO dates.
 //! - One module per format: `pdf`, `docx`, `xlsx`, `pptx`, `odt`, `epub`, `html`,
 //!   `text`; `mineru` reads a MinerU result archive.
 
@@ -27,6 +28,7 @@ pub mod error;
 mod html;
 pub mod limits;
 mod mineru;
+mod numfmt;
 mod odt;
 mod ooxml;
 pub mod output;

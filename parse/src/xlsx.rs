@@ -1,16 +1,20 @@
 //! Excel workbooks (XLSX): every sheet in workbook order as `## Sheet name` and a
 //! Markdown table of its cells, placed by their references; shared strings (rich text
 //! runs joined, phonetic guides left out), inline strings, formula results as cached,
-//! numbers as stored, booleans as TRUE/FALSE, error values as written.
+//! numbers as stored unless their style shows a date or a time (then ISO 8601:
+//! `2024-01-01`, `2024-01-01 18:00`, `12:30:00`, `36:00:00` for an elapsed time; see
+//! `numfmt`), booleans as TRUE/FALSE, error values as written.
 //!
-//! Not read: number formats (a date is its serial number), merged-cell ranges, charts,
-//! comments, hidden-sheet state (hidden sheets are read too).
+//! Not read: other number formats (a price is its stored number, a percentage its
+//! fraction), merged-cell ranges, charts, comments, hidden-sheet state (hidden sheets
+//! are read too).
 
 use hearth_core::filetype::FileKind;
 
 use crate::archive::Archive;
 use crate::error::ParseError;
 use crate::limits::Limits;
+use crate::numfmt::Shown;
 use crate::ooxml::{self, skippable};
 use crate::output::{Note, Output};
 use crate::table::{MAX_COLUMNS, Table};
@@ -29,17 +33,35 @@ pub(crate) fn parse(
     let text = zip
         .read_text(&workbook)?
         .ok_or_else(|| ParseError::malformed(KIND, format!("the part {workbook} is missing")))?;
-    let sheets = sheet_list(&text)?;
+    let (sheets, date1904) = sheet_list(&text)?;
     let rels = ooxml::part_relationships(&mut zip, KIND, &workbook)?;
-    let strings_part = rels
-        .iter()
-        .find(|(_, _, t)| t.ends_with("/sharedStrings"))
-        .map_or_else(|| "xl/sharedStrings.xml".to_string(), |(_, t, _)| t.clone());
+    let related = |kind: &str, default: &str| {
+        rels.iter()
+            .find(|(_, _, t)| t.ends_with(kind))
+            .map_or_else(|| default.to_string(), |(_, t, _)| t.clone())
+    };
+    let strings_part = related("/sharedStrings", "xl/sharedStrings.xml");
     let shared = match zip.read_text(&strings_part)? {
         Some(text) => shared_strings(&text)?,
         None => Vec::new(),
     };
     let mut skipped = Vec::new();
+    // Without its styles a workbook's numbers are still read, as stored, and the note
+    // says the styles were skipped.
+    let styles_part = related("/styles", "xl/styles.xml");
+    let shown = match zip
+        .read_text(&styles_part)
+        .map(|text| text.map(|t| cell_styles(&t)))
+    {
+        Ok(None) => Vec::new(),
+        Ok(Some(Ok(shown))) => shown,
+        Ok(Some(Err(e))) | Err(e) if skippable(&e) => {
+            skipped.push(styles_part);
+            Vec::new()
+        }
+        Ok(Some(Err(e))) | Err(e) => return Err(e),
+    };
+    let styles = Styles { shown, date1904 };
     let mut dropped = false;
     for (name, rel_id) in sheets {
         if out.full() {
@@ -50,7 +72,7 @@ pub(crate) fn parse(
             continue;
         };
         let table = match zip.read_text(part) {
-            Ok(Some(text)) => sheet(&text, &shared, out.room()),
+            Ok(Some(text)) => sheet(&text, &shared, &styles, out.room()),
             Ok(None) => {
                 skipped.push(part.clone());
                 continue;
@@ -76,10 +98,12 @@ pub(crate) fn parse(
     Ok(())
 }
 
-/// The sheets as (name, relationship id), in workbook order.
-fn sheet_list(text: &str) -> Result<Vec<(String, String)>, ParseError> {
+/// The sheets as (name, relationship id), in workbook order, and whether the workbook
+/// counts dates from 1904.
+fn sheet_list(text: &str) -> Result<(Vec<(String, String)>, bool), ParseError> {
     let mut xml = Xml::new(text, KIND);
     let mut sheets = Vec::new();
+    let mut date1904 = false;
     loop {
         match xml.next()? {
             Tag::Start(start) if local(&start) == "sheet" => {
@@ -88,7 +112,65 @@ fn sheet_list(text: &str) -> Result<Vec<(String, String)>, ParseError> {
                     sheets.push((name, id));
                 }
             }
-            Tag::Eof => return Ok(sheets),
+            Tag::Start(start) if local(&start) == "workbookPr" => {
+                date1904 = matches!(attr(&start, "date1904").as_deref(), Some("1" | "true"));
+            }
+            Tag::Eof => return Ok((sheets, date1904)),
+            _ => {}
+        }
+    }
+}
+
+/// How each cell style (by index, as a cell's `s` names it) shows numbers, and the
+/// workbook's date system.
+#[derive(Debug, Default)]
+struct Styles {
+    shown: Vec<Shown>,
+    date1904: bool,
+}
+
+impl Styles {
+    /// A number cell's `value` in style `style`: a date or time as ISO 8601 when the
+    /// style shows one, else as stored.
+    fn number(&self, value: &str, style: Option<usize>) -> String {
+        style
+            .and_then(|s| self.shown.get(s))
+            .and_then(|shown| shown.write(value, self.date1904))
+            .unwrap_or_else(|| value.to_string())
+    }
+}
+
+/// The cell styles of `xl/styles.xml` (`cellXfs`, in order), each with how its number
+/// format shows numbers (custom formats from `numFmts`, the rest built in).
+fn cell_styles(text: &str) -> Result<Vec<Shown>, ParseError> {
+    let mut xml = Xml::new(text, KIND);
+    let mut custom: Vec<(u32, Shown)> = Vec::new();
+    let mut styles = Vec::new();
+    let mut in_cell_xfs = false;
+    loop {
+        match xml.next()? {
+            Tag::Start(start) => match local(&start) {
+                "numFmt" => {
+                    let id = attr(&start, "numFmtId").and_then(|id| id.trim().parse().ok());
+                    if let (Some(id), Some(code)) = (id, attr(&start, "formatCode")) {
+                        custom.push((id, Shown::of_code(&code)));
+                    }
+                }
+                "cellXfs" => in_cell_xfs = true,
+                "xf" if in_cell_xfs => {
+                    let id: u32 = attr(&start, "numFmtId")
+                        .and_then(|id| id.trim().parse().ok())
+                        .unwrap_or(0);
+                    let shown = custom
+                        .iter()
+                        .find(|(custom_id, _)| *custom_id == id)
+                        .map_or_else(|| Shown::of_builtin(id), |(_, shown)| *shown);
+                    styles.push(shown);
+                }
+                _ => {}
+            },
+            Tag::End(name) if name == "cellXfs" => in_cell_xfs = false,
+            Tag::Eof => return Ok(styles),
             _ => {}
         }
     }
@@ -130,12 +212,14 @@ fn shared_strings(text: &str) -> Result<Vec<String>, ParseError> {
 struct Cell {
     column: Option<usize>,
     kind: String,
+    /// Its style's index (`s`).
+    style: Option<usize>,
     value: String,
     inline: String,
 }
 
 /// One worksheet's cells, collected until about `room` bytes of text.
-fn sheet(text: &str, shared: &[String], room: usize) -> Result<Table, ParseError> {
+fn sheet(text: &str, shared: &[String], styles: &Styles, room: usize) -> Result<Table, ParseError> {
     let mut xml = Xml::new(text, KIND);
     let mut table = Table::default();
     let mut cell: Option<Cell> = None;
@@ -154,6 +238,7 @@ fn sheet(text: &str, shared: &[String], room: usize) -> Result<Table, ParseError
                     cell = Some(Cell {
                         column: attr(&start, "r").and_then(|r| column_of(&r)),
                         kind: attr(&start, "t").unwrap_or_default(),
+                        style: attr(&start, "s").and_then(|s| s.trim().parse().ok()),
                         ..Cell::default()
                     });
                 }
@@ -179,7 +264,7 @@ fn sheet(text: &str, shared: &[String], room: usize) -> Result<Table, ParseError
                     if let Some(c) = cell.take() {
                         let column = c.column.unwrap_or(next_column);
                         next_column = column + 1;
-                        table.put_cell(column, value_of(&c, shared));
+                        table.put_cell(column, value_of(&c, shared, styles));
                     }
                 }
                 _ => {}
@@ -190,8 +275,8 @@ fn sheet(text: &str, shared: &[String], room: usize) -> Result<Table, ParseError
     Ok(table)
 }
 
-/// A cell's text by its type.
-fn value_of(c: &Cell, shared: &[String]) -> String {
+/// A cell's text by its type (a number as its style shows it).
+fn value_of(c: &Cell, shared: &[String], styles: &Styles) -> String {
     match c.kind.as_str() {
         "s" => c
             .value
@@ -207,6 +292,7 @@ fn value_of(c: &Cell, shared: &[String]) -> String {
             "0" => "FALSE".to_string(),
             other => other.to_string(),
         },
+        "" | "n" => styles.number(&c.value, c.style),
         _ => c.value.clone(),
     }
 }

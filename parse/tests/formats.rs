@@ -4,7 +4,7 @@
 mod support;
 
 use hearth_parse::{FileKind, Limits, Note, ParseError, parse};
-use support::office::{docx, epub, epub_with, odt, pptx, w_li, w_p, w_table, xlsx};
+use support::office::{docx, epub, epub_with, odt, pptx, w_li, w_p, w_table, xlsx, xlsx_styled};
 use support::pdf::{encrypted_pdf, pdf_pages, scanned_pdf, text_pdf};
 
 fn md(bytes: &[u8], name: Option<&str>) -> String {
@@ -138,6 +138,62 @@ fn xlsx_sheets_become_tables() {
         md(&bytes, None),
         "## Stock\n\n| Item | Price |  |  |\n| --- | --- | --- | --- |\n| Widget | 4.5 |  | TRUE |\n| Widget! | #DIV/0! |  |  |\n\n## Notes & more\n\n|  | later |\n| --- | --- |"
     );
+}
+
+/// Styles as Excel writes them: cell style formats first (`cellStyleXfs`, which cells
+/// never name), then the cell formats cells name by index: 0 General, 1 built-in 14
+/// (a date), 2 a custom date, 3 a custom date and time, 4 built-in 21 (a time),
+/// 5 a custom elapsed time, 6 a price, 7 a percentage.
+const STYLES: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<styleSheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">
+  <numFmts count="4">
+    <numFmt numFmtId="164" formatCode="yyyy&quot;年&quot;m&quot;月&quot;d&quot;日&quot;;@"/>
+    <numFmt numFmtId="165" formatCode="dd/mm/yyyy\ hh:mm"/>
+    <numFmt numFmtId="166" formatCode="[h]:mm:ss"/>
+    <numFmt numFmtId="167" formatCode="&quot;$&quot;#,##0.00"/>
+  </numFmts>
+  <cellStyleXfs count="1"><xf numFmtId="14"/></cellStyleXfs>
+  <cellXfs count="8">
+    <xf numFmtId="0"/><xf numFmtId="14" applyNumberFormat="1"/><xf numFmtId="164"/>
+    <xf numFmtId="165"/><xf numFmtId="21"/><xf numFmtId="166"/><xf numFmtId="167"/>
+    <xf numFmtId="10"/>
+  </cellXfs>
+</styleSheet>"#;
+
+#[test]
+fn xlsx_dates_and_times_read_as_iso_whatever_the_locale_showed() {
+    let sheet = r#"<row r="1"><c r="A1" s="1"><v>45292</v></c><c r="B1" s="2"><v>45351</v></c><c r="C1" s="3"><v>45292.75</v></c></row>
+        <row r="2"><c r="A2" s="4"><v>0.5208333333333334</v></c><c r="B2" s="5"><v>1.5</v></c><c r="C2" s="6"><v>1234.5</v></c><c r="D2" s="7"><v>0.25</v></c></row>
+        <row r="3"><c r="A3"><v>45292</v></c><c r="B3" s="0"><v>45292</v></c><c r="C3" s="1" t="s"><v>0</v></c><c r="D3" s="1"><v>-3</v></c><c r="E3" s="99"><v>45292</v></c></row>"#;
+    let bytes = xlsx_styled(&[("Dates", sheet)], &["45292"], Some(STYLES), false);
+    assert_eq!(
+        md(&bytes, None),
+        "## Dates\n\n| 2024-01-01 | 2024-02-29 | 2024-01-01 18:00 |  |  |\n| --- | --- | --- | --- | --- |\n\
+         | 12:30:00 | 36:00:00 | 1234.5 | 0.25 |  |\n\
+         | 45292 | 45292 | 45292 | -3 | 45292 |"
+    );
+    // The same serials in a workbook counting from 1904 are four years and a day later.
+    let bytes = xlsx_styled(&[("Dates", sheet)], &["45292"], Some(STYLES), true);
+    assert!(md(&bytes, None).contains("| 2028-01-02 | 2028-03-01 | 2028-01-02 18:00 |"));
+    // Without styles, or with styles that cannot be read, numbers stay as stored; styles
+    // that cannot be read are noted as skipped.
+    for styles in [
+        None,
+        Some("<styleSheet><cellXfs><xf numFmtId=\"14"),
+    ] {
+        let bytes = xlsx_styled(&[("Dates", sheet)], &["45292"], styles, false);
+        let parsed = parse(&bytes, None, &Limits::default()).expect("parsed");
+        assert!(
+            parsed
+                .markdown
+                .starts_with("## Dates\n\n| 45292 | 45351 | 45292.75 |"),
+            "{styles:?}"
+        );
+        let skipped = parsed.notes.contains(&Note::PartsSkipped {
+            parts: vec!["xl/styles.xml".into()],
+        });
+        assert_eq!(skipped, styles.is_some(), "{:?}", parsed.notes);
+    }
 }
 
 #[test]

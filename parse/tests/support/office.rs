@@ -68,8 +68,24 @@ pub fn w_table(rows: &[&[&str]]) -> String {
 /// An XLSX with `sheets` as (name, sheet XML `<sheetData>` content), shared strings
 /// `shared`.
 pub fn xlsx(sheets: &[(&str, &str)], shared: &[&str]) -> Vec<u8> {
+    xlsx_styled(sheets, shared, None, false)
+}
+
+/// An XLSX as [`xlsx`] makes, with `styles` as its `xl/styles.xml` (related from the
+/// workbook) and counting dates from 1904 when `date1904`.
+pub fn xlsx_styled(
+    sheets: &[(&str, &str)],
+    shared: &[&str],
+    styles: Option<&str>,
+    date1904: bool,
+) -> Vec<u8> {
+    let pr = if date1904 {
+        r#"<workbookPr date1904="1"/>"#
+    } else {
+        ""
+    };
     let mut workbook = format!(
-        r#"<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="{R}"><sheets>"#
+        r#"<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="{R}">{pr}<sheets>"#
     );
     let mut rels =
         format!(r#"<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="{REL}">"#);
@@ -91,6 +107,11 @@ pub fn xlsx(sheets: &[(&str, &str)], shared: &[&str]) -> Vec<u8> {
         ));
     }
     workbook.push_str("</sheets></workbook>");
+    if styles.is_some() {
+        rels.push_str(
+            r#"<Relationship Id="rIdT" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/>"#,
+        );
+    }
     rels.push_str(
         r#"<Relationship Id="rIdS" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/sharedStrings" Target="sharedStrings.xml"/></Relationships>"#,
     );
@@ -111,6 +132,9 @@ pub fn xlsx(sheets: &[(&str, &str)], shared: &[&str]) -> Vec<u8> {
         ("xl/_rels/workbook.xml.rels", rels.as_bytes()),
         ("xl/sharedStrings.xml", sst.as_bytes()),
     ];
+    if let Some(styles) = styles {
+        entries.push(("xl/styles.xml", styles.as_bytes()));
+    }
     for (name, data) in &parts {
         entries.push((name, data));
     }
