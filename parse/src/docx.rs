@@ -1,18 +1,22 @@
 //! Word documents (DOCX): the main document part's paragraphs in order, `Heading1`..`6`
-//! (and `Title`) paragraph styles as `#` headings, numbered or bulleted paragraphs as
-//! `-` list items indented by level, tables (nested ones flattened into their cell) as
-//! Markdown tables with horizontally merged cells kept in their columns. A text box is
-//! read once (its `mc:Fallback` copy is skipped), before the paragraph that anchors it.
+//! (and `Title`) paragraph styles as `#` headings, list paragraphs as list items with
+//! the numbers Word shows (`numbering`: `1.` items, `- a)` and `- 1.2.` labels, `-`
+//! bullets), each level indented under its parent's text, tables (nested ones flattened
+//! into their cell) as Markdown tables with horizontally merged cells kept in their
+//! columns. A text box is read once (its `mc:Fallback` copy is skipped), before the
+//! paragraph that anchors it.
 //!
 //! Not read: headers, footers, footnotes, comments, deleted revisions and field codes,
-//! images; list numbering is shown as bullets.
+//! images; numbering a paragraph style carries (only a paragraph's own `numPr` makes it
+//! a list item); list paragraphs inside table cells are neither labelled nor counted.
 
 use hearth_core::filetype::FileKind;
 
 use crate::archive::Archive;
 use crate::error::ParseError;
 use crate::limits::Limits;
-use crate::ooxml;
+use crate::numbering::{LEVELS, Numbering};
+use crate::ooxml::{self, skippable};
 use crate::output::{Note, Output};
 use crate::table::Table;
 use crate::xml::{Tag, Xml, attr, local};
@@ -32,7 +36,28 @@ pub(crate) fn parse(
     let text = zip
         .read_text(&main)?
         .ok_or_else(|| ParseError::malformed(KIND, format!("the part {main} is missing")))?;
-    let dropped = document(&text, out)?;
+    let rels = ooxml::part_relationships(&mut zip, KIND, &main)?;
+    let numbering_part = rels
+        .iter()
+        .find(|(_, _, t)| t.ends_with("/numbering"))
+        .map_or_else(|| "word/numbering.xml".to_string(), |(_, t, _)| t.clone());
+    // Without its numbering a document's lists are still read, as bullets, and the note
+    // says the numbering was skipped.
+    let read = zip
+        .read_text(&numbering_part)
+        .map(|t| t.map(|t| Numbering::read(&t)));
+    let mut numbering = match read {
+        Ok(None) => Numbering::default(),
+        Ok(Some(Ok(numbering))) => numbering,
+        Ok(Some(Err(e))) | Err(e) if skippable(&e) => {
+            notes.push(Note::PartsSkipped {
+                parts: vec![numbering_part],
+            });
+            Numbering::default()
+        }
+        Ok(Some(Err(e))) | Err(e) => return Err(e),
+    };
+    let dropped = document(&text, &mut numbering, out)?;
     if dropped {
         notes.push(Note::ColumnsDropped {
             kept: crate::table::MAX_COLUMNS,
@@ -46,6 +71,26 @@ struct Para {
     text: String,
     heading: Option<usize>,
     list_level: Option<usize>,
+    /// Its list instance (`numId`).
+    num_id: Option<String>,
+}
+
+/// The list items written one after another: where each level's text starts, so a
+/// nested item's marker goes under its parent's text.
+#[derive(Debug, Clone, Copy)]
+struct ListRun {
+    /// Whether the last block written was a list item.
+    open: bool,
+    widths: [usize; LEVELS],
+}
+
+impl Default for ListRun {
+    fn default() -> Self {
+        Self {
+            open: false,
+            widths: [2; LEVELS],
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -60,13 +105,13 @@ struct OpenTable {
 const PROPERTIES: [&str; 6] = ["pPr", "rPr", "tblPr", "trPr", "tcPr", "sectPr"];
 
 /// Writes the document body; returns whether a table lost columns.
-fn document(text: &str, out: &mut Output) -> Result<bool, ParseError> {
+fn document(text: &str, numbering: &mut Numbering, out: &mut Output) -> Result<bool, ParseError> {
     let mut xml = Xml::new(text, KIND).skipping(&FALLBACK);
     let mut paras: Vec<Para> = Vec::new();
     let mut tables: Vec<OpenTable> = Vec::new();
     let mut in_text = false;
     let mut in_props = 0usize;
-    let mut last_list = false;
+    let mut list = ListRun::default();
     let mut dropped = false;
     while !out.full() {
         match xml.next()? {
@@ -89,9 +134,12 @@ fn document(text: &str, out: &mut Output) -> Result<bool, ParseError> {
                         p.list_level = Some(level.unwrap_or(0).min(8));
                     }
                 }
-                "numId" if attr(&start, "val").as_deref() == Some("0") => {
+                "numId" => {
                     if let Some(p) = paras.last_mut() {
-                        p.list_level = None;
+                        match attr(&start, "val") {
+                            Some(id) if id.trim() == "0" => p.list_level = None,
+                            id => p.num_id = id,
+                        }
                     }
                 }
                 "t" => in_text = true,
@@ -127,7 +175,7 @@ fn document(text: &str, out: &mut Output) -> Result<bool, ParseError> {
                     if let Some(cell) = tables.last_mut().and_then(|t| t.cell.as_mut()) {
                         append(cell, &p.text);
                     } else {
-                        last_list = write_para(out, &p, last_list);
+                        list = write_para(out, &p, list, numbering);
                     }
                 }
                 "tc" => {
@@ -149,7 +197,7 @@ fn document(text: &str, out: &mut Output) -> Result<bool, ParseError> {
                         }
                     } else {
                         out.block(&done.table.render());
-                        last_list = false;
+                        list = ListRun::default();
                     }
                 }
                 _ => {}
@@ -178,27 +226,38 @@ fn append(cell: &mut String, text: &str) {
     cell.push_str(text);
 }
 
-/// Writes one body paragraph; returns whether it was a list item.
-fn write_para(out: &mut Output, p: &Para, last_list: bool) -> bool {
+/// Writes one body paragraph after `list`; the list run after it.
+fn write_para(out: &mut Output, p: &Para, list: ListRun, numbering: &mut Numbering) -> ListRun {
     let text = p.text.trim();
     if text.is_empty() {
-        return last_list;
+        return list;
     }
     if let Some(level) = p.heading {
         let line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
         out.block(&format!("{} {line}", "#".repeat(level)));
-        false
+        ListRun::default()
     } else if let Some(level) = p.list_level {
-        let item = format!("{}- {}", "  ".repeat(level), text.replace('\n', " "));
-        if last_list {
+        let level = level.min(LEVELS - 1);
+        let mut run = if list.open { list } else { ListRun::default() };
+        let marker = numbering.mark(p.num_id.as_deref().unwrap_or_default(), level);
+        let indent: usize = run.widths[..level].iter().sum();
+        let item = format!(
+            "{}{}{}",
+            " ".repeat(indent),
+            marker.written(),
+            text.replace('\n', " ")
+        );
+        if list.open {
             out.line(&item);
         } else {
             out.block(&item);
         }
-        true
+        run.widths[level] = marker.width();
+        run.open = true;
+        run
     } else {
         out.block(text);
-        false
+        ListRun::default()
     }
 }
 

@@ -17,7 +17,8 @@
 //! - `archive`: ZIP safety, the one reader of every ZIP-based format.
 //! - `xml`: the XML event reader the XML-based formats share; `ooxml`: what DOCX,
 //!   XLSX and PPTX share (relationships); `table`: Markdown tables; `numfmt`: which
-//!   spreadsheet styles show dates and times, and serial numbers as ISO dates.
+//!   spreadsheet styles show dates and times, and serial numbers as ISO dates;
+//!   `numbering`: Word's list numbers.
 //! - One module per format: `pdf`, `docx`, `xlsx`, `pptx`, `odt`, `epub`, `html`,
 //!   `text`; `mineru` reads a MinerU result archive.
 
@@ -28,6 +29,7 @@ pub mod error;
 mod html;
 pub mod limits;
 mod mineru;
+mod numbering;
 mod numfmt;
 mod odt;
 mod ooxml;

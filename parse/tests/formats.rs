@@ -4,7 +4,9 @@
 mod support;
 
 use hearth_parse::{FileKind, Limits, Note, ParseError, parse};
-use support::office::{docx, epub, epub_with, odt, pptx, w_li, w_p, w_table, xlsx, xlsx_styled};
+use support::office::{
+    docx, docx_numbered, epub, epub_with, odt, pptx, w_li, w_li_of, w_p, w_table, xlsx, xlsx_styled,
+};
 use support::pdf::{encrypted_pdf, pdf_pages, scanned_pdf, text_pdf};
 
 fn md(bytes: &[u8], name: Option<&str>) -> String {
@@ -104,6 +106,60 @@ fn docx_headings_lists_and_paragraphs() {
     );
 }
 
+/// A decimal outline (`1.`, `a)`, `i.`), a bulleted list, and a list restarted at 5.
+const NUMBERING: &str = r#"<w:abstractNum w:abstractNumId="10">
+  <w:lvl w:ilvl="0"><w:start w:val="1"/><w:numFmt w:val="decimal"/><w:lvlText w:val="%1."/></w:lvl>
+  <w:lvl w:ilvl="1"><w:start w:val="1"/><w:numFmt w:val="lowerLetter"/><w:lvlText w:val="%2)"/></w:lvl>
+  <w:lvl w:ilvl="2"><w:start w:val="1"/><w:numFmt w:val="lowerRoman"/><w:lvlText w:val="%3."/></w:lvl>
+</w:abstractNum>
+<w:abstractNum w:abstractNumId="11">
+  <w:lvl w:ilvl="0"><w:numFmt w:val="bullet"/><w:lvlText w:val="•"/></w:lvl>
+  <w:lvl w:ilvl="1"><w:numFmt w:val="bullet"/><w:lvlText w:val="o"/></w:lvl>
+</w:abstractNum>
+<w:num w:numId="1"><w:abstractNumId w:val="10"/></w:num>
+<w:num w:numId="2"><w:abstractNumId w:val="11"/></w:num>
+<w:num w:numId="3"><w:abstractNumId w:val="10"/><w:lvlOverride w:ilvl="0"><w:startOverride w:val="5"/></w:lvlOverride></w:num>"#;
+
+#[test]
+fn docx_numbered_lists_keep_their_numbers_and_nest_under_their_text() {
+    let body = [
+        w_li_of(1, 0, "Scope"),
+        w_li_of(1, 1, "Goods"),
+        w_li_of(1, 2, "Delivered"),
+        w_li_of(1, 2, "Installed"),
+        w_li_of(1, 1, "Services"),
+        w_li_of(1, 0, "Price"),
+        w_p(None, "Notes:"),
+        w_li_of(2, 0, "one"),
+        w_li_of(2, 1, "two"),
+        w_p(None, "Continued:"),
+        w_li_of(3, 0, "Term"),
+        w_li_of(1, 0, "Law"),
+    ]
+    .concat();
+    assert_eq!(
+        md(&docx_numbered(&body, Some(NUMBERING)), None),
+        "1. Scope\n   - a) Goods\n     - i. Delivered\n     - ii. Installed\n   - b) Services\n2. Price\n\n\
+         Notes:\n\n- one\n  - two\n\nContinued:\n\n5. Term\n3. Law"
+    );
+    // Numbering that cannot be read leaves bullets, and says so.
+    let bytes = docx_numbered(&body, Some("<w:abstractNum w:abstractNumId=\"10"));
+    let parsed = parse(&bytes, None, &Limits::default()).expect("parsed");
+    assert!(
+        parsed
+            .markdown
+            .starts_with("- Scope\n  - Goods\n    - Delivered"),
+        "{}",
+        parsed.markdown
+    );
+    assert_eq!(
+        parsed.notes,
+        vec![Note::PartsSkipped {
+            parts: vec!["word/numbering.xml".into()]
+        }]
+    );
+}
+
 #[test]
 fn docx_text_box_is_read_once_not_with_its_fallback_copy() {
     let body = r#"<w:p><w:r><w:t>Intro</w:t></w:r><w:r><mc:AlternateContent xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"><mc:Choice Requires="wps"><w:drawing><wps:txbx xmlns:wps="w"><w:txbxContent><w:p><w:r><w:t>Boxed</w:t></w:r></w:p></w:txbxContent></wps:txbx></w:drawing></mc:Choice><mc:Fallback><w:pict><v:textbox xmlns:v="v"><w:txbxContent><w:p><w:r><w:t>Boxed</w:t></w:r></w:p></w:txbxContent></v:textbox></w:pict></mc:Fallback></mc:AlternateContent></w:r></w:p>"#;
@@ -177,10 +233,7 @@ fn xlsx_dates_and_times_read_as_iso_whatever_the_locale_showed() {
     assert!(md(&bytes, None).contains("| 2028-01-02 | 2028-03-01 | 2028-01-02 18:00 |"));
     // Without styles, or with styles that cannot be read, numbers stay as stored; styles
     // that cannot be read are noted as skipped.
-    for styles in [
-        None,
-        Some("<styleSheet><cellXfs><xf numFmtId=\"14"),
-    ] {
+    for styles in [None, Some("<styleSheet><cellXfs><xf numFmtId=\"14")] {
         let bytes = xlsx_styled(&[("Dates", sheet)], &["45292"], styles, false);
         let parsed = parse(&bytes, None, &Limits::default()).expect("parsed");
         assert!(

@@ -23,15 +23,41 @@ fn content_types(overrides: &str) -> String {
 
 /// A DOCX whose body is `body` (WordprocessingML inside `<w:body>`).
 pub fn docx(body: &str) -> Vec<u8> {
+    docx_numbered(body, None)
+}
+
+/// A DOCX as [`docx`] makes, with `numbering` as its numbering part (related from the
+/// document, at `word/numbering.xml`; the elements inside `w:numbering`).
+pub fn docx_numbered(body: &str, numbering: Option<&str>) -> Vec<u8> {
     let document = format!(
         r#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
 <w:document xmlns:w="{W}" xmlns:r="{R}"><w:body>{body}<w:sectPr/></w:body></w:document>"#
     );
-    zip_of(&[
-        ("[Content_Types].xml", content_types("").as_bytes()),
-        ("_rels/.rels", package_rels("word/document.xml").as_bytes()),
-        ("word/document.xml", document.as_bytes()),
-    ])
+    let ct = content_types("");
+    let pr = package_rels("word/document.xml");
+    let mut entries: Vec<(&str, Vec<u8>)> = vec![
+        ("[Content_Types].xml", ct.into_bytes()),
+        ("_rels/.rels", pr.into_bytes()),
+        ("word/document.xml", document.into_bytes()),
+    ];
+    if let Some(numbering) = numbering {
+        entries.push((
+            "word/_rels/document.xml.rels",
+            format!(
+                r#"<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="{REL}"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/numbering" Target="numbering.xml"/></Relationships>"#
+            )
+            .into_bytes(),
+        ));
+        entries.push((
+            "word/numbering.xml",
+            format!(
+                r#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:numbering xmlns:w="{W}">{numbering}</w:numbering>"#
+            )
+            .into_bytes(),
+        ));
+    }
+    let entries: Vec<(&str, &[u8])> = entries.iter().map(|(n, d)| (*n, d.as_slice())).collect();
+    zip_of(&entries)
 }
 
 /// A Word paragraph with `style` (a `w:pStyle` id) and `text`.
@@ -42,10 +68,15 @@ pub fn w_p(style: Option<&str>, text: &str) -> String {
     format!(r#"<w:p>{ppr}<w:r><w:t xml:space="preserve">{text}</w:t></w:r></w:p>"#)
 }
 
-/// A Word list item at `level`.
+/// A Word list item at `level` of list instance 1.
 pub fn w_li(level: u32, text: &str) -> String {
+    w_li_of(1, level, text)
+}
+
+/// A Word list item at `level` of list instance `num_id`.
+pub fn w_li_of(num_id: u32, level: u32, text: &str) -> String {
     format!(
-        r#"<w:p><w:pPr><w:pStyle w:val="ListParagraph"/><w:numPr><w:ilvl w:val="{level}"/><w:numId w:val="1"/></w:numPr><w:tabs><w:tab w:val="left" w:pos="720"/></w:tabs></w:pPr><w:r><w:t>{text}</w:t></w:r></w:p>"#
+        r#"<w:p><w:pPr><w:pStyle w:val="ListParagraph"/><w:numPr><w:ilvl w:val="{level}"/><w:numId w:val="{num_id}"/></w:numPr><w:tabs><w:tab w:val="left" w:pos="720"/></w:tabs></w:pPr><w:r><w:t>{text}</w:t></w:r></w:p>"#
     )
 }
 
