@@ -3,8 +3,8 @@
 //! result at its message in a 10,000-message conversation, finds Chinese and Japanese,
 //! answers after a reload from the snapshot the worker saved in OPFS (without building
 //! again), finds a message another tab wrote, and the sidebar filter matches titles only;
-//! it finds memories, workspaces and knowledge collections too, and opens each where it
-//! lives.
+//! it finds memories, workspaces, knowledge collections and passages of their files too,
+//! and opens each where it lives.
 
 use fantoccini::key::Key;
 use hearth_e2e::AppSession;
@@ -491,6 +491,51 @@ async fn the_palette_finds_memories_workspaces_and_collections_and_opens_each_wh
             .await,
         "Knowledge collection"
     );
+    session.press(&[Key::Enter]).await;
+    session
+        .wait_until(&format!(
+            "(() => {{ const card = document.querySelector('[data-collection=\"{collection}\"].plugin-card--found');
+                      return !!card && document.activeElement === card.querySelector('[data-knowledge-edit]'); }})()"
+        ))
+        .await;
+    session.close_settings().await;
+
+    // A passage of one of its files: found by the file's words (asked of the worker),
+    // labelled with where it is; Enter shows its collection in Settings › Knowledge.
+    let invoice = hearth_e2e::paths::scratch_dir("search-knowledge-file").join("invoice-march.md");
+    std::fs::write(
+        &invoice,
+        "# March\n\nTwelve crates of quince delivered to the orchard.\n",
+    )
+    .unwrap();
+    session.open_settings_tab("knowledge").await;
+    session
+        .choose_files(&format!("#knowledge-add-{collection}"), &[&invoice])
+        .await;
+    hearth_e2e::knowledge::wait_stage(&session, "invoice-march.md", "ready").await;
+    session.close_settings().await;
+    search(&session, "quince").await;
+    wait_for_results(&session, 1).await;
+    let found = results(&session).await;
+    assert!(
+        found[0][0]
+            .as_str()
+            .unwrap()
+            .starts_with("Tax papers › invoice-march.md")
+            && found[0][1]
+                .as_str()
+                .unwrap()
+                .starts_with("Twelve crates of quince delivered")
+            && found[0][2] == json!(["quince"]),
+        "{found}"
+    );
+    assert_eq!(
+        session
+            .text_of(".search-result[data-search-kind='knowledge-file'] .search-result__date")
+            .await,
+        "Knowledge file"
+    );
+    session.screenshot("search-knowledge-file").await;
     session.press(&[Key::Enter]).await;
     session
         .wait_until(&format!(

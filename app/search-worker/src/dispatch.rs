@@ -257,7 +257,8 @@ fn stats(seq: f64) -> Answer {
 
 async fn passages(seq: f64, request: &JsValue) -> Answer {
     let asked = request.text("asked").unwrap_or_default();
-    match knowledge::passages(&asked).await {
+    let slot = knowledge::Slot::named(request.text("slot").as_deref());
+    match knowledge::passages(&asked, slot).await {
         Some(found) => Answer::new("passages", seq).with("found", found.as_str()),
         None => Answer::new("passages", seq).with("error", "request"),
     }

@@ -2,7 +2,9 @@
 //! (`hearth_core::knowledge::ask`). The page sends the question and the files in scope;
 //! the texts are read here from the private file system, so neither the reading nor
 //! the indexing (hundreds of milliseconds for thousands of files) runs on the page. The
-//! index is kept while the files do not change.
+//! index is kept while the files do not change, one for a turn's questions and one for
+//! the search palette's (every collection's files), so the two do not rebuild each
+//! other's.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -14,25 +16,53 @@ use wasm_bindgen_futures::{JsFuture, future_to_promise};
 
 use crate::opfs;
 
-thread_local! {
-    /// The index of the last scope asked.
-    static KEPT: RefCell<KeptIndex> = RefCell::default();
+/// Which kept index a question uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Slot {
+    /// A turn's question, of its conversation's collections.
+    Turn,
+    /// The search palette's, of every collection.
+    Palette,
 }
 
-/// Answers `asked` (JSON of an `Asked`) with JSON of an `Answered`; `None` when it does
-/// not read. Requests run one at a time, so the kept index is taken out meanwhile. The
-/// texts are read [`AT_ONCE`] files at a time (each read waits on the file system, not
-/// on this thread).
-pub async fn passages(asked: &str) -> Option<String> {
+impl Slot {
+    /// The request's `slot` (`"palette"`; anything else is a turn's).
+    pub fn named(name: Option<&str>) -> Self {
+        match name {
+            Some("palette") => Self::Palette,
+            _ => Self::Turn,
+        }
+    }
+}
+
+thread_local! {
+    /// The index of the last scope a turn asked.
+    static KEPT: RefCell<KeptIndex> = RefCell::default();
+    /// The index of the last scope the palette asked.
+    static KEPT_PALETTE: RefCell<KeptIndex> = RefCell::default();
+}
+
+fn kept(slot: Slot) -> &'static std::thread::LocalKey<RefCell<KeptIndex>> {
+    match slot {
+        Slot::Turn => &KEPT,
+        Slot::Palette => &KEPT_PALETTE,
+    }
+}
+
+/// Answers `asked` (JSON of an `Asked`) with JSON of an `Answered`, from the index kept
+/// for `slot`; `None` when it does not read. Requests run one at a time, so the kept
+/// index is taken out meanwhile. The texts are read [`AT_ONCE`] files at a time (each
+/// read waits on the file system, not on this thread).
+pub async fn passages(asked: &str, slot: Slot) -> Option<String> {
     let asked: Asked = serde_json::from_str(asked).ok()?;
-    let mut kept = KEPT.with(RefCell::take);
-    let texts = RefCell::new(read_all(kept.paths_to_read(&asked)).await);
-    let answered = kept
+    let mut index = kept(slot).with(RefCell::take);
+    let texts = RefCell::new(read_all(index.paths_to_read(&asked)).await);
+    let answered = index
         .answer_reading(&asked, |path| {
             std::future::ready(texts.borrow_mut().remove(&path))
         })
         .await;
-    KEPT.with(|slot| slot.replace(kept));
+    kept(slot).with(|held| held.replace(index));
     serde_json::to_string(&answered).ok()
 }
 
@@ -66,7 +96,7 @@ async fn read_all(paths: Vec<String>) -> HashMap<String, String> {
     texts
 }
 
-/// How many passages the kept index holds.
+/// How many passages the kept indexes hold.
 pub fn passages_kept() -> usize {
-    KEPT.with(|kept| kept.borrow().passages())
+    KEPT.with(|kept| kept.borrow().passages()) + KEPT_PALETTE.with(|kept| kept.borrow().passages())
 }

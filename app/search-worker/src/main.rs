@@ -22,7 +22,7 @@
 //! | `{op: "search", seq, query, limit, titleOnly}` | `{op: "results", seq, total, parents, groups, error?}` |
 //! | `{op: "save", seq, covers}` | `{op: "saved", seq, ok, covers, bytes, error?}` |
 //! | `{op: "stats", seq}` | `{op: "stats", seq, documents, heapBytes, passages}` |
-//! | `{op: "passages", seq, asked}` | `{op: "passages", seq, found, error?}` |
+//! | `{op: "passages", seq, asked, slot?}` | `{op: "passages", seq, found, error?}` |
 //! | anything else | `{op: "error", seq, error: "unknown op"}` |
 //!
 //! - **open** replaces whatever the worker holds with the saved file
@@ -58,7 +58,9 @@
 //!   files in scope), `found` the JSON of `Answered` (the passages, and the files whose
 //!   text could not be read or did not fit). The texts are read from the private file
 //!   system here, at each file's `contentPath`; the index is kept while the files in
-//!   scope do not change (`knowledge`). A request that does not read: `error: "request"`.
+//!   scope do not change (`knowledge`), one for `slot: "palette"` (the search palette's
+//!   questions of every collection) and one for the rest (a turn's). A request that
+//!   does not read: `error: "request"`.
 //!
 //! A file another worker holds (a sync access handle is exclusive) is waited for, under
 //! a second in all, before `busy`.

@@ -1042,4 +1042,6 @@ keys! {
     WorkspacesFileCount => "workspaces.file_count",
     WorkspacesErrorTooManyFiles => "workspaces.error.too_many_files",
     SearchKindKnowledge => "search.kind.knowledge",
+    SearchKindKnowledgeFile => "search.kind.knowledge_file",
+    SearchKindKnowledgeFiles => "search.kind.knowledge_files",
 }

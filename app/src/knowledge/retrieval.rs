@@ -64,7 +64,7 @@ pub async fn passages(collections: &[String], question: &str) -> Result<Retrieve
     let scope = in_scope(ids.iter().filter_map(|id| library.collection(id)), &[]);
     let asked = Asked::new(&scope, question);
     crate::browser::mark(PASSAGES_START);
-    let answered = in_worker(&asked).await;
+    let answered = in_worker(&asked, "turn").await;
     crate::browser::measure(PASSAGES_MEASURE, PASSAGES_START);
     let answered = match answered {
         Ok(answered) => answered,
@@ -78,10 +78,34 @@ pub async fn passages(collections: &[String], question: &str) -> Result<Retrieve
     })
 }
 
-/// `asked`, answered by the search worker.
-async fn in_worker(asked: &Asked) -> Result<Answered, WorkerError> {
+/// The passages `question` finds in every collection's files (the search palette's
+/// question; its own index in the worker, kept apart from a turn's).
+pub async fn search_all(question: &str) -> Result<Answered, RetrievalError> {
+    let library = DOCUMENT
+        .ensure_loaded()
+        .await
+        .map_err(RetrievalError::Library)?;
+    let scope = in_scope(library.collections.iter(), &[]);
+    if scope.is_empty() {
+        return Ok(Answered::default());
+    }
+    let asked = Asked::new(&scope, question);
+    in_worker(&asked, "palette")
+        .await
+        .map_err(RetrievalError::Worker)
+}
+
+/// `asked`, answered by the search worker from the index it keeps for `slot`.
+async fn in_worker(asked: &Asked, slot: &str) -> Result<Answered, WorkerError> {
     let json = serde_json::to_string(asked).map_err(|_| WorkerError::Unavailable)?;
-    let answer = client::request(client::op("passages", &[("asked", JsValue::from(json))])).await?;
+    let answer = client::request(client::op(
+        "passages",
+        &[
+            ("asked", JsValue::from(json)),
+            ("slot", JsValue::from(slot)),
+        ],
+    ))
+    .await?;
     client::text(&answer, "found")
         .and_then(|found| serde_json::from_str::<Answered>(&found).ok())
         .ok_or(WorkerError::Failed)

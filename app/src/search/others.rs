@@ -1,10 +1,12 @@
 //! The palette's other sources: the user's memories, workspaces and knowledge
 //! collections, read when the palette opens and searched in the page with the one engine
-//! (`hearth_core::search::local`), listed after the conversations. Opening a memory
-//! shows it in Settings › Memory (scrolled to, its Edit focused), a collection in
-//! Settings › Knowledge the same way; opening a workspace makes it the current one, so
-//! the sidebar lists its conversations. A source that cannot be read is said, never shown
-//! as having nothing.
+//! (`hearth_core::search::local`), listed after the conversations; then the passages of
+//! the collections' files ([`find_in_files`]: asked of the search worker, which reads
+//! and indexes the texts off the page, as for a turn's question). Opening a memory
+//! shows it in Settings › Memory (scrolled to, its Edit focused), a collection (or a
+//! passage of one of its files) in Settings › Knowledge the same way; opening a
+//! workspace makes it the current one, so the sidebar lists its conversations. A source
+//! that cannot be read is said, never shown as having nothing.
 
 use hearth_core::search::Source;
 use hearth_core::search::local::{LocalDocument, search_local};
@@ -25,10 +27,13 @@ pub struct Other {
     pub source: Source,
     /// Its id.
     pub id: String,
-    /// A workspace's name; a memory's tags (or the start of what it says).
+    /// A workspace's name; a memory's tags (or the start of what it says); where a
+    /// file's passage is (`Collection › file — Heading`).
     pub title: String,
     /// The passage that matched.
     pub passage: Passage,
+    /// A passage of one of a collection's files (`id` is the collection's).
+    pub in_file: bool,
 }
 
 /// Reads the memories, the workspaces and the knowledge library (each once per page);
@@ -114,9 +119,56 @@ pub fn find(query: &str) -> Vec<Other> {
                 id: hit.id,
                 title,
                 passage: super::found::passage_of(hit.snippet),
+                in_file: false,
             }
         })
         .collect()
+}
+
+/// The passages of the collections' files that `query` finds, best first; what could
+/// not be searched, in the user's language.
+pub async fn find_in_files(query: &str, i18n: I18n) -> Result<Vec<Other>, String> {
+    use crate::knowledge::retrieval::{RetrievalError, search_all};
+    match search_all(query).await {
+        Ok(answered) => Ok(answered
+            .passages
+            .iter()
+            .map(|found| Other {
+                source: Source::Knowledge,
+                id: found.place.collection.clone(),
+                title: found.label(),
+                passage: super::found::passage(query, without_headings(found)),
+                in_file: true,
+            })
+            .collect()),
+        Err(error) => Err(i18n.t_with(
+            Key::SearchOthersUnreadable,
+            &[
+                ("what", &i18n.t(Key::SearchKindKnowledgeFiles)),
+                (
+                    "reason",
+                    &match &error {
+                        RetrievalError::Library(error) => crate::knowledge::error_text(error, i18n),
+                        RetrievalError::Worker(_) => i18n.t(Key::SearchUnavailable),
+                    },
+                ),
+            ],
+        )),
+    }
+}
+
+/// A passage's text without the heading lines it starts with that its title already
+/// names (`# March` under `… — March`).
+fn without_headings(found: &hearth_core::knowledge::retrieve::Passage) -> &str {
+    let mut rest = found.text.trim_start();
+    while let Some((line, after)) = rest.split_once('\n') {
+        let heading = line.trim_start_matches('#').trim();
+        if !line.starts_with('#') || !found.headings.iter().any(|h| h.trim() == heading) {
+            break;
+        }
+        rest = after.trim_start();
+    }
+    rest
 }
 
 /// Opens `other`: a memory in Settings › Memory, a collection in Settings › Knowledge,

@@ -1,6 +1,7 @@
 //! The search palette: a modal dialog with a combobox (the query) and a listbox of
-//! conversations (title, date, the matching passage highlighted), then of memories and
-//! workspaces (`super::others`). Arrow keys move through the results, Enter or a click
+//! conversations (title, date, the matching passage highlighted), then of memories,
+//! workspaces and collections, then of passages of the collections' files
+//! (`super::others`). Arrow keys move through the results, Enter or a click
 //! opens one (a conversation at its message). The empty, preparing,
 //! indexing, no-results and error states each say what they are. All of it is in a lazily
 //! loaded chunk, mounted the first time the palette opens (`search::palette`).
@@ -56,7 +57,36 @@ fn PaletteBody() -> impl IntoView {
         let said = others::load(i18n).await;
         let _ = unreadable.try_set(said);
     });
-    let found_others = Memo::new(move |_| others::find(&query.get()));
+    let found_here = Memo::new(move |_| others::find(&query.get()));
+    // The collections' files, asked of the worker for each query; what failed.
+    let found_in_files = RwSignal::new(Vec::<Other>::new());
+    let files_failed = RwSignal::new(None::<String>);
+    let files_asked = StoredValue::new(0_u64);
+    Effect::new(move |_| {
+        let text = query.get();
+        files_asked.update_value(|n| *n += 1);
+        let mine = files_asked.get_value();
+        if text.trim().is_empty() {
+            found_in_files.set(Vec::new());
+            return;
+        }
+        leptos::task::spawn_local_scoped(async move {
+            let found = others::find_in_files(&text, i18n).await;
+            if files_asked.try_get_value() == Some(mine) {
+                let (found, failed) = match found {
+                    Ok(found) => (found, None),
+                    Err(said) => (Vec::new(), Some(said)),
+                };
+                found_in_files.set(found);
+                files_failed.set(failed);
+            }
+        });
+    });
+    let found_others = Memo::new(move |_| {
+        let mut all = found_here.get();
+        all.extend(found_in_files.get());
+        all
+    });
 
     // Asks again when the query changes, when the index becomes ready, and when it
     // changes (a message written here or in another tab).
@@ -263,14 +293,15 @@ fn PaletteBody() -> impl IntoView {
                         .collect_view()
                 }}
             </ul>
-            {move || unreadable.get().into_iter().map(|line| view! {
+            {move || unreadable.get().into_iter().chain(files_failed.get()).map(|line| view! {
                 <p class="search-palette__status" role="alert" data-search-unreadable="">{line}</p>
             }).collect_view()}
         </div>
     }
 }
 
-/// A memory, a workspace or a collection found: what it is, and the passage that matched.
+/// A memory, a workspace, a collection or a passage of a collection's file found: what
+/// it is, and the passage that matched.
 #[component]
 fn OtherOption(
     index: usize,
@@ -279,6 +310,7 @@ fn OtherOption(
     on_open: Callback<usize>,
 ) -> impl IntoView {
     let (kind, kind_name) = match other.source {
+        _ if other.in_file => (Key::SearchKindKnowledgeFile, "knowledge-file"),
         hearth_core::search::Source::Workspaces => (Key::SearchKindWorkspace, "workspace"),
         hearth_core::search::Source::Knowledge => (Key::SearchKindKnowledge, "knowledge"),
         _ => (Key::SearchKindMemory, "memory"),
