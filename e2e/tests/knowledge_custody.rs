@@ -6,7 +6,9 @@
 //! library that cannot be read is said on the conversation's chip and fails a question
 //! rather than answer without it. An
 //! export whose records point a file at another file (a message's attachment) is
-//! imported without that record, and the file the ZIP carried for it is not kept.
+//! imported without that record, and the file the ZIP carried for it is not kept. A
+//! file's text edited in Settings is stored apart from its original (kept byte for
+//! byte), found by its new words, and deleted when the text is extracted again.
 
 use std::path::Path;
 
@@ -211,5 +213,122 @@ async fn an_imported_record_that_points_at_another_file_is_left_out_with_its_fil
         json!(1)
     );
     let _ = std::fs::remove_dir_all(&dir);
+    session.finish().await;
+}
+
+/// The knowledge library's record of file `name`, as stored.
+async fn file_record(session: &AppSession, name: &str) -> Value {
+    let stored = hearth_e2e::export::settings_record(session, "knowledge").await;
+    let library: Value = serde_json::from_str(stored.as_str().expect("a JSON record")).unwrap();
+    library["collections"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|c| c["files"].as_array().cloned().unwrap_or_default())
+        .find(|f| f["name"] == json!(name))
+        .unwrap_or(Value::Null)
+}
+
+#[tokio::test]
+async fn an_edited_text_is_stored_apart_from_the_original_found_and_dropped_by_a_new_extraction() {
+    let session = AppSession::open(1280, 900).await;
+    let roses = hearth_e2e::paths::scratch_dir("knowledge-edit").join("roses.md");
+    std::fs::write(&roses, ROSES).unwrap();
+    session.open_settings_tab("knowledge").await;
+    let garden = create(&session, "Garden", "How we keep the garden.").await;
+    session
+        .choose_files(&format!("#knowledge-add-{garden}"), &[&roses])
+        .await;
+    wait_stage(&session, "roses.md", "ready").await;
+    let before = stored_hashes(&session).await;
+    let source = format!("knowledge/{garden}/");
+    assert_eq!(before.len(), 1, "a text file is its own text: {before:?}");
+
+    // The editor shows the text; the edit is saved as a new version, indexed again.
+    session
+        .click_by_script("[data-knowledge-file='roses.md'] [data-knowledge-edit-text]")
+        .await;
+    session
+        .wait_until("document.getElementById('knowledge-text-area')?.value.includes('Prune roses in late winter') && document.activeElement?.id === 'knowledge-text-area'")
+        .await;
+    session.screenshot("knowledge-edit-text").await;
+    session
+        .set_value(
+            "#knowledge-text-area",
+            "# Roses\n\nDahlias need staking in June, not roses.\n",
+        )
+        .await;
+    session.click_by_script("#knowledge-text-save").await;
+    session
+        .wait_for_toast("Text saved. The file is being indexed again.")
+        .await;
+    wait_stage(&session, "roses.md", "ready").await;
+    session
+        .wait_for("[data-knowledge-file='roses.md'] [data-knowledge-edited]")
+        .await;
+    let record = file_record(&session, "roses.md").await;
+    assert_eq!(
+        (
+            &record["version"],
+            &record["edited"],
+            &record["contentPath"]
+        ),
+        (
+            &json!(2),
+            &json!(true),
+            &json!(format!(
+                "knowledge/{garden}/{}/content",
+                record["id"].as_str().unwrap()
+            ))
+        ),
+        "{record}"
+    );
+    // The original is untouched; the edit is a file of its own.
+    let after = stored_hashes(&session).await;
+    assert_eq!(after.len(), 2, "{after:?}");
+    for (path, hash) in &before {
+        assert_eq!(after.get(path), Some(hash), "{path} changed");
+    }
+    assert!(after.keys().all(|p| p.starts_with(&source)));
+    session.close_settings().await;
+
+    // The palette finds the edit's words, and never the words it took out.
+    session.press_ctrl('k').await;
+    session.wait_for(".search-palette__input").await;
+    session
+        .fill(".search-palette__input", "staking pruning winter")
+        .await;
+    session
+        .wait_until("document.querySelector(\".search-result[data-search-kind='knowledge-file']\")?.textContent.includes('Dahlias need staking')")
+        .await;
+    assert_eq!(
+        session
+            .js(
+                "return [...document.querySelectorAll('.search-result')].some((r) => r.textContent.includes('Prune'))",
+                vec![]
+            )
+            .await,
+        json!(false)
+    );
+    session.press(&[fantoccini::key::Key::Escape]).await;
+
+    // Extracting again asks first, drops the edit and its file.
+    session.open_settings_tab("knowledge").await;
+    session
+        .click_by_script("[data-knowledge-file='roses.md'] [data-knowledge-reparse]")
+        .await;
+    session
+        .click_by_script("[data-knowledge-file='roses.md'] [data-knowledge-reparse-confirm]")
+        .await;
+    session
+        .wait_until("document.querySelector('[data-knowledge-file=\"roses.md\"]')?.dataset.stage === 'ready' && !document.querySelector('[data-knowledge-file=\"roses.md\"] [data-knowledge-edited]')")
+        .await;
+    assert_eq!(stored_hashes(&session).await, before);
+    let record = file_record(&session, "roses.md").await;
+    assert_eq!(
+        (&record["version"], &record["edited"]),
+        (&json!(3), &json!(false))
+    );
+    session.assert_no_console_errors().await;
     session.finish().await;
 }

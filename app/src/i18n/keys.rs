@@ -1044,4 +1044,12 @@ keys! {
     SearchKindKnowledge => "search.kind.knowledge",
     SearchKindKnowledgeFile => "search.kind.knowledge_file",
     SearchKindKnowledgeFiles => "search.kind.knowledge_files",
+    KnowledgeEditText => "knowledge.edit_text",
+    KnowledgeEditTitle => "knowledge.edit_title",
+    KnowledgeEditHint => "knowledge.edit_hint",
+    KnowledgeTextReading => "knowledge.text_reading",
+    KnowledgeTextSaved => "knowledge.text_saved",
+    KnowledgeEdited => "knowledge.edited",
+    KnowledgeErrorNotEditable => "knowledge.error.not_editable",
+    KnowledgeErrorTextTooLong => "knowledge.error.text_too_long",
 }

@@ -179,16 +179,57 @@ impl Knowledge {
 
     /// Extracts a file's text again from its original (a new version; an edit is
     /// dropped: the caller asked the user first, `KnowledgeFile::reparse_needs_confirmation`).
+    /// A text file's edit, stored apart from its original, is deleted: its original is
+    /// its text again.
     pub async fn reparse(
         &self,
         collection: String,
         file: String,
     ) -> Result<(), KnowledgeStoreError> {
+        let edit = DOCUMENT.value().with_untracked(|library| {
+            let file = library.as_ref()?.collection(&collection)?.file(&file)?;
+            let text_is_source = file
+                .kind
+                .is_some_and(hearth_core::knowledge::KnowledgeFile::text_is_source);
+            (text_is_source && file.edited && file.content_path != file.source_path)
+                .then(|| file.content_path.clone())
+        });
         let (c, f) = (collection.clone(), file.clone());
         DOCUMENT
             .change(move |library| library.reparse(&c, &f))
             .await?;
+        if let Some(path) = edit {
+            let (dir, name) = files::split_path(&path);
+            let _ = files::remove(dir, name).await;
+        }
         ingest::spawn_from(collection, file, Stage::Parse);
+        Ok(())
+    }
+
+    /// Replaces a ready file's extracted text with `text` (the user's edit): stored at
+    /// the file's own content path (a text file's original is kept), a new version
+    /// marked edited, indexed again. Checked before anything is written
+    /// (`KnowledgeLibrary::edit_text`).
+    pub async fn edit_text(
+        &self,
+        collection: String,
+        file: String,
+        text: String,
+    ) -> Result<(), KnowledgeStoreError> {
+        let chars = text.chars().count() as u64;
+        let mut check = self.load().await?;
+        let path = check
+            .edit_text(&collection, &file, chars)
+            .map_err(DocumentError::Refused)?;
+        let (dir, name) = files::split_path(&path);
+        files::save(dir, name, text.as_bytes())
+            .await
+            .map_err(|e| DocumentError::Storage(e.to_string()))?;
+        let (c, f) = (collection.clone(), file.clone());
+        DOCUMENT
+            .change(move |library| library.edit_text(&c, &f, chars))
+            .await?;
+        ingest::spawn_from(collection, file, Stage::Index);
         Ok(())
     }
 
@@ -352,6 +393,11 @@ pub fn error_text(error: &KnowledgeStoreError, i18n: crate::i18n::I18n) -> Strin
             KnowledgeError::TooManyAttached => i18n.t_with(
                 Key::KnowledgeErrorTooManyAttached,
                 &[("max", &MAX_ATTACHED.to_string())],
+            ),
+            KnowledgeError::NotEditable => i18n.t(Key::KnowledgeErrorNotEditable),
+            KnowledgeError::TextTooLong => i18n.t_with(
+                Key::KnowledgeErrorTextTooLong,
+                &[("max", &hearth_core::attachment::MAX_TEXT_CHARS.to_string())],
             ),
         },
         DocumentError::Storage(reason) | DocumentError::Unreadable(reason) => {

@@ -6,7 +6,8 @@
 //! description, colour) and Delete (asking first) act on the whole collection. Every
 //! change goes through the store, which checks it in core; a refusal is said in the
 //! user's language. A collection the search palette opened is scrolled to, its Edit
-//! focused.
+//! focused. A ready file's Edit text opens the editor of its extracted text
+//! (`knowledge_text`).
 
 use hearth_core::knowledge::{
     CollectionDraft, Colour, KnowledgeFile, MAX_COLLECTIONS, Reconciled, Stage,
@@ -19,6 +20,7 @@ use wasm_bindgen::JsCast;
 use crate::attachments::input_files;
 use crate::i18n::{I18n, Key, tr, use_i18n};
 use crate::knowledge::{error_text, use_knowledge};
+use crate::settings::knowledge_text::{KnowledgeTextEditor, TextEdit};
 use crate::ui::field::{Control, Field};
 use crate::ui::toast::{ToastKind, Toasts, use_toasts};
 
@@ -54,6 +56,7 @@ pub fn KnowledgePanel() -> impl IntoView {
     let draft = RwSignal::new(CollectionDraft::default());
     let error = RwSignal::new(None::<String>);
     let saving = RwSignal::new(false);
+    let text_edit = RwSignal::new(None::<TextEdit>);
     let submit = move |event: SubmitEvent| {
         event.prevent_default();
         if saving.get_untracked() {
@@ -104,10 +107,11 @@ pub fn KnowledgePanel() -> impl IntoView {
                 })}
                 <ul class="plugin-list" id="knowledge-list">
                     <For each=collections key=|c| c.id.clone() let:collection>
-                        <CollectionCard id=collection.id.clone() />
+                        <CollectionCard id=collection.id.clone() text_edit />
                     </For>
                 </ul>
             </section>
+            <KnowledgeTextEditor edit=text_edit />
         </div>
     }
 }
@@ -193,7 +197,12 @@ fn reveal_when_asked(id: String) -> RwSignal<bool> {
 
 /// One collection: its files and what can be done with them.
 #[component]
-fn CollectionCard(id: String) -> impl IntoView {
+fn CollectionCard(
+    id: String,
+    /// The panel's editor of a file's text (outside the rows, which are drawn again at
+    /// every change of the library).
+    text_edit: RwSignal<Option<TextEdit>>,
+) -> impl IntoView {
     let knowledge = use_knowledge();
     let i18n = use_i18n();
     let toasts = use_toasts();
@@ -274,7 +283,9 @@ fn CollectionCard(id: String) -> impl IntoView {
         let rows = collection
             .files
             .iter()
-            .map(|file| file_row(&collection.id, file.clone(), (i18n, toasts)).into_any())
+            .map(|file| {
+                file_row(&collection.id, file.clone(), (i18n, toasts), text_edit).into_any()
+            })
             .collect::<Vec<_>>();
         let collection_id = collection.id.clone();
         let delete = delete.clone();
@@ -396,12 +407,19 @@ enum FileAction {
     Reparse,
 }
 
-/// One file: where it is, and what can be done with it.
+/// One file: where it is, and what can be done with it (`text_edit`: the card's editor
+/// of a file's text).
 fn file_row(
     collection: &str,
     file: KnowledgeFile,
     (i18n, toasts): (I18n, Toasts),
+    text_edit: RwSignal<Option<TextEdit>>,
 ) -> impl IntoView {
+    let edit_this = TextEdit {
+        collection: collection.to_string(),
+        file: file.id.clone(),
+        name: file.name.clone(),
+    };
     let knowledge = use_knowledge();
     let (text, progress) = stage_text(&file, i18n);
     let failed = file.failure.is_some();
@@ -440,6 +458,9 @@ fn file_row(
             {file.source_missing.then(|| view! {
                 <p class="field__hint">{tr(Key::KnowledgeSourceMissing)}</p>
             })}
+            {file.edited.then(|| view! {
+                <p class="field__hint" data-knowledge-edited="">{tr(Key::KnowledgeEdited)}</p>
+            })}
             {progress.map(|done| view! {
                 <progress class="data-progress__bar" max="3" value=done.to_string() aria-label=text.clone()></progress>
             })}
@@ -456,6 +477,13 @@ fn file_row(
                         aria-label=label(Key::KnowledgeRetry)
                         on:click=act(FileAction::Retry)>
                         {tr(Key::KnowledgeRetry)}
+                    </button>
+                })}
+                {file.is_ready().then(|| view! {
+                    <button type="button" class="button button--secondary button--small" data-knowledge-edit-text=""
+                        aria-label=label(Key::KnowledgeEditText) aria-haspopup="dialog"
+                        on:click=move |_| text_edit.set(Some(edit_this.clone()))>
+                        {tr(Key::KnowledgeEditText)}
                     </button>
                 })}
                 {(file.is_ready() && !file.source_missing).then(|| view! {

@@ -9,6 +9,7 @@ mod deployment;
 mod general;
 mod health;
 mod knowledge;
+mod knowledge_text;
 mod memory;
 mod models;
 mod providers;

@@ -184,6 +184,15 @@ pub enum KnowledgeError {
     /// A conversation uses at most [`MAX_ATTACHED`] collections.
     #[error("a conversation uses at most {MAX_ATTACHED} collections")]
     TooManyAttached,
+    /// Only a ready file's text can be edited (not one on its way in, or failed).
+    #[error("only a ready file's text can be edited")]
+    NotEditable,
+    /// An edited text is longer than `attachment::MAX_TEXT_CHARS`.
+    #[error(
+        "the text is longer than {} characters",
+        crate::attachment::MAX_TEXT_CHARS
+    )]
+    TextTooLong,
 }
 
 impl KnowledgeError {
@@ -200,6 +209,8 @@ impl KnowledgeError {
             Self::NoFile => "knowledge_no_file",
             Self::NotRetryable => "knowledge_not_retryable",
             Self::TooManyAttached => "knowledge_too_many_attached",
+            Self::NotEditable => "knowledge_not_editable",
+            Self::TextTooLong => "knowledge_text_too_long",
         }
     }
 }
@@ -409,6 +420,36 @@ impl KnowledgeLibrary {
         file.failure = None;
         file.stage = stage;
         Ok(stage)
+    }
+
+    /// Records that file `file`'s extracted text was edited to `chars` characters: a new
+    /// version (the old one's passages are never found again), marked edited, to be
+    /// indexed again; its pages and the parser's notes no longer describe it. The text
+    /// lives at the file's own content path, so a text file's original stays as added.
+    /// The path to write the text to.
+    pub fn edit_text(
+        &mut self,
+        collection: &str,
+        file: &str,
+        chars: u64,
+    ) -> Result<String, KnowledgeError> {
+        let path = transfer::KnowledgePath::new(collection, file, transfer::Part::Content).path();
+        let file = self.file_mut(collection, file)?;
+        if !file.is_ready() {
+            return Err(KnowledgeError::NotEditable);
+        }
+        if chars > crate::attachment::MAX_TEXT_CHARS as u64 {
+            return Err(KnowledgeError::TextTooLong);
+        }
+        file.content_path = path.clone();
+        file.chars = chars;
+        file.page_starts.clear();
+        file.notes.clear();
+        file.edited = true;
+        file.passages = 0;
+        file.version = file.version.saturating_add(1);
+        file.stage = Stage::Index;
+        Ok(path)
     }
 
     /// Prepares file `file` for a new extraction (a new version; the edit is dropped).

@@ -172,6 +172,64 @@ fn a_retry_runs_the_failed_stage_again_from_what_is_stored() {
 }
 
 #[test]
+fn an_edited_text_is_a_new_version_at_its_own_path_indexed_again() {
+    let mut library = library_with(&["A"]);
+    ready_file(&mut library, "c0", "f", "a.md");
+    library
+        .change_file("c0", "f", |f| {
+            f.page_starts = vec![0, 10];
+            f.passages = 3;
+        })
+        .unwrap();
+    let path = library.edit_text("c0", "f", 42).unwrap();
+    assert_eq!(path, "knowledge/c0/f/content");
+    let file = library.collection("c0").unwrap().file("f").unwrap();
+    // The original (a text file's own text until now) stays where it was.
+    assert_eq!(file.source_path, "knowledge/c0/f/source");
+    assert_eq!(
+        (
+            file.content_path.as_str(),
+            file.chars,
+            file.version,
+            file.stage
+        ),
+        (path.as_str(), 42, 2, Stage::Index)
+    );
+    assert!(file.edited && file.page_starts.is_empty() && file.passages == 0);
+    assert!(file.reparse_needs_confirmation());
+    // Such a record travels: an import takes it as its own paths.
+    let mut other = KnowledgeLibrary::default();
+    let merged = other.merge(library.clone());
+    assert_eq!(
+        other.collection("c0").map(|c| c.files.len()),
+        Some(1),
+        "{merged:?}"
+    );
+
+    // Only a ready file, and only within the text bound; nothing changes when refused.
+    let before = library.clone();
+    assert_eq!(
+        library.edit_text("c0", "f", 1),
+        Err(KnowledgeError::NotEditable)
+    );
+    assert_eq!(library, before);
+    library
+        .change_file("c0", "f", |f| f.stage = Stage::Ready)
+        .unwrap();
+    let before = library.clone();
+    let over = crate::attachment::MAX_TEXT_CHARS as u64 + 1;
+    assert_eq!(
+        library.edit_text("c0", "f", over),
+        Err(KnowledgeError::TextTooLong)
+    );
+    assert_eq!(library, before);
+    assert_eq!(
+        library.edit_text("c0", "nope", 1),
+        Err(KnowledgeError::NoFile)
+    );
+}
+
+#[test]
 fn a_reparse_makes_a_new_version_and_asks_first_over_an_edited_text() {
     let mut library = library_with(&["A"]);
     ready_file(&mut library, "c0", "f", "a.md");
