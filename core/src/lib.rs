@@ -13,6 +13,7 @@
 //! - [`assistant`]: assistants (ready-made starts for a conversation: instructions, model,
 //!   tools, skills, an opening message), the built-in catalogues and the user's library.
 //! - [`byok`]: BYOK envelope format, bounds, contexts and the plaintext-secret check.
+//! - [`calendar`]: calendar dates as days since 1970-01-01, and back.
 //! - [`chat`]: the message tree (branches, active path, delete with undo), the generation
 //!   state machine with stale-run protection, and the queue of messages sent mid-reply.
 //! - [`context`]: the context planner every producer shares: input budget, bands,
@@ -64,6 +65,7 @@ pub mod api;
 pub mod assistant;
 pub mod attachment;
 pub mod byok;
+pub mod calendar;
 pub mod chat;
 pub mod chunk;
 pub mod context;

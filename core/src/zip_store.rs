@@ -170,7 +170,7 @@ impl DosTime {
         };
         let days = seconds.div_euclid(86_400);
         let in_day = seconds.rem_euclid(86_400);
-        let (year, month, day) = civil_from_days(days);
+        let (year, month, day) = crate::calendar::civil_from_days(days);
         if year < 1980 {
             return Self {
                 time: 0,
@@ -186,24 +186,9 @@ impl DosTime {
         let (hour, minute, second) = (in_day / 3600, in_day % 3600 / 60, in_day % 60);
         Self {
             time: ((hour << 11) | (minute << 5) | (second / 2)) as u16,
-            date: (((year - 1980) << 9) | ((month as i64) << 5) | day as i64) as u16,
+            date: (((year - 1980) << 9) | (month << 5) | day) as u16,
         }
     }
-}
-
-/// The proleptic Gregorian date of a day count from 1970-01-01.
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let day_of_era = z.rem_euclid(146_097);
-    let year_of_era =
-        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let mp = (5 * day_of_year + 2) / 153;
-    let day = (day_of_year - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    (year, month, day)
 }
 
 struct Written {

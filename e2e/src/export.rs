@@ -145,6 +145,16 @@ pub async fn put_settings_record(session: &AppSession, key: &str, text: &str) {
     );
 }
 
+/// Deletes every conversation from the open Settings › Data tab (Delete all, then its
+/// confirmation) and waits until the counts say none is left.
+pub async fn delete_all_conversations(session: &AppSession) {
+    session.click_by_script("#data-delete").await;
+    session.click_by_script("#data-delete-confirm").await;
+    session
+        .wait_until("document.getElementById('data-counts')?.textContent.includes('Conversations: 0 · Messages: 0')")
+        .await;
+}
+
 /// The settings document `key` as stored in IndexedDB.
 pub async fn settings_record(session: &AppSession, key: &str) -> Value {
     session

@@ -359,13 +359,7 @@ async fn delete_all_erases_the_saved_index_and_search_finds_nothing() {
         .await;
 
     session.open_settings_tab("data").await;
-    session.click_by_script("#data-delete").await;
-    session.click_by_script("#data-delete-confirm").await;
-    session
-        .wait_until(
-            "document.getElementById('data-counts')?.textContent.includes('Conversations: 0')",
-        )
-        .await;
+    hearth_e2e::export::delete_all_conversations(&session).await;
     session.press(&[Key::Escape]).await;
     session
         .wait_until("!document.querySelector('dialog')?.open")

@@ -99,11 +99,7 @@ async fn export_delete_all_and_import_bring_everything_back() {
     session.click_by_script("#data-delete-cancel").await;
     session.wait_for("#data-delete").await;
     assert!(counts(&session).await.contains("Conversations: 1"));
-    session.click_by_script("#data-delete").await;
-    session.click_by_script("#data-delete-confirm").await;
-    session
-        .wait_until("document.getElementById('data-counts')?.textContent.includes('Conversations: 0 · Messages: 0')")
-        .await;
+    hearth_e2e::export::delete_all_conversations(&session).await;
     assert_eq!(sidebar_titles(&session).await, json!([]));
 
     // A file that is not an export: refused, nothing changes.
@@ -205,11 +201,7 @@ async fn an_export_carries_every_file_and_an_import_gives_them_back_byte_for_byt
         .expect("the question");
     assert_eq!(question["attachments"].as_array().map(Vec::len), Some(2));
 
-    session.click_by_script("#data-delete").await;
-    session.click_by_script("#data-delete-confirm").await;
-    session
-        .wait_until("document.getElementById('data-counts')?.textContent.includes('Conversations: 0 · Messages: 0')")
-        .await;
+    hearth_e2e::export::delete_all_conversations(&session).await;
     assert_eq!(
         stored_file_hashes(&session).await,
         BTreeMap::new(),

@@ -226,13 +226,7 @@ async fn a_workspaces_files_reach_every_turn_and_their_bytes_follow_the_workspac
 
     // Deleting every conversation keeps the workspace's files.
     session.open_settings_tab("data").await;
-    session.click_by_script("#data-delete").await;
-    session.click_by_script("#data-delete-confirm").await;
-    session
-        .wait_until(
-            "document.getElementById('data-counts')?.textContent.includes('Conversations: 0')",
-        )
-        .await;
+    hearth_e2e::export::delete_all_conversations(&session).await;
     assert_eq!(stored(&session).await, kept);
 
     // They travel in the export, byte for byte.

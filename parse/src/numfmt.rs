@@ -12,6 +12,8 @@
 //! (`workbookPr date1904`). A serial out of Excel's range (before 1900 or after
 //! 9999-12-31) stays the number it is.
 
+use hearth_core::calendar::{civil_from_days, days_from_civil};
+
 /// How a cell style shows a number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) enum Shown {
@@ -146,50 +148,18 @@ fn date_of(days: u64, date1904: bool) -> Option<String> {
     let days = days as i64;
     let (y, m, d) = if date1904 {
         // Day 0 is 1904-01-01.
-        civil(days + days_from_civil(1904, 1, 1))
+        civil_from_days(days + days_from_civil(1904, 1, 1))
     } else {
         match days {
             0 => return None,
             // Excel counts a 29 February 1900 that never was (Lotus 1-2-3's bug).
             60 => (1900, 2, 29),
             // Day 1 is 1900-01-01; after the false leap day every serial is one ahead.
-            1..=59 => civil(days - 1 + days_from_civil(1900, 1, 1)),
-            _ => civil(days - 2 + days_from_civil(1900, 1, 1)),
+            1..=59 => civil_from_days(days - 1 + days_from_civil(1900, 1, 1)),
+            _ => civil_from_days(days - 2 + days_from_civil(1900, 1, 1)),
         }
     };
     Some(format!("{y:04}-{m:02}-{d:02}"))
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date.
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// The proleptic Gregorian date of a day since 1970-01-01.
-fn civil(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (
-        if m <= 2 {
-            yoe + era * 400 + 1
-        } else {
-            yoe + era * 400
-        },
-        m,
-        d,
-    )
 }
 
 #[cfg(test)]

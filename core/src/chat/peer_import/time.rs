@@ -54,7 +54,7 @@ pub fn rfc3339(text: &str) -> Option<f64> {
     if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
         return None;
     }
-    let mut seconds = days_from_civil(year, month, day) * 86_400;
+    let mut seconds = crate::calendar::days_from_civil(year, month, day) * 86_400;
     let mut millis = 0.0;
     let mut rest = &text[10..];
     if let Some(time) = rest.strip_prefix(['T', 't', ' ']) {
@@ -102,17 +102,6 @@ pub fn rfc3339(text: &str) -> Option<f64> {
         }
     }
     Some(seconds as f64 * 1000.0 + millis)
-}
-
-/// Days from 1970-01-01 to the given date of the proleptic Gregorian calendar.
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let year_of_era = year - era * 400;
-    let month_from_march = (month + 9) % 12;
-    let day_of_year = (153 * month_from_march + 2) / 5 + day - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    era * 146_097 + day_of_era - 719_468
 }
 
 #[cfg(test)]
