@@ -329,6 +329,24 @@ impl Browser {
         value.as_str().unwrap_or_default().to_string()
     }
 
+    /// Clicks the element `css` matches as a user would (a trusted click: a popup it
+    /// opens is allowed), finding it again when the page drew it anew between finding
+    /// and clicking (a stale element), until the wait's deadline.
+    pub async fn click(&self, css: &str) {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let error = match self.wait_for(css).await.click().await {
+                Ok(()) => return,
+                Err(error) => error.to_string(),
+            };
+            assert!(
+                Instant::now() < deadline && error.contains("stale element"),
+                "click `{css}`: {error}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
     /// Clicks the element `css` matches the way a script does, so a toast passing over
     /// it cannot take the click (WebDriver would answer `ElementClickIntercepted`).
     pub async fn click_by_script(&self, css: &str) {

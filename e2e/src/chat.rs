@@ -71,12 +71,7 @@ pub async fn add_provider(
     base_url: &str,
     key: Option<&str>,
 ) {
-    session
-        .wait_for("#provider-add")
-        .await
-        .click()
-        .await
-        .expect("add");
+    session.click("#provider-add").await;
     session
         .wait_for("#provider-kind")
         .await
@@ -100,12 +95,7 @@ pub async fn add_provider(
             .await
             .expect("key");
     }
-    session
-        .wait_for("#provider-save")
-        .await
-        .click()
-        .await
-        .expect("save");
+    session.click("#provider-save").await;
     session
         .wait_until(&format!(
             "[...document.querySelectorAll('.provider-row__name')].some(e => e.textContent === '{name}')"
@@ -190,12 +180,7 @@ pub async fn say_model_takes(session: &AppSession, model: &str, flag: &str) {
 /// In Settings › Providers (open, with one provider): fetches its models (the fixture
 /// lists two) and closes the settings.
 pub async fn fetch_models(session: &AppSession) {
-    session
-        .wait_for("[data-models]")
-        .await
-        .click()
-        .await
-        .expect("models");
+    session.click("[data-models]").await;
     session
         .wait_until(
             "document.querySelector('[data-testid=model-count]')?.textContent === 'Models: 2'",
@@ -415,12 +400,7 @@ pub fn message_text(message: &Value) -> String {
 
 /// Opens the most recent conversation from the sidebar.
 pub async fn open_latest(session: &Browser) {
-    session
-        .wait_for(".conversation-item__open")
-        .await
-        .click()
-        .await
-        .expect("open the conversation");
+    session.click(".conversation-item__open").await;
 }
 
 /// Reloads the app in `theme` (`light` or `dark`).
@@ -439,12 +419,7 @@ pub async fn reload_in_theme(session: &Browser, theme: &str) {
 pub async fn open_latest_on_phone(session: &Browser, theme: &str) {
     reload_in_theme(session, theme).await;
     // The drawer holds the conversation list at phone width.
-    session
-        .wait_for("#drawer-toggle")
-        .await
-        .click()
-        .await
-        .expect("drawer");
+    session.click("#drawer-toggle").await;
     // The drawer slides in; its items take clicks once it is shown.
     session
         .wait_until(

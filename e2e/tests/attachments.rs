@@ -24,12 +24,7 @@ fn scratch(name: &str) -> PathBuf {
 /// Reloads the app and opens the first conversation of the list.
 async fn reopen(session: &AppSession) {
     session.goto("/").await;
-    session
-        .wait_for(".conversation-item")
-        .await
-        .click()
-        .await
-        .expect("open");
+    session.click(".conversation-item").await;
 }
 
 #[tokio::test]
@@ -515,12 +510,7 @@ async fn delete_conversation(session: &AppSession, title: &str) {
         )
         .await;
     assert_eq!(found, json!(true), "no conversation titled {title}");
-    session
-        .wait_for("[data-e2e-menu]")
-        .await
-        .click()
-        .await
-        .expect("open the menu");
+    session.click("[data-e2e-menu]").await;
     // Every item has its menu in the page; the one to use is the marked item's.
     let items = "[...document.querySelector('[data-e2e-menu]').closest('.conversation-item').querySelectorAll('[role=menuitem]')]";
     session

@@ -630,23 +630,15 @@ async fn deleting_a_message_or_a_conversation_can_be_undone() {
     session
         .wait_until("[...document.querySelectorAll('.message')].length === 2")
         .await;
-    session
-        .wait_for(".toast__action")
-        .await
-        .click()
-        .await
-        .expect("undo");
+    session.click(".toast__action").await;
     session
         .wait_until("[...document.querySelectorAll('.message')].length === 4")
         .await;
     assert_eq!(messages(&session).await[3][2], json!("Reply two"));
     // The whole conversation, from the sidebar menu.
     session
-        .wait_for(".conversation-item .menu-anchor .icon-button")
-        .await
-        .click()
-        .await
-        .expect("menu");
+        .click(".conversation-item .menu-anchor .icon-button")
+        .await;
     session
         .js(
             "[...document.querySelectorAll('.conversation-item [role=menuitem]')]
@@ -668,12 +660,7 @@ async fn deleting_a_message_or_a_conversation_can_be_undone() {
             .await,
         json!(1)
     );
-    session
-        .wait_for(".toast__action")
-        .await
-        .click()
-        .await
-        .expect("undo");
+    session.click(".toast__action").await;
     open_latest(&session).await;
     session
         .wait_until("[...document.querySelectorAll('.message')].length === 4")

@@ -212,12 +212,7 @@ async fn a_collection_answers_a_conversation_with_passages_whose_citations_open_
     // After a reload: the conversation still uses the collection, and the citation
     // still opens its passage.
     session.goto("/").await;
-    session
-        .wait_for(".conversation-item")
-        .await
-        .click()
-        .await
-        .expect("open");
+    session.click(".conversation-item").await;
     session
         .wait_until(&format!(
             "document.querySelector('[data-collection-chip=\"{garden}\"]') !== null"

@@ -87,29 +87,14 @@ async fn block_windows(session: &Browser) {
 /// Settings › Tools, which finishes the sign-in.
 async fn sign_in_in_this_tab(session: &Browser, start: &str, shot: Option<&str>) {
     block_windows(session).await;
-    session
-        .wait_for(start)
-        .await
-        .click()
-        .await
-        .expect("click Sign in");
+    session.click(start).await;
     let here = start.replace("-start", "-here");
     session.wait_for(&here).await;
     if let Some(name) = shot {
         session.screenshot(name).await;
     }
-    session
-        .wait_for(&here)
-        .await
-        .click()
-        .await
-        .expect("click Continue in this tab");
-    session
-        .wait_for("#allow")
-        .await
-        .click()
-        .await
-        .expect("allow at the consent page");
+    session.click(&here).await;
+    session.click("#allow").await;
     session.wait_for("#plugins-installed").await;
 }
 
@@ -177,12 +162,7 @@ async fn an_mcp_server_that_asks_to_sign_in_is_signed_in_refreshed_and_signed_in
         .await;
     session.screenshot("mcp-oauth-sign-in-needed").await;
     // A real click: the login window opens from it, or the browser blocks it.
-    session
-        .wait_for("#plugin-install-sign-in-start")
-        .await
-        .click()
-        .await
-        .expect("click Sign in");
+    session.click("#plugin-install-sign-in-start").await;
     session
         .wait_until(
             "[...document.querySelectorAll('#plugins-installed [data-function]')]
@@ -237,11 +217,8 @@ async fn an_mcp_server_that_asks_to_sign_in_is_signed_in_refreshed_and_signed_in
         .await;
     session.screenshot("mcp-oauth-signed-out").await;
     session
-        .wait_for("#plugins-installed .plugin-sign-in button.button--primary")
-        .await
-        .click()
-        .await
-        .expect("click Sign in again");
+        .click("#plugins-installed .plugin-sign-in button.button--primary")
+        .await;
     wait_signed_in(&session, true).await;
     session.close_settings().await;
     let rows = ask_tool(&session, &fixture, &whoami).await;
@@ -251,31 +228,18 @@ async fn an_mcp_server_that_asks_to_sign_in_is_signed_in_refreshed_and_signed_in
     let revocations = |log: &Path| logged(log).iter().filter(|(p, _)| p == "/revoke").count();
     assert_eq!(revocations(log.path()), 0);
     session.open_settings_tab("tools").await;
-    session
-        .wait_for("#plugins-installed [data-sign-out]")
-        .await
-        .click()
-        .await
-        .expect("click Sign out");
+    session.click("#plugins-installed [data-sign-out]").await;
     wait_signed_in(&session, false).await;
     assert_eq!(revocations(log.path()), 1);
 
     // A server that cannot confirm the sign-out: the session is forgotten here all the
     // same, and the user is told the tokens may still work at the server.
     session
-        .wait_for("#plugins-installed .plugin-sign-in button.button--primary")
-        .await
-        .click()
-        .await
-        .expect("click Sign in once more");
+        .click("#plugins-installed .plugin-sign-in button.button--primary")
+        .await;
     wait_signed_in(&session, true).await;
     drop(peer);
-    session
-        .wait_for("#plugins-installed [data-sign-out]")
-        .await
-        .click()
-        .await
-        .expect("click Sign out with the server gone");
+    session.click("#plugins-installed [data-sign-out]").await;
     session
         .wait_until(
             "document.querySelector('#plugins-installed .plugin-session')?.dataset.signedIn === 'false'
@@ -330,12 +294,7 @@ async fn a_call_that_needs_more_access_says_so_and_a_wider_sign_in_gives_it() {
     let fixture = ProviderFixture::start().await;
     let session = install_asking_to_sign_in(&fixture, &mcp_url(&peer), "").await;
     // A real click: the login window opens from it (registered for the server's scope).
-    session
-        .wait_for("#plugin-install-sign-in-start")
-        .await
-        .click()
-        .await
-        .expect("click Sign in");
+    session.click("#plugin-install-sign-in-start").await;
     let admin = session
         .wait_for("#plugins-installed [data-function$='admin_report']")
         .await
@@ -365,11 +324,8 @@ async fn a_call_that_needs_more_access_says_so_and_a_wider_sign_in_gives_it() {
         .await;
     session.screenshot("mcp-oauth-more-access").await;
     session
-        .wait_for("#plugins-installed [id$='-more-start']")
-        .await
-        .click()
-        .await
-        .expect("click Sign in");
+        .click("#plugins-installed [id$='-more-start']")
+        .await;
     session
         .wait_until("!document.querySelector('#plugins-installed [data-more-access]')")
         .await;
@@ -426,12 +382,7 @@ async fn a_blocked_login_window_signs_in_in_this_tab_and_comes_back_to_finish() 
     assert_eq!(counted["gateway_refusals"], 0, "{counted}");
 
     // Signed out, and in again from the server's card: the session is kept for it.
-    session
-        .wait_for("#plugins-installed [data-sign-out]")
-        .await
-        .click()
-        .await
-        .expect("click Sign out");
+    session.click("#plugins-installed [data-sign-out]").await;
     wait_signed_in(&session, false).await;
     sign_in_in_this_tab(&session, "#plugins-installed [id$='-sign-in-start']", None).await;
     wait_signed_in(&session, true).await;
@@ -500,12 +451,7 @@ async fn a_server_that_starts_without_a_token_still_asks_to_sign_in_and_lists_it
         counted["lenient_initializes"].as_u64() >= Some(1),
         "{counted}"
     );
-    session
-        .wait_for("#plugin-install-sign-in-start")
-        .await
-        .click()
-        .await
-        .expect("click Sign in");
+    session.click("#plugin-install-sign-in-start").await;
     session
         .wait_for("#plugins-installed [data-function$='whoami']")
         .await;

@@ -52,20 +52,10 @@ async fn a_provider_key_is_saved_encrypted_shown_masked_and_survives_a_reload() 
             .contains("No providers yet")
     );
 
-    session
-        .wait_for("#provider-add")
-        .await
-        .click()
-        .await
-        .expect("add");
+    session.click("#provider-add").await;
     session.wait_for("#provider-name").await;
     // Saving an empty form names each problem inline.
-    session
-        .wait_for("#provider-save")
-        .await
-        .click()
-        .await
-        .expect("save");
+    session.click("#provider-save").await;
     session
         .wait_until("document.getElementById('provider-name-error').textContent.length > 0")
         .await;
@@ -108,12 +98,7 @@ async fn a_provider_key_is_saved_encrypted_shown_masked_and_survives_a_reload() 
             "document.querySelector('dialog .toast')?.textContent.includes('Provider saved')",
         )
         .await;
-    session
-        .wait_for("dialog .toast .icon-button")
-        .await
-        .click()
-        .await
-        .expect("dismiss the toast from inside the dialog");
+    session.click("dialog .toast .icon-button").await;
     session
         .wait_until("document.querySelectorAll('.toast').length === 0")
         .await;

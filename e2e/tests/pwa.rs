@@ -263,12 +263,7 @@ async fn the_installed_app_works_offline_and_its_cache_holds_the_build_and_nothi
         .await;
     // The settings open, and export writes its archive.
     session.open_settings_tab("data").await;
-    session
-        .wait_for("#data-export")
-        .await
-        .click()
-        .await
-        .expect("export");
+    session.click("#data-export").await;
     session.wait_for_toast("Exported").await;
     session.press(&[fantoccini::key::Key::Escape]).await;
     session

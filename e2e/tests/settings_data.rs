@@ -134,12 +134,7 @@ async fn export_delete_all_and_import_bring_everything_back() {
         .await;
     session.screenshot("settings-data").await;
     session.press(&[fantoccini::key::Key::Escape]).await;
-    session
-        .wait_for(".conversation-item")
-        .await
-        .click()
-        .await
-        .expect("open the imported conversation");
+    session.click(".conversation-item").await;
     session
         .wait_until("document.querySelectorAll('.message').length === 2")
         .await;
@@ -263,12 +258,7 @@ async fn an_export_carries_every_file_and_an_import_gives_them_back_byte_for_byt
         .wait_until("!document.getElementById('data-import-summary')")
         .await;
     session.press(&[fantoccini::key::Key::Escape]).await;
-    session
-        .wait_for(".conversation-item")
-        .await
-        .click()
-        .await
-        .expect("open the imported conversation");
+    session.click(".conversation-item").await;
     // The message shows its thumbnail from the imported file.
     session
         .wait_until(

@@ -29,12 +29,7 @@ async fn the_health_tab_explains_each_service() {
         "MEMORY_STORE"
     );
     session.screenshot("settings-health").await;
-    session
-        .wait_for("#health-refresh")
-        .await
-        .click()
-        .await
-        .expect("refresh");
+    session.click("#health-refresh").await;
     session.wait_for("[data-service=app]").await;
     session.finish().await;
 }
@@ -52,12 +47,7 @@ async fn deep_links_open_a_settings_tab_and_follow_it() {
         .await;
     session.wait_for(".health-list").await;
 
-    session
-        .wait_for("#settings-tab-providers")
-        .await
-        .click()
-        .await
-        .expect("providers tab");
+    session.click("#settings-tab-providers").await;
     session
         .wait_until("location.hash === '#settings/providers'")
         .await;

@@ -178,12 +178,7 @@ async fn the_system_prompt_title_model_and_default_model_shape_new_chats() {
             "document.getElementById('settings-system-prompt-count').textContent.includes('32001')",
         )
         .await;
-    session
-        .wait_for("#settings-system-save")
-        .await
-        .click()
-        .await
-        .expect("save");
+    session.click("#settings-system-save").await;
     session
         .wait_until(
             "document.getElementById('settings-system-prompt-error').textContent.includes('32000')",
@@ -192,12 +187,7 @@ async fn the_system_prompt_title_model_and_default_model_shape_new_chats() {
     session
         .fill("#settings-system-prompt", "Answer like a pirate.")
         .await;
-    session
-        .wait_for("#settings-system-save")
-        .await
-        .click()
-        .await
-        .expect("save");
+    session.click("#settings-system-save").await;
     session
         .wait_until("document.getElementById('settings-system-save').disabled")
         .await;
@@ -253,12 +243,7 @@ async fn the_system_prompt_title_model_and_default_model_shape_new_chats() {
     );
 
     // A new chat starts on the default model.
-    session
-        .wait_for(".sidebar__new")
-        .await
-        .click()
-        .await
-        .expect("new chat");
+    session.click(".sidebar__new").await;
     session
         .wait_until("document.getElementById('composer-model').value.endsWith('fixture-large')")
         .await;
@@ -271,12 +256,7 @@ async fn the_system_prompt_title_model_and_default_model_shape_new_chats() {
             "document.getElementById('settings-system-prompt').value === 'Answer like a pirate.'",
         )
         .await;
-    session
-        .wait_for("#settings-tab-models")
-        .await
-        .click()
-        .await
-        .expect("models");
+    session.click("#settings-tab-models").await;
     session
         .wait_until(
             "document.getElementById('settings-title-model')?.value.endsWith('fixture-small')",

@@ -106,12 +106,7 @@ async fn theme_switch_applies_persists_and_returns_to_system() {
         "headless Chromium prefers light"
     );
 
-    browser
-        .wait_for(THEME_BUTTON)
-        .await
-        .click()
-        .await
-        .expect("open menu");
+    browser.click(THEME_BUTTON).await;
     browser
         .wait_until("!document.querySelector('[role=menu]').hidden")
         .await;
@@ -137,12 +132,7 @@ async fn theme_switch_applies_persists_and_returns_to_system() {
         "the choice survives a reload"
     );
     assert_eq!(body_background(&browser).await, "rgb(20, 18, 16)");
-    browser
-        .wait_for(THEME_BUTTON)
-        .await
-        .click()
-        .await
-        .expect("open menu");
+    browser.click(THEME_BUTTON).await;
     browser
         .wait_until("!document.querySelector('[role=menu]').hidden")
         .await;
@@ -366,21 +356,11 @@ async fn dialog_traps_focus_closes_on_escape_and_returns_focus() {
     );
 
     // The close button closes too, and focus again returns to the opener.
-    browser
-        .wait_for(".empty-state .button")
-        .await
-        .click()
-        .await
-        .expect("open");
+    browser.click(".empty-state .button").await;
     browser
         .wait_until("document.querySelector('dialog').open")
         .await;
-    browser
-        .wait_for("dialog .dialog__header .icon-button")
-        .await
-        .click()
-        .await
-        .expect("close");
+    browser.click("dialog .dialog__header .icon-button").await;
     browser
         .wait_until("!document.querySelector('dialog').open")
         .await;
@@ -483,12 +463,7 @@ async fn layout_holds_at_desktop_and_phone_widths_in_both_themes() {
     }
 
     // The drawer opens from the toggle, takes focus, and Escape closes it.
-    browser
-        .wait_for("#drawer-toggle")
-        .await
-        .click()
-        .await
-        .expect("open drawer");
+    browser.click("#drawer-toggle").await;
     browser
         .wait_until("getComputedStyle(document.getElementById('sidebar')).visibility === 'visible'")
         .await;
@@ -574,12 +549,7 @@ async fn composer_keeps_text_and_explains_missing_provider_in_a_polite_toast() {
         "the error region exists before any error is shown"
     );
 
-    browser
-        .wait_for(".toast .icon-button")
-        .await
-        .click()
-        .await
-        .expect("dismiss");
+    browser.click(".toast .icon-button").await;
     browser
         .wait_until("document.querySelectorAll('.toast').length === 0")
         .await;
@@ -589,12 +559,7 @@ async fn composer_keeps_text_and_explains_missing_provider_in_a_polite_toast() {
 #[tokio::test]
 async fn language_switch_translates_the_shell_and_persists() {
     let browser = AppSession::open(1440, 900).await;
-    browser
-        .wait_for(SETTINGS_BUTTON)
-        .await
-        .click()
-        .await
-        .expect("open settings");
+    browser.click(SETTINGS_BUTTON).await;
     browser
         .wait_until("document.querySelector('dialog').open")
         .await;
