@@ -13,6 +13,8 @@
 //!   original is gone), [`KnowledgeFile::reparse_needs_confirmation`] (an edited
 //!   extraction is not overwritten unasked), and [`KnowledgeLibrary::interrupted`] (what
 //!   a reload finds in flight).
+//! - `edit`: [`KnowledgeLibrary::edit_text`], the record of a text the user edited (a
+//!   new version at the file's own content path).
 //! - [`transfer`]: the library in an export and an import (the stored files it carries,
 //!   an imported library merged as untrusted input).
 //! - [`ask`]: a question asked of a scope, as the page sends it to the search worker and
@@ -21,6 +23,7 @@
 //!   through `crate::search`, as context items that carry their citation.
 
 pub mod ask;
+mod edit;
 mod file;
 pub mod retrieve;
 pub mod transfer;
@@ -420,36 +423,6 @@ impl KnowledgeLibrary {
         file.failure = None;
         file.stage = stage;
         Ok(stage)
-    }
-
-    /// Records that file `file`'s extracted text was edited to `chars` characters: a new
-    /// version (the old one's passages are never found again), marked edited, to be
-    /// indexed again; its pages and the parser's notes no longer describe it. The text
-    /// lives at the file's own content path, so a text file's original stays as added.
-    /// The path to write the text to.
-    pub fn edit_text(
-        &mut self,
-        collection: &str,
-        file: &str,
-        chars: u64,
-    ) -> Result<String, KnowledgeError> {
-        let path = transfer::KnowledgePath::new(collection, file, transfer::Part::Content).path();
-        let file = self.file_mut(collection, file)?;
-        if !file.is_ready() {
-            return Err(KnowledgeError::NotEditable);
-        }
-        if chars > crate::attachment::MAX_TEXT_CHARS as u64 {
-            return Err(KnowledgeError::TextTooLong);
-        }
-        file.content_path = path.clone();
-        file.chars = chars;
-        file.page_starts.clear();
-        file.notes.clear();
-        file.edited = true;
-        file.passages = 0;
-        file.version = file.version.saturating_add(1);
-        file.stage = Stage::Index;
-        Ok(path)
     }
 
     /// Prepares file `file` for a new extraction (a new version; the edit is dropped).
