@@ -1,6 +1,10 @@
 //! ZIP files of stored (uncompressed) entries, written and read a piece at a time so the
 //! bytes of big entries never have to be in memory together.
 //!
+//! Long because: the writer and the reader share one set of record layouts and bounds
+//! (local header, directory entry, ZIP64 fields), and its tests build hostile archives
+//! beside them; the seam to cut next is the reader (`find_directory` onwards).
+//!
 //! - [`ZipWriter`] makes each entry's local header (the caller writes the entry's bytes
 //!   after it) and, at the end, the central directory.
 //! - Reading is three steps, each on bytes the caller fetched: [`find_directory`] in the
