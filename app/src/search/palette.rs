@@ -68,6 +68,7 @@ fn PaletteBody() -> impl IntoView {
         let mine = files_asked.get_value();
         if text.trim().is_empty() {
             found_in_files.set(Vec::new());
+            files_failed.set(None);
             return;
         }
         leptos::task::spawn_local_scoped(async move {
