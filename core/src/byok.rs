@@ -141,6 +141,11 @@ pub mod context {
     pub fn docs_llama_parse() -> String {
         "docs:llama-parse".into()
     }
+
+    /// A web search service's key: `search:<kind>` (`search:brave`).
+    pub fn search(kind: &str) -> String {
+        format!("search:{kind}")
+    }
 }
 
 /// An RSA public key as a JWK (for WebCrypto `importKey("jwk", …)`).

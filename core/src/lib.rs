@@ -55,6 +55,8 @@
 //!   library that keeps them with their earlier versions.
 //! - [`stored_file`]: the files a message refers to in the browser's private file
 //!   system, and which names a file brought in from outside may have.
+//! - [`web_search`]: web search services' wire formats, cleaned results, one turn's
+//!   search limits, and the one resolver of whether and how a turn can search.
 //! - [`workspace`]: workspaces (instructions, a default model, tools, skills and
 //!   collections for their conversations) and the one assembly of a turn's system prompt.
 //! - [`zip_store`]: ZIP files of stored entries, written and read a piece at a time,
@@ -89,5 +91,6 @@ pub mod slash;
 pub mod stored_file;
 pub mod template;
 pub mod url_policy;
+pub mod web_search;
 pub mod workspace;
 pub mod zip_store;

@@ -199,6 +199,10 @@ pub struct Config {
     /// Document parsing: the settings of `/api/doc-parse`.
     #[command(flatten)]
     pub doc_parse: DocParseSettings,
+
+    /// Web search: the deployment's own service and the services' API bases.
+    #[command(flatten)]
+    pub web_search: crate::web_search::settings::WebSearchSettings,
 }
 
 /// How the edge parses documents (`/api/doc-parse`). Each file is parsed by a child
@@ -312,10 +316,10 @@ impl std::fmt::Debug for DocParseSettings {
     }
 }
 
-/// Checks a remote parser's base URL (`HEARTH_MINERU_BASE_URL`,
-/// `HEARTH_LLAMA_PARSE_BASE_URL`): http or https, a host, no credentials, query or
+/// Checks a base URL the operator points a service at (`HEARTH_MINERU_BASE_URL`,
+/// `HEARTH_LLAMA_PARSE_BASE_URL`, the search services' bases): http or https, a host, no credentials, query or
 /// fragment, and allowed by the operator's URL policy (cloud metadata never is).
-pub fn check_parser_base_url(base: &str) -> Result<(), String> {
+pub fn check_operator_base_url(base: &str) -> Result<(), String> {
     let url = reqwest::Url::parse(base.trim()).map_err(|e| format!("`{base}`: {e}"))?;
     if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
         return Err(format!(
@@ -440,6 +444,9 @@ pub enum ConfigError {
     /// A remote parser's base URL is not usable.
     #[error("HEARTH_MINERU_BASE_URL / HEARTH_LLAMA_PARSE_BASE_URL: {0}")]
     InvalidParserBaseUrl(String),
+    /// The web search settings are not usable.
+    #[error("HEARTH_SEARCH_* / the search services' base URLs: {0}")]
+    InvalidSearch(String),
     /// `HEARTH_MCP_REGISTRY_URL` is not a usable https:// URL.
     #[error("HEARTH_MCP_REGISTRY_URL: {0}")]
     InvalidMcpRegistryUrl(String),
@@ -581,8 +588,11 @@ impl Config {
             &self.doc_parse.mineru_base_url,
             &self.doc_parse.llama_parse_base_url,
         ] {
-            check_parser_base_url(base).map_err(ConfigError::InvalidParserBaseUrl)?;
+            check_operator_base_url(base).map_err(ConfigError::InvalidParserBaseUrl)?;
         }
+        self.web_search
+            .check()
+            .map_err(ConfigError::InvalidSearch)?;
         let loopback = self.addr.ip().is_loopback();
         if !loopback && !self.access_password_enabled() && !self.allow_public_bind {
             return Err(ConfigError::PublicBindWithoutPassword {

@@ -74,3 +74,4 @@ pub mod signing;
 pub mod state;
 pub mod static_files;
 pub mod web_reader;
+pub mod web_search;

@@ -43,6 +43,8 @@ pub enum Family {
     /// `POST /api/doc-parse`: each one stores a file and starts a parser (polls are
     /// [`Family::Api`]).
     DocParse,
+    /// `POST /api/search`: each one asks a search service (a turn sends at most four).
+    Search,
     /// Everything else under `/api`.
     Api,
 }
@@ -60,6 +62,7 @@ impl Family {
             "/api/plugins/install" => Self::PluginInstalls,
             "/api/mcp/servers" => Self::Registry,
             "/api/doc-parse" => Self::DocParse,
+            "/api/search" => Self::Search,
             _ => Self::Api,
         }
     }
@@ -73,6 +76,7 @@ impl Family {
             Self::PluginInstalls => 20,
             Self::Registry => 60,
             Self::DocParse => 120,
+            Self::Search => 60,
             Self::Api => 300,
         }
     }
@@ -86,6 +90,7 @@ impl Family {
             Self::PluginInstalls => "plugin-installs",
             Self::Registry => "registry",
             Self::DocParse => "doc-parse",
+            Self::Search => "search",
             Self::Api => "api",
         }
     }
@@ -223,6 +228,7 @@ mod tests {
         assert_eq!(Family::of("/api/plugins/list"), Family::Api);
         assert_eq!(Family::of("/api/mcp/servers"), Family::Registry);
         assert_eq!(Family::of("/api/doc-parse"), Family::DocParse);
+        assert_eq!(Family::of("/api/search"), Family::Search);
         assert_eq!(Family::of("/api/doc-parse/jobs/x"), Family::Api);
         assert!(Family::PluginInstalls.limit() < Family::PluginCalls.limit());
     }

@@ -25,6 +25,7 @@ use crate::safe_fetch::{FetchError, Limits, SafeFetch};
 use crate::security_headers::SecurityHeaders;
 use crate::signing::Signer;
 use crate::static_files::StaticAssets;
+use crate::web_search::WebSearch;
 
 /// State shared by every handler. Cheap to clone.
 #[derive(Clone)]
@@ -63,6 +64,8 @@ pub struct AppState {
     pub operations: Operations,
     /// OAuth sign-in to MCP servers.
     pub mcp_oauth: McpOauth,
+    /// Web search.
+    pub web_search: WebSearch,
 }
 
 impl AppState {
@@ -121,6 +124,8 @@ impl AppState {
                     mcp: true,
                     document_parse: true,
                     byok: byok.is_some(),
+                    web_search: true,
+                    default_search: config.web_search.deployment().ready(),
                 },
                 server_providers: server_providers.iter().map(|p| p.public()).collect(),
                 stream_silence_secs: config.relay_timeout_secs.max(1),
@@ -139,6 +144,7 @@ impl AppState {
             ),
             operations: Operations::new(&kv),
             mcp_oauth: McpOauth::new(fetch.clone(), byok.clone()),
+            web_search: WebSearch::new(&config.web_search, fetch.clone(), byok.clone()),
             relays: Relays::new(&kv, Duration::from_secs(config.relay_resume_secs.max(1))),
             kv,
             signer,

@@ -140,6 +140,15 @@ async fn every_capability_is_what_its_routes_answer() {
                 let (status, key) = ask(&server, Method::GET, "/api/byok/public-key", None).await;
                 status == StatusCode::OK && key["kid"].is_string()
             }
+            // An empty body is refused by the route itself, before any search.
+            "webSearch" => served(&server, Method::POST, "/api/search", Some(json!({}))).await,
+            // Without a service of its own, the edge says it cannot (503), asking no one.
+            "defaultSearch" => {
+                let body = json!({"service": {"kind": "default"}, "query": "probe"});
+                let (status, _) = ask(&server, Method::POST, "/api/search", Some(body)).await;
+                served(&server, Method::POST, "/api/search", Some(json!({}))).await
+                    && status != StatusCode::SERVICE_UNAVAILABLE
+            }
             other => panic!("capability {other} is not checked against its route"),
         };
         assert_eq!(claimed, serves, "capabilities.{flag} says {claimed}");
@@ -148,7 +157,15 @@ async fn every_capability_is_what_its_routes_answer() {
     checked.sort();
     assert_eq!(
         checked,
-        ["byok", "chatRelay", "documentParse", "mcp", "plugins"],
+        [
+            "byok",
+            "chatRelay",
+            "defaultSearch",
+            "documentParse",
+            "mcp",
+            "plugins",
+            "webSearch"
+        ],
         "every capability is checked"
     );
 }

@@ -115,6 +115,8 @@ mod tests {
             mcp: true,
             document_parse: true,
             byok: true,
+            web_search: true,
+            default_search: true,
         }
     }
 

@@ -78,6 +78,13 @@ pub struct Capabilities {
     pub document_parse: bool,
     /// `GET /api/byok/public-key`: secrets sent to the edge as envelopes.
     pub byok: bool,
+    /// `POST /api/search`: web searches with the user's own services.
+    #[serde(default)]
+    pub web_search: bool,
+    /// The deployment's own search service ("Default Search"), through `POST /api/search`;
+    /// its kind, key and address stay on the edge.
+    #[serde(default)]
+    pub default_search: bool,
 }
 
 /// The part of `GET /api/config`'s body the first screen reads (the operator's

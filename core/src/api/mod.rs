@@ -14,6 +14,7 @@ mod plugins;
 mod relay;
 pub mod relay_bounds;
 pub mod relay_resume;
+pub mod web_search;
 
 pub use access::{AccessSession, AccessVerifyRequest, InvalidPasswordDetails, LockedDetails};
 pub use config::{

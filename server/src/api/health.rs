@@ -46,6 +46,7 @@ pub(super) async fn health(State(state): State<AppState>) -> Json<HealthReport> 
             service(ServiceStatus::MissingKey, "BYOK_KEY_NOT_CONFIGURED")
         },
     );
+    services.insert("search".to_string(), state.web_search.deployment().health());
     services.insert(
         "app".to_string(),
         service(ServiceStatus::Available, "DIST_LOADED"),

@@ -20,6 +20,7 @@ mod operations;
 mod plugins;
 mod relay;
 pub mod sealed;
+mod web_search;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
@@ -41,6 +42,7 @@ pub fn router() -> Router<AppState> {
         .route("/chat/relay", post(relay::relay))
         .route("/chat/relay/{id}", get(relay::resume).delete(relay::cancel))
         .route("/providers/models", post(models::list))
+        .route("/search", post(web_search::search))
         .route("/plugins/install", post(plugins::install))
         .route("/plugins/list", get(plugins::list))
         .route("/plugins/refresh", post(plugins::refresh))

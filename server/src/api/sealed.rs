@@ -8,6 +8,7 @@
 use axum::extract::{FromRequest, Request};
 use hearth_core::api::mcp_oauth::{OauthRevokeRequest, OauthTokenRequest};
 use hearth_core::api::relay_bounds::{BoundError, check_provider};
+use hearth_core::api::web_search::WebSearchRequest;
 use hearth_core::api::{
     ApiError, ErrorCode, ModelListRequest, PluginExecuteRequest, PluginInstallRequest,
     PluginRefreshRequest, RelayRequest, redact_parse_error,
@@ -70,6 +71,18 @@ impl SealedBody for RelayRequest {
 
     fn check_bounds(&self) -> Result<(), BoundError> {
         RelayRequest::check_bounds(self)
+    }
+}
+
+impl SealedBody for WebSearchRequest {
+    const SEALING: Sealing = Sealing {
+        scan: Scan::Field("service"),
+        refusal: "Search keys must be sent as BYOK envelopes, never in plaintext",
+        malformed: invalid_body,
+    };
+
+    fn check_bounds(&self) -> Result<(), BoundError> {
+        WebSearchRequest::check_bounds(self)
     }
 }
 
