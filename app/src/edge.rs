@@ -258,6 +258,14 @@ pub async fn execute_plugin(
     post_operation("/api/plugins/execute", request, signal).await
 }
 
+/// `POST /api/search`: one web search; aborting `signal` cancels it.
+pub async fn web_search(
+    request: &hearth_core::api::web_search::WebSearchRequest,
+    signal: &web_sys::AbortSignal,
+) -> Result<hearth_core::api::web_search::WebSearchResponse, EdgeError> {
+    post_named("/api/search", request, Some(signal), None).await
+}
+
 /// `POST /api/doc-parse`: uploads `file` (named `name`) for the edge's local parser.
 pub async fn start_doc_parse(
     file: &web_sys::Blob,

@@ -82,6 +82,7 @@ pub mod templates;
 pub mod theme;
 pub mod ui;
 pub mod vault;
+pub mod web_search;
 pub mod workspaces;
 
 use leptos::prelude::*;

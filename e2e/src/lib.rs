@@ -37,6 +37,7 @@ pub mod knowledge;
 pub mod paths;
 pub mod process;
 pub mod provider_fixture;
+pub mod searxng;
 pub mod tap;
 pub mod tool_peers;
 pub mod workspace;

@@ -28,6 +28,19 @@ async fn the_health_tab_explains_each_service() {
             .await,
         "MEMORY_STORE"
     );
+    // No search service of the deployment's own: said, with its code.
+    assert!(
+        session
+            .text_of(&row("search"))
+            .await
+            .starts_with("Not configured")
+    );
+    assert_eq!(
+        session
+            .text_of("[data-service=search] .health-row__code")
+            .await,
+        "SEARCH_UNCONFIGURED"
+    );
     session.screenshot("settings-health").await;
     session.click("#health-refresh").await;
     session.wait_for("[data-service=app]").await;

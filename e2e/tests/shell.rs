@@ -313,6 +313,7 @@ async fn dialog_traps_focus_closes_on_escape_and_returns_focus() {
         "providers",
         "models",
         "tools",
+        "web-search",
         "skills",
         "templates",
         "assistants",

@@ -26,9 +26,11 @@
 //!   [`relays`] (resumable relayed replies: numbered batches buffered beside the other
 //!   shared state, resumed on any instance), [`client_scope`] (whose edge state a request
 //!   touches), [`operations`] (named edge mutations: a repeat answers the recorded
-//!   answer, a lost answer can be looked up).
+//!   answer, a lost answer can be looked up), [`web_search`] (one web search with the
+//!   deployment's service or the user's, through `safe_fetch`).
 //! - Foundations: [`config`] (command-line flags and environment variables, and the
-//!   checks that refuse an unsafe configuration before anything binds), [`kv`] (the
+//!   checks that refuse an unsafe configuration before anything binds; [`operator_url`]
+//!   checks the base URLs the operator points services at), [`kv`] (the
 //!   store for the edge's small shared state: memory, Redis or Upstash), [`safe_fetch`]
 //!   (the one outbound HTTP client for URLs from outside: URL policy on every hop and
 //!   every resolved address, manual redirects, one deadline, capped bodies), [`byok`]
@@ -62,6 +64,7 @@ pub mod mcp;
 pub mod mcp_oauth;
 pub mod mcp_registry;
 pub mod operations;
+pub mod operator_url;
 pub mod plugins;
 pub mod providers;
 pub mod rate_limit;

@@ -439,6 +439,7 @@ pub fn MessageView(
                     </details>
                 })
             }}
+            {super::search_block::block(live)}
             <super::tool_calls::ToolRounds live=live />
             <div class="message__markdown" on:click=move |event| markdown_actions.on_click(event, toasts, i18n)>
                 <super::round_text::RoundText

@@ -28,6 +28,7 @@ mod print;
 pub mod queue;
 mod reading;
 mod round_text;
+mod search_block;
 mod sources;
 mod stored_image;
 mod temporary;

@@ -12,6 +12,7 @@ fn service_label(name: &str) -> Option<Key> {
         "accessPassword" => Key::HealthServiceAccessPassword,
         "rateLimitStore" => Key::HealthServiceStore,
         "byok" => Key::HealthServiceByok,
+        "search" => Key::HealthServiceSearch,
         "app" => Key::HealthServiceApp,
         _ => return None,
     })

@@ -17,6 +17,7 @@ mod skills;
 mod system;
 mod templates;
 mod tools;
+mod web_search;
 mod workspace_files;
 mod workspaces;
 
@@ -39,6 +40,8 @@ pub enum Tab {
     Models,
     /// Plugins, their functions and credentials, confirmation.
     Tools,
+    /// The web search service and its key.
+    WebSearch,
     /// Skills: installed, active, the catalogue.
     Skills,
     /// Prompt templates and their versions.
@@ -62,11 +65,12 @@ pub enum Tab {
 }
 
 impl Tab {
-    const ALL: [Tab; 14] = [
+    const ALL: [Tab; 15] = [
         Tab::General,
         Tab::Providers,
         Tab::Models,
         Tab::Tools,
+        Tab::WebSearch,
         Tab::Skills,
         Tab::Templates,
         Tab::Assistants,
@@ -85,6 +89,7 @@ impl Tab {
             Tab::Providers => Key::SettingsTabProviders,
             Tab::Models => Key::SettingsTabModels,
             Tab::Tools => Key::SettingsTabTools,
+            Tab::WebSearch => Key::SettingsTabWebSearch,
             Tab::Skills => Key::SettingsTabSkills,
             Tab::Templates => Key::SettingsTabTemplates,
             Tab::Assistants => Key::SettingsTabAssistants,
@@ -110,6 +115,7 @@ impl Tab {
             Tab::Providers => "providers",
             Tab::Models => "models",
             Tab::Tools => "tools",
+            Tab::WebSearch => "web-search",
             Tab::Skills => "skills",
             Tab::Templates => "templates",
             Tab::Assistants => "assistants",
@@ -266,6 +272,7 @@ fn SettingsTabs() -> impl IntoView {
                     Tab::Providers => view! { <providers::ProvidersPanel /> }.into_any(),
                     Tab::Models => view! { <models::ModelsPanel /> }.into_any(),
                     Tab::Tools => view! { <tools::PluginsPanel /> }.into_any(),
+                    Tab::WebSearch => view! { <web_search::WebSearchPanel /> }.into_any(),
                     Tab::Skills => view! { <skills::SkillsPanel /> }.into_any(),
                     Tab::Templates => view! { <templates::TemplatesPanel /> }.into_any(),
                     Tab::Assistants => view! { <assistants::AssistantsPanel /> }.into_any(),

@@ -10,6 +10,7 @@ mod collections;
 mod commands;
 mod composer;
 mod empty_state;
+mod search_switch;
 pub mod shortcuts;
 mod shortcuts_dialog;
 mod sidebar;

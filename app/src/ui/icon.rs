@@ -43,6 +43,7 @@ pub enum Icon {
     Briefcase,
     Code,
     Sparkles,
+    Globe,
 }
 
 fn paths(icon: Icon) -> &'static [&'static str] {
@@ -105,6 +106,11 @@ fn paths(icon: Icon) -> &'static [&'static str] {
         Icon::Pin => &["M12 17v5", "M8 3h8l-1 7 3 4H6l3-4z"],
         Icon::More => &["M5 12h.01", "M12 12h.01", "M19 12h.01"],
         Icon::Search => &["M11 4a7 7 0 1 1 0 14a7 7 0 1 1 0-14z", "M20 20l-4-4"],
+        Icon::Globe => &[
+            "M12 3a9 9 0 1 1 0 18a9 9 0 1 1 0-18z",
+            "M3 12h18",
+            "M12 3a14 14 0 0 1 0 18a14 14 0 0 1 0-18z",
+        ],
         Icon::Paperclip => {
             &["M20 11.5l-8 8a5 5 0 0 1-7-7l8.5-8.5a3.5 3.5 0 0 1 5 5L10 17.5a2 2 0 0 1-3-3l7.5-7.5"]
         }

@@ -113,6 +113,10 @@ pub struct MessageRecord {
     /// the user's, the workspace's, the conversation's), kept as JSON text like `memory`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompts: Option<String>,
+    /// The web searches a reply made (`crate::web_search::record::SearchRecord`), kept as
+    /// JSON text like `memory`: its search block.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub web_searches: Option<String>,
     /// Creation time, ms since the epoch.
     pub created_at: f64,
     /// Last change, ms since the epoch.

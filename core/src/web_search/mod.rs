@@ -3,11 +3,14 @@
 //! and data for the model, never instructions), the limits of one turn's searching
 //! ([`policy`]), and the one resolver that says whether search works and through what,
 //! for the settings, the composer, a request's preflight and the edge's health alike
-//! ([`capability`]).
+//! ([`capability`]); the user's settings ([`settings`]) and what a reply keeps of its
+//! searches ([`record`]).
 
 pub mod capability;
 pub mod policy;
 pub mod provider;
+pub mod record;
+pub mod settings;
 
 use serde::{Deserialize, Serialize};
 

@@ -11,10 +11,16 @@ use std::collections::BTreeSet;
 use serde_json::json;
 
 use super::{MAX_QUERY_CHARS, WebResult, checked_query};
+use crate::chat::request::ContextItem;
+use crate::chat::source::Source;
+use crate::plugin::risk::Risk;
+use crate::plugin::selection::{ToolTarget, Toolset};
 use crate::provider::request::ToolSpec;
 
 /// The tool's name.
 pub const TOOL_NAME: &str = "web_search";
+/// The reserved plugin id its calls run under (in the browser, never on the edge).
+pub const WEB_SEARCH_PLUGIN_ID: &str = "builtin:web-search";
 /// The most queries one turn sends.
 pub const MAX_QUERIES_PER_TURN: usize = 4;
 
@@ -38,6 +44,70 @@ pub fn tool() -> ToolSpec {
             }
         }),
     }
+}
+
+/// `toolset` with `web_search` offered too, unless an installed tool already takes its
+/// name (then the model is not offered Hearth's; the pre-answer search still runs).
+pub fn offer(toolset: &mut Toolset) {
+    if toolset.targets.contains_key(TOOL_NAME) {
+        return;
+    }
+    toolset.specs.push(tool());
+    toolset.targets.insert(
+        TOOL_NAME.into(),
+        ToolTarget {
+            plugin_id: WEB_SEARCH_PLUGIN_ID.into(),
+            plugin_title: "Web search".into(),
+            function: TOOL_NAME.into(),
+            risk: Risk::Read,
+            fingerprint: "web-search-v1".into(),
+            needs_auth: false,
+            has_page: false,
+        },
+    );
+}
+
+/// `toolset` without `web_search` on offer (searching has ended for the turn). A model
+/// that calls it anyway is answered by the policy's refusal.
+pub fn withdraw(toolset: &mut Toolset) {
+    let ours = toolset
+        .targets
+        .get(TOOL_NAME)
+        .is_some_and(|target| target.plugin_id == WEB_SEARCH_PLUGIN_ID);
+    if ours {
+        toolset.specs.retain(|spec| spec.name != TOOL_NAME);
+    }
+}
+
+/// The pages a search found as context items for the planner's search band, each
+/// citable (its source is the page).
+pub fn context_items(results: &[WebResult]) -> Vec<ContextItem> {
+    results
+        .iter()
+        .map(|result| {
+            let source = Source {
+                url: result.url.clone(),
+                title: result.title.clone(),
+                passage: None,
+            };
+            let mut text = String::new();
+            if let Some(published) = &result.published {
+                text.push_str(&format!("Published: {published}\n"));
+            }
+            text.push_str(&result.url);
+            if !result.snippet.is_empty() {
+                text.push_str(&format!("\n{}", result.snippet));
+            }
+            ContextItem {
+                id: format!("web:{}", result.url),
+                source: format!("Web page: {}", source.label()),
+                origin: "web search".into(),
+                text,
+                missing: false,
+                cite: Some(source),
+            }
+        })
+        .collect()
 }
 
 /// Why a query was not sent.
@@ -134,6 +204,14 @@ impl TurnSearches {
         if self.searched_this_round && self.new_this_round == 0 {
             self.ended = true;
         }
+        self.searched_this_round = false;
+        self.new_this_round = 0;
+    }
+
+    /// Starts the model's first round without judging what came before it: the search
+    /// of the question before the model is asked is not a round of the model's, and a
+    /// question that found nothing still lets the model search with queries of its own.
+    pub fn begin_model_rounds(&mut self) {
         self.searched_this_round = false;
         self.new_this_round = 0;
     }
@@ -240,6 +318,27 @@ mod tests {
     }
 
     #[test]
+    fn the_search_before_the_model_is_not_a_round_of_its_own() {
+        // The question found pages; the model's first search finds only those: it ends.
+        let mut turn = TurnSearches::new();
+        turn.admit("question").unwrap();
+        assert_eq!(turn.found(&[page(1)]), 1);
+        turn.begin_model_rounds();
+        turn.admit("same pages").unwrap();
+        assert_eq!(turn.found(&[page(1)]), 0);
+        turn.end_round();
+        assert!(!turn.offers_tool());
+        // The question found nothing: the model may still search.
+        let mut empty = TurnSearches::new();
+        empty.admit("question").unwrap();
+        empty.found(&[]);
+        empty.begin_model_rounds();
+        assert!(empty.offers_tool());
+        empty.end_round();
+        assert!(empty.offers_tool());
+    }
+
+    #[test]
     fn a_round_that_did_not_search_changes_nothing() {
         let mut turn = TurnSearches::new();
         turn.end_round();
@@ -269,6 +368,57 @@ mod tests {
         assert!(!text.contains("Page 2"), "{text}");
         let none = results_for_model("tides", &[], &[]);
         assert!(none.contains("No pages were found."));
+    }
+
+    #[test]
+    fn the_tool_is_offered_once_and_withdrawn_without_losing_its_target() {
+        let mut toolset = Toolset::default();
+        offer(&mut toolset);
+        offer(&mut toolset);
+        assert_eq!(toolset.specs.len(), 1);
+        assert!(crate::plugin::registry::is_reserved(WEB_SEARCH_PLUGIN_ID));
+        withdraw(&mut toolset);
+        assert!(toolset.is_empty());
+        assert_eq!(toolset.targets[TOOL_NAME].plugin_id, WEB_SEARCH_PLUGIN_ID);
+        // An installed tool of the same name keeps it, and is never withdrawn.
+        let mut taken = Toolset::default();
+        taken.specs.push(ToolSpec {
+            name: TOOL_NAME.into(),
+            description: "theirs".into(),
+            parameters: json!({}),
+        });
+        taken.targets.insert(
+            TOOL_NAME.into(),
+            ToolTarget {
+                plugin_id: "mcp-x".into(),
+                plugin_title: "X".into(),
+                function: TOOL_NAME.into(),
+                risk: Risk::Read,
+                fingerprint: "f".into(),
+                needs_auth: false,
+                has_page: false,
+            },
+        );
+        offer(&mut taken);
+        withdraw(&mut taken);
+        assert_eq!(taken.specs.len(), 1);
+        assert_eq!(taken.specs[0].description, "theirs");
+    }
+
+    #[test]
+    fn pages_become_citable_context_items() {
+        let mut dated = page(2);
+        dated.published = Some("2026-12-01".into());
+        let items = context_items(&[page(1), dated]);
+        assert_eq!(items.len(), 2);
+        assert_eq!(items[0].id, "web:https://p.example/1");
+        assert_eq!(items[0].cite.as_ref().unwrap().url, "https://p.example/1");
+        assert!(items[0].source.contains("Page 1"));
+        assert!(
+            items[1]
+                .text
+                .starts_with("Published: 2026-12-01\nhttps://p.example/2")
+        );
     }
 
     #[test]

@@ -7,7 +7,7 @@ use hearth_core::web_search::SearchProviderKind;
 use hearth_core::web_search::capability::DeploymentSearch;
 use hearth_core::web_search::provider::default_base;
 
-use crate::config::check_operator_base_url;
+use crate::operator_url::check_operator_base_url;
 
 /// `HEARTH_SEARCH_*` and the services' API bases.
 #[derive(Clone, Args)]

@@ -21,6 +21,8 @@
 //! - `model`: one round streamed through the one stream reader; `output_images` keeps
 //!   the images it sends, in their places.
 //! - `tools`: the calls a round asked for.
+//! - `web_search`: the question searched before the model is asked, and the model's own
+//!   `web_search` calls, under one policy; the reply's search block.
 //! - `reply`: the reply being written (its text lives in its `LiveMessage`), the 500 ms
 //!   flush and how the reply ends.
 //! - `after`: the conversation's title and the compression of older turns, once a reply
@@ -39,6 +41,7 @@ mod producer;
 mod reply;
 mod skills;
 mod tools;
+mod web_search;
 mod workspace;
 
 use hearth_core::chat::ConversationRecord;
@@ -112,21 +115,28 @@ pub async fn run(
 }
 
 /// Every context producer, in the order their phases run (the conversation's and its
-/// workspace's files, then the workspace's and the conversation's knowledge collections;
-/// web search as it lands).
+/// workspace's files, then the workspace's and the conversation's knowledge collections,
+/// then the web).
 fn producers(
     conversation: Option<&ConversationRecord>,
     workspace: Option<&Workspace>,
+    search: Option<&web_search::TurnWebSearch>,
 ) -> Vec<Box<dyn producer::PhaseProducer>> {
     let own = conversation
         .map(|c| c.knowledge.as_slice())
         .unwrap_or_default();
     let collections = hearth_core::workspace::scope::collections(workspace, own);
     let workspace_files = workspace.map(|w| w.files.clone()).unwrap_or_default();
-    vec![
+    let mut all: Vec<Box<dyn producer::PhaseProducer>> = vec![
         Box::new(attachments::Attachments { workspace_files }),
         Box::new(knowledge::Knowledge { collections }),
-    ]
+    ];
+    if let Some(search) = search {
+        all.push(Box::new(web_search::Searching {
+            search: search.clone(),
+        }));
+    }
+    all
 }
 
 /// Moves the reply through its phases; how it ends.
@@ -163,7 +173,12 @@ async fn drive(
     if signal.aborted() {
         return Ending::Stopped;
     }
-    for producer in producers(conversation.as_ref(), workspace.as_ref()) {
+    // Searching belongs to a fresh reply (a continuation finishes its text).
+    let search = match mode {
+        Mode::Fresh => web_search::TurnWebSearch::for_reply(context, reply.live).await,
+        Mode::Continue => None,
+    };
+    for producer in producers(conversation.as_ref(), workspace.as_ref(), search.as_ref()) {
         if !producer.applies(&prepared.turn) {
             continue;
         }
@@ -186,10 +201,16 @@ async fn drive(
     }
     // Tools only for a model that takes them, and never on a continuation (it finishes
     // the text it was writing).
-    let toolset = if prepared.target.capabilities.tools && mode == Mode::Fresh {
+    let mut toolset = if prepared.target.capabilities.tools && mode == Mode::Fresh {
         let mut toolset = tools::toolset(context, limits).await;
         if memory.propose {
             hearth_core::memory::proposal::offer(&mut toolset);
+        }
+        if search
+            .as_ref()
+            .is_some_and(web_search::TurnWebSearch::offers_tool)
+        {
+            hearth_core::web_search::policy::offer(&mut toolset);
         }
         toolset
     } else {
@@ -233,7 +254,22 @@ async fn drive(
         let admission = budget.admit(calls.len());
         reply.open_tool_round(&calls, admission.run);
         reply.flush(context.store).await;
-        tools::run_calls(context, reply, &calls, admission.run, &toolset, controller).await;
+        tools::run_calls(
+            context,
+            reply,
+            &calls,
+            admission.run,
+            &toolset,
+            search.as_ref(),
+            controller,
+        )
+        .await;
+        if let Some(search) = &search {
+            search.end_round();
+            if !search.offers_tool() {
+                hearth_core::web_search::policy::withdraw(&mut toolset);
+            }
+        }
         reply.show(MessageStatus::Streaming);
         if signal.aborted() {
             return Ending::Stopped;

@@ -113,7 +113,9 @@ impl Round {
                 // A refusal is the model's answer, in its words: shown as the reply.
                 StreamEvent::Refusal { delta } => text.push_str(&delta),
                 StreamEvent::Usage { usage } => self.usage.merge(usage),
-                StreamEvent::Source { url, title } => reply.add_source(&url, &title),
+                StreamEvent::Source { url, title } => {
+                    reply.add_source(&url, &title);
+                }
                 StreamEvent::Finish { reason } => reply.finish = Some(reason),
                 StreamEvent::Error { error } => {
                     failure = Some(GenerationError::provider_error(&error.message));

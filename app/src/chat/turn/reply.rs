@@ -74,6 +74,7 @@ impl Reply {
                     r.prompts = None;
                     r.images.clear();
                     r.sources = None;
+                    r.web_searches = None;
                 });
                 (Vec::new(), Vec::new(), Vec::new())
             }
@@ -132,22 +133,29 @@ impl Reply {
         self.show(MessageStatus::Streaming);
     }
 
-    /// Adds a page the reply draws on (each page once, bounded: `hearth_core::chat::source`).
-    pub fn add_source(&mut self, url: &str, title: &str) {
+    /// Adds a page the reply draws on (each page once, bounded: `hearth_core::chat::source`);
+    /// its number, or `None` when it was not kept.
+    pub fn add_source(&mut self, url: &str, title: &str) -> Option<usize> {
         // A page refused (unsafe, or past the bound) changes nothing on screen.
-        if source::add(&mut self.sources, url, title).is_some() {
+        let number = source::add(&mut self.sources, url, title);
+        if number.is_some() {
             self.show(MessageStatus::Streaming);
         }
+        number
     }
 
-    /// Adds the passages the request numbered for the model (`[n]` is source `n`): only
-    /// while the reply has no sources yet, so the numbers stay the request's.
+    /// Adds the passages and pages the request numbered for the model (`[n]` is source
+    /// `n`): only while the reply has no sources yet, so the numbers stay the request's.
     pub fn cite(&mut self, cited: Vec<hearth_core::chat::source::Source>) {
         if !self.sources.is_empty() || cited.is_empty() {
             return;
         }
-        for passage in cited {
-            source::add_passage(&mut self.sources, passage);
+        for cited in cited {
+            if cited.passage.is_some() {
+                source::add_passage(&mut self.sources, cited);
+            } else {
+                source::add(&mut self.sources, &cited.url, &cited.title);
+            }
         }
         self.show(MessageStatus::Streaming);
     }
@@ -228,6 +236,11 @@ impl Reply {
         self.live.record.with_untracked(|r| r.memory.clone())
     }
 
+    /// The reply's searches as its record keeps them (`super::web_search` shows them).
+    fn web_searches(&self) -> Option<String> {
+        self.live.record.with_untracked(|r| r.web_searches.clone())
+    }
+
     /// Shows what the run knows, still streaming or ended with `status`.
     pub fn show(&self, status: MessageStatus) {
         self.show_with(status, None);
@@ -284,6 +297,7 @@ impl Reply {
                     "contextNotes": self.notes,
                     "skillInvocations": self.skills,
                     "memory": self.memory(),
+                    "webSearches": self.web_searches(),
                     "status": MessageStatus::Streaming,
                     "updatedAt": now(),
                 })
@@ -317,6 +331,7 @@ impl Reply {
                     "contextNotes": self.notes,
                     "skillInvocations": self.skills,
                     "memory": self.memory(),
+                    "webSearches": self.web_searches(),
                     "status": status,
                     "generationError": error,
                     "usage": self.usage,

@@ -26,6 +26,7 @@ use hearth_core::plugin::builtin::IMAGE_GENERATOR_ID;
 use hearth_core::plugin::selection::{self, ToolTarget, Toolset};
 use hearth_core::plugin::tool_loop::batches;
 use hearth_core::provider::tool_calls::ToolCall;
+use hearth_core::web_search::policy::WEB_SEARCH_PLUGIN_ID;
 use leptos::prelude::*;
 use serde_json::Value;
 
@@ -130,6 +131,7 @@ pub(super) async fn run_calls(
     calls: &[ToolCall],
     run: usize,
     toolset: &Toolset,
+    search: Option<&super::web_search::TurnWebSearch>,
     controller: &web_sys::AbortController,
 ) {
     let Some(round) = reply.rounds.len().checked_sub(1) else {
@@ -160,7 +162,7 @@ pub(super) async fn run_calls(
                     index,
                 },
                 &calls[index],
-                toolset,
+                Offered { toolset, search },
                 reply.rounds[round].calls[index].clone(),
                 controller.signal(),
             )
@@ -168,6 +170,10 @@ pub(super) async fn run_calls(
         let settled = futures::future::join_all(work).await;
         for (index, record) in batch.zip(settled) {
             reply.rounds[round].calls[index] = record;
+        }
+        // The pages the batch's searches found are numbered now, in the calls' order.
+        if let Some(search) = search {
+            search.number(reply, round);
         }
         reply.show(MessageStatus::Streaming);
         reply.flush(context.store).await;
@@ -178,6 +184,13 @@ pub(super) async fn run_calls(
             call.deny();
         }
     }
+}
+
+/// What a call can run: the reply's tools, and its searching (when it searches).
+#[derive(Clone, Copy)]
+struct Offered<'a> {
+    toolset: &'a Toolset,
+    search: Option<&'a super::web_search::TurnWebSearch>,
 }
 
 /// Where a call's card is.
@@ -201,10 +214,11 @@ async fn one_call(
     reply: &Reply,
     place: Place,
     call: &ToolCall,
-    toolset: &Toolset,
+    offered: Offered<'_>,
     mut record: ToolCallRecord,
     signal: web_sys::AbortSignal,
 ) -> ToolCallRecord {
+    let Offered { toolset, search } = offered;
     let Some(target) = toolset.targets.get(&call.name) else {
         record.settle(
             ToolCallStatus::Failed,
@@ -224,6 +238,19 @@ async fn one_call(
             return record;
         }
     };
+    // Searching reads the web and never asks (as in Neo Chat); it answers at once.
+    if target.plugin_id == WEB_SEARCH_PLUGIN_ID {
+        record.status = ToolCallStatus::Running;
+        reply.show_call(place.round, place.index, &record);
+        let started = now();
+        match search {
+            Some(search) => search.call(&args, &signal, &mut record).await,
+            None => record.settle(ToolCallStatus::Failed, "Web search is off.", true),
+        }
+        record.duration_ms = Some((now() - started).max(0.0) as u64);
+        reply.show_call(place.round, place.index, &record);
+        return record;
+    }
     let mode = context.prefs.value.with_untracked(|p| p.tools.confirm);
     let decision = context
         .plugins

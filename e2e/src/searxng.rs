@@ -1,0 +1,190 @@
+//! A stand-in for a SearXNG instance on loopback, for the web search tests: it answers
+//! `GET /search?q=…&format=json` with SearXNG's documented JSON (`results` of `url`,
+//! `title`, `content`, `engine`), three pages per query made from the query's words, and
+//! records every query. Switched to "JSON off", it answers 403 as an instance without
+//! `json` in its `search.formats` does. Runs on its own thread; stops when dropped.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::{StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+use tokio::sync::oneshot;
+
+#[derive(Default)]
+struct Shared {
+    queries: Mutex<Vec<String>>,
+    json_off: AtomicBool,
+}
+
+/// The stand-in instance.
+pub struct Searxng {
+    port: u16,
+    shared: Arc<Shared>,
+    shutdown: Option<oneshot::Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+/// The pages the stand-in gives for `query`: the same query always finds the same pages.
+pub fn pages_for(query: &str) -> Vec<(String, String)> {
+    let slug: String = query
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    (1..=3)
+        .map(|n| {
+            (
+                format!("https://{n}.{}.example/", slug.trim_matches('-')),
+                format!("Page {n} about {query}"),
+            )
+        })
+        .collect()
+}
+
+/// `text` of a query string decoded (`+` is a space, `%XX` a byte).
+fn decoded(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'+' => out.push(b' '),
+            b'%' if at + 2 < bytes.len() => {
+                let hex = std::str::from_utf8(&bytes[at + 1..at + 3]).unwrap_or("");
+                match u8::from_str_radix(hex, 16) {
+                    Ok(byte) => {
+                        out.push(byte);
+                        at += 2;
+                    }
+                    Err(_) => out.push(b'%'),
+                }
+            }
+            other => out.push(other),
+        }
+        at += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+async fn search(State(shared): State<Arc<Shared>>, uri: Uri) -> Response {
+    let params: Vec<(String, String)> = uri
+        .query()
+        .unwrap_or_default()
+        .split('&')
+        .filter_map(|pair| {
+            let (key, value) = pair.split_once('=')?;
+            Some((decoded(key), decoded(value)))
+        })
+        .collect();
+    let find = |name: &str| {
+        params
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    };
+    let query = find("q");
+    shared
+        .queries
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .push(query.clone());
+    if shared.json_off.load(Ordering::SeqCst) || find("format") != "json" {
+        return (
+            StatusCode::FORBIDDEN,
+            "<html><body>403 Forbidden</body></html>",
+        )
+            .into_response();
+    }
+    let results: Vec<_> = pages_for(&query)
+        .into_iter()
+        .map(|(url, title)| {
+            json!({"url": url, "title": title, "engine": "duckduckgo",
+                   "content": format!("What the <b>page</b> says about {query}.")})
+        })
+        .collect();
+    axum::Json(
+        json!({"query": query, "number_of_results": results.len(), "results": results,
+        "answers": [], "suggestions": [], "unresponsive_engines": []}),
+    )
+    .into_response()
+}
+
+impl Searxng {
+    /// Starts the stand-in on a free loopback port.
+    pub fn start() -> Self {
+        let listener =
+            std::net::TcpListener::bind("127.0.0.1:0").expect("bind the SearXNG stand-in");
+        listener
+            .set_nonblocking(true)
+            .expect("a non-blocking listener");
+        let port = listener.local_addr().expect("its address").port();
+        let shared = Arc::new(Shared::default());
+        let app = Router::new()
+            .route("/search", axum::routing::get(search))
+            .with_state(shared.clone());
+        let (shutdown, stopped) = oneshot::channel::<()>();
+        let thread = std::thread::Builder::new()
+            .name("searxng-stand-in".into())
+            .spawn(move || {
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .expect("its runtime");
+                runtime.block_on(async move {
+                    let listener = tokio::net::TcpListener::from_std(listener).expect("a listener");
+                    tokio::select! {
+                        _ = axum::serve(listener, app).into_future() => {}
+                        _ = stopped => {}
+                    }
+                });
+            })
+            .expect("spawn its thread");
+        Self {
+            port,
+            shared,
+            shutdown: Some(shutdown),
+            thread: Some(thread),
+        }
+    }
+
+    /// Its address, as a user enters it.
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// Every query it was asked, in order.
+    pub fn queries(&self) -> Vec<String> {
+        self.shared
+            .queries
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Answers 403 from now on (or JSON again).
+    pub fn set_json_off(&self, off: bool) {
+        self.shared.json_off.store(off, Ordering::SeqCst);
+    }
+}
+
+impl Drop for Searxng {
+    fn drop(&mut self) {
+        if let Some(shutdown) = self.shutdown.take() {
+            let _ = shutdown.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}

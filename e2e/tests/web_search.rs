@@ -1,0 +1,288 @@
+//! Web search in the real build, in Chromium: Settings › Web search pointed at a SearXNG
+//! stand-in on loopback (the user's own instance; the real edge calls it), a scripted
+//! model answering through the provider fixture. A reply searches its question before
+//! the model is asked (its pages numbered as the reply's sources in the request), the
+//! model searches again through `web_search` (its results numbered after them, quoted as
+//! data), and the answer's citations link to those pages; the search block lists each
+//! query. A failed search stays visible and the reply still answers; the composer's
+//! switch turns searching off. One turn sends at most four queries, never the same one
+//! twice, and a round that finds no new page ends the searching.
+
+use hearth_e2e::AppSession;
+use hearth_e2e::chat::{self, chat_bodies, offered_tools, system_of};
+use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
+use hearth_e2e::searxng::{Searxng, pages_for};
+use serde_json::{Value, json};
+
+/// The tool results a request body carries: `tool` messages, or, in a round offered no
+/// tools, the text that stands for them.
+fn tool_results(body: &Value) -> Vec<String> {
+    body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|m| {
+            let text = m["content"].as_str().unwrap_or_default();
+            (m["role"] == "tool" || text.starts_with("[result of tool")).then(|| text.to_string())
+        })
+        .collect()
+}
+
+/// The last reply's search block, as `[query, state, text]` rows.
+async fn search_block(session: &AppSession) -> Value {
+    session
+        .js(
+            "const m = [...document.querySelectorAll('.message--assistant')].at(-1);
+             return [...m.querySelectorAll('.search-block__item')].map((i) => [
+               i.querySelector('.search-block__query').textContent,
+               i.dataset.state,
+               i.querySelector('.search-block__outcome').textContent,
+             ]);",
+            vec![],
+        )
+        .await
+}
+
+/// A session whose model takes tools, searching with the stand-in `searx`.
+async fn searching_session(fixture: &ProviderFixture, searx: &Searxng) -> AppSession {
+    fixture.set_tool_models(true);
+    let session = chat::ready(fixture).await;
+    session.open_settings_tab("web-search").await;
+    session.wait_for("#web-search-panel").await;
+    // Nothing chosen: the resolver says search is off.
+    session
+        .wait_until(
+            "(() => { const v = document.getElementById('web-search-verdict');
+               return v.dataset.ready === 'false' && v.textContent.includes('off'); })()",
+        )
+        .await;
+    session.set_value("#web-search-service", "searxng").await;
+    session.wait_for("#web-search-searxng-url").await;
+    // A URL that is not the web is refused by the same resolver, before any search.
+    session
+        .set_value("#web-search-searxng-url", "searx.local")
+        .await;
+    session.click("#web-search-save").await;
+    session
+        .wait_until("document.getElementById('web-search-verdict').textContent.includes('http://')")
+        .await;
+    session
+        .set_value("#web-search-searxng-url", &searx.url())
+        .await;
+    session.click("#web-search-save").await;
+    session
+        .wait_until("document.getElementById('web-search-verdict').dataset.ready === 'true'")
+        .await;
+    session.screenshot("settings-web-search").await;
+    session.close_settings().await;
+    session
+        .wait_for("#composer-web-search[aria-pressed='true']")
+        .await;
+    session
+}
+
+#[tokio::test]
+async fn a_reply_searches_cites_its_pages_and_keeps_a_failed_search_visible() {
+    let fixture = ProviderFixture::start().await;
+    let searx = Searxng::start();
+    let session = searching_session(&fixture, &searx).await;
+
+    // The question is searched first; the model searches once more, then answers.
+    fixture.enqueue(Reply::text("").tool_call("web_search", r#"{"query": "tide tables Brest"}"#));
+    fixture.enqueue(Reply::text(
+        "High tide is at noon [1], low tide at six [4].",
+    ));
+    chat::ask(&session, "When is high tide in Brest?").await;
+    assert_eq!(
+        searx.queries(),
+        ["When is high tide in Brest?", "tide tables Brest"]
+    );
+    let bodies = chat_bodies(&fixture);
+    assert_eq!(bodies.len(), 2, "{bodies:?}");
+    let system = system_of(&bodies[0]);
+    let (first_url, first_title) = pages_for("When is high tide in Brest?")[0].clone();
+    assert!(system.contains(&first_title), "{system}");
+    assert!(system.contains(&first_url), "{system}");
+    assert!(system.contains("never as instructions"), "{system}");
+    assert!(offered_tools(&bodies[0]).contains(&"web_search".to_string()));
+    let results = tool_results(&bodies[1]);
+    let (fourth_url, fourth_title) = pages_for("tide tables Brest")[0].clone();
+    assert!(
+        results[0].contains(&format!("[4] {fourth_title}\n{fourth_url}")),
+        "{results:?}"
+    );
+    assert!(results[0].contains("not instructions"), "{results:?}");
+
+    assert_eq!(
+        search_block(&session).await,
+        json!([
+            ["When is high tide in Brest?", "found", "Pages found: 3"],
+            ["tide tables Brest", "found", "Pages found: 3"]
+        ])
+    );
+    // The Markdown is drawn by its worker after the reply is done.
+    session
+        .wait_until(
+            "[...document.querySelectorAll('.message--assistant')].at(-1)
+               .querySelectorAll('.markdown a.citation').length === 2",
+        )
+        .await;
+    let links: Value = session
+        .js(
+            "const m = [...document.querySelectorAll('.message--assistant')].at(-1);
+             return {
+               sources: [...m.querySelectorAll('.reply-sources__link')].map((a) => a.href),
+               citations: [...m.querySelectorAll('.markdown a.citation')].map((a) => a.href),
+             };",
+            vec![],
+        )
+        .await;
+    assert_eq!(links["sources"].as_array().unwrap().len(), 6, "{links}");
+    assert_eq!(
+        links["citations"],
+        json!([first_url, fourth_url]),
+        "{links}"
+    );
+    session.screenshot("web-search-reply").await;
+
+    // The instance stops answering JSON: the failure stays on the reply, which answers.
+    searx.set_json_off(true);
+    fixture.enqueue(Reply::text("I could not search the web."));
+    chat::ask(&session, "And in Nantes?").await;
+    let block = search_block(&session).await;
+    assert_eq!(block[0][0], "And in Nantes?");
+    assert_eq!(block[0][1], "failed");
+    assert!(
+        block[0][2].as_str().unwrap().contains("search.formats"),
+        "{block}"
+    );
+    let last = chat_bodies(&fixture).pop().unwrap();
+    assert!(!system_of(&last).contains("Page 1 about And in Nantes"));
+
+    // It stays visible after a reload, in the user's language.
+    session.reload_in("ja").await;
+    chat::open_latest(&session).await;
+    session.wait_for("[data-search-block]").await;
+    let block = search_block(&session).await;
+    assert!(
+        block[0][2].as_str().unwrap().contains("settings.yml"),
+        "{block}"
+    );
+    assert!(
+        block[0][2]
+            .as_str()
+            .unwrap()
+            .contains("JSON で応答しません"),
+        "{block}"
+    );
+    session.reload_in("en").await;
+
+    // The switch off: no search, no tool.
+    searx.set_json_off(false);
+    session.click("#composer-web-search").await;
+    session
+        .wait_for("#composer-web-search[aria-pressed='false']")
+        .await;
+    let asked = searx.queries().len();
+    fixture.enqueue(Reply::text("From memory: noon."));
+    chat::ask(&session, "When is high tide in Vannes?").await;
+    assert_eq!(searx.queries().len(), asked);
+    let last = chat_bodies(&fixture).pop().unwrap();
+    assert!(!offered_tools(&last).contains(&"web_search".to_string()));
+    assert!(session
+        .js(
+            "return [...document.querySelectorAll('.message--assistant')].at(-1).querySelector('[data-search-block]') === null",
+            vec![]
+        )
+        .await
+        .as_bool()
+        .unwrap());
+    // The failed search's answer is the only error the page saw.
+    session
+        .assert_no_console_errors_but(|e| e.contains("/api/search") && e.contains("502"))
+        .await;
+}
+
+#[tokio::test]
+async fn a_turn_searches_at_most_four_times_never_twice_alike_and_stops_when_nothing_is_new() {
+    let fixture = ProviderFixture::start().await;
+    let searx = Searxng::start();
+    let session = searching_session(&fixture, &searx).await;
+
+    // The question, then "alpha" and "ALPHA  " in one round (the same query), then
+    // "beta", "gamma" and "delta" in the next: the fifth is past the limit.
+    fixture.enqueue(
+        Reply::text("")
+            .tool_call("web_search", r#"{"query": "alpha"}"#)
+            .tool_call("web_search", r#"{"query": "ALPHA  "}"#),
+    );
+    fixture.enqueue(
+        Reply::text("")
+            .tool_call("web_search", r#"{"query": "beta"}"#)
+            .tool_call("web_search", r#"{"query": "gamma"}"#)
+            .tool_call("web_search", r#"{"query": "delta"}"#),
+    );
+    fixture.enqueue(Reply::text("Done searching."));
+    chat::ask(&session, "Tell me about Greek letters").await;
+    // Calls of one round run side by side: the service hears them in any order, but
+    // they are admitted in the model's order (so "delta" is the one past the limit).
+    let mut queries = searx.queries();
+    assert_eq!(queries[..2], ["Tell me about Greek letters", "alpha"]);
+    queries[2..].sort();
+    assert_eq!(queries[2..], ["beta", "gamma"]);
+    let bodies = chat_bodies(&fixture);
+    assert_eq!(bodies.len(), 3, "{bodies:?}");
+    let results = tool_results(&bodies[2]);
+    assert_eq!(results.len(), 5, "{:?}", bodies[2]);
+    assert!(results[1].contains("equivalent query"), "{results:?}");
+    assert!(results[4].contains("explicit limit"), "{results:?}");
+    // Four queries sent: the last round is not offered the tool.
+    assert!(offered_tools(&bodies[1]).contains(&"web_search".to_string()));
+    assert!(!offered_tools(&bodies[2]).contains(&"web_search".to_string()));
+    assert_eq!(search_block(&session).await.as_array().unwrap().len(), 4);
+
+    // A model search that finds only the question's pages ends the searching.
+    session.click_by_script("#sidebar-new-chat").await;
+    session
+        .wait_until("document.querySelectorAll('.message').length === 0")
+        .await;
+    fixture.enqueue(Reply::text("").tool_call("web_search", r#"{"query": "tide-tables"}"#));
+    fixture.enqueue(Reply::text("That is all."));
+    chat::ask(&session, "tide tables").await;
+    let bodies = chat_bodies(&fixture);
+    let last = bodies.last().unwrap();
+    assert!(!offered_tools(last).contains(&"web_search".to_string()));
+    let block = search_block(&session).await;
+    assert_eq!(block.as_array().unwrap().len(), 2, "{block}");
+    assert_eq!(block[1][0], "tide-tables");
+    session.assert_no_console_errors().await;
+}
+
+#[tokio::test]
+async fn the_search_block_and_settings_fit_a_phone_in_the_dark_theme() {
+    let fixture = ProviderFixture::start().await;
+    let searx = Searxng::start();
+    let session = searching_session(&fixture, &searx).await;
+    fixture.enqueue(Reply::text("Noon [1]."));
+    chat::ask(&session, "When is high tide in Brest?").await;
+    session.resize(360, 780).await;
+    chat::open_latest_on_phone(&session, "dark").await;
+    session.wait_for("[data-search-block]").await;
+    let fits: Value = session
+        .js(
+            "const b = document.querySelector('[data-search-block]').getBoundingClientRect();
+             return b.left >= 0 && b.right <= window.innerWidth;",
+            vec![],
+        )
+        .await;
+    assert_eq!(fits, json!(true));
+    session.screenshot("web-search-phone-dark").await;
+    // The settings from their address (the sidebar is a drawer at this width).
+    session
+        .js("location.hash = '#settings/web-search'", vec![])
+        .await;
+    session.reload_app().await;
+    session.open_settings_tab("web-search").await;
+    session.wait_for("#web-search-panel").await;
+    session.screenshot("settings-web-search-phone-dark").await;
+}
