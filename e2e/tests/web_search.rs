@@ -6,7 +6,9 @@
 //! data), and the answer's citations link to those pages; the search block lists each
 //! query. A failed search stays visible and the reply still answers; the composer's
 //! switch turns searching off. One turn sends at most four queries, never the same one
-//! twice, and a round that finds no new page ends the searching.
+//! twice, and a round that finds no new page ends the searching. With the model
+//! provider's own search chosen, a Gemini model is asked to ground with Google Search
+//! (its pages counted in the block), and a model without a search of its own is said so.
 
 use hearth_e2e::AppSession;
 use hearth_e2e::chat::{self, chat_bodies, offered_tools, system_of};
@@ -285,4 +287,82 @@ async fn the_search_block_and_settings_fit_a_phone_in_the_dark_theme() {
     session.open_settings_tab("web-search").await;
     session.wait_for("#web-search-panel").await;
     session.screenshot("settings-web-search-phone-dark").await;
+}
+
+/// The bodies of the Gemini requests the fixture received.
+fn gemini_bodies(fixture: &ProviderFixture) -> Vec<Value> {
+    fixture
+        .requests()
+        .iter()
+        .filter(|r| r.method == "POST" && r.path.contains(":streamGenerateContent"))
+        .map(|r| r.json())
+        .collect()
+}
+
+#[tokio::test]
+async fn the_models_own_search_is_asked_of_a_model_that_has_one() {
+    let fixture = ProviderFixture::start().await;
+    let session = AppSession::open(1280, 900).await;
+    chat::prepare_gemini(&session, &fixture).await;
+    choose_the_models_own_search(&session).await;
+
+    // Gemini grounds its answer with Google Search: asked for in the request, its pages
+    // the reply's sources, counted in the search block.
+    fixture.enqueue(
+        Reply::text("Spain won Euro 2024 [1].")
+            .source("https://uefa.example/euro-2024", "uefa.com")
+            .source("https://news.example/berlin", "news.example"),
+    );
+    chat::ask(&session, "Who won Euro 2024?").await;
+    let body = gemini_bodies(&fixture).pop().unwrap();
+    let tools = body["tools"].as_array().cloned().unwrap_or_default();
+    assert!(tools.contains(&json!({"google_search": {}})), "{body}");
+    session
+        .wait_until(
+            "[...document.querySelectorAll('.message--assistant')].at(-1)
+               .querySelector('.search-block__item[data-by-model]')?.textContent
+               .includes('Pages found: 2')",
+        )
+        .await;
+    assert_eq!(
+        search_block(&session).await,
+        json!([["The model's own search", "found", "Pages found: 2"]])
+    );
+
+    session.assert_no_console_errors().await;
+}
+
+/// Settings › Web search set to the model provider's own search.
+async fn choose_the_models_own_search(session: &AppSession) {
+    session.open_settings_tab("web-search").await;
+    session.wait_for("#web-search-panel").await;
+    session.set_value("#web-search-service", "model").await;
+    session.click("#web-search-save").await;
+    session
+        .wait_until("document.getElementById('web-search-verdict').dataset.ready === 'true'")
+        .await;
+    session.close_settings().await;
+    session
+        .wait_for("#composer-web-search[aria-pressed='true']")
+        .await;
+}
+
+#[tokio::test]
+async fn a_model_without_a_search_of_its_own_is_said_so_and_asked_for_none() {
+    // An OpenAI-compatible chat model has no search of its own: the block says so, and
+    // its request asks for none.
+    let fixture = ProviderFixture::start().await;
+    let session = chat::ready(&fixture).await;
+    choose_the_models_own_search(&session).await;
+    fixture.enqueue(Reply::text("Without a search: Spain."));
+    chat::ask(&session, "Who won Euro 2020?").await;
+    let block = search_block(&session).await;
+    assert_eq!(block[0][1], "failed", "{block}");
+    assert_eq!(
+        block[0][2], "This model does not search by itself.",
+        "{block}"
+    );
+    let last = chat_bodies(&fixture).pop().unwrap();
+    assert!(!last.to_string().contains("web_search"), "{last}");
+    session.assert_no_console_errors().await;
 }

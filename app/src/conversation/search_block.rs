@@ -58,9 +58,14 @@ pub fn block(live: LiveMessage) -> impl IntoView {
                             ("failed", crate::web_search::describe(&i18n, &code, status))
                         }
                     };
+                    let query = if searched.by_model {
+                        i18n.t(Key::WebSearchBlockByModel)
+                    } else {
+                        searched.query
+                    };
                     view! {
-                        <li class="search-block__item" data-state=state>
-                            <span class="search-block__query">{searched.query}</span>
+                        <li class="search-block__item" data-state=state data-by-model=searched.by_model.then_some("")>
+                            <span class="search-block__query">{query}</span>
                             <span class="search-block__outcome">
                                 {said}
                             </span>

@@ -1089,4 +1089,6 @@ keys! {
     WebSearchSaveFailed => "web_search.save_failed",
     WebSearchReady => "web_search.ready",
     HealthServiceSearch => "health.service.search",
+    WebSearchServiceModel => "web_search.service.model",
+    WebSearchBlockByModel => "web_search.block.by_model",
 }

@@ -1,5 +1,6 @@
 //! Settings › Web search: the service replies search with (off, this deployment's own,
-//! SearXNG, Brave, Tavily, Exa or Google Programmable Search), what it needs (an
+//! the model provider's own, SearXNG, Brave, Tavily, Exa or Google Programmable
+//! Search), what it needs (an
 //! instance address, a key sealed in the vault, an engine id) and how many pages a
 //! search asks for; under them, what the one resolver says (`crate::web_search::
 //! resolve`): ready, or the one thing missing, in the user's language.
@@ -18,7 +19,8 @@ use crate::ui::toast::{ToastKind, use_toasts};
 /// A choice's value in the select.
 fn slug(choice: SearchChoice) -> &'static str {
     match choice {
-        SearchChoice::Off | SearchChoice::ModelOwn => "off",
+        SearchChoice::Off => "off",
+        SearchChoice::ModelOwn => "model",
         SearchChoice::Default => "default",
         SearchChoice::Provider(kind) => kind.as_str(),
     }
@@ -27,6 +29,7 @@ fn slug(choice: SearchChoice) -> &'static str {
 fn choice_of(slug: &str) -> SearchChoice {
     match slug {
         "default" => SearchChoice::Default,
+        "model" => SearchChoice::ModelOwn,
         other => other
             .parse::<SearchProviderKind>()
             .map_or(SearchChoice::Off, SearchChoice::Provider),
@@ -66,7 +69,7 @@ pub fn WebSearchPanel() -> impl IntoView {
             let Ok(stored) = crate::web_search::settings().await else {
                 return;
             };
-            let said = match crate::web_search::resolve(&stored).await {
+            let said = match crate::web_search::resolve(&stored, None).await {
                 Ok(_) => Ok(()),
                 Err(missing) => Err(crate::web_search::missing_text(&i18n, missing)),
             };
@@ -170,6 +173,9 @@ pub fn WebSearchPanel() -> impl IntoView {
                 <option value="off" selected=move || choice.get() == "off">{tr(Key::WebSearchServiceOff)}</option>
                 <option value="default" selected=move || choice.get() == "default">
                     {tr(Key::WebSearchServiceDefault)}
+                </option>
+                <option value="model" selected=move || choice.get() == "model">
+                    {tr(Key::WebSearchServiceModel)}
                 </option>
                 {SearchProviderKind::ALL
                     .into_iter()

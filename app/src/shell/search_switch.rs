@@ -46,7 +46,7 @@ fn SearchSwitch() -> impl IntoView {
                     Err(_) => return,
                 },
             };
-            let can = crate::web_search::resolve(&current).await.is_ok();
+            let can = crate::web_search::resolve(&current, None).await.is_ok();
             let _ = ready.try_set(can);
         });
     });

@@ -148,10 +148,15 @@ pub async fn offered(model_searches: bool) -> Offered {
     }
 }
 
-/// Whether replies can search with `settings` now, and how.
-pub async fn resolve(settings: &WebSearchSettings) -> Result<Route, Missing> {
+/// Whether replies can search with `settings` now, and how: for a reply's model when
+/// `model_searches` says whether it searches by itself, or for any model (`None`: the
+/// settings and the switch, where the model's own search is decided at each reply).
+pub async fn resolve(
+    settings: &WebSearchSettings,
+    model_searches: Option<bool>,
+) -> Result<Route, Missing> {
     let setup = settings.setup(saved_keys().await);
-    capability::resolve(&setup, offered(false).await)
+    capability::resolve(&setup, offered(model_searches.unwrap_or(true)).await)
 }
 
 /// Why a search failed: a stable code and the service's status, if any.
@@ -280,6 +285,12 @@ pub fn describe(i18n: &I18n, code: &str, status: Option<u16>) -> String {
         "SEARCH_ANSWER_MALFORMED" => Key::WebSearchFailMalformed,
         "SEARCH_KEY_MISSING" | "SEARCH_KEY_UNREADABLE" => Key::WebSearchFailKeyMissing,
         "SEARCH_UNCONFIGURED" => Key::WebSearchMissingDefault,
+        "SEARCH_NO_EDGE" => Key::WebSearchMissingEdge,
+        "SEARCH_BYOK_UNAVAILABLE" => Key::WebSearchMissingSealing,
+        "SEARCH_URL_MISSING" => Key::WebSearchMissingUrl,
+        "SEARCH_URL_INVALID" => Key::WebSearchMissingBadUrl,
+        "SEARCH_ENGINE_ID_MISSING" => Key::WebSearchMissingEngineId,
+        "SEARCH_MODEL_CANNOT" => Key::WebSearchMissingModel,
         "SEARCH_INTERRUPTED" => Key::WebSearchFailInterrupted,
         "URL_BLOCKED" => Key::WebSearchFailBlocked,
         "RESPONSE_TIMEOUT" => Key::WebSearchFailTimeout,

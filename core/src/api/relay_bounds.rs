@@ -305,6 +305,7 @@ mod tests {
                 temperature: Some(0.7),
                 max_output_tokens: Some(1024),
                 reasoning_effort: None,
+                web_search: false,
             },
             capabilities: ModelCapabilities::default(),
         }

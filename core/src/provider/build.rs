@@ -80,6 +80,69 @@ mod tests {
     }
 
     #[test]
+    fn the_providers_own_search_is_its_own_tool_beside_the_functions() {
+        let mut request = conversation();
+        request.web_search = true;
+        let body = |request: &ChatRequest, protocol, capabilities: &ModelCapabilities| {
+            build(
+                &endpoint(protocol, "https://x.example/v1", false),
+                request,
+                capabilities,
+            )
+            .unwrap()
+            .body
+        };
+        // OpenAI Responses: the `web_search` tool after the functions.
+        let responses = body(&request, Protocol::OpenAiResponses, &FULL);
+        let tools = responses["tools"].as_array().unwrap();
+        assert_eq!(
+            tools.last().unwrap(),
+            &serde_json::json!({"type": "web_search"})
+        );
+        assert!(tools.len() > 1, "{responses}");
+        // Anthropic: its versioned server tool, at most four searches.
+        let anthropic = body(&request, Protocol::Anthropic, &FULL);
+        let search = anthropic["tools"]
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap()
+            .clone();
+        assert_eq!(search["type"], "web_search_20250305");
+        assert_eq!(search["max_uses"], 4);
+        // Gemini: Google Search grounding as a tool of its own.
+        let gemini = body(&request, Protocol::Gemini, &FULL);
+        assert_eq!(
+            gemini["tools"].as_array().unwrap().last().unwrap(),
+            &serde_json::json!({"google_search": {}})
+        );
+        // A model without function tools still gets the search.
+        let plain = ModelCapabilities {
+            tools: false,
+            ..FULL
+        };
+        assert_eq!(
+            body(&request, Protocol::OpenAiResponses, &plain)["tools"],
+            serde_json::json!([{"type": "web_search"}])
+        );
+        // Off: no search tool anywhere.
+        request.web_search = false;
+        for protocol in [
+            Protocol::OpenAiResponses,
+            Protocol::Anthropic,
+            Protocol::Gemini,
+        ] {
+            let text = body(&request, protocol, &FULL).to_string();
+            assert!(
+                !text.contains("web_search") && !text.contains("google_search"),
+                "{text}"
+            );
+        }
+        assert!(Protocol::Gemini.searches_itself());
+        assert!(!Protocol::OpenAiChat.searches_itself());
+    }
+
+    #[test]
     fn invalid_inputs_are_typed_errors() {
         let request = conversation();
         assert_eq!(

@@ -58,6 +58,14 @@ impl Protocol {
         matches!(self, Self::Gemini)
     }
 
+    /// Whether the provider can search the web by itself when asked
+    /// ([`request::ChatRequest::web_search`]): OpenAI's Responses `web_search` tool,
+    /// Anthropic's web search tool, Gemini's Google Search grounding. Chat Completions has
+    /// no general one.
+    pub fn searches_itself(self) -> bool {
+        !matches!(self, Self::OpenAiChat)
+    }
+
     /// The wire name (`openai-chat`, `openai-responses`, `anthropic`, `gemini`), also
     /// used in BYOK contexts (`provider:<name>`).
     pub fn as_str(self) -> &'static str {

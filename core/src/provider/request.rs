@@ -181,6 +181,11 @@ pub struct ChatRequest {
     pub max_output_tokens: Option<u64>,
     /// Reasoning effort, when the user set one.
     pub reasoning_effort: Option<ReasoningEffort>,
+    /// The provider searches the web with its own tool this round (only where the
+    /// protocol has one: `Protocol::searches_itself`); the pages it uses arrive as
+    /// sources.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub web_search: bool,
 }
 
 /// Where a provider lives and which dialect it speaks.
@@ -474,6 +479,7 @@ pub(crate) mod fixtures {
             temperature: Some(0.3),
             max_output_tokens: None,
             reasoning_effort: Some(ReasoningEffort::High),
+            web_search: false,
         }
     }
 

@@ -13,8 +13,12 @@ pub const MAX_RECORDED: usize = 16;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SearchRecord {
-    /// The query as sent.
+    /// The query as sent (empty for the model provider's own search, whose queries are
+    /// its own).
     pub query: String,
+    /// The model provider searched with its own tool (`query` is then empty).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub by_model: bool,
     /// How it went.
     pub outcome: SearchOutcome,
 }
@@ -86,10 +90,12 @@ mod tests {
     fn records_round_trip_and_unreadable_text_is_none() {
         let records = vec![
             SearchRecord {
+                by_model: false,
                 query: "tides".into(),
                 outcome: SearchOutcome::Found { pages: 5, new: 4 },
             },
             SearchRecord {
+                by_model: false,
                 query: "moon".into(),
                 outcome: SearchOutcome::Failed {
                     code: "SEARCH_KEY_REFUSED".into(),
@@ -109,6 +115,7 @@ mod tests {
     fn the_list_is_bounded() {
         let many: Vec<SearchRecord> = (0..40)
             .map(|n| SearchRecord {
+                by_model: false,
                 query: n.to_string(),
                 outcome: SearchOutcome::Searching,
             })
@@ -120,10 +127,12 @@ mod tests {
     fn a_search_left_waiting_by_a_reload_is_interrupted() {
         let mut records = vec![
             SearchRecord {
+                by_model: false,
                 query: "a".into(),
                 outcome: SearchOutcome::Searching,
             },
             SearchRecord {
+                by_model: false,
                 query: "b".into(),
                 outcome: SearchOutcome::Found { pages: 1, new: 1 },
             },

@@ -175,9 +175,25 @@ async fn drive(
     }
     // Searching belongs to a fresh reply (a continuation finishes its text).
     let search = match mode {
-        Mode::Fresh => web_search::TurnWebSearch::for_reply(context, reply.live).await,
+        Mode::Fresh => {
+            let (protocol, _) = prepared.target.provider.kind.protocol();
+            let question = prepared.turn.history.newest.content.clone();
+            web_search::TurnWebSearch::for_reply(
+                context,
+                reply.live,
+                &question,
+                protocol.searches_itself(),
+            )
+            .await
+        }
         Mode::Continue => None,
     };
+    let model_search = search
+        .as_ref()
+        .is_some_and(web_search::TurnWebSearch::by_model);
+    if model_search {
+        reply.set_model_search();
+    }
     for producer in producers(conversation.as_ref(), workspace.as_ref(), search.as_ref()) {
         if !producer.applies(&prepared.turn) {
             continue;
@@ -231,7 +247,9 @@ async fn drive(
             Ok(planned) => {
                 reply.notes = planned.notes;
                 reply.cite(planned.cited);
-                planned.request
+                let mut request = planned.request;
+                request.web_search = model_search;
+                request
             }
             Err(error) => return Ending::Failed(GenerationError::context(&error)),
         };

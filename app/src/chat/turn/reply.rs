@@ -14,6 +14,7 @@ use hearth_core::chat::{GenerationError, MessageStatus, RunId, RunOutcome};
 use hearth_core::provider::tool_calls::ToolCall;
 use hearth_core::provider::{FinishReason, ImageData, Usage};
 use hearth_core::skill::AppliedSkill;
+use hearth_core::web_search::record::{self, SearchOutcome, SearchRecord};
 use leptos::prelude::*;
 use serde_json::json;
 
@@ -52,6 +53,8 @@ pub struct Reply {
     pub notes: Vec<ContextNote>,
     /// The skills applied to the reply.
     pub skills: Vec<AppliedSkill>,
+    /// The model provider searches by itself: the search block counts the pages.
+    model_search: bool,
     started: f64,
     first_token: Option<f64>,
     /// When the reply ended (the total its record and its screen say).
@@ -93,6 +96,7 @@ impl Reply {
             finish: None,
             notes: Vec::new(),
             skills: live.record.with_untracked(|r| r.skill_invocations.clone()),
+            model_search: false,
             started: now(),
             first_token: None,
             ended: None,
@@ -184,9 +188,29 @@ impl Reply {
         self.show(MessageStatus::Streaming);
     }
 
+    /// The model provider searches by itself for this reply: its search block says so
+    /// and counts the pages it draws on.
+    pub fn set_model_search(&mut self) {
+        self.model_search = true;
+        self.show(MessageStatus::Streaming);
+    }
+
     /// Shows what the run knows with `status` and `error`.
     fn show_with(&self, status: MessageStatus, error: Option<&GenerationError>) {
+        let searched = self.model_search.then(|| {
+            let pages = self.sources.iter().filter(|s| s.passage.is_none()).count() as u32;
+            record::encode(&[SearchRecord {
+                query: String::new(),
+                by_model: true,
+                outcome: SearchOutcome::Found { pages, new: pages },
+            }])
+        });
         self.live.record.update(|r| {
+            if let Some(searched) = searched
+                && r.web_searches != searched
+            {
+                r.web_searches = searched;
+            }
             if r.tool_rounds != self.rounds {
                 r.tool_rounds = self.rounds.clone();
             }

@@ -11,6 +11,10 @@
 //!   withdraws the tool.
 //! - Every search is recorded for the reply's search block (`SearchRecord`), its
 //!   failures as codes: a failed search never fails the reply, and never disappears.
+//! - With the model provider's own search chosen, a model whose protocol has one asks
+//!   for it in every round (`ChatRequest::web_search`); the pages arrive as sources and
+//!   the block counts them (`Reply::set_model_search`). A model without one is told in
+//!   the block.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -22,7 +26,7 @@ use hearth_core::chat::tools::{ToolCallRecord, ToolCallStatus};
 use hearth_core::chat::{GenerationError, Phase};
 use hearth_core::context::Band;
 use hearth_core::web_search::WebResult;
-use hearth_core::web_search::capability::Route;
+use hearth_core::web_search::capability::{Missing, Route};
 use hearth_core::web_search::policy::{self, TurnSearches};
 use hearth_core::web_search::record::{self, SearchOutcome, SearchRecord};
 use hearth_core::web_search::settings::{WebSearchSettings, question_query};
@@ -51,8 +55,16 @@ struct State {
 }
 
 impl TurnWebSearch {
-    /// The searching of reply `live`, when the switch is on and search works now.
-    pub async fn for_reply(context: TurnContext, live: LiveMessage) -> Option<Self> {
+    /// The searching of reply `live` to `question`, when the switch is on and search
+    /// works now for a model that does (`model_searches`) or does not search by itself.
+    /// When the switch is on but search cannot work, the reply's search block says why
+    /// (the user is told, never left to wonder), and the reply goes on without.
+    pub async fn for_reply(
+        context: TurnContext,
+        live: LiveMessage,
+        question: &str,
+        model_searches: bool,
+    ) -> Option<Self> {
         if !crate::web_search::chosen_here() {
             return None;
         }
@@ -60,7 +72,26 @@ impl TurnWebSearch {
         if !settings.enabled {
             return None;
         }
-        let route = crate::web_search::resolve(&settings).await.ok()?;
+        let route = match crate::web_search::resolve(&settings, Some(model_searches)).await {
+            Ok(route) => route,
+            Err(Missing::Off) => return None,
+            Err(missing) => {
+                let failed = SearchRecord {
+                    by_model: missing == Missing::ModelCannot,
+                    query: match missing {
+                        Missing::ModelCannot => String::new(),
+                        _ => question_query(question).unwrap_or_default(),
+                    },
+                    outcome: SearchOutcome::Failed {
+                        code: missing.code().into(),
+                        status: None,
+                    },
+                };
+                live.record
+                    .update(|r| r.web_searches = record::encode(&[failed]));
+                return None;
+            }
+        };
         Some(Self(Rc::new(RefCell::new(State {
             live,
             route,
@@ -79,9 +110,15 @@ impl TurnWebSearch {
         state.live.record.update(|r| r.web_searches = encoded);
     }
 
+    /// Whether the model provider searches by itself (its own tool, asked in each
+    /// round's request), rather than Hearth through the edge.
+    pub fn by_model(&self) -> bool {
+        self.0.borrow().route == Route::ModelOwn
+    }
+
     /// Whether the model is still offered the tool.
     pub fn offers_tool(&self) -> bool {
-        self.0.borrow().policy.offers_tool()
+        !self.by_model() && self.0.borrow().policy.offers_tool()
     }
 
     /// Ends a round of tool calls (a round that found nothing new ends the searching).
@@ -95,6 +132,7 @@ impl TurnWebSearch {
         let (route, settings, language, at) = {
             let mut state = self.0.borrow_mut();
             state.records.push(SearchRecord {
+                by_model: false,
                 query: query.clone(),
                 outcome: SearchOutcome::Searching,
             });
@@ -209,7 +247,7 @@ impl PhaseProducer for Searching {
     }
 
     fn applies(&self, turn: &TurnRequest) -> bool {
-        question_query(&turn.history.newest.content).is_some()
+        !self.search.by_model() && question_query(&turn.history.newest.content).is_some()
     }
 
     fn produce<'a>(

@@ -21,6 +21,9 @@ pub(crate) fn build(
     (format!("{base}/messages"), body(context, request))
 }
 
+/// Anthropic's server-side web search tool, by its versioned type.
+const WEB_SEARCH_TOOL: &str = "web_search_20250305";
+
 fn body(context: &mut Context, request: &ChatRequest) -> Value {
     let tools = context.tools_on(request);
     let mut messages: Vec<Value> = Vec::new();
@@ -107,20 +110,19 @@ fn body(context: &mut Context, request: &ChatRequest) -> Value {
         body.insert("temperature".into(), json!(temperature));
     }
     body.insert("max_tokens".into(), json!(max_tokens));
+    let mut offered: Vec<Value> = Vec::new();
     if tools {
-        body.insert(
-            "tools".into(),
-            Value::Array(
-                request
-                    .tools
-                    .iter()
-                    .map(|t| {
-                        json!({"name": t.name, "description": t.description,
-                        "input_schema": t.parameters})
-                    })
-                    .collect(),
-            ),
-        );
+        offered.extend(request.tools.iter().map(|t| {
+            json!({"name": t.name, "description": t.description,
+            "input_schema": t.parameters})
+        }));
+    }
+    if request.web_search {
+        offered.push(json!({"type": WEB_SEARCH_TOOL, "name": "web_search",
+            "max_uses": crate::web_search::policy::MAX_QUERIES_PER_TURN}));
+    }
+    if !offered.is_empty() {
+        body.insert("tools".into(), Value::Array(offered));
     }
     Value::Object(body)
 }

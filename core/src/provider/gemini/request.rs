@@ -102,13 +102,19 @@ fn body(context: &mut Context, request: &ChatRequest) -> Value {
     if !generation.is_empty() {
         body.insert("generationConfig".into(), Value::Object(generation));
     }
+    let mut offered: Vec<Value> = Vec::new();
     if tools {
-        body.insert(
-            "tools".into(),
-            json!([{"functionDeclarations": request.tools.iter().map(|t| json!({
-                "name": t.name, "description": t.description, "parameters": t.parameters
-            })).collect::<Vec<_>>()}]),
+        offered.push(
+            json!({"functionDeclarations": request.tools.iter().map(|t| json!({
+            "name": t.name, "description": t.description, "parameters": t.parameters
+        })).collect::<Vec<_>>()}),
         );
+    }
+    if request.web_search {
+        offered.push(json!({"google_search": {}}));
+    }
+    if !offered.is_empty() {
+        body.insert("tools".into(), Value::Array(offered));
     }
     Value::Object(body)
 }

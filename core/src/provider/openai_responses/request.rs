@@ -76,20 +76,18 @@ fn body(context: &mut Context, request: &ChatRequest) -> Value {
         body.insert("instructions".into(), json!(system));
     }
     insert_common(&mut body, request, "max_output_tokens");
+    let mut offered: Vec<Value> = Vec::new();
     if tools {
-        body.insert(
-            "tools".into(),
-            Value::Array(
-                request
-                    .tools
-                    .iter()
-                    .map(|t| {
-                        json!({"type": "function", "name": t.name,
-                        "description": t.description, "parameters": t.parameters})
-                    })
-                    .collect(),
-            ),
-        );
+        offered.extend(request.tools.iter().map(|t| {
+            json!({"type": "function", "name": t.name,
+            "description": t.description, "parameters": t.parameters})
+        }));
+    }
+    if request.web_search {
+        offered.push(json!({"type": "web_search"}));
+    }
+    if !offered.is_empty() {
+        body.insert("tools".into(), Value::Array(offered));
     }
     if let Some(effort) = context.effort(request) {
         body.insert(
