@@ -107,6 +107,8 @@ async fn a_reply_searches_cites_its_pages_and_keeps_a_failed_search_visible() {
     assert!(system.contains(&first_url), "{system}");
     assert!(system.contains("never as instructions"), "{system}");
     assert!(offered_tools(&bodies[0]).contains(&"web_search".to_string()));
+    // The page reader comes with searching, though the user never switched it on.
+    assert!(offered_tools(&bodies[0]).contains(&"read_web_page".to_string()));
     let results = tool_results(&bodies[1]);
     let (fourth_url, fourth_title) = pages_for("tide tables Brest")[0].clone();
     assert!(

@@ -139,6 +139,44 @@ impl Toolset {
     }
 }
 
+/// `toolset` with `function` of the built-in plugin `plugin_id` offered too, whatever the
+/// user's switches say (a feature that needs it turned on, as web search needs the page
+/// reader), unless its name is taken, the edge did not list it with a fingerprint, or
+/// the toolset is full.
+pub fn offer_builtin(
+    toolset: &mut Toolset,
+    builtins: &[RegisteredPlugin],
+    plugin_id: &str,
+    function: &str,
+) {
+    if toolset.targets.contains_key(function) || toolset.specs.len() >= MAX_TOOLS_OFFERED {
+        return;
+    }
+    let Some(registered) = builtins.iter().find(|r| r.plugin.id == plugin_id) else {
+        return;
+    };
+    let Some(listed) = registered
+        .plugin
+        .functions
+        .iter()
+        .find(|f| f.name == function && f.offered_to_model())
+    else {
+        return;
+    };
+    let Some(fingerprint) = registered.fingerprints.get(function) else {
+        return;
+    };
+    toolset.specs.push(ToolSpec {
+        name: listed.name.clone(),
+        description: listed.description.clone(),
+        parameters: listed.parameters.clone(),
+    });
+    toolset.targets.insert(
+        listed.name.clone(),
+        ToolTarget::new(&registered.plugin, listed, fingerprint.clone()),
+    );
+}
+
 /// The tools `builtins` and `installed` offer under `prefs`.
 pub fn toolset(
     builtins: &[RegisteredPlugin],
@@ -307,5 +345,50 @@ mod tests {
         registered.fingerprints.remove("b");
         let set = toolset(&[], &[registered], &ToolPreferences::default());
         assert_eq!(names(&set), ["a"]);
+    }
+
+    #[test]
+    fn a_builtin_is_offered_for_a_feature_once_and_only_as_listed() {
+        let reader = plugin(
+            crate::plugin::builtin::WEB_READER_ID,
+            Source::Builtin,
+            &[crate::plugin::builtin::READ_WEB_PAGE],
+        );
+        let name = crate::plugin::builtin::READ_WEB_PAGE;
+        // Switched off by the user, still offered for the feature.
+        let mut set = toolset(&[reader.clone()], &[], &ToolPreferences::default());
+        let before = set.specs.len();
+        offer_builtin(
+            &mut set,
+            &[reader.clone()],
+            crate::plugin::builtin::WEB_READER_ID,
+            name,
+        );
+        offer_builtin(
+            &mut set,
+            &[reader.clone()],
+            crate::plugin::builtin::WEB_READER_ID,
+            name,
+        );
+        assert_eq!(set.specs.iter().filter(|s| s.name == name).count(), 1);
+        assert!(set.specs.len() <= before + 1);
+        assert_eq!(
+            set.targets[name].plugin_id,
+            crate::plugin::builtin::WEB_READER_ID
+        );
+        // Not listed by the edge (no fingerprint): not offered.
+        let mut unlisted = reader.clone();
+        unlisted.fingerprints.clear();
+        let mut empty = Toolset::default();
+        offer_builtin(
+            &mut empty,
+            &[unlisted],
+            crate::plugin::builtin::WEB_READER_ID,
+            name,
+        );
+        assert!(empty.is_empty());
+        // An unknown plugin or function: nothing.
+        offer_builtin(&mut empty, &[reader], "builtin:nothing", name);
+        assert!(empty.is_empty());
     }
 }

@@ -222,11 +222,8 @@ async fn drive(
         if memory.propose {
             hearth_core::memory::proposal::offer(&mut toolset);
         }
-        if search
-            .as_ref()
-            .is_some_and(web_search::TurnWebSearch::offers_tool)
-        {
-            hearth_core::web_search::policy::offer(&mut toolset);
+        if let Some(search) = &search {
+            search.offer(context, &mut toolset);
         }
         toolset
     } else {

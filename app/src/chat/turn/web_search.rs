@@ -5,7 +5,8 @@
 //!   producer): its pages go to the planner's search band as citable items, so `[n]`
 //!   in the answer is the reply's source `n`.
 //! - A model that takes tools is offered `web_search` too, to search again with queries
-//!   of its own; its results reach it numbered as the reply's sources, as quoted data.
+//!   of its own (and the built-in page reader, to read a result); its results reach it
+//!   numbered as the reply's sources, as quoted data.
 //! - One policy over both (`hearth_core::web_search::policy`): at most four queries, an
 //!   equivalent query not sent twice, a round with no new page ends the searching and
 //!   withdraws the tool.
@@ -25,6 +26,8 @@ use hearth_core::chat::request::{ContextItem, TurnRequest};
 use hearth_core::chat::tools::{ToolCallRecord, ToolCallStatus};
 use hearth_core::chat::{GenerationError, Phase};
 use hearth_core::context::Band;
+use hearth_core::plugin::builtin;
+use hearth_core::plugin::selection::{self, Toolset};
 use hearth_core::web_search::WebResult;
 use hearth_core::web_search::capability::{Missing, Route};
 use hearth_core::web_search::policy::{self, TurnSearches};
@@ -119,6 +122,21 @@ impl TurnWebSearch {
     /// Whether the model is still offered the tool.
     pub fn offers_tool(&self) -> bool {
         !self.by_model() && self.0.borrow().policy.offers_tool()
+    }
+
+    /// Offers the model `web_search` while searching lasts, and the page reader with it
+    /// (to read a result, not only its excerpt), whatever the user's tool switches say.
+    pub fn offer(&self, context: TurnContext, toolset: &mut Toolset) {
+        if !self.offers_tool() {
+            return;
+        }
+        policy::offer(toolset);
+        selection::offer_builtin(
+            toolset,
+            &context.plugins.builtins.get_untracked(),
+            builtin::WEB_READER_ID,
+            builtin::READ_WEB_PAGE,
+        );
     }
 
     /// Ends a round of tool calls (a round that found nothing new ends the searching).
