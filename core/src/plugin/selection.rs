@@ -356,17 +356,21 @@ mod tests {
         );
         let name = crate::plugin::builtin::READ_WEB_PAGE;
         // Switched off by the user, still offered for the feature.
-        let mut set = toolset(&[reader.clone()], &[], &ToolPreferences::default());
+        let mut set = toolset(
+            std::slice::from_ref(&reader),
+            &[],
+            &ToolPreferences::default(),
+        );
         let before = set.specs.len();
         offer_builtin(
             &mut set,
-            &[reader.clone()],
+            std::slice::from_ref(&reader),
             crate::plugin::builtin::WEB_READER_ID,
             name,
         );
         offer_builtin(
             &mut set,
-            &[reader.clone()],
+            std::slice::from_ref(&reader),
             crate::plugin::builtin::WEB_READER_ID,
             name,
         );
