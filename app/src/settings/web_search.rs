@@ -109,7 +109,10 @@ pub fn WebSearchPanel() -> impl IntoView {
         let chosen = choice_of(&choice.get_untracked());
         let url = searxng_url.get_untracked();
         let id = engine_id.get_untracked();
-        let count = results.get_untracked().parse().unwrap_or(0);
+        let count = results
+            .get_untracked()
+            .parse()
+            .unwrap_or(hearth_core::web_search::DEFAULT_RESULTS as u8);
         spawn_local(async move {
             let mut outcome = crate::web_search::change(move |s: &mut WebSearchSettings| {
                 s.choice = chosen;
