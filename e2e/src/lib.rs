@@ -22,6 +22,8 @@
 //! - [`provider_fixture`]: a fake model provider on 127.0.0.1 speaking each protocol's
 //!   streaming wire format on its real paths, with CORS, scripted replies (errors,
 //!   truncation, stalls, tool calls) and a record of every request.
+//! - [`search_stand_in`]: the search services web search tests call (a SearXNG
+//!   instance, Brave's API), every query and key recorded.
 //! - [`tool_peers`]: the services tools tests call: a Petstore-style REST API with its
 //!   OpenAPI description, and the npm MCP `server-everything`.
 //! - [`tap`]: a recording TCP proxy between the browser and the edge, to check the
@@ -37,7 +39,7 @@ pub mod knowledge;
 pub mod paths;
 pub mod process;
 pub mod provider_fixture;
-pub mod searxng;
+pub mod search_stand_in;
 pub mod tap;
 pub mod tool_peers;
 pub mod workspace;
@@ -56,7 +58,12 @@ pub struct AppSession {
 impl AppSession {
     /// Starts everything and opens the app in a `width` × `height` window.
     pub async fn open(width: u32, height: u32) -> Self {
-        let stack = Stack::start();
+        Self::open_with_env(width, height, &[]).await
+    }
+
+    /// As [`AppSession::open`], with the edge started with `env` added.
+    pub async fn open_with_env(width: u32, height: u32, env: &[(&str, &str)]) -> Self {
+        let stack = Stack::start_with_env(env);
         let browser = Browser::open(&stack, width, height).await;
         browser.open_app("/").await;
         Self { browser, stack }

@@ -9,11 +9,14 @@
 //! twice, and a round that finds no new page ends the searching. With the model
 //! provider's own search chosen, a Gemini model is asked to ground with Google Search
 //! (its pages counted in the block), and a model without a search of its own is said so.
+//! A keyed service (Brave's API, the stand-in at the operator's base) gets the key the
+//! user sealed in this browser, until it is forgotten; the deployment's own service
+//! serves a user who chooses it without the browser learning what or where it is.
 
 use hearth_e2e::AppSession;
 use hearth_e2e::chat::{self, chat_bodies, offered_tools, system_of};
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
-use hearth_e2e::searxng::{Searxng, pages_for};
+use hearth_e2e::search_stand_in::{BRAVE_KEY, SearchStandIn, pages_for};
 use serde_json::{Value, json};
 
 /// The tool results a request body carries: `tool` messages, or, in a round offered no
@@ -46,7 +49,7 @@ async fn search_block(session: &AppSession) -> Value {
 }
 
 /// A session whose model takes tools, searching with the stand-in `searx`.
-async fn searching_session(fixture: &ProviderFixture, searx: &Searxng) -> AppSession {
+async fn searching_session(fixture: &ProviderFixture, searx: &SearchStandIn) -> AppSession {
     fixture.set_tool_models(true);
     let session = chat::ready(fixture).await;
     session.open_settings_tab("web-search").await;
@@ -86,7 +89,7 @@ async fn searching_session(fixture: &ProviderFixture, searx: &Searxng) -> AppSes
 #[tokio::test]
 async fn a_reply_searches_cites_its_pages_and_keeps_a_failed_search_visible() {
     let fixture = ProviderFixture::start().await;
-    let searx = Searxng::start();
+    let searx = SearchStandIn::start();
     let session = searching_session(&fixture, &searx).await;
 
     // The question is searched first; the model searches once more, then answers.
@@ -210,7 +213,7 @@ async fn a_reply_searches_cites_its_pages_and_keeps_a_failed_search_visible() {
 #[tokio::test]
 async fn a_turn_searches_at_most_four_times_never_twice_alike_and_stops_when_nothing_is_new() {
     let fixture = ProviderFixture::start().await;
-    let searx = Searxng::start();
+    let searx = SearchStandIn::start();
     let session = searching_session(&fixture, &searx).await;
 
     // The question, then "alpha" and "ALPHA  " in one round (the same query), then
@@ -265,7 +268,7 @@ async fn a_turn_searches_at_most_four_times_never_twice_alike_and_stops_when_not
 #[tokio::test]
 async fn the_search_block_and_settings_fit_a_phone_in_the_dark_theme() {
     let fixture = ProviderFixture::start().await;
-    let searx = Searxng::start();
+    let searx = SearchStandIn::start();
     let session = searching_session(&fixture, &searx).await;
     fixture.enqueue(Reply::text("Noon [1]."));
     chat::ask(&session, "When is high tide in Brest?").await;
@@ -366,5 +369,130 @@ async fn a_model_without_a_search_of_its_own_is_said_so_and_asked_for_none() {
     );
     let last = chat_bodies(&fixture).pop().unwrap();
     assert!(!last.to_string().contains("web_search"), "{last}");
+    session.assert_no_console_errors().await;
+}
+
+/// In Settings › Web search (opened here), chooses the service `value` (with `key`, when
+/// given), saves, and waits for a verdict that says `ready` (for `false`, the first
+/// verdict shown may still be the one from before the save).
+async fn choose_service(session: &AppSession, value: &str, key: Option<&str>, ready: bool) {
+    session.open_settings_tab("web-search").await;
+    session.wait_for("#web-search-panel").await;
+    session.set_value("#web-search-service", value).await;
+    if let Some(key) = key {
+        session.wait_for("#web-search-api-key").await;
+        session.set_value("#web-search-api-key", key).await;
+    }
+    session.click("#web-search-save").await;
+    session
+        .wait_until(&format!(
+            "(() => {{ const v = document.getElementById('web-search-verdict');
+               return v.dataset.ready === '{ready}' && v.textContent.length > 0; }})()"
+        ))
+        .await;
+}
+
+#[tokio::test]
+async fn a_keyed_service_searches_with_the_key_sealed_here_and_stops_once_it_is_forgotten() {
+    let services = SearchStandIn::start();
+    let base = services.url();
+    let fixture = ProviderFixture::start().await;
+    let session =
+        AppSession::open_with_env(1280, 900, &[("HEARTH_BRAVE_SEARCH_BASE_URL", &base)]).await;
+    chat::prepare(&session, &fixture, None).await;
+
+    // Without a key, the resolver says what is missing; with one, search is ready.
+    choose_service(&session, "brave", None, false).await;
+    session
+        .wait_until(
+            "document.getElementById('web-search-verdict').textContent
+               === 'No key is saved for this search service.'",
+        )
+        .await;
+    session.set_value("#web-search-api-key", BRAVE_KEY).await;
+    session.click("#web-search-save").await;
+    session
+        .wait_until("document.getElementById('web-search-verdict').dataset.ready === 'true'")
+        .await;
+    // Shown masked, never whole, and stored only sealed.
+    session
+        .wait_until("document.getElementById('web-search-api-key-hint')?.textContent === 'Saved key: BSA…6c1d'")
+        .await;
+    let page: Value = session
+        .js("return document.documentElement.outerHTML", vec![])
+        .await;
+    assert!(!page.as_str().unwrap().contains(BRAVE_KEY));
+    let secrets = chat::stored_records(&session, "secrets").await;
+    assert_eq!(secrets.len(), 1, "{secrets:?}");
+    assert!(!serde_json::to_string(&secrets).unwrap().contains(BRAVE_KEY));
+    session.close_settings().await;
+
+    fixture.enqueue(Reply::text("High tide at noon [1]."));
+    chat::ask(&session, "tides in Brest").await;
+    // The edge opened the envelope and sent the key as Brave's header.
+    assert_eq!(services.keys(), [BRAVE_KEY]);
+    assert_eq!(services.queries(), ["tides in Brest"]);
+    assert_eq!(
+        search_block(&session).await,
+        json!([["tides in Brest", "found", "Pages found: 3"]])
+    );
+    let system = system_of(&chat_bodies(&fixture).pop().unwrap());
+    assert!(system.contains("Brave on tides in Brest."), "{system}");
+
+    // Forgotten: the verdict says so, the switch goes, replies search no more.
+    session.open_settings_tab("web-search").await;
+    session.click("#web-search-forget-key").await;
+    session
+        .wait_until("document.getElementById('web-search-verdict').dataset.ready === 'false'")
+        .await;
+    session.close_settings().await;
+    session
+        .wait_until("document.getElementById('composer-web-search') === null")
+        .await;
+    fixture.enqueue(Reply::text("From memory."));
+    chat::ask(&session, "tides in Vannes").await;
+    assert_eq!(services.queries().len(), 1);
+    session.assert_no_console_errors().await;
+}
+
+#[tokio::test]
+async fn the_deployments_own_search_serves_users_who_choose_it_and_stays_on_the_edge() {
+    let services = SearchStandIn::start();
+    let instance = services.url();
+    let fixture = ProviderFixture::start().await;
+    let session = AppSession::open_with_env(
+        1280,
+        900,
+        &[
+            ("HEARTH_SEARCH_PROVIDER", "searxng"),
+            ("HEARTH_SEARXNG_URL", &instance),
+        ],
+    )
+    .await;
+    chat::prepare(&session, &fixture, None).await;
+    choose_service(&session, "default", None, true).await;
+    session.close_settings().await;
+    // The browser never learns which service, nor where it is.
+    let config: Value = session
+        .js_async(
+            "const done = arguments[arguments.length - 1];
+             fetch('/api/config').then((r) => r.text()).then(done);",
+            vec![],
+        )
+        .await;
+    let config = config.as_str().unwrap();
+    assert!(config.contains("\"defaultSearch\":true"), "{config}");
+    assert!(
+        !config.contains(&instance) && !config.contains("searxng"),
+        "{config}"
+    );
+
+    fixture.enqueue(Reply::text("Noon [1]."));
+    chat::ask(&session, "When is high tide in Brest?").await;
+    assert_eq!(services.queries(), ["When is high tide in Brest?"]);
+    assert_eq!(
+        search_block(&session).await,
+        json!([["When is high tide in Brest?", "found", "Pages found: 3"]])
+    );
     session.assert_no_console_errors().await;
 }

@@ -1,8 +1,11 @@
-//! A stand-in for a SearXNG instance on loopback, for the web search tests: it answers
-//! `GET /search?q=…&format=json` with SearXNG's documented JSON (`results` of `url`,
-//! `title`, `content`, `engine`), three pages per query made from the query's words, and
-//! records every query. Switched to "JSON off", it answers 403 as an instance without
-//! `json` in its `search.formats` does. Runs on its own thread; stops when dropped.
+//! A stand-in for the search services on loopback, for the web search tests. As a
+//! SearXNG instance it answers `GET /search?q=…&format=json` with SearXNG's documented
+//! JSON (`results` of `url`, `title`, `content`, `engine`); switched to "JSON off", it
+//! answers 403 as an instance without `json` in its `search.formats` does. As Brave's
+//! API it answers `GET /res/v1/web/search?q=…&count=…` with `{web: {results}}` when the
+//! `X-Subscription-Token` header holds [`BRAVE_KEY`], 401 otherwise. Either way three
+//! pages per query, made from the query's words; every query and every key it was sent
+//! is recorded. Runs on its own thread; stops when dropped.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -10,19 +13,23 @@ use std::thread::JoinHandle;
 
 use axum::Router;
 use axum::extract::State;
-use axum::http::{StatusCode, Uri};
+use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 use tokio::sync::oneshot;
 
+/// The Brave key the stand-in accepts.
+pub const BRAVE_KEY: &str = "BSA-e2e-brave-key-6c1d";
+
 #[derive(Default)]
 struct Shared {
     queries: Mutex<Vec<String>>,
+    keys: Mutex<Vec<String>>,
     json_off: AtomicBool,
 }
 
-/// The stand-in instance.
-pub struct Searxng {
+/// The stand-in.
+pub struct SearchStandIn {
     port: u16,
     shared: Arc<Shared>,
     shutdown: Option<oneshot::Sender<()>>,
@@ -76,16 +83,63 @@ fn decoded(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-async fn search(State(shared): State<Arc<Shared>>, uri: Uri) -> Response {
-    let params: Vec<(String, String)> = uri
-        .query()
+/// The query parameters of `uri`, decoded.
+fn params(uri: &Uri) -> Vec<(String, String)> {
+    uri.query()
         .unwrap_or_default()
         .split('&')
         .filter_map(|pair| {
             let (key, value) = pair.split_once('=')?;
             Some((decoded(key), decoded(value)))
         })
+        .collect()
+}
+
+/// Brave's web search.
+async fn brave(State(shared): State<Arc<Shared>>, headers: HeaderMap, uri: Uri) -> Response {
+    let params = params(&uri);
+    let query = params
+        .iter()
+        .find(|(k, _)| k == "q")
+        .map(|(_, v)| v.clone())
+        .unwrap_or_default();
+    let key = headers
+        .get("x-subscription-token")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    shared
+        .keys
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .push(key.clone());
+    shared
+        .queries
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .push(query.clone());
+    if key != BRAVE_KEY {
+        return (
+            StatusCode::UNAUTHORIZED,
+            axum::Json(json!({"type": "ErrorResponse",
+            "error": {"code": "SUBSCRIPTION_TOKEN_INVALID", "status": 401}})),
+        )
+            .into_response();
+    }
+    let results: Vec<_> = pages_for(&query)
+        .into_iter()
+        .map(|(url, title)| {
+            json!({"title": title, "url": url, "age": "1 day ago",
+            "description": format!("Brave on <strong>{query}</strong>.")})
+        })
         .collect();
+    axum::Json(json!({"type": "search", "query": {"original": query},
+        "web": {"type": "search", "results": results}}))
+    .into_response()
+}
+
+async fn search(State(shared): State<Arc<Shared>>, uri: Uri) -> Response {
+    let params = params(&uri);
     let find = |name: &str| {
         params
             .iter()
@@ -120,7 +174,7 @@ async fn search(State(shared): State<Arc<Shared>>, uri: Uri) -> Response {
     .into_response()
 }
 
-impl Searxng {
+impl SearchStandIn {
     /// Starts the stand-in on a free loopback port.
     pub fn start() -> Self {
         let listener =
@@ -132,10 +186,11 @@ impl Searxng {
         let shared = Arc::new(Shared::default());
         let app = Router::new()
             .route("/search", axum::routing::get(search))
+            .route("/res/v1/web/search", axum::routing::get(brave))
             .with_state(shared.clone());
         let (shutdown, stopped) = oneshot::channel::<()>();
         let thread = std::thread::Builder::new()
-            .name("searxng-stand-in".into())
+            .name("search-stand-in".into())
             .spawn(move || {
                 let runtime = tokio::runtime::Builder::new_current_thread()
                     .enable_all()
@@ -158,9 +213,19 @@ impl Searxng {
         }
     }
 
-    /// Its address, as a user enters it.
+    /// Its address, as a user enters a SearXNG instance's, and as the operator points
+    /// Brave's API base at it.
     pub fn url(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// Every key Brave's API was sent, in order.
+    pub fn keys(&self) -> Vec<String> {
+        self.shared
+            .keys
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// Every query it was asked, in order.
@@ -178,7 +243,7 @@ impl Searxng {
     }
 }
 
-impl Drop for Searxng {
+impl Drop for SearchStandIn {
     fn drop(&mut self) {
         if let Some(shutdown) = self.shutdown.take() {
             let _ = shutdown.send(());
