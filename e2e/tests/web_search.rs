@@ -150,6 +150,19 @@ async fn a_reply_searches_cites_its_pages_and_keeps_a_failed_search_visible() {
         json!([first_url, fourth_url]),
         "{links}"
     );
+    // The receipt: the tools the reply called and its searches.
+    chat::click_in_last(&session, "assistant", "Details").await;
+    let details: Value = session
+        .js(
+            "const m = [...document.querySelectorAll('.message--assistant')].at(-1);
+             return [...m.querySelectorAll('.message__details dt')]
+               .map((dt) => [dt.textContent, dt.nextElementSibling.textContent]);",
+            vec![],
+        )
+        .await;
+    let rows = details.as_array().unwrap();
+    assert!(rows.contains(&json!(["Tools used", "web_search"])), "{details}");
+    assert!(rows.contains(&json!(["Web searches", "2 (0 failed)"])), "{details}");
     session.screenshot("web-search-reply").await;
 
     // The instance stops answering JSON: the failure stays on the reply, which answers.

@@ -131,6 +131,32 @@ fn details_text(record: &MessageRecord, i18n: crate::i18n::I18n) -> Vec<(String,
         i18n.t(Key::MessageDetailTokensOut),
         record.output_tokens().to_string(),
     ));
+    // The receipt: the tools the reply called, and its web searches.
+    let tools = hearth_core::chat::tools::tools_used(&record.tool_rounds);
+    if !tools.is_empty() {
+        let named: Vec<String> = tools
+            .into_iter()
+            .map(|(name, count)| match count {
+                1 => name,
+                n => format!("{name} ×{n}"),
+            })
+            .collect();
+        rows.push((i18n.t(Key::MessageDetailTools), named.join(" · ")));
+    }
+    let searches = hearth_core::web_search::record::decode(record.web_searches.as_deref());
+    let (searched, failed) = hearth_core::web_search::record::tally(&searches);
+    if searched > 0 {
+        rows.push((
+            i18n.t(Key::MessageDetailSearches),
+            i18n.t_with(
+                Key::MessageDetailSearchesCount,
+                &[
+                    ("count", &searched.to_string()),
+                    ("failed", &failed.to_string()),
+                ],
+            ),
+        ));
+    }
     rows.push((
         i18n.t(Key::MessageDetailFinish),
         record

@@ -1091,4 +1091,7 @@ keys! {
     HealthServiceSearch => "health.service.search",
     WebSearchServiceModel => "web_search.service.model",
     WebSearchBlockByModel => "web_search.block.by_model",
+    MessageDetailTools => "message.detail_tools",
+    MessageDetailSearches => "message.detail_searches",
+    MessageDetailSearchesCount => "message.detail_searches_count",
 }

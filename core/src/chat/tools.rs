@@ -165,6 +165,19 @@ pub struct ToolRound {
     pub calls: Vec<ToolCallRecord>,
 }
 
+/// The tools `rounds` called, each once with how many times, in the order first called
+/// (a reply's receipt).
+pub fn tools_used(rounds: &[ToolRound]) -> Vec<(String, u32)> {
+    let mut used: Vec<(String, u32)> = Vec::new();
+    for call in rounds.iter().flat_map(|round| &round.calls) {
+        match used.iter_mut().find(|(name, _)| *name == call.name) {
+            Some((_, count)) => *count += 1,
+            None => used.push((call.name.clone(), 1)),
+        }
+    }
+    used
+}
+
 impl ToolRound {
     /// The assistant message and the tool messages of this round, as the next request
     /// sends them.
@@ -311,6 +324,34 @@ mod tests {
             result: result.into(),
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn the_tools_used_are_counted_once_each_in_the_order_first_called() {
+        let named = |name: &str| ToolCallRecord {
+            name: name.into(),
+            ..call("x", ToolCallStatus::Done, "")
+        };
+        let rounds = [
+            ToolRound {
+                text: String::new(),
+                reasoning: String::new(),
+                calls: vec![named("web_search"), named("read_web_page")],
+            },
+            ToolRound {
+                text: String::new(),
+                reasoning: String::new(),
+                calls: vec![named("web_search")],
+            },
+        ];
+        assert_eq!(
+            tools_used(&rounds),
+            [
+                ("web_search".to_string(), 2),
+                ("read_web_page".to_string(), 1)
+            ]
+        );
+        assert!(tools_used(&[]).is_empty());
     }
 
     #[test]

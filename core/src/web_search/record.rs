@@ -66,6 +66,16 @@ pub fn decode(text: Option<&str>) -> Vec<SearchRecord> {
         .unwrap_or_default()
 }
 
+/// How many of `records` were searches, and how many of those failed (a reply's
+/// receipt).
+pub fn tally(records: &[SearchRecord]) -> (usize, usize) {
+    let failed = records
+        .iter()
+        .filter(|r| matches!(r.outcome, SearchOutcome::Failed { .. }))
+        .count();
+    (records.len(), failed)
+}
+
 /// A reply reopened after a reload: a search still waiting never finishes (its request
 /// died with the page), so it is recorded as interrupted.
 pub fn reopened(records: &mut [SearchRecord]) {
@@ -109,6 +119,24 @@ mod tests {
         assert_eq!(encode(&[]), None);
         assert!(decode(Some("{not json")).is_empty());
         assert!(decode(None).is_empty());
+    }
+
+    #[test]
+    fn a_tally_counts_searches_and_failures() {
+        let found = SearchRecord {
+            query: "a".into(),
+            by_model: false,
+            outcome: SearchOutcome::Found { pages: 2, new: 2 },
+        };
+        let failed = SearchRecord {
+            outcome: SearchOutcome::Failed {
+                code: "SEARCH_RATE_LIMITED".into(),
+                status: Some(429),
+            },
+            ..found.clone()
+        };
+        assert_eq!(tally(&[found.clone(), failed, found]), (3, 1));
+        assert_eq!(tally(&[]), (0, 0));
     }
 
     #[test]
