@@ -220,6 +220,7 @@ impl DataService {
             workspaces_left_out: left_out.workspaces,
             assistants_left_out: left_out.assistants,
             knowledge_left_out: left_out.knowledge,
+            web_search_left_out: left_out.web_search,
             collections: added.collections,
             knowledge_files: added.knowledge_files,
             ..Exported::default()

@@ -161,8 +161,14 @@ async fn a_reply_searches_cites_its_pages_and_keeps_a_failed_search_visible() {
         )
         .await;
     let rows = details.as_array().unwrap();
-    assert!(rows.contains(&json!(["Tools used", "web_search"])), "{details}");
-    assert!(rows.contains(&json!(["Web searches", "2 (0 failed)"])), "{details}");
+    assert!(
+        rows.contains(&json!(["Tools used", "web_search"])),
+        "{details}"
+    );
+    assert!(
+        rows.contains(&json!(["Web searches", "2 (0 failed)"])),
+        "{details}"
+    );
     session.screenshot("web-search-reply").await;
 
     // The instance stops answering JSON: the failure stays on the reply, which answers.
@@ -451,6 +457,36 @@ async fn a_keyed_service_searches_with_the_key_sealed_here_and_stops_once_it_is_
     );
     let system = system_of(&chat_bodies(&fixture).pop().unwrap());
     assert!(system.contains("Brave on tides in Brest."), "{system}");
+
+    // The export carries the choice, never the key; another browser that imports it
+    // has Brave chosen and asks for its key.
+    let (downloads, file) = hearth_e2e::export::export_all(&session, "web-search-export").await;
+    let entries = hearth_e2e::export::zip_entries(&file);
+    assert!(
+        entries
+            .values()
+            .all(|bytes| !String::from_utf8_lossy(bytes).contains(BRAVE_KEY)),
+        "the key left the browser"
+    );
+    let records = hearth_e2e::export::records(&file);
+    assert_eq!(
+        records["webSearch"]["choice"],
+        json!({"kind": "provider", "provider": "brave"})
+    );
+    session.close_settings().await;
+    let other =
+        AppSession::open_with_env(1280, 900, &[("HEARTH_BRAVE_SEARCH_BASE_URL", &base)]).await;
+    hearth_e2e::export::import_all(&other, &file).await;
+    other.open_settings_tab("web-search").await;
+    other
+        .wait_until(
+            "document.getElementById('web-search-service')?.value === 'brave' &&
+             document.getElementById('web-search-verdict').textContent
+               === 'No key is saved for this search service.'",
+        )
+        .await;
+    other.finish().await;
+    std::fs::remove_dir_all(downloads).ok();
 
     // Forgotten: the verdict says so, the switch goes, replies search no more.
     session.open_settings_tab("web-search").await;

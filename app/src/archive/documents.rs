@@ -1,6 +1,6 @@
 //! The settings documents that travel with an export beside the conversations: the
-//! skill library, the memory book, the prompt templates, the workspaces, the assistants
-//! and the knowledge library (the workspaces' and the collections' stored files travel
+//! skill library, the memory book, the prompt templates, the workspaces, the assistants,
+//! the web search settings (never a key) and the knowledge library (the workspaces' and the collections' stored files travel
 //! too). For an export each is read and added, or left out and said when it cannot be
 //! read (the rest still goes); for an import each is merged by its own rules, and a
 //! failure is said beside the conversations that did come in.
@@ -24,6 +24,7 @@ pub(super) struct LeftOut {
     pub workspaces: bool,
     pub assistants: bool,
     pub knowledge: bool,
+    pub web_search: bool,
 }
 
 /// What adding the documents to an export did.
@@ -95,6 +96,10 @@ pub(super) async fn add_to(archive: &mut Archive, skills: crate::skills::Skills)
         .ok()
         .filter(|assistants| !assistants.custom.is_empty() || !assistants.recent.is_empty())
         .and_then(|assistants| serde_json::to_value(&assistants).ok());
+    match crate::web_search::for_export().await {
+        Ok(settings) => archive.web_search = settings,
+        Err(_) => left_out.web_search = true,
+    }
     added
 }
 
@@ -182,6 +187,12 @@ pub(super) async fn merge_from(
         if let Err(reason) = merged {
             partial.push(PartialImport::Assistants(reason));
         }
+    }
+    // Web search: taken only where no service is chosen yet; keys never travel.
+    if let Some(value) = archive.web_search.clone()
+        && let Err(reason) = crate::web_search::adopt(value).await
+    {
+        partial.push(PartialImport::WebSearch(reason));
     }
     // Knowledge: untrusted, merged collection by collection; the files written for
     // what did not come in are deleted again.

@@ -68,6 +68,8 @@ pub enum PartialImport {
     Assistants(crate::assistants::AssistantsError),
     /// The knowledge collections were not stored (nor their files).
     Knowledge(crate::knowledge::KnowledgeStoreError),
+    /// The web search settings were not stored.
+    WebSearch(String),
 }
 
 /// How many records a database holds, or an action touched.
@@ -100,6 +102,8 @@ pub struct Exported {
     pub assistants_left_out: bool,
     /// The knowledge collections could not be read, so are not in it.
     pub knowledge_left_out: bool,
+    /// The web search settings could not be read, so are not in it.
+    pub web_search_left_out: bool,
     /// The knowledge collections it holds.
     pub collections: usize,
     /// The files (records) of those collections.

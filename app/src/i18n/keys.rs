@@ -1094,4 +1094,6 @@ keys! {
     MessageDetailTools => "message.detail_tools",
     MessageDetailSearches => "message.detail_searches",
     MessageDetailSearchesCount => "message.detail_searches_count",
+    DataExportWebSearchLeftOut => "data.export_web_search_left_out",
+    DataImportWebSearchFailed => "data.import_web_search_failed",
 }

@@ -63,8 +63,13 @@ pub fn WebSearchPanel() -> impl IntoView {
     let saving = RwSignal::new(false);
 
     let kind = move || choice.with(|c| c.parse::<SearchProviderKind>().ok());
-    // What the resolver says of what is stored, and the saved key's masked form.
+    // What the resolver says of what is stored, and the saved key's masked form. Only
+    // the latest verdict is shown: an earlier one that finishes later (the first, made
+    // while the page fetched the configuration) would put a stale sentence back.
+    let judged = StoredValue::new(0_u64);
     let judge = move || {
+        judged.update_value(|n| *n += 1);
+        let mine = judged.get_value();
         spawn_local(async move {
             let Ok(stored) = crate::web_search::settings().await else {
                 return;
@@ -73,16 +78,23 @@ pub fn WebSearchPanel() -> impl IntoView {
                 Ok(_) => Ok(()),
                 Err(missing) => Err(crate::web_search::missing_text(&i18n, missing)),
             };
-            let _ = verdict.try_set(Some(said));
+            if judged.try_get_value() == Some(mine) {
+                let _ = verdict.try_set(Some(said));
+            }
         });
     };
+    let shown_key = StoredValue::new(0_u64);
     let show_saved_key = move || {
+        shown_key.update_value(|n| *n += 1);
+        let mine = shown_key.get_value();
         spawn_local(async move {
             let masked = match kind() {
                 Some(kind) if kind.needs_key() => crate::web_search::masked_key(kind).await,
                 _ => None,
             };
-            let _ = saved_key.try_set(masked);
+            if shown_key.try_get_value() == Some(mine) {
+                let _ = saved_key.try_set(masked);
+            }
         });
     };
     spawn_local(async move {

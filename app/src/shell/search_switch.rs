@@ -32,8 +32,12 @@ fn SearchSwitch() -> impl IntoView {
     on_cleanup(move || drop(listener));
     // Resolved again whenever the settings change (here or in another tab, a key saved).
     let watched = settings.clone();
+    // Only the latest resolution counts (an earlier one may finish later).
+    let asked = StoredValue::new(0_u64);
     Effect::new(move |_| {
         let current = watched.get();
+        asked.update_value(|n| *n += 1);
+        let mine = asked.get_value();
         if !chosen.get() && current.is_none() {
             let _ = ready.try_set(false);
             return;
@@ -47,7 +51,9 @@ fn SearchSwitch() -> impl IntoView {
                 },
             };
             let can = crate::web_search::resolve(&current, None).await.is_ok();
-            let _ = ready.try_set(can);
+            if asked.try_get_value() == Some(mine) {
+                let _ = ready.try_set(can);
+            }
         });
     });
     let on = Memo::new(move |_| settings.with(|s| s.as_ref().is_some_and(|s| s.enabled)));

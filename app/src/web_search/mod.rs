@@ -74,6 +74,30 @@ pub async fn change(edit: impl FnOnce(&mut WebSearchSettings)) -> Result<(), Str
     Ok(())
 }
 
+/// Takes the settings an import carries (`value`), when this browser has chosen no
+/// service: its own choice wins. Keys never travel: a keyed service asks for its key
+/// again here.
+pub async fn adopt(value: serde_json::Value) -> Result<(), String> {
+    let incoming: WebSearchSettings =
+        serde_json::from_value(value).map_err(|error| error.to_string())?;
+    change(move |settings| {
+        if settings.choice == hearth_core::web_search::capability::SearchChoice::Off {
+            *settings = incoming;
+        }
+    })
+    .await
+}
+
+/// The settings for an export: `None` when no service is chosen.
+pub async fn for_export() -> Result<Option<serde_json::Value>, String> {
+    let settings = settings().await?;
+    Ok(
+        (settings.choice != hearth_core::web_search::capability::SearchChoice::Off)
+            .then(|| serde_json::to_value(&settings).ok())
+            .flatten(),
+    )
+}
+
 /// The vault context of `kind`'s key.
 pub fn key_context(kind: SearchProviderKind) -> String {
     format!("local:search:{}:api-key", kind.as_str())

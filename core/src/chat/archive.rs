@@ -80,6 +80,12 @@ pub struct Archive {
     /// imported.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub assistants: Option<Value>,
+    /// The web search settings (`crate::web_search::settings::WebSearchSettings`: the
+    /// service chosen, its address, engine id and page count; never a key, which stays
+    /// sealed in the browser it was entered in), kept as JSON: taken where imported only
+    /// when that browser has chosen no service.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub web_search: Option<Value>,
 }
 
 /// Why an archive was refused. Nothing is written when any of these is returned.
@@ -131,6 +137,7 @@ impl Archive {
             knowledge: None,
             workspaces: None,
             assistants: None,
+            web_search: None,
         }
     }
 
@@ -410,6 +417,28 @@ mod tests {
         let back: AssistantLibrary = serde_json::from_value(parsed.assistants.unwrap()).unwrap();
         assert_eq!(back, library);
         assert_eq!(parsed.conversations[0].assistant_id.as_deref(), Some("a"));
+    }
+
+    #[test]
+    fn the_web_search_settings_travel_without_a_key() {
+        use crate::web_search::SearchProviderKind;
+        use crate::web_search::capability::SearchChoice;
+        use crate::web_search::settings::WebSearchSettings;
+        let settings = WebSearchSettings {
+            choice: SearchChoice::Provider(SearchProviderKind::Searxng),
+            searxng_url: "http://127.0.0.1:8888".into(),
+            ..WebSearchSettings::default()
+        };
+        let mut archive = sample();
+        archive.web_search = Some(serde_json::to_value(&settings).unwrap());
+        let text = serde_json::to_string(&archive).unwrap();
+        let parsed = Archive::parse(&text).unwrap();
+        let back: WebSearchSettings = serde_json::from_value(parsed.web_search.unwrap()).unwrap();
+        assert_eq!(back, settings);
+        // An archive from before web search reads as having none.
+        let older = serde_json::to_string(&sample()).unwrap();
+        assert!(!older.contains("webSearch"));
+        assert_eq!(Archive::parse(&older).unwrap().web_search, None);
     }
 
     #[test]

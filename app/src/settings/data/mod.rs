@@ -116,6 +116,9 @@ pub fn DataPanel() -> impl IntoView {
                     if written.templates_left_out {
                         text = format!("{text} {}", i18n.t(Key::DataExportTemplatesLeftOut));
                     }
+                    if written.web_search_left_out {
+                        text = format!("{text} {}", i18n.t(Key::DataExportWebSearchLeftOut));
+                    }
                     if written.knowledge_left_out {
                         text = format!("{text} {}", i18n.t(Key::DataExportKnowledgeLeftOut));
                     } else if written.collections > 0 {

@@ -151,6 +151,9 @@ pub(super) fn partial_message(i18n: I18n, partial: &[PartialImport]) -> String {
                 Key::DataImportKnowledgeFailed,
                 &[("reason", &crate::knowledge::error_text(why, i18n))],
             ),
+            PartialImport::WebSearch(why) => {
+                i18n.t_with(Key::DataImportWebSearchFailed, &[("reason", why)])
+            }
         })
         .collect();
     i18n.t_with(Key::DataImportPartial, &[("reason", &reasons.join(" "))])
