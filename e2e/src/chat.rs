@@ -371,6 +371,16 @@ pub fn chat_bodies(fixture: &ProviderFixture) -> Vec<Value> {
         .collect()
 }
 
+/// The request bodies of every Gemini chat call the fixture received.
+pub fn gemini_bodies(fixture: &ProviderFixture) -> Vec<Value> {
+    fixture
+        .requests()
+        .iter()
+        .filter(|r| r.method == "POST" && r.path.contains(":streamGenerateContent"))
+        .map(|r| r.json())
+        .collect()
+}
+
 /// The last user text of every chat request the fixture received.
 pub fn user_texts(fixture: &ProviderFixture) -> Vec<String> {
     fixture

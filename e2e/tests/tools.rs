@@ -1046,16 +1046,6 @@ async fn a_server_that_hangs_while_its_tools_are_listed_again_does_not_hold_the_
     session.finish().await;
 }
 
-/// The request bodies of every Gemini chat call the fixture received.
-fn gemini_bodies(fixture: &ProviderFixture) -> Vec<Value> {
-    fixture
-        .requests()
-        .iter()
-        .filter(|r| r.method == "POST" && r.path.contains(":streamGenerateContent"))
-        .map(|r| r.json())
-        .collect()
-}
-
 /// The `thoughtSignature` of each function call a Gemini body sends back, in order
 /// (empty where a call has none).
 fn call_signatures(body: &Value) -> Vec<String> {
@@ -1097,7 +1087,7 @@ async fn a_gemini_calls_signature_goes_back_with_it_in_every_later_request() {
     fixture.enqueue(Reply::text("Pet 7 is Rex and pet 8 is Tom."));
     send(&session, "Who are pets 7 and 8?").await;
     last_status(&session, "done").await;
-    let bodies = gemini_bodies(&fixture);
+    let bodies = hearth_e2e::chat::gemini_bodies(&fixture);
     assert_eq!(
         bodies.len(),
         2,
@@ -1118,7 +1108,7 @@ async fn a_gemini_calls_signature_goes_back_with_it_in_every_later_request() {
             "[...document.querySelectorAll('.message--assistant')].at(-1)?.textContent.includes('Both are cats.')",
         )
         .await;
-    let bodies = gemini_bodies(&fixture);
+    let bodies = hearth_e2e::chat::gemini_bodies(&fixture);
     assert_eq!(bodies.len(), 3);
     assert_eq!(
         call_signatures(&bodies[2]),

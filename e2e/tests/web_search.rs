@@ -313,16 +313,6 @@ async fn the_search_block_and_settings_fit_a_phone_in_the_dark_theme() {
     session.screenshot("settings-web-search-phone-dark").await;
 }
 
-/// The bodies of the Gemini requests the fixture received.
-fn gemini_bodies(fixture: &ProviderFixture) -> Vec<Value> {
-    fixture
-        .requests()
-        .iter()
-        .filter(|r| r.method == "POST" && r.path.contains(":streamGenerateContent"))
-        .map(|r| r.json())
-        .collect()
-}
-
 #[tokio::test]
 async fn the_models_own_search_is_asked_of_a_model_that_has_one() {
     let fixture = ProviderFixture::start().await;
@@ -338,7 +328,7 @@ async fn the_models_own_search_is_asked_of_a_model_that_has_one() {
             .source("https://news.example/berlin", "news.example"),
     );
     chat::ask(&session, "Who won Euro 2024?").await;
-    let body = gemini_bodies(&fixture).pop().unwrap();
+    let body = chat::gemini_bodies(&fixture).pop().unwrap();
     let tools = body["tools"].as_array().cloned().unwrap_or_default();
     assert!(tools.contains(&json!({"google_search": {}})), "{body}");
     session

@@ -137,6 +137,19 @@ impl Toolset {
     pub fn is_empty(&self) -> bool {
         self.specs.is_empty()
     }
+
+    /// Offers `function` of `plugin`, listed with `fingerprint`.
+    fn add(&mut self, plugin: &Plugin, function: &super::model::PluginFunction, fingerprint: &str) {
+        self.specs.push(ToolSpec {
+            name: function.name.clone(),
+            description: function.description.clone(),
+            parameters: function.parameters.clone(),
+        });
+        self.targets.insert(
+            function.name.clone(),
+            ToolTarget::new(plugin, function, fingerprint.to_string()),
+        );
+    }
 }
 
 /// `toolset` with `function` of the built-in plugin `plugin_id` offered too, whatever the
@@ -166,15 +179,7 @@ pub fn offer_builtin(
     let Some(fingerprint) = registered.fingerprints.get(function) else {
         return;
     };
-    toolset.specs.push(ToolSpec {
-        name: listed.name.clone(),
-        description: listed.description.clone(),
-        parameters: listed.parameters.clone(),
-    });
-    toolset.targets.insert(
-        listed.name.clone(),
-        ToolTarget::new(&registered.plugin, listed, fingerprint.clone()),
-    );
+    toolset.add(&registered.plugin, listed, fingerprint);
 }
 
 /// The tools `builtins` and `installed` offer under `prefs`.
@@ -226,15 +231,7 @@ pub fn toolset(
             set.left_out += 1;
             continue;
         }
-        set.specs.push(ToolSpec {
-            name: function.name.clone(),
-            description: function.description.clone(),
-            parameters: function.parameters.clone(),
-        });
-        set.targets.insert(
-            function.name.clone(),
-            ToolTarget::new(plugin, function, fingerprint.clone()),
-        );
+        set.add(plugin, function, fingerprint);
     }
     set
 }
