@@ -233,6 +233,7 @@ fn decode(protocol: Protocol, chunks: &[&[u8]]) -> Outcome {
                 }
                 StreamEvent::Image { .. } => outcome.images += 1,
                 StreamEvent::Source { url, .. } => outcome.sources.push(url),
+                StreamEvent::SearchQuery { .. } => {}
                 StreamEvent::Usage { usage } => {
                     let mut merged = outcome.usage.unwrap_or_default();
                     merged.merge(usage);

@@ -157,6 +157,7 @@ impl Reader {
                 } => self.got.fragments.push((index, arguments)),
                 StreamEvent::Usage { usage } => self.got.usage.merge(usage),
                 StreamEvent::Source { url, title } => self.got.sources.push((url, title)),
+                StreamEvent::SearchQuery { .. } => {}
                 StreamEvent::Finish { reason } => self.got.finish = Some(reason),
                 StreamEvent::Error { error } => self.got.error = Some(error),
                 StreamEvent::Image { image, .. } => {

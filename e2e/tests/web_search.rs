@@ -321,7 +321,7 @@ async fn the_models_own_search_is_asked_of_a_model_that_has_one() {
     choose_the_models_own_search(&session).await;
 
     // Gemini grounds its answer with Google Search: asked for in the request, its pages
-    // the reply's sources, counted in the search block.
+    // the reply's sources, counted in the search block beside what it searched for.
     fixture.enqueue(
         Reply::text("Spain won Euro 2024 [1].")
             .source("https://uefa.example/euro-2024", "uefa.com")
@@ -340,7 +340,11 @@ async fn the_models_own_search_is_asked_of_a_model_that_has_one() {
         .await;
     assert_eq!(
         search_block(&session).await,
-        json!([["The model's own search", "found", "Pages found: 2"]])
+        json!([[
+            "The model's own search: fixture query",
+            "found",
+            "Pages found: 2"
+        ]])
     );
 
     session.assert_no_console_errors().await;

@@ -58,10 +58,14 @@ pub fn block(live: LiveMessage) -> impl IntoView {
                             ("failed", crate::web_search::describe(&i18n, &code, status))
                         }
                     };
-                    let query = if searched.by_model {
-                        i18n.t(Key::WebSearchBlockByModel)
-                    } else {
-                        searched.query
+                    // The provider's own search: named, with what it searched for when it
+                    // said.
+                    let query = match (searched.by_model, searched.query.is_empty()) {
+                        (true, true) => i18n.t(Key::WebSearchBlockByModel),
+                        (true, false) => {
+                            format!("{}: {}", i18n.t(Key::WebSearchBlockByModel), searched.query)
+                        }
+                        (false, _) => searched.query,
                     };
                     view! {
                         <li class="search-block__item" data-state=state data-by-model=searched.by_model.then_some("")>

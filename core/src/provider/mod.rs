@@ -277,6 +277,12 @@ pub enum StreamEvent {
         /// Its title ("" when not given).
         title: String,
     },
+    /// A query the provider's own web search ran (Gemini's `webSearchQueries`, an
+    /// OpenAI Responses `web_search_call`); the same query may come more than once.
+    SearchQuery {
+        /// The query.
+        query: String,
+    },
     /// Token counts (may arrive more than once; later counts win field by field).
     Usage {
         /// The counts.

@@ -23,6 +23,8 @@ pub struct Collected {
     pub image_signatures: Vec<String>,
     /// The pages named, as (url, title), in order.
     pub sources: Vec<(String, String)>,
+    /// The queries the provider's own search ran.
+    pub queries: Vec<String>,
     pub finish: Option<FinishReason>,
     pub error: Option<ProviderError>,
     pub finish_was_last: bool,
@@ -42,6 +44,7 @@ fn collect(events: Vec<StreamEvent>, into: &mut Collected, calls: &mut ToolCallA
                 into.image_signatures.push(signature.unwrap_or_default());
             }
             StreamEvent::Source { url, title } => into.sources.push((url, title)),
+            StreamEvent::SearchQuery { query } => into.queries.push(query),
             StreamEvent::Usage { usage } => into.usage.merge(usage),
             StreamEvent::Finish { reason } => {
                 assert!(into.finish.is_none(), "two finish events");

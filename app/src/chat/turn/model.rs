@@ -116,6 +116,7 @@ impl Round {
                 StreamEvent::Source { url, title } => {
                     reply.add_source(&url, &title);
                 }
+                StreamEvent::SearchQuery { query } => reply.add_model_query(&query),
                 StreamEvent::Finish { reason } => reply.finish = Some(reason),
                 StreamEvent::Error { error } => {
                     failure = Some(GenerationError::provider_error(&error.message));

@@ -55,6 +55,8 @@ pub struct Reply {
     pub skills: Vec<AppliedSkill>,
     /// The model provider searches by itself: the search block counts the pages.
     model_search: bool,
+    /// The queries the provider's own search ran, each once.
+    model_queries: Vec<String>,
     started: f64,
     first_token: Option<f64>,
     /// When the reply ended (the total its record and its screen say).
@@ -97,6 +99,7 @@ impl Reply {
             notes: Vec::new(),
             skills: live.record.with_untracked(|r| r.skill_invocations.clone()),
             model_search: false,
+            model_queries: Vec::new(),
             started: now(),
             first_token: None,
             ended: None,
@@ -195,12 +198,26 @@ impl Reply {
         self.show(MessageStatus::Streaming);
     }
 
+    /// Notes a query the provider's own search ran (each once, at most as many as a
+    /// reply records).
+    pub fn add_model_query(&mut self, query: &str) {
+        let query = query.split_whitespace().collect::<Vec<_>>().join(" ");
+        if query.is_empty()
+            || self.model_queries.contains(&query)
+            || self.model_queries.len() >= record::MAX_RECORDED
+        {
+            return;
+        }
+        self.model_queries.push(query);
+        self.show(MessageStatus::Streaming);
+    }
+
     /// Shows what the run knows with `status` and `error`.
     fn show_with(&self, status: MessageStatus, error: Option<&GenerationError>) {
         let searched = self.model_search.then(|| {
             let pages = self.sources.iter().filter(|s| s.passage.is_none()).count() as u32;
             record::encode(&[SearchRecord {
-                query: String::new(),
+                query: self.model_queries.join(" · "),
                 by_model: true,
                 outcome: SearchOutcome::Found { pages, new: pages },
             }])

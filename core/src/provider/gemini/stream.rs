@@ -132,7 +132,18 @@ impl ProtocolParser for Parser {
                 });
             }
         }
-        // Grounding with Google Search: the pages the answer drew on.
+        // Grounding with Google Search: what it searched for, and the pages the answer
+        // drew on.
+        for query in candidate["groundingMetadata"]["webSearchQueries"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+        {
+            out.push(StreamEvent::SearchQuery {
+                query: query.to_string(),
+            });
+        }
         for chunk in candidate["groundingMetadata"]["groundingChunks"]
             .as_array()
             .into_iter()
@@ -181,6 +192,7 @@ mod tests {
         );
         let got = every_split(Protocol::Gemini, stream).unwrap();
         assert_eq!(got.text, "Spain won Euro 2024.");
+        assert_eq!(got.queries, ["euro 2024 winner"]);
         assert_eq!(
             got.sources,
             vec![

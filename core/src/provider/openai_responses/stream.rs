@@ -123,6 +123,14 @@ impl ProtocolParser for Parser {
             }
             "response.output_item.done" => {
                 let item = &value["item"];
+                // The provider's own web search: what it searched for.
+                if item["type"].as_str() == Some("web_search_call")
+                    && let Some(query) = item["action"]["query"].as_str()
+                {
+                    out.push(StreamEvent::SearchQuery {
+                        query: query.to_string(),
+                    });
+                }
                 if item["type"].as_str() == Some("image_generation_call")
                     && let Some(data) = item["result"].as_str()
                 {
@@ -195,6 +203,8 @@ mod tests {
     #[test]
     fn web_search_citations_arrive_as_sources() {
         let stream = concat!(
+            "event: response.output_item.done\n",
+            "data: {\"type\":\"response.output_item.done\",\"output_index\":0,\"item\":{\"id\":\"ws_1\",\"type\":\"web_search_call\",\"status\":\"completed\",\"action\":{\"type\":\"search\",\"query\":\"weather today\"}}}\n\n",
             "event: response.output_text.delta\n",
             "data: {\"type\":\"response.output_text.delta\",\"output_index\":1,\"content_index\":0,\"delta\":\"Rain today.\"}\n\n",
             "event: response.output_text.annotation.added\n",
@@ -206,6 +216,7 @@ mod tests {
         );
         let got = every_split(Protocol::OpenAiResponses, stream).unwrap();
         assert_eq!(got.text, "Rain today.");
+        assert_eq!(got.queries, ["weather today"]);
         assert_eq!(
             got.sources,
             vec![(
