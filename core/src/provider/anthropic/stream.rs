@@ -2,7 +2,9 @@
 //! (`text`, `thinking`, `tool_use` with `input_json_delta` fragments), `message_delta`
 //! (stop reason, output usage) and `message_stop`, the terminal event. `ping` is
 //! ignored; an `error` event ends the reply. Tool calls are numbered in the order their
-//! blocks start, whatever the block indexes.
+//! blocks start, whatever the block indexes. A `server_tool_use` block is a tool
+//! Anthropic runs itself (its web search): never a call for the client to run; its
+//! input is read when the block stops, for the query it searched.
 
 use std::collections::HashMap;
 
@@ -14,10 +16,15 @@ use crate::provider::{
     count, parse_json,
 };
 
+/// The most input kept of one server tool's block, in bytes.
+const MAX_SERVER_INPUT_BYTES: usize = 16 * 1024;
+
 /// Parser state for one reply.
 #[derive(Debug, Default)]
 pub struct Parser {
     tool_of_block: HashMap<u64, u32>,
+    /// The input so far of each server tool's block (Anthropic runs those itself).
+    server_input_of_block: HashMap<u64, String>,
     next_tool: u32,
     stop: Option<FinishReason>,
     done: bool,
@@ -66,7 +73,12 @@ impl ProtocolParser for Parser {
             "content_block_start" => {
                 let block = &value["content_block"];
                 match block["type"].as_str() {
-                    Some("tool_use" | "server_tool_use") => {
+                    // Anthropic's own tool (its web search): not the client's to run.
+                    Some("server_tool_use") => {
+                        let index = value["index"].as_u64().unwrap_or(u64::MAX);
+                        self.server_input_of_block.insert(index, String::new());
+                    }
+                    Some("tool_use") => {
                         let index = value["index"].as_u64().unwrap_or(u64::MAX);
                         let tool = self.next_tool;
                         self.next_tool += 1;
@@ -103,6 +115,13 @@ impl ProtocolParser for Parser {
                     }
                     Some("input_json_delta") => {
                         let block = value["index"].as_u64().unwrap_or(u64::MAX);
+                        if let Some(input) = self.server_input_of_block.get_mut(&block) {
+                            // Bounded: a query, not a document.
+                            if input.len() < MAX_SERVER_INPUT_BYTES {
+                                input.push_str(delta["partial_json"].as_str().unwrap_or_default());
+                            }
+                            return Ok(out);
+                        }
                         let Some(&tool) = self.tool_of_block.get(&block) else {
                             return Err(StreamError::malformed(
                                 "arguments for a block that is not a tool call",
@@ -121,6 +140,17 @@ impl ProtocolParser for Parser {
                         });
                     }
                     _ => {}
+                }
+            }
+            "content_block_stop" => {
+                let block = value["index"].as_u64().unwrap_or(u64::MAX);
+                if let Some(input) = self.server_input_of_block.remove(&block)
+                    && let Ok(input) = serde_json::from_str::<Value>(&input)
+                    && let Some(query) = input["query"].as_str()
+                {
+                    out.push(StreamEvent::SearchQuery {
+                        query: query.to_string(),
+                    });
                 }
             }
             "message_delta" => {
@@ -187,6 +217,14 @@ mod tests {
             "event: message_start\n",
             "data: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"role\":\"assistant\",\"content\":[],\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n\n",
             "event: content_block_start\n",
+            "data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"server_tool_use\",\"id\":\"srvtoolu_1\",\"name\":\"web_search\",\"input\":{}}}\n\n",
+            "event: content_block_delta\n",
+            "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"query\\\": \\\"tides\"}}\n\n",
+            "event: content_block_delta\n",
+            "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\" brest\\\"}\"}}\n\n",
+            "event: content_block_stop\n",
+            "data: {\"type\":\"content_block_stop\",\"index\":0}\n\n",
+            "event: content_block_start\n",
             "data: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"web_search_tool_result\",\"tool_use_id\":\"srvtoolu_1\",\"content\":[{\"type\":\"web_search_result\",\"title\":\"Tides\",\"url\":\"https://sea.example/tides\",\"encrypted_content\":\"x\"},{\"type\":\"web_search_result\",\"title\":\"Moon\",\"url\":\"https://moon.example/\",\"encrypted_content\":\"y\"}]}}\n\n",
             "event: content_block_stop\n",
             "data: {\"type\":\"content_block_stop\",\"index\":1}\n\n",
@@ -203,6 +241,10 @@ mod tests {
         );
         let got = every_split(Protocol::Anthropic, stream).unwrap();
         assert_eq!(got.text, "High tide is at noon.");
+        // Anthropic ran its search itself: nothing for the client to run, the query read.
+        assert!(got.calls.is_empty(), "{:?}", got.calls);
+        assert_eq!(got.queries, ["tides brest"]);
+        assert_eq!(got.finish, Some(FinishReason::Stop));
         assert_eq!(
             got.sources,
             vec![
