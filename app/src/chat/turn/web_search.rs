@@ -41,6 +41,10 @@ use super::producer::PhaseProducer;
 use super::reply::Reply;
 use crate::chat::live::LiveMessage;
 
+/// The code of a reply whose search settings could not be read (a service is chosen
+/// here, so the switch may be on).
+const SETTINGS_UNREADABLE: &str = "SEARCH_SETTINGS_UNREADABLE";
+
 /// One reply's searching, shared by its phase and its tool calls.
 #[derive(Clone)]
 pub struct TurnWebSearch(Rc<RefCell<State>>);
@@ -71,7 +75,30 @@ impl TurnWebSearch {
         if !crate::web_search::chosen_here() {
             return None;
         }
-        let settings = crate::web_search::settings().await.ok()?;
+        // A search that cannot happen is said on the reply, never skipped silently.
+        let said = |code: &str, by_model: bool| {
+            let failed = SearchRecord {
+                by_model,
+                query: if by_model {
+                    String::new()
+                } else {
+                    question_query(question).unwrap_or_default()
+                },
+                outcome: SearchOutcome::Failed {
+                    code: code.into(),
+                    status: None,
+                },
+            };
+            live.record
+                .update(|r| r.web_searches = record::encode(&[failed]));
+        };
+        let settings = match crate::web_search::settings().await {
+            Ok(settings) => settings,
+            Err(_) => {
+                said(SETTINGS_UNREADABLE, false);
+                return None;
+            }
+        };
         if !settings.enabled {
             return None;
         }
@@ -79,19 +106,7 @@ impl TurnWebSearch {
             Ok(route) => route,
             Err(Missing::Off) => return None,
             Err(missing) => {
-                let failed = SearchRecord {
-                    by_model: missing == Missing::ModelCannot,
-                    query: match missing {
-                        Missing::ModelCannot => String::new(),
-                        _ => question_query(question).unwrap_or_default(),
-                    },
-                    outcome: SearchOutcome::Failed {
-                        code: missing.code().into(),
-                        status: None,
-                    },
-                };
-                live.record
-                    .update(|r| r.web_searches = record::encode(&[failed]));
+                said(missing.code(), missing == Missing::ModelCannot);
                 return None;
             }
         };
