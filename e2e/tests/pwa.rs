@@ -337,7 +337,14 @@ async fn a_new_version_is_announced_and_taken_on_reload_but_never_during_a_reply
             vec![],
         )
         .await;
-    session.wait_for("#update-reload").await;
+    // Installing the next build precaches all of it: heavy by design, and slower still
+    // on a machine running other browsers at once.
+    session
+        .wait_until_within(
+            "!!document.getElementById('update-reload')",
+            std::time::Duration::from_secs(60),
+        )
+        .await;
     let bar = session.text_of("#update-bar").await;
     assert!(bar.contains("new version"), "{bar}");
     session.screenshot("pwa-update-ready").await;

@@ -53,7 +53,9 @@ async fn searching_session(fixture: &ProviderFixture, searx: &SearchStandIn) -> 
     fixture.set_tool_models(true);
     let session = chat::ready(fixture).await;
     session.open_settings_tab("web-search").await;
-    session.wait_for("#web-search-panel").await;
+    session
+        .wait_for("#web-search-panel[data-loaded='true']")
+        .await;
     // Nothing chosen: the resolver says search is off.
     session
         .wait_until(
@@ -309,7 +311,9 @@ async fn the_search_block_and_settings_fit_a_phone_in_the_dark_theme() {
         .await;
     session.reload_app().await;
     session.open_settings_tab("web-search").await;
-    session.wait_for("#web-search-panel").await;
+    session
+        .wait_for("#web-search-panel[data-loaded='true']")
+        .await;
     session.screenshot("settings-web-search-phone-dark").await;
 }
 
@@ -353,7 +357,9 @@ async fn the_models_own_search_is_asked_of_a_model_that_has_one() {
 /// Settings › Web search set to the model provider's own search.
 async fn choose_the_models_own_search(session: &AppSession) {
     session.open_settings_tab("web-search").await;
-    session.wait_for("#web-search-panel").await;
+    session
+        .wait_for("#web-search-panel[data-loaded='true']")
+        .await;
     session.set_value("#web-search-service", "model").await;
     session.click("#web-search-save").await;
     session
@@ -390,7 +396,9 @@ async fn a_model_without_a_search_of_its_own_is_said_so_and_asked_for_none() {
 /// verdict shown may still be the one from before the save).
 async fn choose_service(session: &AppSession, value: &str, key: Option<&str>, ready: bool) {
     session.open_settings_tab("web-search").await;
-    session.wait_for("#web-search-panel").await;
+    session
+        .wait_for("#web-search-panel[data-loaded='true']")
+        .await;
     session.set_value("#web-search-service", value).await;
     if let Some(key) = key {
         session.wait_for("#web-search-api-key").await;

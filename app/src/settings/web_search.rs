@@ -61,6 +61,10 @@ pub fn WebSearchPanel() -> impl IntoView {
     let verdict = RwSignal::new(None::<Result<(), String>>);
     let unreadable = RwSignal::new(None::<String>);
     let saving = RwSignal::new(false);
+    // Until the stored settings are read, Save waits, and a field the user already
+    // changed keeps the user's value (a slow read must not undo a choice).
+    let loaded = RwSignal::new(false);
+    let touched = StoredValue::new(false);
 
     let kind = move || choice.with(|c| c.parse::<SearchProviderKind>().ok());
     // What the resolver says of what is stored, and the saved key's masked form. Only
@@ -100,10 +104,13 @@ pub fn WebSearchPanel() -> impl IntoView {
     spawn_local(async move {
         match crate::web_search::settings().await {
             Ok(stored) => {
-                choice.set(slug(stored.choice).to_string());
-                searxng_url.set(stored.searxng_url);
-                engine_id.set(stored.google_engine_id);
-                results.set(stored.results.to_string());
+                if !touched.get_value() {
+                    choice.set(slug(stored.choice).to_string());
+                    searxng_url.set(stored.searxng_url);
+                    engine_id.set(stored.google_engine_id);
+                    results.set(stored.results.to_string());
+                }
+                loaded.set(true);
                 show_saved_key();
                 judge();
             }
@@ -113,7 +120,7 @@ pub fn WebSearchPanel() -> impl IntoView {
 
     let submit = move |event: SubmitEvent| {
         event.prevent_default();
-        if saving.get_untracked() {
+        if saving.get_untracked() || !loaded.get_untracked() {
             return;
         }
         saving.set(true);
@@ -171,7 +178,8 @@ pub fn WebSearchPanel() -> impl IntoView {
     let keyed = move || kind().is_some_and(SearchProviderKind::needs_key);
 
     view! {
-        <form class="settings-section web-search-panel" id="web-search-panel" on:submit=submit novalidate>
+        <form class="settings-section web-search-panel" id="web-search-panel" on:submit=submit novalidate
+            on:input=move |_| touched.set_value(true) data-loaded=move || loaded.get().to_string()>
             <p class="field__hint">{tr(Key::WebSearchIntro)}</p>
             {move || unreadable.get().map(|text| view! { <p class="field__error" role="alert">{text}</p> })}
             <Field
@@ -263,7 +271,7 @@ pub fn WebSearchPanel() -> impl IntoView {
             </p>
             <div class="provider-form__actions">
                 <button type="submit" class="button button--primary" id="web-search-save"
-                    aria-busy=move || saving.get().to_string() disabled=move || saving.get()>
+                    aria-busy=move || saving.get().to_string() disabled=move || saving.get() || !loaded.get()>
                     {tr(Key::ProviderSave)}
                 </button>
             </div>
