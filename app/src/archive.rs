@@ -221,6 +221,7 @@ impl DataService {
             assistants_left_out: left_out.assistants,
             knowledge_left_out: left_out.knowledge,
             web_search_left_out: left_out.web_search,
+            prices_left_out: left_out.prices,
             collections: added.collections,
             knowledge_files: added.knowledge_files,
             ..Exported::default()

@@ -81,6 +81,7 @@ pub mod storage;
 pub mod templates;
 pub mod theme;
 pub mod ui;
+pub mod usage;
 pub mod vault;
 pub mod web_search;
 pub mod workspaces;

@@ -50,7 +50,7 @@ impl Band {
 }
 
 /// A token count, reported by a provider or estimated (shown with `~`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TokenCount {
     /// The count.

@@ -71,6 +71,7 @@ pub mod calendar;
 pub mod chat;
 pub mod chunk;
 pub mod context;
+pub mod cost;
 pub mod diagram;
 pub mod filetype;
 pub mod html_text;

@@ -322,6 +322,7 @@ async fn dialog_traps_focus_closes_on_escape_and_returns_focus() {
         "memory",
         "system",
         "data",
+        "usage",
         "health",
         "about",
     ] {

@@ -25,6 +25,7 @@ pub(super) struct LeftOut {
     pub assistants: bool,
     pub knowledge: bool,
     pub web_search: bool,
+    pub prices: bool,
 }
 
 /// What adding the documents to an export did.
@@ -99,6 +100,10 @@ pub(super) async fn add_to(archive: &mut Archive, skills: crate::skills::Skills)
     match crate::web_search::for_export().await {
         Ok(settings) => archive.web_search = settings,
         Err(_) => left_out.web_search = true,
+    }
+    match crate::usage::for_export().await {
+        Ok(prices) => archive.prices = prices,
+        Err(_) => left_out.prices = true,
     }
     added
 }
@@ -193,6 +198,12 @@ pub(super) async fn merge_from(
         && let Err(reason) = crate::web_search::adopt(value).await
     {
         partial.push(PartialImport::WebSearch(reason));
+    }
+    // Prices: each model this browser has no price of its own for.
+    if let Some(value) = archive.prices.clone()
+        && let Err(reason) = crate::usage::adopt(value).await
+    {
+        partial.push(PartialImport::Prices(reason));
     }
     // Knowledge: untrusted, merged collection by collection; the files written for
     // what did not come in are deleted again.

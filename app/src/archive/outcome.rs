@@ -70,6 +70,8 @@ pub enum PartialImport {
     Knowledge(crate::knowledge::KnowledgeStoreError),
     /// The web search settings were not stored.
     WebSearch(String),
+    /// The prices were not stored.
+    Prices(String),
 }
 
 /// How many records a database holds, or an action touched.
@@ -104,6 +106,8 @@ pub struct Exported {
     pub knowledge_left_out: bool,
     /// The web search settings could not be read, so are not in it.
     pub web_search_left_out: bool,
+    /// The user's prices could not be read, so are not in it.
+    pub prices_left_out: bool,
     /// The knowledge collections it holds.
     pub collections: usize,
     /// The files (records) of those collections.

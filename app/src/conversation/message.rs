@@ -86,7 +86,12 @@ fn BranchSwitcher(id: String) -> impl IntoView {
     }
 }
 
-fn details_text(record: &MessageRecord, i18n: crate::i18n::I18n) -> Vec<(String, String)> {
+/// The details' rows; the cost row once the prices are read (`prices`).
+fn details_text(
+    record: &MessageRecord,
+    prices: Option<&hearth_core::cost::Prices>,
+    i18n: crate::i18n::I18n,
+) -> Vec<(String, String)> {
     let mut rows = Vec::new();
     if let Some(model) = &record.model {
         rows.push((i18n.t(Key::MessageDetailModel), model.clone()));
@@ -131,6 +136,14 @@ fn details_text(record: &MessageRecord, i18n: crate::i18n::I18n) -> Vec<(String,
         i18n.t(Key::MessageDetailTokensOut),
         record.output_tokens().to_string(),
     ));
+    // What it cost, at the user's prices or Hearth's (a model none prices says so).
+    if let (Some(prices), Some(_)) = (prices, &record.model) {
+        let cost = match crate::usage::cost_of(record, prices) {
+            Some((cost, _)) => cost.to_string(),
+            None => i18n.t(Key::MessageDetailCostUnpriced),
+        };
+        rows.push((i18n.t(Key::MessageDetailCost), cost));
+    }
     // The receipt: the tools the reply called, and its web searches.
     let tools = hearth_core::chat::tools::tools_used(&record.tool_rounds);
     if !tools.is_empty() {
@@ -514,12 +527,20 @@ pub fn MessageView(
         </div>
     };
 
+    let prices = crate::usage::value();
     let details = move || {
         show_details.get().then(|| {
+            let prices = prices.get();
+            if prices.is_none() {
+                // Read once; the rows are drawn again with the cost when it is here.
+                leptos::task::spawn_local(async {
+                    let _ = crate::usage::prices().await;
+                });
+            }
             let rows = live.record.with(|r| {
                 let mut record = r.clone();
                 record.content = live.content.get_untracked();
-                details_text(&record, i18n)
+                details_text(&record, prices.as_ref(), i18n)
             });
             view! {
                 <dl class="message__details">

@@ -620,6 +620,7 @@ mod tests {
                         || path.ends_with("/src/shell/shortcuts_dialog.rs")
                         || path.ends_with("/src/search/palette.rs")
                         || path.contains("/src/web_search/")
+                        || path.contains("/src/usage/")
                         || path.ends_with("/src/shell/search_switch.rs")
                         || path.ends_with("/src/conversation/search_block.rs")
                         || path.ends_with("/src/workspaces/switch.rs")

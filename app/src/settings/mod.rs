@@ -12,11 +12,13 @@ mod knowledge;
 mod knowledge_text;
 mod memory;
 mod models;
+mod prices;
 mod providers;
 mod skills;
 mod system;
 mod templates;
 mod tools;
+mod usage;
 mod web_search;
 mod workspace_files;
 mod workspaces;
@@ -58,6 +60,8 @@ pub enum Tab {
     System,
     /// Storage, export, import, delete.
     Data,
+    /// Tokens and cost over time, and the price table.
+    Usage,
     /// The edge's services.
     Health,
     /// Versions, deployment and privacy.
@@ -65,7 +69,7 @@ pub enum Tab {
 }
 
 impl Tab {
-    const ALL: [Tab; 15] = [
+    const ALL: [Tab; 16] = [
         Tab::General,
         Tab::Providers,
         Tab::Models,
@@ -79,6 +83,7 @@ impl Tab {
         Tab::Memory,
         Tab::System,
         Tab::Data,
+        Tab::Usage,
         Tab::Health,
         Tab::About,
     ];
@@ -98,6 +103,7 @@ impl Tab {
             Tab::Memory => Key::SettingsTabMemory,
             Tab::System => Key::SettingsTabSystem,
             Tab::Data => Key::SettingsTabData,
+            Tab::Usage => Key::SettingsTabUsage,
             Tab::Health => Key::SettingsTabHealth,
             Tab::About => Key::SettingsTabAbout,
         }
@@ -124,6 +130,7 @@ impl Tab {
             Tab::Memory => "memory",
             Tab::System => "system",
             Tab::Data => "data",
+            Tab::Usage => "usage",
             Tab::Health => "health",
             Tab::About => "about",
         }
@@ -281,6 +288,7 @@ fn SettingsTabs() -> impl IntoView {
                     Tab::Memory => view! { <memory::MemoryPanel /> }.into_any(),
                     Tab::System => view! { <system::SystemPanel /> }.into_any(),
                     Tab::Data => view! { <data::DataPanel /> }.into_any(),
+                    Tab::Usage => view! { <usage::UsagePanel /> }.into_any(),
                     Tab::Health => view! { <health::HealthPanel /> }.into_any(),
                     Tab::About => view! { <about::AboutPanel /> }.into_any(),
                 }}

@@ -86,6 +86,10 @@ pub struct Archive {
     /// when that browser has chosen no service.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub web_search: Option<Value>,
+    /// The user's own prices (`crate::cost::Prices`), kept as JSON: taken where imported
+    /// for each model that browser has no price of its own for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prices: Option<Value>,
 }
 
 /// Why an archive was refused. Nothing is written when any of these is returned.
@@ -138,6 +142,7 @@ impl Archive {
             workspaces: None,
             assistants: None,
             web_search: None,
+            prices: None,
         }
     }
 

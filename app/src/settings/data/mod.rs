@@ -119,6 +119,9 @@ pub fn DataPanel() -> impl IntoView {
                     if written.web_search_left_out {
                         text = format!("{text} {}", i18n.t(Key::DataExportWebSearchLeftOut));
                     }
+                    if written.prices_left_out {
+                        text = format!("{text} {}", i18n.t(Key::DataExportPricesLeftOut));
+                    }
                     if written.knowledge_left_out {
                         text = format!("{text} {}", i18n.t(Key::DataExportKnowledgeLeftOut));
                     } else if written.collections > 0 {

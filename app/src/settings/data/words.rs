@@ -154,6 +154,9 @@ pub(super) fn partial_message(i18n: I18n, partial: &[PartialImport]) -> String {
             PartialImport::WebSearch(why) => {
                 i18n.t_with(Key::DataImportWebSearchFailed, &[("reason", why)])
             }
+            PartialImport::Prices(why) => {
+                i18n.t_with(Key::DataImportPricesFailed, &[("reason", why)])
+            }
         })
         .collect();
     i18n.t_with(Key::DataImportPartial, &[("reason", &reasons.join(" "))])
