@@ -64,6 +64,7 @@
 
 pub mod address;
 pub mod api;
+pub mod ask_user;
 pub mod assistant;
 pub mod attachment;
 pub mod byok;

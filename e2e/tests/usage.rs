@@ -289,7 +289,10 @@ async fn the_usage_view_fits_a_phone_in_the_dark_theme() {
     session.resize(1280, 900).await;
     session.screenshot("settings-usage").await;
     session
-        .js("document.getElementById('usage-models').scrollIntoView()", vec![])
+        .js(
+            "document.getElementById('usage-models').scrollIntoView()",
+            vec![],
+        )
         .await;
     session.screenshot("settings-usage-tables").await;
 }

@@ -46,14 +46,14 @@ impl Chat {
 
     /// Whether the open conversation is busy writing (untracked): its messages wait, and
     /// nothing else starts a reply there.
-    fn busy(&self, conversation_id: &str) -> bool {
+    pub(super) fn busy(&self, conversation_id: &str) -> bool {
         self.runs.writing(conversation_id).is_some()
             || self.tabs.is_elsewhere_untracked(conversation_id)
     }
 
     /// Claims `conversation_id`'s next reply for this tab; `None` (and the user told)
     /// when another tab is writing one there.
-    async fn claim(&self, conversation_id: &str) -> Option<ReplyLock> {
+    pub(super) async fn claim(&self, conversation_id: &str) -> Option<ReplyLock> {
         let lock = self.tabs.claim(conversation_id).await;
         if lock.is_none() {
             self.say_elsewhere();
@@ -287,7 +287,13 @@ impl Chat {
 
     /// Runs the reply `reply_id` under this tab's claim `lock`, then lets go of it and
     /// sends the next queued message.
-    fn start_reply(&self, conversation_id: String, reply_id: &str, mode: Mode, lock: ReplyLock) {
+    pub(super) fn start_reply(
+        &self,
+        conversation_id: String,
+        reply_id: &str,
+        mode: Mode,
+        lock: ReplyLock,
+    ) {
         let Some(live) = self.open.live(reply_id) else {
             return;
         };
@@ -384,7 +390,12 @@ impl Chat {
 
     /// Claims the conversation, shows the reply `live` as streaming again (its old error
     /// gone) and runs it.
-    fn restart_under_claim(&self, conversation_id: String, live: LiveMessage, mode: Mode) {
+    pub(super) fn restart_under_claim(
+        &self,
+        conversation_id: String,
+        live: LiveMessage,
+        mode: Mode,
+    ) {
         let chat = *self;
         self.store.spawn(async move {
             let Some(lock) = chat.claim(&conversation_id).await else {

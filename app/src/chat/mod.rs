@@ -9,6 +9,8 @@
 //! - `choice`: the model new messages go to.
 //! - `undo`: the last delete and its toast.
 //! - `memory_review`: the user's answer to a memory the model proposed.
+//! - `question`: the user's answer to a question the model asked (`ask_user`), which
+//!   sends the reply on.
 //! - `context`: `/clear` (the context starts again after the last message) and taking it
 //!   back.
 //! - `actions`: send, regenerate, retry, continue, edit, delete, undo: they cross the
@@ -30,6 +32,7 @@ mod live;
 pub mod memory_review;
 mod model_stream;
 mod open;
+mod question;
 mod records;
 mod runs;
 mod store;
@@ -49,6 +52,7 @@ pub use choice::ModelChoice;
 pub use list::Conversations;
 pub use live::LiveMessage;
 pub use open::OpenConversation;
+pub use question::QuestionAt;
 pub use runs::Runs;
 pub use store::ChatDb;
 

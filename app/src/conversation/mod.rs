@@ -15,6 +15,8 @@
 //! - `sources`: the pages a reply draws on, numbered as its citations count them.
 //! - `round_text`: a round's text with the images the model sent in their places;
 //!   `stored_image`: an image kept in the private file system, on screen.
+//! - `tool_calls`: a reply's tool rounds and calls; `question_card`: a question the
+//!   model asked the user, to answer there.
 
 mod archived;
 mod context_break;
@@ -25,6 +27,7 @@ pub mod message;
 mod passage;
 mod preview;
 mod print;
+mod question_card;
 pub mod queue;
 mod reading;
 mod round_text;

@@ -3,7 +3,8 @@
 //! credential-like fields masked) and the result. A call waiting for the user shows its
 //! confirmation card here: Allow once, Allow for this session (where the mode offers it)
 //! and Deny. A finished call whose tool has an MCP App's page shows it under its block
-//! (`crate::mcp_app`). Every block reads its own call through a memo, so a call changing state
+//! (`crate::mcp_app`). A question the model asked the user is shown as its card
+//! (`super::question_card`). Every block reads its own call through a memo, so a call changing state
 //! re-renders that block only.
 
 use hearth_core::chat::tools::{ToolCallRecord, ToolCallStatus, redact_arguments};
@@ -21,6 +22,7 @@ fn status_key(status: ToolCallStatus) -> Key {
     match status {
         ToolCallStatus::Pending => Key::ToolStatusPending,
         ToolCallStatus::AwaitingApproval => Key::ToolStatusAwaiting,
+        ToolCallStatus::AwaitingAnswer => Key::ToolStatusAwaitingAnswer,
         ToolCallStatus::Running => Key::ToolStatusRunning,
         ToolCallStatus::Done => Key::ToolStatusDone,
         ToolCallStatus::Failed => Key::ToolStatusFailed,
@@ -33,6 +35,7 @@ fn status_slug(status: ToolCallStatus) -> &'static str {
     match status {
         ToolCallStatus::Pending => "pending",
         ToolCallStatus::AwaitingApproval => "awaiting",
+        ToolCallStatus::AwaitingAnswer => "asking",
         ToolCallStatus::Running => "running",
         ToolCallStatus::Done => "done",
         ToolCallStatus::Failed => "failed",
@@ -98,6 +101,10 @@ fn CallView(live: LiveMessage, round: usize, index: usize) -> impl IntoView {
     let call = Memo::new(move |_| live.record.with(|r| call_of(r, round, index)));
     move || {
         let call = call.get()?;
+        // A question for the user is its own card, not a tool's block.
+        if call.plugin_id.as_deref() == Some(hearth_core::ask_user::ASK_USER_PLUGIN_ID) {
+            return Some(super::question_card::card(live, round, index, call).into_any());
+        }
         let status = call.status;
         let arguments = redact_arguments(&call.arguments);
         let duration = call
@@ -161,7 +168,7 @@ fn CallView(live: LiveMessage, round: usize, index: usize) -> impl IntoView {
                 let conversation = live.record.with_untracked(|r| r.conversation_id.clone());
                 view! { <ConfirmCard call=call.clone() answer_key=key conversation=conversation /> }
             })}
-        })
+        }.into_any())
     }
 }
 

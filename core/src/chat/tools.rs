@@ -6,7 +6,9 @@
 //!   of the next request, with each result bounded ([`MAX_RESULT_CHARS_IN_CONTEXT`]; the
 //!   stored result stays whole) and long past arguments summarised, always as valid JSON.
 //! - A call still pending, waiting for the user or running when the page closed reopens
-//!   as denied or failed (fail closed), never as something that might still run.
+//!   as denied or failed (fail closed), never as something that might still run. A
+//!   question the model asked the user (`crate::ask_user`) reopens still waiting: it
+//!   runs nothing, and only the user's answer settles it.
 //! - [`redact_arguments`] is how arguments are shown to the user: credential-like fields
 //!   masked, pretty-printed.
 
@@ -34,6 +36,9 @@ pub enum ToolCallStatus {
     Pending,
     /// Waiting for the user's Allow or Deny.
     AwaitingApproval,
+    /// An `ask_user` call waiting for the user's answer (`crate::ask_user`); it stays
+    /// open across reloads, and the reply goes on once it is answered or declined.
+    AwaitingAnswer,
     /// Sent to the edge.
     Running,
     /// It ran; `result` holds what it returned (which may be the tool's own error).
@@ -128,6 +133,9 @@ impl ToolCallRecord {
             ToolCallStatus::Failed => format!("[Tool Error] {}", self.result),
             ToolCallStatus::Denied => DENIED_RESULT.to_string(),
             ToolCallStatus::Skipped => skipped_result(),
+            ToolCallStatus::AwaitingAnswer => {
+                "[Tool Error] The user has not answered these questions.".to_string()
+            }
             ToolCallStatus::Pending
             | ToolCallStatus::AwaitingApproval
             | ToolCallStatus::Running => {
@@ -142,6 +150,8 @@ impl ToolCallRecord {
     pub fn reopened(mut self) -> Self {
         match self.status {
             ToolCallStatus::Pending | ToolCallStatus::AwaitingApproval => self.deny(),
+            // Nothing runs: the question stays for the user to answer.
+            ToolCallStatus::AwaitingAnswer => {}
             ToolCallStatus::Running => self.settle(
                 ToolCallStatus::Failed,
                 "The page closed while the call ran; whether it took effect is unknown.",

@@ -215,12 +215,18 @@ async fn drive(
         prepared.turn.images = loaded.images;
         prepared.turn.missing_images = loaded.missing;
     }
-    // Tools only for a model that takes them, and never on a continuation (it finishes
-    // the text it was writing).
-    let mut toolset = if prepared.target.capabilities.tools && mode == Mode::Fresh {
+    // Tools only for a model that takes them, and never on a continuation of written
+    // text (it finishes that text); one that stopped between tool rounds (a question
+    // answered) goes on with its tools.
+    let between_rounds = record.content.is_empty() && !record.tool_rounds.is_empty();
+    let offers_tools = mode == Mode::Fresh || between_rounds;
+    let mut toolset = if prepared.target.capabilities.tools && offers_tools {
         let mut toolset = tools::toolset(context, limits).await;
         if memory.propose {
             hearth_core::memory::proposal::offer(&mut toolset);
+        }
+        if tools::asks_questions(context) {
+            hearth_core::ask_user::offer(&mut toolset);
         }
         if let Some(search) = &search {
             search.offer(context, &mut toolset);
@@ -284,6 +290,10 @@ async fn drive(
             if !search.offers_tool() {
                 hearth_core::web_search::policy::withdraw(&mut toolset);
             }
+        }
+        // A question for the user: the reply ends here, waiting for the answer.
+        if reply.awaits_answer() {
+            return Ending::Done;
         }
         reply.show(MessageStatus::Streaming);
         if signal.aborted() {

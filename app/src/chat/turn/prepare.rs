@@ -46,7 +46,10 @@ pub async fn prepare(
         capabilities: target.capabilities,
         system: context.prefs.value.with_untracked(|p| p.system_prompt()),
         history,
-        continuation: (mode == Mode::Continue).then(|| reply.content.clone()),
+        // Nothing written yet (a reply that stopped between tool rounds): nothing to
+        // continue, the next round simply follows the rounds.
+        continuation: (mode == Mode::Continue && !reply.content.is_empty())
+            .then(|| reply.content.clone()),
         context: Vec::new(),
         images: Default::default(),
         missing_images: Default::default(),

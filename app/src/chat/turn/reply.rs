@@ -191,6 +191,16 @@ impl Reply {
         self.show(MessageStatus::Streaming);
     }
 
+    /// Whether the last round asked the user a question that waits for an answer.
+    pub fn awaits_answer(&self) -> bool {
+        self.rounds.last().is_some_and(|round| {
+            round
+                .calls
+                .iter()
+                .any(|c| c.status == hearth_core::chat::tools::ToolCallStatus::AwaitingAnswer)
+        })
+    }
+
     /// The model provider searches by itself for this reply: its search block says so
     /// and counts the pages it draws on.
     pub fn set_model_search(&mut self) {

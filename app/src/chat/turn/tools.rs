@@ -16,8 +16,11 @@
 //! A call waiting for the user is denied when the reply is stopped or the user leaves
 //! the conversation (fail closed); a reload denies it through the stored record
 //! (`ToolCallRecord::reopened`). A denial is the call's result, so the model continues.
+//! A question the model asks the user (`ask_user`) is different: it runs nothing, so it
+//! waits stored, across reloads, and the reply ends until it is answered.
 
 use hearth_core::api::ErrorCode;
+use hearth_core::ask_user::{self, ASK_USER_PLUGIN_ID};
 use hearth_core::chat::MessageStatus;
 use hearth_core::chat::tools::{ToolCallRecord, ToolCallStatus};
 use hearth_core::memory::proposal::MEMORY_PLUGIN_ID;
@@ -75,6 +78,16 @@ pub(super) async fn toolset(
         .map(|r| r.plugin.id.as_str());
     let prefs = hearth_core::workspace::scope::tool_preferences(&prefs, limits, ids);
     selection::toolset(&builtins, &installed, &prefs)
+}
+
+/// Whether the model may ask the user questions (`ask_user`): off, like every built-in
+/// tool, until the user switches it on in Settings › Tools.
+pub(super) fn asks_questions(context: TurnContext) -> bool {
+    context
+        .prefs
+        .value
+        .with_untracked(|p| p.tools.plugins.get(ASK_USER_PLUGIN_ID).copied())
+        .unwrap_or(false)
 }
 
 /// How long a reply waits for stale tool lists before it goes on with the lists in hand,
@@ -178,9 +191,12 @@ pub(super) async fn run_calls(
         reply.show(MessageStatus::Streaming);
         reply.flush(context.store).await;
     }
-    // Stopped: what never ran is denied, so nothing is left that might still run.
+    // Stopped: what never ran is denied, so nothing is left that might still run. A
+    // question for the user runs nothing: it stays open unless the reply was stopped.
+    let stopped = controller.signal().aborted();
     for call in &mut reply.rounds[round].calls {
-        if !call.status.is_settled() {
+        let question = call.status == ToolCallStatus::AwaitingAnswer;
+        if !call.status.is_settled() && (stopped || !question) {
             call.deny();
         }
     }
@@ -238,6 +254,17 @@ async fn one_call(
             return record;
         }
     };
+    // A question for the user waits, stored, for their answer; the reply ends here and
+    // goes on once it is answered (`crate::chat::Chat::answer_question`).
+    if target.plugin_id == ASK_USER_PLUGIN_ID {
+        let empty = serde_json::Map::new();
+        match ask_user::questions_of(args.as_object().unwrap_or(&empty)) {
+            Ok(_) => record.status = ToolCallStatus::AwaitingAnswer,
+            Err(why) => record.settle(ToolCallStatus::Failed, why, true),
+        }
+        reply.show_call(place.round, place.index, &record);
+        return record;
+    }
     // Searching reads the web and never asks (as in Neo Chat); it answers at once.
     if target.plugin_id == WEB_SEARCH_PLUGIN_ID {
         record.status = ToolCallStatus::Running;

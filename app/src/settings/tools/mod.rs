@@ -126,7 +126,38 @@ fn ConfirmSection() -> impl IntoView {
                 <option value="destructive">{tr(Key::ToolsConfirmDestructive)}</option>
                 <option value="side-effects">{tr(Key::ToolsConfirmSideEffects)}</option>
             </Field>
+            <AskUserSwitch />
         </section>
+    }
+}
+
+/// Whether models may ask the user questions (`ask_user`; off until switched on, like
+/// every built-in tool).
+#[component]
+fn AskUserSwitch() -> impl IntoView {
+    use hearth_core::ask_user::ASK_USER_PLUGIN_ID;
+    let prefs = use_prefs();
+    let toasts = use_toasts();
+    let i18n = use_i18n();
+    let on = move || {
+        prefs
+            .value
+            .with(|p| p.tools.plugins.get(ASK_USER_PLUGIN_ID).copied())
+            .unwrap_or(false)
+    };
+    let toggle = move |event: leptos::ev::Event| {
+        let wanted = event_target_checked(&event);
+        save_prefs(prefs, toasts, i18n, move |p| {
+            p.tools.set_plugin(ASK_USER_PLUGIN_ID, wanted)
+        });
+    };
+    view! {
+        <label class="switch">
+            <input type="checkbox" id="tools-ask-user" prop:checked=on on:change=toggle
+                aria-describedby="tools-ask-user-hint" />
+            <span>{tr(Key::ToolsAskUser)}</span>
+        </label>
+        <p class="field__hint" id="tools-ask-user-hint">{tr(Key::ToolsAskUserHint)}</p>
     }
 }
 
