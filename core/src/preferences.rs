@@ -188,6 +188,9 @@ pub struct Preferences {
     /// The model that summarises a long conversation's older turns; `None` leaves them
     /// to the context planner, which drops the oldest when the window fills.
     pub compression_model: Option<ModelRef>,
+    /// The model that suggests related questions under each answer; `None` (the
+    /// default) suggests none.
+    pub related_model: Option<ModelRef>,
     /// Per provider id, per model id: what the user corrected.
     pub models: BTreeMap<String, BTreeMap<String, ModelOverrides>>,
     /// Which plugins and functions are offered, and whether calls wait for the user.
@@ -236,6 +239,7 @@ impl Preferences {
             &mut self.default_model,
             &mut self.title_model,
             &mut self.compression_model,
+            &mut self.related_model,
             &mut self.image_model,
         ] {
             if slot.as_ref().is_some_and(|m| m.provider_id == provider_id) {

@@ -1,6 +1,6 @@
 //! Task-model calls: one request read to its end with nothing stored or shown while it
 //! runs (a conversation's title, the summary of its older turns, the skills a turn's
-//! model chooses). They take the chat's
+//! model chooses, the questions suggested under an answer). They take the chat's
 //! route (direct, or the relay when the browser is blocked) and the one stream reader,
 //! bounded in size and total time, so a slow or chatty task model can neither hang nor
 //! flood anything; a failure is returned to the caller, which falls back to what needs
@@ -116,6 +116,24 @@ pub async fn generate_title(
         Err(error) => {
             leptos::logging::warn!("title model failed: {}", error.log_line());
             None
+        }
+    }
+}
+
+/// Follow-up questions to the exchange `question` → `reply` from the user's
+/// related-questions model; none when that model fails or answers nothing usable.
+pub async fn generate_related(
+    targets: Targets,
+    model: &ModelRef,
+    question: &str,
+    reply: &str,
+) -> Vec<String> {
+    let request = hearth_core::chat::related::related_request(&model.model, question, reply);
+    match complete(targets, model, request).await {
+        Ok(answer) => hearth_core::chat::related::clean_related(&answer, question),
+        Err(error) => {
+            leptos::logging::warn!("related-questions model failed: {}", error.log_line());
+            Vec::new()
         }
     }
 }

@@ -577,6 +577,7 @@ pub fn MessageView(
             <div class="message__body">{body}</div>
             {details}
             {actions}
+            {(!is_user).then(|| super::related::list(live))}
         </article>
     }
     .into_any()

@@ -15,6 +15,7 @@
 //! - `sources`: the pages a reply draws on, numbered as its citations count them.
 //! - `round_text`: a round's text with the images the model sent in their places;
 //!   `stored_image`: an image kept in the private file system, on screen.
+//! - `related`: the follow-up questions suggested under the last answer.
 //! - `tool_calls`: a reply's tool rounds and calls; `question_card`: a question the
 //!   model asked the user, to answer there.
 
@@ -30,6 +31,7 @@ mod print;
 mod question_card;
 pub mod queue;
 mod reading;
+mod related;
 mod round_text;
 mod search_block;
 mod sources;

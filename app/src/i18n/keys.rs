@@ -1158,4 +1158,8 @@ keys! {
     QuestionErrorOther => "question.error_other",
     ToolsAskUser => "tools.ask_user",
     ToolsAskUserHint => "tools.ask_user_hint",
+    MessageRelated => "message.related",
+    ModelsRelated => "models.related",
+    ModelsRelatedHint => "models.related_hint",
+    ModelsRelatedNone => "models.related_none",
 }

@@ -17,6 +17,7 @@ pub mod output_image;
 pub mod peer_import;
 pub mod queue;
 pub mod record;
+pub mod related;
 pub mod request;
 pub mod source;
 pub mod title;

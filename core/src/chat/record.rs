@@ -117,6 +117,10 @@ pub struct MessageRecord {
     /// JSON text like `memory`: its search block.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub web_searches: Option<String>,
+    /// Follow-up questions the related-questions model suggested under a reply (plain
+    /// text, `crate::chat::related`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub related: Vec<String>,
     /// Creation time, ms since the epoch.
     pub created_at: f64,
     /// Last change, ms since the epoch.

@@ -20,7 +20,7 @@ const INSTRUCTION: &str = "You write titles for chat conversations. Answer with 
 title (at most six words) in the language of the conversation, with no quotes, no \
 punctuation at the end and nothing else.";
 
-fn excerpt(text: &str) -> String {
+pub(crate) fn excerpt(text: &str) -> String {
     let text = strip_think(text);
     let mut cut: String = text.chars().take(EXCERPT_CHARS).collect();
     if text.chars().count() > EXCERPT_CHARS {

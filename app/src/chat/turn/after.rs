@@ -1,5 +1,6 @@
 //! What follows a reply that is done, in the background: the conversation's title
-//! (through the title model when the user chose one, else from the text) and the
+//! (through the title model when the user chose one, else from the text), related
+//! questions under the answer (when the user chose a model for them) and the
 //! compression of its older turns (when the user chose a compression model and the
 //! conversation has grown past the threshold, `hearth_core::chat::compression`).
 
@@ -34,6 +35,36 @@ pub async fn title(context: TurnContext, conversation_id: &str, question: &str, 
         return;
     }
     let _ = context.list.set_auto_title(conversation_id, title).await;
+}
+
+/// Suggests follow-up questions under the reply `reply_id`, when the user chose a model
+/// for them and the reply has an answer.
+pub async fn related(context: TurnContext, reply_id: &str, question: &str, answer: &str) {
+    let Some(model) = context
+        .prefs
+        .value
+        .with_untracked(|p| p.related_model.clone())
+    else {
+        return;
+    };
+    if answer.trim().is_empty() {
+        return;
+    }
+    let related = task::generate_related(context.targets, &model, question, answer).await;
+    if related.is_empty() {
+        return;
+    }
+    let mut batch = crate::storage::Batch::new();
+    batch.merge(
+        crate::storage::MESSAGES,
+        reply_id,
+        serde_json::json!({ "related": related }),
+    );
+    if context.store.write(batch).await.is_ok()
+        && let Some(live) = context.open.live(reply_id)
+    {
+        live.record.update(|r| r.related = related);
+    }
 }
 
 /// Folds the open path's older turns into a summary, when due.

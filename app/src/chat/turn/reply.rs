@@ -80,6 +80,7 @@ impl Reply {
                     r.images.clear();
                     r.sources = None;
                     r.web_searches = None;
+                    r.related.clear();
                 });
                 (Vec::new(), Vec::new(), Vec::new())
             }
@@ -407,8 +408,10 @@ impl Reply {
             let answer = self.live.content.get_untracked();
             let conversation_id = self.conversation_id.clone();
             // In the background: a title model's call must not hold up the queue.
+            let reply_id = self.live.id();
             context.store.spawn(async move {
                 after::title(context, &conversation_id, &question, &answer).await;
+                after::related(context, &reply_id, &question, &answer).await;
                 after::compress(context, &conversation_id).await;
             });
         }

@@ -1,4 +1,5 @@
-//! Settings › Models: the default model of new chats, the title and compression models,
+//! Settings › Models: the default model of new chats, the title, compression and
+//! related-questions models,
 //! and per-model metadata (context and output limits, vision, tools, reasoning) that
 //! corrects what a provider's listing says.
 //!
@@ -29,6 +30,7 @@ enum Slot {
     Default,
     Title,
     Compression,
+    Related,
 }
 
 /// One of the model pickers at the top of the tab.
@@ -47,6 +49,7 @@ impl ModelSlot {
             Slot::Default => &prefs.default_model,
             Slot::Title => &prefs.title_model,
             Slot::Compression => &prefs.compression_model,
+            Slot::Related => &prefs.related_model,
         }
     }
 
@@ -55,11 +58,12 @@ impl ModelSlot {
             Slot::Default => &mut prefs.default_model,
             Slot::Title => &mut prefs.title_model,
             Slot::Compression => &mut prefs.compression_model,
+            Slot::Related => &mut prefs.related_model,
         }
     }
 }
 
-const MODEL_SLOTS: [ModelSlot; 3] = [
+const MODEL_SLOTS: [ModelSlot; 4] = [
     ModelSlot {
         id: "settings-default-model",
         label: Key::ModelsDefault,
@@ -80,6 +84,13 @@ const MODEL_SLOTS: [ModelSlot; 3] = [
         hint: Key::ModelsCompressionHint,
         none: Key::ModelsCompressionNone,
         which: Slot::Compression,
+    },
+    ModelSlot {
+        id: "settings-related-model",
+        label: Key::ModelsRelated,
+        hint: Key::ModelsRelatedHint,
+        none: Key::ModelsRelatedNone,
+        which: Slot::Related,
     },
 ];
 
