@@ -30,7 +30,7 @@ async fn listed(session: &Browser) -> usize {
         .unwrap_or(0) as usize
 }
 
-/// Opens "Workspace and instructions…" from the menu of the sidebar's conversation
+/// Opens "Conversation settings…" from the menu of the sidebar's conversation
 /// `row`, and waits until the dialog shows the conversation's workspace.
 async fn open_placement(session: &AppSession, row: &str) {
     session
@@ -39,7 +39,7 @@ async fn open_placement(session: &AppSession, row: &str) {
             vec![json!(row)],
         )
         .await;
-    chat::choose_menu_item(session, "Workspace and instructions…").await;
+    chat::choose_menu_item(session, "Conversation settings…").await;
     session.wait_for("#placement-prompt").await;
     session
         .wait_until("document.getElementById('placement-workspace').value !== ''")

@@ -206,6 +206,13 @@ impl Conversations {
             .await
     }
 
+    /// Sets conversation `id`'s model fallback setting, as kept
+    /// (`hearth_core::chat::fallback::Fallback::encode`; `None`: pinned, the default).
+    pub async fn set_fallback(&self, id: &str, kept: Option<String>) -> Result<(), StorageError> {
+        let fields = json!({ "fallback": kept });
+        self.merge(id, fields, move |c| c.fallback = kept).await
+    }
+
     /// What `read` takes from conversation `id`'s record (tracked; the default without
     /// one).
     fn read<T: Default>(&self, id: &str, read: impl Fn(&ConversationRecord) -> T) -> T {

@@ -144,6 +144,22 @@ fn details_text(
         };
         rows.push((i18n.t(Key::MessageDetailCost), cost));
     }
+    // Another model answered than the one chosen: which, and why.
+    if let Some(fell) =
+        hearth_core::chat::fallback::FallbackRecord::decode(record.fallback.as_deref())
+    {
+        let reason = match &fell.reason {
+            Some(error) => crate::i18n::errors::describe(&i18n, error).0,
+            None => i18n.t(Key::MessageDetailFallbackRecent),
+        };
+        rows.push((
+            i18n.t(Key::MessageDetailFallback),
+            i18n.t_with(
+                Key::MessageDetailFallbackValue,
+                &[("from", &fell.from.model), ("reason", &reason)],
+            ),
+        ));
+    }
     // The receipt: the tools the reply called, and its web searches.
     let tools = hearth_core::chat::tools::tools_used(&record.tool_rounds);
     if !tools.is_empty() {

@@ -16,6 +16,7 @@ pub mod button;
 pub mod current;
 pub mod files;
 pub mod placement;
+mod placement_fallback;
 pub mod switch;
 pub mod words;
 

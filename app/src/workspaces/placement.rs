@@ -1,7 +1,8 @@
-//! A conversation's place and instructions, as a dialog (the conversation menu's
-//! "Workspace and instructions…"): the workspace it belongs to (moving it between
+//! A conversation's settings, as a dialog (the conversation menu's "Conversation
+//! settings…"): the workspace it belongs to (moving it between
 //! workspaces) and its own instructions, joined to its turns' system prompt after the
-//! user's and the workspace's (`hearth_core::workspace::prompt`). In a lazily loaded
+//! user's and the workspace's (`hearth_core::workspace::prompt`), and its model fallback
+//! policy (`super::placement_fallback`). In a lazily loaded
 //! chunk, mounted while open (`crate::shell::ShellState::placing`).
 
 use hearth_core::preferences::MAX_SYSTEM_PROMPT_CHARS;
@@ -47,6 +48,9 @@ fn PlacementDialog(id: String) -> impl IntoView {
     let record = chat.list.find(&id).unwrap_or_default();
     let workspace = RwSignal::new(record.workspace_id.clone().unwrap_or_default());
     let prompt = RwSignal::new(record.system_prompt.clone());
+    let fallback = RwSignal::new(hearth_core::chat::fallback::Fallback::decode(
+        record.fallback.as_deref(),
+    ));
     let failed = RwSignal::new(None::<String>);
     let error = RwSignal::new(None::<String>);
     let saving = RwSignal::new(false);
@@ -89,7 +93,11 @@ fn PlacementDialog(id: String) -> impl IntoView {
         let id = id.clone();
         saving.set(true);
         spawn_local(async move {
-            let outcome = chat.list.set_placement(&id, chosen, text).await;
+            let mut outcome = chat.list.set_placement(&id, chosen, text).await;
+            if outcome.is_ok() {
+                let kept = fallback.get_untracked().repaired().encode();
+                outcome = chat.list.set_fallback(&id, kept).await;
+            }
             let _ = saving.try_set(false);
             match outcome {
                 Ok(()) => {
@@ -130,6 +138,7 @@ fn PlacementDialog(id: String) -> impl IntoView {
                             ])}
                         </p>
                     } />
+                <super::placement_fallback::FallbackFields setting=fallback />
                 <p class="field__error" role="alert" id="placement-error">{move || error.get()}</p>
                 <div class="provider-form__actions">
                     <button type="button" class="button button--secondary" id="placement-cancel"

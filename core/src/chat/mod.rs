@@ -11,6 +11,7 @@ pub mod context_break;
 pub mod context_note;
 pub mod error;
 pub mod export_file;
+pub mod fallback;
 pub mod generation;
 pub mod markdown_export;
 pub mod output_image;

@@ -117,6 +117,10 @@ pub struct MessageRecord {
     /// JSON text like `memory`: its search block.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub web_searches: Option<String>,
+    /// When another model answered than the one chosen (`crate::chat::fallback::
+    /// FallbackRecord`), kept as JSON text like `memory`: decoded only where shown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
     /// Follow-up questions the related-questions model suggested under a reply (plain
     /// text, `crate::chat::related`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -245,6 +249,10 @@ pub struct ConversationRecord {
     /// `super::context_break`): a turn sends nothing before the last of them on its path.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub context_breaks: Vec<String>,
+    /// The model fallback policy and alternatives (`crate::chat::fallback::Fallback`),
+    /// kept as JSON text: read only when a reply starts or the setting is shown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
 }
 
 /// Whether `candidate` should replace `current`: a higher `rev`, or the same `rev` and a

@@ -18,6 +18,9 @@
 //!   knowledge, web search), each a small module behind one interface: the turn in,
 //!   context items for one planner band out. The run loop does not change when one is
 //!   added.
+//! - `fallback`: which model answers under the conversation's fallback policy (another
+//!   one only after a transient failure before anything arrived, on the same side of
+//!   the network).
 //! - `model`: one round streamed through the one stream reader; `output_images` keeps
 //!   the images it sends, in their places.
 //! - `tools`: the calls a round asked for.
@@ -31,6 +34,7 @@
 mod after;
 mod assistant;
 mod attachments;
+mod fallback;
 mod image_parts;
 mod knowledge;
 mod memory;
@@ -49,6 +53,7 @@ use hearth_core::chat::request::RoundShape;
 use hearth_core::chat::{GenerationError, MessageStatus, Phase, RunOutcome};
 use hearth_core::plugin::selection::Toolset;
 use hearth_core::plugin::tool_loop::{Budget, Round};
+use hearth_core::preferences::ModelRef;
 use hearth_core::workspace::Workspace;
 
 use super::list::Conversations;
@@ -235,6 +240,23 @@ async fn drive(
     } else {
         Toolset::default()
     };
+    let needs = fallback::Needs {
+        tools: !toolset.is_empty(),
+        vision: !prepared.turn.images.is_empty(),
+    };
+    let chosen = ModelRef {
+        provider_id: record.provider_id.clone().unwrap_or_default(),
+        model: record.model.clone().unwrap_or_default(),
+    };
+    // The model's own search belongs to the chosen model: no other answers for it.
+    let mut failover = (!model_search && mode == Mode::Fresh)
+        .then(|| fallback::Failover::plan(context, conversation.as_ref(), &chosen));
+    if let Some(failover) = failover.as_mut()
+        && let Some((model, target)) = failover.start(context, needs).await
+    {
+        reply.answered_by(&model, &failover.record());
+        switch_model(&mut prepared, &model, target);
+    }
     let mut budget = Budget::new();
     loop {
         let round = if toolset.is_empty() {
@@ -263,6 +285,18 @@ async fn drive(
             match model::stream_round(context, &prepared.target, &request, reply, controller).await
             {
                 Ok(calls) => calls,
+                Err(Ending::Failed(error)) if reply.nothing_yet() && !signal.aborted() => {
+                    let next = match failover.as_mut() {
+                        Some(failover) => failover.next(context, &error, needs).await,
+                        None => None,
+                    };
+                    let (Some((model, target)), Some(failover)) = (next, failover.as_ref()) else {
+                        return Ending::Failed(error);
+                    };
+                    reply.answered_by(&model, &failover.record());
+                    switch_model(&mut prepared, &model, target);
+                    continue;
+                }
                 Err(ending) => return ending,
             };
         // A final round's calls are not run: it was offered no tools.
@@ -301,6 +335,17 @@ async fn drive(
         }
         reply.flush(context.store).await;
     }
+}
+
+/// The rounds from now on go to `model` at `target`.
+fn switch_model(
+    prepared: &mut prepare::Prepared,
+    model: &ModelRef,
+    target: crate::chat::target::Target,
+) {
+    prepared.turn.model = model.model.clone();
+    prepared.turn.capabilities = target.capabilities;
+    prepared.target = target;
 }
 
 /// Moves the reply to `phase`; `false` when its run is no longer the current one.

@@ -57,6 +57,8 @@ pub struct Reply {
     model_search: bool,
     /// The queries the provider's own search ran, each once.
     model_queries: Vec<String>,
+    /// The model that answered instead of the chosen one, and the record kept of it.
+    fallback: Option<(hearth_core::preferences::ModelRef, String)>,
     started: f64,
     first_token: Option<f64>,
     /// When the reply ended (the total its record and its screen say).
@@ -101,6 +103,7 @@ impl Reply {
             skills: live.record.with_untracked(|r| r.skill_invocations.clone()),
             model_search: false,
             model_queries: Vec::new(),
+            fallback: None,
             started: now(),
             first_token: None,
             ended: None,
@@ -190,6 +193,31 @@ impl Reply {
         self.rounds.push(round);
         self.finish = None;
         self.show(MessageStatus::Streaming);
+    }
+
+    /// Whether nothing of the reply has arrived yet (no text, reasoning, image or round):
+    /// another model may still answer it whole.
+    pub fn nothing_yet(&self) -> bool {
+        self.rounds.is_empty()
+            && self.images.is_empty()
+            && self.live.content.with_untracked(String::is_empty)
+            && self.live.reasoning.with_untracked(String::is_empty)
+    }
+
+    /// Another model than the chosen one answers the reply (`record` says which was
+    /// chosen and why it did not answer).
+    pub fn answered_by(
+        &mut self,
+        model: &hearth_core::preferences::ModelRef,
+        record: &hearth_core::chat::fallback::FallbackRecord,
+    ) {
+        let kept = record.encode();
+        self.fallback = Some((model.clone(), kept.clone()));
+        self.live.record.update(|r| {
+            r.provider_id = Some(model.provider_id.clone());
+            r.model = Some(model.model.clone());
+            r.fallback = Some(kept);
+        });
     }
 
     /// Whether the last round asked the user a question that waits for an answer.
@@ -393,6 +421,12 @@ impl Reply {
                 })
             })
         });
+        let mut fields = fields;
+        if let Some((model, kept)) = &self.fallback {
+            fields["providerId"] = json!(model.provider_id);
+            fields["model"] = json!(model.model);
+            fields["fallback"] = json!(kept);
+        }
         batch.merge(MESSAGES, &self.live.id(), fields);
         let _ = context.store.write(batch).await;
         self.show_with(status, error.as_ref());
