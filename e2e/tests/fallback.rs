@@ -28,7 +28,9 @@ async fn set_policy(session: &AppSession, policy: &str) {
         .await;
     if policy != "pinned" {
         chat::choose_option(session, "placement-fallback-0", "fixture-large").await;
-        session.screenshot(&format!("conversation-fallback-{policy}")).await;
+        session
+            .screenshot(&format!("conversation-fallback-{policy}"))
+            .await;
     }
     session.click("#placement-save").await;
     session
