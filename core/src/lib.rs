@@ -93,6 +93,7 @@ pub mod slash;
 pub mod stored_file;
 pub mod template;
 pub mod url_policy;
+pub mod voice;
 pub mod web_search;
 pub mod workspace;
 pub mod zip_store;

@@ -205,6 +205,10 @@ pub struct Config {
     /// Web search: the deployment's own service and the services' API bases.
     #[command(flatten)]
     pub web_search: crate::web_search::settings::WebSearchSettings,
+
+    /// Voice: where ElevenLabs' API answers.
+    #[command(flatten)]
+    pub voice: crate::voice::settings::VoiceSettings,
 }
 
 /// How the edge parses documents (`/api/doc-parse`). Each file is parsed by a child
@@ -427,6 +431,9 @@ pub enum ConfigError {
     /// The web search settings are not usable.
     #[error("HEARTH_SEARCH_* / the search services' base URLs: {0}")]
     InvalidSearch(String),
+    /// `HEARTH_ELEVENLABS_BASE_URL` is not usable.
+    #[error("HEARTH_ELEVENLABS_BASE_URL: {0}")]
+    InvalidVoice(String),
     /// `HEARTH_MCP_REGISTRY_URL` is not a usable https:// URL.
     #[error("HEARTH_MCP_REGISTRY_URL: {0}")]
     InvalidMcpRegistryUrl(String),
@@ -573,6 +580,7 @@ impl Config {
         self.web_search
             .check()
             .map_err(ConfigError::InvalidSearch)?;
+        self.voice.check().map_err(ConfigError::InvalidVoice)?;
         let loopback = self.addr.ip().is_loopback();
         if !loopback && !self.access_password_enabled() && !self.allow_public_bind {
             return Err(ConfigError::PublicBindWithoutPassword {

@@ -76,5 +76,6 @@ pub mod shutdown;
 pub mod signing;
 pub mod state;
 pub mod static_files;
+pub mod voice;
 pub mod web_reader;
 pub mod web_search;

@@ -45,6 +45,9 @@ pub enum Family {
     DocParse,
     /// `POST /api/search`: each one asks a search service (a turn sends at most four).
     Search,
+    /// `POST /api/voice/*`: each one asks a voice service (a reply read aloud, a
+    /// recording transcribed).
+    Voice,
     /// Everything else under `/api`.
     Api,
 }
@@ -63,6 +66,7 @@ impl Family {
             "/api/mcp/servers" => Self::Registry,
             "/api/doc-parse" => Self::DocParse,
             "/api/search" => Self::Search,
+            "/api/voice/speech" | "/api/voice/transcriptions" => Self::Voice,
             _ => Self::Api,
         }
     }
@@ -77,6 +81,7 @@ impl Family {
             Self::Registry => 60,
             Self::DocParse => 120,
             Self::Search => 60,
+            Self::Voice => 20,
             Self::Api => 300,
         }
     }
@@ -91,6 +96,7 @@ impl Family {
             Self::Registry => "registry",
             Self::DocParse => "doc-parse",
             Self::Search => "search",
+            Self::Voice => "voice",
             Self::Api => "api",
         }
     }
@@ -229,6 +235,8 @@ mod tests {
         assert_eq!(Family::of("/api/mcp/servers"), Family::Registry);
         assert_eq!(Family::of("/api/doc-parse"), Family::DocParse);
         assert_eq!(Family::of("/api/search"), Family::Search);
+        assert_eq!(Family::of("/api/voice/speech"), Family::Voice);
+        assert_eq!(Family::of("/api/voice/transcriptions"), Family::Voice);
         assert_eq!(Family::of("/api/doc-parse/jobs/x"), Family::Api);
         assert!(Family::PluginInstalls.limit() < Family::PluginCalls.limit());
     }

@@ -25,6 +25,7 @@ use crate::safe_fetch::{FetchError, Limits, SafeFetch};
 use crate::security_headers::SecurityHeaders;
 use crate::signing::Signer;
 use crate::static_files::StaticAssets;
+use crate::voice::Voice;
 use crate::web_search::WebSearch;
 
 /// State shared by every handler. Cheap to clone.
@@ -66,6 +67,8 @@ pub struct AppState {
     pub mcp_oauth: McpOauth,
     /// Web search.
     pub web_search: WebSearch,
+    /// Reading aloud and dictation.
+    pub voice: Voice,
 }
 
 impl AppState {
@@ -126,6 +129,7 @@ impl AppState {
                     byok: byok.is_some(),
                     web_search: true,
                     default_search: config.web_search.deployment().ready(),
+                    voice: true,
                 },
                 server_providers: server_providers.iter().map(|p| p.public()).collect(),
                 stream_silence_secs: config.relay_timeout_secs.max(1),
@@ -149,6 +153,12 @@ impl AppState {
             kv,
             signer,
             trusted_proxies: Arc::new(config.trusted_proxy_networks()),
+            voice: Voice::new(
+                &config.voice,
+                fetch.clone(),
+                byok.clone(),
+                Arc::new(server_providers.clone()),
+            ),
             providers: Providers::new(server_providers, byok.clone(), fetch, relay_timeout),
             byok,
             allowed_hosts: Arc::new(allowed_hosts),

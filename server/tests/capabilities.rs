@@ -149,6 +149,17 @@ async fn every_capability_is_what_its_routes_answer() {
                 served(&server, Method::POST, "/api/search", Some(json!({}))).await
                     && status != StatusCode::SERVICE_UNAVAILABLE
             }
+            // An empty body is refused by the routes themselves, before any voice service.
+            "voice" => {
+                served(&server, Method::POST, "/api/voice/speech", Some(json!({}))).await
+                    && served(
+                        &server,
+                        Method::POST,
+                        "/api/voice/transcriptions",
+                        Some(json!({})),
+                    )
+                    .await
+            }
             other => panic!("capability {other} is not checked against its route"),
         };
         assert_eq!(claimed, serves, "capabilities.{flag} says {claimed}");
@@ -164,6 +175,7 @@ async fn every_capability_is_what_its_routes_answer() {
             "documentParse",
             "mcp",
             "plugins",
+            "voice",
             "webSearch"
         ],
         "every capability is checked"

@@ -117,6 +117,7 @@ mod tests {
             byok: true,
             web_search: true,
             default_search: true,
+            voice: true,
         }
     }
 

@@ -85,6 +85,10 @@ pub struct Capabilities {
     /// its kind, key and address stay on the edge.
     #[serde(default)]
     pub default_search: bool,
+    /// `POST /api/voice/speech` and `POST /api/voice/transcriptions`: reading aloud and
+    /// dictation with the user's OpenAI-compatible provider or ElevenLabs.
+    #[serde(default)]
+    pub voice: bool,
 }
 
 /// The part of `GET /api/config`'s body the first screen reads (the operator's

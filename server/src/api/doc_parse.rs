@@ -147,7 +147,7 @@ async fn read_upload(mut multipart: Multipart, max_bytes: u64) -> Result<Upload,
 }
 
 /// Why a field could not be read.
-enum Bound {
+pub(super) enum Bound {
     /// It is longer than allowed.
     Over,
     /// The body broke off or is not multipart.
@@ -155,7 +155,7 @@ enum Bound {
 }
 
 /// A field's bytes, reading no more than `cap` of them.
-async fn read_bounded(
+pub(super) async fn read_bounded(
     mut field: axum::extract::multipart::Field<'_>,
     cap: u64,
 ) -> Result<Vec<u8>, Bound> {
@@ -169,7 +169,7 @@ async fn read_bounded(
     Ok(bytes)
 }
 
-fn too_large(limit: u64) -> ApiErrorResponse {
+pub(super) fn too_large(limit: u64) -> ApiErrorResponse {
     ApiError::new(
         ErrorCode::PayloadTooLarge,
         format!("The file is larger than {limit} bytes"),

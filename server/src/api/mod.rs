@@ -20,6 +20,7 @@ mod operations;
 mod plugins;
 mod relay;
 pub mod sealed;
+mod voice;
 mod web_search;
 
 use axum::Router;
@@ -43,6 +44,12 @@ pub fn router() -> Router<AppState> {
         .route("/chat/relay/{id}", get(relay::resume).delete(relay::cancel))
         .route("/providers/models", post(models::list))
         .route("/search", post(web_search::search))
+        .route("/voice/speech", post(voice::speech))
+        // The handler bounds every field itself (a recording up to 25 MiB).
+        .route(
+            "/voice/transcriptions",
+            post(voice::transcriptions).layer(DefaultBodyLimit::disable()),
+        )
         .route("/plugins/install", post(plugins::install))
         .route("/plugins/list", get(plugins::list))
         .route("/plugins/refresh", post(plugins::refresh))

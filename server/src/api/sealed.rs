@@ -86,6 +86,18 @@ impl SealedBody for WebSearchRequest {
     }
 }
 
+impl SealedBody for hearth_core::voice::SpeechRequest {
+    const SEALING: Sealing = Sealing {
+        scan: Scan::Field("service"),
+        refusal: "Voice keys must be sent as BYOK envelopes, never in plaintext",
+        malformed: invalid_body,
+    };
+
+    fn check_bounds(&self) -> Result<(), BoundError> {
+        hearth_core::voice::SpeechRequest::check_bounds(self)
+    }
+}
+
 impl SealedBody for ModelListRequest {
     const SEALING: Sealing = RelayRequest::SEALING;
 
