@@ -266,6 +266,42 @@ pub async fn web_search(
     post_named("/api/search", request, Some(signal), None).await
 }
 
+/// `POST /api/voice/speech`: `request.text` read aloud, as audio; aborting `signal`
+/// cancels it.
+pub async fn voice_speech(
+    request: &hearth_core::voice::SpeechRequest,
+    signal: &web_sys::AbortSignal,
+) -> Result<web_sys::Blob, EdgeError> {
+    let body = serde_json::to_string(request).map_err(|_| EdgeError::Unexpected(0))?;
+    let headers = web_sys::Headers::new().map_err(|_| EdgeError::Unexpected(0))?;
+    headers
+        .set("content-type", "application/json")
+        .map_err(|_| EdgeError::Unexpected(0))?;
+    let init = web_sys::RequestInit::new();
+    init.set_method("POST");
+    init.set_headers(&headers);
+    init.set_body(&JsValue::from_str(&body));
+    init.set_signal(Some(signal));
+    let response = JsFuture::from(window().fetch_with_str_and_init("/api/voice/speech", &init))
+        .await
+        .map_err(|_| EdgeError::no_response())?
+        .dyn_into::<web_sys::Response>()
+        .map_err(|_| EdgeError::no_response())?;
+    let status = response.status();
+    if !response.ok() {
+        let text = read_capped_text(&response, MAX_ANSWER_BYTES)
+            .await
+            .map_err(|_| EdgeError::Unexpected(status))?;
+        return Err(error_answer(status, text).await);
+    }
+    let blob = response.blob().map_err(|_| EdgeError::Unexpected(status))?;
+    JsFuture::from(blob)
+        .await
+        .map_err(|_| EdgeError::no_response())?
+        .dyn_into::<web_sys::Blob>()
+        .map_err(|_| EdgeError::Unexpected(status))
+}
+
 /// `POST /api/doc-parse`: uploads `file` (named `name`) for the edge's local parser.
 pub async fn start_doc_parse(
     file: &web_sys::Blob,

@@ -83,6 +83,7 @@ pub mod theme;
 pub mod ui;
 pub mod usage;
 pub mod vault;
+pub mod voice;
 pub mod web_search;
 pub mod workspaces;
 

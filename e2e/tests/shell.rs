@@ -314,6 +314,7 @@ async fn dialog_traps_focus_closes_on_escape_and_returns_focus() {
         "models",
         "tools",
         "web-search",
+        "voice",
         "skills",
         "templates",
         "assistants",

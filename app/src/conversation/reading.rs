@@ -1,4 +1,5 @@
-//! A reply's own menu (Read, Save as Markdown, Save as PNG, Print or save as PDF) and
+//! A reply's own menu (Read, Read aloud, Save as Markdown, Save as PNG, Print or save as
+//! PDF), the Stop reading button while it is read aloud (`crate::voice::player`), and
 //! reading mode:
 //! the reply's text and images alone, in a wide, calm column in a dialog (focus kept
 //! inside, Escape closes, focus goes back to the menu). The dialog is made the first time
@@ -23,8 +24,11 @@ pub fn ReplyMenu(live: LiveMessage) -> impl IntoView {
     let chat = use_chat();
     let i18n = use_i18n();
     let toasts = use_toasts();
+    let providers = crate::providers::use_providers();
     let reading = RwSignal::new(false);
     let made = RwSignal::new(false);
+    let speaking = crate::voice::player::speaking();
+    let aloud = move || speaking.with(|s| s.as_deref() == Some(live.id().as_str()));
     let save = move |_| {
         let record = live.snapshot();
         let title = chat.list.title(&record.conversation_id);
@@ -39,6 +43,16 @@ pub fn ReplyMenu(live: LiveMessage) -> impl IntoView {
             on_select: Callback::new(move |_| {
                 made.set(true);
                 reading.set(true);
+            }),
+        },
+        MenuItem {
+            label: Signal::derive(move || i18n.t(Key::MessageReadAloud)),
+            icon: Icon::Volume,
+            checked: None,
+            on_select: Callback::new(move |_| {
+                // The reply's words: code, images and link targets are not read.
+                let text = hearth_core::voice::speakable::speakable(&live.content.get_untracked());
+                crate::voice::player::read_aloud(live.id(), text, providers, i18n, toasts);
             }),
         },
         MenuItem {
@@ -65,6 +79,13 @@ pub fn ReplyMenu(live: LiveMessage) -> impl IntoView {
     ];
     view! {
         <Menu label=Signal::derive(move || i18n.t(Key::MessageMore)) button_icon=Icon::More items=items />
+        {move || aloud().then(|| view! {
+            <button type="button" class="button button--secondary button--small reading-aloud"
+                data-reading-aloud="" on:click=move |_| crate::voice::player::stop()>
+                {crate::ui::icon::icon(Icon::Stop)}
+                <span>{tr(Key::MessageStopReading)}</span>
+            </button>
+        })}
         {move || made.get().then(|| view! {
             <Dialog open=reading title=Signal::derive(move || i18n.t(Key::ReadingTitle)) class="dialog--reading">
                 <Reading live=live />

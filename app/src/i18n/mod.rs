@@ -621,6 +621,7 @@ mod tests {
                         || path.ends_with("/src/search/palette.rs")
                         || path.contains("/src/web_search/")
                         || path.contains("/src/usage/")
+                        || path.contains("/src/voice/")
                         || path.ends_with("/src/shell/search_switch.rs")
                         || path.ends_with("/src/conversation/search_block.rs")
                         || path.ends_with("/src/conversation/question_card.rs")

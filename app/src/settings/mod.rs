@@ -19,6 +19,7 @@ mod system;
 mod templates;
 mod tools;
 mod usage;
+mod voice;
 mod web_search;
 mod workspace_files;
 mod workspaces;
@@ -44,6 +45,8 @@ pub enum Tab {
     Tools,
     /// The web search service and its key.
     WebSearch,
+    /// Who reads replies aloud.
+    Voice,
     /// Skills: installed, active, the catalogue.
     Skills,
     /// Prompt templates and their versions.
@@ -69,12 +72,13 @@ pub enum Tab {
 }
 
 impl Tab {
-    const ALL: [Tab; 16] = [
+    const ALL: [Tab; 17] = [
         Tab::General,
         Tab::Providers,
         Tab::Models,
         Tab::Tools,
         Tab::WebSearch,
+        Tab::Voice,
         Tab::Skills,
         Tab::Templates,
         Tab::Assistants,
@@ -95,6 +99,7 @@ impl Tab {
             Tab::Models => Key::SettingsTabModels,
             Tab::Tools => Key::SettingsTabTools,
             Tab::WebSearch => Key::SettingsTabWebSearch,
+            Tab::Voice => Key::SettingsTabVoice,
             Tab::Skills => Key::SettingsTabSkills,
             Tab::Templates => Key::SettingsTabTemplates,
             Tab::Assistants => Key::SettingsTabAssistants,
@@ -122,6 +127,7 @@ impl Tab {
             Tab::Models => "models",
             Tab::Tools => "tools",
             Tab::WebSearch => "web-search",
+            Tab::Voice => "voice",
             Tab::Skills => "skills",
             Tab::Templates => "templates",
             Tab::Assistants => "assistants",
@@ -280,6 +286,7 @@ fn SettingsTabs() -> impl IntoView {
                     Tab::Models => view! { <models::ModelsPanel /> }.into_any(),
                     Tab::Tools => view! { <tools::PluginsPanel /> }.into_any(),
                     Tab::WebSearch => view! { <web_search::WebSearchPanel /> }.into_any(),
+                    Tab::Voice => view! { <voice::VoicePanel /> }.into_any(),
                     Tab::Skills => view! { <skills::SkillsPanel /> }.into_any(),
                     Tab::Templates => view! { <templates::TemplatesPanel /> }.into_any(),
                     Tab::Assistants => view! { <assistants::AssistantsPanel /> }.into_any(),

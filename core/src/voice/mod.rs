@@ -10,6 +10,9 @@
 //! failures typed ([`VoiceError`]) and never quoting the service's words (which may
 //! quote a key).
 
+pub mod settings;
+pub mod speakable;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 

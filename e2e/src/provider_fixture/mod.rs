@@ -3,7 +3,8 @@
 //! driven against it with no model running.
 //!
 //! It owns: the routes (OpenAI-compatible `POST /v1/chat/completions`, `POST
-//! /v1/responses`, `POST /v1/images/generations` (a 1×1 PNG per image) and `GET
+//! /v1/responses`, `POST /v1/images/generations` (a 1×1 PNG per image), `POST
+//! /v1/audio/speech` (a third of a second of silence) and `GET
 //! /v1/models`; Anthropic `POST /v1/messages` and `GET /v1/models`
 //! in Anthropic's shape when the request carries Anthropic's headers; Gemini `POST
 //! /v1beta/models/{model}:streamGenerateContent?alt=sse` and `GET /v1beta/models`), the
@@ -24,6 +25,7 @@
 //! when the [`ProviderFixture`] is dropped.
 
 mod anthropic;
+mod audio;
 mod gemini;
 mod images;
 mod openai_chat;
@@ -509,6 +511,7 @@ fn route(
         ("POST", "/v1/responses", _) => chat(shared, Protocol::OpenAiResponses, None, body),
         ("POST", "/v1/messages", _) => chat(shared, Protocol::Anthropic, None, body),
         ("POST", "/v1/images/generations", _) => images(body),
+        ("POST", "/v1/audio/speech", _) => audio::speech(body),
         ("POST", _, Some((model, "streamGenerateContent"))) => {
             let sse = uri
                 .query()
