@@ -476,3 +476,27 @@ pub async fn choose_menu_item(session: &AppSession, item: &str) {
         )
         .await;
 }
+
+/// The last reply's details as `[name, value]` rows: opened, read once they show (and
+/// the row named `row`, when given, which may come later), and closed again.
+pub async fn last_details(session: &AppSession, row: Option<&str>) -> Vec<Value> {
+    click_in_last(session, "assistant", "Details").await;
+    let rows = "[...[...document.querySelectorAll('.message--assistant')].at(-1)
+                 .querySelectorAll('.message__details dt')]";
+    session
+        .wait_until(&match row {
+            Some(name) => format!("{rows}.some((dt) => dt.textContent === {})", json!(name)),
+            None => format!("{rows}.length > 0"),
+        })
+        .await;
+    let read: Value = session
+        .js(
+            &format!(
+                "return {rows}.map((dt) => [dt.textContent, dt.nextElementSibling.textContent]);"
+            ),
+            vec![],
+        )
+        .await;
+    click_in_last(session, "assistant", "Details").await;
+    read.as_array().cloned().unwrap_or_default()
+}

@@ -8,7 +8,7 @@
 //! here cannot reach (every fixture is local).
 
 use hearth_e2e::AppSession;
-use hearth_e2e::chat::{self, chat_bodies, click_in_last, last_status};
+use hearth_e2e::chat::{self, chat_bodies, last_status};
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
 use serde_json::Value;
 
@@ -46,19 +46,8 @@ fn models_asked(fixture: &ProviderFixture) -> Vec<String> {
         .collect()
 }
 
-/// The last reply's details, as `[name, value]` rows.
 async fn details(session: &AppSession) -> Vec<Value> {
-    click_in_last(session, "assistant", "Details").await;
-    let rows: Value = session
-        .js(
-            "const m = [...document.querySelectorAll('.message--assistant')].at(-1);
-             return [...m.querySelectorAll('.message__details dt')]
-               .map((dt) => [dt.textContent, dt.nextElementSibling.textContent]);",
-            vec![],
-        )
-        .await;
-    click_in_last(session, "assistant", "Details").await;
-    rows.as_array().unwrap().clone()
+    chat::last_details(session, None).await
 }
 
 fn row<'a>(rows: &'a [Value], name: &str) -> Option<&'a str> {

@@ -8,36 +8,14 @@
 //! the browser that imports it.
 
 use hearth_e2e::AppSession;
-use hearth_e2e::chat::{self, click_in_last};
+use hearth_e2e::chat;
 use hearth_e2e::provider_fixture::{ProviderFixture, Reply};
 use serde_json::{Value, json};
 
-/// The last reply's details, as `[name, value]` rows (opened here).
+/// The last reply's details, once its cost row is there (it comes once the prices are
+/// read).
 async fn last_details(session: &AppSession) -> Vec<Value> {
-    click_in_last(session, "assistant", "Details").await;
-    session
-        .wait_until(
-            "[...document.querySelectorAll('.message--assistant')].at(-1)
-               .querySelector('.message__details dt')",
-        )
-        .await;
-    // The cost row comes once the prices are read.
-    session
-        .wait_until(
-            "[...[...document.querySelectorAll('.message--assistant')].at(-1)
-               .querySelectorAll('.message__details dt')].some((dt) => dt.textContent === 'Cost')",
-        )
-        .await;
-    let rows: Value = session
-        .js(
-            "const m = [...document.querySelectorAll('.message--assistant')].at(-1);
-             return [...m.querySelectorAll('.message__details dt')]
-               .map((dt) => [dt.textContent, dt.nextElementSibling.textContent]);",
-            vec![],
-        )
-        .await;
-    click_in_last(session, "assistant", "Details").await;
-    rows.as_array().unwrap().clone()
+    chat::last_details(session, Some("Cost")).await
 }
 
 fn cost_of(rows: &[Value]) -> String {

@@ -390,12 +390,7 @@ impl Chat {
 
     /// Claims the conversation, shows the reply `live` as streaming again (its old error
     /// gone) and runs it.
-    pub(super) fn restart_under_claim(
-        &self,
-        conversation_id: String,
-        live: LiveMessage,
-        mode: Mode,
-    ) {
+    fn restart_under_claim(&self, conversation_id: String, live: LiveMessage, mode: Mode) {
         let chat = *self;
         self.store.spawn(async move {
             let Some(lock) = chat.claim(&conversation_id).await else {

@@ -13,7 +13,7 @@ use leptos::ev::SubmitEvent;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::workspaces::{Choices, Which, offered_groups};
+use super::workspaces::{Choices, Which};
 use crate::assistants::catalog::{self, CatalogState};
 use crate::assistants::use_assistants;
 use crate::assistants::words::error_text;
@@ -21,6 +21,7 @@ use crate::catalogue::CatalogStatus;
 use crate::i18n::{Key, tr, use_i18n};
 use crate::ui::field::{Control, Field};
 use crate::ui::model_picker::ModelPicker;
+use crate::ui::model_picker::offered_groups;
 use crate::ui::toast::{ToastAction, ToastKind, use_toasts};
 
 /// How many recently used assistants are shown.

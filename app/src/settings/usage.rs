@@ -237,6 +237,45 @@ fn Chart(scanned: std::sync::Arc<Scanned>) -> impl IntoView {
     }
 }
 
+/// A table of spends: a heading, then one row per entry (its first cell given, then
+/// replies, tokens and cost).
+fn spend_table(
+    id: &'static str,
+    heading: Key,
+    first_column: Key,
+    rows: Vec<(AnyView, Spend)>,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    let title_id = format!("{id}-title");
+    let rows = rows
+        .into_iter()
+        .map(|(first, spend)| {
+            view! {
+                <tr>
+                    <th scope="row">{first}</th>
+                    <td>{spend.replies.to_string()}</td>
+                    <td>{tokens_text(i18n, &spend)}</td>
+                    <td>{cost_text(&spend)}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <h3 class="settings-subheading" id=title_id.clone()>{tr(heading)}</h3>
+        <div class="usage-table-wrap">
+            <table class="usage-table" id=id aria-labelledby=title_id>
+                <thead><tr>
+                    <th scope="col">{tr(first_column)}</th>
+                    <th scope="col">{tr(Key::UsageReplies)}</th>
+                    <th scope="col">{tr(Key::UsageTokens)}</th>
+                    <th scope="col">{tr(Key::UsageCost)}</th>
+                </tr></thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </div>
+    }
+}
+
 /// Each model's spend.
 #[component]
 fn ModelTable(scanned: std::sync::Arc<Scanned>) -> impl IntoView {
@@ -251,30 +290,10 @@ fn ModelTable(scanned: std::sync::Arc<Scanned>) -> impl IntoView {
             } else {
                 model
             };
-            view! {
-                <tr>
-                    <th scope="row">{name}</th>
-                    <td>{spend.replies.to_string()}</td>
-                    <td>{tokens_text(i18n, &spend)}</td>
-                    <td>{cost_text(&spend)}</td>
-                </tr>
-            }
+            (name.into_any(), spend)
         })
-        .collect_view();
-    view! {
-        <h3 class="settings-subheading" id="usage-models-title">{tr(Key::UsageByModel)}</h3>
-        <div class="usage-table-wrap">
-            <table class="usage-table" id="usage-models" aria-labelledby="usage-models-title">
-                <thead><tr>
-                    <th scope="col">{tr(Key::UsageColModel)}</th>
-                    <th scope="col">{tr(Key::UsageReplies)}</th>
-                    <th scope="col">{tr(Key::UsageTokens)}</th>
-                    <th scope="col">{tr(Key::UsageCost)}</th>
-                </tr></thead>
-                <tbody>{rows}</tbody>
-            </table>
-        </div>
-    }
+        .collect();
+    spend_table("usage-models", Key::UsageByModel, Key::UsageColModel, rows)
 }
 
 /// The conversations that cost most, each to open.
@@ -298,30 +317,16 @@ fn ConversationTable(scanned: std::sync::Arc<Scanned>) -> impl IntoView {
                 chat.open.open(id.clone());
                 shell.settings_open.set(false);
             };
-            view! {
-                <tr>
-                    <th scope="row">
-                        <button type="button" class="usage-open" on:click=open>{title}</button>
-                    </th>
-                    <td>{spend.replies.to_string()}</td>
-                    <td>{tokens_text(i18n, &spend)}</td>
-                    <td>{cost_text(&spend)}</td>
-                </tr>
-            }
+            let button = view! {
+                <button type="button" class="usage-open" on:click=open>{title}</button>
+            };
+            (button.into_any(), spend)
         })
-        .collect_view();
-    view! {
-        <h3 class="settings-subheading" id="usage-conversations-title">{tr(Key::UsageByConversation)}</h3>
-        <div class="usage-table-wrap">
-            <table class="usage-table" id="usage-conversations" aria-labelledby="usage-conversations-title">
-                <thead><tr>
-                    <th scope="col">{tr(Key::UsageColConversation)}</th>
-                    <th scope="col">{tr(Key::UsageReplies)}</th>
-                    <th scope="col">{tr(Key::UsageTokens)}</th>
-                    <th scope="col">{tr(Key::UsageCost)}</th>
-                </tr></thead>
-                <tbody>{rows}</tbody>
-            </table>
-        </div>
-    }
+        .collect();
+    spend_table(
+        "usage-conversations",
+        Key::UsageByConversation,
+        Key::UsageColConversation,
+        rows,
+    )
 }

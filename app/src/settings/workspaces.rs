@@ -22,7 +22,7 @@ use super::knowledge::colour_key;
 use super::workspace_files::{Files, WorkspaceFiles};
 use crate::i18n::{Key, tr, use_i18n};
 use crate::ui::field::{Control, Field};
-use crate::ui::model_picker::{ModelGroup, ModelOption, ModelPicker};
+use crate::ui::model_picker::{ModelPicker, offered_groups};
 use crate::ui::toast::{ToastAction, ToastKind, use_toasts};
 use crate::workspaces::use_workspaces;
 use crate::workspaces::words::error_text;
@@ -525,23 +525,6 @@ fn check_boxes(
         })
         .collect_view()
         .into_any()
-}
-
-/// The models on offer, grouped by provider, for an editor's model picker.
-pub(super) fn offered_groups(chat: crate::chat::Chat) -> Signal<Vec<ModelGroup>> {
-    let offered = chat.choice.offered();
-    Signal::derive(move || {
-        offered.with(|offered| {
-            offered
-                .iter()
-                .map(|(provider_id, provider_name, ids)| ModelGroup {
-                    provider_id: provider_id.clone(),
-                    provider_name: provider_name.clone(),
-                    models: ids.iter().cloned().map(ModelOption::from).collect(),
-                })
-                .collect()
-        })
-    })
 }
 
 /// An icon's name.

@@ -7,9 +7,8 @@ use hearth_core::preferences::ModelRef;
 use leptos::prelude::*;
 
 use crate::i18n::{Key, tr, use_i18n};
-use crate::providers::use_providers;
 use crate::ui::field::{Control, Field};
-use crate::ui::model_picker::{ModelGroup, ModelOption, ModelPicker};
+use crate::ui::model_picker::{ModelPicker, offered_groups};
 
 fn slug(policy: FallbackPolicy) -> &'static str {
     match policy {
@@ -32,29 +31,7 @@ fn policy_of(slug: &str) -> FallbackPolicy {
 #[component]
 pub fn FallbackFields(setting: RwSignal<Fallback>) -> impl IntoView {
     let i18n = use_i18n();
-    let providers = use_providers();
-    let groups = Memo::new(move |_| {
-        let models = providers.models().get();
-        providers.list.with(|list| {
-            list.iter()
-                .filter(|p| p.enabled)
-                .filter_map(|p| {
-                    let listed = models.get(&p.id)?;
-                    Some(ModelGroup {
-                        provider_id: p.id.clone(),
-                        provider_name: p.name.clone(),
-                        models: listed
-                            .iter()
-                            .map(|m| ModelOption {
-                                id: m.id.clone(),
-                                name: m.display_name.clone(),
-                            })
-                            .collect(),
-                    })
-                })
-                .collect::<Vec<_>>()
-        })
-    });
+    let groups = offered_groups(crate::chat::use_chat());
     let policy = Signal::derive(move || slug(setting.with(|s| s.policy)).to_string());
     let pinned = move || setting.with(|s| s.policy == FallbackPolicy::Pinned);
     let pickers = move || {
@@ -74,7 +51,7 @@ pub fn FallbackFields(setting: RwSignal<Fallback>) -> impl IntoView {
                 <ModelPicker
                     id=format!("placement-fallback-{index}")
                     label=Signal::derive(move || i18n.t_with(Key::FallbackAlternative, &[("number", &(index + 1).to_string())]))
-                    groups=Signal::derive(move || groups.get())
+                    groups=groups
                     selected=selected
                     on_change=Callback::new(change)
                     none=Signal::derive(move || i18n.t(Key::FallbackNone))

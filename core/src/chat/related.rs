@@ -4,8 +4,8 @@
 //! one line of at most [`MAX_RELATED_CHARS`], none twice and none the question again).
 //! They are plain text the user may send, never markup.
 
-use super::title::excerpt;
-use crate::provider::request::{ChatRequest, Message, Part};
+use super::title::exchange_request;
+use crate::provider::request::ChatRequest;
 use crate::provider::think::strip_think;
 
 /// The most related questions kept.
@@ -22,20 +22,13 @@ conversation, one per line, with no numbering and nothing else.";
 
 /// The request asking `model` for follow-ups to `question` → `reply`.
 pub fn related_request(model: &str, question: &str, reply: &str) -> ChatRequest {
-    let text = format!(
-        "Conversation:\n\nUser: {}\n\nAssistant: {}\n\nFollow-up questions:",
-        excerpt(question),
-        excerpt(reply)
-    );
-    ChatRequest {
-        model: model.to_string(),
-        system: Some(INSTRUCTION.to_string()),
-        messages: vec![Message::User {
-            parts: vec![Part::Text { text }],
-        }],
-        max_output_tokens: Some(RELATED_MAX_TOKENS),
-        ..Default::default()
-    }
+    exchange_request(
+        model,
+        INSTRUCTION,
+        (question, reply),
+        "Follow-up questions:",
+        RELATED_MAX_TOKENS,
+    )
 }
 
 /// The questions in the model's `answer` (none when it holds nothing usable).
@@ -111,6 +104,8 @@ mod tests {
         assert!(clean_related("", "q").is_empty());
         assert!(clean_related("<think>only thinking</think>", "q").is_empty());
     }
+
+    use crate::provider::request::{Message, Part};
 
     #[test]
     fn the_request_quotes_the_exchange_bounded_and_asks_for_little() {

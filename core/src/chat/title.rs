@@ -20,7 +20,7 @@ const INSTRUCTION: &str = "You write titles for chat conversations. Answer with 
 title (at most six words) in the language of the conversation, with no quotes, no \
 punctuation at the end and nothing else.";
 
-pub(crate) fn excerpt(text: &str) -> String {
+fn excerpt(text: &str) -> String {
     let text = strip_think(text);
     let mut cut: String = text.chars().take(EXCERPT_CHARS).collect();
     if text.chars().count() > EXCERPT_CHARS {
@@ -31,18 +31,36 @@ pub(crate) fn excerpt(text: &str) -> String {
 
 /// The request asking `model` to title the exchange `question` → `reply`.
 pub fn title_request(model: &str, question: &str, reply: &str) -> ChatRequest {
+    exchange_request(
+        model,
+        INSTRUCTION,
+        (question, reply),
+        "Title:",
+        TITLE_MAX_TOKENS,
+    )
+}
+
+/// A task model's request about one exchange (`question`, `reply`), both excerpted:
+/// `instruction` as its system prompt, the exchange quoted, then `ask`.
+pub(crate) fn exchange_request(
+    model: &str,
+    instruction: &str,
+    (question, reply): (&str, &str),
+    ask: &str,
+    max_output_tokens: u64,
+) -> ChatRequest {
     let text = format!(
-        "Conversation:\n\nUser: {}\n\nAssistant: {}\n\nTitle:",
+        "Conversation:\n\nUser: {}\n\nAssistant: {}\n\n{ask}",
         excerpt(question),
         excerpt(reply)
     );
     ChatRequest {
         model: model.to_string(),
-        system: Some(INSTRUCTION.to_string()),
+        system: Some(instruction.to_string()),
         messages: vec![Message::User {
             parts: vec![Part::Text { text }],
         }],
-        max_output_tokens: Some(TITLE_MAX_TOKENS),
+        max_output_tokens: Some(max_output_tokens),
         ..Default::default()
     }
 }
