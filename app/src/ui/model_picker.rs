@@ -197,6 +197,24 @@ pub fn ModelPicker(
     }
 }
 
+/// The models on offer (each enabled provider's listed models, as the composer offers
+/// them), grouped by provider, for a picker.
+pub fn offered_groups(chat: crate::chat::Chat) -> Signal<Vec<ModelGroup>> {
+    let offered = chat.choice.offered();
+    Signal::derive(move || {
+        offered.with(|offered| {
+            offered
+                .iter()
+                .map(|(provider_id, provider_name, ids)| ModelGroup {
+                    provider_id: provider_id.clone(),
+                    provider_name: provider_name.clone(),
+                    models: ids.iter().cloned().map(ModelOption::from).collect(),
+                })
+                .collect()
+        })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -260,22 +278,4 @@ mod tests {
             }
         );
     }
-}
-
-/// The models on offer (each enabled provider's listed models, as the composer offers
-/// them), grouped by provider, for a picker.
-pub fn offered_groups(chat: crate::chat::Chat) -> Signal<Vec<ModelGroup>> {
-    let offered = chat.choice.offered();
-    Signal::derive(move || {
-        offered.with(|offered| {
-            offered
-                .iter()
-                .map(|(provider_id, provider_name, ids)| ModelGroup {
-                    provider_id: provider_id.clone(),
-                    provider_name: provider_name.clone(),
-                    models: ids.iter().cloned().map(ModelOption::from).collect(),
-                })
-                .collect()
-        })
-    })
 }
