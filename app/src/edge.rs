@@ -302,6 +302,30 @@ pub async fn voice_speech(
         .map_err(|_| EdgeError::Unexpected(status))
 }
 
+/// `POST /api/voice/transcriptions`: the recording `audio` turned into text by
+/// `service`, in `language` when known.
+pub async fn voice_transcribe(
+    audio: &web_sys::Blob,
+    service: &hearth_core::voice::VoiceService,
+    language: &str,
+) -> Result<hearth_core::voice::TranscriptionResponse, EdgeError> {
+    let unexpected = |_| EdgeError::Unexpected(0);
+    let form = web_sys::FormData::new().map_err(unexpected)?;
+    let service = serde_json::to_string(service).map_err(|_| EdgeError::Unexpected(0))?;
+    form.append_with_str("service", &service)
+        .map_err(unexpected)?;
+    if !language.is_empty() {
+        form.append_with_str("language", language)
+            .map_err(unexpected)?;
+    }
+    form.append_with_blob_and_filename("audio", audio, "speech.webm")
+        .map_err(unexpected)?;
+    let init = web_sys::RequestInit::new();
+    init.set_method("POST");
+    init.set_body(&form);
+    send("/api/voice/transcriptions", Some(&init)).await
+}
+
 /// `POST /api/doc-parse`: uploads `file` (named `name`) for the edge's local parser.
 pub async fn start_doc_parse(
     file: &web_sys::Blob,

@@ -23,7 +23,7 @@ use crate::process::Stack;
 /// How long a test waits for something to appear.
 pub const WAIT: Duration = Duration::from_secs(15);
 
-const CHROMIUM_FLAGS: [&str; 9] = [
+const CHROMIUM_FLAGS: [&str; 11] = [
     "--headless",
     "--no-sandbox",
     "--disable-gpu",
@@ -33,6 +33,9 @@ const CHROMIUM_FLAGS: [&str; 9] = [
     "--disable-component-update",
     "--disable-sync",
     "--hide-scrollbars",
+    // A microphone that plays a test tone, allowed without asking (dictation).
+    "--use-fake-device-for-media-stream",
+    "--use-fake-ui-for-media-stream",
 ];
 
 /// A vendor POST to the session that WebDriver has no command for: ChromeDriver's

@@ -3,8 +3,10 @@
 //! sends its text (code blocks left out) through the edge to the provider's
 //! `/v1/audio/speech` (the provider fixture answers with a WAV of silence) and plays it,
 //! a Stop reading button showing until it ends; Stop reading ends a long one at once.
-//! ElevenLabs without a key says so. (The browser's own voice is not driven here: the
-//! headless shell has no speech engine to listen to.)
+//! ElevenLabs without a key says so. Dictation with a provider records from the
+//! microphone (Chromium's fake device) and adds the provider's transcription to the
+//! message being written. (The browser's own voice and recognition are not driven
+//! here: the headless shell has no speech engine.)
 
 use hearth_e2e::AppSession;
 use hearth_e2e::chat::{self, reply_menu};
@@ -115,5 +117,73 @@ async fn elevenlabs_without_a_key_says_so_and_asks_nothing() {
         .wait_until("!document.querySelector('[data-reading-aloud]')")
         .await;
     assert!(speech_bodies(&fixture).is_empty());
+    session.finish().await;
+}
+
+#[tokio::test]
+async fn dictation_records_sends_the_recording_and_adds_what_was_heard() {
+    let fixture = ProviderFixture::start().await;
+    let session = chat::ready(&fixture).await;
+    // Off until set up: no microphone.
+    assert_eq!(
+        session
+            .js(
+                "return !!document.getElementById('composer-dictation')",
+                vec![]
+            )
+            .await,
+        Value::Bool(false)
+    );
+    session.open_settings_tab("voice").await;
+    session.wait_for("#voice-panel[data-loaded='true']").await;
+    let value = session
+        .js(
+            "return [...document.querySelectorAll('#voice-dictation option')]
+               .map((o) => o.value).find((v) => v.startsWith('provider:'))",
+            vec![],
+        )
+        .await;
+    session
+        .set_value("#voice-dictation", value.as_str().unwrap())
+        .await;
+    session.click("#voice-save").await;
+    session.wait_for_toast("Voice settings saved.").await;
+    session.close_settings().await;
+
+    chat::type_in_composer(&session, "Note:").await;
+    session.click("#composer-dictation").await;
+    session
+        .wait_until("document.getElementById('composer-dictation').dataset.stage === 'listening'")
+        .await;
+    session.screenshot("dictation-listening").await;
+    // A moment of the fake microphone's tone, then stop.
+    tokio::time::sleep(std::time::Duration::from_millis(700)).await;
+    session.click("#composer-dictation").await;
+    session
+        .wait_until("document.getElementById('composer-dictation').dataset.stage === 'idle'")
+        .await;
+    assert_eq!(
+        chat::composer_text(&session).await,
+        format!("Note: {}", hearth_e2e::provider_fixture::audio::TRANSCRIBED)
+    );
+    let asked: Vec<_> = fixture
+        .requests()
+        .into_iter()
+        .filter(|r| r.path == "/v1/audio/transcriptions")
+        .collect();
+    assert_eq!(asked.len(), 1);
+    assert!(
+        asked[0]
+            .body
+            .contains("name=\"model\"\r\n\r\nwhisper-1\r\n"),
+        "{}",
+        asked[0].body.len()
+    );
+    assert!(
+        asked[0].body.contains("Content-Type: audio/webm"),
+        "the recording went as audio"
+    );
+    assert!(asked[0].body.contains("name=\"language\"\r\n\r\nen\r\n"));
+    session.assert_no_console_errors().await;
     session.finish().await;
 }

@@ -623,6 +623,7 @@ mod tests {
                         || path.contains("/src/usage/")
                         || path.contains("/src/voice/")
                         || path.ends_with("/src/shell/search_switch.rs")
+                        || path.ends_with("/src/shell/dictation.rs")
                         || path.ends_with("/src/conversation/search_block.rs")
                         || path.ends_with("/src/conversation/question_card.rs")
                         || path.ends_with("/src/workspaces/switch.rs")

@@ -1,10 +1,13 @@
 //! Settings › Voice: who reads replies aloud (the browser's own speech, one of the
 //! user's OpenAI-compatible providers with a speech model and a voice, or ElevenLabs
-//! with a voice id and its key sealed in the vault). Save waits for the stored settings,
+//! with a voice id and its key sealed in the vault), and who listens when the user
+//! dictates (off, the browser's recognition, a provider's or ElevenLabs' transcription). Save waits for the stored settings,
 //! and a slow read never undoes a field the user already changed.
 
 use hearth_core::provider::Protocol;
-use hearth_core::voice::settings::{DEFAULT_SPEECH_MODEL, SpeechChoice, VoiceSettings};
+use hearth_core::voice::settings::{
+    DEFAULT_SPEECH_MODEL, DEFAULT_TRANSCRIPTION_MODEL, DictationChoice, SpeechChoice, VoiceSettings,
+};
 use leptos::ev::SubmitEvent;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -23,10 +26,30 @@ struct Form {
     voice: String,
     voice_id: String,
     eleven_model: String,
+    /// `off`, `browser`, `elevenlabs`, or `provider:<id>`.
+    listener: String,
+    listen_model: String,
 }
 
 impl Form {
     fn of(settings: &VoiceSettings) -> Self {
+        let (listener, listen_model) = match &settings.dictation {
+            DictationChoice::Off => ("off".to_string(), String::new()),
+            DictationChoice::Browser => ("browser".to_string(), String::new()),
+            DictationChoice::Provider { provider_id, model } => {
+                (format!("provider:{provider_id}"), model.clone())
+            }
+            DictationChoice::ElevenLabs { model } => ("elevenlabs".to_string(), model.clone()),
+        };
+        let speech = Self::of_speech(settings);
+        Self {
+            listener,
+            listen_model,
+            ..speech
+        }
+    }
+
+    fn of_speech(settings: &VoiceSettings) -> Self {
         match &settings.speech {
             SpeechChoice::Browser => Self {
                 who: "browser".into(),
@@ -47,6 +70,22 @@ impl Form {
                 voice_id: voice_id.clone(),
                 eleven_model: model.clone(),
                 ..Self::default()
+            },
+        }
+    }
+
+    fn dictation(&self) -> DictationChoice {
+        match self.listener.as_str() {
+            "browser" => DictationChoice::Browser,
+            "elevenlabs" => DictationChoice::ElevenLabs {
+                model: self.listen_model.clone(),
+            },
+            who => match who.strip_prefix("provider:") {
+                Some(id) => DictationChoice::Provider {
+                    provider_id: id.to_string(),
+                    model: self.listen_model.clone(),
+                },
+                None => DictationChoice::Off,
             },
         }
     }
@@ -77,6 +116,7 @@ pub fn VoicePanel() -> impl IntoView {
     let providers = use_providers();
     let form = RwSignal::new(Form {
         who: "browser".into(),
+        listener: "off".into(),
         ..Form::default()
     });
     let key = RwSignal::new(String::new());
@@ -123,6 +163,7 @@ pub fn VoicePanel() -> impl IntoView {
         })
     };
     let who = Signal::derive(move || form.with(|f| f.who.clone()));
+    let listener = Signal::derive(move || form.with(|f| f.listener.clone()));
     let field = move |pick: fn(&Form) -> String| Signal::derive(move || form.with(pick));
     let set = move |put: fn(&mut Form, String)| {
         Callback::new(move |v: String| {
@@ -137,6 +178,7 @@ pub fn VoicePanel() -> impl IntoView {
             return;
         }
         let choice = form.with_untracked(Form::choice);
+        let dictation = form.with_untracked(Form::dictation);
         if let SpeechChoice::ElevenLabs { voice_id, .. } = &choice
             && voice_id.trim().is_empty()
         {
@@ -147,7 +189,11 @@ pub fn VoicePanel() -> impl IntoView {
         let typed_key = key.get_untracked();
         saving.set(true);
         spawn_local(async move {
-            let mut outcome = crate::voice::change(move |s| s.speech = choice).await;
+            let mut outcome = crate::voice::change(move |s| {
+                s.speech = choice;
+                s.dictation = dictation;
+            })
+            .await;
             if outcome.is_ok() && !typed_key.trim().is_empty() {
                 outcome = crate::voice::save_elevenlabs_key(&typed_key).await;
             }
@@ -217,6 +263,28 @@ pub fn VoicePanel() -> impl IntoView {
                         {tr(Key::WebSearchForgetKey)}
                     </button>
                 </Show>
+            </Show>
+            <Field id="voice-dictation" label=tr(Key::VoiceDictation) control=Control::Select
+                value=listener on_input=set(|f, v| f.listener = v) hint=tr(Key::VoiceDictationHint)>
+                <option value="off" selected=move || listener.get() == "off">{tr(Key::VoiceDictationOff)}</option>
+                <option value="browser" selected=move || listener.get() == "browser">{tr(Key::VoiceDictationBrowser)}</option>
+                {move || speakers().into_iter().map(|(id, name)| {
+                    let value = format!("provider:{id}");
+                    let chosen = value.clone();
+                    view! { <option value=value selected=move || listener.get() == chosen>{name}</option> }
+                }).collect_view()}
+                <option value="elevenlabs" selected=move || listener.get() == "elevenlabs">"ElevenLabs"</option>
+            </Field>
+            <Show when=move || listener.with(|l| l.starts_with("provider:") || l == "elevenlabs")>
+                <Field id="voice-dictation-model" label=tr(Key::VoiceModel)
+                    value=field(|f| f.listen_model.clone()) on_input=set(|f, v| f.listen_model = v)
+                    placeholder=Signal::derive(move || {
+                        if listener.with(|l| l == "elevenlabs") {
+                            hearth_core::voice::ELEVENLABS_TRANSCRIPTION_MODEL.to_string()
+                        } else {
+                            DEFAULT_TRANSCRIPTION_MODEL.to_string()
+                        }
+                    }) />
             </Show>
             <p class="field__error" role="alert" id="voice-error">{move || error.get()}</p>
             <div class="provider-form__actions">

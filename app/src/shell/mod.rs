@@ -9,6 +9,7 @@ pub mod address;
 mod collections;
 mod commands;
 mod composer;
+mod dictation;
 mod empty_state;
 mod search_switch;
 pub mod shortcuts;

@@ -22,6 +22,7 @@ pub enum Icon {
     Alert,
     Stop,
     Volume,
+    Mic,
     Copy,
     Edit,
     Refresh,
@@ -92,6 +93,11 @@ fn paths(icon: Icon) -> &'static [&'static str] {
         ],
         Icon::Alert => &["M12 3l9.5 17h-19z", "M12 10v4", "M12 17h.01"],
         Icon::Stop => &["M7 7h10v10H7z"],
+        Icon::Mic => &[
+            "M9 5a3 3 0 0 1 6 0v6a3 3 0 0 1-6 0z",
+            "M5 11a7 7 0 0 0 14 0",
+            "M12 18v3",
+        ],
         Icon::Volume => &[
             "M4 9h4l5-4v14l-5-4H4z",
             "M16.5 8.5a5 5 0 0 1 0 7",

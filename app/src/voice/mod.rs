@@ -1,14 +1,19 @@
 //! Voice in the app: the user's voice settings (one settings document, `voice`, read the
 //! first time something needs it), the ElevenLabs key (sealed in the vault under
-//! `local:voice:elevenlabs:api-key`), and reading a reply aloud ([`player`]): with the
+//! `local:voice:elevenlabs:api-key`), reading a reply aloud ([`player`]): with the
 //! browser's own speech, or through the edge (`POST /api/voice/speech`) with one of the
-//! user's OpenAI-compatible providers or ElevenLabs.
+//! user's OpenAI-compatible providers or ElevenLabs; and listening for the composer
+//! ([`listen`]): the browser's recognition, or a recording sent to
+//! `POST /api/voice/transcriptions`.
 
+pub mod listen;
 pub mod player;
 
-use hearth_core::voice::settings::VoiceSettings;
+use hearth_core::voice::settings::{DictationChoice, VoiceSettings};
 use leptos::prelude::*;
 
+use crate::edge::EdgeError;
+use crate::i18n::{I18n, Key};
 use crate::storage::Db;
 use crate::storage::document::{DocumentCell, SettingsDocument};
 use crate::vault::Vault;
@@ -29,6 +34,15 @@ static DOCUMENT: SettingsDocument<VoiceSettings> = SettingsDocument {
 /// The vault context of the ElevenLabs key.
 pub const ELEVENLABS_KEY: &str = "local:voice:elevenlabs:api-key";
 
+/// The local storage entry that says dictation is set up in this browser, so the
+/// composer's microphone reads no settings document until it is.
+pub const DICTATION_KEY: &str = "hearth.dictation";
+
+/// Whether dictation is set up in this browser (without reading the settings).
+pub fn dictation_here() -> bool {
+    crate::browser::local_storage_get(DICTATION_KEY).is_some()
+}
+
 /// The settings, once read (`None` until then); reading it in a view tracks it.
 pub fn value() -> ArcRwSignal<Option<VoiceSettings>> {
     DOCUMENT.value()
@@ -44,14 +58,21 @@ pub async fn settings() -> Result<VoiceSettings, String> {
 
 /// Changes the settings (stored, then shown, then told to other tabs).
 pub async fn change(edit: impl FnOnce(&mut VoiceSettings)) -> Result<(), String> {
-    DOCUMENT
-        .change::<(), ()>(move |settings| {
+    let dictates = DOCUMENT
+        .change::<bool, ()>(move |settings| {
             edit(settings);
             *settings = settings.clone().repaired();
-            Ok(())
+            Ok(settings.dictation != DictationChoice::Off)
         })
         .await
-        .map_err(|error| format!("{error:?}"))
+        .map_err(|error| format!("{error:?}"))?;
+    // Other tabs' composers hear this through the `storage` event.
+    if dictates {
+        crate::browser::local_storage_set(DICTATION_KEY, "1");
+    } else {
+        crate::browser::local_storage_remove(DICTATION_KEY);
+    }
+    Ok(())
 }
 
 async fn vault() -> Result<Vault, String> {
@@ -87,4 +108,43 @@ pub async fn masked_elevenlabs_key() -> Option<String> {
         .ok()
         .flatten()
         .map(|key| crate::vault::mask(&key))
+}
+
+/// Why reading aloud or listening failed, said in the user's language.
+pub enum Failure {
+    /// The browser has no speech engine (or no recognition).
+    NoSpeech,
+    /// The provider chosen is gone.
+    NoProvider,
+    /// No ElevenLabs key is saved.
+    NoKey,
+    /// Sealing or reading a key failed.
+    Seal(String),
+    /// The edge answered with a failure.
+    Edge(EdgeError),
+    /// The audio could not be played.
+    Play,
+    /// No microphone, or the user refused it.
+    NoMicrophone,
+}
+
+impl Failure {
+    /// The sentence for the user.
+    pub fn text(&self, i18n: &I18n) -> String {
+        match self {
+            Self::NoSpeech => i18n.t(Key::VoiceNoBrowserSpeech),
+            Self::NoProvider => i18n.t(Key::VoiceNoProvider),
+            Self::NoKey => i18n.t(Key::VoiceNoKey),
+            Self::Seal(reason) => i18n.t_with(Key::VoiceFailed, &[("reason", reason)]),
+            Self::Edge(error) => i18n.t_with(
+                Key::VoiceFailed,
+                &[("reason", &crate::i18n::edge_errors::describe(i18n, error))],
+            ),
+            Self::Play => i18n.t_with(
+                Key::VoiceFailed,
+                &[("reason", &i18n.t(Key::VoiceCannotPlay))],
+            ),
+            Self::NoMicrophone => i18n.t(Key::DictationNoMicrophone),
+        }
+    }
 }

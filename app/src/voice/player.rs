@@ -14,8 +14,8 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
 
-use crate::edge::EdgeError;
-use crate::i18n::{I18n, Key};
+use super::Failure;
+use crate::i18n::I18n;
 use crate::providers::Providers;
 use crate::ui::toast::{ToastKind, Toasts};
 
@@ -47,35 +47,6 @@ pub fn stop() {
         synthesis.cancel();
     }
     speaking().set(None);
-}
-
-/// Why reading failed, in the user's language.
-enum Failure {
-    NoSpeech,
-    NoProvider,
-    NoKey,
-    Seal(String),
-    Edge(EdgeError),
-    Play,
-}
-
-impl Failure {
-    fn text(&self, i18n: &I18n) -> String {
-        match self {
-            Self::NoSpeech => i18n.t(Key::VoiceNoBrowserSpeech),
-            Self::NoProvider => i18n.t(Key::VoiceNoProvider),
-            Self::NoKey => i18n.t(Key::VoiceNoKey),
-            Self::Seal(reason) => i18n.t_with(Key::VoiceFailed, &[("reason", reason)]),
-            Self::Edge(error) => i18n.t_with(
-                Key::VoiceFailed,
-                &[("reason", &crate::i18n::edge_errors::describe(i18n, error))],
-            ),
-            Self::Play => i18n.t_with(
-                Key::VoiceFailed,
-                &[("reason", &i18n.t(Key::VoiceCannotPlay))],
-            ),
-        }
-    }
 }
 
 /// Reads reply `message_id`'s `text` aloud with the user's settings; a failure is said in

@@ -1,7 +1,9 @@
 //! The user's voice settings (one settings document, `voice`): who reads replies aloud —
 //! the browser's own speech, one of the user's OpenAI-compatible providers (a speech
-//! model and a voice), or ElevenLabs (a voice id; the key stays in the vault) — and how
-//! a long reply is cut into the pieces read one after another ([`speech_chunks`]).
+//! model and a voice), or ElevenLabs (a voice id; the key stays in the vault) — who
+//! listens when the user dictates (off, the browser's recognition, or a recording sent
+//! to a provider or ElevenLabs), and how a long reply is cut into the pieces read one
+//! after another ([`speech_chunks`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -37,12 +39,42 @@ pub enum SpeechChoice {
     },
 }
 
+/// The transcription model asked of a provider when the user names none.
+pub const DEFAULT_TRANSCRIPTION_MODEL: &str = "whisper-1";
+
+/// Who turns the user's speech into text in the composer.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum DictationChoice {
+    /// No dictation (the composer shows no microphone).
+    #[default]
+    Off,
+    /// The browser's own speech recognition, where it has one.
+    Browser,
+    /// A recording sent to one of the user's OpenAI-compatible providers.
+    #[serde(rename_all = "camelCase")]
+    Provider {
+        /// The provider's id.
+        provider_id: String,
+        /// Its transcription model.
+        model: String,
+    },
+    /// A recording sent to ElevenLabs.
+    #[serde(rename_all = "camelCase")]
+    ElevenLabs {
+        /// The model ("" for the service's default).
+        model: String,
+    },
+}
+
 /// The voice settings.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct VoiceSettings {
     /// Who reads replies aloud.
     pub speech: SpeechChoice,
+    /// Who listens in the composer.
+    pub dictation: DictationChoice,
 }
 
 fn bounded(text: &str) -> String {
@@ -80,7 +112,24 @@ impl VoiceSettings {
                 model: bounded(&model),
             },
         };
-        Self { speech }
+        let dictation = match self.dictation {
+            DictationChoice::Provider { provider_id, model } => {
+                let model = bounded(&model);
+                DictationChoice::Provider {
+                    provider_id: bounded(&provider_id),
+                    model: if model.is_empty() {
+                        DEFAULT_TRANSCRIPTION_MODEL.into()
+                    } else {
+                        model
+                    },
+                }
+            }
+            DictationChoice::ElevenLabs { model } => DictationChoice::ElevenLabs {
+                model: bounded(&model),
+            },
+            other => other,
+        };
+        Self { speech, dictation }
     }
 }
 
@@ -164,6 +213,7 @@ mod tests {
                 model: "  ".into(),
                 voice: format!("nova{}", "x".repeat(300)),
             },
+            dictation: DictationChoice::Off,
         };
         let SpeechChoice::Provider {
             provider_id,
@@ -183,11 +233,35 @@ mod tests {
                 voice_id: "v".into(),
                 model: String::new(),
             },
+            dictation: DictationChoice::Provider {
+                provider_id: "p".into(),
+                model: "m".into(),
+            },
         })
         .unwrap();
         assert_eq!(
             json,
-            serde_json::json!({"speech": {"kind": "elevenLabs", "voiceId": "v", "model": ""}})
+            serde_json::json!({"speech": {"kind": "elevenLabs", "voiceId": "v", "model": ""},
+                "dictation": {"kind": "provider", "providerId": "p", "model": "m"}})
         );
+        let repaired = VoiceSettings {
+            dictation: DictationChoice::Provider {
+                provider_id: "p".into(),
+                model: " ".into(),
+            },
+            ..VoiceSettings::default()
+        }
+        .repaired();
+        assert_eq!(
+            repaired.dictation,
+            DictationChoice::Provider {
+                provider_id: "p".into(),
+                model: DEFAULT_TRANSCRIPTION_MODEL.into()
+            }
+        );
+        // Settings stored before dictation existed read as dictation off.
+        let old: VoiceSettings =
+            serde_json::from_str(r#"{"speech": {"kind": "browser"}}"#).unwrap();
+        assert_eq!(old.dictation, DictationChoice::Off);
     }
 }

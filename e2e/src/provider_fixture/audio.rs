@@ -1,6 +1,8 @@
-//! OpenAI's speech route (`POST /v1/audio/speech`): a WAV of silence, a third of a
-//! second long, or thirty seconds for an input that says "long" (a reading to stop);
-//! a request without a model or an input is a 400 in OpenAI's error shape.
+//! OpenAI's audio routes. Speech (`POST /v1/audio/speech`): a WAV of silence, a third of
+//! a second long, or thirty seconds for an input that says "long" (a reading to stop).
+//! Transcription (`POST /v1/audio/transcriptions`, a form with `file` and `model`): a
+//! fixed sentence. A request missing what the route needs is a 400 in OpenAI's error
+//! shape.
 
 use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
@@ -42,4 +44,25 @@ pub(super) fn speech(body: &[u8]) -> Response {
         2_700
     };
     ([(CONTENT_TYPE, "audio/wav")], silence(samples)).into_response()
+}
+
+/// What the transcription route hears in any recording.
+pub const TRANSCRIBED: &str = "Dictated through the provider.";
+
+/// `POST /v1/audio/transcriptions`.
+pub(super) fn transcription(content_type: Option<&str>, body: &[u8]) -> Response {
+    let form = String::from_utf8_lossy(body);
+    let multipart = content_type.is_some_and(|t| t.starts_with("multipart/form-data; boundary="));
+    if !multipart || !form.contains("name=\"model\"") || !form.contains("name=\"file\"") {
+        return error_response(
+            Protocol::OpenAiChat,
+            400,
+            "a form with file and model is required",
+        );
+    }
+    (
+        [(CONTENT_TYPE, "application/json")],
+        serde_json::json!({ "text": TRANSCRIBED }).to_string(),
+    )
+        .into_response()
 }

@@ -25,7 +25,7 @@
 //! when the [`ProviderFixture`] is dropped.
 
 mod anthropic;
-mod audio;
+pub mod audio;
 mod gemini;
 mod images;
 mod openai_chat;
@@ -512,6 +512,10 @@ fn route(
         ("POST", "/v1/messages", _) => chat(shared, Protocol::Anthropic, None, body),
         ("POST", "/v1/images/generations", _) => images(body),
         ("POST", "/v1/audio/speech", _) => audio::speech(body),
+        ("POST", "/v1/audio/transcriptions", _) => audio::transcription(
+            headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()),
+            body,
+        ),
         ("POST", _, Some((model, "streamGenerateContent"))) => {
             let sse = uri
                 .query()
