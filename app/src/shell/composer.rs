@@ -6,8 +6,8 @@
 //! Files join the message by the attach button, a paste or a drop (`crate::attachments`);
 //! a message waits until its files are read, and may be files alone. What another app
 //! shares into Hearth (`crate::pwa`) arrives here the same way. The web search switch
-//! beside the attach button is a lazily loaded chunk (`super::search_switch`), and so is
-//! the microphone (`super::dictation`). A message that starts
+//! beside the attach button is a lazily loaded chunk (`super::search_switch`), which also
+//! holds the microphone (`super::dictation`). A message that starts
 //! with `/`, or has an `@`, brings the command and mention menus and their form
 //! ([`super::commands`], a lazily loaded chunk), which see every key first while shown.
 
@@ -266,8 +266,7 @@ pub fn Composer() -> impl IntoView {
                 >
                     {icon(Icon::Paperclip)}
                 </button>
-                {lazy_view(super::search_switch::switch(), "composer__search--loading")}
-                {lazy_view(super::dictation::microphone(text), "composer__mic--loading")}
+                {lazy_view(super::search_switch::switch(text), "composer__search--loading")}
                 <Show when=move || !options.with(Vec::is_empty)>
                     <CompactModelPicker
                         id="composer-model"

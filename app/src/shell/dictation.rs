@@ -1,10 +1,11 @@
-//! The composer's microphone, in a lazily loaded chunk: shown only when dictation is set
-//! up in this browser (`crate::voice::DICTATION_KEY`, a local storage entry other tabs
-//! hear of), so the first screen reads no settings for it. Pressed, it listens — with
-//! the browser's own speech recognition, or by recording and sending the recording to
-//! the edge (`POST /api/voice/transcriptions`) — and pressed again it stops; what was
-//! heard is added to the message being written (never while an input method is
-//! composing: the text is set through the composer's own signal, as typing would).
+//! The composer's microphone, in the search switch's lazily loaded chunk: shown only
+//! when dictation is set up in this browser (`crate::voice::DICTATION_KEY`, a local
+//! storage entry other tabs hear of, or the settings once read), so the first screen
+//! reads no settings for it. Pressed, it listens — with the browser's own speech
+//! recognition, or by recording and sending the recording to the edge
+//! (`POST /api/voice/transcriptions`) — and pressed again it stops; what was heard is
+//! added to the message being written (never while an input method is composing: the
+//! text is set through the composer's own signal, as typing would).
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -14,14 +15,10 @@ use crate::ui::icon::{Icon, icon};
 use crate::ui::toast::{ToastKind, use_toasts};
 use crate::voice::listen::{Listening, Stage};
 
-/// The microphone, adding what it hears to `text`.
-#[lazy]
-pub fn microphone(text: RwSignal<String>) -> AnyView {
-    view! { <Microphone text=text /> }.into_any()
-}
-
+/// The microphone, adding what it hears to `text` (mounted with the search switch, in
+/// its chunk: `super::search_switch::switch`).
 #[component]
-fn Microphone(text: RwSignal<String>) -> impl IntoView {
+pub fn Microphone(text: RwSignal<String>) -> impl IntoView {
     let i18n = use_i18n();
     let toasts = use_toasts();
     let providers = crate::providers::use_providers();

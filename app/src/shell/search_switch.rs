@@ -11,10 +11,15 @@ use crate::i18n::{Key, tr, use_i18n};
 use crate::ui::icon::{Icon, icon};
 use crate::ui::toast::{ToastKind, use_toasts};
 
-/// The switch.
+/// The composer's optional controls, in one chunk: the switch, and the microphone
+/// (`super::dictation`) adding what it hears to `text`.
 #[lazy]
-pub fn switch() -> AnyView {
-    view! { <SearchSwitch /> }.into_any()
+pub fn switch(text: RwSignal<String>) -> AnyView {
+    view! {
+        <SearchSwitch />
+        <super::dictation::Microphone text=text />
+    }
+    .into_any()
 }
 
 #[component]
