@@ -426,16 +426,23 @@ async fn reload_when_the_reply_ends(session: &AppSession) {
     session
         .js(
             "window.reloadArmed = true;
+             // The last reply, ended (an older one drawn again does not count).
+             const over = (node) => node.nodeType === 1 && node.matches('.message--assistant')
+               && ['done', 'aborted', 'error'].includes(node.dataset.status)
+               && node === [...document.querySelectorAll('.message--assistant')].at(-1);
              new MutationObserver((changes, observer) => {
-               const ended = changes.some((c) => c.target.matches('.message--assistant')
-                 && ['done', 'aborted', 'error'].includes(c.target.dataset.status));
+               // The reply's status changes on its element, or (a busy machine drawing
+               // late) the element first appears already ended.
+               const ended = changes.some((c) => over(c.target)
+                 || [...c.addedNodes].some((n) => over(n)
+                   || (n.nodeType === 1 && [...n.querySelectorAll('.message--assistant')].some(over))));
                if (!ended) return;
                observer.disconnect();
                location.reload();
                const start = performance.now();
                while (performance.now() - start < 300) {}
-             }).observe(document.body,
-               { subtree: true, attributes: true, attributeFilter: ['data-status'] });",
+             }).observe(document.body, { subtree: true, childList: true, attributes: true,
+               attributeFilter: ['data-status'] });",
             vec![],
         )
         .await;
