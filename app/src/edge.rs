@@ -294,6 +294,7 @@ pub async fn voice_speech(
             .map_err(|_| EdgeError::Unexpected(status))?;
         return Err(error_answer(status, text).await);
     }
+    // Bounded by the edge, which reads at most `MAX_SPEECH_ANSWER_BYTES` from the service.
     let blob = response.blob().map_err(|_| EdgeError::Unexpected(status))?;
     JsFuture::from(blob)
         .await

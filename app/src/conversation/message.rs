@@ -139,7 +139,7 @@ fn details_text(
     // What it cost, at the user's prices or Hearth's (a model none prices says so).
     if let (Some(prices), Some(_)) = (prices, &record.model) {
         let cost = match crate::usage::cost_of(record, prices) {
-            Some((cost, _)) => cost.to_string(),
+            Some(cost) => cost.to_string(),
             None => i18n.t(Key::MessageDetailCostUnpriced),
         };
         rows.push((i18n.t(Key::MessageDetailCost), cost));
@@ -543,10 +543,10 @@ pub fn MessageView(
         </div>
     };
 
-    let prices = crate::usage::value();
     let details = move || {
         show_details.get().then(|| {
-            let prices = prices.get();
+            // Read only when the details open: no message holds the prices before.
+            let prices = crate::usage::value().get();
             if prices.is_none() {
                 // Read once; the rows are drawn again with the cost when it is here.
                 leptos::task::spawn_local(async {

@@ -1,6 +1,5 @@
 //! Every translatable string's key. The enum makes a typo a compile error in the app; the
 //! catalog tests make a key missing from any locale file a test failure.
-//!
 //! Long because: it is the one list of every key, one line each; splitting it by area
 //! would only scatter what `app/build.rs` and the catalog tests read as one.
 

@@ -128,7 +128,7 @@ pub fn consumption(record: &MessageRecord) -> Consumption {
 }
 
 /// A reply's cost at `prices`: `None` when no price covers its model.
-pub fn cost_of(record: &MessageRecord, prices: &Prices) -> Option<(Cost, PriceOrigin)> {
-    let (price, origin) = prices.lookup(record.model.as_deref()?)?;
-    Some((consumption(record).cost(&price), origin))
+pub fn cost_of(record: &MessageRecord, prices: &Prices) -> Option<Cost> {
+    let (price, _) = prices.lookup(record.model.as_deref()?)?;
+    Some(consumption(record).cost(&price))
 }

@@ -9,7 +9,6 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use futures::channel::oneshot;
-use hearth_core::voice::VoiceService;
 use hearth_core::voice::settings::DictationChoice;
 use js_sys::{Array, Function, Reflect};
 use leptos::prelude::*;
@@ -17,7 +16,7 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
-use super::Failure;
+use super::{Chosen, Failure};
 use crate::providers::Providers;
 
 /// Where the microphone button is.
@@ -55,7 +54,7 @@ pub enum Listening {
         /// Its event handlers, kept alive with it.
         _handlers: Vec<Closure<dyn FnMut(JsValue)>>,
     },
-    /// A recording for `service`.
+    /// A recording for `chosen`.
     Recording {
         /// The recorder.
         recorder: web_sys::MediaRecorder,
@@ -66,7 +65,9 @@ pub enum Listening {
         /// Answered once the recorder has stopped.
         stopped: oneshot::Receiver<()>,
         /// Who turns the recording into text.
-        service: Box<VoiceService>,
+        chosen: Chosen,
+        /// Where the provider is found, at the end.
+        providers: Providers,
         /// Its event handlers, kept alive with it.
         _handlers: Vec<Closure<dyn FnMut(JsValue)>>,
     },
@@ -82,44 +83,22 @@ fn language() -> String {
 
 /// Begins listening with the user's settings.
 pub async fn start(providers: Providers) -> Result<Listening, Failure> {
-    let settings = super::settings().await.unwrap_or_default();
-    let service = match settings.dictation {
+    let settings = super::settings().await.map_err(Failure::Settings)?;
+    let chosen = match settings.dictation {
         DictationChoice::Off | DictationChoice::Browser => return recognise(),
-        DictationChoice::Provider { provider_id, model } => {
-            let provider = providers
-                .list
-                .with_untracked(|list| list.iter().find(|p| p.id == provider_id).cloned())
-                .ok_or(Failure::NoProvider)?;
-            let key = providers
-                .api_key(&provider_id)
-                .await
-                .map_err(|e| Failure::Seal(e.to_string()))?;
-            let provider = crate::envelope::relay_provider(&provider, key.as_deref())
-                .await
-                .map_err(|e| Failure::Seal(e.to_string()))?;
-            VoiceService::Provider {
-                provider,
-                model,
-                voice: None,
-            }
-        }
-        DictationChoice::ElevenLabs { model } => {
-            let key = super::elevenlabs_key()
-                .await
-                .map_err(Failure::Seal)?
-                .ok_or(Failure::NoKey)?;
-            let api_key =
-                crate::envelope::seal_for_edge(&hearth_core::voice::elevenlabs_key_context(), &key)
-                    .await
-                    .map_err(|e| Failure::Seal(e.to_string()))?;
-            VoiceService::ElevenLabs {
-                api_key,
-                voice_id: None,
-                model: Some(model).filter(|m| !m.is_empty()),
-            }
-        }
+        DictationChoice::Provider { provider_id, model } => Chosen::Provider {
+            provider_id,
+            model,
+            voice: None,
+        },
+        DictationChoice::ElevenLabs { model } => Chosen::ElevenLabs {
+            voice_id: None,
+            model,
+        },
     };
-    record(service).await
+    // Said before recording, not after the user has spoken.
+    super::ready(&chosen, providers).await?;
+    record(chosen, providers).await
 }
 
 /// The browser's recognition, started.
@@ -193,8 +172,8 @@ fn call(target: &JsValue, method: &str) -> Result<JsValue, JsValue> {
         .call0(target)
 }
 
-/// The microphone, recording for `service`.
-async fn record(service: VoiceService) -> Result<Listening, Failure> {
+/// The microphone, recording for `chosen`.
+async fn record(chosen: Chosen, providers: Providers) -> Result<Listening, Failure> {
     let devices = window()
         .navigator()
         .media_devices()
@@ -237,7 +216,8 @@ async fn record(service: VoiceService) -> Result<Listening, Failure> {
         stream,
         chunks,
         stopped,
-        service: Box::new(service),
+        chosen,
+        providers,
         _handlers: vec![on_data, on_stop],
     })
 }
@@ -271,7 +251,8 @@ impl Listening {
                 stream,
                 chunks,
                 stopped,
-                service,
+                chosen,
+                providers,
                 _handlers,
             } => {
                 let _ = recorder.stop();
@@ -286,10 +267,12 @@ impl Listening {
                 let audio = web_sys::Blob::new_with_blob_sequence_and_options(&parts, &options)
                     .map_err(|_| Failure::NoMicrophone)?;
                 drop(_handlers);
-                crate::edge::voice_transcribe(&audio, &service, &language())
-                    .await
-                    .map(|answer| answer.text)
-                    .map_err(Failure::Edge)
+                let language = language();
+                super::through_edge(&chosen, providers, async |service| {
+                    crate::edge::voice_transcribe(&audio, &service, &language).await
+                })
+                .await
+                .map(|answer| answer.text)
             }
         }
     }

@@ -12,8 +12,12 @@ pub mod player;
 use hearth_core::voice::settings::{DictationChoice, VoiceSettings};
 use leptos::prelude::*;
 
+use hearth_core::voice::VoiceService;
+
 use crate::edge::EdgeError;
+use crate::envelope::Sealer;
 use crate::i18n::{I18n, Key};
+use crate::providers::Providers;
 use crate::storage::Db;
 use crate::storage::document::{DocumentCell, SettingsDocument};
 use crate::vault::Vault;
@@ -126,6 +130,113 @@ pub enum Failure {
     Play,
     /// No microphone, or the user refused it.
     NoMicrophone,
+    /// The voice settings could not be read.
+    Settings(String),
+}
+
+impl crate::envelope::EdgeKeyRefusal for Failure {
+    fn edge_key_refused(&self) -> bool {
+        matches!(self, Self::Edge(error) if error.edge_key_refused())
+    }
+}
+
+/// A service through the edge, as the settings name it (its key not yet sealed).
+#[derive(Clone)]
+pub enum Chosen {
+    /// One of the user's providers.
+    Provider {
+        /// Its id.
+        provider_id: String,
+        /// The model.
+        model: String,
+        /// The voice, for speech.
+        voice: Option<String>,
+    },
+    /// ElevenLabs.
+    ElevenLabs {
+        /// The voice, for speech.
+        voice_id: Option<String>,
+        /// The model ("" for the service's default).
+        model: String,
+    },
+}
+
+/// Whether `chosen` can be asked now: its provider still there, or an ElevenLabs key
+/// saved (said before anything is recorded or fetched).
+pub async fn ready(chosen: &Chosen, providers: Providers) -> Result<(), Failure> {
+    match chosen {
+        Chosen::Provider { provider_id, .. } => providers
+            .list
+            .with_untracked(|list| list.iter().any(|p| &p.id == provider_id))
+            .then_some(())
+            .ok_or(Failure::NoProvider),
+        Chosen::ElevenLabs { .. } => elevenlabs_key()
+            .await
+            .map_err(Failure::Seal)?
+            .map(|_| ())
+            .ok_or(Failure::NoKey),
+    }
+}
+
+/// `chosen` as the edge takes it, its key sealed by `sealer`.
+async fn sealed(
+    chosen: &Chosen,
+    providers: Providers,
+    sealer: &Sealer,
+) -> Result<VoiceService, Failure> {
+    let seal_failed = |e: crate::envelope::SealError| Failure::Seal(e.to_string());
+    Ok(match chosen {
+        Chosen::Provider {
+            provider_id,
+            model,
+            voice,
+        } => {
+            let provider = providers
+                .list
+                .with_untracked(|list| list.iter().find(|p| &p.id == provider_id).cloned())
+                .ok_or(Failure::NoProvider)?;
+            let key = providers
+                .api_key(provider_id)
+                .await
+                .map_err(|e| Failure::Seal(e.to_string()))?;
+            VoiceService::Provider {
+                provider: sealer
+                    .relay_provider(&provider, key.as_deref())
+                    .await
+                    .map_err(seal_failed)?,
+                model: model.clone(),
+                voice: voice.clone().filter(|v| !v.is_empty()),
+            }
+        }
+        Chosen::ElevenLabs { voice_id, model } => {
+            let key = elevenlabs_key()
+                .await
+                .map_err(Failure::Seal)?
+                .ok_or(Failure::NoKey)?;
+            VoiceService::ElevenLabs {
+                api_key: sealer
+                    .seal(&hearth_core::voice::elevenlabs_key_context(), &key)
+                    .await
+                    .map_err(seal_failed)?,
+                voice_id: voice_id.clone(),
+                model: Some(model.clone()).filter(|m| !m.is_empty()),
+            }
+        }
+    })
+}
+
+/// One call to the edge with `chosen`'s service, its key sealed for it: sealed again
+/// once when the edge's key changed (`crate::envelope::with_sealed`).
+pub async fn through_edge<T>(
+    chosen: &Chosen,
+    providers: Providers,
+    call: impl AsyncFn(VoiceService) -> Result<T, EdgeError>,
+) -> Result<T, Failure> {
+    crate::envelope::with_sealed(async |sealer| {
+        let service = sealed(chosen, providers, &sealer).await?;
+        call(service).await.map_err(Failure::Edge)
+    })
+    .await
 }
 
 impl Failure {
@@ -145,6 +256,7 @@ impl Failure {
                 &[("reason", &i18n.t(Key::VoiceCannotPlay))],
             ),
             Self::NoMicrophone => i18n.t(Key::DictationNoMicrophone),
+            Self::Settings(reason) => i18n.t_with(Key::VoiceSaveFailed, &[("reason", reason)]),
         }
     }
 }

@@ -9,12 +9,12 @@ use std::cell::RefCell;
 
 use futures::channel::oneshot;
 use hearth_core::voice::settings::{SpeechChoice, speech_chunks};
-use hearth_core::voice::{MAX_SPEECH_CHARS, SpeechRequest, VoiceService};
+use hearth_core::voice::{MAX_SPEECH_CHARS, SpeechRequest};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
 
-use super::Failure;
+use super::{Chosen, Failure};
 use crate::i18n::I18n;
 use crate::providers::Providers;
 use crate::ui::toast::{ToastKind, Toasts};
@@ -91,59 +91,40 @@ async fn read(
     providers: Providers,
     signal: &web_sys::AbortSignal,
 ) -> Result<(), Failure> {
-    let settings = super::settings().await.unwrap_or_default();
-    let service = match settings.speech {
+    let settings = super::settings().await.map_err(Failure::Settings)?;
+    let chosen = match settings.speech {
         SpeechChoice::Browser => return read_in_browser(text, signal).await,
         SpeechChoice::Provider {
             provider_id,
             model,
             voice,
-        } => {
-            let provider = providers
-                .list
-                .with_untracked(|list| list.iter().find(|p| p.id == provider_id).cloned())
-                .ok_or(Failure::NoProvider)?;
-            let key = providers
-                .api_key(&provider_id)
-                .await
-                .map_err(|e| Failure::Seal(e.to_string()))?;
-            let provider = crate::envelope::relay_provider(&provider, key.as_deref())
-                .await
-                .map_err(|e| Failure::Seal(e.to_string()))?;
-            VoiceService::Provider {
-                provider,
-                model,
-                voice: Some(voice).filter(|v| !v.is_empty()),
-            }
-        }
-        SpeechChoice::ElevenLabs { voice_id, model } => {
-            let key = super::elevenlabs_key()
-                .await
-                .map_err(Failure::Seal)?
-                .ok_or(Failure::NoKey)?;
-            let api_key =
-                crate::envelope::seal_for_edge(&hearth_core::voice::elevenlabs_key_context(), &key)
-                    .await
-                    .map_err(|e| Failure::Seal(e.to_string()))?;
-            VoiceService::ElevenLabs {
-                api_key,
-                voice_id: Some(voice_id),
-                model: Some(model).filter(|m| !m.is_empty()),
-            }
-        }
+        } => Chosen::Provider {
+            provider_id,
+            model,
+            voice: Some(voice),
+        },
+        SpeechChoice::ElevenLabs { voice_id, model } => Chosen::ElevenLabs {
+            voice_id: Some(voice_id),
+            model,
+        },
     };
+    super::ready(&chosen, providers).await?;
     for piece in speech_chunks(text, MAX_SPEECH_CHARS) {
         if signal.aborted() {
             return Ok(());
         }
-        let request = SpeechRequest {
-            service: service.clone(),
-            text: piece,
-        };
-        let blob = match crate::edge::voice_speech(&request, signal).await {
+        let spoken = super::through_edge(&chosen, providers, async |service| {
+            let request = SpeechRequest {
+                service,
+                text: piece.clone(),
+            };
+            crate::edge::voice_speech(&request, signal).await
+        })
+        .await;
+        let blob = match spoken {
             Ok(blob) => blob,
             Err(_) if signal.aborted() => return Ok(()),
-            Err(error) => return Err(Failure::Edge(error)),
+            Err(failure) => return Err(failure),
         };
         play(&blob, signal).await?;
     }

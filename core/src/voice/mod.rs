@@ -28,6 +28,8 @@ pub const MAX_SPEECH_CHARS: usize = 10_000;
 pub const MAX_AUDIO_BYTES: u64 = 25 * 1024 * 1024;
 /// The largest spoken answer read from a service.
 pub const MAX_SPEECH_ANSWER_BYTES: usize = 16 * 1024 * 1024;
+/// The longest transcription kept, in characters (a recording of 25 MiB is far less).
+pub const MAX_TRANSCRIPT_CHARS: usize = 100_000;
 /// The longest model, voice or language id.
 pub const MAX_ID_CHARS: usize = 128;
 /// ElevenLabs' API, unless the operator points elsewhere.
@@ -308,10 +310,16 @@ pub fn read_transcription(status: u16, body: &[u8]) -> Result<String, VoiceError
     }
     let value: Value = serde_json::from_slice(body)
         .map_err(|_| VoiceError::Malformed("the answer is not JSON".into()))?;
-    value["text"]
+    let text = value["text"]
         .as_str()
-        .map(|t| t.trim().to_string())
-        .ok_or_else(|| VoiceError::Malformed("the answer has no `text`".into()))
+        .ok_or_else(|| VoiceError::Malformed("the answer has no `text`".into()))?
+        .trim();
+    if text.chars().count() > MAX_TRANSCRIPT_CHARS {
+        return Err(VoiceError::Malformed(
+            "the transcription is too long".into(),
+        ));
+    }
+    Ok(text.to_string())
 }
 
 #[cfg(test)]

@@ -101,6 +101,11 @@ fn answers_are_read_as_documented_and_failures_are_typed() {
         read_transcription(200, b"{}"),
         Err(VoiceError::Malformed(_))
     ));
+    let endless = json!({"text": "word ".repeat(MAX_TRANSCRIPT_CHARS)}).to_string();
+    assert!(matches!(
+        read_transcription(200, endless.as_bytes()),
+        Err(VoiceError::Malformed(_))
+    ));
     let refused = read_transcription(403, br#"{"error": "bad key sk-123"}"#).unwrap_err();
     assert_eq!(
         (refused.code(), refused.status()),

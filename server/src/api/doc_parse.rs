@@ -10,15 +10,15 @@
 
 use axum::Json;
 use axum::extract::{Multipart, Path, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, StatusCode};
 use hearth_core::api::doc_parse::{
     DocParseDeleted, DocParseJob, DocParseProvider, DocParseStarted, JOB_SECRET_HEADER,
-    MULTIPART_OVERHEAD_BYTES,
 };
 use hearth_core::api::{ApiError, ErrorCode};
 use serde_json::json;
 
 use super::error::ApiErrorResponse;
+use super::multipart::{Bound, accepted, malformed, read_bounded, too_large};
 use crate::doc_parse::Upload;
 use crate::state::AppState;
 
@@ -32,20 +32,7 @@ pub(super) async fn start(
     headers: HeaderMap,
     multipart: Result<Multipart, axum::extract::multipart::MultipartRejection>,
 ) -> Result<(StatusCode, Json<DocParseStarted>), ApiErrorResponse> {
-    let limit = state.doc_parse.max_bytes() + MULTIPART_OVERHEAD_BYTES;
-    let declared = headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|length| length > limit) {
-        return Err(too_large(state.doc_parse.max_bytes()));
-    }
-    let multipart = multipart.map_err(|_| {
-        ApiError::new(
-            ErrorCode::UnsupportedMediaType,
-            "The request body must be multipart/form-data",
-        )
-    })?;
+    let multipart = accepted(&headers, multipart, state.doc_parse.max_bytes())?;
     let upload = read_upload(multipart, state.doc_parse.max_bytes()).await?;
     let started = state.doc_parse.start(upload).await?;
     Ok((StatusCode::ACCEPTED, Json(started)))
@@ -55,7 +42,6 @@ pub(super) async fn start(
 const MAX_FIELDS: usize = 8;
 
 async fn read_upload(mut multipart: Multipart, max_bytes: u64) -> Result<Upload, ApiErrorResponse> {
-    let malformed = || ApiError::new(ErrorCode::BadRequest, "The multipart body is malformed");
     let mut file: Option<(Option<String>, Vec<u8>)> = None;
     let mut provider = DocParseProvider::Local;
     let mut credential = None;
@@ -144,38 +130,6 @@ async fn read_upload(mut multipart: Multipart, max_bytes: u64) -> Result<Upload,
         credential,
         use_default,
     })
-}
-
-/// Why a field could not be read.
-pub(super) enum Bound {
-    /// It is longer than allowed.
-    Over,
-    /// The body broke off or is not multipart.
-    Broken,
-}
-
-/// A field's bytes, reading no more than `cap` of them.
-pub(super) async fn read_bounded(
-    mut field: axum::extract::multipart::Field<'_>,
-    cap: u64,
-) -> Result<Vec<u8>, Bound> {
-    let mut bytes = Vec::new();
-    while let Some(chunk) = field.chunk().await.map_err(|_| Bound::Broken)? {
-        if (bytes.len() + chunk.len()) as u64 > cap {
-            return Err(Bound::Over);
-        }
-        bytes.extend_from_slice(&chunk);
-    }
-    Ok(bytes)
-}
-
-pub(super) fn too_large(limit: u64) -> ApiErrorResponse {
-    ApiError::new(
-        ErrorCode::PayloadTooLarge,
-        format!("The file is larger than {limit} bytes"),
-    )
-    .with_details(json!({ "limitBytes": limit }))
-    .into()
 }
 
 fn secret(headers: &HeaderMap) -> Option<&str> {

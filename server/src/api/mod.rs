@@ -16,6 +16,7 @@ pub mod json;
 mod mcp;
 pub mod mcp_oauth;
 mod models;
+mod multipart;
 mod operations;
 mod plugins;
 mod relay;

@@ -12,15 +12,14 @@ use axum::body::Body;
 use axum::extract::{Multipart, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
-use hearth_core::api::doc_parse::MULTIPART_OVERHEAD_BYTES;
 use hearth_core::api::relay_bounds::BoundError;
 use hearth_core::api::{ApiError, ErrorCode};
 use hearth_core::byok::find_plaintext_secret;
 use hearth_core::voice::{MAX_AUDIO_BYTES, SpeechRequest, TranscriptionResponse, VoiceService};
 use serde_json::json;
 
-use super::doc_parse::{Bound, read_bounded, too_large};
 use super::error::ApiErrorResponse;
+use super::multipart::{Bound, accepted, malformed, read_bounded, too_large};
 use super::sealed::SealedJson;
 use crate::state::AppState;
 use crate::voice::Recording;
@@ -52,25 +51,9 @@ pub(super) async fn transcriptions(
     headers: HeaderMap,
     multipart: Result<Multipart, axum::extract::multipart::MultipartRejection>,
 ) -> Result<Json<TranscriptionResponse>, ApiErrorResponse> {
-    let declared = headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|length| length > MAX_AUDIO_BYTES + MULTIPART_OVERHEAD_BYTES) {
-        return Err(too_large(MAX_AUDIO_BYTES));
-    }
-    let multipart = multipart.map_err(|_| {
-        ApiError::new(
-            ErrorCode::UnsupportedMediaType,
-            "The request body must be multipart/form-data",
-        )
-    })?;
+    let multipart = accepted(&headers, multipart, MAX_AUDIO_BYTES)?;
     let (service, recording) = read_form(multipart).await?;
     Ok(Json(state.voice.transcribe(&service, recording).await?))
-}
-
-fn malformed() -> ApiError {
-    ApiError::new(ErrorCode::BadRequest, "The multipart body is malformed")
 }
 
 fn out_of_bounds(error: &BoundError) -> ApiError {

@@ -74,10 +74,6 @@ struct Prepared {
     fields: Vec<(&'static str, String)>,
 }
 
-fn unsupported() -> ApiError {
-    failure(&VoiceError::Unsupported)
-}
-
 /// The 502 (or 400 for an unsupported provider) for a service's failure.
 fn failure(error: &VoiceError) -> ApiError {
     let code = match error {
@@ -198,10 +194,7 @@ impl Voice {
                     Some(text) => voice::openai_speech(&endpoint, model, chosen.as_deref(), text),
                     None => voice::openai_transcription(&endpoint),
                 }
-                .map_err(|error| match error {
-                    VoiceError::Unsupported => unsupported(),
-                    other => failure(&other),
-                })?;
+                .map_err(|error| failure(&error))?;
                 let mut secrets = Vec::new();
                 if let Some(key) = resolved.key.as_deref() {
                     for (name, value) in auth_headers(endpoint.protocol, key) {
