@@ -33,6 +33,15 @@ impl std::fmt::Display for SaveError {
     }
 }
 
+/// The stored preferences (the defaults when none are stored; `None` when they cannot be
+/// read, or without a database, which only fetches this chunk). Lazily loaded: the
+/// preferences' deserialiser is not needed to draw the first screen.
+#[lazy]
+async fn stored(db: Option<Db>) -> Option<Preferences> {
+    let stored = db?.get_json::<Preferences>(SETTINGS, DOCUMENT).await.ok()?;
+    Some(stored.unwrap_or_default())
+}
+
 /// The preferences, shared through context.
 #[derive(Clone, Copy)]
 pub struct Prefs {
@@ -51,7 +60,8 @@ impl Prefs {
             channel: StoredValue::new_local(None),
         };
         leptos::task::spawn_local(async move {
-            if let Ok(db) = Db::open().await {
+            // The record's reader is a lazily loaded chunk: fetched while the database opens.
+            if let (Ok(db), _) = futures::join!(Db::open(), stored(None)) {
                 prefs.db.set_value(Some(db));
                 prefs.reload().await;
             }
@@ -71,8 +81,8 @@ impl Prefs {
         let Some(db) = self.db.get_value() else {
             return;
         };
-        if let Ok(stored) = db.get_json::<Preferences>(SETTINGS, DOCUMENT).await {
-            self.value.set(stored.unwrap_or_default());
+        if let Some(stored) = stored(Some(db)).await {
+            self.value.set(stored);
         }
     }
 

@@ -36,6 +36,7 @@ mod question;
 mod records;
 mod runs;
 mod store;
+mod stored_conversations;
 mod stream;
 mod sync;
 mod tabs;
@@ -166,7 +167,12 @@ impl Chat {
             },
         };
         store.spawn(async move {
-            if store.open().await.is_some() {
+            // The list's reader is a lazily loaded chunk: fetched while the database opens.
+            let (opened, _) = futures::join!(
+                store.open(),
+                stored_conversations::one(store, String::new())
+            );
+            if opened.is_some() {
                 match list.load().await {
                     Ok(()) => request_animation_frame(|| {
                         crate::browser::mark("hearth:conversations");

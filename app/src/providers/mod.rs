@@ -4,6 +4,7 @@
 //! its persistence and the model catalogue; the settings tab draws it. The record type
 //! is [`record`], below the envelope and the model lists that read it.
 
+mod reading;
 pub mod record;
 
 use std::collections::HashMap;
@@ -165,35 +166,29 @@ impl Providers {
             handles: StoredValue::new_local(None),
         };
         leptos::task::spawn_local(async move {
-            let opened = async {
-                let db = Db::open().await?;
-                let vault = Vault::open(db.clone()).await?;
-                let list = db
-                    .get_json::<Vec<Provider>>(SETTINGS, DOCUMENT)
-                    .await?
-                    .unwrap_or_default();
-                Ok::<_, ProvidersError>((db, vault, list))
-            }
-            .await;
+            let opened = match futures::join!(Db::open(), reading::stored(None)) {
+                (Ok(db), _) => reading::stored(Some(db.clone()))
+                    .await
+                    .map(|read| read.map(|(vault, list)| (db, vault, list))),
+                (Err(error), _) => Some(Err(error.into())),
+            };
             match opened {
-                Ok((db, vault, list)) => {
+                Some(Ok((db, vault, list))) => {
                     providers.handles.set_value(Some((db, vault)));
                     providers.list.set(list);
                     providers.state.set(LoadState::Ready);
                     // The operator's providers, after the user's (an unreachable edge
                     // simply offers none).
-                    if let Ok(server) = crate::edge::fetch_server_providers().await {
-                        let server: Vec<Provider> =
-                            server.into_iter().map(Provider::from_server).collect();
-                        if !server.is_empty() {
-                            providers.list.update(|list| {
-                                list.retain(|p| p.server.is_none());
-                                list.extend(server);
-                            });
-                        }
+                    let server = reading::operators().await;
+                    if !server.is_empty() {
+                        providers.list.update(|list| {
+                            list.retain(|p| p.server.is_none());
+                            list.extend(server);
+                        });
                     }
                 }
-                Err(error) => providers.state.set(LoadState::Failed(error)),
+                Some(Err(error)) => providers.state.set(LoadState::Failed(error)),
+                None => {} // Never: a database was given.
             }
         });
         providers.load_models();
@@ -224,25 +219,7 @@ impl Providers {
                 return;
             };
             leptos::task::spawn_local(async move {
-                let mut models = HashMap::new();
-                for (id, listed) in ids {
-                    if let Ok(Some(list)) = db
-                        .get_json::<Vec<ModelInfo>>(SETTINGS, &models_document(&id))
-                        .await
-                    {
-                        models.insert(id, list);
-                    } else if !listed.is_empty() {
-                        let list = listed
-                            .into_iter()
-                            .map(|model| ModelInfo {
-                                id: model,
-                                display_name: None,
-                                capabilities: Default::default(),
-                            })
-                            .collect();
-                        models.insert(id, list);
-                    }
-                }
+                let models = reading::models(db, ids).await;
                 self.models.set(models);
             });
         });

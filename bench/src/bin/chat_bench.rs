@@ -316,6 +316,7 @@ async fn long_conversation(session: &AppSession) -> (Value, Value) {
          return a.bottom <= b.bottom + 1 && a.bottom > b.top; })()",
     )
     .await;
+    let before = main_thread(session).await;
     session
         .js(
             "[...document.querySelectorAll('.conversation-item__open')]
@@ -323,12 +324,14 @@ async fn long_conversation(session: &AppSession) -> (Value, Value) {
             vec![],
         )
         .await;
-    let opened = result(session).await;
+    let mut opened = result(session).await;
+    main_thread_since(session, &before, &mut opened).await;
     // Scroll up forty viewports, one per frame, as a quick flick up the history would.
     session
         .wait_until("document.querySelector('.message-list').scrollTop > 0")
         .await;
     probe(session, "(window.__steps ?? 0) >= 40").await;
+    let before = main_thread(session).await;
     session
         .js(
             "window.__steps = 0;
@@ -342,7 +345,11 @@ async fn long_conversation(session: &AppSession) -> (Value, Value) {
             vec![],
         )
         .await;
-    let scrolled = result(session).await;
+    let mut scrolled = result(session).await;
+    main_thread_since(session, &before, &mut scrolled).await;
+    scrolled["nodes"] = session
+        .js("return document.getElementsByTagName('*').length", vec![])
+        .await;
     (opened, scrolled)
 }
 
@@ -374,6 +381,14 @@ async fn main() {
     let label = std::env::var("BENCH_LABEL").unwrap_or_else(|_| "this machine".into());
     let fixture = ProviderFixture::start().await;
     let session = ready(&fixture).await;
+    // `CHAT_BENCH_PART=long`: only (b), its figures printed and nothing recorded (for
+    // comparing builds while working on the message list).
+    if std::env::var("CHAT_BENCH_PART").as_deref() == Ok("long") {
+        let (opened, scrolled) = long_conversation(&session).await;
+        session.browser.close().await;
+        println!("{}", json!({ "opened": opened, "scrolled": scrolled }));
+        return;
+    }
     let (small, small_once) = streaming(&session, &fixture, 50 * 1024, 1000, 0).await;
     let (large, large_once) = streaming(&session, &fixture, 200 * 1024, 4000, 0).await;
     // At a provider's pace (a chunk every 2 ms: 4,000 chunks over about 8 s).
@@ -427,6 +442,8 @@ async fn main() {
         split("(a) stream 200 KiB / 4,000 chunks", &large),
         split("(a) stream 200 KiB / 4,000 chunks, 2 ms apart", &paced),
         split("(a) stream 200 KiB / 4,000 chunks, 10 ms apart", &slow),
+        split("(b) open 10,000 messages", &opened),
+        split("(b) scroll up 40 viewports", &scrolled),
     ]
     .join("\n");
     let body = format!(
@@ -443,7 +460,7 @@ async fn main() {
          the reply ended; near the end, at about 200 KiB of text, each of its {} flushes \
          (the partial reply written every 500 ms) took {} until IndexedDB had it, {} of it \
          the merge's own work on the main thread.\n\n\
-         Where a streamed reply's main-thread time went (busy share: main-thread busy \
+         Where a streamed reply's (and the long conversation's) main-thread time went (busy share: main-thread busy \
          time over the wall time of the stream; style: recalculation time and count; \
          other: paint, commit, parsing and the rest; a burst's share can pass 100 %, since its \
          busy time is read a little after the frame that ends its wall time):\n\n\
