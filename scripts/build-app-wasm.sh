@@ -39,7 +39,11 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/split" "$work/worker" "$work/out"
 wasm-split-cli "$linked/hearth-app.wasm" "$work/split" --out-name hearth-app --target web
-wasm-bindgen --target web --no-typescript --keep-lld-exports --out-dir "$work/out" "$work/split/hearth-app.wasm"
+# HEARTH_WASM_NAMES=1 keeps the functions' names in every module (for a CPU profile or a
+# size profiler; the modules grow by about half): here and in scripts/wasm-opt-all.mjs.
+names=()
+if [ "${HEARTH_WASM_NAMES:-}" = 1 ]; then names=(--keep-debug); fi
+wasm-bindgen --target web --no-typescript --keep-lld-exports "${names[@]}" --out-dir "$work/out" "$work/split/hearth-app.wasm"
 cp "$work/split/__wasm_split.js" "$work/out/"
 # The split loader is on the first load, and wasm-split-cli writes it for reading: above
 # each chunk a comment listing every split point that needs it (hashed names), and each
@@ -81,7 +85,9 @@ for pid in "${pids[@]}"; do wait "$pid"; done
 # The one-process path must stay what `wasm-opt -Oz` writes (a Binaryen upgrade could
 # change a default): the median-sized module, checked against the command itself.
 check="${by_size[$(( ${#by_size[@]} / 2 ))]}"
-wasm-opt -Oz --enable-reference-types --enable-bulk-memory --enable-nontrapping-float-to-int \
+keep=()
+if [ "${HEARTH_WASM_NAMES:-}" = 1 ]; then keep=(-g); fi
+wasm-opt -Oz "${keep[@]}" --enable-reference-types --enable-bulk-memory --enable-nontrapping-float-to-int \
   --enable-sign-ext --enable-mutable-globals --enable-multivalue "$check" -o "$work/check.wasm"
 if ! cmp -s "$work/check.wasm" "$work/out/$(basename "$check")"; then
   echo "build-app-wasm: scripts/wasm-opt-all.mjs and wasm-opt disagree on $(basename "$check")" >&2

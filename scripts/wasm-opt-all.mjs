@@ -26,7 +26,7 @@ const features =
   binaryen.Features.SignExt |
   binaryen.Features.MutableGlobals |
   binaryen.Features.Multivalue;
-binaryen.setDebugInfo(false);
+binaryen.setDebugInfo(process.env.HEARTH_WASM_NAMES === "1");
 binaryen.setOptimizeLevel(2);
 binaryen.setShrinkLevel(2);
 // As `wasm-opt` writes an optimised module: through Stack IR, optimised.

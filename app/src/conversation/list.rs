@@ -6,6 +6,7 @@
 //! While a reply streams the list sticks to the bottom; scrolling up releases it, and
 //! scrolling back to the bottom sticks it again. A message found by search
 //! (`OpenConversation::found`) is scrolled to, however far up it is, and highlighted.
+//! Rows made while the user flicks through the list are light until it rests (`flick`).
 
 use std::collections::HashMap;
 
@@ -14,6 +15,7 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
+use super::flick::{Flick, light_message};
 use super::message::MessageView;
 use crate::chat::use_chat;
 
@@ -59,6 +61,7 @@ pub fn MessageList() -> impl IntoView {
     let heights = RwSignal::new(HashMap::<String, f64>::new());
     let viewport = RwSignal::new((0.0_f64, 800.0_f64));
     let stick = RwSignal::new(true);
+    let flick = Flick::new();
 
     let window = Memo::new(move |_| {
         let path = chat.open.path().get();
@@ -93,6 +96,12 @@ pub fn MessageList() -> impl IntoView {
             let Some(id) = target.get_attribute("data-row") else {
                 continue;
             };
+            // A light row stands in the space its whole form was measured at.
+            if target.has_attribute("data-light")
+                && heights.try_with_untracked(|h| h.contains_key(&id)) == Some(true)
+            {
+                continue;
+            }
             let Some(element) = target.dyn_ref::<web_sys::HtmlElement>() else {
                 continue;
             };
@@ -127,6 +136,7 @@ pub fn MessageList() -> impl IntoView {
         let height = f64::from(element.client_height());
         let distance = f64::from(element.scroll_height()) - top - height;
         stick.set(distance <= STICK_DISTANCE);
+        flick.scrolled(top, height, stick.get_untracked());
         viewport.set((top, height));
     };
 
@@ -171,7 +181,21 @@ pub fn MessageList() -> impl IntoView {
 
     let row = move |id: String| {
         let node = NodeRef::<html::Div>::new();
+        // Light while the user flicks (never the message a search result opens).
+        let light = flick.is_flicking() && chat.open.found().as_deref() != Some(id.as_str());
+        let whole = if light {
+            flick.light_row()
+        } else {
+            RwSignal::new(true)
+        };
+        let measured = light
+            .then(|| heights.with_untracked(|h| h.get(&id).copied()))
+            .flatten();
         node.on_load(move |element| {
+            if let Some(px) = measured {
+                let _ = web_sys::HtmlElement::style(&element)
+                    .set_property("min-height", &format!("{px}px"));
+            }
             if let Some(observer) = observer.get_value() {
                 observer.observe(&element);
             }
@@ -180,9 +204,25 @@ pub fn MessageList() -> impl IntoView {
         let break_id = id.clone();
         let found_id = id.clone();
         let found = move || chat.open.found().as_deref() == Some(found_id.as_str());
+        let message = move || {
+            if whole.get() {
+                if let Some(element) = node.get_untracked() {
+                    let _ = web_sys::HtmlElement::style(&element).remove_property("min-height");
+                }
+                view! { <MessageView id=id.clone() /> }.into_any()
+            } else {
+                light_message(chat, &id).into_any()
+            }
+        };
         view! {
-            <div class="message-row" class:message-row--found=found data-row=row_id node_ref=node>
-                <MessageView id=id />
+            <div
+                class="message-row"
+                class:message-row--found=found
+                data-row=row_id
+                data-light=move || (!whole.get()).then_some("")
+                node_ref=node
+            >
+                {message}
                 {super::context_break::context_break(break_id)}
             </div>
         }

@@ -21,6 +21,7 @@
 
 mod archived;
 mod context_break;
+mod flick;
 pub mod list;
 mod markdown_actions;
 mod memory;

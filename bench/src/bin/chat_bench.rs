@@ -332,6 +332,16 @@ async fn long_conversation(session: &AppSession) -> (Value, Value) {
         .await;
     probe(session, "(window.__steps ?? 0) >= 40").await;
     let before = main_thread(session).await;
+    // `CHAT_BENCH_PROFILE=<file>`: a CPU profile of the scroll (DevTools' format; a build
+    // whose wasm keeps its names shows them).
+    let profile = std::env::var("CHAT_BENCH_PROFILE").ok();
+    if profile.is_some() {
+        session.cdp("Profiler.enable", json!({})).await;
+        session
+            .cdp("Profiler.setSamplingInterval", json!({"interval": 200}))
+            .await;
+        session.cdp("Profiler.start", json!({})).await;
+    }
     session
         .js(
             "window.__steps = 0;
@@ -346,7 +356,29 @@ async fn long_conversation(session: &AppSession) -> (Value, Value) {
         )
         .await;
     let mut scrolled = result(session).await;
+    // Rows made during the flick are light until the list rests: how long until every
+    // row is whole, and the longest frame gap meanwhile.
+    let settled = session
+        .js_async(
+            "const done = arguments[arguments.length - 1];
+             const start = window.__bench.doneAt;
+             let last = performance.now(), gap = 0;
+             const check = (t) => {
+               gap = Math.max(gap, t - last); last = t;
+               if (!document.querySelector('[data-light]')) done({ at: t - start, gap });
+               else requestAnimationFrame(check);
+             };
+             requestAnimationFrame(check);",
+            vec![],
+        )
+        .await;
+    scrolled["settled"] = settled["at"].clone();
+    scrolled["settleGap"] = settled["gap"].clone();
     main_thread_since(session, &before, &mut scrolled).await;
+    if let Some(path) = profile {
+        let taken = session.cdp("Profiler.stop", json!({})).await;
+        std::fs::write(&path, taken["profile"].to_string()).expect("write the profile");
+    }
     scrolled["nodes"] = session
         .js("return document.getElementsByTagName('*').length", vec![])
         .await;
@@ -469,7 +501,9 @@ async fn main() {
          {breakdown}\n\n\
          (b) 10,000 messages: last message on screen {} after the click, {} DOM nodes in \
          the page; scrolling up forty viewports, one per frame, took {} with a longest \
-         frame gap of {}.\n\n\
+         frame gap of {}; the rows made during that flick (light: their text only) were all \
+         whole {} after it ended, with a longest frame gap of {} meanwhile (the main-thread \
+         split of the scroll includes that settling).\n\n\
          (c) 5,000 conversations: shell mounted at {}, sidebar listed at {} after \
          navigation start; {} items rendered, {} DOM nodes.\n",
         row("(a) stream 50 KiB / 1,000 chunks", &small),
@@ -493,6 +527,8 @@ async fn main() {
         number(&opened, "nodes"),
         ms(&scrolled, "wall"),
         ms(&scrolled, "maxGap"),
+        ms(&scrolled, "settled"),
+        ms(&scrolled, "settleGap"),
         ms(&start, "shell"),
         ms(&start, "sidebar"),
         number(&start, "items"),
