@@ -4,7 +4,7 @@
 //! elsewhere closes it. Items are radio items (`menuitemradio`, the theme menu) when
 //! they have a checked state, and plain actions (`menuitem`, a conversation's menu)
 //! when they do not. A menu that would run past the bottom of what shows it opens
-//! upwards.
+//! upwards. The items exist only while the menu is open.
 
 use leptos::ev::{FocusEvent, KeyboardEvent};
 use leptos::prelude::*;
@@ -234,7 +234,9 @@ pub fn Menu(
                 hidden=move || !open.get()
                 on:keydown=on_menu_keydown
             >
-                {render_items}
+                // Made when opened: a list shows a menu per row (every message, every
+                // conversation), and their items, made up front, were most of a row's nodes.
+                {move || open.get().then(&render_items)}
             </div>
         </div>
     }

@@ -301,6 +301,22 @@ async fn seed(session: &AppSession, script: &str, count: usize) {
     assert_eq!(seeded, json!(true), "{seeded}");
 }
 
+/// `CHAT_BENCH_PROFILE=<prefix>`: CPU profiles of (b)'s open and scroll, written to
+/// `<prefix>-open.cpuprofile` and `<prefix>-scroll.cpuprofile` (DevTools' format; a build
+/// whose wasm keeps its names, `HEARTH_WASM_NAMES=1`, shows them).
+async fn start_profile(session: &AppSession) {
+    session.cdp("Profiler.enable", json!({})).await;
+    session
+        .cdp("Profiler.setSamplingInterval", json!({"interval": 200}))
+        .await;
+    session.cdp("Profiler.start", json!({})).await;
+}
+
+async fn stop_profile(session: &AppSession, path: &str) {
+    let taken = session.cdp("Profiler.stop", json!({})).await;
+    std::fs::write(path, taken["profile"].to_string()).expect("write the profile");
+}
+
 /// (b) Opens the 10,000-message conversation, then scrolls it to the top.
 async fn long_conversation(session: &AppSession) -> (Value, Value) {
     seed(session, SEED_MESSAGES, 10_000).await;
@@ -316,6 +332,10 @@ async fn long_conversation(session: &AppSession) -> (Value, Value) {
          return a.bottom <= b.bottom + 1 && a.bottom > b.top; })()",
     )
     .await;
+    let profile = std::env::var("CHAT_BENCH_PROFILE").ok();
+    if profile.is_some() {
+        start_profile(session).await;
+    }
     let before = main_thread(session).await;
     session
         .js(
@@ -326,21 +346,17 @@ async fn long_conversation(session: &AppSession) -> (Value, Value) {
         .await;
     let mut opened = result(session).await;
     main_thread_since(session, &before, &mut opened).await;
+    if let Some(path) = &profile {
+        stop_profile(session, &format!("{path}-open.cpuprofile")).await;
+    }
     // Scroll up forty viewports, one per frame, as a quick flick up the history would.
     session
         .wait_until("document.querySelector('.message-list').scrollTop > 0")
         .await;
     probe(session, "(window.__steps ?? 0) >= 40").await;
     let before = main_thread(session).await;
-    // `CHAT_BENCH_PROFILE=<file>`: a CPU profile of the scroll (DevTools' format; a build
-    // whose wasm keeps its names shows them).
-    let profile = std::env::var("CHAT_BENCH_PROFILE").ok();
     if profile.is_some() {
-        session.cdp("Profiler.enable", json!({})).await;
-        session
-            .cdp("Profiler.setSamplingInterval", json!({"interval": 200}))
-            .await;
-        session.cdp("Profiler.start", json!({})).await;
+        start_profile(session).await;
     }
     session
         .js(
@@ -375,9 +391,8 @@ async fn long_conversation(session: &AppSession) -> (Value, Value) {
     scrolled["settled"] = settled["at"].clone();
     scrolled["settleGap"] = settled["gap"].clone();
     main_thread_since(session, &before, &mut scrolled).await;
-    if let Some(path) = profile {
-        let taken = session.cdp("Profiler.stop", json!({})).await;
-        std::fs::write(&path, taken["profile"].to_string()).expect("write the profile");
+    if let Some(path) = &profile {
+        stop_profile(session, &format!("{path}-scroll.cpuprofile")).await;
     }
     scrolled["nodes"] = session
         .js("return document.getElementsByTagName('*').length", vec![])
