@@ -41,6 +41,30 @@ async fn the_health_tab_explains_each_service() {
             .await,
         "SEARCH_UNCONFIGURED"
     );
+    // Voice relays with keys sealed for this edge.
+    assert_eq!(session.text_of(&row("voice")).await, "Working.");
+    assert_eq!(
+        session
+            .text_of("[data-service=voice] .health-row__code")
+            .await,
+        "VOICE_READY"
+    );
+    // Every service is named in words, never by its key in the report.
+    let raw = session
+        .js(
+            "return [...document.querySelectorAll('[data-service]')]
+               .filter((r) => r.querySelector('.health-row__name').textContent.trim() === r.dataset.service)
+               .map((r) => r.dataset.service);",
+            vec![],
+        )
+        .await;
+    assert_eq!(raw, serde_json::json!([]), "services named by their keys");
+    assert_eq!(
+        session
+            .text_of("[data-service=documentParseJobStore] .health-row__name")
+            .await,
+        "Document parse jobs"
+    );
     session.screenshot("settings-health").await;
     session.click("#health-refresh").await;
     session.wait_for("[data-service=app]").await;

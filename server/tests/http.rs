@@ -51,6 +51,9 @@ async fn health_reports_ok_with_services_and_no_store() {
         body["services"]["documentParseJobStore"]["status"],
         "local_only"
     );
+    // Voice relays with keys sealed for this edge, whose key a local edge makes itself.
+    assert_eq!(body["services"]["voice"]["status"], "available");
+    assert_eq!(body["services"]["voice"]["code"], "VOICE_READY");
     assert!(body["generatedAt"].as_str().unwrap().ends_with('Z'));
 }
 

@@ -1199,4 +1199,6 @@ keys! {
     VoiceDictationHint => "voice.dictation_hint",
     VoiceDictationOff => "voice.dictation_off",
     VoiceDictationBrowser => "voice.dictation_browser",
+    HealthServiceVoice => "health.service.voice",
+    HealthServiceParseJobs => "health.service.parse_jobs",
 }

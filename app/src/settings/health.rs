@@ -13,6 +13,8 @@ fn service_label(name: &str) -> Option<Key> {
         "rateLimitStore" => Key::HealthServiceStore,
         "byok" => Key::HealthServiceByok,
         "search" => Key::HealthServiceSearch,
+        "voice" => Key::HealthServiceVoice,
+        "documentParseJobStore" => Key::HealthServiceParseJobs,
         "app" => Key::HealthServiceApp,
         _ => return None,
     })

@@ -16,8 +16,8 @@ pub mod speakable;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::api::RelayProvider;
 use crate::api::relay_bounds::{BoundError, check_provider};
+use crate::api::{RelayProvider, ServiceHealth, ServiceStatus};
 use crate::byok::Envelope;
 use crate::provider::Protocol;
 use crate::provider::request::{Endpoint, api_base};
@@ -40,6 +40,21 @@ pub const ELEVENLABS_SPEECH_MODEL: &str = "eleven_multilingual_v2";
 pub const ELEVENLABS_TRANSCRIPTION_MODEL: &str = "scribe_v1";
 /// OpenAI's voice when none is named.
 pub const OPENAI_VOICE: &str = "alloy";
+
+/// `/api/health`'s `voice` service. The edge speaks and listens with a key the browser
+/// sealed for it (`sealed_keys`: its BYOK key is loaded) or with a provider its operator
+/// configured (`operator_providers`); the browser's own speech needs no edge at all.
+pub fn health(sealed_keys: bool, operator_providers: bool) -> ServiceHealth {
+    let (status, code) = match (sealed_keys, operator_providers) {
+        (true, _) => (ServiceStatus::Available, "VOICE_READY"),
+        (false, true) => (ServiceStatus::Available, "VOICE_OPERATOR_PROVIDERS_ONLY"),
+        (false, false) => (ServiceStatus::MissingKey, "VOICE_NEEDS_BYOK_KEY"),
+    };
+    ServiceHealth {
+        status,
+        code: code.into(),
+    }
+}
 
 /// The vault and envelope context of an ElevenLabs key.
 pub fn elevenlabs_key_context() -> String {

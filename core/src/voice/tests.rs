@@ -164,3 +164,20 @@ fn requests_are_bounded_and_elevenlabs_speech_needs_a_safe_voice_id() {
     let unknown = json!({"service": {"kind": "provider", "provider": {"protocol": "openai-chat"}, "model": "m", "extra": 1}, "text": "t"});
     assert!(serde_json::from_value::<SpeechRequest>(unknown).is_err());
 }
+
+#[test]
+fn health_says_voice_is_ready_with_sealed_keys_or_the_operators_providers_only() {
+    use crate::api::ServiceStatus;
+    assert_eq!(health(true, false).status, ServiceStatus::Available);
+    assert_eq!(health(true, true).code, "VOICE_READY");
+    let operators = health(false, true);
+    assert_eq!(
+        (operators.status, operators.code.as_str()),
+        (ServiceStatus::Available, "VOICE_OPERATOR_PROVIDERS_ONLY")
+    );
+    let neither = health(false, false);
+    assert_eq!(
+        (neither.status, neither.code.as_str()),
+        (ServiceStatus::MissingKey, "VOICE_NEEDS_BYOK_KEY")
+    );
+}

@@ -48,6 +48,13 @@ pub(super) async fn health(State(state): State<AppState>) -> Json<HealthReport> 
     );
     services.insert("search".to_string(), state.web_search.deployment().health());
     services.insert(
+        "voice".to_string(),
+        hearth_core::voice::health(
+            state.byok.is_some(),
+            !state.config.server_providers.is_empty(),
+        ),
+    );
+    services.insert(
         "app".to_string(),
         service(ServiceStatus::Available, "DIST_LOADED"),
     );
