@@ -173,8 +173,17 @@ async fn a_price_that_cannot_be_kept_is_refused_and_prices_travel_in_an_export()
         .await;
     assert_eq!(
         price_row(&session, "my-model").await,
-        json!(["my-model", "$0.5", "—", "$1.5", "—", "EditRemove"])
+        json!(["my-model", "$0.5", "—", "$1.5", "—", "—", "EditRemove"])
     );
+    // A long prompt's prices need a threshold and both prices.
+    session.set_value("#price-long-above", "1000").await;
+    session.click("#price-save").await;
+    session
+        .wait_until(
+            "document.getElementById('price-model-error')?.textContent?.startsWith('Long prompts need a whole number of tokens')",
+        )
+        .await;
+    session.set_value("#price-long-above", "").await;
     session
         .click_by_script("#prices-defaults button[aria-label='Edit: gpt-4o']")
         .await;
@@ -235,6 +244,61 @@ async fn a_price_that_cannot_be_kept_is_refused_and_prices_travel_in_an_export()
     session
         .wait_until("!document.querySelector(\"#prices-mine tr[data-price-model='gpt-4o']\")")
         .await;
+    session.assert_no_console_errors().await;
+    session.finish().await;
+}
+
+#[tokio::test]
+async fn cache_writes_searches_and_long_prompts_are_priced_as_set() {
+    let fixture = ProviderFixture::start().await;
+    let session = chat::ready(&fixture).await;
+    open_usage_prices(&session).await;
+    session.wait_for("#price-form").await;
+    session.set_value("#price-model", "fixture-*").await;
+    session.set_value("#price-input", "2").await;
+    session.set_value("#price-output", "10").await;
+    session.set_value("#price-cache-write", "2.5").await;
+    session.set_value("#price-per-search", "0.01").await;
+    session.set_value("#price-long-above", "1000").await;
+    session.set_value("#price-long-input", "4").await;
+    session.set_value("#price-long-output", "15").await;
+    session.click("#price-save").await;
+    session
+        .wait_for("#prices-mine tr[data-price-model='fixture-*']")
+        .await;
+    assert_eq!(
+        price_row(&session, "fixture-*").await[5],
+        "cache writes $2.5 · $0.01 per search · above 1000 tokens: $4 in, $15 out"
+    );
+    // Editing it fills every field back.
+    session
+        .click_by_script("#prices-mine button[aria-label='Edit: fixture-*']")
+        .await;
+    let fields = session
+        .js(
+            "return ['price-cache-write', 'price-per-search', 'price-long-above', 'price-long-input', 'price-long-output']
+               .map((id) => document.getElementById(id).value);",
+            vec![],
+        )
+        .await;
+    assert_eq!(fields, json!(["2.5", "0.01", "1000", "4", "15"]));
+    session
+        .js(
+            "document.querySelector('.price-form__long').scrollIntoView({block: 'center'})",
+            vec![],
+        )
+        .await;
+    session.screenshot("settings-prices-form").await;
+    session.close_settings().await;
+
+    // A prompt of 500 tokens: the standard rates (500 × $2 + 100 × $10 per million).
+    fixture.enqueue(Reply::text("Short.").usage(500, 100));
+    chat::ask(&session, "A short question?").await;
+    assert_eq!(cost_of(&last_details(&session).await), "$0.002");
+    // One of 2,000 tokens, above the threshold: 2,000 × $4 + 100 × $15 per million.
+    fixture.enqueue(Reply::text("Long.").usage(2_000, 100));
+    chat::ask(&session, "A long question?").await;
+    assert_eq!(cost_of(&last_details(&session).await), "$0.0095");
     session.assert_no_console_errors().await;
     session.finish().await;
 }

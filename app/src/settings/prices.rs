@@ -1,10 +1,11 @@
 //! The price table under Settings › Usage: the user's own prices (added, edited,
 //! removed; they win over Hearth's) and Hearth's defaults, each of which can be copied
-//! into the form to be changed. Amounts are US dollars per million tokens, and per
-//! image a model sends.
+//! into the form to be changed. Amounts are US dollars per million tokens (input, cached
+//! input, cache writes, output, and the higher input and output prices of a long
+//! prompt), per image a model sends and per search its provider runs.
 
 use hearth_core::cost::price::DEFAULTS;
-use hearth_core::cost::{Price, PriceEntry};
+use hearth_core::cost::{LongContext, Price, PriceEntry};
 use leptos::ev::SubmitEvent;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -22,6 +23,11 @@ struct Form {
     cached_input: String,
     output: String,
     per_image: String,
+    cache_write: String,
+    per_search: String,
+    long_above: String,
+    long_input: String,
+    long_output: String,
 }
 
 impl Form {
@@ -33,6 +39,20 @@ impl Form {
             cached_input: price.cached_input.map(amount).unwrap_or_default(),
             output: amount(price.output),
             per_image: price.per_image.map(amount).unwrap_or_default(),
+            cache_write: price.cache_write.map(amount).unwrap_or_default(),
+            per_search: price.per_search.map(amount).unwrap_or_default(),
+            long_above: price
+                .long_context
+                .map(|tier| tier.above.to_string())
+                .unwrap_or_default(),
+            long_input: price
+                .long_context
+                .map(|t| amount(t.input))
+                .unwrap_or_default(),
+            long_output: price
+                .long_context
+                .map(|t| amount(t.output))
+                .unwrap_or_default(),
         }
     }
 
@@ -48,6 +68,24 @@ impl Form {
                 .map(Some)
                 .map_err(|_| PriceChangeError::Refused(PriceError::Amount))
         }
+        // A long prompt's prices: all three fields, or none.
+        let threshold = PriceChangeError::Refused(PriceError::Threshold);
+        let long = [&self.long_above, &self.long_input, &self.long_output];
+        let long_context = if long.iter().all(|field| field.trim().is_empty()) {
+            None
+        } else {
+            let above = self
+                .long_above
+                .trim()
+                .replace([',', '_', ' '], "")
+                .parse::<u64>()
+                .map_err(|_| threshold.clone())?;
+            Some(LongContext {
+                above,
+                input: amount(&self.long_input)?.ok_or_else(|| threshold.clone())?,
+                output: amount(&self.long_output)?.ok_or_else(|| threshold.clone())?,
+            })
+        };
         Ok(PriceEntry {
             model: self.model.clone(),
             price: Price {
@@ -55,6 +93,9 @@ impl Form {
                 cached_input: amount(&self.cached_input)?,
                 output: amount(&self.output)?.unwrap_or(0.0),
                 per_image: amount(&self.per_image)?,
+                cache_write: amount(&self.cache_write)?,
+                per_search: amount(&self.per_search)?,
+                long_context,
             },
         })
     }
@@ -62,6 +103,33 @@ impl Form {
 
 fn amount_text(value: Option<f64>) -> String {
     value.map_or_else(|| "—".into(), |v| format!("${v}"))
+}
+
+/// A price's cache writes, search fee and long-prompt prices, in one cell.
+fn other_text(price: &Price, i18n: crate::i18n::I18n) -> String {
+    let dollars = |v: f64| format!("${v}");
+    let mut parts = Vec::new();
+    if let Some(rate) = price.cache_write {
+        parts.push(i18n.t_with(Key::PriceOtherCacheWrite, &[("amount", &dollars(rate))]));
+    }
+    if let Some(fee) = price.per_search {
+        parts.push(i18n.t_with(Key::PriceOtherSearch, &[("amount", &dollars(fee))]));
+    }
+    if let Some(tier) = price.long_context {
+        parts.push(i18n.t_with(
+            Key::PriceOtherLong,
+            &[
+                ("above", &tier.above.to_string()),
+                ("input", &dollars(tier.input)),
+                ("output", &dollars(tier.output)),
+            ],
+        ));
+    }
+    if parts.is_empty() {
+        "—".into()
+    } else {
+        parts.join(" · ")
+    }
 }
 
 /// The price table.
@@ -149,6 +217,7 @@ pub fn PriceTable() -> impl IntoView {
                         <td>{amount_text(price.cached_input)}</td>
                         <td>{amount_text(Some(price.output))}</td>
                         <td>{amount_text(price.per_image)}</td>
+                        <td>{other_text(&price, i18n)}</td>
                         <td class="usage-table__actions">
                             <button type="button" class="button button--secondary button--small"
                                 aria-label=edit_label on:click=move |_| edit(&for_edit, &price)>
@@ -175,6 +244,7 @@ pub fn PriceTable() -> impl IntoView {
                     <td>{amount_text(Some(price.input))}</td>
                     <td>{amount_text(price.cached_input)}</td>
                     <td>{amount_text(Some(price.output))}</td>
+                    <td>{other_text(price, i18n)}</td>
                     <td class="usage-table__actions">
                         <button type="button" class="button button--secondary button--small"
                             aria-label=copy_label on:click=move |_| edit(model, price)>
@@ -193,6 +263,7 @@ pub fn PriceTable() -> impl IntoView {
                 <th scope="col">{tr(Key::PriceCachedInput)}</th>
                 <th scope="col">{tr(Key::PriceOutput)}</th>
                 {with_image.then(|| view! { <th scope="col">{tr(Key::PricePerImage)}</th> })}
+                <th scope="col">{tr(Key::PriceOther)}</th>
                 <th scope="col"><span class="visually-hidden">{tr(Key::PriceActions)}</span></th>
             </tr></thead>
         }
@@ -218,7 +289,24 @@ pub fn PriceTable() -> impl IntoView {
                         value=field(|f| f.output.clone()) on_input=set(|f, v| f.output = v) />
                     <Field id="price-per-image" label=tr(Key::PricePerImage) control=Control::Number
                         value=field(|f| f.per_image.clone()) on_input=set(|f, v| f.per_image = v) />
+                    <Field id="price-cache-write" label=tr(Key::PriceCacheWrite) control=Control::Number
+                        value=field(|f| f.cache_write.clone()) on_input=set(|f, v| f.cache_write = v) />
+                    <Field id="price-per-search" label=tr(Key::PricePerSearch) control=Control::Number
+                        value=field(|f| f.per_search.clone()) on_input=set(|f, v| f.per_search = v)
+                        hint=tr(Key::PricePerSearchHint) />
                 </div>
+                <fieldset class="price-form__long" aria-describedby="price-long-hint">
+                    <legend>{tr(Key::PriceLongContext)}</legend>
+                    <p class="field__hint" id="price-long-hint">{tr(Key::PriceLongContextHint)}</p>
+                    <div class="price-form__amounts">
+                        <Field id="price-long-above" label=tr(Key::PriceLongAbove) control=Control::Number
+                            value=field(|f| f.long_above.clone()) on_input=set(|f, v| f.long_above = v) />
+                        <Field id="price-long-input" label=tr(Key::PriceLongInput) control=Control::Number
+                            value=field(|f| f.long_input.clone()) on_input=set(|f, v| f.long_input = v) />
+                        <Field id="price-long-output" label=tr(Key::PriceLongOutput) control=Control::Number
+                            value=field(|f| f.long_output.clone()) on_input=set(|f, v| f.long_output = v) />
+                    </div>
+                </fieldset>
                 <div class="provider-form__actions">
                     <button type="submit" class="button button--primary" id="price-save"
                         aria-busy=move || saving.get().to_string() disabled=move || saving.get()>

@@ -55,6 +55,7 @@ impl PriceChangeError {
             Self::Refused(PriceError::NoModel) => i18n.t(Key::PriceErrorNoModel),
             Self::Refused(PriceError::ModelTooLong) => i18n.t(Key::PriceErrorModelTooLong),
             Self::Refused(PriceError::Amount) => i18n.t(Key::PriceErrorAmount),
+            Self::Refused(PriceError::Threshold) => i18n.t(Key::PriceErrorThreshold),
             Self::Refused(PriceError::TooMany) => i18n.t(Key::PriceErrorTooMany),
             Self::Storage(reason) => i18n.t_with(Key::PriceErrorStorage, &[("reason", reason)]),
         }
@@ -120,10 +121,16 @@ pub async fn for_export() -> Result<Option<serde_json::Value>, String> {
 
 /// What a reply used, from its record.
 pub fn consumption(record: &MessageRecord) -> Consumption {
+    let searches = hearth_core::web_search::record::by_model_count(
+        &hearth_core::web_search::record::decode(record.web_searches.as_deref()),
+    );
+    let rounds = u32::try_from(record.tool_rounds.len()).unwrap_or(u32::MAX);
     Consumption::of(
         &record.usage,
         record.output_tokens(),
         u32::try_from(record.images.len()).unwrap_or(u32::MAX),
+        searches,
+        rounds.saturating_add(1),
     )
 }
 

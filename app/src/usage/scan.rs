@@ -121,6 +121,14 @@ fn reply_use(message: &JsValue, conversation_id: &str) -> Option<ReplyUse> {
     let images = field(message, "images")
         .and_then(|value| value.dyn_into::<js_sys::Array>().ok())
         .map_or(0, |images| images.length());
+    // The provider's own searches (its fee), and the requests the reply made (one, and
+    // one more per round of tool calls: its counts are their sums).
+    let searches = hearth_core::web_search::record::by_model_count(
+        &hearth_core::web_search::record::decode(text(message, "webSearches").as_deref()),
+    );
+    let rounds = field(message, "toolRounds")
+        .and_then(|value| value.dyn_into::<js_sys::Array>().ok())
+        .map_or(0, |rounds| rounds.length());
     let created = field(message, "createdAt")
         .and_then(|value| value.as_f64())
         .unwrap_or(0.0);
@@ -128,7 +136,7 @@ fn reply_use(message: &JsValue, conversation_id: &str) -> Option<ReplyUse> {
         day: local_day(created),
         model: text(message, "model").unwrap_or_default(),
         conversation_id: conversation_id.to_string(),
-        consumption: Consumption::of(&usage, output, images),
+        consumption: Consumption::of(&usage, output, images, searches, rounds + 1),
     })
 }
 

@@ -11,7 +11,7 @@ pub mod price;
 
 use crate::context::TokenCount;
 use crate::provider::Usage;
-pub use price::{Price, PriceEntry, PriceOrigin, Prices};
+pub use price::{LongContext, Price, PriceEntry, PriceOrigin, Prices};
 
 /// One reply's cost in US dollars.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -46,39 +46,75 @@ pub struct Consumption {
     pub input: Option<u64>,
     /// Of the input, tokens read from a prompt cache.
     pub cached_input: Option<u64>,
+    /// Of the input, tokens written to a prompt cache.
+    pub cache_write: Option<u64>,
     /// Output tokens, reported or estimated from the stored text.
     pub output: TokenCount,
     /// Images the model sent.
     pub images: u32,
+    /// Searches the model's provider ran with its own tool.
+    pub searches: u32,
+    /// Requests the reply made (one, and one more per round of tool calls); its counts
+    /// are their sums.
+    pub requests: u32,
 }
 
 impl Consumption {
     /// A reply's consumption from its reported usage, its output count (reported or
-    /// estimated) and the images it sent.
-    pub fn of(usage: &Usage, output: TokenCount, images: u32) -> Self {
+    /// estimated), the images it sent, the provider's own searches it ran and the
+    /// requests it made.
+    pub fn of(
+        usage: &Usage,
+        output: TokenCount,
+        images: u32,
+        searches: u32,
+        requests: u32,
+    ) -> Self {
         Self {
             input: usage.input_tokens,
             cached_input: usage.cached_input_tokens,
+            cache_write: usage.cache_write_input_tokens,
             output,
             images,
+            searches,
+            requests: requests.max(1),
         }
     }
 
     /// What it costs at `price`. Input the provider did not report counts as none and
     /// marks the cost as an estimate (the prompt is not stored with the reply, so it
     /// cannot be counted afterwards).
+    ///
+    /// A long-context price applies to a request whose prompt is longer than its
+    /// threshold. The counts of a reply of several requests are sums, so when they pass
+    /// the threshold it is not known which requests did: the requests are taken as
+    /// equally long, and the cost is marked as an estimate.
     pub fn cost(&self, price: &Price) -> Cost {
         const MILLION: f64 = 1_000_000.0;
         let input = self.input.unwrap_or(0);
         let cached = self.cached_input.unwrap_or(0).min(input);
-        let cached_rate = price.cached_input.unwrap_or(price.input);
-        let usd = (input - cached) as f64 * price.input / MILLION
+        let written = self.cache_write.unwrap_or(0).min(input - cached);
+        let requests = u64::from(self.requests.max(1));
+        let tier = price.long_context.filter(|tier| input > tier.above);
+        // Sums of several requests are taken as requests of equal length.
+        let long = tier.filter(|tier| input / requests > tier.above);
+        let guessed = tier.is_some() && requests > 1;
+        let (input_rate, output_rate, scale) = match long {
+            Some(tier) if price.input > 0.0 => (tier.input, tier.output, tier.input / price.input),
+            Some(tier) => (tier.input, tier.output, 1.0),
+            None => (price.input, price.output, 1.0),
+        };
+        let cached_rate = price.cached_input.unwrap_or(price.input) * scale;
+        let write_rate = price.cache_write.unwrap_or(price.input) * scale;
+        let usd = (input - cached - written) as f64 * input_rate / MILLION
             + cached as f64 * cached_rate / MILLION
-            + self.output.value as f64 * price.output / MILLION
-            + f64::from(self.images) * price.per_image.unwrap_or(0.0);
+            + written as f64 * write_rate / MILLION
+            + self.output.value as f64 * output_rate / MILLION
+            + f64::from(self.images) * price.per_image.unwrap_or(0.0)
+            + f64::from(self.searches) * price.per_search.unwrap_or(0.0);
         Cost {
             usd,
-            estimated: self.input.is_none() || self.output.estimated,
+            estimated: self.input.is_none() || self.output.estimated || guessed,
         }
     }
 }

@@ -33,36 +33,100 @@ pub struct Price {
     /// Per image the model sends, beyond its tokens.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub per_image: Option<f64>,
+    /// Per million input tokens written to a prompt cache (`None`: billed as input).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_write: Option<f64>,
+    /// Per search the model's provider ran with its own web search tool, beyond tokens.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub per_search: Option<f64>,
+    /// Higher prices for a request whose prompt is longer than a threshold.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub long_context: Option<LongContext>,
 }
 
+/// The prices of a request whose prompt is longer than `above` tokens (Gemini 2.5 Pro,
+/// Claude with its long context window). Cached input and cache writes rise in the same
+/// proportion as input, as both vendors price them.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct LongContext {
+    /// Above this many input tokens in one request.
+    pub above: u64,
+    /// Per million input tokens.
+    pub input: f64,
+    /// Per million output tokens.
+    pub output: f64,
+}
+
+/// The longest prompt threshold accepted, in tokens.
+pub const MAX_THRESHOLD: u64 = 100_000_000;
+
 impl Price {
-    /// A price per million tokens, input, cached input and output, with no image price.
+    /// A price per million tokens, input, cached input and output, with no other price.
     pub const fn tokens(input: f64, cached_input: f64, output: f64) -> Self {
         Self {
             input,
             cached_input: Some(cached_input),
             output,
             per_image: None,
+            cache_write: None,
+            per_search: None,
+            long_context: None,
+        }
+    }
+
+    /// This price with cache writes at `rate` per million tokens.
+    const fn cache_writes(self, rate: f64) -> Self {
+        Self {
+            cache_write: Some(rate),
+            ..self
+        }
+    }
+
+    /// This price with each search of the provider's own tool at `fee`.
+    const fn searches(self, fee: f64) -> Self {
+        Self {
+            per_search: Some(fee),
+            ..self
+        }
+    }
+
+    /// This price with `input` and `output` for prompts longer than `above` tokens.
+    const fn above(self, above: u64, input: f64, output: f64) -> Self {
+        Self {
+            long_context: Some(LongContext {
+                above,
+                input,
+                output,
+            }),
+            ..self
         }
     }
 
     /// Why it cannot be kept, if it cannot.
     pub fn check(&self) -> Result<(), PriceError> {
+        let tier = self.long_context;
         let amounts = [
             Some(self.input),
             self.cached_input,
             Some(self.output),
             self.per_image,
+            self.cache_write,
+            self.per_search,
+            tier.map(|t| t.input),
+            tier.map(|t| t.output),
         ];
-        if amounts
+        if !amounts
             .into_iter()
             .flatten()
             .all(|v| v.is_finite() && (0.0..=MAX_PRICE).contains(&v))
         {
-            Ok(())
-        } else {
-            Err(PriceError::Amount)
+            return Err(PriceError::Amount);
         }
+        if tier.is_some_and(|t| t.above == 0 || t.above > MAX_THRESHOLD) {
+            return Err(PriceError::Threshold);
+        }
+        Ok(())
     }
 }
 
@@ -86,6 +150,8 @@ pub enum PriceError {
     ModelTooLong,
     /// An amount that is negative, not a number or above [`MAX_PRICE`].
     Amount,
+    /// A long-context threshold of zero tokens or above [`MAX_THRESHOLD`].
+    Threshold,
     /// [`MAX_ENTRIES`] prices are kept already.
     TooMany,
 }
@@ -97,6 +163,7 @@ impl PriceError {
             Self::NoModel => "PRICE_NO_MODEL",
             Self::ModelTooLong => "PRICE_MODEL_TOO_LONG",
             Self::Amount => "PRICE_AMOUNT_INVALID",
+            Self::Threshold => "PRICE_THRESHOLD_INVALID",
             Self::TooMany => "PRICE_TOO_MANY",
         }
     }
@@ -230,42 +297,73 @@ fn only_version_parts(rest: &str) -> bool {
 /// Hearth's list prices for well-known models: standard tier, prompts under 200,000
 /// tokens, in dollars per million tokens (input, cached input, output).
 pub const DEFAULTS: &[(&str, Price)] = &[
-    // OpenAI
-    ("gpt-5", Price::tokens(1.25, 0.125, 10.0)),
-    ("gpt-5.1", Price::tokens(1.25, 0.125, 10.0)),
-    ("gpt-5-mini", Price::tokens(0.25, 0.025, 2.0)),
-    ("gpt-5-nano", Price::tokens(0.05, 0.005, 0.4)),
-    ("gpt-4.1", Price::tokens(2.0, 0.5, 8.0)),
-    ("gpt-4.1-mini", Price::tokens(0.4, 0.1, 1.6)),
+    // OpenAI (searches: calls of the web search tool)
+    ("gpt-5", Price::tokens(1.25, 0.125, 10.0).searches(0.01)),
+    ("gpt-5.1", Price::tokens(1.25, 0.125, 10.0).searches(0.01)),
+    ("gpt-5-mini", Price::tokens(0.25, 0.025, 2.0).searches(0.01)),
+    ("gpt-5-nano", Price::tokens(0.05, 0.005, 0.4).searches(0.01)),
+    ("gpt-4.1", Price::tokens(2.0, 0.5, 8.0).searches(0.025)),
+    ("gpt-4.1-mini", Price::tokens(0.4, 0.1, 1.6).searches(0.025)),
     ("gpt-4.1-nano", Price::tokens(0.1, 0.025, 0.4)),
-    ("gpt-4o", Price::tokens(2.5, 1.25, 10.0)),
-    ("gpt-4o-mini", Price::tokens(0.15, 0.075, 0.6)),
+    ("gpt-4o", Price::tokens(2.5, 1.25, 10.0).searches(0.025)),
+    (
+        "gpt-4o-mini",
+        Price::tokens(0.15, 0.075, 0.6).searches(0.025),
+    ),
     ("o1", Price::tokens(15.0, 7.5, 60.0)),
-    ("o3", Price::tokens(2.0, 0.5, 8.0)),
+    ("o3", Price::tokens(2.0, 0.5, 8.0).searches(0.01)),
     ("o3-mini", Price::tokens(1.1, 0.55, 4.4)),
-    ("o4-mini", Price::tokens(1.1, 0.275, 4.4)),
-    // Anthropic (cached input: cache reads)
-    ("claude-opus-4-5", Price::tokens(5.0, 0.5, 25.0)),
-    ("claude-opus-4-1", Price::tokens(15.0, 1.5, 75.0)),
-    ("claude-opus-4", Price::tokens(15.0, 1.5, 75.0)),
-    ("claude-sonnet-4-5", Price::tokens(3.0, 0.3, 15.0)),
-    ("claude-sonnet-4", Price::tokens(3.0, 0.3, 15.0)),
-    ("claude-3-7-sonnet", Price::tokens(3.0, 0.3, 15.0)),
-    ("claude-3-5-sonnet", Price::tokens(3.0, 0.3, 15.0)),
-    ("claude-haiku-4-5", Price::tokens(1.0, 0.1, 5.0)),
-    ("claude-3-5-haiku", Price::tokens(0.8, 0.08, 4.0)),
-    ("claude-3-haiku", Price::tokens(0.25, 0.03, 1.25)),
-    // Google
-    ("gemini-3-pro", Price::tokens(2.0, 0.2, 12.0)),
-    ("gemini-2.5-pro", Price::tokens(1.25, 0.125, 10.0)),
+    ("o4-mini", Price::tokens(1.1, 0.275, 4.4).searches(0.01)),
+    // Anthropic (cached input: cache reads; cache writes of five minutes; searches of
+    // its web search tool; Sonnet's long context window above 200k tokens)
+    ("claude-opus-4-5", anthropic(5.0, 25.0)),
+    ("claude-opus-4-1", anthropic(15.0, 75.0)),
+    ("claude-opus-4", anthropic(15.0, 75.0)),
+    (
+        "claude-sonnet-4-5",
+        anthropic(3.0, 15.0).above(200_000, 6.0, 22.5),
+    ),
+    (
+        "claude-sonnet-4",
+        anthropic(3.0, 15.0).above(200_000, 6.0, 22.5),
+    ),
+    ("claude-3-7-sonnet", anthropic(3.0, 15.0)),
+    ("claude-3-5-sonnet", anthropic(3.0, 15.0)),
+    ("claude-haiku-4-5", anthropic(1.0, 5.0)),
+    ("claude-3-5-haiku", anthropic(0.8, 4.0)),
+    (
+        "claude-3-haiku",
+        Price::tokens(0.25, 0.03, 1.25).cache_writes(0.3),
+    ),
+    // Google (searches: Gemini 3's queries with Google Search; Gemini 2.5 bills a grounded
+    // prompt once however many queries it ran, which a reply does not say, so no fee;
+    // prompts above 200k tokens)
+    (
+        "gemini-3-pro",
+        Price::tokens(2.0, 0.2, 12.0)
+            .searches(0.014)
+            .above(200_000, 4.0, 18.0),
+    ),
+    (
+        "gemini-2.5-pro",
+        Price::tokens(1.25, 0.125, 10.0).above(200_000, 2.5, 15.0),
+    ),
     ("gemini-2.5-flash", Price::tokens(0.3, 0.03, 2.5)),
     ("gemini-2.5-flash-lite", Price::tokens(0.1, 0.01, 0.4)),
     ("gemini-2.0-flash", Price::tokens(0.1, 0.025, 0.4)),
     // DeepSeek (cached input: cache hits)
     ("deepseek-chat", Price::tokens(0.28, 0.028, 0.42)),
     ("deepseek-reasoner", Price::tokens(0.28, 0.028, 0.42)),
-    // xAI
+    // xAI (its live search is billed per source used, which replies do not report)
     ("grok-4", Price::tokens(3.0, 0.75, 15.0)),
     ("grok-3", Price::tokens(3.0, 0.75, 15.0)),
     ("grok-3-mini", Price::tokens(0.3, 0.075, 0.5)),
 ];
+
+/// An Anthropic model's price from its input and output prices: cache reads at a tenth of
+/// input, cache writes at a quarter above it, a cent per web search.
+const fn anthropic(input: f64, output: f64) -> Price {
+    Price::tokens(input, input / 10.0, output)
+        .cache_writes(input * 1.25)
+        .searches(0.01)
+}

@@ -11,6 +11,7 @@ fn reported(input: u64, cached: u64, output: u64) -> Consumption {
             estimated: false,
         },
         images: 0,
+        ..Consumption::default()
     }
 }
 
@@ -25,6 +26,7 @@ fn a_reply_costs_its_uncached_input_cached_input_output_and_images() {
         cached_input: Some(1.25),
         output: 10.0,
         per_image: Some(0.04),
+        ..Price::default()
     };
     let mut used = reported(1_000_000, 400_000, 100_000);
     used.images = 2;
@@ -66,6 +68,7 @@ fn a_cost_resting_on_a_guess_is_marked_as_an_estimate() {
         output_tokens: Some(20),
         reasoning_tokens: None,
         cached_input_tokens: Some(4),
+        cache_write_input_tokens: Some(2),
     };
     let of = Consumption::of(
         &usage,
@@ -74,6 +77,8 @@ fn a_cost_resting_on_a_guess_is_marked_as_an_estimate() {
             estimated: false,
         },
         1,
+        0,
+        0,
     );
     assert_eq!(
         (of.input, of.cached_input, of.images),
@@ -368,4 +373,116 @@ fn counts_read_compactly_in_a_table() {
     for (count, text) in cases {
         assert_eq!(compact_count(count), text, "{count}");
     }
+}
+
+fn sonnet() -> Price {
+    price_of("claude-sonnet-4-5").expect("a default").0
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-9
+}
+
+#[test]
+fn cache_writes_are_billed_at_their_own_rate_or_as_input_without_one() {
+    let price = sonnet();
+    assert_eq!(price.cache_write, Some(3.75));
+    let used = Consumption {
+        cache_write: Some(30_000),
+        ..reported(100_000, 20_000, 0)
+    };
+    // 50k plain × 3 + 20k read × 0.3 + 30k written × 3.75 (per million)
+    assert!(close(used.cost(&price).usd, 0.15 + 0.006 + 0.1125));
+    let without = Price {
+        cache_write: None,
+        ..price
+    };
+    assert!(close(used.cost(&without).usd, 0.15 + 0.006 + 0.09));
+    // More written than the uncached input (an odd report) is capped, never negative.
+    let odd = Consumption {
+        cache_write: Some(5_000_000),
+        ..reported(1_000, 0, 0)
+    };
+    assert!(close(odd.cost(&price).usd, 1_000.0 * 3.75 / 1e6));
+}
+
+#[test]
+fn the_providers_own_searches_cost_their_fee() {
+    let mut used = reported(0, 0, 0);
+    used.searches = 3;
+    assert!(close(used.cost(&sonnet()).usd, 0.03));
+    assert!(close(used.cost(&Price::tokens(1.0, 0.1, 1.0)).usd, 0.0));
+    // xAI bills its live search per source used, which a reply does not report.
+    assert_eq!(price_of("grok-4").unwrap().0.per_search, None);
+}
+
+#[test]
+fn a_prompt_above_the_long_context_threshold_is_priced_at_the_higher_rates() {
+    let price = sonnet();
+    // One request of 250k tokens, 50k of them read from the cache, and 1k out.
+    let one = reported(250_000, 50_000, 1_000);
+    let cost = one.cost(&price);
+    // 200k × 6 + 50k × 0.6 (the cache read rises with input) + 1k × 22.5
+    assert!(close(cost.usd, 1.2 + 0.03 + 0.0225), "{cost:?}");
+    assert!(!cost.estimated);
+    // At the threshold exactly: the standard rates.
+    let at = reported(200_000, 0, 1_000).cost(&price);
+    assert!(close(at.usd, 0.6 + 0.015) && !at.estimated, "{at:?}");
+    // Two requests of 150k each: below the threshold each, but a guess.
+    let mut two = reported(300_000, 0, 0);
+    two.requests = 2;
+    let cost = two.cost(&price);
+    assert!(close(cost.usd, 0.9) && cost.estimated, "{cost:?}");
+    // Two requests of 250k each: above it each, still a guess.
+    let mut long = reported(500_000, 0, 0);
+    long.requests = 2;
+    let cost = long.cost(&price);
+    assert!(close(cost.usd, 3.0) && cost.estimated, "{cost:?}");
+    // A model without a long-context price: the same rates whatever the length.
+    let flat = reported(1_000_000, 0, 0).cost(&price_of("gpt-5").unwrap().0);
+    assert!(close(flat.usd, 1.25) && !flat.estimated);
+}
+
+#[test]
+fn every_price_is_kept_with_its_cache_search_and_long_context_rates() {
+    let price = sonnet();
+    let value = serde_json::to_value(price).unwrap();
+    assert_eq!(value["cacheWrite"], serde_json::json!(3.75));
+    assert_eq!(value["perSearch"], serde_json::json!(0.01));
+    assert_eq!(
+        value["longContext"],
+        serde_json::json!({"above": 200_000, "input": 6.0, "output": 22.5})
+    );
+    assert_eq!(serde_json::from_value::<Price>(value).unwrap(), price);
+    // A price stored before these existed reads with none of them.
+    let old: Price =
+        serde_json::from_value(serde_json::json!({"input": 1.0, "output": 2.0})).unwrap();
+    assert_eq!(
+        (old.cache_write, old.per_search, old.long_context),
+        (None, None, None)
+    );
+    // Refusals are typed.
+    let bad_threshold = Price {
+        long_context: Some(LongContext {
+            above: 0,
+            input: 1.0,
+            output: 1.0,
+        }),
+        ..price
+    };
+    assert_eq!(bad_threshold.check(), Err(PriceError::Threshold));
+    let bad_fee = Price {
+        per_search: Some(-1.0),
+        ..price
+    };
+    assert_eq!(bad_fee.check(), Err(PriceError::Amount));
+    let bad_tier = Price {
+        long_context: Some(LongContext {
+            above: 10,
+            input: f64::NAN,
+            output: 1.0,
+        }),
+        ..price
+    };
+    assert_eq!(bad_tier.check(), Err(PriceError::Amount));
 }

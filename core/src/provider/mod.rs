@@ -166,6 +166,10 @@ pub struct Usage {
     pub reasoning_tokens: Option<u64>,
     /// Of the input, tokens served from a prompt cache, where reported.
     pub cached_input_tokens: Option<u64>,
+    /// Of the input, tokens written to a prompt cache (Anthropic bills them above the
+    /// input price), where reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_write_input_tokens: Option<u64>,
 }
 
 impl Usage {
@@ -175,6 +179,9 @@ impl Usage {
         self.output_tokens = other.output_tokens.or(self.output_tokens);
         self.reasoning_tokens = other.reasoning_tokens.or(self.reasoning_tokens);
         self.cached_input_tokens = other.cached_input_tokens.or(self.cached_input_tokens);
+        self.cache_write_input_tokens = other
+            .cache_write_input_tokens
+            .or(self.cache_write_input_tokens);
     }
 
     /// Adds another round's counts (a reply that called tools made several requests);
@@ -190,6 +197,10 @@ impl Usage {
         self.output_tokens = sum(self.output_tokens, other.output_tokens);
         self.reasoning_tokens = sum(self.reasoning_tokens, other.reasoning_tokens);
         self.cached_input_tokens = sum(self.cached_input_tokens, other.cached_input_tokens);
+        self.cache_write_input_tokens = sum(
+            self.cache_write_input_tokens,
+            other.cache_write_input_tokens,
+        );
     }
 
     /// Whether the provider reported anything.

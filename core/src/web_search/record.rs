@@ -19,6 +19,10 @@ pub struct SearchRecord {
     /// The model provider searched with its own tool (`query` is then empty).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub by_model: bool,
+    /// How many searches the provider's own tool ran (its queries; one when it named
+    /// none). Zero for a search of the edge's.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub searches: u32,
     /// How it went.
     pub outcome: SearchOutcome,
 }
@@ -76,6 +80,20 @@ pub fn tally(records: &[SearchRecord]) -> (usize, usize) {
     (records.len(), failed)
 }
 
+/// How many searches the model provider ran with its own tool for `records`' reply
+/// (what its search fee is charged for).
+pub fn by_model_count(records: &[SearchRecord]) -> u32 {
+    records
+        .iter()
+        .filter(|r| r.by_model && matches!(r.outcome, SearchOutcome::Found { .. }))
+        .map(|r| r.searches.max(1))
+        .fold(0, u32::saturating_add)
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
 /// A reply reopened after a reload: a search still waiting never finishes (its request
 /// died with the page), so it is recorded as interrupted.
 pub fn reopened(records: &mut [SearchRecord]) {
@@ -101,11 +119,13 @@ mod tests {
         let records = vec![
             SearchRecord {
                 by_model: false,
+                searches: 0,
                 query: "tides".into(),
                 outcome: SearchOutcome::Found { pages: 5, new: 4 },
             },
             SearchRecord {
                 by_model: false,
+                searches: 0,
                 query: "moon".into(),
                 outcome: SearchOutcome::Failed {
                     code: "SEARCH_KEY_REFUSED".into(),
@@ -126,6 +146,7 @@ mod tests {
         let found = SearchRecord {
             query: "a".into(),
             by_model: false,
+            searches: 0,
             outcome: SearchOutcome::Found { pages: 2, new: 2 },
         };
         let failed = SearchRecord {
@@ -140,10 +161,42 @@ mod tests {
     }
 
     #[test]
+    fn the_providers_own_searches_are_counted_by_their_queries_when_answered() {
+        let by_model = |searches: u32, outcome: SearchOutcome| SearchRecord {
+            query: String::new(),
+            by_model: true,
+            searches,
+            outcome,
+        };
+        let found = SearchOutcome::Found { pages: 3, new: 3 };
+        let failed = SearchOutcome::Failed {
+            code: "SEARCH_FAILED".into(),
+            status: None,
+        };
+        let edges = SearchRecord {
+            query: "tides".into(),
+            by_model: false,
+            searches: 0,
+            outcome: found.clone(),
+        };
+        assert_eq!(by_model_count(&[by_model(3, found.clone()), edges]), 3);
+        // One that named no query still ran once; a failed one is not charged.
+        assert_eq!(by_model_count(&[by_model(0, found.clone())]), 1);
+        assert_eq!(by_model_count(&[by_model(2, failed)]), 0);
+        // Kept with the record; an older record reads as none.
+        let text = encode(&[by_model(2, found)]).unwrap();
+        assert!(text.contains("\"searches\":2"), "{text}");
+        assert_eq!(decode(Some(&text))[0].searches, 2);
+        let old = r#"[{"query":"","byModel":true,"outcome":{"state":"found","pages":1,"new":1}}]"#;
+        assert_eq!(by_model_count(&decode(Some(old))), 1);
+    }
+
+    #[test]
     fn the_list_is_bounded() {
         let many: Vec<SearchRecord> = (0..40)
             .map(|n| SearchRecord {
                 by_model: false,
+                searches: 0,
                 query: n.to_string(),
                 outcome: SearchOutcome::Searching,
             })
@@ -156,11 +209,13 @@ mod tests {
         let mut records = vec![
             SearchRecord {
                 by_model: false,
+                searches: 0,
                 query: "a".into(),
                 outcome: SearchOutcome::Searching,
             },
             SearchRecord {
                 by_model: false,
+                searches: 0,
                 query: "b".into(),
                 outcome: SearchOutcome::Found { pages: 1, new: 1 },
             },

@@ -258,6 +258,7 @@ impl Reply {
             record::encode(&[SearchRecord {
                 query: self.model_queries.join(" · "),
                 by_model: true,
+                searches: u32::try_from(self.model_queries.len().max(1)).unwrap_or(u32::MAX),
                 outcome: SearchOutcome::Found { pages, new: pages },
             }])
         });

@@ -79,6 +79,7 @@ impl TurnWebSearch {
         let said = |code: &str, by_model: bool| {
             let failed = SearchRecord {
                 by_model,
+                searches: 0,
                 query: if by_model {
                     String::new()
                 } else {
@@ -166,6 +167,7 @@ impl TurnWebSearch {
             let mut state = self.0.borrow_mut();
             state.records.push(SearchRecord {
                 by_model: false,
+                searches: 0,
                 query: query.clone(),
                 outcome: SearchOutcome::Searching,
             });

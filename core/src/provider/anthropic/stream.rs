@@ -52,6 +52,7 @@ fn usage(value: &Value) -> Usage {
         output_tokens: count(&value["output_tokens"]),
         reasoning_tokens: None,
         cached_input_tokens: count(&value["cache_read_input_tokens"]),
+        cache_write_input_tokens: count(&value["cache_creation_input_tokens"]),
     }
 }
 
@@ -256,7 +257,7 @@ mod tests {
 
     const THINKING_AND_TOOLS: &str = concat!(
         "event: message_start\n",
-        "data: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"claude-sonnet-4-5\",\"stop_reason\":null,\"usage\":{\"input_tokens\":472,\"cache_read_input_tokens\":100,\"output_tokens\":2}}}\n\n",
+        "data: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"claude-sonnet-4-5\",\"stop_reason\":null,\"usage\":{\"input_tokens\":472,\"cache_read_input_tokens\":100,\"cache_creation_input_tokens\":30,\"output_tokens\":2}}}\n\n",
         "event: content_block_start\n",
         "data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\"}}\n\n",
         "event: ping\n",
@@ -313,8 +314,10 @@ mod tests {
             (1, "toolu_02")
         );
         assert_eq!(got.calls[1].arguments.as_ref().unwrap()["city"], "Oslo");
-        assert_eq!(got.usage.input_tokens, Some(572));
+        // Input is every prompt token: plain, read from the cache and written to it.
+        assert_eq!(got.usage.input_tokens, Some(602));
         assert_eq!(got.usage.cached_input_tokens, Some(100));
+        assert_eq!(got.usage.cache_write_input_tokens, Some(30));
         assert_eq!(got.usage.output_tokens, Some(89));
         assert_eq!(got.finish, Some(FinishReason::ToolCalls));
         assert!(got.finish_was_last);

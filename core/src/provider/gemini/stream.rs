@@ -48,6 +48,7 @@ fn usage(value: &Value) -> Usage {
         },
         reasoning_tokens: thoughts,
         cached_input_tokens: count(&value["cachedContentTokenCount"]),
+        cache_write_input_tokens: None,
     }
 }
 

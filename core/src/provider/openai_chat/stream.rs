@@ -46,6 +46,7 @@ pub(crate) fn usage(value: &Value) -> Usage {
         output_tokens: count(&value["completion_tokens"]),
         reasoning_tokens: count(&value["completion_tokens_details"]["reasoning_tokens"]),
         cached_input_tokens: count(&value["prompt_tokens_details"]["cached_tokens"]),
+        cache_write_input_tokens: None,
     }
 }
 

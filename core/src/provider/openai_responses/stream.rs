@@ -30,6 +30,7 @@ fn usage(value: &Value) -> Usage {
         output_tokens: count(&value["output_tokens"]),
         reasoning_tokens: count(&value["output_tokens_details"]["reasoning_tokens"]),
         cached_input_tokens: count(&value["input_tokens_details"]["cached_tokens"]),
+        cache_write_input_tokens: None,
     }
 }
 
