@@ -168,10 +168,7 @@ impl Chat {
         };
         store.spawn(async move {
             // The list's reader is a lazily loaded chunk: fetched while the database opens.
-            let (opened, _) = futures::join!(
-                store.open(),
-                stored_conversations::one(store, String::new())
-            );
+            let (opened, _) = futures::join!(store.open(), stored_conversations::all(None));
             if opened.is_some() {
                 match list.load().await {
                     Ok(()) => request_animation_frame(|| {

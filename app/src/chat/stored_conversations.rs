@@ -9,14 +9,17 @@ use leptos::prelude::*;
 use super::store::ChatDb;
 use crate::storage::{CONVERSATIONS, Db, StorageError};
 
-/// Every stored conversation.
+/// Every stored conversation (none without a database: the first load calls this then,
+/// to fetch the chunk while the database opens; the list's read needs no other).
 #[lazy]
-pub async fn all(db: Db) -> Result<Vec<ConversationRecord>, StorageError> {
-    db.all_records::<ConversationRecord>(CONVERSATIONS).await
+pub async fn all(db: Option<Db>) -> Result<Vec<ConversationRecord>, StorageError> {
+    match db {
+        Some(db) => db.all_records::<ConversationRecord>(CONVERSATIONS).await,
+        None => Ok(Vec::new()),
+    }
 }
 
-/// Conversation `id`'s stored record, if any (none while the database is not open: the
-/// first load calls this then, to fetch the chunk while the database opens).
+/// Conversation `id`'s stored record, if any.
 #[lazy]
 pub async fn one(store: ChatDb, id: String) -> Result<Option<ConversationRecord>, StorageError> {
     let Some(db) = store.get() else {

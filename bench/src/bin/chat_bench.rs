@@ -428,8 +428,14 @@ async fn main() {
     let label = std::env::var("BENCH_LABEL").unwrap_or_else(|_| "this machine".into());
     let fixture = ProviderFixture::start().await;
     let session = ready(&fixture).await;
-    // `CHAT_BENCH_PART=long`: only (b), its figures printed and nothing recorded (for
-    // comparing builds while working on the message list).
+    // `CHAT_BENCH_PART=long` or `start`: only (b) or (c), its figures printed and nothing
+    // recorded (for comparing builds while working on one of them).
+    if std::env::var("CHAT_BENCH_PART").as_deref() == Ok("start") {
+        let start = many_conversations(&session).await;
+        session.browser.close().await;
+        println!("{start}");
+        return;
+    }
     if std::env::var("CHAT_BENCH_PART").as_deref() == Ok("long") {
         let (opened, scrolled) = long_conversation(&session).await;
         session.browser.close().await;
