@@ -428,18 +428,21 @@ async fn main() {
     let label = std::env::var("BENCH_LABEL").unwrap_or_else(|_| "this machine".into());
     let fixture = ProviderFixture::start().await;
     let session = ready(&fixture).await;
-    // `CHAT_BENCH_PART=long` or `start`: only (b) or (c), its figures printed and nothing
-    // recorded (for comparing builds while working on one of them).
-    if std::env::var("CHAT_BENCH_PART").as_deref() == Ok("start") {
-        let start = many_conversations(&session).await;
+    // `CHAT_BENCH_PART=long`, `start` or `long,start`: only (b), (c) or both in turn, their
+    // figures printed and nothing recorded (for comparing builds while working on one).
+    if let Ok(parts) = std::env::var("CHAT_BENCH_PART") {
+        let mut figures = serde_json::Map::new();
+        for part in parts.split(',') {
+            if part == "long" {
+                let (opened, scrolled) = long_conversation(&session).await;
+                figures.insert("opened".into(), opened);
+                figures.insert("scrolled".into(), scrolled);
+            } else if part == "start" {
+                figures.insert("start".into(), many_conversations(&session).await);
+            }
+        }
         session.browser.close().await;
-        println!("{start}");
-        return;
-    }
-    if std::env::var("CHAT_BENCH_PART").as_deref() == Ok("long") {
-        let (opened, scrolled) = long_conversation(&session).await;
-        session.browser.close().await;
-        println!("{}", json!({ "opened": opened, "scrolled": scrolled }));
+        println!("{}", Value::Object(figures));
         return;
     }
     let (small, small_once) = streaming(&session, &fixture, 50 * 1024, 1000, 0).await;
