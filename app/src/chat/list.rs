@@ -76,7 +76,7 @@ impl Conversations {
         let Some(db) = self.store.wait().await else {
             return Ok(());
         };
-        let list = super::stored_conversations::all(Some(db)).await?;
+        let list = db.all_records::<ConversationRecord>(CONVERSATIONS).await?;
         self.replace_all(list);
         Ok(())
     }

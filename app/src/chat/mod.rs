@@ -36,7 +36,6 @@ mod question;
 mod records;
 mod runs;
 mod store;
-mod stored_conversations;
 mod stream;
 mod sync;
 mod tabs;
@@ -167,9 +166,7 @@ impl Chat {
             },
         };
         store.spawn(async move {
-            // The list's reader is a lazily loaded chunk: fetched while the database opens.
-            let (opened, _) = futures::join!(store.open(), stored_conversations::all(None));
-            if opened.is_some() {
+            if store.open().await.is_some() {
                 match list.load().await {
                     Ok(()) => request_animation_frame(|| {
                         crate::browser::mark("hearth:conversations");

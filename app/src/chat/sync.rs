@@ -11,6 +11,7 @@
 
 use std::cell::Cell;
 
+use hearth_core::chat::ConversationRecord;
 use js_sys::Reflect;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::JsValue;
@@ -18,6 +19,7 @@ use web_sys::MessageEvent;
 
 use super::Chat;
 use super::broadcast;
+use crate::storage::CONVERSATIONS;
 
 fn text(data: &JsValue, name: &str) -> String {
     Reflect::get(data, &name.into())
@@ -127,10 +129,8 @@ async fn settle(chat: Chat) {
 }
 
 async fn reload_conversation(chat: Chat, id: String) {
-    if chat.store.get().is_none() {
-        return;
-    }
-    let Ok(stored) = super::stored_conversations::one(chat.store, id.clone()).await else {
+    let Some(db) = chat.store.get() else { return };
+    let Ok(stored) = db.record::<ConversationRecord>(CONVERSATIONS, &id).await else {
         return;
     };
     let open = chat.open.is_open_untracked(&id);
