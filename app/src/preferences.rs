@@ -47,6 +47,8 @@ async fn stored(db: Option<Db>) -> Option<Preferences> {
 pub struct Prefs {
     /// The stored preferences (defaults until loaded).
     pub value: RwSignal<Preferences>,
+    /// Whether the stored record has been read (or cannot be).
+    loaded: RwSignal<bool>,
     db: StoredValue<Option<Db>, LocalStorage>,
     channel: StoredValue<Option<web_sys::BroadcastChannel>, LocalStorage>,
 }
@@ -56,6 +58,7 @@ impl Prefs {
     pub fn load() -> Self {
         let prefs = Self {
             value: RwSignal::new(Preferences::default()),
+            loaded: RwSignal::new(false),
             db: StoredValue::new_local(None),
             channel: StoredValue::new_local(None),
         };
@@ -65,6 +68,7 @@ impl Prefs {
                 prefs.db.set_value(Some(db));
                 prefs.reload().await;
             }
+            prefs.loaded.set(true);
         });
         if let Ok(channel) = web_sys::BroadcastChannel::new(CHANNEL) {
             // The app lives as long as the page: the listener is never removed.
@@ -75,6 +79,12 @@ impl Prefs {
             prefs.channel.set_value(Some(channel));
         }
         prefs
+    }
+
+    /// Whether the stored preferences have been read (or cannot be), tracked: until
+    /// then the default model is not known.
+    pub fn loaded(&self) -> bool {
+        self.loaded.get()
     }
 
     async fn reload(&self) {

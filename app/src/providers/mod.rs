@@ -152,6 +152,11 @@ pub struct Providers {
     pub models_version: RwSignal<u64>,
     /// The models of each enabled provider, by provider id (see [`Providers::models`]).
     models: RwSignal<HashMap<String, Vec<ModelInfo>>>,
+    /// The operator's providers have been asked for (answered or not).
+    operators_read: RwSignal<bool>,
+    /// Everything the page reads at start is read: the list, the operator's providers
+    /// and the model lists (see [`Providers::settled`]).
+    settled: RwSignal<bool>,
     handles: StoredValue<Option<(Db, Vault)>, LocalStorage>,
 }
 
@@ -164,6 +169,8 @@ impl Providers {
             models_version: RwSignal::new(0),
             models: RwSignal::new(HashMap::new()),
             handles: StoredValue::new_local(None),
+            operators_read: RwSignal::new(false),
+            settled: RwSignal::new(false),
         };
         leptos::task::spawn_local(async move {
             let opened = match futures::join!(Db::open(), reading::stored(None)) {
@@ -186,8 +193,12 @@ impl Providers {
                             list.extend(server);
                         });
                     }
+                    providers.operators_read.set(true);
                 }
-                Some(Err(error)) => providers.state.set(LoadState::Failed(error)),
+                Some(Err(error)) => {
+                    providers.state.set(LoadState::Failed(error));
+                    providers.settled.set(true);
+                }
                 None => {} // Never: a database was given.
             }
         });
@@ -201,6 +212,7 @@ impl Providers {
     fn load_models(self) {
         Effect::new(move |_| {
             self.models_version.track();
+            let operators_read = self.operators_read.get();
             // Runs again once the database is open, whichever finishes first.
             if self.state.with(|state| *state != LoadState::Ready) {
                 return;
@@ -221,8 +233,18 @@ impl Providers {
             leptos::task::spawn_local(async move {
                 let models = reading::models(db, ids).await;
                 self.models.set(models);
+                if operators_read {
+                    self.settled.set(true);
+                }
             });
         });
+    }
+
+    /// Whether what the page reads at start is read (the list, the operator's providers,
+    /// the model lists), tracked: until then, "no model on offer" may only mean "not read
+    /// yet".
+    pub fn settled(&self) -> bool {
+        self.settled.get()
     }
 
     /// The models of each enabled provider, by provider id: read it like a signal

@@ -27,6 +27,10 @@ use crate::ui::lazy::lazy_view;
 use crate::ui::model_picker::{CompactModelPicker, ModelGroup, ModelOption};
 use crate::ui::toast::{ToastKind, use_toasts};
 
+/// How long a message sent while the models on offer are still being read waits for
+/// them, in ms.
+const MODELS_WAIT_MS: i32 = 5_000;
+
 /// The message composer.
 #[component]
 pub fn Composer() -> impl IntoView {
@@ -90,8 +94,24 @@ pub fn Composer() -> impl IntoView {
         }
     });
     let streaming = move || chat.is_streaming();
+    // A message sent while the models on offer are still being read (the moments after
+    // the page opens) is sent once they are, or after `MODELS_WAIT_MS` whatever is known
+    // by then (an edge that does not answer must not hold it forever).
+    let waiting_for_models = RwSignal::new(false);
+    let stop_waiting = StoredValue::new(false);
     let send = move || {
         if is_empty() {
+            return;
+        }
+        if chat.models_unread() && !stop_waiting.get_value() {
+            if !waiting_for_models.get_untracked() {
+                waiting_for_models.set(true);
+                crate::browser::spawn_scoped(async move {
+                    crate::browser::sleep_ms(MODELS_WAIT_MS).await;
+                    stop_waiting.try_set_value(true);
+                    waiting_for_models.try_set(false);
+                });
+            }
             return;
         }
         if draft.is_busy() {
@@ -113,6 +133,21 @@ pub fn Composer() -> impl IntoView {
             toasts.show(ToastKind::Info, i18n.t(Key::ComposerNoProvider));
         }
     };
+    Effect::new(move |previous: Option<bool>| {
+        let waiting = waiting_for_models.get();
+        let unread = chat.models_unread();
+        if waiting && !unread {
+            waiting_for_models.set(false);
+            send();
+            // Handled: the change back to `false` sends nothing more.
+            return false;
+        }
+        if previous == Some(true) && !waiting {
+            // Given up waiting: sent with what is known (or told why not).
+            send();
+        }
+        waiting
+    });
     let groups = Signal::derive(move || {
         options
             .get()
