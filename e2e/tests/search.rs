@@ -508,8 +508,16 @@ async fn the_palette_finds_memories_workspaces_and_collections_and_opens_each_wh
         .await;
     hearth_e2e::knowledge::wait_stage(&session, "invoice-march.md", "ready").await;
     session.close_settings().await;
+    let files_asked = "return performance.getEntriesByName('hearth:search:files-asked').length";
+    let asked_before = session.js(files_asked, vec![]).await.as_u64().unwrap();
     search(&session, "quince").await;
     wait_for_results(&session, 1).await;
+    // The files are searched once the query rests, not for each of its six keystrokes.
+    let asked = session.js(files_asked, vec![]).await.as_u64().unwrap() - asked_before;
+    assert!(
+        (1..6).contains(&asked),
+        "the files were searched {asked} times"
+    );
     let found = results(&session).await;
     assert!(
         found[0][0]

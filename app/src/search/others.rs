@@ -125,10 +125,15 @@ pub fn find(query: &str) -> Vec<Other> {
         .collect()
 }
 
+/// The performance mark of each search of the collections' files.
+pub const FILES_ASKED_MARK: &str = "hearth:search:files-asked";
+
 /// The passages of the collections' files that `query` finds, best first; what could
 /// not be searched, in the user's language.
 pub async fn find_in_files(query: &str, i18n: I18n) -> Result<Vec<Other>, String> {
     use crate::knowledge::retrieval::{RetrievalError, search_all};
+    // Counted by tests: the palette asks once the query rests, not per keystroke.
+    crate::browser::mark(FILES_ASKED_MARK);
     match search_all(query).await {
         Ok(answered) => Ok(answered
             .passages

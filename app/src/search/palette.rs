@@ -20,6 +20,8 @@ use crate::ui::dialog::Dialog;
 pub const RESULTS: usize = 30;
 /// The listbox's id.
 const LISTBOX_ID: &str = "search-results";
+/// How long the query must rest before the collections' files are searched, in ms.
+const FILES_PAUSE_MS: i32 = 120;
 
 /// The search palette (its body is mounted only while it is open).
 #[component]
@@ -58,7 +60,9 @@ fn PaletteBody() -> impl IntoView {
         let _ = unreadable.try_set(said);
     });
     let found_here = Memo::new(move |_| others::find(&query.get()));
-    // The collections' files, asked of the worker for each query; what failed.
+    // The collections' files, asked of the worker once the query has rested for
+    // `FILES_PAUSE_MS` (each request carries the library's file list, so typing does
+    // not send one per keystroke); what failed.
     let found_in_files = RwSignal::new(Vec::<Other>::new());
     let files_failed = RwSignal::new(None::<String>);
     let files_asked = StoredValue::new(0_u64);
@@ -72,6 +76,10 @@ fn PaletteBody() -> impl IntoView {
             return;
         }
         leptos::task::spawn_local_scoped(async move {
+            crate::browser::sleep_ms(FILES_PAUSE_MS).await;
+            if files_asked.try_get_value() != Some(mine) {
+                return;
+            }
             let found = others::find_in_files(&text, i18n).await;
             if files_asked.try_get_value() == Some(mine) {
                 let (found, failed) = match found {
