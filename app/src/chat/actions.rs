@@ -39,13 +39,6 @@ impl Chat {
         self.tabs.is_elsewhere(&key)
     }
 
-    /// Whether the models on offer and the default model are still being read at start
-    /// (tracked): a message sent meanwhile waits for them rather than being told no
-    /// model is set up, or going to another model than the user's default.
-    pub fn models_unread(&self) -> bool {
-        !self.turn.providers.settled() || !self.turn.prefs.loaded()
-    }
-
     /// Whether any reply is streaming in any conversation, in any tab.
     pub fn any_streaming(&self) -> bool {
         self.runs.any_running() || self.tabs.any_elsewhere()

@@ -187,6 +187,13 @@ impl Chat {
         chat
     }
 
+    /// Whether the models on offer and the default model are still being read at start
+    /// (tracked): a message sent meanwhile waits for them rather than being told no
+    /// model is set up, or going to another model than the user's default.
+    pub fn models_unread(&self) -> bool {
+        !self.turn.providers.settled() || !self.turn.prefs.loaded()
+    }
+
     /// A message whose first write failed, for the composer to take back (once).
     pub fn take_unsent(&self) -> Option<Unsent> {
         let unsent = self.unsent.get();

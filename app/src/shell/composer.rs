@@ -136,15 +136,17 @@ pub fn Composer() -> impl IntoView {
     Effect::new(move |previous: Option<bool>| {
         let waiting = waiting_for_models.get();
         let unread = chat.models_unread();
+        // The send reads signals of its own (the text, the files): untracked, so that
+        // typing does not run this again.
         if waiting && !unread {
             waiting_for_models.set(false);
-            send();
+            untrack(send);
             // Handled: the change back to `false` sends nothing more.
             return false;
         }
         if previous == Some(true) && !waiting {
             // Given up waiting: sent with what is known (or told why not).
-            send();
+            untrack(send);
         }
         waiting
     });
