@@ -133,6 +133,13 @@ pub struct PluginExecuteRequest {
     /// The plugin's credential, sealed for `plugin:<id>:auth`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auth: Option<Envelope>,
+    /// The user's replies to the questions an MCP server asked on the previous call
+    /// (`inputResponses`, checked by `plugin::elicitation::answer::read_responses`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_responses: Option<Value>,
+    /// The server's `requestState` from that call, echoed unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_state: Option<String>,
 }
 
 /// The answer to a call.
@@ -143,6 +150,10 @@ pub struct PluginExecuteResponse {
     pub result: ToolResult,
     /// How long the call took.
     pub duration_ms: u64,
+    /// The MCP server needs the user's answers before the call can finish (`result` is
+    /// then empty): ask, and call again with the replies and the state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_required: Option<crate::plugin::elicitation::InputRequired>,
 }
 
 /// `POST /api/plugins/uninstall`.

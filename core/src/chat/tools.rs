@@ -105,6 +105,11 @@ pub struct ToolCallRecord {
     /// back with it in the following requests (empty: none).
     #[serde(skip_serializing_if = "String::is_empty")]
     pub signature: String,
+    /// An MCP server's questions while they wait for the user, then the user's replies
+    /// until the call runs again (`crate::plugin::elicitation::Pending` as JSON text;
+    /// empty: none). Text for the same reason as `structured`.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub elicitation: String,
 }
 
 impl ToolCallRecord {
@@ -149,6 +154,18 @@ impl ToolCallRecord {
     /// The call as it reopens after a reload: anything unsettled is settled, fail closed.
     pub fn reopened(mut self) -> Self {
         match self.status {
+            // Answered, but the page closed before the server had the answer: the
+            // question opens again rather than being sent or lost.
+            ToolCallStatus::Pending if !self.elicitation.is_empty() => {
+                match crate::plugin::elicitation::Pending::decode(&self.elicitation) {
+                    Some(mut pending) => {
+                        pending.replies = None;
+                        self.elicitation = pending.encode();
+                        self.status = ToolCallStatus::AwaitingAnswer;
+                    }
+                    None => self.deny(),
+                }
+            }
             ToolCallStatus::Pending | ToolCallStatus::AwaitingApproval => self.deny(),
             // Nothing runs: the question stays for the user to answer.
             ToolCallStatus::AwaitingAnswer => {}
@@ -426,6 +443,35 @@ mod tests {
         assert_eq!(round.calls[0].model_text(), DENIED_RESULT);
     }
 
+    #[test]
+    fn an_mcp_question_answered_but_not_yet_sent_reopens_unanswered() {
+        use crate::plugin::elicitation::{Pending, answer::Reply, read_input_required};
+        let asked = read_input_required(&serde_json::json!({"inputRequests": {"k": {
+            "method": "elicitation/create",
+            "params": {"message": "Name?", "requestedSchema": {"type": "object", "properties": {}}}
+        }}}))
+        .expect("readable");
+        let answered = Pending {
+            asked,
+            replies: Some(vec![Reply::Decline]),
+            rounds: 1,
+        };
+        let mut waiting = call("q", ToolCallStatus::Pending, "");
+        waiting.elicitation = answered.encode();
+        let reopened = waiting.clone().reopened();
+        assert_eq!(reopened.status, ToolCallStatus::AwaitingAnswer);
+        let pending = Pending::decode(&reopened.elicitation).expect("kept");
+        assert_eq!(
+            pending.replies, None,
+            "the reply is asked again, never sent blind"
+        );
+        assert_eq!(pending.asked, answered.asked);
+        // Still waiting: it stays open as it is.
+        assert_eq!(reopened.clone().reopened(), reopened);
+        // Unreadable: denied, fail closed.
+        waiting.elicitation = "{broken".into();
+        assert_eq!(waiting.reopened().status, ToolCallStatus::Denied);
+    }
     #[test]
     fn long_results_are_bounded_for_the_model_with_a_header() {
         let long = "x".repeat(MAX_RESULT_CHARS_IN_CONTEXT * 3);

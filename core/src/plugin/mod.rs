@@ -45,6 +45,7 @@ pub mod approval;
 pub mod args;
 pub mod builtin;
 pub mod call;
+pub mod elicitation;
 pub mod fingerprint;
 pub mod headers;
 pub mod mcp;

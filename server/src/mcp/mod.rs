@@ -17,7 +17,8 @@ use axum::http::{HeaderName, HeaderValue};
 use hearth_core::plugin::{Auth, AuthPlacement};
 
 use rmcp::model::{
-    CallToolRequestParams, GetPromptRequestParams, JsonObject, ReadResourceRequestParams,
+    CallToolRequestParams, CallToolResponse, GetPromptRequestParams, JsonObject,
+    ReadResourceRequestParams,
 };
 use rmcp::service::MergedList;
 use rmcp::transport::StreamableHttpClientTransport;
@@ -292,9 +293,23 @@ pub struct ToolCall<'a> {
     pub args: Value,
     /// Whether a parameter goes into a header as well.
     pub mirrors_headers: bool,
+    /// The user's replies to the server's questions on the previous call
+    /// (`inputResponses`, checked), and its `requestState`, echoed.
+    pub input: Option<(JsonObject, Option<String>)>,
 }
 
-/// Calls a tool on the server at `url`; the `tools/call` result as JSON.
+/// What a tool call got back.
+#[derive(Debug)]
+pub enum Called {
+    /// The `tools/call` result as JSON.
+    Done(Value),
+    /// The server's `input_required` result as JSON: it asks the user first.
+    InputRequired(Value),
+}
+
+/// Calls a tool on the server at `url`; its result, or the questions it asks the user
+/// first (the 2026-07-28 revision's `input_required`; a result carrying only a
+/// `requestState` is sent back at once, at most `MAX_ROUNDS` times).
 ///
 /// A tool that mirrors parameters into headers (SEP-2243, 2026-07-28) is listed first on
 /// the same connection: the transport writes `Mcp-Param-*` headers only for a tool whose
@@ -304,16 +319,16 @@ pub async fn call(
     url: &str,
     access: &Access<'_>,
     call: ToolCall<'_>,
-) -> Result<Answer, McpError> {
+) -> Result<session::Answered<Called>, McpError> {
     let arguments: JsonObject = match call.args {
         Value::Object(map) => map,
         _ => JsonObject::new(),
     };
     let (tool, mirrors_headers) = (call.tool, call.mirrors_headers);
+    let input = &call.input;
     within(CALL_TIMEOUT, async {
         let answered = session::exchange(fetch, url, access, |peer| {
-            let params =
-                CallToolRequestParams::new(tool.to_string()).with_arguments(arguments.clone());
+            let arguments = arguments.clone();
             async move {
                 let standard_headers = peer.peer_info().is_some_and(|i| {
                     i.protocol_version >= rmcp::model::ProtocolVersion::STANDARD_HEADERS
@@ -321,16 +336,51 @@ pub async fn call(
                 if mirrors_headers && standard_headers {
                     peer.list_all_tools().await?;
                 }
-                peer.call_tool(params).await
+                let (mut responses, mut state) = match input {
+                    Some((responses, state)) => (Some(responses.clone()), state.clone()),
+                    None => (None, None),
+                };
+                for _ in 0..hearth_core::plugin::elicitation::MAX_ROUNDS {
+                    let mut params = CallToolRequestParams::new(tool.to_string())
+                        .with_arguments(arguments.clone());
+                    params.input_responses = responses.take().map(|r| r.into_iter().collect());
+                    params.request_state = state.take();
+                    let asking = match peer.call_tool_once(params).await? {
+                        CallToolResponse::Complete(result) => {
+                            return Ok(Called::Done(serde_value(&result)?));
+                        }
+                        CallToolResponse::InputRequired(asking) => asking,
+                        _ => return Err(rmcp::ServiceError::UnexpectedResponse),
+                    };
+                    let questions = asking
+                        .input_requests
+                        .as_ref()
+                        .is_some_and(|r| !r.is_empty());
+                    if questions || asking.request_state.is_none() {
+                        return Ok(Called::InputRequired(serde_value(&asking)?));
+                    }
+                    // Only a state: the server wants the request again, nothing asked.
+                    state = asking.request_state;
+                }
+                Err(rmcp::ServiceError::McpError(
+                    rmcp::ErrorData::internal_error(
+                        "the server kept asking for the call again",
+                        None,
+                    ),
+                ))
             }
         })
         .await?;
-        Ok(Answer {
-            value: to_json(serde_json::to_value(answered.value))?,
-            revision: answered.revision,
-        })
+        Ok(answered)
     })
     .await
+}
+
+/// `value` as JSON, or the service error a failed conversion is.
+fn serde_value<T: serde::Serialize>(value: &T) -> Result<Value, rmcp::ServiceError> {
+    serde_json::to_value(value).map_err(|e| {
+        rmcp::ServiceError::McpError(rmcp::ErrorData::internal_error(e.to_string(), None))
+    })
 }
 
 /// The most resources or prompts listed.

@@ -17,9 +17,13 @@
 //! out: a request sent without it that fails (a 401 above all) reaches rmcp's caller only
 //! as a closed transport, and Hearth must tell "sign in again" from "the server is down".
 
+use rmcp::ClientHandler;
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, Implementation, ProtocolVersion, ServerPeerInfo,
+    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationCapability,
+    FormElicitationCapability, Implementation, ProtocolVersion, ServerPeerInfo,
+    UrlElicitationCapability,
 };
+use rmcp::service::RequestContext;
 use rmcp::service::{
     ClientInitializeError, ClientLifecycleMode, ClientServiceExt, Peer, RoleClient, RunningService,
     ServiceError,
@@ -130,26 +134,61 @@ fn refused_access(challenge: &str) -> McpError {
     }
 }
 
-/// Who Hearth says it is.
-fn client_info() -> ClientConfig {
+/// Who Hearth says it is, and what it offers: elicitation (forms and pages) only to a
+/// server known to speak the stateless revision, which asks through `input_required`
+/// (the browser answers on the next call). A handshake server would ask in the middle of
+/// a call while nobody waits on the edge; and a server being negotiated with may turn
+/// out to be one, and some list different tools to a client that offers elicitation, so
+/// the list found at install would change on the next listing.
+fn client_info(start: &Start) -> ClientConfig {
+    let mut capabilities = ClientCapabilities::default();
+    if matches!(start, Start::Stateless(_)) {
+        capabilities.elicitation = Some(
+            ElicitationCapability::new()
+                .with_form(FormElicitationCapability::default())
+                .with_url(UrlElicitationCapability::new()),
+        );
+    }
     ClientConfig::new(
-        ClientCapabilities::default(),
+        capabilities,
         Implementation::new("hearth", env!("CARGO_PKG_VERSION")),
     )
+}
+
+/// Hearth as an MCP client. A question asked in the middle of a call (a server that
+/// asks without the capability offered) fails as such: nobody can answer it there, and
+/// declining on the user's behalf would be a lie.
+struct Client(ClientConfig);
+
+impl ClientHandler for Client {
+    fn get_info(&self) -> ClientConfig {
+        self.0.clone()
+    }
+
+    async fn create_elicitation(
+        &self,
+        _request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, rmcp::ErrorData> {
+        Err(rmcp::ErrorData::new(
+            rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+            "Hearth asks its user only through input_required results (MCP 2026-07-28)",
+            None,
+        ))
+    }
 }
 
 async fn open(
     transport: StreamableHttpClientTransport<reqwest::Client>,
     start: &Start,
-) -> Result<RunningService<RoleClient, ClientConfig>, Failure> {
-    let info = client_info();
+) -> Result<RunningService<RoleClient, Client>, Failure> {
+    let info = Client(client_info(start));
     let lifecycle = match start {
         Start::Stateless(version) => ClientLifecycleMode::Discover {
             preferred_versions: vec![version.clone()],
         },
         Start::Handshake(version) => {
-            return info
-                .with_protocol_version(version.clone())
+            return Client(info.0.with_protocol_version(version.clone()))
                 .serve_with_lifecycle(transport, ClientLifecycleMode::Initialize)
                 .await
                 .map_err(Failure::starting);

@@ -11,7 +11,7 @@ use axum::http::{HeaderName, HeaderValue, Method, header};
 use bytes::Bytes;
 use hearth_core::api::{ApiError, ErrorCode, PluginExecuteResponse};
 use hearth_core::plugin::result::{MAX_RESPONSE_BYTES, ToolResult};
-use hearth_core::plugin::{Auth, Plugin, PluginFunction, Source, builtin, call};
+use hearth_core::plugin::{Auth, Plugin, PluginFunction, Source, builtin, call, elicitation};
 use hearth_core::url_policy::Target;
 use serde_json::Value;
 
@@ -22,6 +22,23 @@ fn answer(result: ToolResult, started: Instant) -> PluginExecuteResponse {
     PluginExecuteResponse {
         result,
         duration_ms: started.elapsed().as_millis() as u64,
+        input_required: None,
+    }
+}
+
+/// An MCP tool's answer for the browser: its result, or the questions its server asks
+/// the user first, read and bounded (a question Hearth cannot ask is the tool's error,
+/// which the model reads).
+fn mcp_answer(called: mcp::Called, started: Instant) -> PluginExecuteResponse {
+    match called {
+        mcp::Called::Done(value) => answer(ToolResult::from_mcp(&value), started),
+        mcp::Called::InputRequired(value) => match elicitation::read_input_required(&value) {
+            Ok(asked) => PluginExecuteResponse {
+                input_required: Some(asked),
+                ..answer(ToolResult::default(), started)
+            },
+            Err(error) => answer(ToolResult::error(&error.to_string()), started),
+        },
     }
 }
 
@@ -51,6 +68,7 @@ pub async fn run(
     function: &PluginFunction,
     args: Value,
     secret: Option<&str>,
+    input: Option<(serde_json::Map<String, Value>, Option<String>)>,
 ) -> Result<Ran, ApiError> {
     if plugin.source == Source::Builtin {
         return run_builtin(fetch, plugin, function, &args)
@@ -77,12 +95,13 @@ pub async fn run(
             mirrors_headers: hearth_core::plugin::mcp::mirrors_params_in_headers(
                 &function.parameters,
             ),
+            input,
         };
         let answered = mcp::call(fetch, &server.server_url, &access, call)
             .await
             .map_err(|e| e.to_api_error())?;
         return Ok(Ran {
-            response: answer(ToolResult::from_mcp(&answered.value), started),
+            response: mcp_answer(answered.value, started),
             revision: answered.revision,
         });
     }

@@ -57,6 +57,33 @@ fn store_down(error: KvError) -> ApiError {
     )
 }
 
+/// The user's replies to an MCP server's questions that `request` carries, checked
+/// (`None`: a first call). A state without replies, or replies past their bounds, is a
+/// bad request: nothing is sent to the server.
+fn replies(
+    request: &PluginExecuteRequest,
+) -> Result<Option<(serde_json::Map<String, Value>, Option<String>)>, ApiError> {
+    use hearth_core::plugin::elicitation::{MAX_STATE_BYTES, answer::read_responses};
+    let bad = |why: String| ApiError::new(ErrorCode::BadRequest, format!("Invalid answers: {why}"));
+    if request
+        .request_state
+        .as_ref()
+        .is_some_and(|s| s.len() > MAX_STATE_BYTES)
+    {
+        return Err(bad("the request state is too large".into()));
+    }
+    match &request.input_responses {
+        None if request.request_state.is_some() => {
+            Err(bad("a request state without answers".into()))
+        }
+        None => Ok(None),
+        Some(responses) => {
+            let responses = read_responses(responses).map_err(bad)?;
+            Ok(Some((responses, request.request_state.clone())))
+        }
+    }
+}
+
 fn no_such_plugin() -> ApiError {
     ApiError::new(ErrorCode::NotFound, "You have no plugin with this id")
 }
@@ -310,6 +337,7 @@ impl Plugins {
             )
             .with_details(json!({ "fingerprint": current })));
         }
+        let input = replies(&request)?;
         let args = if request.args.is_null() {
             json!({})
         } else {
@@ -321,7 +349,15 @@ impl Plugins {
         })?;
         let secret =
             self.open_credential(request.auth.as_ref(), &context::plugin_auth(&plugin.id))?;
-        let ran = dispatch::run(&self.fetch, plugin, function, args, secret.as_deref()).await?;
+        let ran = dispatch::run(
+            &self.fetch,
+            plugin,
+            function,
+            args,
+            secret.as_deref(),
+            input,
+        )
+        .await?;
         self.remember_revision(scope, plugin, ran.revision).await;
         Ok(ran.response)
     }

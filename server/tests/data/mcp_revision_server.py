@@ -15,7 +15,11 @@ stateless 2026-07-28 revision (`server/discover`, every request self-contained):
 
 Tools `add`, `echo` and `forecast` (its `region` argument mirrored into the
 `Mcp-Param-Region` header, SEP-2243: under 2026-07-28 the SDK refuses a call whose header is
-missing or differs), prompt `greet` (argument `name`), resources `note://today` (text) and
+missing or differs); `book_table`, which asks the user a form first (the SDK's `Elicit`
+resolver: under 2026-07-28 an `input_required` result, the answer on the retried call;
+under 2025-11-25 a standalone `elicitation/create` in the middle of the call), and `pay`,
+which asks the user to open a page (`input_required` with a URL request, written by hand)
+and says what they answered; prompt `greet` (argument `name`), resources `note://today` (text) and
 `note://logo.png` (a 48×32 PNG, as a base64 blob).
 Test hooks: `GET /test/stats` counts the JSON-RPC requests seen, by method, how many carried
 `MCP-Protocol-Version: 2026-07-28` (`stateless`) or a session id (`sessions`), and the
@@ -36,8 +40,11 @@ import uvicorn
 from asgi_body import buffered
 from mcp.server import streamable_http_manager
 from mcp.server.caching import CacheHint
-from mcp.server.mcpserver import MCPServer
-from pydantic import Field
+from typing import Literal
+
+from mcp.server.mcpserver import Context, Elicit, ElicitationResult, MCPServer, Resolve
+from mcp_types import ElicitRequest, ElicitRequestURLParams, InputRequiredResult
+from pydantic import BaseModel, Field
 
 STATELESS = "2026-07-28"
 
@@ -72,6 +79,50 @@ def echo(message: str) -> str:
 def forecast(region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})], days: int = 1) -> str:
     """The weather for a region (routed by the region's header)."""
     return f"Sunny in {region} for {days} day(s)."
+
+
+class Booking(BaseModel):
+    date: str = Field(title="Day", description="The day of the booking", json_schema_extra={"format": "date"})
+    guests: int = Field(default=2, ge=1, le=12, title="Guests")
+    room: Literal["garden", "hall"] = Field(default="garden", title="Room")
+    outside: bool = Field(default=False, title="Outside")
+
+
+def ask_booking() -> Elicit[Booking]:
+    return Elicit("Which day, and for how many guests?", Booking)
+
+
+@server.tool()
+def book_table(
+    restaurant: str, booking: Annotated[ElicitationResult[Booking], Resolve(ask_booking)]
+) -> str:
+    """Book a table (asks the user for the day and the guests)."""
+    stats["bookings"] += 1
+    if booking.action != "accept":
+        return f"No booking at {restaurant}: the user chose {booking.action}."
+    b = booking.data
+    return f"Booked {restaurant} on {b.date} for {b.guests} ({b.room}, outside: {str(b.outside).lower()})."
+
+
+@server.tool()
+def pay(amount: int, ctx: Context) -> str | InputRequiredResult:
+    """Pay an amount (asks the user to open the payment page)."""
+    answers = ctx.input_responses or {}
+    if "checkout" in answers and ctx.request_state == f"pay-{amount}":
+        answer = answers["checkout"]
+        action = answer.action if hasattr(answer, "action") else answer.get("action")
+        return f"Payment of {amount}: the user chose {action}."
+    url = ElicitRequestURLParams(
+        mode="url",
+        message=f"Open the payment page to pay {amount}.",
+        url=f"https://pay.example.com/checkout/{amount}",
+        elicitation_id=f"pay-{amount}",
+    )
+    return InputRequiredResult(
+        result_type="input_required",
+        input_requests={"checkout": ElicitRequest(method="elicitation/create", params=url)},
+        request_state=f"pay-{amount}",
+    )
 
 
 def multiply(a: int, b: int) -> int:

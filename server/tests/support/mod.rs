@@ -7,6 +7,7 @@ pub mod listening;
 pub mod openai_stream;
 pub mod peer;
 pub mod redis;
+pub mod revision;
 pub mod tls;
 
 #[allow(unused_imports)]
