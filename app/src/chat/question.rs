@@ -1,7 +1,9 @@
-//! The user's answer to a question the model asked (`hearth_core::ask_user`): the waiting
-//! call is settled with the answers (or as declined), and the reply goes on from there
-//! with its tools, in this tab. The same path serves a question asked minutes ago in
-//! this page and one found waiting after a reload.
+//! The user's answer to a question the model asked (`hearth_core::ask_user`), or one an
+//! MCP server asked in the middle of a tool call (`hearth_core::plugin::elicitation`):
+//! the waiting call is settled with the answers (or as declined), or for a server made
+//! ready to run again with the replies, and the reply goes on from there with its tools,
+//! in this tab. The same path serves a question asked minutes ago in this page and one
+//! found waiting after a reload.
 //!
 //! Only a complete answer is taken (checked before anything is claimed, and again once
 //! the conversation is claimed, so a question another tab answered in between is not
@@ -9,7 +11,8 @@
 
 use hearth_core::ask_user::{self, Answer, AnswerError};
 use hearth_core::chat::MessageStatus;
-use hearth_core::chat::tools::ToolCallStatus;
+use hearth_core::chat::tools::{ToolCallRecord, ToolCallStatus};
+use hearth_core::plugin::elicitation::{self, answer::Reply};
 use leptos::prelude::*;
 
 use super::Chat;
@@ -35,6 +38,30 @@ impl Chat {
         at: QuestionAt,
         answers: Option<Vec<Answer>>,
     ) -> Result<(), AnswerError> {
+        self.go_on_from(at, move |call| ask_user::settle(call, answers.as_deref()))
+    }
+
+    /// Answers the questions an MCP server asked at `at` with `replies` (one per
+    /// question: accepted with a form's values, declined or dismissed) and sends the
+    /// reply on, which calls the tool again with them. Refused like
+    /// [`Chat::answer_question`].
+    pub fn answer_server(
+        &self,
+        at: QuestionAt,
+        replies: Vec<Reply>,
+    ) -> Result<(), elicitation::answer::AnswerError> {
+        self.go_on_from(at, move |call| {
+            elicitation::take_replies(call, replies.clone())
+        })
+    }
+
+    /// Applies `settle` to the call waiting at `at` and sends the reply on; `settle`'s
+    /// refusal changes nothing.
+    fn go_on_from<E: 'static>(
+        &self,
+        at: QuestionAt,
+        settle: impl Fn(&mut ToolCallRecord) -> Result<(), E> + 'static,
+    ) -> Result<(), E> {
         let Some(conversation_id) = self.open.current_untracked() else {
             return Ok(());
         };
@@ -42,7 +69,7 @@ impl Chat {
             return Ok(());
         };
         let (round, index) = (at.round, at.index);
-        let settled = move |answers: Option<&[Answer]>| {
+        let settled = move || {
             let mut call = live.record.with_untracked(|r| {
                 r.tool_rounds
                     .get(round)
@@ -50,9 +77,9 @@ impl Chat {
                     .filter(|call| call.status == ToolCallStatus::AwaitingAnswer)
                     .cloned()
             })?;
-            Some(ask_user::settle(&mut call, answers).map(|()| call))
+            Some(settle(&mut call).map(|()| call))
         };
-        match settled(answers.as_deref()) {
+        match settled() {
             None => return Ok(()),
             Some(Err(refused)) => return Err(refused),
             Some(Ok(_)) => {}
@@ -67,7 +94,7 @@ impl Chat {
                 return;
             };
             // Answered in another tab meanwhile: nothing to do.
-            let Some(Ok(call)) = settled(answers.as_deref()) else {
+            let Some(Ok(call)) = settled() else {
                 return;
             };
             live.record.update(|r| {

@@ -35,6 +35,7 @@ mod reading;
 mod related;
 mod round_text;
 mod search_block;
+mod server_question;
 mod sources;
 mod stored_image;
 mod temporary;

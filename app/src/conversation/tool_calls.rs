@@ -105,6 +105,11 @@ fn CallView(live: LiveMessage, round: usize, index: usize) -> impl IntoView {
         if call.plugin_id.as_deref() == Some(hearth_core::ask_user::ASK_USER_PLUGIN_ID) {
             return Some(super::question_card::card(live, round, index, call).into_any());
         }
+        // So is what a tool's server asks the user before it can finish.
+        if hearth_core::plugin::elicitation::is_waiting(&call) {
+            let card = super::server_question::card(live, round, index, call);
+            return Some(crate::ui::lazy::lazy_view(card, "question-card--loading").into_any());
+        }
         let status = call.status;
         let arguments = redact_arguments(&call.arguments);
         let duration = call

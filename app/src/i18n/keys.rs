@@ -1214,4 +1214,11 @@ keys! {
     PriceOtherSearch => "prices.other_search",
     PriceOtherLong => "prices.other_long",
     PriceErrorThreshold => "prices.error_threshold",
+    ServerQuestionTitle => "server_question.title",
+    ServerQuestionOpen => "server_question.open",
+    ServerQuestionOpensHost => "server_question.opens_host",
+    ServerQuestionPrivacy => "server_question.privacy",
+    ServerQuestionRequired => "server_question.required",
+    ServerQuestionInvalid => "server_question.invalid",
+    ServerQuestionRequiredMark => "server_question.required_mark",
 }

@@ -557,9 +557,18 @@ async fn run_call(host: Host, id: &Value, name: &str, arguments: Map<String, Val
             &target.fingerprint,
             args,
             None,
+            None,
         )
         .await
     {
+        // The server asks the user first: only a call from the chat can ask.
+        Ok(response) if response.input_required.is_some() => {
+            let reason = "This tool asks the user first; ask for it in the chat.";
+            let _ = host
+                .activity
+                .try_set(Some(Activity::Failed(name.to_string(), reason.to_string())));
+            bridge::call_not_run(id, reason)
+        }
         Ok(response) => {
             let _ = host.activity.try_set(Some(Activity::Ran(name.to_string())));
             bridge::call_answer(id, &response.result)

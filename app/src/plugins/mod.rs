@@ -474,16 +474,20 @@ impl Plugins {
             .is_some_and(|p| p.auth == Auth::Oauth2 && p.mcp.is_some())
     }
 
-    /// Runs one call through the edge, with the plugin's credential sealed for it;
-    /// aborting `signal` cancels it.
+    /// Runs one call through the edge, with the plugin's credential sealed for it, and
+    /// the user's `replies` to the questions its server asked on the previous call
+    /// (`inputResponses` and the state to echo); aborting `signal` cancels it.
     pub async fn execute(
         &self,
         plugin_id: &str,
         function: &str,
         fingerprint: &str,
         args: Value,
+        replies: Option<(Value, Option<String>)>,
         signal: Option<&web_sys::AbortSignal>,
     ) -> Result<PluginExecuteResponse, CallError> {
+        let (input_responses, request_state) = replies.unzip();
+        let request_state = request_state.flatten();
         self.sealed_call(plugin_id, async |auth| {
             let request = PluginExecuteRequest {
                 plugin_id: plugin_id.to_string(),
@@ -491,6 +495,8 @@ impl Plugins {
                 args: args.clone(),
                 fingerprint: fingerprint.to_string(),
                 auth,
+                input_responses: input_responses.clone(),
+                request_state: request_state.clone(),
             };
             edge::execute_plugin(&request, signal).await
         })

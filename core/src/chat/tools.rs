@@ -105,11 +105,15 @@ pub struct ToolCallRecord {
     /// back with it in the following requests (empty: none).
     #[serde(skip_serializing_if = "String::is_empty")]
     pub signature: String,
-    /// An MCP server's questions while they wait for the user, then the user's replies
-    /// until the call runs again (`crate::plugin::elicitation::Pending` as JSON text;
-    /// empty: none). Text for the same reason as `structured`.
+    /// An MCP server's questions to the user on this call
+    /// (`crate::plugin::elicitation::Pending` as JSON text; empty: none). Text for the
+    /// same reason as `structured`, and read only where the questions are shown or sent.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub elicitation: String,
+    /// The user's replies to them until the call runs again (JSON text; empty: not
+    /// answered).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub elicitation_replies: String,
 }
 
 impl ToolCallRecord {
@@ -157,14 +161,8 @@ impl ToolCallRecord {
             // Answered, but the page closed before the server had the answer: the
             // question opens again rather than being sent or lost.
             ToolCallStatus::Pending if !self.elicitation.is_empty() => {
-                match crate::plugin::elicitation::Pending::decode(&self.elicitation) {
-                    Some(mut pending) => {
-                        pending.replies = None;
-                        self.elicitation = pending.encode();
-                        self.status = ToolCallStatus::AwaitingAnswer;
-                    }
-                    None => self.deny(),
-                }
+                self.elicitation_replies.clear();
+                self.status = ToolCallStatus::AwaitingAnswer;
             }
             ToolCallStatus::Pending | ToolCallStatus::AwaitingApproval => self.deny(),
             // Nothing runs: the question stays for the user to answer.
@@ -451,27 +449,30 @@ mod tests {
             "params": {"message": "Name?", "requestedSchema": {"type": "object", "properties": {}}}
         }}}))
         .expect("readable");
-        let answered = Pending {
-            asked,
-            replies: Some(vec![Reply::Decline]),
-            rounds: 1,
-        };
-        let mut waiting = call("q", ToolCallStatus::Pending, "");
-        waiting.elicitation = answered.encode();
-        let reopened = waiting.clone().reopened();
+        let mut answered = call("q", ToolCallStatus::AwaitingAnswer, "");
+        crate::plugin::elicitation::ask(&mut answered, asked);
+        crate::plugin::elicitation::take_replies(&mut answered, vec![Reply::Decline])
+            .expect("taken");
+        assert_eq!(answered.status, ToolCallStatus::Pending);
+        let reopened = answered.clone().reopened();
         assert_eq!(reopened.status, ToolCallStatus::AwaitingAnswer);
-        let pending = Pending::decode(&reopened.elicitation).expect("kept");
         assert_eq!(
-            pending.replies, None,
+            reopened.elicitation, answered.elicitation,
+            "the questions are kept"
+        );
+        assert!(
+            reopened.elicitation_replies.is_empty(),
             "the reply is asked again, never sent blind"
         );
-        assert_eq!(pending.asked, answered.asked);
+        let pending = Pending::decode(&reopened.elicitation).expect("kept");
+        assert_eq!(
+            crate::plugin::elicitation::waiting(&reopened),
+            Some(pending)
+        );
         // Still waiting: it stays open as it is.
         assert_eq!(reopened.clone().reopened(), reopened);
-        // Unreadable: denied, fail closed.
-        waiting.elicitation = "{broken".into();
-        assert_eq!(waiting.reopened().status, ToolCallStatus::Denied);
     }
+
     #[test]
     fn long_results_are_bounded_for_the_model_with_a_header() {
         let long = "x".repeat(MAX_RESULT_CHARS_IN_CONTEXT * 3);

@@ -283,6 +283,10 @@ fn to_json(value: Result<Value, serde_json::Error>) -> Result<Value, McpError> {
     value.map_err(|e| McpError::Failed(e.to_string()))
 }
 
+/// The user's replies to a server's questions (`inputResponses`, checked) and the
+/// server's `requestState`, echoed.
+pub type Replies = (JsonObject, Option<String>);
+
 /// One tool to call: its name on the server, the arguments, and whether its input schema
 /// mirrors parameters into `Mcp-Param-*` headers (`core::plugin::mcp::mirrors_params_in_headers`).
 #[derive(Debug, Clone)]
@@ -295,7 +299,7 @@ pub struct ToolCall<'a> {
     pub mirrors_headers: bool,
     /// The user's replies to the server's questions on the previous call
     /// (`inputResponses`, checked), and its `requestState`, echoed.
-    pub input: Option<(JsonObject, Option<String>)>,
+    pub input: Option<Replies>,
 }
 
 /// What a tool call got back.

@@ -68,7 +68,7 @@ pub async fn run(
     function: &PluginFunction,
     args: Value,
     secret: Option<&str>,
-    input: Option<(serde_json::Map<String, Value>, Option<String>)>,
+    input: Option<mcp::Replies>,
 ) -> Result<Ran, ApiError> {
     if plugin.source == Source::Builtin {
         return run_builtin(fetch, plugin, function, &args)

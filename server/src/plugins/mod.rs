@@ -60,9 +60,7 @@ fn store_down(error: KvError) -> ApiError {
 /// The user's replies to an MCP server's questions that `request` carries, checked
 /// (`None`: a first call). A state without replies, or replies past their bounds, is a
 /// bad request: nothing is sent to the server.
-fn replies(
-    request: &PluginExecuteRequest,
-) -> Result<Option<(serde_json::Map<String, Value>, Option<String>)>, ApiError> {
+fn replies(request: &PluginExecuteRequest) -> Result<Option<mcp::Replies>, ApiError> {
     use hearth_core::plugin::elicitation::{MAX_STATE_BYTES, answer::read_responses};
     let bad = |why: String| ApiError::new(ErrorCode::BadRequest, format!("Invalid answers: {why}"));
     if request

@@ -34,6 +34,7 @@
 mod after;
 mod assistant;
 mod attachments;
+mod elicitation;
 mod fallback;
 mod image_parts;
 mod knowledge;
@@ -256,6 +257,20 @@ async fn drive(
     {
         reply.answered_by(&model, &failover.record());
         switch_model(&mut prepared, &model, target);
+    }
+    // Calls whose server asked the user, now answered, run again before the model
+    // reads their results; a server that asks once more ends the reply again.
+    if between_rounds && elicitation::has_answered(reply) {
+        if !enter(context, reply, Phase::Tool) {
+            return Ending::Stopped;
+        }
+        elicitation::run_answered(context, reply, &toolset, &signal).await;
+        if reply.awaits_answer() {
+            return Ending::Done;
+        }
+        if signal.aborted() {
+            return Ending::Stopped;
+        }
     }
     let mut budget = Budget::new();
     loop {

@@ -17,7 +17,8 @@
 //! the conversation (fail closed); a reload denies it through the stored record
 //! (`ToolCallRecord::reopened`). A denial is the call's result, so the model continues.
 //! A question the model asks the user (`ask_user`) is different: it runs nothing, so it
-//! waits stored, across reloads, and the reply ends until it is answered.
+//! waits stored, across reloads, and the reply ends until it is answered; so does a call
+//! whose MCP server asks the user first (`super::elicitation`).
 
 use hearth_core::api::ErrorCode;
 use hearth_core::ask_user::{self, ASK_USER_PLUGIN_ID};
@@ -318,7 +319,7 @@ async fn one_call(
             } else if target.plugin_id == MEMORY_PLUGIN_ID {
                 super::memory::propose(reply, &args, &mut running).await;
             } else {
-                execute(context, target, args, &signal, &mut running).await;
+                execute(context, target, args, None, &signal, &mut running).await;
             }
         };
         let stopped = async {
@@ -369,11 +370,14 @@ async fn generate_image(
     record.duration_ms = Some((now() - started).max(0.0) as u64);
 }
 
-/// Sends the call to the edge and settles `record` with the outcome.
-async fn execute(
+/// Sends the call to the edge (with the user's `replies` to its server's questions, when
+/// it asked) and settles `record` with the outcome, or leaves it waiting for the user
+/// when its server asks first (`super::elicitation`).
+pub(super) async fn execute(
     context: TurnContext,
     target: &ToolTarget,
     args: Value,
+    replies: Option<(Value, Option<String>)>,
     signal: &web_sys::AbortSignal,
     record: &mut ToolCallRecord,
 ) {
@@ -385,10 +389,17 @@ async fn execute(
             &target.function,
             &target.fingerprint,
             args,
+            replies,
             Some(signal),
         )
         .await
     {
+        Ok(response) if response.input_required.is_some() => {
+            if let Some(asked) = response.input_required {
+                hearth_core::plugin::elicitation::ask(record, asked);
+            }
+            record.duration_ms = Some(response.duration_ms);
+        }
         Ok(response) => {
             let result = response.result;
             // An MCP App's page shows the structured content; the model reads the text.
@@ -401,6 +412,7 @@ async fn execute(
                 _ => result.text,
             };
             record.settle(ToolCallStatus::Done, text, result.is_error);
+            hearth_core::plugin::elicitation::settled(record);
             record.truncated = result.truncated;
             let (kept, dropped) = keep_images(&result.images).await;
             record.files = kept;
@@ -416,6 +428,7 @@ async fn execute(
                 leptos::task::spawn_local(async move { plugins.refresh().await });
             }
             record.settle(ToolCallStatus::Failed, error.to_string(), true);
+            hearth_core::plugin::elicitation::settled(record);
             record.duration_ms = Some((now() - started).max(0.0) as u64);
         }
     }

@@ -26,6 +26,9 @@ pub enum Reply {
 /// Why an answer was refused (nothing is sent).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AnswerError {
+    /// The call no longer waits for an answer (answered elsewhere, or gone on).
+    #[error("the question is no longer open")]
+    NotWaiting,
     /// Not one reply per request.
     #[error("every question needs a reply")]
     Count,
@@ -42,7 +45,7 @@ impl AnswerError {
     /// The field's title the error is about (none for [`AnswerError::Count`]).
     pub fn field(&self) -> Option<&str> {
         match self {
-            Self::Count => None,
+            Self::Count | Self::NotWaiting => None,
             Self::Required(title) | Self::Invalid(title) => Some(title),
         }
     }

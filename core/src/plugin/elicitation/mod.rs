@@ -24,6 +24,8 @@ mod schema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::chat::tools::{ToolCallRecord, ToolCallStatus};
+
 pub use schema::{Choice, Field, FieldKind, TextFormat};
 
 /// The most requests one `input_required` result may carry.
@@ -73,7 +75,8 @@ pub struct Request {
 pub enum Ask {
     /// Fields to fill in.
     Form {
-        /// The fields, in the schema's order.
+        /// The fields, in name order (the MCP client library keeps the schema's
+        /// properties sorted).
         fields: Vec<Field>,
     },
     /// A page the user opens themselves (a sign-in, a payment): accepting means
@@ -208,16 +211,15 @@ fn read_request(key: &str, request: &Value) -> Result<Request, ElicitError> {
     Ok(Request { key, message, ask })
 }
 
-/// What a call keeps while its server waits for the user, and once answered until the
-/// call runs again: stored on the call (`ToolCallRecord::elicitation`) as JSON text.
+/// What a call keeps while its server waits for the user: stored on the call
+/// (`ToolCallRecord::elicitation`) as JSON text; the replies, once given, beside it
+/// (`ToolCallRecord::elicitation_replies`), so neither is read where the call is only
+/// listed or reopened.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Pending {
     /// The questions.
     pub asked: InputRequired,
-    /// The user's replies, one per request (none yet: waiting).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub replies: Option<Vec<answer::Reply>>,
     /// How many times this call came back asking.
     pub rounds: u32,
 }
@@ -236,13 +238,79 @@ impl Pending {
         serde_json::from_str(text).ok()
     }
 
-    /// The `inputResponses` and `requestState` to call the tool again with, once
-    /// answered.
-    pub fn retry(&self) -> Option<(Value, Option<String>)> {
-        let replies = self.replies.as_ref()?;
+    /// The `inputResponses` and `requestState` to call the tool again with, given the
+    /// user's `replies` (`None`: they do not answer these questions).
+    pub fn retry(&self, replies: &[answer::Reply]) -> Option<(Value, Option<String>)> {
         let responses = answer::responses(&self.asked, replies).ok()?;
         Some((responses, self.asked.state.clone()))
     }
+}
+
+/// Whether `call` waits for the user's answer to its server's questions (read without
+/// decoding them: for lists and cards that only need to know).
+pub fn is_waiting(call: &ToolCallRecord) -> bool {
+    call.status == ToolCallStatus::AwaitingAnswer
+        && !call.elicitation.is_empty()
+        && call.elicitation_replies.is_empty()
+}
+
+/// The questions `call` waits on for the user (`None`: it waits on no server, or they
+/// cannot be read).
+pub fn waiting(call: &ToolCallRecord) -> Option<Pending> {
+    if !is_waiting(call) {
+        return None;
+    }
+    Pending::decode(&call.elicitation)
+}
+
+/// A server's questions on `call`: it waits for the user (stored, across reloads), or,
+/// past [`MAX_ROUNDS`] of asking, fails.
+pub fn ask(call: &mut ToolCallRecord, asked: InputRequired) {
+    let rounds = Pending::decode(&call.elicitation).map_or(0, |p| p.rounds) + 1;
+    if rounds > MAX_ROUNDS {
+        call.elicitation.clear();
+        call.settle(
+            ToolCallStatus::Failed,
+            format!(
+                "The tool's server asked the user {MAX_ROUNDS} times and still did not finish."
+            ),
+            true,
+        );
+        return;
+    }
+    call.elicitation = Pending { asked, rounds }.encode();
+    call.elicitation_replies.clear();
+    call.status = ToolCallStatus::AwaitingAnswer;
+}
+
+/// Takes the user's `replies` to the questions `call` waits on: checked first (nothing
+/// changes when refused), then kept on the call, which is ready to run again.
+pub fn take_replies(
+    call: &mut ToolCallRecord,
+    replies: Vec<answer::Reply>,
+) -> Result<(), answer::AnswerError> {
+    let Some(pending) = waiting(call) else {
+        return Err(answer::AnswerError::NotWaiting);
+    };
+    answer::responses(&pending.asked, &replies)?;
+    call.elicitation_replies = serde_json::to_string(&replies).unwrap_or_default();
+    call.status = ToolCallStatus::Pending;
+    Ok(())
+}
+
+/// The replies and state to run `call` again with, once it was answered.
+pub fn ready(call: &ToolCallRecord) -> Option<(Value, Option<String>)> {
+    if call.status != ToolCallStatus::Pending || call.elicitation_replies.is_empty() {
+        return None;
+    }
+    let replies: Vec<answer::Reply> = serde_json::from_str(&call.elicitation_replies).ok()?;
+    Pending::decode(&call.elicitation)?.retry(&replies)
+}
+
+/// Forgets the questions and replies of a call that finished (or failed).
+pub fn settled(call: &mut ToolCallRecord) {
+    call.elicitation.clear();
+    call.elicitation_replies.clear();
 }
 
 #[cfg(test)]

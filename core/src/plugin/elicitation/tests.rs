@@ -422,24 +422,78 @@ fn the_edge_reads_only_flat_bounded_responses() {
 #[test]
 fn a_pending_call_survives_its_storage_and_retries_only_once_answered() {
     let asked = read_input_required(&form(booking_schema())).expect("readable");
-    let mut pending = Pending {
-        asked,
-        replies: None,
-        rounds: 1,
-    };
+    let pending = Pending { asked, rounds: 1 };
     let stored = pending.encode();
     assert_eq!(Pending::decode(&stored), Some(pending.clone()));
     assert_eq!(Pending::decode(""), None);
     assert_eq!(Pending::decode("{not json"), None);
-    assert_eq!(pending.retry(), None, "waiting: nothing to send");
-    pending.replies = Some(vec![Reply::Decline]);
-    let (responses, state) = pending.retry().expect("answered");
+    assert_eq!(pending.retry(&[]), None, "no replies: nothing to send");
+    let (responses, state) = pending.retry(&[Reply::Decline]).expect("answered");
     assert_eq!(responses, json!({"booking": {"action": "decline"}}));
     assert_eq!(state.as_deref(), Some("opaque-1"));
-    pending.replies = Some(vec![Reply::Accept(Map::new())]);
     assert_eq!(
-        pending.retry(),
+        pending.retry(&[Reply::Accept(Map::new())]),
         None,
         "an answer missing its required fields is never sent"
     );
+}
+
+#[test]
+fn a_call_asks_waits_takes_checked_replies_and_is_ready_to_run_again() {
+    use crate::chat::tools::{ToolCallRecord, ToolCallStatus};
+    let mut call = ToolCallRecord {
+        status: ToolCallStatus::Running,
+        ..ToolCallRecord::default()
+    };
+    let asked = read_input_required(&form(booking_schema())).expect("readable");
+    ask(&mut call, asked.clone());
+    assert_eq!(call.status, ToolCallStatus::AwaitingAnswer);
+    assert_eq!(waiting(&call).expect("waiting").asked, asked);
+    assert_eq!(ready(&call), None);
+
+    // A reply missing a required field changes nothing.
+    let before = call.clone();
+    assert_eq!(
+        take_replies(&mut call, vec![Reply::Accept(Map::new())]),
+        Err(AnswerError::Required("Date".into()))
+    );
+    assert_eq!(call, before);
+    let replies = vec![Reply::Accept(given(&[
+        ("date", json!("2026-12-24")),
+        ("guests", json!("3")),
+    ]))];
+    take_replies(&mut call, replies.clone()).expect("taken");
+    assert_eq!(call.status, ToolCallStatus::Pending);
+    assert_eq!(waiting(&call), None);
+    assert_eq!(
+        take_replies(&mut call, replies),
+        Err(AnswerError::NotWaiting),
+        "answered once"
+    );
+    let (responses, state) = ready(&call).expect("ready");
+    assert_eq!(responses["booking"]["content"]["guests"], json!(3));
+    assert_eq!(state.as_deref(), Some("opaque-1"));
+
+    // Asking again counts; past the bound the call fails instead of waiting forever.
+    for round in 2..=MAX_ROUNDS {
+        ask(&mut call, asked.clone());
+        assert_eq!(call.status, ToolCallStatus::AwaitingAnswer, "round {round}");
+    }
+    ask(&mut call, asked);
+    assert_eq!(call.status, ToolCallStatus::Failed);
+    assert!(call.is_error && call.elicitation.is_empty(), "{call:?}");
+    assert!(!is_waiting(&call));
+
+    // Replies that cannot be read are never sent.
+    let mut broken = ToolCallRecord::default();
+    ask(
+        &mut broken,
+        read_input_required(&form(booking_schema())).expect("readable"),
+    );
+    assert!(is_waiting(&broken));
+    broken.status = ToolCallStatus::Pending;
+    broken.elicitation_replies = "[{".into();
+    assert_eq!(ready(&broken), None);
+    settled(&mut broken);
+    assert!(broken.elicitation.is_empty() && broken.elicitation_replies.is_empty());
 }
