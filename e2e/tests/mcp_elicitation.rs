@@ -2,8 +2,9 @@
 //! 2026-07-28 revision's `input_required`), in the real build, in Chromium, against the
 //! official Python SDK server (`mcp_revision_server.py`: `book_table` asks a form, `pay`
 //! asks the user to open a page) with an OpenAI-compatible model scripted through the
-//! provider fixture. The question waits as a card under the reply, still open after a
-//! reload; a missing or wrong value is named and nothing is sent; the answer goes to the
+//! provider fixture, the server speaking either revision (a handshake server asks in the
+//! middle of the call, which the edge holds). The question waits as a card under the
+//! reply, still open after a reload; a missing or wrong value is named and nothing is sent; the answer goes to the
 //! server on the call made again, and the model reads what the server then answered. A
 //! page to open shows its host and whole address first and opens only from the click,
 //! in a tab that cannot reach back; a declined question goes to the server as declined.
@@ -66,9 +67,11 @@ async fn card_error(session: &AppSession, text: &str) {
         .await;
 }
 
+/// A handshake (2025-11-25) server here: it asks in the middle of the call, which the
+/// edge holds while the page reloads; the stateless revision is the next test's.
 #[tokio::test]
 async fn a_servers_form_waits_across_a_reload_and_the_answer_finishes_the_call() {
-    let mcp = mcp_revision_server(&[]);
+    let mcp = mcp_revision_server(&["--only", "handshake"]);
     let fixture = ProviderFixture::start().await;
     let (session, functions) = with_server(&fixture, &mcp_url(&mcp)).await;
     let book = named(&functions, "__book_table");

@@ -2,13 +2,15 @@
 //! (`tests/data/mcp_revision_server.py`): under the stateless 2026-07-28 revision a tool
 //! that asks the user answers with its questions (a form, or a page to open) and the
 //! state to echo; the browser's call with the user's replies finishes it, and nothing
-//! waits on the edge in between. Replies are checked before anything reaches the server;
-//! a handshake server is not offered elicitation, so it never asks mid-call.
+//! waits on the edge in between. A handshake (2025-11-25) server asks in the middle of
+//! the call: the call is held on the edge and the next call hands the answer over, to
+//! that caller only. Replies are checked before anything reaches the server.
 
 mod support;
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
+use support::peer::everything;
 use support::revision::{count, function, install, revision_server, stats};
 use support::{Server, post_json as post};
 
@@ -238,7 +240,7 @@ async fn replies_out_of_bounds_are_refused_before_the_server_sees_them() {
 }
 
 #[tokio::test]
-async fn a_handshake_server_is_not_offered_elicitation_and_never_gets_an_invented_answer() {
+async fn a_handshake_servers_question_mid_call_is_held_until_the_user_answers() {
     let server = Server::start(&[]);
     let peer = revision_server(&["--only", "handshake"]);
     let installed = install(&server, &peer.url()).await;
@@ -246,26 +248,142 @@ async fn a_handshake_server_is_not_offered_elicitation_and_never_gets_an_invente
         installed["registered"]["plugin"]["mcp"]["revision"],
         "2025-11-25"
     );
-    let (status, answer) = call(
-        &server,
-        &installed,
-        "book_table",
-        json!({"restaurant": "Quince"}),
-        None,
-    )
-    .await;
-    assert_eq!(status, StatusCode::BAD_GATEWAY, "{answer}");
-    assert_eq!(answer["code"], "UPSTREAM_ERROR", "{answer}");
+    let args = json!({"restaurant": "Quince"});
+    let (status, asked) = call(&server, &installed, "book_table", args.clone(), None).await;
+    assert_eq!(status, StatusCode::OK, "{asked}");
+    let required = &asked["inputRequired"];
+    let request = &required["requests"][0];
+    assert_eq!(
+        request["message"], "Which day, and for how many guests?",
+        "{asked}"
+    );
+    assert_eq!(request["ask"]["mode"], "form");
+    let state = required["state"].as_str().expect("a state").to_string();
     assert!(
-        answer["error"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("elicitation capability"),
-        "the server's refusal is passed on: {answer}"
+        state.starts_with("hearth-held:"),
+        "held on the edge: {state}"
     );
     assert_eq!(
         count(&stats(&peer).await, "bookings"),
         0,
-        "no booking on an answer nobody gave"
+        "the tool waits for the answer"
     );
+
+    // Someone else's (or a made-up) state reaches no held call.
+    let answer =
+        json!({"question": {"action": "accept", "content": {"date": "2026-12-31", "guests": 2}}});
+    let (status, refused) = call(
+        &server,
+        &installed,
+        "book_table",
+        args.clone(),
+        Some((answer.clone(), Some("hearth-held:nope"))),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{refused}");
+
+    let (status, done) = call(
+        &server,
+        &installed,
+        "book_table",
+        args.clone(),
+        Some((answer.clone(), Some(&state))),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{done}");
+    assert_eq!(
+        text(&done),
+        "Booked Quince on 2026-12-31 for 2 (garden, outside: false).",
+        "{done}"
+    );
+    assert_eq!(count(&stats(&peer).await, "bookings"), 1);
+    // Answered once: the same state finds nothing now.
+    let (status, _) = call(
+        &server,
+        &installed,
+        "book_table",
+        args,
+        Some((answer, Some(&state))),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn server_everythings_form_and_page_questions_are_asked_and_answered() {
+    let server = Server::start(&[]);
+    let peer = everything();
+    let installed = install(&server, &peer.url()).await;
+    // Listed with elicitation offered, at install and after.
+    let (status, asked) = call(
+        &server,
+        &installed,
+        "trigger-elicitation-request",
+        json!({}),
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{asked}");
+    let required = &asked["inputRequired"];
+    let fields = required["requests"][0]["ask"]["fields"]
+        .as_array()
+        .expect("a form");
+    assert_eq!(fields.len(), 13, "{asked}");
+    let field = |name: &str| {
+        fields
+            .iter()
+            .find(|f| f["name"] == name)
+            .unwrap_or_else(|| panic!("{name}"))
+    };
+    assert_eq!(field("name")["required"], true);
+    assert_eq!(field("email")["kind"]["format"], "email");
+    assert_eq!(
+        field("legacyTitledEnum")["kind"]["options"][1],
+        json!({"value": "pet-2", "title": "Dogs"})
+    );
+    assert_eq!(field("titledMultipleSelectEnum")["kind"]["type"], "choices");
+    assert_eq!(field("integer")["kind"]["default"], 42.0);
+    let state = required["state"].as_str().expect("a state");
+    let answer = json!({"question": {"action": "accept", "content": {"name": "Ann Example", "check": true, "integer": 7}}});
+    let (status, done) = call(
+        &server,
+        &installed,
+        "trigger-elicitation-request",
+        json!({}),
+        Some((answer, Some(state))),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{done}");
+    let said = text(&done);
+    assert!(
+        said.contains("- Name: Ann Example") && said.contains("- Favorite Integer: 7"),
+        "{done}"
+    );
+
+    let args = json!({"url": "https://example.com/authorize", "message": "Sign in to continue."});
+    let (status, asked) = call(
+        &server,
+        &installed,
+        "trigger-url-elicitation",
+        args.clone(),
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{asked}");
+    let request = &asked["inputRequired"]["requests"][0];
+    assert_eq!(request["message"], "Sign in to continue.");
+    assert_eq!(request["ask"]["url"], "https://example.com/authorize");
+    assert!(request["ask"]["elicitationId"].is_string(), "{asked}");
+    let state = asked["inputRequired"]["state"].as_str().expect("a state");
+    let declined = json!({"question": {"action": "decline"}});
+    let (status, done) = call(
+        &server,
+        &installed,
+        "trigger-url-elicitation",
+        args,
+        Some((declined, Some(state))),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{done}");
+    assert!(text(&done).contains("decline"), "{done}");
 }

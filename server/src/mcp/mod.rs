@@ -8,7 +8,11 @@
 //! servers: the edge never spawns a process. Every request carries the plugin's plain
 //! headers and its credential where its auth says (bearer, a named header, basic).
 
+pub mod held;
 pub mod session;
+mod tool_call;
+
+pub use tool_call::{Called, Replies, ToolCall, call};
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -16,10 +20,7 @@ use std::time::Duration;
 use axum::http::{HeaderName, HeaderValue};
 use hearth_core::plugin::{Auth, AuthPlacement};
 
-use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, GetPromptRequestParams, JsonObject,
-    ReadResourceRequestParams,
-};
+use rmcp::model::{GetPromptRequestParams, JsonObject, ReadResourceRequestParams};
 use rmcp::service::MergedList;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -60,6 +61,10 @@ pub enum McpError {
     /// transport's words are logged, not answered.
     #[error("the MCP server could not be reached")]
     Unreachable(String),
+    /// A question held on an edge for the user is no longer there (it expired, this
+    /// edge restarted, or another instance took the answer).
+    #[error("this question is no longer open on the edge; call the tool again")]
+    Expired,
     /// Anything else.
     #[error("the MCP server failed: {0}")]
     Failed(String),
@@ -94,6 +99,7 @@ impl McpError {
                 ErrorCode::UpstreamUnreachable,
                 "The MCP server could not be reached; check that it is running and its address",
             ),
+            Self::Expired => ApiError::new(ErrorCode::NotFound, self.to_string()),
             Self::Failed(_) => ApiError::new(ErrorCode::UpstreamError, self.to_string()),
         }
     }
@@ -150,6 +156,39 @@ pub struct Access<'a> {
     pub headers: &'a BTreeMap<String, String>,
     /// The protocol revision remembered for this server (`None`: negotiate one).
     pub revision: Option<&'a str>,
+}
+
+impl Access<'_> {
+    /// The same access, owned (for a call that runs in a task of its own).
+    pub fn to_owned(&self) -> OwnedAccess {
+        OwnedAccess {
+            auth: self.auth.clone(),
+            secret: self.secret.map(str::to_string),
+            headers: self.headers.clone(),
+            revision: self.revision.map(str::to_string),
+        }
+    }
+}
+
+/// [`Access`] owned.
+#[derive(Debug, Clone)]
+pub struct OwnedAccess {
+    auth: Auth,
+    secret: Option<String>,
+    headers: BTreeMap<String, String>,
+    revision: Option<String>,
+}
+
+impl OwnedAccess {
+    /// It as an [`Access`].
+    pub fn access(&self) -> Access<'_> {
+        Access {
+            auth: &self.auth,
+            secret: self.secret.as_deref(),
+            headers: &self.headers,
+            revision: self.revision.as_deref(),
+        }
+    }
 }
 
 fn header(name: &str, value: &str) -> Result<(HeaderName, HeaderValue), McpError> {
@@ -281,110 +320,6 @@ pub struct Answer {
 
 fn to_json(value: Result<Value, serde_json::Error>) -> Result<Value, McpError> {
     value.map_err(|e| McpError::Failed(e.to_string()))
-}
-
-/// The user's replies to a server's questions (`inputResponses`, checked) and the
-/// server's `requestState`, echoed.
-pub type Replies = (JsonObject, Option<String>);
-
-/// One tool to call: its name on the server, the arguments, and whether its input schema
-/// mirrors parameters into `Mcp-Param-*` headers (`core::plugin::mcp::mirrors_params_in_headers`).
-#[derive(Debug, Clone)]
-pub struct ToolCall<'a> {
-    /// The tool's own name.
-    pub tool: &'a str,
-    /// The checked arguments.
-    pub args: Value,
-    /// Whether a parameter goes into a header as well.
-    pub mirrors_headers: bool,
-    /// The user's replies to the server's questions on the previous call
-    /// (`inputResponses`, checked), and its `requestState`, echoed.
-    pub input: Option<Replies>,
-}
-
-/// What a tool call got back.
-#[derive(Debug)]
-pub enum Called {
-    /// The `tools/call` result as JSON.
-    Done(Value),
-    /// The server's `input_required` result as JSON: it asks the user first.
-    InputRequired(Value),
-}
-
-/// Calls a tool on the server at `url`; its result, or the questions it asks the user
-/// first (the 2026-07-28 revision's `input_required`; a result carrying only a
-/// `requestState` is sent back at once, at most `MAX_ROUNDS` times).
-///
-/// A tool that mirrors parameters into headers (SEP-2243, 2026-07-28) is listed first on
-/// the same connection: the transport writes `Mcp-Param-*` headers only for a tool whose
-/// schema it has seen listed, and a server of that revision refuses a call without them.
-pub async fn call(
-    fetch: &SafeFetch,
-    url: &str,
-    access: &Access<'_>,
-    call: ToolCall<'_>,
-) -> Result<session::Answered<Called>, McpError> {
-    let arguments: JsonObject = match call.args {
-        Value::Object(map) => map,
-        _ => JsonObject::new(),
-    };
-    let (tool, mirrors_headers) = (call.tool, call.mirrors_headers);
-    let input = &call.input;
-    within(CALL_TIMEOUT, async {
-        let answered = session::exchange(fetch, url, access, |peer| {
-            let arguments = arguments.clone();
-            async move {
-                let standard_headers = peer.peer_info().is_some_and(|i| {
-                    i.protocol_version >= rmcp::model::ProtocolVersion::STANDARD_HEADERS
-                });
-                if mirrors_headers && standard_headers {
-                    peer.list_all_tools().await?;
-                }
-                let (mut responses, mut state) = match input {
-                    Some((responses, state)) => (Some(responses.clone()), state.clone()),
-                    None => (None, None),
-                };
-                for _ in 0..hearth_core::plugin::elicitation::MAX_ROUNDS {
-                    let mut params = CallToolRequestParams::new(tool.to_string())
-                        .with_arguments(arguments.clone());
-                    params.input_responses = responses.take().map(|r| r.into_iter().collect());
-                    params.request_state = state.take();
-                    let asking = match peer.call_tool_once(params).await? {
-                        CallToolResponse::Complete(result) => {
-                            return Ok(Called::Done(serde_value(&result)?));
-                        }
-                        CallToolResponse::InputRequired(asking) => asking,
-                        _ => return Err(rmcp::ServiceError::UnexpectedResponse),
-                    };
-                    let questions = asking
-                        .input_requests
-                        .as_ref()
-                        .is_some_and(|r| !r.is_empty());
-                    if questions || asking.request_state.is_none() {
-                        return Ok(Called::InputRequired(serde_value(&asking)?));
-                    }
-                    // Only a state: the server wants the request again, nothing asked.
-                    state = asking.request_state;
-                }
-                Err(rmcp::ServiceError::McpError(
-                    rmcp::ErrorData::internal_error(
-                        "the server kept asking for the call again",
-                        None,
-                    ),
-                ))
-            }
-        })
-        .await?;
-        Ok(answered)
-    })
-    .await
-}
-
-/// `value` as JSON, or the service error a failed conversion is.
-fn serde_value<T: serde::Serialize>(value: &T) -> Result<Value, rmcp::ServiceError> {
-    serde_json::to_value(value).map_err(|e| {
-        rmcp::ServiceError::McpError(rmcp::ErrorData::internal_error(e.to_string(), None))
-    })
 }
 
 /// The most resources or prompts listed.

@@ -30,6 +30,9 @@ use rmcp::service::{
 };
 use rmcp::transport::StreamableHttpClientTransport;
 
+use tokio::sync::{mpsc, oneshot};
+
+use super::held::{HELD_FOR, Step};
 use super::{Access, McpError, classify, connection};
 use crate::safe_fetch::SafeFetch;
 
@@ -134,64 +137,87 @@ fn refused_access(challenge: &str) -> McpError {
     }
 }
 
-/// Who Hearth says it is, and what it offers: elicitation (forms and pages) only to a
-/// server known to speak the stateless revision, which asks through `input_required`
-/// (the browser answers on the next call). A handshake server would ask in the middle of
-/// a call while nobody waits on the edge; and a server being negotiated with may turn
-/// out to be one, and some list different tools to a client that offers elicitation, so
-/// the list found at install would change on the next listing.
-fn client_info(start: &Start) -> ClientConfig {
+/// Who Hearth says it is, and what it offers: elicitation (forms and pages), in every
+/// exchange alike (some servers list other tools to a client that offers it, so a list
+/// must not depend on how the exchange began).
+fn client_info() -> ClientConfig {
     let mut capabilities = ClientCapabilities::default();
-    if matches!(start, Start::Stateless(_)) {
-        capabilities.elicitation = Some(
-            ElicitationCapability::new()
-                .with_form(FormElicitationCapability::default())
-                .with_url(UrlElicitationCapability::new()),
-        );
-    }
+    capabilities.elicitation = Some(
+        ElicitationCapability::new()
+            .with_form(FormElicitationCapability::default())
+            .with_url(UrlElicitationCapability::new()),
+    );
     ClientConfig::new(
         capabilities,
         Implementation::new("hearth", env!("CARGO_PKG_VERSION")),
     )
 }
 
-/// Hearth as an MCP client. A question asked in the middle of a call (a server that
-/// asks without the capability offered) fails as such: nobody can answer it there, and
+/// Hearth as an MCP client. A question a server asks in the middle of a call (the
+/// handshake revision's `elicitation/create`) goes to whoever runs the call through
+/// `asks`, and the server gets the user's answer when it comes (at most [`HELD_FOR`]
+/// later); with nobody to ask (a listing), or no answer in time, it gets an error:
 /// declining on the user's behalf would be a lie.
-struct Client(ClientConfig);
+struct Client {
+    info: ClientConfig,
+    asks: Option<mpsc::Sender<Step>>,
+}
 
 impl ClientHandler for Client {
     fn get_info(&self) -> ClientConfig {
-        self.0.clone()
+        self.info.clone()
     }
 
     async fn create_elicitation(
         &self,
-        _request: ElicitRequestParams,
+        request: ElicitRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, rmcp::ErrorData> {
-        Err(rmcp::ErrorData::new(
-            rmcp::model::ErrorCode::METHOD_NOT_FOUND,
-            "Hearth asks its user only through input_required results (MCP 2026-07-28)",
-            None,
-        ))
+        let unanswered = |why: &str| {
+            rmcp::ErrorData::new(
+                rmcp::model::ErrorCode::INTERNAL_ERROR,
+                why.to_string(),
+                None,
+            )
+        };
+        let Some(asks) = &self.asks else {
+            return Err(unanswered(
+                "Hearth can ask its user only during a tool call",
+            ));
+        };
+        let (reply, answer) = oneshot::channel();
+        asks.send(Step::Ask(request, reply))
+            .await
+            .map_err(|_| unanswered("nobody waits for this call any more"))?;
+        match tokio::time::timeout(HELD_FOR, answer).await {
+            Ok(Ok(Ok(result))) => Ok(result),
+            Ok(Ok(Err(why))) => Err(rmcp::ErrorData::invalid_params(why, None)),
+            _ => Err(unanswered("the user did not answer in time")),
+        }
     }
 }
 
 async fn open(
     transport: StreamableHttpClientTransport<reqwest::Client>,
     start: &Start,
+    asks: Option<&mpsc::Sender<Step>>,
 ) -> Result<RunningService<RoleClient, Client>, Failure> {
-    let info = Client(client_info(start));
+    let info = Client {
+        info: client_info(),
+        asks: asks.cloned(),
+    };
     let lifecycle = match start {
         Start::Stateless(version) => ClientLifecycleMode::Discover {
             preferred_versions: vec![version.clone()],
         },
         Start::Handshake(version) => {
-            return Client(info.0.with_protocol_version(version.clone()))
-                .serve_with_lifecycle(transport, ClientLifecycleMode::Initialize)
-                .await
-                .map_err(Failure::starting);
+            return Client {
+                info: info.info.with_protocol_version(version.clone()),
+                ..info
+            }
+            .serve_with_lifecycle(transport, ClientLifecycleMode::Initialize)
+            .await
+            .map_err(Failure::starting);
         }
         Start::Negotiate => ClientLifecycleMode::Auto {
             preferred_versions: vec![PREFERRED],
@@ -208,6 +234,7 @@ async fn attempt<T, F, Fut>(
     url: &str,
     access: &Access<'_>,
     start: &Start,
+    asks: Option<&mpsc::Sender<Step>>,
     work: &F,
 ) -> Result<Answered<T>, Failure>
 where
@@ -215,7 +242,7 @@ where
     Fut: Future<Output = Result<T, ServiceError>>,
 {
     let transport = connection(fetch, url, access).map_err(Failure::Other)?;
-    let service = open(transport, start).await?;
+    let service = open(transport, start, asks).await?;
     let server = service.peer_info().map(|i| (*i).clone());
     let result = work(service.peer().clone()).await;
     let _ = service.cancel().await;
@@ -242,15 +269,31 @@ where
     F: Fn(Peer<RoleClient>) -> Fut,
     Fut: Future<Output = Result<T, ServiceError>>,
 {
+    exchange_asking(fetch, url, access, None, work).await
+}
+
+/// [`exchange`], with the server's questions to the user in the middle of it sent
+/// through `asks` (a tool call's).
+pub async fn exchange_asking<T, F, Fut>(
+    fetch: &SafeFetch,
+    url: &str,
+    access: &Access<'_>,
+    asks: Option<&mpsc::Sender<Step>>,
+    work: F,
+) -> Result<Answered<T>, McpError>
+where
+    F: Fn(Peer<RoleClient>) -> Fut,
+    Fut: Future<Output = Result<T, ServiceError>>,
+{
     let start = Start::remembered(access.revision);
-    match attempt(fetch, url, access, &start, &work).await {
+    match attempt(fetch, url, access, &start, asks, &work).await {
         Ok(answered) => Ok(answered),
         Err(Failure::Refused(error)) if start != Start::Negotiate => {
             tracing::info!(
                 "MCP server {url} refused revision {:?} ({error}); negotiating again",
                 access.revision
             );
-            attempt(fetch, url, access, &Start::Negotiate, &work)
+            attempt(fetch, url, access, &Start::Negotiate, asks, &work)
                 .await
                 .map_err(Failure::into_error)
         }

@@ -69,6 +69,7 @@ pub async fn run(
     args: Value,
     secret: Option<&str>,
     input: Option<mcp::Replies>,
+    held: (&mcp::held::HeldCalls, &str),
 ) -> Result<Ran, ApiError> {
     if plugin.source == Source::Builtin {
         return run_builtin(fetch, plugin, function, &args)
@@ -96,8 +97,9 @@ pub async fn run(
                 &function.parameters,
             ),
             input,
+            owner: mcp::held::owner(held.1, &plugin.id),
         };
-        let answered = mcp::call(fetch, &server.server_url, &access, call)
+        let answered = mcp::call(fetch, &server.server_url, &access, call, held.0)
             .await
             .map_err(|e| e.to_api_error())?;
         return Ok(Ran {

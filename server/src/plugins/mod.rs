@@ -47,6 +47,8 @@ pub struct Plugins {
     byok: Option<Arc<ByokKeys>>,
     signer: Signer,
     mode: DeploymentMode,
+    /// Tool calls whose handshake server waits for the user's answer.
+    held: mcp::held::HeldCalls,
 }
 
 fn store_down(error: KvError) -> ApiError {
@@ -121,6 +123,7 @@ impl Plugins {
             byok,
             signer,
             mode,
+            held: mcp::held::HeldCalls::default(),
         }
     }
 
@@ -354,6 +357,7 @@ impl Plugins {
             args,
             secret.as_deref(),
             input,
+            (&self.held, scope),
         )
         .await?;
         self.remember_revision(scope, plugin, ran.revision).await;

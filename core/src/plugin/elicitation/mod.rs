@@ -31,7 +31,7 @@ pub use schema::{Choice, Field, FieldKind, TextFormat};
 /// The most requests one `input_required` result may carry.
 pub const MAX_REQUESTS: usize = 4;
 /// The most fields one form may ask.
-pub const MAX_FIELDS: usize = 12;
+pub const MAX_FIELDS: usize = 24;
 /// The most options of one choice.
 pub const MAX_OPTIONS: usize = 32;
 /// The longest message, title or description kept (characters); longer ones are cut.
@@ -71,7 +71,11 @@ pub struct Request {
 
 /// How a question is answered.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", tag = "mode")]
+#[serde(
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase",
+    tag = "mode"
+)]
 pub enum Ask {
     /// Fields to fill in.
     Form {

@@ -27,7 +27,11 @@ pub struct Field {
 
 /// What a field takes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", tag = "type")]
+#[serde(
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase",
+    tag = "type"
+)]
 pub enum FieldKind {
     /// Text.
     Text {
