@@ -261,3 +261,38 @@ async fn a_page_to_open_shows_its_address_first_and_a_declined_question_goes_bac
     session.assert_no_console_errors().await;
     session.finish().await;
 }
+
+#[tokio::test]
+async fn server_everythings_whole_form_is_shown_and_answered() {
+    let everything = hearth_e2e::tool_peers::mcp_everything();
+    let fixture = ProviderFixture::start().await;
+    let (session, functions) = with_server(&fixture, &mcp_url(&everything)).await;
+    let ask = named(&functions, "__trigger_elicitation_request");
+    fixture.enqueue(Reply::text("").tool_call(&ask, "{}"));
+    send(&session, "Ask me for my details").await;
+    session.wait_for(WAITING).await;
+    // Every kind of field the specification has: text with formats, numbers, a yes/no,
+    // single and multiple choices (plain, titled, legacy titled).
+    let kinds = session
+        .js(
+            "const card = document.querySelector('[data-server-question]');
+             return ['email', 'url', 'date', 'number', 'checkbox', 'radio']
+               .map((t) => card.querySelectorAll(`input[type=${t}]`).length > 0);",
+            vec![],
+        )
+        .await;
+    assert_eq!(kinds, json!([true, true, true, true, true, true]));
+    assert!(session.text_of("[data-server-question]").await.contains("Wonder Woman"));
+    session.screenshot("mcp-elicitation-everything").await;
+    type_into(&session, "name", "Ann Example").await;
+    fixture.enqueue(Reply::text("Thanks, Ann."));
+    session.click_by_script("[data-server-question] [data-question-send]").await;
+    last_status(&session, "done").await;
+    let bodies = chat_bodies(&fixture);
+    let result = tool_results(&bodies[1]).join("\n");
+    assert!(result.contains("- Name: Ann Example"), "{result}");
+    // The defaults went back as offered.
+    assert!(result.contains("- Favorite Integer: 42"), "{result}");
+    session.assert_no_console_errors().await;
+    session.finish().await;
+}
