@@ -57,6 +57,7 @@ pub mod catalogue;
 pub mod chat;
 pub mod conversation;
 pub mod diagram;
+pub mod documents;
 pub mod edge;
 pub mod envelope;
 pub mod files;

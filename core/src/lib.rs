@@ -74,6 +74,7 @@ pub mod chunk;
 pub mod context;
 pub mod cost;
 pub mod diagram;
+pub mod document_parsing;
 pub mod filetype;
 pub mod html_text;
 pub mod image_header;

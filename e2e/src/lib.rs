@@ -36,6 +36,7 @@ pub mod chat;
 pub mod disk;
 pub mod export;
 pub mod knowledge;
+pub mod parse_stand_in;
 pub mod paths;
 pub mod process;
 pub mod provider_fixture;

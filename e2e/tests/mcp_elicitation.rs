@@ -282,11 +282,18 @@ async fn server_everythings_whole_form_is_shown_and_answered() {
         )
         .await;
     assert_eq!(kinds, json!([true, true, true, true, true, true]));
-    assert!(session.text_of("[data-server-question]").await.contains("Wonder Woman"));
+    assert!(
+        session
+            .text_of("[data-server-question]")
+            .await
+            .contains("Wonder Woman")
+    );
     session.screenshot("mcp-elicitation-everything").await;
     type_into(&session, "name", "Ann Example").await;
     fixture.enqueue(Reply::text("Thanks, Ann."));
-    session.click_by_script("[data-server-question] [data-question-send]").await;
+    session
+        .click_by_script("[data-server-question] [data-question-send]")
+        .await;
     last_status(&session, "done").await;
     let bodies = chat_bodies(&fixture);
     let result = tool_results(&bodies[1]).join("\n");

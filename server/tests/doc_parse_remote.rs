@@ -426,6 +426,11 @@ async fn a_mineru_precise_job_runs_end_to_end_with_a_sealed_token() {
 async fn mineru_without_a_token_uses_the_agent_mode_and_sends_no_authorization() {
     let stand_in = StandIn::start(Mode::Ok).await;
     let server = edge(&stand_in, &[]);
+    let config: Value = support::get_json(&server, "/api/config").await;
+    assert!(
+        config.get("deploymentParsers").is_none(),
+        "no key, none offered: {config}"
+    );
     let (id, secret) = start(&server, PDF, &[("provider", "mineru")]).await;
     let done = finished(&server, &id, &secret).await;
     assert_eq!(done["status"], json!("completed"), "{done}");
@@ -518,6 +523,12 @@ async fn a_llama_parse_job_runs_end_to_end_with_the_operators_key() {
     let server = edge(&stand_in, &[("HEARTH_LLAMA_PARSE_API_KEY", LLAMA_KEY)]);
     let config: Value = support::get_json(&server, "/api/config").await;
     assert!(!config.to_string().contains(LLAMA_KEY));
+    // The app may offer "the deployment's key" for LlamaParse, and only for it.
+    assert_eq!(
+        config["deploymentParsers"],
+        json!(["llamaParse"]),
+        "{config}"
+    );
     let (id, secret) = start(
         &server,
         PDF,

@@ -149,6 +149,9 @@ pub fn refusal_text(
         "parse_timeout" => (Key::AttachTimeout, vec![]),
         "attach_unreachable" => (Key::AttachUnreachable, vec![]),
         "attach_offline" => (Key::AttachOffline, vec![]),
+        "parse_no_key" => (Key::ParseRefusedNoKey, vec![]),
+        "parse_no_deployment_key" => (Key::ParseRefusedNoDeploymentKey, vec![]),
+        "parse_no_sealing" => (Key::ParseRefusedNoSealing, vec![]),
         _ => (
             Key::AttachFailed,
             vec![("reason", detail.unwrap_or(code).to_string())],

@@ -345,6 +345,20 @@ fn browser_text(kind: FileKind, bytes: &[u8]) -> String {
     }
 }
 
+/// Why an upload to the edge's parser did not start.
+enum Upload {
+    /// Before it was sent (the chosen parser cannot be used).
+    Refused(Refusal),
+    /// The edge's answer.
+    Edge(EdgeError),
+}
+
+impl crate::envelope::EdgeKeyRefusal for Upload {
+    fn edge_key_refused(&self) -> bool {
+        matches!(self, Self::Edge(error) if error.edge_key_refused())
+    }
+}
+
 /// The text of a document, from the edge's parser; the job is cancelled when the file
 /// is no longer `wanted` meanwhile.
 async fn edge_text(
@@ -352,9 +366,20 @@ async fn edge_text(
     name: &str,
     wanted: &dyn Fn() -> bool,
 ) -> Result<Extracted, Refusal> {
-    let started = edge::start_doc_parse(file, name)
-        .await
-        .map_err(edge_refusal)?;
+    // The user's key (for a remote parser) is sealed again if the edge's key changed.
+    let started = crate::envelope::with_sealed(async |sealer| {
+        let fields = crate::documents::upload_fields(&sealer)
+            .await
+            .map_err(|code| Upload::Refused(Refusal::new(code)))?;
+        edge::start_doc_parse(file, name, &fields)
+            .await
+            .map_err(Upload::Edge)
+    })
+    .await
+    .map_err(|failed| match failed {
+        Upload::Refused(refusal) => refusal,
+        Upload::Edge(error) => edge_refusal(error),
+    })?;
     for _ in 0..POLL_ATTEMPTS * 2 {
         if !wanted() {
             let _ = edge::cancel_doc_parse(&started.job_id, &started.job_secret).await;

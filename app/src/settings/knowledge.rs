@@ -7,7 +7,7 @@
 //! change goes through the store, which checks it in core; a refusal is said in the
 //! user's language. A collection the search palette opened is scrolled to, its Edit
 //! focused. A ready file's Edit text opens the editor of its extracted text
-//! (`knowledge_text`).
+//! (`knowledge_text`). Who parses documents is chosen here too (`document_parsing`).
 
 use hearth_core::knowledge::{
     CollectionDraft, Colour, KnowledgeFile, MAX_COLLECTIONS, Reconciled, Stage,
@@ -92,6 +92,7 @@ pub fn KnowledgePanel() -> impl IntoView {
                         disabled=move || saving.get()>{tr(Key::KnowledgeCreate)}</button>
                 </div>
             </form>
+            <super::document_parsing::DocumentParsing />
             <section class="data-block" aria-labelledby="knowledge-list-title">
                 <div class="skills-head">
                     <h3 class="settings-subheading" id="knowledge-list-title">{tr(Key::KnowledgeList)}</h3>

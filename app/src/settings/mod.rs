@@ -6,6 +6,7 @@ mod archived;
 mod assistants;
 mod data;
 mod deployment;
+mod document_parsing;
 mod general;
 mod health;
 mod knowledge;

@@ -58,6 +58,16 @@ fn main() {
     });
     let heap_built = index.heap_bytes();
     let compact = timed(|| index.compact(Source::Conversations));
+    // `SEARCH_BENCH_PART=build`: the build and its compaction only, printed, nothing
+    // recorded (for comparing the engine's build between two versions).
+    if std::env::var("SEARCH_BENCH_PART").as_deref() == Ok("build") {
+        println!(
+            "{{\"buildMs\": {:.1}, \"compactMs\": {:.1}}}",
+            build.as_secs_f64() * 1e3,
+            compact.as_secs_f64() * 1e3
+        );
+        return;
+    }
     let heap_compact = index.heap_bytes();
     let stats = index.stats(Source::Conversations);
 

@@ -124,6 +124,10 @@ pub struct PublicConfig {
     /// bigger one before uploading it.
     #[serde(default = "default_document_parse_max_bytes")]
     pub document_parse_max_bytes: u64,
+    /// The remote document parsers the operator has a key for (the user may choose
+    /// "the deployment's key"); the keys stay on the edge.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deployment_parsers: Vec<super::doc_parse::DocParseProvider>,
 }
 
 fn default_document_parse_max_bytes() -> u64 {
@@ -181,6 +185,7 @@ mod tests {
             server_providers: Vec::new(),
             stream_silence_secs: 90,
             document_parse_max_bytes: 1234,
+            deployment_parsers: Vec::new(),
         };
         let value = serde_json::to_value(&config).unwrap();
         assert_eq!(value["streamSilenceSecs"], json!(90));
@@ -223,6 +228,7 @@ mod tests {
             }],
             stream_silence_secs: 90,
             document_parse_max_bytes: 1234,
+            deployment_parsers: Vec::new(),
         };
         let text = serde_json::to_string(&config).unwrap();
         let part: ConfigProviders = serde_json::from_str(&text).unwrap();

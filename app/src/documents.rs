@@ -1,0 +1,142 @@
+//! Which parser reads the user's documents (attachments and knowledge files): the
+//! settings (one settings document, `document-parsing`, read the first time a document
+//! goes to the edge or Settings › Knowledge shows its choice), each remote parser's key
+//! (sealed in the vault under `local:docs:<parser>:api-key`), and the upload's fields
+//! (`hearth_core::document_parsing::route` over the settings, the saved key and the
+//! edge's `/api/config`; the key sealed for `docs:<parser>` per upload).
+
+use hearth_core::api::doc_parse::DocParseProvider;
+use hearth_core::document_parsing::{self, Credential, Missing, Offered, ParsingSettings};
+use leptos::prelude::*;
+
+use crate::envelope::Sealer;
+use crate::storage::Db;
+use crate::storage::document::{DocumentCell, SettingsDocument};
+use crate::vault::Vault;
+
+thread_local! {
+    static SETTINGS: DocumentCell<ParsingSettings> = DocumentCell::default();
+}
+
+static DOCUMENT: SettingsDocument<ParsingSettings> = SettingsDocument {
+    key: "document-parsing",
+    channel: "hearth-document-parsing",
+    cell: &SETTINGS,
+    repair: ParsingSettings::repaired,
+};
+
+/// The settings, once read (`None` until then); reading it in a view tracks it.
+pub fn value() -> ArcRwSignal<Option<ParsingSettings>> {
+    DOCUMENT.value()
+}
+
+/// The settings, read the first time.
+pub async fn settings() -> Result<ParsingSettings, String> {
+    DOCUMENT
+        .ensure_loaded::<()>()
+        .await
+        .map_err(|error| format!("{error:?}"))
+}
+
+/// Changes the settings (stored, then shown, then told to other tabs).
+pub async fn change(edit: impl FnOnce(&mut ParsingSettings)) -> Result<(), String> {
+    DOCUMENT
+        .change::<(), ()>(move |settings| {
+            edit(settings);
+            *settings = settings.repaired();
+            Ok(())
+        })
+        .await
+        .map_err(|error| format!("{error:?}"))
+}
+
+/// The vault context of `parser`'s key.
+fn key_context(parser: DocParseProvider) -> String {
+    format!("local:docs:{}:api-key", parser.as_str())
+}
+
+async fn vault() -> Result<Vault, String> {
+    let db = Db::open().await.map_err(|e| e.to_string())?;
+    Vault::open(db).await.map_err(|e| e.to_string())
+}
+
+async fn key(parser: DocParseProvider) -> Result<Option<String>, String> {
+    vault()
+        .await?
+        .load(&key_context(parser))
+        .await
+        .map_err(|e| e.to_string())
+}
+
+/// Seals `key` for `parser` in the vault (a blank key forgets it).
+pub async fn save_key(parser: DocParseProvider, key: &str) -> Result<(), String> {
+    let vault = vault().await?;
+    let key = key.trim();
+    if key.is_empty() {
+        vault.remove(&key_context(parser)).await
+    } else {
+        vault.store(&key_context(parser), key).await
+    }
+    .map_err(|e| e.to_string())
+}
+
+/// `parser`'s key as shown to the user (masked), if one is saved.
+pub async fn masked_key(parser: DocParseProvider) -> Option<String> {
+    let key = key(parser).await.ok()??;
+    Some(crate::vault::mask(&key))
+}
+
+/// What the edge offers for parsing (nothing remote when no edge answers).
+pub async fn offered() -> Offered {
+    match crate::edge::fetch_config().await {
+        Ok(config) => Offered {
+            deployment_keys: config.deployment_parsers,
+            sealed_keys: config.capabilities.byok,
+        },
+        Err(_) => Offered::default(),
+    }
+}
+
+/// A document's upload fields besides the file: the parser and its credential.
+#[derive(Debug, Clone, Default)]
+pub struct UploadFields {
+    /// The parser's wire name (`None`: the edge's own).
+    pub provider: Option<&'static str>,
+    /// The user's key sealed for the edge, as the envelope's JSON.
+    pub credential: Option<String>,
+    /// The deployment's key.
+    pub use_default: bool,
+}
+
+/// Why a document cannot go to the chosen parser: a stable code (`parse_no_key`, …).
+pub type Refused = &'static str;
+
+/// The fields to upload a document with under the user's settings, the user's key
+/// sealed with `sealer`.
+pub async fn upload_fields(sealer: &Sealer) -> Result<UploadFields, Refused> {
+    let settings = settings().await.map_err(|_| "parse_settings_unreadable")?;
+    if !settings.parser.is_remote() {
+        return Ok(UploadFields::default());
+    }
+    let saved = key(settings.parser)
+        .await
+        .map_err(|_| "parse_key_unreadable")?;
+    let route = document_parsing::route(settings, saved.is_some(), &offered().await)
+        .map_err(Missing::code)?;
+    let mut fields = UploadFields {
+        provider: Some(route.parser.as_str()),
+        ..UploadFields::default()
+    };
+    match (route.credential, saved, route.parser.credential_context()) {
+        (Some(Credential::Deployment), _, _) => fields.use_default = true,
+        (Some(Credential::Own), Some(secret), Some(context)) => {
+            let envelope = sealer
+                .seal(&context, &secret)
+                .await
+                .map_err(|_| "parse_seal_failed")?;
+            fields.credential = serde_json::to_string(&envelope).ok();
+        }
+        _ => {}
+    }
+    Ok(fields)
+}
