@@ -4,12 +4,15 @@
 //! the indexing (hundreds of milliseconds for thousands of files) runs on the page. The
 //! index is kept while the files do not change, one for a turn's questions and one for
 //! the search palette's (every collection's files), so the two do not rebuild each
-//! other's.
+//! other's. Each is saved beside the search snapshot once built
+//! (`hearth_core::knowledge::saved`), after its answer is posted, and taken back by
+//! the next worker (a reload) when its files have not changed since.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 
 use hearth_core::knowledge::ask::{Asked, KeptIndex};
+use hearth_core::knowledge::saved::{MAX_SAVED_BYTES, SAVED_FILES};
 use js_sys::{Array, Promise};
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::{JsFuture, future_to_promise};
@@ -26,6 +29,14 @@ pub enum Slot {
 }
 
 impl Slot {
+    /// The file its index is saved in (`search/…`).
+    fn file(self) -> &'static str {
+        match self {
+            Self::Turn => SAVED_FILES[0],
+            Self::Palette => SAVED_FILES[1],
+        }
+    }
+
     /// The request's `slot` (`"palette"`; anything else is a turn's).
     pub fn named(name: Option<&str>) -> Self {
         match name {
@@ -56,14 +67,33 @@ fn kept(slot: Slot) -> &'static std::thread::LocalKey<RefCell<KeptIndex>> {
 pub async fn passages(asked: &str, slot: Slot) -> Option<String> {
     let asked: Asked = serde_json::from_str(asked).ok()?;
     let mut index = kept(slot).with(RefCell::take);
-    let texts = RefCell::new(read_all(index.paths_to_read(&asked)).await);
+    if index.passages() == 0
+        && let Ok(Some(bytes)) = opfs::load_named(slot.file(), MAX_SAVED_BYTES).await
+    {
+        index.restore(&bytes);
+    }
+    let to_read = index.paths_to_read(&asked);
+    let built = !to_read.is_empty();
+    let texts = RefCell::new(read_all(to_read).await);
     let answered = index
         .answer_reading(&asked, |path| {
             std::future::ready(texts.borrow_mut().remove(&path))
         })
         .await;
     kept(slot).with(|held| held.replace(index));
+    if built {
+        // After the answer is posted: the question does not wait for the save.
+        wasm_bindgen_futures::spawn_local(save(slot));
+    }
     serde_json::to_string(&answered).ok()
+}
+
+/// Saves the index kept for `slot` (a failed save only means the next worker builds).
+async fn save(slot: Slot) {
+    let Some(bytes) = kept(slot).with(|held| held.borrow_mut().saved()) else {
+        return;
+    };
+    let _ = opfs::store_named(slot.file(), &bytes).await;
 }
 
 /// How many files are read at once.

@@ -1,6 +1,7 @@
 //! The snapshot file in the origin private file system (`search/conversations.idx`),
-//! read and written through sync access handles, which only workers have; and a
-//! knowledge file's text read by its path (`knowledge/…`), as the page stored it.
+//! and the saved knowledge indexes beside it, read and written through sync access
+//! handles, which only workers have; and a knowledge file's text read by its path
+//! (`knowledge/…`), as the page stored it.
 //!
 //! Every call into the file system goes through [`call`] (a method looked up by name and
 //! applied), so a browser without some part of the API gives an error code rather than a
@@ -260,10 +261,16 @@ impl Access {
 
 /// The saved file's bytes, or `None` when there is none (or it is empty).
 pub async fn load() -> Result<Option<Vec<u8>>, Code> {
+    load_named(FILE, MAX_FILE_BYTES).await
+}
+
+/// The bytes of the search directory's file `name`, or `None` when there is none (or it
+/// is empty); `tooLarge` past `max` bytes.
+pub async fn load_named(name: &str, max: usize) -> Result<Option<Vec<u8>>, Code> {
     let Some(directory) = directory(false).await? else {
         return Ok(None);
     };
-    let Some(handle) = file_handle(&directory, FILE, false).await? else {
+    let Some(handle) = file_handle(&directory, name, false).await? else {
         return Ok(None);
     };
     let access = open(&handle, true).await?;
@@ -271,10 +278,18 @@ pub async fn load() -> Result<Option<Vec<u8>>, Code> {
     if size == 0 {
         return Ok(None);
     }
-    if size > MAX_FILE_BYTES {
+    if size > max {
         return Err("tooLarge");
     }
     access.read(size).map(Some)
+}
+
+/// Makes the search directory's file `name` exactly `bytes` (a write torn by a crash is
+/// found by the reader's checks: the file is a cache).
+pub async fn store_named(name: &str, bytes: &[u8]) -> Result<(), Code> {
+    let directory = directory(true).await?.ok_or("io")?;
+    let handle = file_handle(&directory, name, true).await?.ok_or("io")?;
+    open(&handle, false).await?.write(bytes)
 }
 
 /// What a save did.

@@ -119,6 +119,7 @@ impl Knowledge {
         // The record is gone first: a failed delete of the files leaves orphans, which
         // nothing refers to, never a record without its files.
         let _ = files::remove_all(&removed.folder()).await;
+        forget_saved_indexes().await;
         Ok(())
     }
 
@@ -164,6 +165,7 @@ impl Knowledge {
             let (dir, name) = files::split_path(path);
             let _ = files::remove(dir, name).await;
         }
+        forget_saved_indexes().await;
         Ok(())
     }
 
@@ -403,5 +405,14 @@ pub fn error_text(error: &KnowledgeStoreError, i18n: crate::i18n::I18n) -> Strin
         DocumentError::Storage(reason) | DocumentError::Unreadable(reason) => {
             i18n.t_with(Key::KnowledgeErrorStorage, &[("reason", reason)])
         }
+    }
+}
+
+/// Deletes the knowledge indexes the search worker saved (`hearth_core::knowledge::saved`):
+/// they hold the passages of every file they index, so a removed file's text must not
+/// outlive it there. The next question builds them again.
+async fn forget_saved_indexes() {
+    for name in hearth_core::knowledge::saved::SAVED_FILES {
+        let _ = files::remove(files::SEARCH, name).await;
     }
 }

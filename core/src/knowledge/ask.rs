@@ -176,6 +176,21 @@ impl KeptIndex {
         self.answer(asked, Some(texts), unreadable)
     }
 
+    /// The kept index as bytes to save (`None`: there is none).
+    pub fn saved(&mut self) -> Option<Vec<u8>> {
+        self.0.as_mut().map(KnowledgeIndex::saved)
+    }
+
+    /// Takes the index saved as `bytes` when none is kept; whether it did (a save that
+    /// does not read is ignored: the next question builds the index).
+    pub fn restore(&mut self, bytes: &[u8]) -> bool {
+        if self.0.is_some() {
+            return false;
+        }
+        self.0 = KnowledgeIndex::from_saved(bytes);
+        self.0.is_some()
+    }
+
     /// How many passages the kept index holds.
     pub fn passages(&self) -> usize {
         self.0.as_ref().map_or(0, KnowledgeIndex::len)

@@ -26,6 +26,7 @@ pub mod ask;
 mod edit;
 mod file;
 pub mod retrieve;
+pub mod saved;
 pub mod transfer;
 
 pub use file::{Failure, KnowledgeFile, Stage};

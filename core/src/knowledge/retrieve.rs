@@ -172,6 +172,24 @@ impl KnowledgeIndex {
         }
     }
 
+    /// Its parts, to save (`super::saved`).
+    pub(super) fn parts_mut(&mut self) -> (&mut SearchIndex, &HashMap<String, Passage>, u64) {
+        (&mut self.index, &self.passages, self.fingerprint)
+    }
+
+    /// The index made of saved parts (`super::saved`).
+    pub(super) fn from_parts(
+        index: SearchIndex,
+        passages: HashMap<String, Passage>,
+        fingerprint: u64,
+    ) -> Self {
+        Self {
+            index,
+            passages,
+            fingerprint,
+        }
+    }
+
     /// Whether this index was built from files of this fingerprint.
     pub fn is_for(&self, fingerprint: u64) -> bool {
         self.fingerprint == fingerprint

@@ -153,3 +153,52 @@ fn texts_are_read_only_from_a_collections_own_paths_and_only_when_the_files_chan
     assert!(again.unreadable.is_empty());
     assert_eq!(again.passages[0].place.file, "roses");
 }
+
+#[test]
+fn a_saved_index_answers_after_a_reload_as_the_kept_one_did_and_a_bad_save_is_ignored() {
+    let (mut library, texts) = two_collections();
+    let scope = in_scope(library.collections.iter(), &[]);
+    let asked = ask::Asked::new(&scope, "When should I prune my roses?");
+    let (bounded, _) = asked.bounded();
+    let mut kept = ask::KeptIndex::default();
+    assert_eq!(kept.saved(), None, "nothing kept, nothing to save");
+    let first = kept.answer(&asked, Some(texts_of(&bounded, &texts)), Vec::new());
+    let bytes = kept.saved().expect("saved");
+    assert!(bytes.starts_with(crate::knowledge::saved::MAGIC));
+
+    // A new worker: restored, it answers with no text read, the same passages.
+    let mut reloaded = ask::KeptIndex::default();
+    assert!(reloaded.restore(&bytes));
+    assert!(reloaded.is_for(&bounded));
+    assert_eq!(reloaded.passages(), kept.passages());
+    assert!(reloaded.paths_to_read(&asked).is_empty());
+    assert_eq!(reloaded.answer(&asked, None, Vec::new()), first);
+    assert_eq!(
+        reloaded.saved(),
+        Some(bytes.clone()),
+        "saving again gives the same bytes"
+    );
+    // A kept index is never replaced by a saved one.
+    assert!(!reloaded.restore(&bytes));
+
+    // Saves that do not read: nothing restored, the next question builds.
+    let mut torn = bytes.clone();
+    torn.truncate(bytes.len() / 2);
+    let mut flipped = bytes.clone();
+    flipped[40] ^= 0xff;
+    let mut other = bytes.clone();
+    other[7] = b'9';
+    for bad in [&b""[..], &bytes[..20], &torn, &flipped, &other] {
+        let mut fresh = ask::KeptIndex::default();
+        assert!(!fresh.restore(bad), "{} bytes", bad.len());
+        assert_eq!(fresh.passages(), 0);
+    }
+
+    // Files that changed since the save: it is not for them, so their texts are read.
+    library
+        .change_file("c0", "soil", |f| f.version += 1)
+        .unwrap();
+    let changed = in_scope(library.collections.iter(), &[]);
+    let asked = ask::Asked::new(&changed, "prune roses");
+    assert!(!reloaded.paths_to_read(&asked).is_empty());
+}
