@@ -293,6 +293,42 @@ async fn a_collection_answers_a_conversation_with_passages_whose_citations_open_
         .await;
     session.screenshot("knowledge-reply-phone-dark").await;
 
+    // The worker saved the index it built (the passages' text is in it); deleting the
+    // collection deletes that too.
+    session.resize(1280, 900).await;
+    let saved = "return (async () => {
+        const root = await navigator.storage.getDirectory();
+        let dir; try { dir = await root.getDirectoryHandle('search'); } catch (e) { return []; }
+        const names = []; for await (const name of dir.keys()) names.push(name);
+        return names.filter((n) => n.startsWith('knowledge-')).sort();
+      })()";
+    let mut found = json!([]);
+    for _ in 0..50 {
+        found = session.js(saved, vec![]).await;
+        if found == json!(["knowledge-turn.idx"]) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(found, json!(["knowledge-turn.idx"]));
+    session.open_settings_tab("knowledge").await;
+    session
+        .click_by_script(&format!(
+            "[data-collection=\"{garden}\"] [data-knowledge-delete]"
+        ))
+        .await;
+    session
+        .click_by_script(&format!("[data-knowledge-delete-confirm=\"{garden}\"]"))
+        .await;
+    session
+        .wait_until("document.getElementById('knowledge-empty') !== null")
+        .await;
+    assert_eq!(
+        session.js(saved, vec![]).await,
+        json!([]),
+        "the saved index went with it"
+    );
+
     let _ = std::fs::remove_dir_all(&dir);
     session.finish().await;
 }
