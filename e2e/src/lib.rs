@@ -41,6 +41,7 @@ pub mod paths;
 pub mod process;
 pub mod provider_fixture;
 pub mod search_stand_in;
+pub mod stand_in;
 pub mod tap;
 pub mod tool_peers;
 pub mod workspace;

@@ -8,7 +8,6 @@
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::thread::JoinHandle;
 
 use axum::Router;
 use axum::body::Bytes;
@@ -16,7 +15,8 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
-use tokio::sync::oneshot;
+
+use crate::stand_in::Served;
 
 /// The pages every parsed document reads as.
 pub const PAGES: [&str; 2] = [
@@ -33,10 +33,8 @@ struct Shared {
 
 /// The stand-in.
 pub struct ParseStandIn {
-    port: u16,
+    served: Served,
     shared: Arc<Shared>,
-    shutdown: Option<oneshot::Sender<()>>,
-    thread: Option<JoinHandle<()>>,
 }
 
 fn bearer(headers: &HeaderMap) -> Option<String> {
@@ -124,45 +122,20 @@ async fn job(
 impl ParseStandIn {
     /// Starts the stand-in on a free loopback port.
     pub fn start() -> Self {
-        let listener =
-            std::net::TcpListener::bind("127.0.0.1:0").expect("bind the LlamaParse stand-in");
-        listener
-            .set_nonblocking(true)
-            .expect("a non-blocking listener");
-        let port = listener.local_addr().expect("its address").port();
         let shared = Arc::new(Shared::default());
         let app = Router::new()
             .route("/api/v2/parse/upload", axum::routing::post(upload))
             .route("/api/v2/parse/{id}", axum::routing::get(job))
             .with_state(shared.clone());
-        let (shutdown, stopped) = oneshot::channel::<()>();
-        let thread = std::thread::Builder::new()
-            .name("parse-stand-in".into())
-            .spawn(move || {
-                let runtime = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                    .expect("its runtime");
-                runtime.block_on(async move {
-                    let listener = tokio::net::TcpListener::from_std(listener).expect("a listener");
-                    tokio::select! {
-                        _ = axum::serve(listener, app).into_future() => {}
-                        _ = stopped => {}
-                    }
-                });
-            })
-            .expect("spawn its thread");
         Self {
-            port,
+            served: Served::start("parse-stand-in", app),
             shared,
-            shutdown: Some(shutdown),
-            thread: Some(thread),
         }
     }
 
     /// Its address, as the operator points LlamaParse's base at it.
     pub fn url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
+        self.served.url()
     }
 
     /// Every key an upload carried, in order.
@@ -181,16 +154,5 @@ impl ParseStandIn {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
-    }
-}
-
-impl Drop for ParseStandIn {
-    fn drop(&mut self) {
-        if let Some(shutdown) = self.shutdown.take() {
-            let _ = shutdown.send(());
-        }
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
     }
 }

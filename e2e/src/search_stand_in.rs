@@ -9,14 +9,14 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::thread::JoinHandle;
 
 use axum::Router;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
-use tokio::sync::oneshot;
+
+use crate::stand_in::Served;
 
 /// The Brave key the stand-in accepts.
 pub const BRAVE_KEY: &str = "BSA-e2e-brave-key-6c1d";
@@ -30,10 +30,8 @@ struct Shared {
 
 /// The stand-in.
 pub struct SearchStandIn {
-    port: u16,
+    served: Served,
     shared: Arc<Shared>,
-    shutdown: Option<oneshot::Sender<()>>,
-    thread: Option<JoinHandle<()>>,
 }
 
 /// The pages the stand-in gives for `query`: the same query always finds the same pages.
@@ -177,46 +175,21 @@ async fn search(State(shared): State<Arc<Shared>>, uri: Uri) -> Response {
 impl SearchStandIn {
     /// Starts the stand-in on a free loopback port.
     pub fn start() -> Self {
-        let listener =
-            std::net::TcpListener::bind("127.0.0.1:0").expect("bind the SearXNG stand-in");
-        listener
-            .set_nonblocking(true)
-            .expect("a non-blocking listener");
-        let port = listener.local_addr().expect("its address").port();
         let shared = Arc::new(Shared::default());
         let app = Router::new()
             .route("/search", axum::routing::get(search))
             .route("/res/v1/web/search", axum::routing::get(brave))
             .with_state(shared.clone());
-        let (shutdown, stopped) = oneshot::channel::<()>();
-        let thread = std::thread::Builder::new()
-            .name("search-stand-in".into())
-            .spawn(move || {
-                let runtime = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                    .expect("its runtime");
-                runtime.block_on(async move {
-                    let listener = tokio::net::TcpListener::from_std(listener).expect("a listener");
-                    tokio::select! {
-                        _ = axum::serve(listener, app).into_future() => {}
-                        _ = stopped => {}
-                    }
-                });
-            })
-            .expect("spawn its thread");
         Self {
-            port,
+            served: Served::start("search-stand-in", app),
             shared,
-            shutdown: Some(shutdown),
-            thread: Some(thread),
         }
     }
 
     /// Its address, as a user enters a SearXNG instance's, and as the operator points
     /// Brave's API base at it.
     pub fn url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
+        self.served.url()
     }
 
     /// Every key Brave's API was sent, in order.
@@ -240,16 +213,5 @@ impl SearchStandIn {
     /// Answers 403 from now on (or JSON again).
     pub fn set_json_off(&self, off: bool) {
         self.shared.json_off.store(off, Ordering::SeqCst);
-    }
-}
-
-impl Drop for SearchStandIn {
-    fn drop(&mut self) {
-        if let Some(shutdown) = self.shutdown.take() {
-            let _ = shutdown.send(());
-        }
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
     }
 }
