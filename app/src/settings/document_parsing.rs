@@ -159,23 +159,8 @@ pub fn DocumentParsing() -> impl IntoView {
                     </label>
                 </Show>
                 <Show when=move || !deployment_key.get()>
-                    <Field
-                        id="parsing-api-key"
-                        label=tr(Key::ProviderApiKey)
-                        control=Control::Password
-                        value=key
-                        on_input=move |v| key.set(v)
-                        placeholder=move || if saved_key.with(Option::is_some) { i18n.t(Key::ProviderApiKeyKeep) } else { String::new() }
-                        hint=move || match saved_key.get() {
-                            Some(masked) => i18n.t_with(Key::WebSearchKeySaved, &[("key", &masked)]),
-                            None => i18n.t(Key::ProviderNoKey),
-                        }
-                    />
-                    <Show when=move || saved_key.with(Option::is_some)>
-                        <button type="button" class="button button--secondary" id="parsing-forget-key" on:click=forget>
-                            {tr(Key::WebSearchForgetKey)}
-                        </button>
-                    </Show>
+                    <super::saved_key::SavedKeyField id="parsing-api-key" forget_id="parsing-forget-key"
+                        key saved=saved_key on_forget=forget />
                 </Show>
             </Show>
             <p class="field__hint" id="parsing-verdict" role="status"

@@ -15,6 +15,7 @@ mod memory;
 mod models;
 mod prices;
 mod providers;
+mod saved_key;
 mod skills;
 mod system;
 mod templates;

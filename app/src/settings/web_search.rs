@@ -219,23 +219,8 @@ pub fn WebSearchPanel() -> impl IntoView {
                 />
             </Show>
             <Show when=keyed>
-                <Field
-                    id="web-search-api-key"
-                    label=tr(Key::ProviderApiKey)
-                    control=Control::Password
-                    value=key
-                    on_input=move |v| key.set(v)
-                    placeholder=move || if saved_key.with(Option::is_some) { i18n.t(Key::ProviderApiKeyKeep) } else { String::new() }
-                    hint=move || match saved_key.get() {
-                        Some(masked) => i18n.t_with(Key::WebSearchKeySaved, &[("key", &masked)]),
-                        None => i18n.t(Key::ProviderNoKey),
-                    }
-                />
-                <Show when=move || saved_key.with(Option::is_some)>
-                    <button type="button" class="button button--secondary" id="web-search-forget-key" on:click=forget>
-                        {tr(Key::WebSearchForgetKey)}
-                    </button>
-                </Show>
+                <super::saved_key::SavedKeyField id="web-search-api-key" forget_id="web-search-forget-key"
+                    key saved=saved_key on_forget=forget />
             </Show>
             <Show when=move || kind() == Some(SearchProviderKind::Google)>
                 <Field
