@@ -108,6 +108,21 @@ pub struct UploadFields {
     pub use_default: bool,
 }
 
+impl UploadFields {
+    /// The multipart text fields they make.
+    pub fn form_fields(&self) -> Vec<(&'static str, String)> {
+        let fields = [
+            ("provider", self.provider.map(str::to_string)),
+            ("credential", self.credential.clone()),
+            ("useDefault", self.use_default.then(|| "true".to_string())),
+        ];
+        fields
+            .into_iter()
+            .filter_map(|(name, value)| Some((name, value?)))
+            .collect()
+    }
+}
+
 /// Why a document cannot go to the chosen parser: a stable code (`parse_no_key`, …).
 pub type Refused = &'static str;
 

@@ -327,26 +327,19 @@ pub async fn voice_transcribe(
     send("/api/voice/transcriptions", Some(&init)).await
 }
 
-/// `POST /api/doc-parse`: uploads `file` (named `name`) for the parser `fields` name
-/// (the edge's own when none), with its credential.
+/// `POST /api/doc-parse`: uploads `file` (named `name`) with the text `fields` (the
+/// parser and its credential; none: the edge's own parser).
 pub async fn start_doc_parse(
     file: &web_sys::Blob,
     name: &str,
-    fields: &crate::documents::UploadFields,
+    fields: &[(&str, String)],
 ) -> Result<hearth_core::api::doc_parse::DocParseStarted, EdgeError> {
     let form = web_sys::FormData::new().map_err(|_| EdgeError::Unexpected(0))?;
     form.append_with_blob_and_filename("file", file, name)
         .map_err(|_| EdgeError::Unexpected(0))?;
-    let text_fields = [
-        ("provider", fields.provider.map(str::to_string)),
-        ("credential", fields.credential.clone()),
-        ("useDefault", fields.use_default.then(|| "true".to_string())),
-    ];
-    for (field, value) in text_fields {
-        if let Some(value) = value {
-            form.append_with_str(field, &value)
-                .map_err(|_| EdgeError::Unexpected(0))?;
-        }
+    for (field, value) in fields {
+        form.append_with_str(field, value)
+            .map_err(|_| EdgeError::Unexpected(0))?;
     }
     let init = web_sys::RequestInit::new();
     init.set_method("POST");

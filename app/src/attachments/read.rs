@@ -371,7 +371,7 @@ async fn edge_text(
         let fields = crate::documents::upload_fields(&sealer)
             .await
             .map_err(|code| Upload::Refused(Refusal::new(code)))?;
-        edge::start_doc_parse(file, name, &fields)
+        edge::start_doc_parse(file, name, &fields.form_fields())
             .await
             .map_err(Upload::Edge)
     })

@@ -16,66 +16,55 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use base64::Engine;
-use rmcp::model::{ElicitRequestParams, ElicitResult};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
-use super::McpError;
-use super::session::Answered;
-use super::tool_call::Called;
+use super::session::{HELD_FOR, Reply};
 
-/// How long a held call waits for the user's answer.
-pub const HELD_FOR: Duration = Duration::from_secs(10 * 60);
 /// The most calls held at once on one edge.
 pub const MAX_HELD: usize = 256;
 /// What starts the state of a question held here (the rest is its id).
 pub const HELD_PREFIX: &str = "hearth-held:";
 
-/// The user's answer as the waiting server gets it, or why it cannot be given.
-pub type Reply = Result<ElicitResult, String>;
-
-/// What a running call tells the request waiting on it.
+/// One call waiting for its answer, with what its caller waits on next (`W`).
 #[derive(Debug)]
-pub enum Step {
-    /// The server asks the user (its request's parameters); the answer goes back through
-    /// the sender.
-    Ask(ElicitRequestParams, oneshot::Sender<Reply>),
-    /// The call ended.
-    Done(Box<Result<Answered<Called>, McpError>>),
-}
-
-/// One call waiting for its answer.
-#[derive(Debug)]
-pub struct Held {
+pub struct Held<W> {
     /// Who started it: the scope and the plugin.
     owner: String,
     /// Where the answer goes.
     pub reply: oneshot::Sender<Reply>,
-    /// The call's next steps.
-    pub steps: mpsc::Receiver<Step>,
+    /// The rest of the call.
+    pub waiting: W,
     until: Instant,
 }
 
 /// The calls held on this edge.
-#[derive(Debug, Clone, Default)]
-pub struct HeldCalls(Arc<Mutex<HashMap<String, Held>>>);
+#[derive(Debug)]
+pub struct HeldCalls<W>(Arc<Mutex<HashMap<String, Held<W>>>>);
+
+impl<W> Default for HeldCalls<W> {
+    fn default() -> Self {
+        Self(Arc::default())
+    }
+}
+
+impl<W> Clone for HeldCalls<W> {
+    fn clone(&self) -> Self {
+        Self(self.0.clone())
+    }
+}
 
 /// The owner string of a call started by `scope` for `plugin_id`.
 pub fn owner(scope: &str, plugin_id: &str) -> String {
     format!("{scope}\u{0}{plugin_id}")
 }
 
-impl HeldCalls {
+impl<W> HeldCalls<W> {
     /// Holds a call for `owner` until it is answered or [`HELD_FOR`] passes; the state to
     /// hand the browser (`None`: too many held already).
-    pub fn hold(
-        &self,
-        owner: String,
-        reply: oneshot::Sender<Reply>,
-        steps: mpsc::Receiver<Step>,
-    ) -> Option<String> {
+    pub fn hold(&self, owner: String, reply: oneshot::Sender<Reply>, waiting: W) -> Option<String> {
         let mut calls = self.0.lock().unwrap_or_else(|e| e.into_inner());
         let now = Instant::now();
         calls.retain(|_, held| held.until > now && !held.reply.is_closed());
@@ -89,7 +78,7 @@ impl HeldCalls {
             Held {
                 owner,
                 reply,
-                steps,
+                waiting,
                 until: now + HELD_FOR,
             },
         );
@@ -98,7 +87,7 @@ impl HeldCalls {
 
     /// The call held under `state` for `owner`, taken out (`None`: unknown here,
     /// expired, or someone else's).
-    pub fn take(&self, state: &str, owner: &str) -> Option<Held> {
+    pub fn take(&self, state: &str, owner: &str) -> Option<Held<W>> {
         let id = state.strip_prefix(HELD_PREFIX)?;
         let mut calls = self.0.lock().unwrap_or_else(|e| e.into_inner());
         let mine = calls
@@ -125,10 +114,9 @@ impl HeldCalls {
 mod tests {
     use super::*;
 
-    fn held(calls: &HeldCalls, owner: &str) -> (String, oneshot::Receiver<Reply>) {
+    fn held(calls: &HeldCalls<()>, owner: &str) -> (String, oneshot::Receiver<Reply>) {
         let (reply, answered) = oneshot::channel();
-        let (_, steps) = mpsc::channel(1);
-        let state = calls.hold(owner.into(), reply, steps).expect("room");
+        let state = calls.hold(owner.into(), reply, ()).expect("room");
         (state, answered)
     }
 
@@ -157,8 +145,7 @@ mod tests {
             kept.push(held(&calls, "a"));
         }
         let (reply, _answered) = oneshot::channel();
-        let (_, steps) = mpsc::channel(1);
-        assert!(calls.hold("a".into(), reply, steps).is_none(), "full");
+        assert!(calls.hold("a".into(), reply, ()).is_none(), "full");
         // A call whose task gave up (its answer's receiver dropped) is swept.
         drop(kept.pop());
         let (_state, _answered) = held(&calls, "a");

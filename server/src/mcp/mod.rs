@@ -12,7 +12,7 @@ pub mod held;
 pub mod session;
 mod tool_call;
 
-pub use tool_call::{Called, Replies, ToolCall, call};
+pub use tool_call::{Called, HeldToolCalls, Replies, ToolCall, call};
 
 use std::collections::BTreeMap;
 use std::time::Duration;

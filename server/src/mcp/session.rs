@@ -32,7 +32,6 @@ use rmcp::transport::StreamableHttpClientTransport;
 
 use tokio::sync::{mpsc, oneshot};
 
-use super::held::{HELD_FOR, Step};
 use super::{Access, McpError, classify, connection};
 use crate::safe_fetch::SafeFetch;
 
@@ -153,6 +152,21 @@ fn client_info() -> ClientConfig {
     )
 }
 
+/// How long a server's question in the middle of a call waits for the user's answer.
+pub const HELD_FOR: std::time::Duration = std::time::Duration::from_secs(10 * 60);
+
+/// The user's answer as the asking server gets it, or why it cannot be given.
+pub type Reply = Result<ElicitResult, String>;
+
+/// A question a server asks in the middle of a call, for whoever runs the call.
+#[derive(Debug)]
+pub struct Question {
+    /// The server's request.
+    pub params: ElicitRequestParams,
+    /// Where the answer goes.
+    pub reply: oneshot::Sender<Reply>,
+}
+
 /// Hearth as an MCP client. A question a server asks in the middle of a call (the
 /// handshake revision's `elicitation/create`) goes to whoever runs the call through
 /// `asks`, and the server gets the user's answer when it comes (at most [`HELD_FOR`]
@@ -160,7 +174,7 @@ fn client_info() -> ClientConfig {
 /// declining on the user's behalf would be a lie.
 struct Client {
     info: ClientConfig,
-    asks: Option<mpsc::Sender<Step>>,
+    asks: Option<mpsc::Sender<Question>>,
 }
 
 impl ClientHandler for Client {
@@ -186,9 +200,12 @@ impl ClientHandler for Client {
             ));
         };
         let (reply, answer) = oneshot::channel();
-        asks.send(Step::Ask(request, reply))
-            .await
-            .map_err(|_| unanswered("nobody waits for this call any more"))?;
+        asks.send(Question {
+            params: request,
+            reply,
+        })
+        .await
+        .map_err(|_| unanswered("nobody waits for this call any more"))?;
         match tokio::time::timeout(HELD_FOR, answer).await {
             Ok(Ok(Ok(result))) => Ok(result),
             Ok(Ok(Err(why))) => Err(rmcp::ErrorData::invalid_params(why, None)),
@@ -200,7 +217,7 @@ impl ClientHandler for Client {
 async fn open(
     transport: StreamableHttpClientTransport<reqwest::Client>,
     start: &Start,
-    asks: Option<&mpsc::Sender<Step>>,
+    asks: Option<&mpsc::Sender<Question>>,
 ) -> Result<RunningService<RoleClient, Client>, Failure> {
     let info = Client {
         info: client_info(),
@@ -234,7 +251,7 @@ async fn attempt<T, F, Fut>(
     url: &str,
     access: &Access<'_>,
     start: &Start,
-    asks: Option<&mpsc::Sender<Step>>,
+    asks: Option<&mpsc::Sender<Question>>,
     work: &F,
 ) -> Result<Answered<T>, Failure>
 where
@@ -278,7 +295,7 @@ pub async fn exchange_asking<T, F, Fut>(
     fetch: &SafeFetch,
     url: &str,
     access: &Access<'_>,
-    asks: Option<&mpsc::Sender<Step>>,
+    asks: Option<&mpsc::Sender<Question>>,
     work: F,
 ) -> Result<Answered<T>, McpError>
 where

@@ -11,10 +11,10 @@
 use hearth_core::plugin::elicitation::{self, MAX_ROUNDS};
 use rmcp::model::{CallToolRequestParams, CallToolResponse, ElicitResult, JsonObject};
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
-use super::held::{HELD_FOR, HELD_PREFIX, HeldCalls, Step};
-use super::session::{self, Answered};
+use super::held::{HELD_PREFIX, HeldCalls};
+use super::session::{self, Answered, HELD_FOR, Question};
 use super::{Access, CALL_TIMEOUT, McpError, within};
 use crate::safe_fetch::SafeFetch;
 
@@ -50,6 +50,16 @@ pub enum Called {
     InputRequired(Value),
 }
 
+/// What the request holding a call waits on: the server's next question, or the end.
+#[derive(Debug)]
+pub struct Waiting {
+    questions: mpsc::Receiver<Question>,
+    done: oneshot::Receiver<Result<Answered<Called>, McpError>>,
+}
+
+/// The calls held on this edge while their handshake server waits for the user.
+pub type HeldToolCalls = HeldCalls<Waiting>;
+
 /// Calls a tool on the server at `url`: its result, or the questions it asks the user
 /// first.
 ///
@@ -61,7 +71,7 @@ pub async fn call(
     url: &str,
     access: &Access<'_>,
     call: ToolCall<'_>,
-    held: &HeldCalls,
+    held: &HeldToolCalls,
 ) -> Result<Answered<Called>, McpError> {
     // The answer to a question held on this edge: hand it over, wait for what follows.
     if let Some((responses, Some(state))) = &call.input
@@ -71,9 +81,10 @@ pub async fn call(
             return Err(McpError::Expired);
         };
         let _ = waiting.reply.send(held_answer(responses));
-        return next_step(waiting.steps, held, call.owner).await;
+        return next_step(waiting.waiting, held, call.owner).await;
     }
-    let (steps, report) = mpsc::channel(1);
+    let (asks, questions) = mpsc::channel(1);
+    let (finished, done) = oneshot::channel();
     let arguments: JsonObject = match call.args {
         Value::Object(map) => map,
         _ => JsonObject::new(),
@@ -85,9 +96,8 @@ pub async fn call(
         // Bounded whatever the user does: each of the server's questions waits at most
         // HELD_FOR for its answer.
         let limit = CALL_TIMEOUT + HELD_FOR * MAX_ROUNDS;
-        let asking = steps.clone();
         let ran = within(limit, async {
-            session::exchange_asking(&fetch, &url, &access.access(), Some(&asking), |peer| {
+            session::exchange_asking(&fetch, &url, &access.access(), Some(&asks), |peer| {
                 one_call(
                     peer,
                     tool.clone(),
@@ -99,9 +109,9 @@ pub async fn call(
             .await
         })
         .await;
-        let _ = steps.send(Step::Done(Box::new(ran))).await;
+        let _ = finished.send(ran);
     });
-    next_step(report, held, call.owner).await
+    next_step(Waiting { questions, done }, held, call.owner).await
 }
 
 /// The tool's own exchange: listed first where its headers need it, then called, and
@@ -147,45 +157,52 @@ async fn one_call(
 
 /// Waits for the call's next step: its end, or a question to hold for the user.
 async fn next_step(
-    mut report: mpsc::Receiver<Step>,
-    held: &HeldCalls,
+    mut waiting: Waiting,
+    held: &HeldToolCalls,
     owner: String,
 ) -> Result<Answered<Called>, McpError> {
     loop {
-        let step = tokio::time::timeout(CALL_TIMEOUT, report.recv())
-            .await
-            .map_err(|_| McpError::Timeout(CALL_TIMEOUT))?;
-        match step {
-            None => return Err(McpError::Failed("the call ended without an answer".into())),
-            Some(Step::Done(ran)) => return *ran,
-            Some(Step::Ask(params, reply)) => {
-                let mut value = json!({ "inputRequests": { HELD_KEY: {
-                    "method": "elicitation/create",
-                    "params": serde_value(&params).map_err(|e| McpError::Failed(e.to_string()))?,
-                }}});
-                // A question that cannot be shown goes back to the server as refused.
-                if let Err(error) = elicitation::read_input_required(&value) {
-                    let _ = reply.send(Err(error.to_string()));
-                    continue;
-                }
-                let Some(state) = held.hold(owner.clone(), reply, report) else {
-                    return Err(McpError::Failed(
-                        "too many questions wait for an answer on this edge".into(),
-                    ));
-                };
-                value["requestState"] = json!(state);
-                return Ok(Answered {
-                    value: Called::InputRequired(value),
-                    revision: None,
-                    server: None,
-                });
+        let question = tokio::time::timeout(CALL_TIMEOUT, async {
+            tokio::select! {
+                // A call waiting on its server's question cannot end meanwhile, so a
+                // question is always seen before the end.
+                biased;
+                Some(question) = waiting.questions.recv() => Ok(question),
+                ran = &mut waiting.done => Err(ran),
             }
+        })
+        .await
+        .map_err(|_| McpError::Timeout(CALL_TIMEOUT))?;
+        let Question { params, reply } = match question {
+            Ok(question) => question,
+            Err(Ok(ran)) => return ran,
+            Err(Err(_)) => return Err(McpError::Failed("the call ended without an answer".into())),
+        };
+        let mut value = json!({ "inputRequests": { HELD_KEY: {
+            "method": "elicitation/create",
+            "params": serde_value(&params).map_err(|e| McpError::Failed(e.to_string()))?,
+        }}});
+        // A question that cannot be shown goes back to the server as refused.
+        if let Err(error) = elicitation::read_input_required(&value) {
+            let _ = reply.send(Err(error.to_string()));
+            continue;
         }
+        let Some(state) = held.hold(owner.clone(), reply, waiting) else {
+            return Err(McpError::Failed(
+                "too many questions wait for an answer on this edge".into(),
+            ));
+        };
+        value["requestState"] = json!(state);
+        return Ok(Answered {
+            value: Called::InputRequired(value),
+            revision: None,
+            server: None,
+        });
     }
 }
 
 /// The user's reply to a held question, as its server gets it.
-fn held_answer(responses: &JsonObject) -> super::held::Reply {
+fn held_answer(responses: &JsonObject) -> session::Reply {
     let reply = responses
         .get(HELD_KEY)
         .ok_or_else(|| "the answer is not to this question".to_string())?;

@@ -69,7 +69,7 @@ pub async fn run(
     args: Value,
     secret: Option<&str>,
     input: Option<mcp::Replies>,
-    held: (&mcp::held::HeldCalls, &str),
+    held: (&mcp::HeldToolCalls, &str),
 ) -> Result<Ran, ApiError> {
     if plugin.source == Source::Builtin {
         return run_builtin(fetch, plugin, function, &args)

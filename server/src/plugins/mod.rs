@@ -48,7 +48,7 @@ pub struct Plugins {
     signer: Signer,
     mode: DeploymentMode,
     /// Tool calls whose handshake server waits for the user's answer.
-    held: mcp::held::HeldCalls,
+    held: mcp::HeldToolCalls,
 }
 
 fn store_down(error: KvError) -> ApiError {
@@ -123,7 +123,7 @@ impl Plugins {
             byok,
             signer,
             mode,
-            held: mcp::held::HeldCalls::default(),
+            held: mcp::HeldToolCalls::default(),
         }
     }
 
