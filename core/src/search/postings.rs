@@ -478,16 +478,22 @@ impl Tail {
     /// Appends the entry of `slot` (above every slot written) with its `positions`
     /// (sorted, non-empty).
     pub fn push(&mut self, slot: u32, positions: &[u32]) {
+        self.push_with(&mut Vec::new(), slot, positions);
+    }
+
+    /// [`Tail::push`], the entry encoded in `scratch` first (a build reuses one buffer
+    /// for every entry instead of allocating one each).
+    pub fn push_with(&mut self, scratch: &mut Vec<u8>, slot: u32, positions: &[u32]) {
         debug_assert!(slot >= self.last && !positions.is_empty());
-        let mut record = Vec::with_capacity(4 + positions.len() * 2);
-        put_varint(&mut record, u64::from(slot.saturating_sub(self.last)));
-        put_varint(&mut record, positions.len() as u64);
+        scratch.clear();
+        put_varint(scratch, u64::from(slot.saturating_sub(self.last)));
+        put_varint(scratch, positions.len() as u64);
         let mut previous = 0;
         for &p in positions {
-            put_varint(&mut record, u64::from(p.saturating_sub(previous)));
+            put_varint(scratch, u64::from(p.saturating_sub(previous)));
             previous = p;
         }
-        self.bytes.push(&record);
+        self.bytes.push(scratch);
         self.last = slot + 1;
         self.count += 1;
     }

@@ -466,6 +466,7 @@ impl Segment {
         });
         tokens.sort_unstable();
         let mut positions = Vec::new();
+        let mut scratch = Vec::new();
         let mut i = 0;
         while i < tokens.len() {
             let term = tokens[i].0;
@@ -474,7 +475,8 @@ impl Segment {
                 positions.push(tokens[i].1);
                 i += 1;
             }
-            self.tail_mut(term).push(slot, &positions);
+            self.tail_mut(term)
+                .push_with(&mut scratch, slot, &positions);
         }
         let parent = self.intern(&document.parent);
         let len = title_end + body_tokens;
