@@ -476,13 +476,8 @@ pub struct Tail {
 
 impl Tail {
     /// Appends the entry of `slot` (above every slot written) with its `positions`
-    /// (sorted, non-empty).
-    pub fn push(&mut self, slot: u32, positions: &[u32]) {
-        self.push_with(&mut Vec::new(), slot, positions);
-    }
-
-    /// [`Tail::push`], the entry encoded in `scratch` first (a build reuses one buffer
-    /// for every entry instead of allocating one each).
+    /// (sorted, non-empty). The entry is encoded in `scratch` first (a build reuses one buffer for every
+    /// entry instead of allocating one each); what `scratch` held is dropped.
     pub fn push_with(&mut self, scratch: &mut Vec<u8>, slot: u32, positions: &[u32]) {
         debug_assert!(slot >= self.last && !positions.is_empty());
         scratch.clear();
@@ -853,8 +848,10 @@ mod tests {
     #[test]
     fn tails_round_trip_after_a_frozen_part() {
         let mut t = Tail::default();
+        // A scratch buffer holding anything: each entry starts it afresh.
+        let mut scratch = vec![0xff; 7];
         for (slot, _, positions) in sample() {
-            t.push(slot + 200_000, &positions);
+            t.push_with(&mut scratch, slot + 200_000, &positions);
         }
         assert_eq!(t.count, 4);
         let entries = sample();
