@@ -7,12 +7,9 @@
 
 use hearth_core::api::doc_parse::DocParseProvider;
 use hearth_core::document_parsing::{self, Credential, Missing, Offered, ParsingSettings};
-use leptos::prelude::*;
 
 use crate::envelope::Sealer;
-use crate::storage::Db;
 use crate::storage::document::{DocumentCell, SettingsDocument};
-use crate::vault::Vault;
 
 thread_local! {
     static SETTINGS: DocumentCell<ParsingSettings> = DocumentCell::default();
@@ -24,11 +21,6 @@ static DOCUMENT: SettingsDocument<ParsingSettings> = SettingsDocument {
     cell: &SETTINGS,
     repair: ParsingSettings::repaired,
 };
-
-/// The settings, once read (`None` until then); reading it in a view tracks it.
-pub fn value() -> ArcRwSignal<Option<ParsingSettings>> {
-    DOCUMENT.value()
-}
 
 /// The settings, read the first time.
 pub async fn settings() -> Result<ParsingSettings, String> {
@@ -55,35 +47,18 @@ fn key_context(parser: DocParseProvider) -> String {
     format!("local:docs:{}:api-key", parser.as_str())
 }
 
-async fn vault() -> Result<Vault, String> {
-    let db = Db::open().await.map_err(|e| e.to_string())?;
-    Vault::open(db).await.map_err(|e| e.to_string())
-}
-
 async fn key(parser: DocParseProvider) -> Result<Option<String>, String> {
-    vault()
-        .await?
-        .load(&key_context(parser))
-        .await
-        .map_err(|e| e.to_string())
+    crate::vault::service_key(&key_context(parser)).await
 }
 
 /// Seals `key` for `parser` in the vault (a blank key forgets it).
 pub async fn save_key(parser: DocParseProvider, key: &str) -> Result<(), String> {
-    let vault = vault().await?;
-    let key = key.trim();
-    if key.is_empty() {
-        vault.remove(&key_context(parser)).await
-    } else {
-        vault.store(&key_context(parser), key).await
-    }
-    .map_err(|e| e.to_string())
+    crate::vault::save_service_key(&key_context(parser), key).await
 }
 
 /// `parser`'s key as shown to the user (masked), if one is saved.
 pub async fn masked_key(parser: DocParseProvider) -> Option<String> {
-    let key = key(parser).await.ok()??;
-    Some(crate::vault::mask(&key))
+    crate::vault::masked_service_key(&key_context(parser)).await
 }
 
 /// What the edge offers for parsing (nothing remote when no edge answers).

@@ -206,6 +206,39 @@ pub fn provider_key_context(provider_id: &str) -> String {
     format!("local:provider:{provider_id}:api-key")
 }
 
+/// The vault of this browser's database, opened for one call (the services' keys: web
+/// search, voice, document parsing).
+pub async fn opened() -> Result<Vault, String> {
+    let db = Db::open().await.map_err(|e| e.to_string())?;
+    Vault::open(db).await.map_err(|e| e.to_string())
+}
+
+/// Seals `key` in the vault under `context`, trimmed (a blank key forgets it).
+pub async fn save_service_key(context: &str, key: &str) -> Result<(), String> {
+    let vault = opened().await?;
+    let key = key.trim();
+    if key.is_empty() {
+        vault.remove(context).await
+    } else {
+        vault.store(context, key).await
+    }
+    .map_err(|e| e.to_string())
+}
+
+/// The key kept under `context`, if one is.
+pub async fn service_key(context: &str) -> Result<Option<String>, String> {
+    opened()
+        .await?
+        .load(context)
+        .await
+        .map_err(|e| e.to_string())
+}
+
+/// The key kept under `context` as shown to the user ([`mask`]), if one is.
+pub async fn masked_service_key(context: &str) -> Option<String> {
+    Some(mask(&service_key(context).await.ok()??))
+}
+
 /// A key as shown to the user: its start and last four characters.
 pub fn mask(secret: &str) -> String {
     let chars: Vec<char> = secret.chars().collect();

@@ -304,22 +304,6 @@ pub const DEFAULT_MINERU_BASE_URL: &str = "https://mineru.net";
 /// LlamaCloud's API.
 pub const DEFAULT_LLAMA_PARSE_BASE_URL: &str = "https://api.cloud.llamaindex.ai";
 
-impl DocParseSettings {
-    /// The remote parsers the operator gave a key for (`/api/config` lists them; the
-    /// keys stay here).
-    pub fn deployment_parsers(&self) -> Vec<hearth_core::api::doc_parse::DocParseProvider> {
-        use hearth_core::api::doc_parse::DocParseProvider;
-        let set = |key: &Option<String>| key.as_deref().is_some_and(|k| !k.trim().is_empty());
-        [
-            (DocParseProvider::Mineru, set(&self.mineru_api_token)),
-            (DocParseProvider::LlamaParse, set(&self.llama_parse_api_key)),
-        ]
-        .into_iter()
-        .filter_map(|(parser, keyed)| keyed.then_some(parser))
-        .collect()
-    }
-}
-
 impl std::fmt::Debug for DocParseSettings {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let redacted = |secret: &Option<String>| secret.as_ref().map(|_| "[redacted]");

@@ -134,7 +134,7 @@ impl AppState {
                 server_providers: server_providers.iter().map(|p| p.public()).collect(),
                 stream_silence_secs: config.relay_timeout_secs.max(1),
                 document_parse_max_bytes: config.doc_parse.max_bytes,
-                deployment_parsers: config.doc_parse.deployment_parsers(),
+                deployment_parsers: crate::doc_parse::deployment_parsers(&config.doc_parse),
             }),
             started: Instant::now(),
             assets: Arc::new(assets),

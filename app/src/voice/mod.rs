@@ -18,9 +18,7 @@ use crate::edge::EdgeError;
 use crate::envelope::Sealer;
 use crate::i18n::{I18n, Key};
 use crate::providers::Providers;
-use crate::storage::Db;
 use crate::storage::document::{DocumentCell, SettingsDocument};
-use crate::vault::Vault;
 
 thread_local! {
     /// The settings, once read; owned by no component.
@@ -79,39 +77,19 @@ pub async fn change(edit: impl FnOnce(&mut VoiceSettings)) -> Result<(), String>
     Ok(())
 }
 
-async fn vault() -> Result<Vault, String> {
-    let db = Db::open().await.map_err(|e| e.to_string())?;
-    Vault::open(db).await.map_err(|e| e.to_string())
-}
-
 /// Seals the ElevenLabs key in the vault (a blank key forgets it).
 pub async fn save_elevenlabs_key(key: &str) -> Result<(), String> {
-    let vault = vault().await?;
-    let key = key.trim();
-    let saved = if key.is_empty() {
-        vault.remove(ELEVENLABS_KEY).await
-    } else {
-        vault.store(ELEVENLABS_KEY, key).await
-    };
-    saved.map_err(|e| e.to_string())
+    crate::vault::save_service_key(ELEVENLABS_KEY, key).await
 }
 
 /// The ElevenLabs key, if one is saved.
 pub async fn elevenlabs_key() -> Result<Option<String>, String> {
-    vault()
-        .await?
-        .load(ELEVENLABS_KEY)
-        .await
-        .map_err(|e| e.to_string())
+    crate::vault::service_key(ELEVENLABS_KEY).await
 }
 
 /// The ElevenLabs key as shown to the user (masked), if one is saved.
 pub async fn masked_elevenlabs_key() -> Option<String> {
-    elevenlabs_key()
-        .await
-        .ok()
-        .flatten()
-        .map(|key| crate::vault::mask(&key))
+    crate::vault::masked_service_key(ELEVENLABS_KEY).await
 }
 
 /// Why reading aloud or listening failed, said in the user's language.

@@ -16,9 +16,7 @@ use leptos::prelude::*;
 use crate::edge::EdgeError;
 use crate::envelope::{self, EdgeKeyRefusal, SealError};
 use crate::i18n::{I18n, Key};
-use crate::storage::Db;
 use crate::storage::document::{DocumentCell, SettingsDocument};
-use crate::vault::Vault;
 
 thread_local! {
     /// The settings, once read; owned by no component, so the first screen builds nothing.
@@ -103,21 +101,9 @@ pub fn key_context(kind: SearchProviderKind) -> String {
     format!("local:search:{}:api-key", kind.as_str())
 }
 
-async fn vault() -> Result<Vault, String> {
-    let db = Db::open().await.map_err(|e| e.to_string())?;
-    Vault::open(db).await.map_err(|e| e.to_string())
-}
-
 /// Seals `key` for `kind` in the vault (a blank key forgets it).
 pub async fn save_key(kind: SearchProviderKind, key: &str) -> Result<(), String> {
-    let vault = vault().await?;
-    let key = key.trim();
-    let saved = if key.is_empty() {
-        vault.remove(&key_context(kind)).await
-    } else {
-        vault.store(&key_context(kind), key).await
-    };
-    saved.map_err(|e| e.to_string())?;
+    crate::vault::save_service_key(&key_context(kind), key).await?;
     // The switch and the settings read the saved keys again.
     DOCUMENT
         .change::<(), ()>(|_| Ok(()))
@@ -127,21 +113,16 @@ pub async fn save_key(kind: SearchProviderKind, key: &str) -> Result<(), String>
 
 /// `kind`'s key as shown to the user (masked), if one is saved.
 pub async fn masked_key(kind: SearchProviderKind) -> Option<String> {
-    let key = vault().await.ok()?.load(&key_context(kind)).await.ok()??;
-    Some(crate::vault::mask(&key))
+    crate::vault::masked_service_key(&key_context(kind)).await
 }
 
 async fn key(kind: SearchProviderKind) -> Result<Option<String>, String> {
-    vault()
-        .await?
-        .load(&key_context(kind))
-        .await
-        .map_err(|e| e.to_string())
+    crate::vault::service_key(&key_context(kind)).await
 }
 
 /// The services whose key is saved.
 pub async fn saved_keys() -> Vec<SearchProviderKind> {
-    let Ok(vault) = vault().await else {
+    let Ok(vault) = crate::vault::opened().await else {
         return Vec::new();
     };
     let mut saved = Vec::new();

@@ -77,6 +77,22 @@ pub struct Inner {
     remote: Remote,
 }
 
+/// The remote parsers the operator gave a key for in `settings` (`/api/config` lists
+/// them; the keys stay here).
+pub fn deployment_parsers(settings: &DocParseSettings) -> Vec<DocParseProvider> {
+    let set = |key: &Option<String>| key.as_deref().is_some_and(|k| !k.trim().is_empty());
+    [
+        (DocParseProvider::Mineru, set(&settings.mineru_api_token)),
+        (
+            DocParseProvider::LlamaParse,
+            set(&settings.llama_parse_api_key),
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(parser, keyed)| keyed.then_some(parser))
+    .collect()
+}
+
 impl DocParse {
     /// The service for these settings, keeping jobs beside `kv`, running workers from
     /// `program` (the `hearth` binary), opening remote parsers' credentials with `byok`.

@@ -90,9 +90,10 @@ impl<W> HeldCalls<W> {
     pub fn take(&self, state: &str, owner: &str) -> Option<Held<W>> {
         let id = state.strip_prefix(HELD_PREFIX)?;
         let mut calls = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        let mine = calls
-            .get(id)
-            .is_some_and(|held| held.owner == owner && held.until > Instant::now());
+        // Calls nobody came back for go here too, not only when another is held.
+        let now = Instant::now();
+        calls.retain(|_, held| held.until > now && !held.reply.is_closed());
+        let mine = calls.get(id).is_some_and(|held| held.owner == owner);
         if !mine {
             return None;
         }
@@ -135,6 +136,17 @@ mod tests {
         );
         assert!(calls.take(&state, "a").is_some());
         assert!(calls.take(&state, "a").is_none(), "taken once");
+    }
+
+    #[test]
+    fn looking_one_up_sweeps_the_abandoned_ones() {
+        let calls = HeldCalls::default();
+        let (_kept, _answered) = held(&calls, "a");
+        let (gone, answered) = held(&calls, "a");
+        drop(answered);
+        assert_eq!(calls.len(), 2);
+        assert!(calls.take(&gone, "a").is_none(), "its task gave up");
+        assert_eq!(calls.len(), 1);
     }
 
     #[test]
