@@ -32,11 +32,19 @@ pub enum Band {
     Rag,
     /// Earlier tool calls and results.
     Tools,
+    /// The answers a merged reply combines (`crate::chat::compare`).
+    Answers,
 }
 
 impl Band {
     /// Every band.
-    pub const ALL: [Band; 4] = [Band::Attachments, Band::Search, Band::Rag, Band::Tools];
+    pub const ALL: [Band; 5] = [
+        Band::Attachments,
+        Band::Search,
+        Band::Rag,
+        Band::Tools,
+        Band::Answers,
+    ];
 
     /// The largest share of the free budget this band may take, in percent.
     pub fn weight_percent(self) -> u64 {
@@ -45,6 +53,9 @@ impl Band {
             Band::Search => 14,
             Band::Rag => 14,
             Band::Tools => 8,
+            // Only a merged reply has answers, and they are what it is about: the
+            // largest share, and every band together stays within the free budget.
+            Band::Answers => 46,
         }
     }
 }
@@ -318,6 +329,34 @@ mod tests {
         assert_eq!(error.code(), "CONTEXT_BUDGET_EXCEEDED");
         assert!(error.recoverable());
         assert!(error.to_string().contains("larger context"));
+    }
+
+    #[test]
+    fn every_band_together_fits_in_the_free_budget() {
+        let total: u64 = Band::ALL.iter().map(|band| band.weight_percent()).sum();
+        assert!(total <= 100, "the bands' weights add up to {total} %");
+        // Each band full at once: history is left with the rest, never less than zero.
+        let input = PlanInput {
+            context_window: Some(10_000),
+            output_reservation: Some(0),
+            fixed_tokens: 0,
+            history: vec![turn(("u", 10), ("m", 10))],
+            extras: Band::ALL
+                .iter()
+                .map(|band| {
+                    (
+                        *band,
+                        vec![item(
+                            &format!("{band:?}"),
+                            10_000 * band.weight_percent() / 100,
+                        )],
+                    )
+                })
+                .collect(),
+        };
+        let plan = plan(&input).unwrap();
+        assert!(plan.dropped_extras.is_empty());
+        assert!(plan.tokens <= 10_000);
     }
 
     #[test]

@@ -8,6 +8,8 @@ use hearth_core::chat::{ConversationRecord, MessageStatus, QueuedMessage, RunOut
 use hearth_core::preferences::ModelRef;
 use leptos::prelude::*;
 
+use hearth_core::chat::compare;
+
 use super::live::LiveMessage;
 use super::records::{question_record, reply_record};
 use super::tabs::ReplyLock;
@@ -47,7 +49,7 @@ impl Chat {
     /// Whether the open conversation is busy writing (untracked): its messages wait, and
     /// nothing else starts a reply there.
     pub(super) fn busy(&self, conversation_id: &str) -> bool {
-        self.runs.writing(conversation_id).is_some()
+        !self.runs.writing(conversation_id).is_empty()
             || self.tabs.is_elsewhere_untracked(conversation_id)
     }
 
@@ -125,7 +127,8 @@ impl Chat {
     }
 
     /// Sends `text` as the user's next message: queued if a reply is streaming, else a new
-    /// turn with a reply. Returns false (and keeps nothing) when no model is chosen.
+    /// turn with a reply (or a reply from each model compared, side by side). Returns
+    /// false (and keeps nothing) when no model is chosen.
     pub fn send(&self, text: String, attachments: Vec<Attachment>) -> bool {
         let Some(choice) = self.choice.get_untracked() else {
             return false;
@@ -196,9 +199,9 @@ impl Chat {
         }
     }
 
-    async fn begin_turn(&self, text: String, attachments: Vec<Attachment>, choice: ModelRef) {
+    async fn begin_turn(&self, text: String, attachments: Vec<Attachment>, models: Vec<ModelRef>) {
         if !self
-            .try_begin_turn(text.clone(), attachments.clone(), choice)
+            .try_begin_turn(text.clone(), attachments.clone(), models)
             .await
         {
             // Nothing was stored (a full quota, or another tab claimed the reply between
@@ -208,14 +211,18 @@ impl Chat {
         }
     }
 
-    /// Stores the question and its reply and starts the run; `false` when nothing was
-    /// stored (the write failed, or another tab writes this conversation's reply).
+    /// Stores the question and a reply for each of `models` (the first chosen; more
+    /// than one: a comparison) and starts the runs; `false` when nothing was stored (the
+    /// write failed, or another tab writes this conversation's reply).
     async fn try_begin_turn(
         &self,
         text: String,
         attachments: Vec<Attachment>,
-        choice: ModelRef,
+        models: Vec<ModelRef>,
     ) -> bool {
+        let Some(choice) = models.first().cloned() else {
+            return false;
+        };
         let (conversation_id, lock, new) = match self.open.current_untracked() {
             Some(id) => {
                 let Some(lock) = self.claim(&id).await else {
@@ -259,20 +266,26 @@ impl Chat {
         };
         let parent = self.open.active_leaf();
         let question = question_record(&conversation_id, parent.clone(), text, attachments);
-        let reply = reply_record(&conversation_id, Some(question.id.clone()), &choice);
-        let (question_id, reply_id) = (question.id.clone(), reply.id.clone());
+        let question_id = question.id.clone();
+        let replies = super::comparison::replies(&conversation_id, &question_id, &models);
+        let reply_ids: Vec<String> = replies.iter().map(|r| r.id.clone()).collect();
         let change = |tree: &mut hearth_core::chat::MessageTree| {
             tree.append(&question_id, parent.as_deref())?;
-            tree.append(&reply_id, Some(&question_id))
+            for id in &reply_ids {
+                tree.append(id, Some(&question_id))?;
+            }
+            // The conversation goes on from the chosen model's reply.
+            tree.activate(&reply_ids[0])
         };
-        let records = vec![question, reply];
+        let mut records = vec![question];
+        records.extend(replies);
         let inserted = match &new {
             Some((conversation, _)) => self.open.insert_first(conversation, records, change).await,
             None => self.open.insert(&conversation_id, records, change).await,
         }
         .is_ok();
         if inserted {
-            self.start_reply(conversation_id, &reply_id, Mode::Fresh, lock);
+            self.start_replies(conversation_id, &reply_ids, lock);
         } else if let Some((_, assistant)) = new {
             // Nothing was stored: back to the new chat (with its assistant), with no
             // conversation left behind.
@@ -301,22 +314,33 @@ impl Chat {
         self.store.spawn(async move {
             let outcome = run_reply(chat, conversation_id.clone(), live, mode).await;
             lock.release().await;
-            if let Some(message) = chat.runs.next_queued(&conversation_id, outcome)
-                && chat.open.is_open_untracked(&conversation_id)
-            {
-                chat.send(message.text, message.attachments);
-            }
+            chat.after_runs(&conversation_id, outcome);
         });
     }
 
-    /// The model a new reply to the same question uses: the composer's, else the old one's.
+    /// Sends the message queued behind `conversation_id`'s reply (or replies, side by
+    /// side) once they ended with `outcome`, if it is still open.
+    pub(super) fn after_runs(&self, conversation_id: &str, outcome: RunOutcome) {
+        if let Some(message) = self.runs.next_queued(conversation_id, outcome)
+            && self.open.is_open_untracked(conversation_id)
+        {
+            self.send(message.text, message.attachments);
+        }
+    }
+
+    /// The model a new reply to the same question uses: the composer's, else the old
+    /// one's; a compared answer keeps its own model (it is that model's column).
     fn model_for(&self, old: &LiveMessage) -> ModelRef {
-        self.choice.get_untracked().unwrap_or_else(|| {
+        let own = || {
             old.record.with_untracked(|r| ModelRef {
                 provider_id: r.provider_id.clone().unwrap_or_default(),
                 model: r.model.clone().unwrap_or_default(),
             })
-        })
+        };
+        if old.record.with_untracked(|r| r.compare.is_some()) {
+            return own();
+        }
+        self.choice.get_untracked().unwrap_or_else(own)
     }
 
     /// A new reply to the same question, as a sibling of `reply_id`.
@@ -337,7 +361,12 @@ impl Chat {
             let Some(lock) = chat.claim(&conversation_id).await else {
                 return;
             };
-            let reply = reply_record(&conversation_id, parent, &choice);
+            let mut reply = reply_record(&conversation_id, parent, &choice);
+            // One of a comparison stays in it; a merge merges the same answers again.
+            old.record.with_untracked(|r| {
+                reply.compare = r.compare.clone();
+                reply.merged_from = r.merged_from.clone();
+            });
             let new_id = reply.id.clone();
             let inserted = chat
                 .open
@@ -556,7 +585,7 @@ impl Chat {
 /// Runs a reply: the whole pipeline (planning, streaming, tools) is in its own lazily
 /// loaded wasm chunk, which the first page load does not need, whichever action starts it.
 #[lazy]
-async fn run_reply(
+pub(super) async fn run_reply(
     chat: Chat,
     conversation_id: String,
     live: LiveMessage,
@@ -566,10 +595,13 @@ async fn run_reply(
 }
 
 /// Starts a turn: in its own lazily loaded wasm chunk, which the first page load does
-/// not need.
+/// not need. The models compared with `choice`, if any, answer too.
 #[lazy]
 async fn start_turn(chat: Chat, text: String, attachments: Vec<Attachment>, choice: ModelRef) {
-    chat.begin_turn(text, attachments, choice).await;
+    let also = chat.choice.also_untracked();
+    let also = &also[..also.len().min(compare::MAX_MODELS - 1)];
+    let models = compare::lineup(&choice, also).unwrap_or_else(|_| vec![choice]);
+    chat.begin_turn(text, attachments, models).await;
 }
 
 /// Archives conversation `id` and offers Undo: in its own lazily loaded chunk, which the

@@ -2,6 +2,10 @@
 //! reloads); what the composer uses is a memo over it: the pick while it is offered,
 //! else the default model (Settings › Models) while that is offered, else the first
 //! model offered. Nothing writes the pick back to make it valid.
+//!
+//! Beside it, the models the user compares it with (`also`, up to three, this tab's
+//! memory only): a message then goes to all of them side by side
+//! (`hearth_core::chat::compare`).
 
 use hearth_core::preferences::ModelRef;
 use leptos::prelude::*;
@@ -16,6 +20,7 @@ pub type Offered = Vec<(String, String, Vec<String>)>;
 #[derive(Clone, Copy)]
 pub struct ModelChoice {
     picked: RwSignal<Option<ModelRef>>,
+    also: RwSignal<Vec<ModelRef>>,
     effective: Memo<Option<ModelRef>>,
     offered: Memo<Offered>,
 }
@@ -49,6 +54,7 @@ impl ModelChoice {
         });
         Self {
             picked,
+            also: RwSignal::new(Vec::new()),
             effective,
             offered,
         }
@@ -67,6 +73,30 @@ impl ModelChoice {
     /// The models on offer (a memo).
     pub fn offered(&self) -> Memo<Offered> {
         self.offered
+    }
+
+    /// The models a new message also goes to, for a comparison (tracked): those still
+    /// on offer, never the chosen one.
+    pub fn also(&self) -> Vec<ModelRef> {
+        let chosen = self.get();
+        self.offered.with(|offered| {
+            self.also.with(|also| {
+                also.iter()
+                    .filter(|m| is_offered(offered, m) && Some(*m) != chosen.as_ref())
+                    .cloned()
+                    .collect()
+            })
+        })
+    }
+
+    /// [`Self::also`], untracked.
+    pub fn also_untracked(&self) -> Vec<ModelRef> {
+        untrack(|| self.also())
+    }
+
+    /// The user compares the chosen model with `models` (none: no comparison).
+    pub fn compare_with(&self, models: Vec<ModelRef>) {
+        self.also.set(models);
     }
 
     /// The user picks `choice` (kept across reloads).

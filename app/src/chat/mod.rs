@@ -14,7 +14,8 @@
 //! - `context`: `/clear` (the context starts again after the last message) and taking it
 //!   back.
 //! - `actions`: send, regenerate, retry, continue, edit, delete, undo: they cross the
-//!   stores above.
+//!   stores above; `comparison`: one question to several models side by side, stop
+//!   one, choose one, merge them.
 //! - `turn`: one reply as a pipeline of phases; `transport` opens model streams (the
 //!   only place that does), `stream` reads them, `target` finds a model's provider, key
 //!   and capabilities, `task` runs task-model calls, `images` the built-in image
@@ -25,6 +26,7 @@
 mod actions;
 mod broadcast;
 mod choice;
+mod comparison;
 mod context;
 mod images;
 mod list;

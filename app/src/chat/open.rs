@@ -175,6 +175,17 @@ impl OpenConversation {
             .collect()
     }
 
+    /// The records from the root down to message `id` (itself last), on whichever
+    /// branch it is: what a reply answers, even one not on the active path (a compared
+    /// answer).
+    pub fn records_to(&self, id: &str) -> Vec<MessageRecord> {
+        self.tree
+            .with_untracked(|tree| tree.path_to(id))
+            .iter()
+            .filter_map(|id| self.live(id).map(|l| l.snapshot()))
+            .collect()
+    }
+
     /// The files the active path's messages carry, root first (tracked: the path only;
     /// a message's files never change once it is sent, and tracking every record would
     /// recompute on each flush of a streaming reply).
@@ -230,7 +241,10 @@ impl OpenConversation {
             .and_then(|c| c.active_root_id);
         let nodes: Vec<_> = records.iter().map(MessageRecord::node).collect();
         let tree = MessageTree::from_records(&nodes, active_root.as_deref());
-        let writing = id.as_ref().and_then(|id| self.runs.writing(id));
+        let writing = id
+            .as_ref()
+            .map(|id| self.runs.writing(id))
+            .unwrap_or_default();
         let elsewhere = id
             .as_ref()
             .is_some_and(|id| self.tabs.is_elsewhere_untracked(id));
@@ -239,8 +253,8 @@ impl OpenConversation {
             records
                 .into_iter()
                 .map(|record| {
-                    let live = match writing {
-                        Some(live) if live.id() == record.id => live,
+                    let live = match writing.iter().find(|live| live.id() == record.id) {
+                        Some(live) => *live,
                         _ if elsewhere => LiveMessage::new(record),
                         _ => LiveMessage::new(record.reopened()),
                     };

@@ -1,6 +1,7 @@
-//! Runs: which reply each conversation is writing, in which phase (the core phase
-//! machine, `hearth_core::chat::Generation`, so an event of another run is refused by
-//! its `RunId`), how to stop it, and the messages queued behind it. This store holds the
+//! Runs: which reply each conversation is writing (or which replies, side by side, for
+//! a comparison: one lane each), in which phase (the core phase machine,
+//! `hearth_core::chat::Generation`, so an event of another run is refused by its
+//! `RunId`), how to stop it, and the messages queued behind it. This store holds the
 //! state; the pipeline in `turn` drives it.
 
 use std::collections::HashMap;
@@ -14,22 +15,32 @@ use leptos::prelude::*;
 
 use super::live::LiveMessage;
 
-/// A reply being written.
+/// A reply being written: one lane of its conversation (a conversation writes one
+/// reply, or the replies of one comparison side by side).
 #[derive(Clone)]
 struct Active {
     /// The reply.
     live: LiveMessage,
     /// The reply's id.
     message_id: String,
+    /// The comparison it belongs to, if any.
+    compare: Option<String>,
     /// Where it is.
     generation: Generation,
 }
 
-/// What keeps a run going that no view shows: its controller, and the owner of the
-/// conversation's signals while the user looks elsewhere.
-struct Handles {
+/// How to stop one lane.
+struct Lane {
     run: RunId,
+    message_id: String,
     controller: web_sys::AbortController,
+}
+
+/// What keeps a conversation's runs going that no view shows: their controllers, and
+/// the owner of the conversation's signals while the user looks elsewhere (let go when
+/// the last lane ends).
+struct Handles {
+    lanes: Vec<Lane>,
     kept: Vec<Owner>,
 }
 
@@ -58,7 +69,7 @@ impl Ending {
 /// Every conversation's runs and queues.
 #[derive(Clone, Copy)]
 pub struct Runs {
-    active: RwSignal<HashMap<String, Active>>,
+    active: RwSignal<HashMap<String, Vec<Active>>>,
     queues: RwSignal<HashMap<String, Queue>>,
     handles: StoredValue<HashMap<String, Handles>, LocalStorage>,
     next: StoredValue<u64>,
@@ -81,70 +92,89 @@ impl Runs {
         }
     }
 
-    /// Starts a run writing `live` in `conversation_id`; `None` when one is running there.
+    /// Starts a run writing `live` in `conversation_id`; `None` when another reply is
+    /// being written there, unless both belong to the same comparison (its replies are
+    /// written side by side).
     pub fn begin(
         &self,
         conversation_id: &str,
         live: LiveMessage,
     ) -> Option<(RunId, web_sys::AbortController)> {
-        if self.is_running_untracked(conversation_id) {
+        let compare = live.record.with_untracked(|r| r.compare.clone());
+        let refused = self.active.with_untracked(|a| {
+            a.get(conversation_id).is_some_and(|lanes| {
+                lanes.iter().any(|lane| {
+                    lane.generation.is_running() && (compare.is_none() || lane.compare != compare)
+                })
+            })
+        });
+        if refused {
             return None;
         }
         let controller = web_sys::AbortController::new().ok()?;
         let run = RunId(self.next.get_value());
         self.next.set_value(run.0 + 1);
-        let mut generation = self
-            .active
-            .with_untracked(|a| a.get(conversation_id).map(|a| a.generation.clone()))
-            .unwrap_or_default();
+        let mut generation = Generation::default();
         if generation.apply(&GenerationEvent::Start { run }) != Applied::Accepted {
             return None;
         }
+        let message_id = live.id();
         self.active.update(|active| {
-            active.insert(
-                conversation_id.to_string(),
-                Active {
-                    message_id: live.id(),
-                    live,
-                    generation,
-                },
-            );
+            let lanes = active.entry(conversation_id.to_string()).or_default();
+            // Lanes that ended are forgotten: an event of theirs finds no lane.
+            lanes.retain(|lane| lane.generation.is_running());
+            lanes.push(Active {
+                message_id: message_id.clone(),
+                live,
+                compare,
+                generation,
+            });
         });
         self.handles.update_value(|handles| {
-            handles.insert(
-                conversation_id.to_string(),
-                Handles {
-                    run,
-                    controller: controller.clone(),
+            let handles = handles
+                .entry(conversation_id.to_string())
+                .or_insert_with(|| Handles {
+                    lanes: Vec::new(),
                     kept: Vec::new(),
-                },
-            );
+                });
+            handles.lanes.push(Lane {
+                run,
+                message_id,
+                controller: controller.clone(),
+            });
         });
         Some((run, controller))
     }
 
-    /// Applies `event` to `conversation_id`'s generation; whether it was accepted.
-    fn apply(&self, conversation_id: &str, event: GenerationEvent) -> bool {
+    /// Applies `event` to the lane of its run in `conversation_id`; whether it was
+    /// accepted.
+    fn apply(&self, conversation_id: &str, run: RunId, event: GenerationEvent) -> bool {
         let mut applied = Applied::Stale;
         self.active.update(|active| {
-            if let Some(entry) = active.get_mut(conversation_id) {
-                applied = entry.generation.apply(&event);
+            if let Some(lane) = active
+                .get_mut(conversation_id)
+                .and_then(|lanes| lanes.iter_mut().find(|l| l.generation.run == Some(run)))
+            {
+                applied = lane.generation.apply(&event);
             }
         });
         applied == Applied::Accepted
     }
 
-    /// Moves run `run` to `phase`; `false` for a run that is not the current one.
+    /// Moves run `run` to `phase`; `false` for a run that is not a current one.
     pub fn enter(&self, conversation_id: &str, run: RunId, phase: Phase) -> bool {
         let current = self.active.with_untracked(|a| {
-            a.get(conversation_id)
-                .is_some_and(|entry| entry.generation.phase == phase)
+            a.get(conversation_id).is_some_and(|lanes| {
+                lanes
+                    .iter()
+                    .any(|l| l.generation.run == Some(run) && l.generation.phase == phase)
+            })
         });
-        current || self.apply(conversation_id, GenerationEvent::Phase { run, phase })
+        current || self.apply(conversation_id, run, GenerationEvent::Phase { run, phase })
     }
 
-    /// Ends run `run`; the owners it kept are returned for whoever disposes them. A
-    /// later run of the same conversation is left alone.
+    /// Ends run `run`; once it was the conversation's last, the owners kept for its
+    /// lanes are returned for whoever disposes them. A later run is left alone.
     pub fn end(&self, conversation_id: &str, run: RunId, ending: &Ending) -> Vec<Owner> {
         let event = match ending {
             Ending::Done => GenerationEvent::Completed { run },
@@ -154,34 +184,54 @@ impl Runs {
                 error: error.clone(),
             },
         };
-        if !self.apply(conversation_id, event) {
+        if !self.apply(conversation_id, run, event) {
             return Vec::new();
         }
         self.handles
-            .try_update_value(|handles| match handles.get(conversation_id) {
-                Some(h) if h.run == run => handles
-                    .remove(conversation_id)
-                    .map(|h| h.kept)
-                    .unwrap_or_default(),
-                _ => Vec::new(),
+            .try_update_value(|handles| {
+                let entry = handles.get_mut(conversation_id)?;
+                entry.lanes.retain(|lane| lane.run != run);
+                if !entry.lanes.is_empty() {
+                    return None;
+                }
+                handles.remove(conversation_id).map(|h| h.kept)
             })
+            .flatten()
             .unwrap_or_default()
     }
 
-    /// Asks `conversation_id`'s run to stop; what arrived is kept.
+    /// Asks every run of `conversation_id` to stop; what arrived is kept.
     pub fn stop(&self, conversation_id: &str) {
-        let Some((run, controller)) = self.handles.with_value(|h| {
-            h.get(conversation_id)
-                .map(|h| (h.run, h.controller.clone()))
-        }) else {
-            return;
-        };
-        self.apply(conversation_id, GenerationEvent::StopRequested { run });
-        controller.abort();
+        self.stop_where(conversation_id, |_| true);
+    }
+
+    /// Asks the run writing reply `message_id` of `conversation_id` to stop (one of a
+    /// comparison's); the others go on.
+    pub fn stop_reply(&self, conversation_id: &str, message_id: &str) {
+        self.stop_where(conversation_id, |lane| lane.message_id == message_id);
+    }
+
+    fn stop_where(&self, conversation_id: &str, chosen: impl Fn(&Lane) -> bool) {
+        let lanes: Vec<(RunId, web_sys::AbortController)> = self
+            .handles
+            .with_value(|h| {
+                h.get(conversation_id).map(|h| {
+                    h.lanes
+                        .iter()
+                        .filter(|lane| chosen(lane))
+                        .map(|lane| (lane.run, lane.controller.clone()))
+                        .collect()
+                })
+            })
+            .unwrap_or_default();
+        for (run, controller) in lanes {
+            self.apply(conversation_id, run, GenerationEvent::StopRequested { run });
+            controller.abort();
+        }
     }
 
     /// Keeps `owner` (the signals of a conversation the user left) alive while
-    /// `conversation_id`'s run writes into them; `Err` gives it back when nothing runs.
+    /// `conversation_id`'s runs write into them; `Err` gives it back when nothing runs.
     pub fn keep(&self, conversation_id: &str, owner: Owner) -> Result<(), Owner> {
         let mut owner = Some(owner);
         self.handles.update_value(|handles| {
@@ -197,43 +247,48 @@ impl Runs {
         }
     }
 
-    fn is_running_untracked(&self, conversation_id: &str) -> bool {
-        self.active.with_untracked(|a| {
-            a.get(conversation_id)
-                .is_some_and(|entry| entry.generation.is_running())
-        })
-    }
-
     /// Whether `conversation_id` has a reply being written (tracked).
     pub fn is_running(&self, conversation_id: &str) -> bool {
         self.active.with(|a| {
             a.get(conversation_id)
-                .is_some_and(|entry| entry.generation.is_running())
+                .is_some_and(|lanes| lanes.iter().any(|l| l.generation.is_running()))
         })
     }
 
     /// Whether a reply is being written anywhere (untracked).
     pub fn any_running(&self) -> bool {
-        self.active
-            .with_untracked(|a| a.values().any(|entry| entry.generation.is_running()))
+        self.active.with_untracked(|a| {
+            a.values()
+                .flatten()
+                .any(|lane| lane.generation.is_running())
+        })
     }
 
     /// Whether this tab writes a reply or holds messages queued for one (tracked): what a
     /// reload of the page would cut.
     pub fn writes_any(&self) -> bool {
-        self.active
-            .with(|a| a.values().any(|entry| entry.generation.is_running()))
-            || self
-                .queues
-                .with(|q| q.values().any(|queue| !queue.is_empty()))
+        self.active.with(|a| {
+            a.values()
+                .flatten()
+                .any(|lane| lane.generation.is_running())
+        }) || self
+            .queues
+            .with(|q| q.values().any(|queue| !queue.is_empty()))
     }
 
-    /// The reply `conversation_id` is writing, if any (untracked).
-    pub fn writing(&self, conversation_id: &str) -> Option<LiveMessage> {
+    /// The replies `conversation_id` is writing (untracked): one, the replies of a
+    /// comparison, or none.
+    pub fn writing(&self, conversation_id: &str) -> Vec<LiveMessage> {
         self.active.with_untracked(|a| {
             a.get(conversation_id)
-                .filter(|entry| entry.generation.is_running())
-                .map(|entry| entry.live)
+                .map(|lanes| {
+                    lanes
+                        .iter()
+                        .filter(|lane| lane.generation.is_running())
+                        .map(|lane| lane.live)
+                        .collect()
+                })
+                .unwrap_or_default()
         })
     }
 
@@ -241,7 +296,8 @@ impl Runs {
     pub fn is_writing(&self, id: &str) -> bool {
         self.active.with_untracked(|a| {
             a.values()
-                .any(|entry| entry.message_id == id && entry.generation.is_running())
+                .flatten()
+                .any(|lane| lane.message_id == id && lane.generation.is_running())
         })
     }
 
@@ -249,8 +305,9 @@ impl Runs {
     pub fn phase_of(&self, message_id: &str) -> Option<Phase> {
         self.active.with(|a| {
             a.values()
-                .find(|entry| entry.message_id == message_id && entry.generation.is_running())
-                .map(|entry| entry.generation.phase)
+                .flatten()
+                .find(|lane| lane.message_id == message_id && lane.generation.is_running())
+                .map(|lane| lane.generation.phase)
         })
     }
 

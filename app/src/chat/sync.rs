@@ -55,7 +55,7 @@ pub fn listen(chat: Chat) {
                 }
                 "answer" => {
                     // Only the tab writing the reply holds the waiting call.
-                    if chat.runs.writing(&id).is_some()
+                    if !chat.runs.writing(&id).is_empty()
                         && let Some(answer) =
                             crate::plugins::Answer::from_name(&text(&data, "answer"))
                     {

@@ -209,7 +209,20 @@ pub fn MessageList() -> impl IntoView {
                 if let Some(element) = node.get_untracked() {
                     let _ = web_sys::HtmlElement::style(&element).remove_property("min-height");
                 }
-                view! { <MessageView id=id.clone() /> }.into_any()
+                // The answers of a comparison are one row, side by side.
+                let compared = chat
+                    .open
+                    .live(&id)
+                    .is_some_and(|live| live.record.with_untracked(|r| r.compare.is_some()));
+                if compared {
+                    crate::ui::lazy::lazy_view(
+                        super::comparison::row(id.clone()),
+                        "comparison--loading",
+                    )
+                    .into_any()
+                } else {
+                    view! { <MessageView id=id.clone() /> }.into_any()
+                }
             } else {
                 light_message(chat, &id).into_any()
             }

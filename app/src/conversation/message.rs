@@ -383,11 +383,33 @@ fn status_block(id: String, live: LiveMessage) -> impl IntoView {
     }
 }
 
-/// One message of the active path.
+/// A merged reply's note: how many answers it merged, and the way back to them.
+fn merged_note(live: LiveMessage) -> impl IntoView {
+    let chat = use_chat();
+    let i18n = use_i18n();
+    let merged = live.record.with_untracked(|r| r.merged_from.clone());
+    let first = merged.first().cloned()?;
+    Some(view! {
+        <p class="message__merged">
+            {icon(Icon::Columns)}
+            <span>{i18n.t_with(Key::MessageMerged, &[("count", &merged.len().to_string())])}</span>
+            <button type="button" class="button button--secondary button--small"
+                on:click=move |_| chat.choose_answer(first.clone())>
+                {tr(Key::MessageMergedShow)}
+            </button>
+        </p>
+    })
+}
+
+/// One message of the active path, or one answer of a comparison (`column`: its
+/// comparison chooses between the answers, so it has no branch switcher).
 #[component]
 pub fn MessageView(
     /// The message's id.
     id: String,
+    /// Whether it is shown as a comparison's column.
+    #[prop(optional)]
+    column: bool,
 ) -> impl IntoView {
     let chat = use_chat();
     let i18n = use_i18n();
@@ -484,6 +506,7 @@ pub fn MessageView(
         .into_any()
     } else {
         view! {
+            {merged_note(live)}
             {applied_skills(live)}
             {super::memory::recalled(live)}
             {move || {
@@ -539,7 +562,7 @@ pub fn MessageView(
                     {icon(Icon::Info)}
                 </button>
             })}
-            <BranchSwitcher id=id.clone() />
+            {(!column).then(|| view! { <BranchSwitcher id=id.clone() /> })}
         </div>
     };
 

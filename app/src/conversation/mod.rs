@@ -3,6 +3,7 @@
 //!
 //! - [`list`]: the virtualised message list that sticks to the bottom while streaming.
 //! - [`message`]: one message with its actions, branch switcher, status and details;
+//!   `comparison`: the answers of several models to one question, side by side;
 //!   `markdown_actions`: the buttons inside its rendered Markdown (and in reading mode).
 //! - [`queue`]: messages sent while a reply streams: visible, editable, removable.
 //! - `memory`: the memories a reply used and proposes, and memory's switch for the
@@ -20,6 +21,7 @@
 //!   model asked the user, to answer there.
 
 mod archived;
+mod comparison;
 mod context_break;
 mod flick;
 pub mod list;

@@ -321,7 +321,7 @@ async fn sync(chat: Chat, db: &Db) -> Result<bool, Stop> {
     let mut deferred = HashMap::new();
     let mut changed = false;
     for (id, seq) in todo {
-        if chat.runs.writing(&id).is_some() {
+        if !chat.runs.writing(&id).is_empty() {
             deferred.insert(id, seq);
             continue;
         }

@@ -3,11 +3,13 @@
 //! On wide screens it can be hidden. The address bar follows the open conversation
 //! ([`address`]); the composer's `/` menu and template form are [`commands`]; the
 //! keyboard shortcuts and their dialog are [`shortcuts`] (the dialog in
-//! `shortcuts_dialog`, loaded on first use).
+//! `shortcuts_dialog`, loaded on first use); comparing models is `compare_picker`, with
+//! the composer's other optional controls.
 
 pub mod address;
 mod collections;
 mod commands;
+mod compare_picker;
 mod composer;
 mod dictation;
 mod empty_state;

@@ -1,4 +1,5 @@
-//! The composer's web search switch, in a lazily loaded chunk: shown only when replies
+//! The composer's web search switch (and its other optional controls: the microphone,
+//! comparing models), in a lazily loaded chunk: shown only when replies
 //! can search (`crate::web_search::resolve` finds a way), pressed while they do. The
 //! switch is the settings' `enabled`, so every tab shows the same state. Until a service
 //! is chosen in this browser (`crate::web_search::chosen_here`, a local storage entry
@@ -11,13 +12,15 @@ use crate::i18n::{Key, tr, use_i18n};
 use crate::ui::icon::{Icon, icon};
 use crate::ui::toast::{ToastKind, use_toasts};
 
-/// The composer's optional controls, in one chunk: the switch, and the microphone
-/// (`super::dictation`) adding what it hears to `text`.
+/// The composer's optional controls, in one chunk: the switch, the microphone
+/// (`super::dictation`) adding what it hears to `text`, and comparing models
+/// (`super::compare_picker`).
 #[lazy]
 pub fn switch(text: RwSignal<String>) -> AnyView {
     view! {
         <SearchSwitch />
         <super::dictation::Microphone text=text />
+        <super::compare_picker::ComparePicker />
     }
     .into_any()
 }

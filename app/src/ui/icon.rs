@@ -46,6 +46,7 @@ pub enum Icon {
     Code,
     Sparkles,
     Globe,
+    Columns,
 }
 
 fn paths(icon: Icon) -> &'static [&'static str] {
@@ -118,6 +119,7 @@ fn paths(icon: Icon) -> &'static [&'static str] {
         Icon::Pin => &["M12 17v5", "M8 3h8l-1 7 3 4H6l3-4z"],
         Icon::More => &["M5 12h.01", "M12 12h.01", "M19 12h.01"],
         Icon::Search => &["M11 4a7 7 0 1 1 0 14a7 7 0 1 1 0-14z", "M20 20l-4-4"],
+        Icon::Columns => &["M4 4h16v16H4z", "M12 4v16"],
         Icon::Globe => &[
             "M12 3a9 9 0 1 1 0 18a9 9 0 1 1 0-18z",
             "M3 12h18",

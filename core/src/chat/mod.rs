@@ -2,10 +2,12 @@
 //! the queue of messages sent while a reply streams, the errors stored on a message, the
 //! stored records of conversations and messages, the export archive (and other chat
 //! apps' exports read into it), how task models title a conversation and compress its
-//! older turns, where `/clear` starts its context again, the tool calls a reply made and the images it sent.
+//! older turns, where `/clear` starts its context again, the tool calls a reply made and the images it sent,
+//! and several models' answers to one question compared and merged.
 
 pub mod archive;
 pub mod attachment_context;
+pub mod compare;
 pub mod compression;
 pub mod context_break;
 pub mod context_note;

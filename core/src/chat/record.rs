@@ -125,6 +125,14 @@ pub struct MessageRecord {
     /// text, `crate::chat::related`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub related: Vec<String>,
+    /// The comparison a reply belongs to (`super::compare`): the replies to one question
+    /// written side by side by several models share it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compare: Option<String>,
+    /// The replies a merged reply was asked to combine (`super::compare`), in their
+    /// order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merged_from: Vec<String>,
     /// Creation time, ms since the epoch.
     pub created_at: f64,
     /// Last change, ms since the epoch.

@@ -72,38 +72,42 @@ impl MessageTree {
     }
 
     /// Rebuilds a tree from stored records, in creation order, and the stored active root.
-    /// A record whose parent is missing (or comes later, which would allow a cycle)
-    /// becomes a root: nothing stored is ever hidden. A stale pointer falls back to the
+    /// A record whose parent is missing (or that is caught in a cycle) becomes a root:
+    /// nothing stored is ever hidden. A stale pointer falls back to the
     /// newest alternative.
     pub fn from_records(records: &[NodeRecord], active_root: Option<&str>) -> Self {
         let mut tree = Self::new();
         let known: std::collections::HashSet<&str> =
             records.iter().map(|r| r.id.as_str()).collect();
         // Parents go in before their children whatever order the records come in (a store
-        // returns them by key); siblings keep their order. A record whose parent is
-        // missing becomes a root; one caught in a cycle too, after the rest.
-        let mut pending: Vec<&NodeRecord> = records.iter().collect();
-        loop {
-            let before = pending.len();
-            pending.retain(|record| {
-                if tree.nodes.contains_key(&record.id) {
-                    return false;
-                }
-                let parent = record.parent_id.as_deref();
-                let ready = parent.is_none_or(|p| !known.contains(p) || tree.nodes.contains_key(p));
-                if ready {
-                    let parent = parent
-                        .filter(|p| tree.nodes.contains_key(*p))
-                        .map(str::to_string);
-                    tree.insert(record.id.clone(), parent);
-                }
-                !ready
-            });
-            if pending.is_empty() || pending.len() == before {
-                break;
+        // returns them by key, and a question and its replies may share a millisecond);
+        // siblings keep their order among the records. A record whose parent is missing
+        // becomes a root; one caught in a cycle too, after the rest.
+        let mut children: HashMap<&str, Vec<&NodeRecord>> = HashMap::new();
+        let mut roots: Vec<&NodeRecord> = Vec::new();
+        for record in records {
+            match record
+                .parent_id
+                .as_deref()
+                .filter(|p| known.contains(p) && *p != record.id)
+            {
+                Some(parent) => children.entry(parent).or_default().push(record),
+                None => roots.push(record),
             }
         }
-        for record in pending {
+        // Depth first from the roots, each one's children in their order.
+        let mut stack: Vec<(&NodeRecord, Option<String>)> =
+            roots.iter().rev().map(|record| (*record, None)).collect();
+        while let Some((record, parent)) = stack.pop() {
+            if tree.nodes.contains_key(&record.id) {
+                continue;
+            }
+            tree.insert(record.id.clone(), parent);
+            for child in children.get(record.id.as_str()).into_iter().flatten().rev() {
+                stack.push((*child, Some(record.id.clone())));
+            }
+        }
+        for record in records {
             if !tree.nodes.contains_key(&record.id) {
                 tree.insert(record.id.clone(), None);
             }
@@ -220,6 +224,20 @@ impl MessageTree {
             current = self.nodes.get(&id).and_then(|n| n.active_child.clone());
             path.push(id);
         }
+        path
+    }
+
+    /// The messages from the root down to `id` (itself last), whichever branches are
+    /// active: what a reply that is not on the active path (one of several compared
+    /// answers) answers. Empty for an unknown id.
+    pub fn path_to(&self, id: &str) -> Vec<String> {
+        let mut path = Vec::new();
+        let mut current = self.nodes.contains_key(id).then(|| id.to_string());
+        while let Some(id) = current {
+            current = self.parent(&id).map(str::to_string);
+            path.push(id);
+        }
+        path.reverse();
         path
     }
 
@@ -413,6 +431,21 @@ mod tests {
     }
 
     #[test]
+    fn the_path_to_a_message_off_the_active_branch_is_its_own_ancestry() {
+        let mut tree = conversation();
+        tree.add_sibling("a2", "b2").unwrap();
+        tree.add_sibling("a2", "c2").unwrap();
+        // c2 is active; a2 and b2 answer the same question.
+        assert_eq!(tree.active_path(), ["u1", "a1", "u2", "c2"]);
+        assert_eq!(tree.path_to("b2"), ["u1", "a1", "u2", "b2"]);
+        assert_eq!(tree.path_to("a1"), ["u1", "a1"]);
+        assert_eq!(tree.path_to("u1"), ["u1"]);
+        assert!(tree.path_to("gone").is_empty());
+        // Asking changes nothing.
+        assert_eq!(tree.active_path(), ["u1", "a1", "u2", "c2"]);
+    }
+
+    #[test]
     fn activating_a_deep_message_switches_every_ancestor() {
         let mut tree = conversation();
         tree.add_sibling("a1", "a1b").unwrap();
@@ -444,6 +477,31 @@ mod tests {
         assert!(!tree.contains("a2"));
         tree.restore(removed).unwrap();
         assert_eq!(tree, before);
+    }
+
+    #[test]
+    fn siblings_keep_their_order_when_their_parent_comes_after_some_of_them() {
+        // A question and its replies written in one millisecond come back by id: here
+        // the first reply before its question, the others after it.
+        let node = |id: &str, parent: Option<&str>| NodeRecord {
+            id: id.into(),
+            parent_id: parent.map(str::to_string),
+            active_child_id: None,
+        };
+        let records = [
+            node("first", Some("question")),
+            node("question", None),
+            node("second", Some("question")),
+            node("third", Some("question")),
+            node("deeper", Some("second")),
+        ];
+        let tree = MessageTree::from_records(&records, None);
+        assert_eq!(
+            tree.siblings("second").unwrap().0,
+            ["first", "second", "third"]
+        );
+        assert_eq!(tree.path_to("deeper"), ["question", "second", "deeper"]);
+        assert_eq!(tree.len(), 5);
     }
 
     #[test]

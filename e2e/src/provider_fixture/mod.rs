@@ -83,6 +83,7 @@ pub struct Reply {
     tool_calls: Vec<(String, String)>,
     images: Vec<ReplyImage>,
     sources: Vec<(String, String)>,
+    for_model: Option<String>,
 }
 
 /// An image a reply sends, after `after_chars` characters of its text.
@@ -122,7 +123,15 @@ impl Reply {
             tool_calls: Vec::new(),
             images: Vec::new(),
             sources: Vec::new(),
+            for_model: None,
         }
+    }
+
+    /// Only a request for `model` takes this reply: requests that arrive at once (the
+    /// models of a comparison) each get their model's, whatever their order.
+    pub fn for_model(mut self, model: impl Into<String>) -> Self {
+        self.for_model = Some(model.into());
+        self
     }
 
     /// Reasoning sent before the text: OpenAI chat `reasoning_content` deltas, Responses
@@ -391,8 +400,9 @@ impl ProviderFixture {
         *lock(&self.shared.models) = ids;
     }
 
-    /// Queues `reply` for the next chat request. With an empty queue, a chat request gets
-    /// `Echo: <the text of the last user message>`.
+    /// Queues `reply` for the next chat request (for its model, see [`Reply::for_model`]).
+    /// With no reply queued for it, a chat request gets `Echo: <the text of the last user
+    /// message>`.
     pub fn enqueue(&self, reply: Reply) {
         lock(&self.shared.queue).push_back(reply);
     }
@@ -639,9 +649,14 @@ fn chat(shared: &Arc<Shared>, protocol: Protocol, model: Option<&str>, body: &[u
     {
         return error_response(protocol, 400, &message);
     }
-    let reply = lock(&shared.queue)
-        .pop_front()
-        .unwrap_or_else(|| Reply::text(format!("Echo: {}", last_user_text(protocol, &request))));
+    let reply = {
+        let mut queue = lock(&shared.queue);
+        let at = queue
+            .iter()
+            .position(|reply| reply.for_model.as_deref().is_none_or(|m| m == model));
+        at.and_then(|at| queue.remove(at))
+    }
+    .unwrap_or_else(|| Reply::text(format!("Echo: {}", last_user_text(protocol, &request))));
     if let Some((status, message)) = &reply.status {
         return error_response(protocol, *status, message);
     }

@@ -18,6 +18,7 @@
 //!   knowledge, web search), each a small module behind one interface: the turn in,
 //!   context items for one planner band out. The run loop does not change when one is
 //!   added.
+//! - `merge`: a merged reply's context, the compared answers it combines.
 //! - `fallback`: which model answers under the conversation's fallback policy (another
 //!   one only after a transient failure before anything arrived, on the same side of
 //!   the network).
@@ -39,6 +40,7 @@ mod fallback;
 mod image_parts;
 mod knowledge;
 mod memory;
+mod merge;
 mod model;
 mod output_images;
 mod prepare;
@@ -170,6 +172,9 @@ async fn drive(
     let limits = hearth_core::workspace::scope::limits(assistant.as_ref(), workspace.as_ref());
     reply.skills = skills::apply(context, &mut prepared, &record, mode, limits).await;
     let memory = memory::apply(context, &mut prepared, &record).await;
+    if let Err(error) = merge::apply(context, &mut prepared, &record) {
+        return Ending::Failed(error);
+    }
     // A continuation keeps the record its reply was written with (proposals included).
     if mode == Mode::Fresh {
         reply.set_memory(memory.memory);
@@ -179,9 +184,10 @@ async fn drive(
     if signal.aborted() {
         return Ending::Stopped;
     }
-    // Searching belongs to a fresh reply (a continuation finishes its text).
+    // Searching belongs to a fresh reply (a continuation finishes its text, a merge
+    // combines answers already written).
     let search = match mode {
-        Mode::Fresh => {
+        Mode::Fresh if record.merged_from.is_empty() => {
             let (protocol, _) = prepared.target.provider.kind.protocol();
             let question = prepared.turn.history.newest.content.clone();
             web_search::TurnWebSearch::for_reply(
@@ -192,7 +198,7 @@ async fn drive(
             )
             .await
         }
-        Mode::Continue => None,
+        _ => None,
     };
     let model_search = search
         .as_ref()

@@ -35,7 +35,7 @@ pub async fn prepare(
         .map(|c| (c.context_breaks, c.compression))
         .unwrap_or_default();
     let history = turn_history(
-        &context.open.path_records(),
+        &context.open.records_to(&reply.id),
         &reply.id,
         &breaks,
         compression.as_ref(),

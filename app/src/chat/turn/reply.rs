@@ -444,10 +444,17 @@ impl Reply {
             let conversation_id = self.conversation_id.clone();
             // In the background: a title model's call must not hold up the queue.
             let reply_id = self.live.id();
+            // Of replies written side by side, only the first titles and compresses.
+            let mark = self.live.record.with_untracked(|r| r.compare.clone());
+            let leads = hearth_core::chat::compare::leads(&reply_id, mark.as_deref());
             context.store.spawn(async move {
-                after::title(context, &conversation_id, &question, &answer).await;
+                if leads {
+                    after::title(context, &conversation_id, &question, &answer).await;
+                }
                 after::related(context, &reply_id, &question, &answer).await;
-                after::compress(context, &conversation_id).await;
+                if leads {
+                    after::compress(context, &conversation_id).await;
+                }
             });
         }
         context.open.adopt(&self.conversation_id, kept);
