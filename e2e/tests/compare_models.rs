@@ -5,7 +5,7 @@
 //! the conversation goes on from, and the next request carries that one only. A merge
 //! is a new reply by the composer's model that reads both answers as data. One answer
 //! of three can be stopped while the others finish, and everything is where it was
-//! after a reload, at phone width.
+//! after a reload, at phone width; an edited question is compared again.
 
 use fantoccini::key::Key;
 use hearth_e2e::AppSession;
@@ -347,6 +347,26 @@ async fn one_answer_of_three_is_stopped_while_the_others_finish_and_all_stay_aft
         .await;
     assert_eq!(widths, json!([true, true, true]));
     session.screenshot("compare-phone-dark").await;
+
+    // Comparing is this tab's choice until changed: gone with the reload. On again, an
+    // edited question goes to both models too, as a new branch.
+    compare_with(&session, &["fixture-large"]).await;
+    fixture.enqueue(Reply::text("Small, edited.").for_model("fixture-small"));
+    fixture.enqueue(Reply::text("Large, edited.").for_model("fixture-large"));
+    chat::click_in_last(&session, "user", "Edit").await;
+    let editor = session.wait_for(".message__edit-input").await;
+    editor.clear().await.expect("clear");
+    editor.send_keys("Tell me two things").await.expect("type");
+    session.press(&[Key::Enter]).await;
+    columns_are(&session, &["done", "done"]).await;
+    let shown = columns(&session).await;
+    assert_eq!(shown[0][3], "Small, edited.");
+    assert_eq!(shown[1][3], "Large, edited.");
+    let asked = chat_bodies(&fixture);
+    assert_eq!(asked.len(), 5);
+    for body in &asked[3..] {
+        assert_eq!(texts(body, "user"), ["Tell me two things"]);
+    }
     session.assert_no_console_errors().await;
     session.finish().await;
 }

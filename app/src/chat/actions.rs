@@ -8,8 +8,6 @@ use hearth_core::chat::{ConversationRecord, MessageStatus, QueuedMessage, RunOut
 use hearth_core::preferences::ModelRef;
 use leptos::prelude::*;
 
-use hearth_core::chat::compare;
-
 use super::live::LiveMessage;
 use super::records::{question_record, reply_record};
 use super::tabs::ReplyLock;
@@ -433,7 +431,8 @@ impl Chat {
         });
     }
 
-    /// Edits a user message: the new text becomes a sibling branch with a new reply.
+    /// Edits a user message: the new text becomes a sibling branch with a new reply (or
+    /// one from each model compared, side by side).
     pub fn edit(&self, message_id: String, text: String) {
         let Some(conversation_id) = self.open.current_untracked() else {
             return;
@@ -457,18 +456,25 @@ impl Chat {
                 return;
             };
             let question = question_record(&conversation_id, parent, text, attachments);
-            let reply = reply_record(&conversation_id, Some(question.id.clone()), &choice);
-            let (question_id, reply_id) = (question.id.clone(), reply.id.clone());
+            let question_id = question.id.clone();
+            let models = chat.lineup(choice);
+            let replies = super::comparison::replies(&conversation_id, &question_id, &models);
+            let reply_ids: Vec<String> = replies.iter().map(|r| r.id.clone()).collect();
+            let mut records = vec![question];
+            records.extend(replies);
             let inserted = chat
                 .open
-                .insert(&conversation_id, vec![question, reply], |tree| {
+                .insert(&conversation_id, records, |tree| {
                     tree.add_sibling(&message_id, &question_id)?;
-                    tree.append(&reply_id, Some(&question_id))
+                    for id in &reply_ids {
+                        tree.append(id, Some(&question_id))?;
+                    }
+                    tree.activate(&reply_ids[0])
                 })
                 .await
                 .is_ok();
             if inserted {
-                chat.start_reply(conversation_id, &reply_id, Mode::Fresh, lock);
+                chat.start_replies(conversation_id, &reply_ids, lock);
             }
         });
     }
@@ -598,9 +604,7 @@ pub(super) async fn run_reply(
 /// not need. The models compared with `choice`, if any, answer too.
 #[lazy]
 async fn start_turn(chat: Chat, text: String, attachments: Vec<Attachment>, choice: ModelRef) {
-    let also = chat.choice.also_untracked();
-    let also = &also[..also.len().min(compare::MAX_MODELS - 1)];
-    let models = compare::lineup(&choice, also).unwrap_or_else(|_| vec![choice]);
+    let models = chat.lineup(choice);
     chat.begin_turn(text, attachments, models).await;
 }
 

@@ -43,6 +43,14 @@ pub(super) fn replies(
 }
 
 impl Chat {
+    /// The models a new message goes to: `choice`, then those compared with it (at most
+    /// [`compare::MAX_MODELS`] in all).
+    pub(super) fn lineup(&self, choice: ModelRef) -> Vec<ModelRef> {
+        let also = self.choice.also_untracked();
+        let also = &also[..also.len().min(compare::MAX_MODELS - 1)];
+        compare::lineup(&choice, also).unwrap_or_else(|_| vec![choice])
+    }
+
     /// Runs the replies `ids` of `conversation_id` side by side under this tab's claim
     /// `lock`; once all have ended, lets go of it and sends the next queued message.
     pub(super) fn start_replies(&self, conversation_id: String, ids: &[String], lock: ReplyLock) {
