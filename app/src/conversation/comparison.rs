@@ -1,10 +1,10 @@
-//! The answers of a comparison side by side (`crate::chat::Chat::compared_with`), in
-//! their own lazily loaded chunk: a column per model, each headed by the model's name,
+//! The answers of a comparison side by side (`crate::chat::Chat::compared_with`): a
+//! column per model, each headed by the model's name,
 //! Stop while that answer is written, and "Continue with this" (the conversation goes
 //! on from the chosen one, marked); under them, Merge answers (a new reply by the
 //! composer's model). Columns sit side by side where there is room and scroll sideways
-//! where there is not (a phone shows one at a time). Its sentences are "later" ones,
-//! fetched with the English catalogue once shown.
+//! where there is not (a phone shows one at a time). Part of the message list's chunk;
+//! its sentences are "later" ones, fetched with the English catalogue once shown.
 
 use leptos::prelude::*;
 
@@ -13,8 +13,9 @@ use crate::chat::use_chat;
 use crate::i18n::{Key, tr, use_i18n};
 use crate::ui::icon::{Icon, icon};
 
-/// The comparison that reply `id` (the one on the active path) belongs to.
-#[lazy]
+/// The comparison that reply `id` (the one on the active path) belongs to. (Not a lazy
+/// chunk of its own: it shows messages, and a second chunk showing them moved the
+/// message view and all under it into the first load.)
 pub fn row(id: String) -> AnyView {
     let chat = use_chat();
     let i18n = use_i18n();

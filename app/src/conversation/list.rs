@@ -215,11 +215,7 @@ pub fn MessageList() -> impl IntoView {
                     .live(&id)
                     .is_some_and(|live| live.record.with_untracked(|r| r.compare.is_some()));
                 if compared {
-                    crate::ui::lazy::lazy_view(
-                        super::comparison::row(id.clone()),
-                        "comparison--loading",
-                    )
-                    .into_any()
+                    super::comparison::row(id.clone())
                 } else {
                     view! { <MessageView id=id.clone() /> }.into_any()
                 }
