@@ -4,14 +4,14 @@
 //! opening and starting a chat, and the bulk changes of the Data tab.
 
 use hearth_core::attachment::Attachment;
-use hearth_core::chat::{ConversationRecord, MessageStatus, QueuedMessage, RunOutcome};
+use hearth_core::chat::{ConversationRecord, MessageStatus, QueuedMessage};
 use hearth_core::preferences::ModelRef;
 use leptos::prelude::*;
 
 use super::live::LiveMessage;
 use super::records::{question_record, reply_record};
 use super::tabs::ReplyLock;
-use super::turn::{self, Mode};
+use super::turn::Mode;
 use super::undo::Undo;
 use super::{Chat, Unsent};
 use crate::browser::{new_id, now};
@@ -296,36 +296,6 @@ impl Chat {
         inserted
     }
 
-    /// Runs the reply `reply_id` under this tab's claim `lock`, then lets go of it and
-    /// sends the next queued message.
-    pub(super) fn start_reply(
-        &self,
-        conversation_id: String,
-        reply_id: &str,
-        mode: Mode,
-        lock: ReplyLock,
-    ) {
-        let Some(live) = self.open.live(reply_id) else {
-            return;
-        };
-        let chat = *self;
-        self.store.spawn(async move {
-            let outcome = run_reply(chat, conversation_id.clone(), live, mode).await;
-            lock.release().await;
-            chat.after_runs(&conversation_id, outcome);
-        });
-    }
-
-    /// Sends the message queued behind `conversation_id`'s reply (or replies, side by
-    /// side) once they ended with `outcome`, if it is still open.
-    pub(super) fn after_runs(&self, conversation_id: &str, outcome: RunOutcome) {
-        if let Some(message) = self.runs.next_queued(conversation_id, outcome)
-            && self.open.is_open_untracked(conversation_id)
-        {
-            self.send(message.text, message.attachments);
-        }
-    }
-
     /// The model a new reply to the same question uses: the composer's, else the old
     /// one's; a compared answer keeps its own model (it is that model's column).
     fn model_for(&self, old: &LiveMessage) -> ModelRef {
@@ -586,18 +556,6 @@ impl Chat {
         super::broadcast::announce_all();
         self.reload_all().await;
     }
-}
-
-/// Runs a reply: the whole pipeline (planning, streaming, tools) is in its own lazily
-/// loaded wasm chunk, which the first page load does not need, whichever action starts it.
-#[lazy]
-pub(super) async fn run_reply(
-    chat: Chat,
-    conversation_id: String,
-    live: LiveMessage,
-    mode: Mode,
-) -> RunOutcome {
-    turn::run(chat.turn, conversation_id, live, mode).await
 }
 
 /// Starts a turn: in its own lazily loaded wasm chunk, which the first page load does

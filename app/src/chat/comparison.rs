@@ -1,18 +1,15 @@
-//! Comparing models (`hearth_core::chat::compare`): the replies of one question written
-//! side by side (a run each, under the conversation's one claim), stopping one of them,
-//! choosing the one the conversation goes on from, and merging them into a new reply
-//! written by the composer's model.
+//! Comparing models (`hearth_core::chat::compare`): the models a message goes to, the
+//! replies of one question to be written side by side (`super::starting` runs them),
+//! stopping one of them, choosing the one the conversation goes on from, and merging
+//! them into a new reply written by the composer's model.
 
 use hearth_core::chat::MessageRecord;
-use hearth_core::chat::compare::{self, Answer, CompareError};
+use hearth_core::chat::compare::{self, CompareError};
 use hearth_core::preferences::ModelRef;
 use leptos::prelude::*;
 
 use super::Chat;
-use super::actions::run_reply;
-use super::live::LiveMessage;
 use super::records::reply_record;
-use super::tabs::ReplyLock;
 use super::turn::Mode;
 use crate::i18n::Key;
 use crate::storage::Batch;
@@ -49,24 +46,6 @@ impl Chat {
         let also = self.choice.also_untracked();
         let also = &also[..also.len().min(compare::MAX_MODELS - 1)];
         compare::lineup(&choice, also).unwrap_or_else(|_| vec![choice])
-    }
-
-    /// Runs the replies `ids` of `conversation_id` side by side under this tab's claim
-    /// `lock`; once all have ended, lets go of it and sends the next queued message.
-    pub(super) fn start_replies(&self, conversation_id: String, ids: &[String], lock: ReplyLock) {
-        if let [id] = ids {
-            return self.start_reply(conversation_id, id, Mode::Fresh, lock);
-        }
-        let lives: Vec<LiveMessage> = ids.iter().filter_map(|id| self.open.live(id)).collect();
-        let chat = *self;
-        self.store.spawn(async move {
-            let runs = lives
-                .into_iter()
-                .map(|live| run_reply(chat, conversation_id.clone(), live, Mode::Fresh));
-            let outcomes = futures::future::join_all(runs).await;
-            lock.release().await;
-            chat.after_runs(&conversation_id, compare::together(&outcomes));
-        });
     }
 
     /// The replies compared with reply `id`, itself included, in the order they were
@@ -133,22 +112,13 @@ impl Chat {
             return;
         }
         let group = self.compared_with(id);
-        let answers: Vec<(String, String, String)> = group
-            .iter()
-            .filter_map(|id| self.open.live(id))
-            .map(|live| {
-                let model = live
-                    .record
-                    .with_untracked(|r| r.model.clone().unwrap_or_default());
-                (live.id(), model, live.content.get_untracked())
-            })
-            .collect();
-        let borrowed: Vec<Answer<'_>> = answers
-            .iter()
-            .map(|(id, model, text)| Answer { id, model, text })
-            .collect();
-        let merged: Vec<String> = match compare::mergeable(&borrowed) {
-            Ok(kept) => kept.iter().map(|answer| answer.id.to_string()).collect(),
+        let replies: Vec<_> = group.iter().filter_map(|id| self.open.live(id)).collect();
+        let mergeable = super::live::with_answers(&replies, |answers| {
+            compare::mergeable(answers)
+                .map(|kept| kept.iter().map(|answer| answer.id.to_string()).collect())
+        });
+        let merged: Vec<String> = match mergeable {
+            Ok(merged) => merged,
             Err(CompareError::TooFewAnswers(_) | CompareError::TooMany(_)) => {
                 let i18n = self.turn.i18n;
                 self.turn

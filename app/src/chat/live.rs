@@ -55,3 +55,25 @@ impl LiveMessage {
         self.record.set(record);
     }
 }
+
+/// Calls `f` with the replies `replies` as a merge reads them
+/// (`hearth_core::chat::compare::Answer`: id, model, text).
+pub fn with_answers<R>(
+    replies: &[LiveMessage],
+    f: impl FnOnce(&[hearth_core::chat::compare::Answer<'_>]) -> R,
+) -> R {
+    let owned: Vec<(String, String, String)> = replies
+        .iter()
+        .map(|live| {
+            let model = live
+                .record
+                .with_untracked(|r| r.model.clone().unwrap_or_default());
+            (live.id(), model, live.content.get_untracked())
+        })
+        .collect();
+    let answers: Vec<_> = owned
+        .iter()
+        .map(|(id, model, text)| hearth_core::chat::compare::Answer { id, model, text })
+        .collect();
+    f(&answers)
+}

@@ -15,7 +15,8 @@
 //!   back.
 //! - `actions`: send, regenerate, retry, continue, edit, delete, undo: they cross the
 //!   stores above; `comparison`: one question to several models side by side, stop
-//!   one, choose one, merge them.
+//!   one, choose one, merge them; `starting`: running one reply, or several side by
+//!   side, under this tab's claim, then the next queued message.
 //! - `turn`: one reply as a pipeline of phases; `transport` opens model streams (the
 //!   only place that does), `stream` reads them, `target` finds a model's provider, key
 //!   and capabilities, `task` runs task-model calls, `images` the built-in image
@@ -37,6 +38,7 @@ mod open;
 mod question;
 mod records;
 mod runs;
+mod starting;
 mod store;
 mod stream;
 mod sync;

@@ -2,7 +2,8 @@
 //! none), the queue of messages waiting for the streaming reply, and storage warnings.
 //!
 //! - [`list`]: the virtualised message list that sticks to the bottom while streaming.
-//! - [`message`]: one message with its actions, branch switcher, status and details;
+//! - [`message`]: one message with its actions, branch switcher, status and details
+//!   (`details`: their rows);
 //!   `comparison`: the answers of several models to one question, side by side;
 //!   `markdown_actions`: the buttons inside its rendered Markdown (and in reading mode).
 //! - [`queue`]: messages sent while a reply streams: visible, editable, removable.
@@ -23,6 +24,7 @@
 mod archived;
 mod comparison;
 mod context_break;
+mod details;
 mod flick;
 pub mod list;
 mod markdown_actions;
