@@ -323,29 +323,17 @@ impl Chat {
             return;
         };
         let choice = self.model_for(&old);
-        let parent = old.record.with_untracked(|r| r.parent_id.clone());
+        let mut reply = reply_record(&conversation_id, None, &choice);
+        // Its question; one of a comparison stays in it; a merge merges the same answers
+        // again.
+        old.record.with_untracked(|r| {
+            reply.parent_id = r.parent_id.clone();
+            reply.compare = r.compare.clone();
+            reply.merged_from = r.merged_from.clone();
+        });
         let chat = *self;
         self.store.spawn(async move {
-            let Some(lock) = chat.claim(&conversation_id).await else {
-                return;
-            };
-            let mut reply = reply_record(&conversation_id, parent, &choice);
-            // One of a comparison stays in it; a merge merges the same answers again.
-            old.record.with_untracked(|r| {
-                reply.compare = r.compare.clone();
-                reply.merged_from = r.merged_from.clone();
-            });
-            let new_id = reply.id.clone();
-            let inserted = chat
-                .open
-                .insert(&conversation_id, vec![reply], |tree| {
-                    tree.add_sibling(&reply_id, &new_id)
-                })
-                .await
-                .is_ok();
-            if inserted {
-                chat.start_reply(conversation_id, &new_id, Mode::Fresh, lock);
-            }
+            chat.run_sibling(conversation_id, reply_id, reply).await;
         });
     }
 

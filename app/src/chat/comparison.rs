@@ -10,7 +10,6 @@ use leptos::prelude::*;
 
 use super::Chat;
 use super::records::reply_record;
-use super::turn::Mode;
 use crate::i18n::Key;
 use crate::storage::Batch;
 use crate::ui::toast::ToastKind;
@@ -138,24 +137,11 @@ impl Chat {
         });
         let parent = lead.record.with_untracked(|r| r.parent_id.clone());
         let sibling = group[0].clone();
+        let mut reply = reply_record(&conversation_id, parent, &model);
+        reply.merged_from = merged;
         let chat = *self;
         self.store.spawn(async move {
-            let Some(lock) = chat.claim(&conversation_id).await else {
-                return;
-            };
-            let mut reply = reply_record(&conversation_id, parent, &model);
-            reply.merged_from = merged;
-            let new_id = reply.id.clone();
-            let inserted = chat
-                .open
-                .insert(&conversation_id, vec![reply], |tree| {
-                    tree.add_sibling(&sibling, &new_id)
-                })
-                .await
-                .is_ok();
-            if inserted {
-                chat.start_reply(conversation_id, &new_id, Mode::Fresh, lock);
-            }
+            chat.run_sibling(conversation_id, sibling, reply).await;
         });
     }
 }

@@ -2,8 +2,8 @@
 //! replies of a comparison side by side (a run each); once all have ended the claim is
 //! let go and the next queued message is sent.
 
-use hearth_core::chat::RunOutcome;
 use hearth_core::chat::compare;
+use hearth_core::chat::{MessageRecord, RunOutcome};
 use leptos::prelude::*;
 
 use super::Chat;
@@ -30,6 +30,30 @@ impl Chat {
             lock.release().await;
             chat.after_runs(&conversation_id, outcome);
         });
+    }
+
+    /// Claims `conversation_id`, stores `reply` as a sibling of message `of` (the active
+    /// one from now on) and runs it.
+    pub(super) async fn run_sibling(
+        &self,
+        conversation_id: String,
+        of: String,
+        reply: MessageRecord,
+    ) {
+        let Some(lock) = self.claim(&conversation_id).await else {
+            return;
+        };
+        let new_id = reply.id.clone();
+        let inserted = self
+            .open
+            .insert(&conversation_id, vec![reply], |tree| {
+                tree.add_sibling(&of, &new_id)
+            })
+            .await
+            .is_ok();
+        if inserted {
+            self.start_reply(conversation_id, &new_id, Mode::Fresh, lock);
+        }
     }
 
     /// Sends the message queued behind `conversation_id`'s reply (or replies, side by

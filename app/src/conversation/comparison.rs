@@ -2,14 +2,14 @@
 //! column per model, each headed by the model's name,
 //! Stop while that answer is written, and "Continue with this" (the conversation goes
 //! on from the chosen one, marked); under them, Merge answers (a new reply by the
-//! composer's model); a merged reply's note. Columns sit side by side where there is room and scroll sideways
+//! composer's model). Columns sit side by side where there is room and scroll sideways
 //! where there is not (a phone shows one at a time). Part of the message list's chunk;
 //! its sentences are "later" ones, fetched with the English catalogue once shown.
 
 use leptos::prelude::*;
 
 use super::message::MessageView;
-use crate::chat::{LiveMessage, use_chat};
+use crate::chat::use_chat;
 use crate::i18n::{Key, tr, use_i18n};
 use crate::ui::icon::{Icon, icon};
 
@@ -137,29 +137,4 @@ fn Column(id: String) -> impl IntoView {
             <MessageView id=id.clone() column=true />
         </div>
     }
-}
-
-/// A merged reply's note: how many answers it merged, and the way back to them.
-pub fn merged_note(live: LiveMessage) -> impl IntoView {
-    let merged = live.record.with_untracked(|r| r.merged_from.clone());
-    let first = merged.first().cloned()?;
-    let chat = use_chat();
-    let i18n = use_i18n();
-    let worded = crate::i18n::later_english_ready();
-    let count = merged.len().to_string();
-    Some(move || {
-        let first = first.clone();
-        worded.get().then(|| {
-            view! {
-                <p class="message__merged">
-                    {icon(Icon::Columns)}
-                    <span>{i18n.t_with(Key::MessageMerged, &[("count", &count)])}</span>
-                    <button type="button" class="button button--secondary button--small"
-                        on:click=move |_| chat.choose_answer(first.clone())>
-                        {tr(Key::MessageMergedShow)}
-                    </button>
-                </p>
-            }
-        })
-    })
 }

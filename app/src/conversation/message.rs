@@ -378,7 +378,7 @@ pub fn MessageView(
         .into_any()
     } else {
         view! {
-            {super::comparison::merged_note(live)}
+            {super::merged::note(live)}
             {applied_skills(live)}
             {super::memory::recalled(live)}
             {move || {

@@ -5,6 +5,7 @@
 //! - [`message`]: one message with its actions, branch switcher, status and details
 //!   (`details`: their rows);
 //!   `comparison`: the answers of several models to one question, side by side;
+//!   `merged`: the note on a reply merged from them;
 //!   `markdown_actions`: the buttons inside its rendered Markdown (and in reading mode).
 //! - [`queue`]: messages sent while a reply streams: visible, editable, removable.
 //! - `memory`: the memories a reply used and proposes, and memory's switch for the
@@ -29,6 +30,7 @@ mod flick;
 pub mod list;
 mod markdown_actions;
 mod memory;
+mod merged;
 pub mod message;
 mod passage;
 mod preview;

@@ -628,6 +628,7 @@ mod tests {
                         || path.ends_with("/src/conversation/question_card.rs")
                         || path.ends_with("/src/conversation/server_question.rs")
                         || path.ends_with("/src/conversation/comparison.rs")
+                        || path.ends_with("/src/conversation/merged.rs")
                         || path.ends_with("/src/shell/compare_picker.rs")
                         || path.ends_with("/src/workspaces/switch.rs")
                         || path.ends_with("/src/workspaces/placement.rs")
