@@ -22,6 +22,18 @@ pub fn ComparePicker() -> impl IntoView {
     // The dialog's styles (`panels.css`) are linked on the first click, not before.
     let styled = RwSignal::new(None::<Signal<bool>>);
     let shown = Signal::derive(move || styled.get().is_some_and(|s| s.get()));
+    // The `<dialog>` is in the page only while open (and the frame it closes in, so it
+    // gives focus back): a closed one would be the first `<dialog>` of every page.
+    let mounted = RwSignal::new(false);
+    Effect::new(move |_| {
+        if !open.get() {
+            request_animation_frame(move || {
+                if open.try_get_untracked() == Some(false) {
+                    let _ = mounted.try_set(false);
+                }
+            });
+        }
+    });
     let offered = chat.choice.offered();
     let many = Memo::new(move |_| {
         offered.with(|o| o.iter().map(|(_, _, ids)| ids.len()).sum::<usize>() > 1)
@@ -49,6 +61,7 @@ pub fn ComparePicker() -> impl IntoView {
                             crate::ui::lazy_styles::Sheet::Panels,
                         )));
                     }
+                    mounted.set(true);
                     open.set(true);
                 }
             >
@@ -61,11 +74,13 @@ pub fn ComparePicker() -> impl IntoView {
                 }}
             </button>
         </Show>
-        <Dialog open=open title=Signal::derive(move || i18n.t(Key::ComparePickerTitle)) class="dialog--narrow">
-            <Show when=move || shown.get()>
-                <PickerBody open=open />
-            </Show>
-        </Dialog>
+        <Show when=move || mounted.get()>
+            <Dialog open=open title=Signal::derive(move || i18n.t(Key::ComparePickerTitle)) class="dialog--narrow">
+                <Show when=move || shown.get()>
+                    <PickerBody open=open />
+                </Show>
+            </Dialog>
+        </Show>
     }
 }
 
