@@ -273,9 +273,10 @@ async fn one_answer_of_three_is_stopped_while_the_others_finish_and_all_stay_aft
     session
         .wait_until("!document.querySelector('.compare-picker') && document.activeElement?.id === 'composer-compare'")
         .await;
-    // Closed, its `<dialog>` leaves the page: the settings' dialog stays the first one.
+    // Closed, its `<dialog>` leaves the page: a closed one would be the first `<dialog>`
+    // the next look for the settings' finds.
     session
-        .wait_until("!document.querySelector('dialog')")
+        .wait_until("!document.querySelector('dialog.dialog--narrow')")
         .await;
     compare_with(&session, &["fixture-large", "fixture-third"]).await;
     fixture.enqueue(
