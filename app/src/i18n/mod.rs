@@ -255,6 +255,25 @@ pub fn later_english_ready() -> RwSignal<bool> {
     ready
 }
 
+/// Whether every English sentence is here, for a view shown only while `wanted` holds:
+/// [`load_later_english`] starts the first time it does, never before (a first screen
+/// that does not show the view fetches nothing).
+pub fn later_english_when(wanted: impl Fn() -> bool + 'static) -> RwSignal<bool> {
+    let ready = RwSignal::new(later_english_here());
+    Effect::new(move |asked: Option<bool>| {
+        let asked = asked.unwrap_or(false);
+        if asked || !wanted() || ready.get_untracked() {
+            return asked;
+        }
+        leptos::task::spawn_local(async move {
+            load_later_english().await;
+            let _ = ready.try_set(true);
+        });
+        true
+    });
+    ready
+}
+
 mod fetch {
     //! The request for a catalog, in the browser.
 

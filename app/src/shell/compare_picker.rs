@@ -40,18 +40,7 @@ pub fn ComparePicker() -> impl IntoView {
     });
     // Its English sentences come with the catalogue, fetched only once the button is to
     // be shown (never on a first screen with one model or none).
-    let worded = RwSignal::new(crate::i18n::later_english_here());
-    Effect::new(move |asked: Option<bool>| {
-        let asked = asked.unwrap_or(false);
-        if asked || !many.get() || worded.get_untracked() {
-            return asked;
-        }
-        leptos::task::spawn_local(async move {
-            crate::i18n::load_later_english().await;
-            let _ = worded.try_set(true);
-        });
-        true
-    });
+    let worded = crate::i18n::later_english_when(move || many.get());
     let also = Memo::new(move |_| chat.choice.also());
     let label = move || match also.with(Vec::len) {
         0 => i18n.t(Key::ComparePicker),

@@ -78,18 +78,7 @@ fn SearchSwitch() -> impl IntoView {
     };
     // Its English sentences come with the catalogue (`crate::i18n::load_later_english`),
     // fetched only once the switch is to be shown.
-    let worded = RwSignal::new(crate::i18n::later_english_here());
-    Effect::new(move |asked: Option<bool>| {
-        let asked = asked.unwrap_or(false);
-        if asked || !ready.get() || worded.get_untracked() {
-            return asked;
-        }
-        leptos::task::spawn_local(async move {
-            crate::i18n::load_later_english().await;
-            let _ = worded.try_set(true);
-        });
-        true
-    });
+    let worded = crate::i18n::later_english_when(move || ready.get());
     view! {
         <Show when=move || ready.get() && worded.get()>
             <button
